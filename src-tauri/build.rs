@@ -1,0 +1,8 @@
+//! Build script: lets tauri-build embed the UI and the capabilities that live under src-tauri/.
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .capabilities_path_pattern("./src-tauri/capabilities/**/*"),
+    )
+    .expect("tauri-build failed");
+}

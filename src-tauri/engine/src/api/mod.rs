@@ -1,0 +1,182 @@
+//! The engine's one API. Every operation is an async method of `Engine` named in
+//! `for_each_operation!`; the desktop app turns that list into Tauri commands and
+//! `kiln serve` into `POST /api/<command>` routes, so the two cannot drift.
+
+pub mod types;
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+use serde::de::DeserializeOwned;
+
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::events::{EventBus, Subscription};
+use crate::session;
+use crate::workspace::Workspace;
+use types::*;
+
+/// Calls `$callback! { name(Args) -> Result; ... }` with every operation of the API.
+#[macro_export]
+macro_rules! for_each_operation {
+    ($callback:ident) => {
+        $callback! {
+            get_state(EmptyArgs) -> AppState;
+            open_workspace(OpenWorkspaceArgs) -> WorkspaceView;
+            list_sessions(ListSessionsArgs) -> Vec<SessionView>;
+            get_session(SessionIdArgs) -> SessionView;
+            create_session(CreateSessionArgs) -> SessionView;
+            get_transcript(GetTranscriptArgs) -> Vec<TranscriptEntry>;
+            add_module(AddModuleArgs) -> SessionView;
+            archive_session(StopArgs) -> SessionView;
+            restore_session(SessionIdArgs) -> SessionView;
+            reject_session(StopArgs) -> SessionView;
+            delete_session(DeleteSessionArgs) -> Option<SessionView>;
+        }
+    };
+}
+
+macro_rules! define_dispatch {
+    ($($name:ident($args:ty) -> $ret:ty;)*) => {
+        /// The name of every operation, as commands and routes spell it.
+        pub const OPERATIONS: &[&str] = &[$(stringify!($name)),*];
+
+        impl Engine {
+            /// Runs an operation by name with JSON arguments: what both transports call.
+            pub async fn dispatch(&self, command: &str, args: serde_json::Value) -> Result<serde_json::Value> {
+                match command {
+                    $(stringify!($name) => {
+                        let args: $args = parse_args(command, args)?;
+                        let out: $ret = self.$name(args).await?;
+                        serde_json::to_value(out).map_err(|e| ApiError::internal("encoding the result", e))
+                    })*
+                    _ => Err(ApiError::new(ErrorCode::UnknownCommand, format!("there is no operation `{command}`"))),
+                }
+            }
+        }
+    };
+}
+
+for_each_operation!(define_dispatch);
+
+fn parse_args<T: DeserializeOwned>(command: &str, args: serde_json::Value) -> Result<T> {
+    let args = if args.is_null() { serde_json::json!({}) } else { args };
+    serde_json::from_value(args).map_err(|e| ApiError::invalid(format!("arguments of `{command}`: {e}")))
+}
+
+pub struct EngineOptions {
+    /// Where the recent-workspaces list lives (the app's config directory).
+    pub config_dir: PathBuf,
+    pub transport: Transport,
+}
+
+pub struct Engine {
+    options: EngineOptions,
+    workspace: RwLock<Option<Arc<Workspace>>>,
+    events: Arc<EventBus>,
+}
+
+const RECENT_FILE: &str = "recent-workspaces.json";
+const RECENT_MAX: usize = 10;
+
+impl Engine {
+    pub fn new(options: EngineOptions) -> Engine {
+        Engine { options, workspace: RwLock::new(None), events: Arc::new(EventBus::default()) }
+    }
+
+    pub fn subscribe(&self, since: Option<u64>) -> Subscription {
+        self.events.subscribe(since)
+    }
+
+    pub fn events(&self) -> &Arc<EventBus> {
+        &self.events
+    }
+
+    /// The open workspace, or `WORKSPACE_NOT_OPEN`.
+    pub fn workspace(&self) -> Result<Arc<Workspace>> {
+        self.workspace
+            .read()
+            .unwrap()
+            .clone()
+            .ok_or_else(|| ApiError::new(ErrorCode::WorkspaceNotOpen, "open a workspace first"))
+    }
+
+    fn recent(&self) -> Vec<String> {
+        std::fs::read_to_string(self.options.config_dir.join(RECENT_FILE))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    fn remember(&self, root: &str) {
+        let mut recent = self.recent();
+        recent.retain(|r| r != root);
+        recent.insert(0, root.to_string());
+        recent.truncate(RECENT_MAX);
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&self.options.config_dir)?;
+            let tmp = self.options.config_dir.join(format!("{RECENT_FILE}.tmp"));
+            std::fs::write(&tmp, serde_json::to_vec_pretty(&recent)?)?;
+            std::fs::rename(tmp, self.options.config_dir.join(RECENT_FILE))
+        };
+        if let Err(e) = write() {
+            tracing::warn!("remembering the recent workspace: {e}");
+        }
+    }
+
+    // ---- operations (one per line of `for_each_operation!`) ----
+
+    pub async fn get_state(&self, _: EmptyArgs) -> Result<AppState> {
+        Ok(AppState {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            transport: self.options.transport,
+            workspace: self.workspace.read().unwrap().as_ref().map(|w| w.view()),
+            recent_workspaces: self.recent(),
+        })
+    }
+
+    pub async fn open_workspace(&self, args: OpenWorkspaceArgs) -> Result<WorkspaceView> {
+        let ws = Arc::new(Workspace::open(&args.path).await?);
+        let view = ws.view();
+        self.remember(&view.root);
+        *self.workspace.write().unwrap() = Some(ws);
+        self.events.emit(EventBody::Workspace { workspace: view.clone() });
+        Ok(view)
+    }
+
+    pub async fn list_sessions(&self, args: ListSessionsArgs) -> Result<Vec<SessionView>> {
+        session::list(&*self.workspace()?, args.include_archived.unwrap_or(false)).await
+    }
+
+    pub async fn get_session(&self, args: SessionIdArgs) -> Result<SessionView> {
+        let id = crate::ids::SessionId::parse(&args.session_id)?;
+        session::view(&*self.workspace()?, &id).await
+    }
+
+    pub async fn create_session(&self, args: CreateSessionArgs) -> Result<SessionView> {
+        session::create(&self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn get_transcript(&self, args: GetTranscriptArgs) -> Result<Vec<TranscriptEntry>> {
+        session::get_transcript(&*self.workspace()?, args).await
+    }
+
+    pub async fn add_module(&self, args: AddModuleArgs) -> Result<SessionView> {
+        session::add_module(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn archive_session(&self, args: StopArgs) -> Result<SessionView> {
+        session::archive(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn restore_session(&self, args: SessionIdArgs) -> Result<SessionView> {
+        session::restore(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn reject_session(&self, args: StopArgs) -> Result<SessionView> {
+        session::reject(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn delete_session(&self, args: DeleteSessionArgs) -> Result<Option<SessionView>> {
+        session::delete(&*self.workspace()?, &self.events, args).await
+    }
+}

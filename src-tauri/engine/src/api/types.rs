@@ -1,0 +1,293 @@
+//! The shapes that cross to the UI: views, operation arguments and events. The UI's
+//! `ui/src/api/types.ts` is generated from these by ts-rs, and a test fails when the
+//! committed file drifts from them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+pub use crate::error::{ApiError, ErrorCode};
+pub use crate::modules::{ModuleInfo, Toolchain};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceView {
+    pub root: String,
+    pub name: String,
+    pub is_git: bool,
+    pub config_path: Option<String>,
+    pub id_pattern: Option<String>,
+    pub modules: Vec<ModuleInfo>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum Transport {
+    Desktop,
+    Serve,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AppState {
+    pub version: String,
+    pub transport: Transport,
+    pub workspace: Option<WorkspaceView>,
+    pub recent_workspaces: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum SessionKind {
+    NewModule,
+    EditModule,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum SessionState {
+    Planning,
+    AwaitingApproval,
+    Editing,
+    Running,
+    Review,
+    Blocked,
+    Delivered,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModuleChange {
+    New,
+    Edit,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionModule {
+    pub id: String,
+    pub directory: String,
+    pub kind: ModuleChange,
+    pub joined_at: String,
+    pub base_sequence: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum SetupState {
+    None,
+    Running,
+    Passed,
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckpointView {
+    pub sequence: i64,
+    pub at: String,
+    pub label: String,
+    pub role: Option<String>,
+    pub module: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachmentView {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub size: i64,
+    pub added_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionView {
+    pub id: String,
+    pub kind: SessionKind,
+    pub modules: Vec<SessionModule>,
+    pub title: String,
+    pub brief: String,
+    pub role: Option<String>,
+    pub driver: Option<String>,
+    pub model: Option<String>,
+    pub resume_ids: BTreeMap<String, String>,
+    pub auto_continue: bool,
+    pub chain_depth: i64,
+    pub state: SessionState,
+    /// Whether a process of this session (a turn, its setup) is running now.
+    pub running: bool,
+    pub setup: SetupState,
+    pub created_at: String,
+    pub updated_at: String,
+    pub delivered_at: Option<String>,
+    pub archived_at: Option<String>,
+    pub rejected_at: Option<String>,
+    pub deleted_at: Option<String>,
+    pub attachments: Vec<AttachmentView>,
+    pub checkpoints: Vec<CheckpointView>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum EntryKind {
+    User,
+    Agent,
+    System,
+    Tool,
+    Gate,
+    Handoff,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TranscriptEntry {
+    pub id: i64,
+    pub session_id: String,
+    pub kind: EntryKind,
+    pub module: Option<String>,
+    pub role: Option<String>,
+    pub text: String,
+    pub created_at: String,
+}
+
+/// What changed, streamed to every open view (Tauri channel or server-sent events).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum EventBody {
+    Session { session: SessionView },
+    Transcript { entry: TranscriptEntry },
+    #[serde(rename_all = "camelCase")]
+    SessionRemoved { session_id: String },
+    Workspace { workspace: WorkspaceView },
+    /// The subscriber asked to resume from an event no longer kept: refetch everything.
+    Resync,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct KilnEvent {
+    pub id: u64,
+    pub at: String,
+    pub body: EventBody,
+}
+
+// ---- operation arguments ----
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct EmptyArgs {}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OpenWorkspaceArgs {
+    pub path: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListSessionsArgs {
+    #[serde(default)]
+    #[ts(optional)]
+    pub include_archived: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionIdArgs {
+    pub session_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateSessionArgs {
+    pub brief: String,
+    #[serde(default)]
+    #[ts(optional)]
+    pub title: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetTranscriptArgs {
+    pub session_id: String,
+    #[serde(default)]
+    #[ts(optional)]
+    pub after: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AddModuleArgs {
+    pub session_id: String,
+    pub module_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StopArgs {
+    pub session_id: String,
+    #[serde(default)]
+    #[ts(optional)]
+    pub stop: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeleteSessionArgs {
+    pub session_id: String,
+    #[serde(default)]
+    #[ts(optional)]
+    pub stop: Option<bool>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub keep_transcript: Option<bool>,
+}
+
+/// The TypeScript declarations of every type above, in dependency order: the content
+/// of `ui/src/api/types.ts` after its header.
+pub fn typescript() -> String {
+    // Every integer the API carries (entry ids, sequences, sizes) fits a JS number.
+    let cfg = ts_rs::Config::new().with_large_int("number");
+    let decls = [
+        ErrorCode::decl(&cfg),
+        ApiError::decl(&cfg),
+        Toolchain::decl(&cfg),
+        ModuleInfo::decl(&cfg),
+        WorkspaceView::decl(&cfg),
+        Transport::decl(&cfg),
+        AppState::decl(&cfg),
+        SessionKind::decl(&cfg),
+        SessionState::decl(&cfg),
+        ModuleChange::decl(&cfg),
+        SessionModule::decl(&cfg),
+        SetupState::decl(&cfg),
+        CheckpointView::decl(&cfg),
+        AttachmentView::decl(&cfg),
+        SessionView::decl(&cfg),
+        EntryKind::decl(&cfg),
+        TranscriptEntry::decl(&cfg),
+        EventBody::decl(&cfg),
+        KilnEvent::decl(&cfg),
+        EmptyArgs::decl(&cfg),
+        OpenWorkspaceArgs::decl(&cfg),
+        ListSessionsArgs::decl(&cfg),
+        SessionIdArgs::decl(&cfg),
+        CreateSessionArgs::decl(&cfg),
+        GetTranscriptArgs::decl(&cfg),
+        AddModuleArgs::decl(&cfg),
+        StopArgs::decl(&cfg),
+        DeleteSessionArgs::decl(&cfg),
+    ];
+    let mut out = String::from(TYPES_HEADER);
+    for decl in decls {
+        out.push('\n');
+        out.push_str("export ");
+        out.push_str(&decl);
+        out.push('\n');
+    }
+    out
+}
+
+pub const TYPES_HEADER: &str = "// Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).\n// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.\n";

@@ -1,0 +1,211 @@
+//! `kiln.toml`: the workspace's configuration (SPEC §3). Every key has a default and
+//! an unknown key is an error that names it, so a typo never silently does nothing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{ApiError, ErrorCode, Result};
+
+pub const FILE_NAME: &str = "kiln.toml";
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub modules: ModulesConfig,
+    pub session: SessionConfig,
+    /// Gate commands per toolchain (`node`, `rust`, `python`, `generic`).
+    pub gates: BTreeMap<String, GateCommands>,
+    pub preview: PreviewConfig,
+    pub delivery: DeliveryConfig,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModulesConfig {
+    pub globs: Vec<String>,
+    pub id_pattern: Option<String>,
+    pub spec: String,
+    pub server: Vec<String>,
+    pub screen: Vec<String>,
+    pub scaffold: Option<String>,
+    pub schema: Option<String>,
+    pub overrides: BTreeMap<String, ModuleOverride>,
+}
+
+impl Default for ModulesConfig {
+    fn default() -> Self {
+        ModulesConfig {
+            globs: Vec::new(),
+            id_pattern: None,
+            spec: "SPEC.md".into(),
+            server: vec!["src/server/**".into()],
+            screen: vec!["src/client/**".into()],
+            scaffold: None,
+            schema: None,
+            overrides: BTreeMap::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModuleOverride {
+    pub gates: GateCommands,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GateCommands {
+    pub dependencies: Option<String>,
+    pub typecheck: Option<String>,
+    pub tests: Option<String>,
+    pub format: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SessionConfig {
+    /// Ignored files carried into every session's working copy (`.env`, …).
+    pub copy: Vec<String>,
+    /// The dependencies step, run in the background after materializing.
+    pub setup: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PreviewConfig {
+    pub command: Option<String>,
+    pub ready: Option<String>,
+    pub module_url: Option<String>,
+    pub bridge: Option<String>,
+    pub data: Option<String>,
+    pub root: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeliveryConfig {
+    pub default: String,
+    pub targets: Vec<String>,
+    pub install: Option<String>,
+    pub enable: Option<String>,
+    pub after: Vec<String>,
+    pub typecheck: Option<String>,
+    pub build: Option<String>,
+    pub max_changed_files: u32,
+    pub max_new_dependencies: u32,
+    pub git: DeliveryGitConfig,
+}
+
+impl Default for DeliveryConfig {
+    fn default() -> Self {
+        DeliveryConfig {
+            default: "workspace".into(),
+            targets: vec!["workspace".into(), "git-pr".into()],
+            install: None,
+            enable: None,
+            after: Vec::new(),
+            typecheck: None,
+            build: None,
+            max_changed_files: 18,
+            max_new_dependencies: 3,
+            git: DeliveryGitConfig::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeliveryGitConfig {
+    pub remote: String,
+    pub base: String,
+    pub branch_prefix: String,
+    pub provider: String,
+    pub reviewers: Vec<String>,
+}
+
+impl Default for DeliveryGitConfig {
+    fn default() -> Self {
+        DeliveryGitConfig {
+            remote: "origin".into(),
+            base: "main".into(),
+            branch_prefix: "kiln".into(),
+            provider: "github".into(),
+            reviewers: Vec::new(),
+        }
+    }
+}
+
+const TOOLCHAINS: &[&str] = &["node", "rust", "python", "generic"];
+const DATA_MODES: &[&str] = &["fixtures", "bridge"];
+const TARGETS: &[&str] = &["workspace", "git-pr"];
+
+impl Config {
+    /// Parses and validates the text of a `kiln.toml`; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &Path) -> Result<Config> {
+        let invalid = |msg: String| {
+            ApiError::new(ErrorCode::ConfigInvalid, format!("{}: {msg}", origin.display()))
+        };
+        let config: Config = toml::from_str(text).map_err(|e| invalid(e.message().to_string() + &span_note(text, e.span())))?;
+        for key in config.gates.keys() {
+            if !TOOLCHAINS.contains(&key.as_str()) {
+                return Err(invalid(format!(
+                    "unknown key `gates.{key}`: gates are set per toolchain, one of {}",
+                    TOOLCHAINS.join(", ")
+                )));
+            }
+        }
+        if let Some(pattern) = &config.modules.id_pattern {
+            regex::Regex::new(pattern)
+                .map_err(|e| invalid(format!("`modules.id_pattern` is not a valid regular expression: {e}")))?;
+        }
+        if let Some(data) = &config.preview.data {
+            if !DATA_MODES.contains(&data.as_str()) {
+                return Err(invalid(format!("`preview.data` must be one of {}, not `{data}`", DATA_MODES.join(", "))));
+            }
+        }
+        for target in config.delivery.targets.iter().chain([&config.delivery.default]) {
+            if !TARGETS.contains(&target.as_str()) {
+                return Err(invalid(format!("unknown delivery target `{target}`: one of {}", TARGETS.join(", "))));
+            }
+        }
+        for glob in &config.modules.globs {
+            globset::Glob::new(glob).map_err(|e| invalid(format!("`modules.globs` entry `{glob}`: {e}")))?;
+        }
+        Ok(config)
+    }
+
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ApiError::new(ErrorCode::ConfigInvalid, format!("{}: {e}", path.display())))?;
+        Config::parse(&text, path)
+    }
+}
+
+/// " (line N)" for a byte span, so the user can find the offending key.
+fn span_note(text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    match span {
+        Some(span) => format!(" (line {})", text[..span.start.min(text.len())].matches('\n').count() + 1),
+        None => String::new(),
+    }
+}
+
+/// Where the workspace is rooted for an opened path: the nearest directory holding a
+/// `kiln.toml` walking up, else the git work tree's root, else the path itself.
+pub fn find_root(opened: &Path) -> (PathBuf, Option<PathBuf>) {
+    for dir in opened.ancestors() {
+        let candidate = dir.join(FILE_NAME);
+        if candidate.is_file() {
+            return (dir.to_path_buf(), Some(candidate));
+        }
+    }
+    if let Ok(repo) = git2::Repository::discover(opened) {
+        if let Some(workdir) = repo.workdir() {
+            let root = workdir.canonicalize().unwrap_or_else(|_| workdir.to_path_buf());
+            return (root, None);
+        }
+    }
+    (opened.to_path_buf(), None)
+}

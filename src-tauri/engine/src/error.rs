@@ -1,0 +1,110 @@
+//! The one error type every operation returns: a stable `ErrorCode` plus a message
+//! written for the person reading it. Both transports send it as `{code, message}`.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Stable error codes. The strings are part of the API: never rename one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    InvalidInput,
+    InvalidSessionId,
+    WorkspaceNotFound,
+    WorkspaceNotOpen,
+    ConfigInvalid,
+    ModuleNotFound,
+    ModuleRequired,
+    ModuleAlreadyInSession,
+    SessionNotFound,
+    SessionDeleted,
+    SessionRunning,
+    SessionArchived,
+    SessionDelivered,
+    SessionNotArchived,
+    UnknownCommand,
+    HostNotAllowed,
+    Internal,
+}
+
+impl ErrorCode {
+    /// The HTTP status `kiln serve` answers with for this code.
+    pub fn http_status(self) -> u16 {
+        use ErrorCode::*;
+        match self {
+            InvalidInput | InvalidSessionId | ConfigInvalid | ModuleRequired => 400,
+            HostNotAllowed => 403,
+            WorkspaceNotFound | ModuleNotFound | SessionNotFound | UnknownCommand => 404,
+            WorkspaceNotOpen | ModuleAlreadyInSession | SessionRunning | SessionArchived
+            | SessionDelivered | SessionNotArchived => 409,
+            SessionDeleted => 410,
+            Internal => 500,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            InvalidInput => "INVALID_INPUT",
+            InvalidSessionId => "INVALID_SESSION_ID",
+            WorkspaceNotFound => "WORKSPACE_NOT_FOUND",
+            WorkspaceNotOpen => "WORKSPACE_NOT_OPEN",
+            ConfigInvalid => "CONFIG_INVALID",
+            ModuleNotFound => "MODULE_NOT_FOUND",
+            ModuleRequired => "MODULE_REQUIRED",
+            ModuleAlreadyInSession => "MODULE_ALREADY_IN_SESSION",
+            SessionNotFound => "SESSION_NOT_FOUND",
+            SessionDeleted => "SESSION_DELETED",
+            SessionRunning => "SESSION_RUNNING",
+            SessionArchived => "SESSION_ARCHIVED",
+            SessionDelivered => "SESSION_DELIVERED",
+            SessionNotArchived => "SESSION_NOT_ARCHIVED",
+            UnknownCommand => "UNKNOWN_COMMAND",
+            HostNotAllowed => "HOST_NOT_ALLOWED",
+            Internal => "INTERNAL",
+        }
+    }
+}
+
+/// An operation's failure, as it crosses to the UI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, thiserror::Error)]
+#[error("{code:?}: {message}")]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ApiError { code, message: message.into() }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidInput, message)
+    }
+
+    pub fn internal(context: &str, err: impl std::fmt::Display) -> Self {
+        tracing::error!("{context}: {err}");
+        Self::new(ErrorCode::Internal, format!("{context}: {err}"))
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(err: sqlx::Error) -> Self {
+        ApiError::internal("database", err)
+    }
+}
+
+impl From<git2::Error> for ApiError {
+    fn from(err: git2::Error) -> Self {
+        ApiError::internal("git", err)
+    }
+}
+
+impl From<std::io::Error> for ApiError {
+    fn from(err: std::io::Error) -> Self {
+        ApiError::internal("file system", err)
+    }
+}
+
+pub type Result<T, E = ApiError> = std::result::Result<T, E>;

@@ -1,0 +1,101 @@
+//! The one event stream: every change is numbered, kept in a bounded ring so a view
+//! can resume from the last id it saw, and broadcast to every subscriber.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use tokio::sync::broadcast;
+
+use crate::api::types::{EventBody, KilnEvent};
+
+const KEPT: usize = 4096;
+
+pub struct EventBus {
+    ring: Mutex<Ring>,
+    sender: broadcast::Sender<KilnEvent>,
+}
+
+struct Ring {
+    next_id: u64,
+    kept: VecDeque<KilnEvent>,
+}
+
+/// What a new subscriber gets: the events it missed, then the live receiver.
+pub struct Subscription {
+    pub backlog: Vec<KilnEvent>,
+    pub receiver: broadcast::Receiver<KilnEvent>,
+}
+
+impl Default for EventBus {
+    fn default() -> Self {
+        EventBus { ring: Mutex::new(Ring { next_id: 1, kept: VecDeque::new() }), sender: broadcast::channel(1024).0 }
+    }
+}
+
+impl EventBus {
+    pub fn emit(&self, body: EventBody) -> KilnEvent {
+        let mut ring = self.ring.lock().unwrap();
+        let event = KilnEvent { id: ring.next_id, at: crate::clock::now(), body };
+        ring.next_id += 1;
+        if ring.kept.len() == KEPT {
+            ring.kept.pop_front();
+        }
+        ring.kept.push_back(event.clone());
+        // Sent under the lock so a subscriber never sees an event twice or misses one.
+        let _ = self.sender.send(event.clone());
+        event
+    }
+
+    /// Subscribes; with `since`, first replays every event after that id, or a single
+    /// `resync` when those events are no longer kept.
+    pub fn subscribe(&self, since: Option<u64>) -> Subscription {
+        let ring = self.ring.lock().unwrap();
+        let receiver = self.sender.subscribe();
+        let backlog = match since {
+            None => Vec::new(),
+            Some(since) => {
+                let oldest = ring.kept.front().map(|e| e.id).unwrap_or(ring.next_id);
+                if since + 1 < oldest || since >= ring.next_id {
+                    vec![KilnEvent { id: ring.next_id - 1, at: crate::clock::now(), body: EventBody::Resync }]
+                } else {
+                    ring.kept.iter().filter(|e| e.id > since).cloned().collect()
+                }
+            }
+        };
+        Subscription { backlog, receiver }
+    }
+
+    pub fn last_id(&self) -> u64 {
+        self.ring.lock().unwrap().next_id - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resumes_after_the_last_seen_id() {
+        let bus = EventBus::default();
+        for _ in 0..3 {
+            bus.emit(EventBody::Resync);
+        }
+        let sub = bus.subscribe(Some(1));
+        assert_eq!(sub.backlog.iter().map(|e| e.id).collect::<Vec<_>>(), vec![2, 3]);
+        assert!(bus.subscribe(None).backlog.is_empty());
+        // An id from another process's numbering (ahead of ours) forces a resync.
+        let sub = bus.subscribe(Some(99));
+        assert!(matches!(sub.backlog[0].body, EventBody::Resync));
+    }
+
+    #[test]
+    fn too_old_an_id_gets_a_resync() {
+        let bus = EventBus::default();
+        for _ in 0..(KEPT + 10) {
+            bus.emit(EventBody::Resync);
+        }
+        let sub = bus.subscribe(Some(2));
+        assert_eq!(sub.backlog.len(), 1);
+        assert_eq!(sub.backlog[0].id, (KEPT + 10) as u64);
+    }
+}

@@ -1,0 +1,21 @@
+//! kiln-engine: Kiln's engine. Workspaces and their modules, sessions on SQLite and a
+//! git object store, the planner's rules, and the one API (`api::Engine`) that the
+//! desktop app and `kiln serve` expose. It knows nothing of Tauri or HTTP.
+
+pub mod api;
+pub mod clock;
+pub mod config;
+pub mod error;
+pub mod events;
+pub mod ids;
+pub mod modules;
+pub mod planner;
+pub mod process;
+pub mod session;
+pub mod snapshot;
+pub mod store;
+pub mod workspace;
+
+pub use api::types;
+pub use api::{Engine, EngineOptions, OPERATIONS};
+pub use error::{ApiError, ErrorCode, Result};

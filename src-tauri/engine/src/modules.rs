@@ -1,0 +1,220 @@
+//! Module discovery (SPEC §1, §3): which units of change a workspace holds, each with
+//! an id, a directory and a toolchain. Sources, first match wins: `[modules] globs`,
+//! pnpm-workspace.yaml, package.json `workspaces`, Cargo `[workspace] members`, and
+//! otherwise the whole repository as one module.
+
+use std::path::Path;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::config::Config;
+use crate::error::{ApiError, ErrorCode, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum Toolchain {
+    Node,
+    Rust,
+    Python,
+    Generic,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModuleInfo {
+    pub id: String,
+    /// Workspace-relative, `/`-separated; `.` for a whole-repository module.
+    pub directory: String,
+    pub toolchain: Toolchain,
+    /// The `status:` line of the module's specification front matter, when it has one.
+    pub spec_status: Option<String>,
+}
+
+/// Directories never searched for modules.
+const SKIP_DIRS: &[&str] = &["node_modules", ".git", ".kiln", "target", "dist", ".venv", "__pycache__"];
+const MAX_DEPTH: usize = 4;
+
+pub fn discover(root: &Path, config: &Config) -> Result<Vec<ModuleInfo>> {
+    let patterns = if !config.modules.globs.is_empty() {
+        config.modules.globs.clone()
+    } else if let Some(p) = pnpm_patterns(root) {
+        p
+    } else if let Some(p) = npm_patterns(root) {
+        p
+    } else if let Some(p) = cargo_patterns(root) {
+        p
+    } else {
+        Vec::new()
+    };
+    let mut modules = Vec::new();
+    if patterns.is_empty() {
+        modules.push(describe(root, ".", &config.modules.spec, root_name(root)));
+    } else {
+        let (include, exclude) = compile(&patterns)?;
+        let mut dirs = Vec::new();
+        collect_dirs(root, root, 0, &mut dirs);
+        dirs.sort();
+        for rel in dirs {
+            if include.is_match(&rel) && !exclude.is_match(&rel) {
+                let dir = root.join(&rel);
+                if is_module_dir(&dir) {
+                    let fallback = rel.rsplit('/').next().unwrap_or(&rel).to_string();
+                    modules.push(describe(&dir, &rel, &config.modules.spec, fallback));
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for m in &modules {
+        if !seen.insert(m.id.clone()) {
+            return Err(ApiError::new(
+                ErrorCode::ConfigInvalid,
+                format!("two modules share the id `{}`; give each a unique package name", m.id),
+            ));
+        }
+    }
+    Ok(modules)
+}
+
+fn root_name(root: &Path) -> String {
+    root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "workspace".into())
+}
+
+fn compile(patterns: &[String]) -> Result<(GlobSet, GlobSet)> {
+    let mut include = GlobSetBuilder::new();
+    let mut exclude = GlobSetBuilder::new();
+    for raw in patterns {
+        let (negated, pattern) = match raw.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, raw.as_str()),
+        };
+        let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| ApiError::new(ErrorCode::ConfigInvalid, format!("module pattern `{raw}`: {e}")))?;
+        if negated { exclude.add(glob) } else { include.add(glob) };
+    }
+    let build = |b: GlobSetBuilder| b.build().map_err(|e| ApiError::new(ErrorCode::ConfigInvalid, e.to_string()));
+    Ok((build(include)?, build(exclude)?))
+}
+
+fn collect_dirs(root: &Path, dir: &Path, depth: usize, out: &mut Vec<String>) {
+    if depth >= MAX_DEPTH {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if SKIP_DIRS.contains(&name.as_str()) || !entry.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+            continue;
+        }
+        let path = entry.path();
+        if let Ok(rel) = path.strip_prefix(root) {
+            out.push(rel.to_string_lossy().replace('\\', "/"));
+        }
+        collect_dirs(root, &path, depth + 1, out);
+    }
+}
+
+fn is_module_dir(dir: &Path) -> bool {
+    ["package.json", "Cargo.toml", "pyproject.toml", "module.json", "setup.py"]
+        .iter()
+        .any(|f| dir.join(f).is_file())
+}
+
+fn describe(dir: &Path, rel: &str, spec: &str, fallback: String) -> ModuleInfo {
+    let read_json = |name: &str| -> Option<serde_json::Value> {
+        serde_json::from_str(&std::fs::read_to_string(dir.join(name)).ok()?).ok()
+    };
+    let read_toml = |name: &str| -> Option<toml::Value> { toml::from_str(&std::fs::read_to_string(dir.join(name)).ok()?).ok() };
+    let string_at = |v: &serde_json::Value, key: &str| v.get(key).and_then(|s| s.as_str()).map(str::to_string);
+
+    let module_json_id = read_json("module.json").and_then(|v| string_at(&v, "id"));
+    let package = read_json("package.json");
+    let cargo = read_toml("Cargo.toml");
+    let pyproject = read_toml("pyproject.toml");
+    let cargo_name = cargo.as_ref().and_then(|c| c.get("package")?.get("name")?.as_str().map(str::to_string));
+    let py_name = pyproject.as_ref().and_then(|c| c.get("project")?.get("name")?.as_str().map(str::to_string));
+
+    let id = module_json_id
+        .or_else(|| package.as_ref().and_then(|p| string_at(p, "name")))
+        .or(cargo_name)
+        .or(py_name)
+        .unwrap_or(fallback);
+    let toolchain = if package.is_some() {
+        Toolchain::Node
+    } else if cargo.is_some() {
+        Toolchain::Rust
+    } else if pyproject.is_some() || dir.join("setup.py").is_file() {
+        Toolchain::Python
+    } else {
+        Toolchain::Generic
+    };
+    let spec_status = std::fs::read_to_string(dir.join(spec)).ok().and_then(|t| spec_status(&t));
+    ModuleInfo { id, directory: rel.to_string(), toolchain, spec_status }
+}
+
+/// The `status:` value of a Markdown document's front matter.
+pub fn spec_status(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    if lines.next()?.trim() != "---" {
+        return None;
+    }
+    for line in lines {
+        let line = line.trim();
+        if line == "---" {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("status:") {
+            return Some(value.trim().trim_matches(['"', '\'']).to_string());
+        }
+    }
+    None
+}
+
+fn pnpm_patterns(root: &Path) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(root.join("pnpm-workspace.yaml")).ok()?;
+    let mut in_packages = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if !line.starts_with([' ', '\t', '-']) {
+            in_packages = trimmed.starts_with("packages:");
+            continue;
+        }
+        if in_packages {
+            if let Some(item) = trimmed.strip_prefix('-') {
+                out.push(item.trim().trim_matches(['"', '\'']).to_string());
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn npm_patterns(root: &Path) -> Option<Vec<String>> {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("package.json")).ok()?).ok()?;
+    let ws = v.get("workspaces")?;
+    let list = ws.as_array().or_else(|| ws.get("packages")?.as_array())?;
+    let out: Vec<String> = list.iter().filter_map(|s| s.as_str().map(str::to_string)).collect();
+    (!out.is_empty()).then_some(out)
+}
+
+fn cargo_patterns(root: &Path) -> Option<Vec<String>> {
+    let v: toml::Value = toml::from_str(&std::fs::read_to_string(root.join("Cargo.toml")).ok()?).ok()?;
+    let ws = v.get("workspace")?;
+    let strings = |key: &str| -> Vec<String> {
+        ws.get(key)
+            .and_then(|m| m.as_array())
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .unwrap_or_default()
+    };
+    let mut out: Vec<String> = strings("members").into_iter().filter(|m| m != ".").collect();
+    out.extend(strings("exclude").into_iter().map(|e| format!("!{e}")));
+    (!out.is_empty()).then_some(out)
+}

@@ -1,0 +1,362 @@
+//! Sessions (SPEC §4, §14): creation from a brief (snapshot, working copy, planner,
+//! setup) and the lifecycle (add a module, archive, restore, reject, delete), each
+//! refusal with its stable code and each change recorded in the transcript.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::api::types::*;
+use crate::clock::now;
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::events::EventBus;
+use crate::ids::SessionId;
+use crate::planner::{self, Rules};
+use crate::snapshot::{self, Source};
+use crate::store::sessions::{self as records, Flag, GateRecord, NewSession};
+use crate::store::transcript::{self, NewEntry};
+use crate::workspace::Workspace;
+
+const MAX_BRIEF: usize = 20_000;
+const MAX_TITLE: usize = 120;
+const SETUP_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
+pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
+    records::load(&ws.pool, id.as_str(), ws.is_running(id.as_str())).await
+}
+
+/// Appends an entry and tells every view.
+pub async fn record(ws: &Workspace, events: &EventBus, id: &SessionId, kind: EntryKind, module: Option<&str>, text: &str) -> Result<TranscriptEntry> {
+    let entry = transcript::append(&ws.pool, NewEntry { session: id.as_str(), kind, module, role: None, text, at: &now() }).await?;
+    events.emit(EventBody::Transcript { entry: entry.clone() });
+    Ok(entry)
+}
+
+pub async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<SessionView> {
+    let session = view(ws, id).await?;
+    events.emit(EventBody::Session { session: session.clone() });
+    Ok(session)
+}
+
+pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSessionArgs) -> Result<SessionView> {
+    let brief = args.brief.trim();
+    if brief.is_empty() {
+        return Err(ApiError::invalid("the brief is empty: say what should change"));
+    }
+    if brief.chars().count() > MAX_BRIEF {
+        return Err(ApiError::invalid(format!("the brief is longer than {MAX_BRIEF} characters")));
+    }
+    let title = match args.title.as_deref().map(str::trim) {
+        Some(t) if !t.is_empty() => t.to_string(),
+        _ => title_from(brief),
+    };
+    if title.chars().count() > MAX_TITLE {
+        return Err(ApiError::invalid(format!("the title is longer than {MAX_TITLE} characters")));
+    }
+    let rules = Rules { modules: &ws.modules, id_pattern: ws.id_pattern.as_ref(), globs: &ws.config.modules.globs };
+    let selected = rules.classify(brief)?;
+
+    let id = SessionId::new();
+    let at = now();
+    let workdir = ws.session_workdir(&id);
+    let base = {
+        let _guard = ws.store_lock.lock().await;
+        let ws2 = ws.clone();
+        let id2 = id.clone();
+        tokio::task::spawn_blocking(move || base_snapshot(&ws2, &id2)).await.map_err(|e| ApiError::internal("snapshot", e))?
+    };
+    let base = match base {
+        Ok(base) => base,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(ws.session_dir(&id));
+            return Err(e);
+        }
+    };
+    copy_session_files(ws, &workdir);
+
+    let modules: Vec<SessionModule> = selected
+        .iter()
+        .map(|s| SessionModule { id: s.id.clone(), directory: s.directory.clone(), kind: s.kind, joined_at: at.clone(), base_sequence: 0 })
+        .collect();
+    let kind = if modules[0].kind == ModuleChange::New { SessionKind::NewModule } else { SessionKind::EditModule };
+    let inserted = records::insert(
+        &ws.pool,
+        NewSession { id: id.as_str(), kind, title: &title, brief, modules: &modules, at: &at, base_commit: &base.to_string() },
+    )
+    .await;
+    if let Err(e) = inserted {
+        let _ = std::fs::remove_dir_all(ws.session_dir(&id));
+        return Err(e);
+    }
+    record(ws, events, &id, EntryKind::System, Some(&modules[0].id), &planner::describe(&selected)).await?;
+    records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
+    if let Some(setup) = ws.config.session.setup.clone().filter(|s| !s.trim().is_empty()) {
+        start_setup(ws.clone(), events.clone(), id.clone(), setup).await?;
+    }
+    publish(ws, events, &id).await
+}
+
+fn title_from(brief: &str) -> String {
+    let line = brief.lines().next().unwrap_or(brief).trim();
+    if line.chars().count() <= 72 {
+        line.to_string()
+    } else {
+        let cut: String = line.chars().take(71).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+/// Snapshots the workspace as checkpoint 0 and materializes the session's working copy.
+fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
+    let store = ws.open_store()?;
+    let tree = match &ws.git {
+        Some(git) => {
+            let host = git2::Repository::open(&git.workdir)?;
+            snapshot::snapshot(&store, Source::Git { repo: &host, prefix: &git.prefix })?
+        }
+        None => snapshot::snapshot(&store, Source::Plain { root: &ws.root })?,
+    };
+    let commit = snapshot::commit(&store, tree, None, "the starting point", &format!("refs/kiln/{id}/0"))?;
+    snapshot::materialize(&store, commit, &ws.session_workdir(id))?;
+    Ok(commit)
+}
+
+/// Copies `[session] copy` files (ignored, so not in the snapshot) into the working copy.
+fn copy_session_files(ws: &Workspace, workdir: &std::path::Path) {
+    for rel in &ws.config.session.copy {
+        let clean = std::path::Path::new(rel);
+        if clean.is_absolute() || clean.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+            tracing::warn!("skipping session copy entry `{rel}`: not a plain relative path");
+            continue;
+        }
+        let from = ws.root.join(clean);
+        if from.is_file() {
+            let to = workdir.join(clean);
+            if let Some(parent) = to.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            if let Err(e) = std::fs::copy(&from, &to) {
+                tracing::warn!("copying {rel} into the session: {e}");
+            }
+        }
+    }
+}
+
+async fn start_setup(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, command: String) -> Result<()> {
+    records::set_setup(&ws.pool, id.as_str(), SetupState::Running, &now()).await?;
+    // Marked running before the task starts, so a delete issued right now is refused.
+    ws.running.lock().unwrap().insert(id.to_string(), crate::process::Running { pgid: 0 });
+    record(&ws, &events, &id, EntryKind::System, None, &format!("Installing dependencies: `{command}`")).await?;
+    tokio::spawn(async move {
+        let dir = ws.session_workdir(&id);
+        let ws_for_start = ws.clone();
+        let key = id.to_string();
+        let outcome = crate::process::run(&command, &dir, &[], SETUP_TIMEOUT, move |running| {
+            ws_for_start.running.lock().unwrap().insert(key, running);
+        })
+        .await;
+        let was_stopped = ws.running.lock().unwrap().remove(id.as_str()).is_none();
+        if let Err(e) = finish_setup(&ws, &events, &id, &command, outcome, was_stopped).await {
+            tracing::error!("recording the setup of {id}: {e}");
+        }
+    });
+    Ok(())
+}
+
+async fn finish_setup(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    command: &str,
+    outcome: std::io::Result<crate::process::Outcome>,
+    was_stopped: bool,
+) -> Result<()> {
+    let at = now();
+    let (passed, text, exit_code, duration_ms, head, tail) = match outcome {
+        Ok(o) => {
+            let verdict = if o.passed() {
+                "passed".to_string()
+            } else if o.timed_out {
+                format!("failed: timed out after {} s", o.duration.as_secs())
+            } else if was_stopped || o.killed {
+                "failed: stopped".to_string()
+            } else {
+                format!("failed with exit code {}", o.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "?".into()))
+            };
+            let mut text = format!("**dependencies** {verdict} in {:.1} s — `{command}`", o.duration.as_secs_f64());
+            let shown = if o.tail.is_empty() { o.head.clone() } else { format!("{}\n…\n{}", o.head, o.tail) };
+            if !shown.trim().is_empty() {
+                text.push_str(&format!("\n\n```\n{}\n```", shown.trim_end()));
+            }
+            (o.passed(), text, o.exit_code, o.duration.as_millis() as i64, o.head, o.tail)
+        }
+        Err(e) => (false, format!("**dependencies** could not start `{command}`: {e}"), None, 0, e.to_string(), String::new()),
+    };
+    // A session deleted while its setup ran has no record left to write to.
+    if records::load(&ws.pool, id.as_str(), false).await.map(|s| s.deleted_at.is_some()).unwrap_or(true) {
+        return Ok(());
+    }
+    let status = if passed { "passed" } else { "failed" };
+    records::insert_gate_result(
+        &ws.pool,
+        GateRecord { session: id.as_str(), module: None, gate: "dependencies", command, status, exit_code, duration_ms, head: &head, tail: &tail, at: &at },
+    )
+    .await?;
+    record(ws, events, id, EntryKind::Gate, None, &text).await?;
+    records::set_setup(&ws.pool, id.as_str(), if passed { SetupState::Passed } else { SetupState::Failed }, &at).await?;
+    publish(ws, events, id).await?;
+    Ok(())
+}
+
+/// A session that may still be changed: exists and is not a tombstone.
+async fn live(ws: &Workspace, raw_id: &str) -> Result<(SessionId, SessionView)> {
+    let id = SessionId::parse(raw_id)?;
+    let session = view(ws, &id).await?;
+    if session.deleted_at.is_some() {
+        return Err(ApiError::new(ErrorCode::SessionDeleted, format!("session {id} was deleted")));
+    }
+    Ok((id, session))
+}
+
+/// Refuses while a process of the session runs, unless asked to stop it.
+async fn stop_or_refuse(ws: &Workspace, id: &SessionId, stop: bool, doing: &str) -> Result<()> {
+    let running = ws.running.lock().unwrap().remove(id.as_str());
+    let Some(running) = running else { return Ok(()) };
+    if !stop {
+        ws.running.lock().unwrap().insert(id.to_string(), running);
+        return Err(ApiError::new(
+            ErrorCode::SessionRunning,
+            format!("session {id} is running; stop it first or {doing} with `stop: true`"),
+        ));
+    }
+    running.kill();
+    // Give the group a moment to go before files are touched.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    Ok(())
+}
+
+pub async fn add_module(ws: &Workspace, events: &EventBus, args: AddModuleArgs) -> Result<SessionView> {
+    let (id, session) = live(ws, &args.session_id).await?;
+    refuse_closed(&session)?;
+    if ws.is_running(id.as_str()) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, format!("session {id} is running; add the module when it stops")));
+    }
+    let module = ws.module(&args.module_id).ok_or_else(|| {
+        ApiError::new(ErrorCode::ModuleNotFound, format!("the workspace has no module `{}`", args.module_id))
+    })?;
+    if session.modules.iter().any(|m| m.id == module.id) {
+        return Err(ApiError::new(ErrorCode::ModuleAlreadyInSession, format!("`{}` is already in this session", module.id)));
+    }
+    let (sequence, _) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
+    let joined = SessionModule {
+        id: module.id.clone(),
+        directory: module.directory.clone(),
+        kind: ModuleChange::Edit,
+        joined_at: now(),
+        base_sequence: sequence,
+    };
+    records::add_module(&ws.pool, id.as_str(), &joined).await?;
+    let text = format!("Added module `{}` ({}); its base is checkpoint {sequence}.", module.id, module.directory);
+    record(ws, events, &id, EntryKind::System, Some(&module.id), &text).await?;
+    publish(ws, events, &id).await
+}
+
+fn refuse_closed(session: &SessionView) -> Result<()> {
+    if session.archived_at.is_some() || session.rejected_at.is_some() {
+        let what = if session.rejected_at.is_some() { "rejected" } else { "archived" };
+        return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {} is {what}; restore it first", session.id)));
+    }
+    if session.delivered_at.is_some() || session.state == SessionState::Delivered {
+        return Err(ApiError::new(ErrorCode::SessionDelivered, format!("session {} was delivered", session.id)));
+    }
+    Ok(())
+}
+
+pub async fn archive(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result<SessionView> {
+    let (id, session) = live(ws, &args.session_id).await?;
+    if session.archived_at.is_some() {
+        return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {id} is already archived")));
+    }
+    stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "archive").await?;
+    let at = now();
+    records::set_flag(&ws.pool, id.as_str(), Flag::Archived, Some(&at), &at).await?;
+    record(ws, events, &id, EntryKind::System, None, "Archived.").await?;
+    publish(ws, events, &id).await
+}
+
+pub async fn restore(ws: &Workspace, events: &EventBus, args: SessionIdArgs) -> Result<SessionView> {
+    let (id, session) = live(ws, &args.session_id).await?;
+    if session.archived_at.is_none() && session.rejected_at.is_none() {
+        return Err(ApiError::new(ErrorCode::SessionNotArchived, format!("session {id} is neither archived nor rejected")));
+    }
+    let at = now();
+    records::set_flag(&ws.pool, id.as_str(), Flag::Archived, None, &at).await?;
+    records::set_flag(&ws.pool, id.as_str(), Flag::Rejected, None, &at).await?;
+    record(ws, events, &id, EntryKind::System, None, "Restored.").await?;
+    publish(ws, events, &id).await
+}
+
+pub async fn reject(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result<SessionView> {
+    let (id, session) = live(ws, &args.session_id).await?;
+    if session.delivered_at.is_some() {
+        return Err(ApiError::new(ErrorCode::SessionDelivered, format!("session {id} was delivered; it cannot be rejected")));
+    }
+    if session.rejected_at.is_some() {
+        return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {id} is already rejected")));
+    }
+    stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "reject").await?;
+    let at = now();
+    records::set_flag(&ws.pool, id.as_str(), Flag::Rejected, Some(&at), &at).await?;
+    record(ws, events, &id, EntryKind::System, None, "Rejected: this change will not be delivered.").await?;
+    publish(ws, events, &id).await
+}
+
+pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) -> Result<Option<SessionView>> {
+    let id = SessionId::parse(&args.session_id)?;
+    let session = view(ws, &id).await?;
+    let keep = args.keep_transcript.unwrap_or(true);
+    if session.deleted_at.is_some() && keep {
+        return Err(ApiError::new(ErrorCode::SessionDeleted, format!("session {id} was already deleted")));
+    }
+    stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "delete").await?;
+
+    let dir = ws.session_dir(&id);
+    if dir.exists() {
+        // The id is a validated UUID, but the real path must still stay inside sessions/.
+        let real = dir.canonicalize()?;
+        let sessions = ws.sessions_dir().canonicalize()?;
+        if real.parent() != Some(sessions.as_path()) {
+            return Err(ApiError::new(ErrorCode::InvalidSessionId, format!("session {id} resolves outside .kiln/sessions")));
+        }
+        std::fs::remove_dir_all(&real)?;
+    }
+    let removed = {
+        let _guard = ws.store_lock.lock().await;
+        let store = ws.open_store()?;
+        snapshot::remove_session_refs(&store, id.as_str())?
+    };
+    records::remove_checkpoints(&ws.pool, id.as_str()).await?;
+    if !keep {
+        records::remove(&ws.pool, id.as_str()).await?;
+        events.emit(EventBody::SessionRemoved { session_id: id.to_string() });
+        return Ok(None);
+    }
+    let at = now();
+    records::set_flag(&ws.pool, id.as_str(), Flag::Deleted, Some(&at), &at).await?;
+    let text = format!("Deleted: the working copy and {removed} checkpoint(s) were removed; this transcript is kept.");
+    record(ws, events, &id, EntryKind::System, None, &text).await?;
+    publish(ws, events, &id).await.map(Some)
+}
+
+pub async fn list(ws: &Workspace, include_archived: bool) -> Result<Vec<SessionView>> {
+    let mut out = Vec::new();
+    for id in records::list_ids(&ws.pool, include_archived).await? {
+        out.push(records::load(&ws.pool, &id, ws.is_running(&id)).await?);
+    }
+    Ok(out)
+}
+
+pub async fn get_transcript(ws: &Workspace, args: GetTranscriptArgs) -> Result<Vec<TranscriptEntry>> {
+    let id = SessionId::parse(&args.session_id)?;
+    view(ws, &id).await?; // SESSION_NOT_FOUND before an empty list
+    transcript::list(&ws.pool, id.as_str(), args.after).await
+}

@@ -1,0 +1,261 @@
+//! Snapshots of a working tree into `.kiln/store.git`, and their materialization.
+//!
+//! A git workspace is read as HEAD plus uncommitted tracked changes plus untracked
+//! files that are not ignored, without touching the host repository's index, HEAD,
+//! refs, stash or worktree list: the host is only read, and its object database is an
+//! alternate of the store, so unchanged blobs are never copied. A workspace that is
+//! not a git repository is read with gitignore rules.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository, Status, StatusOptions, TreeWalkMode, TreeWalkResult};
+
+use crate::error::{ApiError, Result};
+
+const MODE_FILE: u32 = 0o100644;
+const MODE_EXEC: u32 = 0o100755;
+const MODE_LINK: u32 = 0o120000;
+
+/// Opens the bare store, creating it on first use; `host_objects` becomes an alternate.
+pub fn open_store(path: &Path, host_objects: Option<&Path>) -> Result<Repository> {
+    let repo = match Repository::open_bare(path) {
+        Ok(repo) => repo,
+        Err(_) => Repository::init_bare(path)?,
+    };
+    if let Some(objects) = host_objects {
+        let alternates = path.join("objects/info/alternates");
+        let line = objects.display().to_string();
+        let current = fs::read_to_string(&alternates).unwrap_or_default();
+        if !current.lines().any(|l| l == line) {
+            fs::create_dir_all(alternates.parent().unwrap())?;
+            let mut f = fs::OpenOptions::new().create(true).append(true).open(&alternates)?;
+            writeln!(f, "{line}")?;
+            // The alternate must be visible to this handle too: reopen.
+            return Ok(Repository::open_bare(path)?);
+        }
+    }
+    Ok(repo)
+}
+
+/// Where a workspace's files come from.
+pub enum Source<'a> {
+    /// A git repository; `prefix` is the workspace root relative to its work tree
+    /// (empty, or ending in `/`).
+    Git { repo: &'a Repository, prefix: &'a str },
+    /// A plain directory read with gitignore rules.
+    Plain { root: &'a Path },
+}
+
+/// Writes the workspace's current state as a tree in `store`; returns the tree id.
+pub fn snapshot(store: &Repository, source: Source<'_>) -> Result<Oid> {
+    let mut index = git2::Index::new()?;
+    match source {
+        Source::Git { repo, prefix } => snapshot_git(store, repo, prefix, &mut index)?,
+        Source::Plain { root } => snapshot_plain(store, root, &mut index)?,
+    }
+    Ok(index.write_tree_to(store)?)
+}
+
+fn skip_path(rel: &str) -> bool {
+    rel == ".kiln" || rel.starts_with(".kiln/") || rel == ".git" || rel.starts_with(".git/")
+}
+
+fn snapshot_git(store: &Repository, host: &Repository, prefix: &str, index: &mut git2::Index) -> Result<()> {
+    let workdir = host.workdir().ok_or_else(|| ApiError::internal("git", "the repository has no work tree"))?;
+    // Reading the index and statuses never writes them back (no UPDATE_INDEX flag).
+    let host_index = host.index()?;
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false)
+        .exclude_submodules(true)
+        .renames_head_to_index(false)
+        .update_index(false);
+    if !prefix.is_empty() {
+        opts.pathspec(prefix);
+    }
+    let statuses = host.statuses(Some(&mut opts))?;
+    let mut changed = std::collections::HashMap::new();
+    for s in statuses.iter() {
+        if let Some(path) = s.path() {
+            changed.insert(path.to_string(), s.status());
+        }
+    }
+    let wt_changed = Status::WT_MODIFIED | Status::WT_TYPECHANGE | Status::WT_RENAMED;
+    for entry in host_index.iter() {
+        let path = String::from_utf8_lossy(&entry.path).into_owned();
+        let stage = (entry.flags >> 12) & 0x3;
+        if stage != 0 || entry.mode == 0o160000 {
+            continue; // conflicts are read from disk below; submodules are not snapshotted
+        }
+        let Some(rel) = path.strip_prefix(prefix) else { continue };
+        if skip_path(rel) {
+            continue;
+        }
+        match changed.get(&path) {
+            Some(st) if st.contains(Status::WT_DELETED) => {}
+            Some(st) if st.intersects(wt_changed) => {
+                add_from_disk(store, index, &workdir.join(&path), rel)?;
+            }
+            _ => add_entry(index, rel, entry.id, entry.mode)?,
+        }
+    }
+    // Untracked files, and conflicted ones (which have no stage-0 entry), come from disk.
+    for (path, st) in &changed {
+        if !(st.contains(Status::WT_NEW) || st.contains(Status::CONFLICTED)) {
+            continue;
+        }
+        let Some(rel) = path.strip_prefix(prefix) else { continue };
+        if !skip_path(rel) && index.get_path(Path::new(rel), 0).is_none() {
+            add_from_disk(store, index, &workdir.join(path), rel)?;
+        }
+    }
+    Ok(())
+}
+
+fn snapshot_plain(store: &Repository, root: &Path, index: &mut git2::Index) -> Result<()> {
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(true)
+        .git_exclude(false)
+        .git_global(false)
+        .require_git(false)
+        .parents(false)
+        .follow_links(false)
+        .filter_entry(|e| !matches!(e.file_name().to_str(), Some(".git") | Some(".kiln")))
+        .build();
+    for entry in walker {
+        let entry = entry.map_err(|e| ApiError::internal("reading the workspace", e))?;
+        let Some(kind) = entry.file_type() else { continue };
+        if kind.is_dir() {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(root).unwrap_or(entry.path()).to_string_lossy().replace('\\', "/");
+        if rel.is_empty() || skip_path(&rel) {
+            continue;
+        }
+        add_from_disk(store, index, entry.path(), &rel)?;
+    }
+    Ok(())
+}
+
+fn add_from_disk(store: &Repository, index: &mut git2::Index, path: &Path, rel: &str) -> Result<()> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    let (content, mode) = if meta.file_type().is_symlink() {
+        let target = fs::read_link(path)?;
+        (target.to_string_lossy().into_owned().into_bytes(), MODE_LINK)
+    } else if meta.is_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = if meta.permissions().mode() & 0o111 != 0 { MODE_EXEC } else { MODE_FILE };
+        (fs::read(path)?, mode)
+    } else {
+        return Ok(()); // sockets, fifos and devices are not content
+    };
+    let oid = store.blob(&content)?;
+    add_entry(index, rel, oid, mode)
+}
+
+fn add_entry(index: &mut git2::Index, rel: &str, id: Oid, mode: u32) -> Result<()> {
+    let zero = IndexTime::new(0, 0);
+    let entry = IndexEntry {
+        ctime: zero,
+        mtime: zero,
+        dev: 0,
+        ino: 0,
+        mode,
+        uid: 0,
+        gid: 0,
+        file_size: 0,
+        id,
+        flags: (rel.len().min(0xfff)) as u16,
+        flags_extended: 0,
+        path: rel.as_bytes().to_vec(),
+    };
+    Ok(index.add(&entry)?)
+}
+
+/// Records `tree` as a commit (parented on `parent`) under `refname`.
+pub fn commit(store: &Repository, tree: Oid, parent: Option<Oid>, message: &str, refname: &str) -> Result<Oid> {
+    let sig = git2::Signature::now("Kiln", "kiln@localhost")?;
+    let tree = store.find_tree(tree)?;
+    let parents = match parent {
+        Some(p) => vec![store.find_commit(p)?],
+        None => Vec::new(),
+    };
+    let parent_refs: Vec<&git2::Commit> = parents.iter().collect();
+    let oid = store.commit(None, &sig, &sig, message, &tree, &parent_refs)?;
+    store.reference(refname, oid, true, message)?;
+    Ok(oid)
+}
+
+/// Writes every file of a commit's tree under `dest` (which must not hold other files).
+pub fn materialize(store: &Repository, commit: Oid, dest: &Path) -> Result<usize> {
+    let tree = store.find_commit(commit)?.tree()?;
+    fs::create_dir_all(dest)?;
+    let mut written = 0usize;
+    let mut failure: Option<ApiError> = None;
+    tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
+        let name = entry.name().unwrap_or("");
+        let path: PathBuf = dest.join(dir).join(name);
+        let result: Result<()> = (|| {
+            match entry.kind() {
+                Some(ObjectType::Tree) => fs::create_dir_all(&path)?,
+                Some(ObjectType::Blob) => {
+                    let blob = store.find_blob(entry.id())?;
+                    write_blob(&path, blob.content(), entry.filemode() as u32)?;
+                    written += 1;
+                }
+                _ => {}
+            }
+            Ok(())
+        })();
+        match result {
+            Ok(()) => TreeWalkResult::Ok,
+            Err(e) => {
+                failure = Some(e);
+                TreeWalkResult::Abort
+            }
+        }
+    })?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(written),
+    }
+}
+
+fn write_blob(path: &Path, content: &[u8], mode: u32) -> Result<()> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    if mode == MODE_LINK {
+        let target = String::from_utf8_lossy(content).into_owned();
+        std::os::unix::fs::symlink(target, path)?;
+        return Ok(());
+    }
+    fs::write(path, content)?;
+    if mode == MODE_EXEC {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
+
+/// Removes every ref of a session (its checkpoints) from the store.
+pub fn remove_session_refs(store: &Repository, session: &str) -> Result<usize> {
+    let mut removed = 0;
+    let names: Vec<String> = store
+        .references_glob(&format!("refs/kiln/{session}/*"))?
+        .filter_map(|r| r.ok().and_then(|r| r.name().map(str::to_string)))
+        .collect();
+    for name in names {
+        store.find_reference(&name)?.delete()?;
+        removed += 1;
+    }
+    Ok(removed)
+}

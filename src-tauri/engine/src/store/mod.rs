@@ -1,0 +1,30 @@
+//! The workspace's records: `.kiln/kiln.db` through sqlx (SQLite in WAL mode), with
+//! the schema in embedded migrations.
+
+pub mod sessions;
+pub mod transcript;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::SqlitePool;
+
+use crate::error::{ApiError, Result};
+
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Opens (creating when missing) the database and brings its schema up to date.
+pub async fn open(path: &Path) -> Result<SqlitePool> {
+    let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))
+        .map_err(|e| ApiError::internal("database path", e))?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .foreign_keys(true)
+        .busy_timeout(Duration::from_secs(10));
+    let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
+    MIGRATOR.run(&pool).await.map_err(|e| ApiError::internal("database migration", e))?;
+    Ok(pool)
+}

@@ -1,0 +1,67 @@
+//! Transcript entries: appended as things happen, read back in order.
+
+use sqlx::{FromRow, SqlitePool};
+
+use crate::api::types::{EntryKind, TranscriptEntry};
+use crate::error::Result;
+use crate::store::sessions::{enum_text, parse_enum};
+
+#[derive(FromRow)]
+struct EntryRow {
+    id: i64,
+    session_id: String,
+    kind: String,
+    module_id: Option<String>,
+    role: Option<String>,
+    text: String,
+    created_at: String,
+}
+
+impl EntryRow {
+    fn into_entry(self) -> Result<TranscriptEntry> {
+        Ok(TranscriptEntry {
+            id: self.id,
+            session_id: self.session_id,
+            kind: parse_enum(&self.kind)?,
+            module: self.module_id,
+            role: self.role,
+            text: self.text,
+            created_at: self.created_at,
+        })
+    }
+}
+
+pub struct NewEntry<'a> {
+    pub session: &'a str,
+    pub kind: EntryKind,
+    pub module: Option<&'a str>,
+    pub role: Option<&'a str>,
+    pub text: &'a str,
+    pub at: &'a str,
+}
+
+pub async fn append(pool: &SqlitePool, e: NewEntry<'_>) -> Result<TranscriptEntry> {
+    let row: EntryRow = sqlx::query_as(
+        "INSERT INTO transcript_entries (session_id, kind, module_id, role, text, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
+    )
+    .bind(e.session)
+    .bind(enum_text(e.kind))
+    .bind(e.module)
+    .bind(e.role)
+    .bind(e.text)
+    .bind(e.at)
+    .fetch_one(pool)
+    .await?;
+    row.into_entry()
+}
+
+/// Entries of a session in order, those after entry `after` when given.
+pub async fn list(pool: &SqlitePool, session: &str, after: Option<i64>) -> Result<Vec<TranscriptEntry>> {
+    let rows: Vec<EntryRow> =
+        sqlx::query_as("SELECT * FROM transcript_entries WHERE session_id = ? AND id > ? ORDER BY id")
+            .bind(session)
+            .bind(after.unwrap_or(0))
+            .fetch_all(pool)
+            .await?;
+    rows.into_iter().map(EntryRow::into_entry).collect()
+}

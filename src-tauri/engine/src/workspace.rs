@@ -1,0 +1,158 @@
+//! An opened workspace: its root, configuration, modules, records and object store.
+//! Opening validates everything first, so a bad path or a bad `kiln.toml` changes
+//! nothing on disk.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use regex::Regex;
+use sqlx::SqlitePool;
+
+use crate::api::types::WorkspaceView;
+use crate::config::{self, Config};
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::ids::SessionId;
+use crate::modules::{self, ModuleInfo};
+use crate::process::Running;
+
+pub struct Workspace {
+    pub root: PathBuf,
+    pub config_path: Option<PathBuf>,
+    pub config: Config,
+    pub id_pattern: Option<Regex>,
+    pub modules: Vec<ModuleInfo>,
+    /// The git work tree holding the workspace, and the workspace's path inside it.
+    pub git: Option<GitHost>,
+    pub pool: SqlitePool,
+    /// Processes running per session (setup now, turns later), to report and stop them.
+    pub running: Mutex<HashMap<String, Running>>,
+    /// Serializes writes to `store.git`.
+    pub store_lock: tokio::sync::Mutex<()>,
+}
+
+#[derive(Debug, Clone)]
+pub struct GitHost {
+    pub workdir: PathBuf,
+    /// The workspace root relative to `workdir`: empty, or ending in `/`.
+    pub prefix: String,
+    /// The object database shared by every worktree of the repository.
+    pub objects: PathBuf,
+    pub common_dir: PathBuf,
+}
+
+impl Workspace {
+    pub async fn open(path: &str) -> Result<Workspace> {
+        if path.trim().is_empty() {
+            return Err(ApiError::invalid("give the path of the workspace to open"));
+        }
+        let opened = Path::new(path.trim());
+        let opened = opened.canonicalize().map_err(|_| {
+            ApiError::new(ErrorCode::WorkspaceNotFound, format!("no directory at `{}`", opened.display()))
+        })?;
+        if !opened.is_dir() {
+            return Err(ApiError::new(ErrorCode::WorkspaceNotFound, format!("`{}` is not a directory", opened.display())));
+        }
+        let (root, config_path) = config::find_root(&opened);
+        let config = match &config_path {
+            Some(p) => Config::load(p)?,
+            None => Config::default(),
+        };
+        let id_pattern = config.modules.id_pattern.as_deref().map(|p| Regex::new(p).expect("validated when parsed"));
+        let modules = modules::discover(&root, &config)?;
+        let git = git_host(&root);
+
+        // Everything is valid: from here on the workspace gains its `.kiln/`.
+        let kiln = root.join(".kiln");
+        std::fs::create_dir_all(kiln.join("sessions"))?;
+        if let Some(git) = &git {
+            exclude_kiln_dir(&git.common_dir)?;
+        }
+        let pool = crate::store::open(&kiln.join("kiln.db")).await?;
+        Ok(Workspace {
+            root,
+            config_path,
+            config,
+            id_pattern,
+            modules,
+            git,
+            pool,
+            running: Mutex::new(HashMap::new()),
+            store_lock: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    pub fn view(&self) -> WorkspaceView {
+        WorkspaceView {
+            root: self.root.display().to_string(),
+            name: self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            is_git: self.git.is_some(),
+            config_path: self.config_path.as_ref().map(|p| p.display().to_string()),
+            id_pattern: self.config.modules.id_pattern.clone(),
+            modules: self.modules.clone(),
+        }
+    }
+
+    pub fn kiln_dir(&self) -> PathBuf {
+        self.root.join(".kiln")
+    }
+
+    pub fn store_path(&self) -> PathBuf {
+        self.kiln_dir().join("store.git")
+    }
+
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.kiln_dir().join("sessions")
+    }
+
+    /// `.kiln/sessions/<id>`; the id type guarantees it is one plain path segment.
+    pub fn session_dir(&self, id: &SessionId) -> PathBuf {
+        self.sessions_dir().join(id.as_str())
+    }
+
+    pub fn session_workdir(&self, id: &SessionId) -> PathBuf {
+        self.session_dir(id).join("workspace")
+    }
+
+    pub fn open_store(&self) -> Result<git2::Repository> {
+        crate::snapshot::open_store(&self.store_path(), self.git.as_ref().map(|g| g.objects.as_path()))
+    }
+
+    pub fn module(&self, id: &str) -> Option<&ModuleInfo> {
+        self.modules.iter().find(|m| m.id == id)
+    }
+
+    pub fn is_running(&self, id: &str) -> bool {
+        self.running.lock().unwrap().contains_key(id)
+    }
+}
+
+fn git_host(root: &Path) -> Option<GitHost> {
+    let repo = git2::Repository::discover(root).ok()?;
+    let workdir = repo.workdir()?.canonicalize().ok()?;
+    let rel = root.strip_prefix(&workdir).ok()?;
+    let mut prefix = rel.to_string_lossy().replace('\\', "/");
+    if !prefix.is_empty() {
+        prefix.push('/');
+    }
+    let common_dir = repo.commondir().canonicalize().ok()?;
+    Some(GitHost { workdir, prefix, objects: common_dir.join("objects"), common_dir })
+}
+
+/// Adds `.kiln/` to the repository's `info/exclude` once, so Kiln's state never shows
+/// up as untracked in the user's repository.
+fn exclude_kiln_dir(common_dir: &Path) -> Result<()> {
+    let exclude = common_dir.join("info").join("exclude");
+    let current = std::fs::read_to_string(&exclude).unwrap_or_default();
+    if current.lines().any(|l| l.trim() == ".kiln/" || l.trim() == ".kiln") {
+        return Ok(());
+    }
+    std::fs::create_dir_all(exclude.parent().unwrap())?;
+    let mut text = current;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("# Kiln's sessions, checkpoints and records\n.kiln/\n");
+    std::fs::write(&exclude, text)?;
+    Ok(())
+}

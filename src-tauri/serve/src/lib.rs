@@ -1,0 +1,127 @@
+//! kiln-serve: the engine's API over loopback HTTP. Each operation is
+//! `POST /api/<command>` with its arguments as the JSON body; events stream from
+//! `GET /api/events` as server-sent events that resume from `Last-Event-ID`; any
+//! other path serves the UI. Requests not addressed to this server by name are refused.
+
+mod assets;
+mod guard;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::stream::{self, Stream, StreamExt};
+use kiln_engine::{ApiError, Engine};
+use serde::Deserialize;
+use tokio_stream::wrappers::BroadcastStream;
+
+pub use assets::{mime_for as assets_mime, Assets, DirAssets};
+
+/// Request bodies larger than this are refused before they are read.
+pub const MAX_BODY: usize = 1024 * 1024;
+
+#[derive(Clone)]
+struct App {
+    engine: Arc<Engine>,
+    assets: Arc<dyn Assets>,
+}
+
+/// The router for a server listening on `port`.
+pub fn router(engine: Arc<Engine>, assets: Arc<dyn Assets>, port: u16) -> Router {
+    let app = App { engine, assets };
+    Router::new()
+        .route("/api/events", get(events))
+        .route("/api/state", get(state))
+        .route("/api/{command}", post(call))
+        .fallback(get(asset))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(guard::Allowed::for_port(port), guard::check))
+        .with_state(app)
+}
+
+/// Binds `addr` and serves until the process ends. `on_ready` gets the bound address.
+pub async fn serve(engine: Arc<Engine>, assets: Arc<dyn Assets>, addr: SocketAddr, on_ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
+    if !addr.ip().is_loopback() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "kiln serve binds loopback addresses only (127.0.0.1 or ::1)",
+        ));
+    }
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    on_ready(bound);
+    axum::serve(listener, router(engine, assets, bound.port())).await
+}
+
+/// An `ApiError` as an HTTP response: its code's status and `{"error": {code, message}}`.
+pub struct ErrorResponse(pub ApiError);
+
+impl IntoResponse for ErrorResponse {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.0.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, Json(serde_json::json!({ "error": self.0 }))).into_response()
+    }
+}
+
+async fn call(State(app): State<App>, Path(command): Path<String>, body: axum::body::Bytes) -> Response {
+    let args = if body.is_empty() {
+        serde_json::Value::Null
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(v) => v,
+            Err(e) => return ErrorResponse(ApiError::invalid(format!("the body is not JSON: {e}"))).into_response(),
+        }
+    };
+    match app.engine.dispatch(&command, args).await {
+        Ok(value) => Json(value).into_response(),
+        Err(e) => ErrorResponse(e).into_response(),
+    }
+}
+
+async fn state(State(app): State<App>) -> Response {
+    match app.engine.dispatch("get_state", serde_json::Value::Null).await {
+        Ok(value) => Json(value).into_response(),
+        Err(e) => ErrorResponse(e).into_response(),
+    }
+}
+
+#[derive(Deserialize)]
+struct EventsQuery {
+    since: Option<u64>,
+}
+
+async fn events(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Query(query): Query<EventsQuery>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let last_id = headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    let sub = app.engine.subscribe(last_id.or(query.since));
+    let to_sse = |e: kiln_engine::types::KilnEvent| {
+        Event::default().id(e.id.to_string()).data(serde_json::to_string(&e).unwrap_or_default())
+    };
+    let backlog = stream::iter(sub.backlog.into_iter().map(move |e| Ok(to_sse(e))));
+    let live = BroadcastStream::new(sub.receiver).filter_map(move |r| async move {
+        match r {
+            Ok(e) => Some(Ok(to_sse(e))),
+            // A subscriber too slow to keep up is told to refetch rather than miss events.
+            Err(_) => Some(Ok(Event::default().data(r#"{"id":0,"at":"","body":{"type":"resync"}}"#))),
+        }
+    });
+    Sse::new(backlog.chain(live)).keep_alive(KeepAlive::default())
+}
+
+async fn asset(State(app): State<App>, uri: axum::http::Uri) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    let path = if path.is_empty() { "index.html" } else { path };
+    match app.assets.get(path).or_else(|| app.assets.get("index.html").filter(|_| !path.contains('.'))) {
+        Some((bytes, mime)) => ([(axum::http::header::CONTENT_TYPE, mime)], bytes).into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}

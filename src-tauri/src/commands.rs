@@ -1,0 +1,62 @@
+//! The engine's operations as Tauri commands, generated from the engine's one list so
+//! the desktop and `kiln serve` expose exactly the same API; plus `subscribe`, which
+//! streams events over a Tauri channel.
+
+use std::sync::Arc;
+
+use kiln_engine::types::KilnEvent;
+use kiln_engine::{ApiError, Engine};
+use tauri::ipc::Channel;
+use tauri::State;
+
+macro_rules! tauri_commands {
+    ($($name:ident($args:ty) -> $ret:ty;)*) => {
+        $(
+            #[tauri::command]
+            pub async fn $name(engine: State<'_, Arc<Engine>>, args: Option<serde_json::Value>) -> Result<serde_json::Value, ApiError> {
+                engine.dispatch(stringify!($name), args.unwrap_or(serde_json::Value::Null)).await
+            }
+        )*
+
+        /// The invoke handler with every command.
+        pub fn handler() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![$($name,)* subscribe]
+        }
+
+        /// The same handler for Tauri's mock runtime (tests).
+        pub fn mock_handler() -> impl Fn(tauri::ipc::Invoke<tauri::test::MockRuntime>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![$($name,)* subscribe]
+        }
+
+        /// The command names this handler serves, engine operations first.
+        pub const COMMANDS: &[&str] = &[$(stringify!($name),)* "subscribe"];
+    };
+}
+
+kiln_engine::for_each_operation!(tauri_commands);
+
+/// Streams every event after `since` (or from now) to the window's channel until the
+/// channel closes.
+#[tauri::command]
+pub async fn subscribe(engine: State<'_, Arc<Engine>>, channel: Channel<KilnEvent>, since: Option<u64>) -> Result<(), ApiError> {
+    let mut sub = engine.subscribe(since);
+    for event in sub.backlog.drain(..) {
+        if channel.send(event).is_err() {
+            return Ok(());
+        }
+    }
+    tauri::async_runtime::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            let event = match sub.receiver.recv().await {
+                Ok(event) => event,
+                Err(RecvError::Lagged(_)) => KilnEvent { id: 0, at: kiln_engine::clock::now(), body: kiln_engine::types::EventBody::Resync },
+                Err(RecvError::Closed) => break,
+            };
+            if channel.send(event).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(())
+}

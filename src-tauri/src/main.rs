@@ -1,0 +1,26 @@
+//! The `kiln` binary: the desktop app by default, `kiln serve`, `kiln session …`.
+
+// No console window on Windows release builds.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+use clap::Parser;
+use kiln_app::cli::{Cli, Command};
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("KILN_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => kiln_app::desktop::run(cli.workspace),
+        Some(Command::Serve { host, port, workspace, ui_dir }) => {
+            kiln_app::serve::run(kiln_app::serve::ServeOptions { host, port, workspace, ui_dir })
+        }
+        Some(Command::Session { workspace, action }) => std::process::exit(kiln_app::cli::session(workspace, action)),
+    };
+    if let Err(e) = result {
+        eprintln!("kiln: {e}");
+        std::process::exit(1);
+    }
+}
