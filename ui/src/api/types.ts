@@ -1,0 +1,70 @@
+// Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).
+// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.
+
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "INTERNAL";
+
+export type ApiError = { code: ErrorCode, message: string, };
+
+export type Toolchain = "node" | "rust" | "python" | "generic";
+
+export type ModuleInfo = { id: string, 
+/**
+ * Workspace-relative, `/`-separated; `.` for a whole-repository module.
+ */
+directory: string, toolchain: Toolchain, 
+/**
+ * The `status:` line of the module's specification front matter, when it has one.
+ */
+specStatus: string | null, };
+
+export type WorkspaceView = { root: string, name: string, isGit: boolean, configPath: string | null, idPattern: string | null, modules: Array<ModuleInfo>, };
+
+export type Transport = "desktop" | "serve";
+
+export type AppState = { version: string, transport: Transport, workspace: WorkspaceView | null, recentWorkspaces: Array<string>, };
+
+export type SessionKind = "new-module" | "edit-module";
+
+export type SessionState = "planning" | "awaiting-approval" | "editing" | "running" | "review" | "blocked" | "delivered";
+
+export type ModuleChange = "new" | "edit";
+
+export type SessionModule = { id: string, directory: string, kind: ModuleChange, joinedAt: string, baseSequence: number, };
+
+export type SetupState = "none" | "running" | "passed" | "failed";
+
+export type CheckpointView = { sequence: number, at: string, label: string, role: string | null, module: string | null, };
+
+export type AttachmentView = { id: string, name: string, kind: string, size: number, addedAt: string, };
+
+export type SessionView = { id: string, kind: SessionKind, modules: Array<SessionModule>, title: string, brief: string, role: string | null, driver: string | null, model: string | null, resumeIds: { [key in string]: string }, autoContinue: boolean, chainDepth: number, state: SessionState, 
+/**
+ * Whether a process of this session (a turn, its setup) is running now.
+ */
+running: boolean, setup: SetupState, createdAt: string, updatedAt: string, deliveredAt: string | null, archivedAt: string | null, rejectedAt: string | null, deletedAt: string | null, attachments: Array<AttachmentView>, checkpoints: Array<CheckpointView>, };
+
+export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
+
+export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, };
+
+export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "resync" };
+
+export type KilnEvent = { id: number, at: string, body: EventBody, };
+
+export type EmptyArgs = Record<symbol, never>;
+
+export type OpenWorkspaceArgs = { path: string, };
+
+export type ListSessionsArgs = { includeArchived?: boolean, };
+
+export type SessionIdArgs = { sessionId: string, };
+
+export type CreateSessionArgs = { brief: string, title?: string, };
+
+export type GetTranscriptArgs = { sessionId: string, after?: number, };
+
+export type AddModuleArgs = { sessionId: string, moduleId: string, };
+
+export type StopArgs = { sessionId: string, stop?: boolean, };
+
+export type DeleteSessionArgs = { sessionId: string, stop?: boolean, keepTranscript?: boolean, };
