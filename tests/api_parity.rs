@@ -1,0 +1,253 @@
+//! One API, two transports: every engine operation called through the desktop's Tauri
+//! IPC (Tauri's mock runtime with the real context and capabilities) and through
+//! `kiln serve`'s HTTP router gives the same result and the same error codes.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::Request;
+use http_body_util::BodyExt;
+use kiln_engine::types::Transport;
+use kiln_engine::{Engine, EngineOptions, OPERATIONS};
+use serde_json::{json, Value};
+use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::Manager;
+use tower::ServiceExt;
+
+fn shop_copy(dest: &Path) -> PathBuf {
+    fn copy(src: &Path, dest: &Path) {
+        std::fs::create_dir_all(dest).unwrap();
+        for e in std::fs::read_dir(src).unwrap().flatten() {
+            let name = e.file_name();
+            if name == "node_modules" || name == ".kiln" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &dest.join(&name));
+            } else {
+                std::fs::copy(e.path(), dest.join(&name)).unwrap();
+            }
+        }
+    }
+    let shop = dest.join("shop");
+    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop"), &shop);
+    // Setup runs in the background; leave it out so both runs see the same transcript.
+    let toml = shop.join("kiln.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
+    std::fs::write(toml, text).unwrap();
+    shop
+}
+
+/// What each transport answers: `Ok(result)` or `Err({code, message})`.
+type Answer = Result<Value, Value>;
+
+trait Transport2 {
+    async fn call(&self, command: &str, args: Value) -> Answer;
+}
+
+struct Ipc {
+    webview: tauri::WebviewWindow<tauri::test::MockRuntime>,
+}
+
+impl Transport2 for Ipc {
+    async fn call(&self, command: &str, args: Value) -> Answer {
+        let response = get_ipc_response(
+            &self.webview,
+            InvokeRequest {
+                cmd: command.into(),
+                callback: tauri::ipc::CallbackFn(0),
+                error: tauri::ipc::CallbackFn(1),
+                url: "tauri://localhost".parse().unwrap(),
+                body: tauri::ipc::InvokeBody::Json(json!({ "args": args })),
+                headers: Default::default(),
+                invoke_key: INVOKE_KEY.to_string(),
+            },
+        );
+        response.map(|body| body.deserialize::<Value>().unwrap())
+    }
+}
+
+struct Http {
+    router: axum::Router,
+}
+
+impl Transport2 for Http {
+    async fn call(&self, command: &str, args: Value) -> Answer {
+        let request = Request::post(format!("/api/{command}"))
+            .header("host", "127.0.0.1:4320")
+            .header("x-kiln", "1")
+            .header("content-type", "application/json")
+            .body(Body::from(args.to_string()))
+            .unwrap();
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let body: Value = serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
+        if status.is_success() {
+            Ok(body)
+        } else {
+            let error = body["error"].clone();
+            let code: kiln_engine::ErrorCode = serde_json::from_value(error["code"].clone()).unwrap();
+            assert_eq!(status.as_u16(), code.http_status(), "status of {command}");
+            Err(error)
+        }
+    }
+}
+
+fn engine(config: &Path) -> Arc<Engine> {
+    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve }))
+}
+
+/// Replaces what legitimately differs between two runs: ids, times, temp paths.
+fn normalize(value: &Value, root: &str, id: &str) -> Value {
+    let text = value.to_string().replace(root, "<root>").replace(id, "<id>");
+    let time = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z").unwrap();
+    serde_json::from_str(&time.replace_all(&text, "<time>")).unwrap()
+}
+
+/// The same sequence of calls on one transport; returns every normalized answer.
+async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec<String>) {
+    let root = shop.canonicalize().unwrap().display().to_string();
+    let mut answers = Vec::new();
+    let mut used = Vec::new();
+    let mut id = String::from("-");
+    let steps: Vec<(&str, Value)> = vec![
+        ("get_state", json!({})),
+        ("list_sessions", json!({})),
+        ("open_workspace", json!({ "path": format!("{root}/missing") })),
+        ("open_workspace", json!({ "path": "" })),
+        ("open_workspace", json!({ "path": root })),
+        ("create_session", json!({ "brief": "Make the cart faster" })),
+        ("create_session", json!({ "brief": "Fix module modules/nope" })),
+        ("create_session", json!({ "brief": 42 })),
+        ("create_session", json!({ "brief": "Add a wishlist to @shop/catalog", "title": "Wishlist" })),
+        ("get_session", json!({ "sessionId": "$id" })),
+        ("get_session", json!({ "sessionId": "../../etc" })),
+        ("get_session", json!({ "sessionId": "5b0f8c1e-2f4c-4d8e-9a3b-1c2d3e4f5a6b" })),
+        ("get_transcript", json!({ "sessionId": "$id" })),
+        ("get_transcript", json!({ "sessionId": "$id", "after": 1 })),
+        ("add_module", json!({ "sessionId": "$id", "moduleId": "@shop/cart" })),
+        ("add_module", json!({ "sessionId": "$id", "moduleId": "@shop/cart" })),
+        ("add_module", json!({ "sessionId": "$id", "moduleId": "@shop/nope" })),
+        ("list_sessions", json!({})),
+        ("archive_session", json!({ "sessionId": "$id" })),
+        ("archive_session", json!({ "sessionId": "$id" })),
+        ("list_sessions", json!({})),
+        ("list_sessions", json!({ "includeArchived": true })),
+        ("restore_session", json!({ "sessionId": "$id" })),
+        ("restore_session", json!({ "sessionId": "$id" })),
+        ("reject_session", json!({ "sessionId": "$id" })),
+        ("restore_session", json!({ "sessionId": "$id" })),
+        ("delete_session", json!({ "sessionId": "$id" })),
+        ("get_session", json!({ "sessionId": "$id" })),
+        ("archive_session", json!({ "sessionId": "$id" })),
+        ("delete_session", json!({ "sessionId": "$id", "keepTranscript": false })),
+        ("get_session", json!({ "sessionId": "$id" })),
+        ("get_session", json!({ "sessionId": "$id", "extra": 1 })),
+    ];
+    for (command, args) in steps {
+        let args: Value = serde_json::from_str(&args.to_string().replace("$id", &id)).unwrap();
+        let answer = t.call(command, args).await;
+        if command == "create_session" {
+            if let Ok(s) = &answer {
+                id = s["id"].as_str().unwrap().to_string();
+            }
+        }
+        let answer = match answer {
+            Ok(v) => Ok(normalize(&v, &root, &id)),
+            Err(e) => Err(normalize(&e, &root, &id)),
+        };
+        used.push(command.to_string());
+        answers.push((command.to_string(), answer));
+    }
+    (answers, used)
+}
+
+#[tokio::test]
+async fn every_operation_answers_the_same_over_ipc_and_http() {
+    let tmp = tempfile::tempdir().unwrap();
+
+    // Desktop side: the real app context, capabilities included, on the mock runtime.
+    let ipc_shop = shop_copy(&tmp.path().join("ipc"));
+    let app = mock_builder()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(engine(&tmp.path().join("ipc-config")))
+        .invoke_handler(kiln_app::commands::mock_handler())
+        .build(tauri::generate_context!("tauri.conf.json"))
+        .expect("the app builds on the mock runtime");
+    let webview = match app.get_webview_window("main") {
+        Some(w) => w,
+        None => tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap(),
+    };
+    let ipc = Ipc { webview };
+
+    // Server side: the router `kiln serve` runs.
+    let http_shop = shop_copy(&tmp.path().join("http"));
+    let assets = Arc::new(kiln_serve::DirAssets(tmp.path().to_path_buf()));
+    let http = Http { router: kiln_serve::router(engine(&tmp.path().join("http-config")), assets, 4320) };
+
+    let (ipc_answers, used) = script(&ipc, &ipc_shop).await;
+    let (http_answers, _) = script(&http, &http_shop).await;
+    for ((command, a), (_, b)) in ipc_answers.iter().zip(http_answers.iter()) {
+        assert_eq!(a, b, "`{command}` differs between IPC and HTTP");
+    }
+    // The answers are what they should be, not merely equal.
+    let codes: Vec<String> = ipc_answers
+        .iter()
+        .filter_map(|(_, a)| a.as_ref().err().map(|e| e["code"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "WORKSPACE_NOT_OPEN", "WORKSPACE_NOT_FOUND", "INVALID_INPUT", "MODULE_REQUIRED", "MODULE_NOT_FOUND",
+            "INVALID_INPUT", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_ALREADY_IN_SESSION", "MODULE_NOT_FOUND",
+            "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
+        ]
+    );
+    let created = ipc_answers.iter().find(|(c, a)| c == "create_session" && a.is_ok()).unwrap().1.as_ref().unwrap();
+    assert_eq!(created["title"], "Wishlist");
+    assert_eq!(created["modules"][0]["id"], "@shop/catalog");
+    let purged = ipc_answers.iter().filter(|(c, _)| c == "delete_session").last().unwrap();
+    assert_eq!(purged.1, Ok(Value::Null));
+
+    // A command that does not exist is Tauri's own refusal on the desktop; HTTP names it.
+    assert!(ipc.call("no_such_command", json!({})).await.is_err());
+    let unknown = http.call("no_such_command", json!({})).await.unwrap_err();
+    assert_eq!(unknown["code"], "UNKNOWN_COMMAND");
+
+    // Every operation was exercised, and both transports expose exactly the list.
+    for op in OPERATIONS {
+        assert!(used.iter().any(|u| u == op), "the parity script never calls `{op}`");
+    }
+    let mut commands: Vec<&str> = kiln_app::commands::COMMANDS.to_vec();
+    commands.retain(|c| *c != "subscribe");
+    assert_eq!(commands, OPERATIONS);
+}
+
+#[tokio::test]
+async fn http_refuses_foreign_hosts_and_cross_site_mutations() {
+    let tmp = tempfile::tempdir().unwrap();
+    let router = kiln_serve::router(engine(tmp.path()), Arc::new(kiln_serve::DirAssets(tmp.path().into())), 4320);
+    let send = |host: &str, headers: &[(&str, &str)]| {
+        let mut req = Request::post("/api/get_state").header("host", host);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        router.clone().oneshot(req.body(Body::from("{}")).unwrap())
+    };
+    assert_eq!(send("127.0.0.1:4320", &[("x-kiln", "1")]).await.unwrap().status(), 200);
+    assert_eq!(send("localhost:4320", &[("x-kiln", "1")]).await.unwrap().status(), 200);
+    for (host, headers) in [
+        ("evil.example:4320", vec![("x-kiln", "1")]),
+        ("127.0.0.1:9999", vec![("x-kiln", "1")]),
+        ("127.0.0.1:4320", vec![]),
+        ("127.0.0.1:4320", vec![("x-kiln", "1"), ("origin", "http://127.0.0.1:5173")]),
+        ("127.0.0.1:4320", vec![("x-kiln", "1"), ("sec-fetch-site", "cross-site")]),
+    ] {
+        let response = send(host, &headers).await.unwrap();
+        assert_eq!(response.status(), 403, "{host} {headers:?}");
+        let body: Value = serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
+        assert_eq!(body["error"]["code"], "HOST_NOT_ALLOWED");
+    }
+}
