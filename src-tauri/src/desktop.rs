@@ -5,6 +5,12 @@ use std::sync::Arc;
 use kiln_engine::types::{OpenWorkspaceArgs, Transport};
 use kiln_engine::{Engine, EngineOptions};
 
+/// The app's context: configuration, capabilities and the embedded UI. Generated in
+/// one place so the UI is embedded in the binary once.
+fn context() -> tauri::Context<tauri::Wry> {
+    tauri::generate_context!("tauri.conf.json")
+}
+
 /// Opens the window; with `workspace`, that workspace is open when the UI starts.
 pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
     let engine = Arc::new(Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Desktop }));
@@ -18,7 +24,7 @@ pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> 
         .plugin(tauri_plugin_dialog::init())
         .manage(engine)
         .invoke_handler(crate::commands::handler())
-        .run(tauri::generate_context!("tauri.conf.json"))?;
+        .run(context())?;
     Ok(())
 }
 
@@ -32,6 +38,5 @@ pub fn embedded_assets() -> Arc<dyn kiln_serve::Assets> {
             Some((bytes.into_owned(), kiln_serve::assets_mime(path).to_string()))
         }
     }
-    let context: tauri::Context<tauri::Wry> = tauri::generate_context!("tauri.conf.json");
-    Arc::new(Embedded(context.assets))
+    Arc::new(Embedded(context().assets))
 }

@@ -1,0 +1,52 @@
+//! The `kiln session` command line: lists sessions, and archives or deletes one only
+//! with `--apply` (a dry run otherwise); refusals exit non-zero with their code.
+
+use std::process::Command;
+
+use kiln_engine::types::*;
+use kiln_engine::{Engine, EngineOptions};
+
+fn kiln(config: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kiln")).args(args).env("KILN_CONFIG_DIR", config).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[tokio::test]
+async fn session_commands_are_dry_runs_unless_applied() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("app");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
+    let config = tmp.path().join("config");
+    let engine = Engine::new(EngineOptions { config_dir: config.clone(), transport: Transport::Serve });
+    engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
+    let s = engine.create_session(CreateSessionArgs { brief: "Speed up the app".into(), title: None }).await.unwrap();
+    drop(engine);
+    let ws = root.display().to_string();
+
+    let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "list"]);
+    assert!(ok && out.contains(&s.id) && out.contains("Speed up the app"), "{out}");
+
+    let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "archive", &s.id]);
+    assert!(ok && out.starts_with("Would archive"), "{out}");
+    let (_, out, _) = kiln(&config, &["session", "--workspace", &ws, "list"]);
+    assert!(out.contains(&s.id), "a dry run archived the session: {out}");
+
+    let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "archive", &s.id, "--apply"]);
+    assert!(ok && out.starts_with("Archived"), "{out}");
+    let (_, out, _) = kiln(&config, &["session", "--workspace", &ws, "list"]);
+    assert!(!out.contains(&s.id), "{out}");
+    let (_, out, _) = kiln(&config, &["session", "--workspace", &ws, "list", "--all"]);
+    assert!(out.contains("(archived)"), "{out}");
+
+    let workdir = root.join(".kiln/sessions").join(&s.id);
+    let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "delete", &s.id]);
+    assert!(ok && out.starts_with("Would delete") && workdir.exists(), "{out}");
+    let (ok, _, _) = kiln(&config, &["session", "--workspace", &ws, "delete", &s.id, "--apply"]);
+    assert!(ok && !workdir.exists());
+
+    let (ok, _, err) = kiln(&config, &["session", "--workspace", &ws, "delete", "../etc", "--apply"]);
+    assert!(!ok && err.contains("INVALID_SESSION_ID"), "{err}");
+    let (ok, _, err) = kiln(&config, &["session", "--workspace", &ws, "archive", &s.id, "--apply"]);
+    assert!(!ok && err.contains("SESSION_DELETED"), "{err}");
+}
