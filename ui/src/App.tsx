@@ -1,0 +1,59 @@
+// The app shell: header, and the screen chosen from the hash route and whether a workspace is open.
+import { ErrorMessage } from "./components/ErrorMessage";
+import { Header } from "./components/Header";
+import { Loading } from "./components/Loading";
+import { EmptyState } from "./components/EmptyState";
+import { useRoute, paths } from "./router";
+import { Dashboard } from "./screens/Dashboard";
+import { NewSession } from "./screens/NewSession";
+import { OpenWorkspace } from "./screens/OpenWorkspace";
+import { SessionScreen } from "./screens/SessionScreen";
+import { useStore } from "./state/store";
+
+function Screen() {
+  const { state, appStatus, reloadApp } = useStore();
+  const route = useRoute();
+
+  if (!state.app) {
+    if (appStatus.error) {
+      return (
+        <section className="screen narrow">
+          <h1>Kiln could not start</h1>
+          <ErrorMessage error={appStatus.error} onRetry={() => void reloadApp()} />
+        </section>
+      );
+    }
+    return <Loading label="Connecting to Kiln…" />;
+  }
+  if (!state.app.workspace || route.name === "workspace") return <OpenWorkspace />;
+  switch (route.name) {
+    case "dashboard":
+      return <Dashboard />;
+    case "new":
+      return <NewSession />;
+    case "session":
+      return <SessionScreen key={route.id} sessionId={route.id} />;
+    default:
+      return (
+        <section className="screen">
+          <EmptyState title="Page not found" actions={<a className="btn" href={paths.dashboard}>Back to sessions</a>}>
+            <p>
+              Nothing lives at <code>{route.path}</code>.
+            </p>
+          </EmptyState>
+        </section>
+      );
+  }
+}
+
+export function App() {
+  const { state } = useStore();
+  return (
+    <div className="app">
+      <Header app={state.app} />
+      <main className="app-main">
+        <Screen />
+      </main>
+    </div>
+  );
+}

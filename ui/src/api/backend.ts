@@ -1,0 +1,77 @@
+// The Backend interface the UI talks to (desktop or HTTP), its typed command map, and KilnError.
+import type {
+  AddModuleArgs,
+  AppState,
+  CreateSessionArgs,
+  DeleteSessionArgs,
+  EmptyArgs,
+  ErrorCode,
+  GetTranscriptArgs,
+  KilnEvent,
+  ListSessionsArgs,
+  OpenWorkspaceArgs,
+  SessionIdArgs,
+  SessionView,
+  StopArgs,
+  TranscriptEntry,
+  WorkspaceView,
+} from "./types";
+
+/** Every command of contract.md: its argument object and its result. */
+export interface CommandMap {
+  get_state: { args: EmptyArgs; result: AppState };
+  open_workspace: { args: OpenWorkspaceArgs; result: WorkspaceView };
+  list_sessions: { args: ListSessionsArgs; result: SessionView[] };
+  get_session: { args: SessionIdArgs; result: SessionView };
+  create_session: { args: CreateSessionArgs; result: SessionView };
+  get_transcript: { args: GetTranscriptArgs; result: TranscriptEntry[] };
+  add_module: { args: AddModuleArgs; result: SessionView };
+  archive_session: { args: StopArgs; result: SessionView };
+  restore_session: { args: SessionIdArgs; result: SessionView };
+  reject_session: { args: StopArgs; result: SessionView };
+  delete_session: { args: DeleteSessionArgs; result: SessionView | null };
+}
+
+export type Command = keyof CommandMap;
+export type ArgsOf<C extends Command> = CommandMap[C]["args"];
+export type ResultOf<C extends Command> = CommandMap[C]["result"];
+
+/** The engine's error codes plus NETWORK, used when the engine could not be reached at all. */
+export type KilnErrorCode = ErrorCode | "NETWORK";
+
+export class KilnError extends Error {
+  readonly code: KilnErrorCode;
+
+  constructor(code: KilnErrorCode, message: string) {
+    super(message);
+    this.name = "KilnError";
+    this.code = code;
+  }
+}
+
+function isApiErrorShape(value: unknown): value is { code: string; message: string } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { code?: unknown }).code === "string" &&
+    typeof (value as { message?: unknown }).message === "string"
+  );
+}
+
+/** Turns anything thrown or rejected into a KilnError (unknown shapes become INTERNAL). */
+export function toKilnError(value: unknown): KilnError {
+  if (value instanceof KilnError) return value;
+  if (isApiErrorShape(value)) return new KilnError(value.code as KilnErrorCode, value.message);
+  if (value instanceof Error) return new KilnError("INTERNAL", value.message);
+  if (typeof value === "string") return new KilnError("INTERNAL", value);
+  return new KilnError("INTERNAL", "Unexpected error");
+}
+
+export interface Backend {
+  readonly kind: "tauri" | "http";
+  call<C extends Command>(command: C, args: ArgsOf<C>): Promise<ResultOf<C>>;
+  /** Starts receiving engine events; returns a function that stops. */
+  subscribe(onEvent: (event: KilnEvent) => void): () => void;
+  /** Asks the user for a folder; null when cancelled or not supported (browser). */
+  pickFolder(): Promise<string | null>;
+}

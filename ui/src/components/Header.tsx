@@ -1,0 +1,31 @@
+// The app header: Kiln mark, the open workspace (name and root) and the "Switch workspace" button.
+import type { AppState } from "../api/types";
+import { navigate, paths } from "../router";
+
+export function Header({ app }: { app: AppState | null }) {
+  const workspace = app?.workspace ?? null;
+  return (
+    <header className="app-header">
+      <a className="brand" href={workspace ? paths.dashboard : paths.workspace} aria-label="Kiln home">
+        <span className="brand-mark" aria-hidden="true" />
+        Kiln
+      </a>
+      {workspace && (
+        <div className="header-workspace" data-testid="header-workspace">
+          <span className="workspace-name">{workspace.name}</span>
+          <code className="workspace-root" title={workspace.root}>
+            {workspace.root}
+          </code>
+        </div>
+      )}
+      <div className="header-end">
+        {app && <span className="muted small" title={`Transport: ${app.transport}`}>v{app.version}</span>}
+        {workspace && (
+          <button type="button" className="btn btn-small" onClick={() => navigate(paths.workspace)} data-testid="switch-workspace">
+            Switch workspace
+          </button>
+        )}
+      </div>
+    </header>
+  );
+}

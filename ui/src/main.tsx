@@ -1,0 +1,17 @@
+// Entry point: picks the backend (Tauri or HTTP) and mounts the app.
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { createBackend } from "./api";
+import { App } from "./App";
+import { StoreProvider } from "./state/store";
+import "./styles.css";
+
+const backend = createBackend();
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <StoreProvider backend={backend}>
+      <App />
+    </StoreProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,18 @@
+// Tests for the hash router's parsing and path helpers.
+import { describe, expect, it } from "vitest";
+import { parseHash, paths } from "./router";
+
+describe("parseHash", () => {
+  it("maps hashes to routes", () => {
+    expect(parseHash("")).toEqual({ name: "dashboard" });
+    expect(parseHash("#/")).toEqual({ name: "dashboard" });
+    expect(parseHash("#/new")).toEqual({ name: "new" });
+    expect(parseHash("#/workspace")).toEqual({ name: "workspace" });
+    expect(parseHash("#/session/abc-123")).toEqual({ name: "session", id: "abc-123" });
+    expect(parseHash("#/nope")).toEqual({ name: "notFound", path: "/nope" });
+  });
+
+  it("round-trips session ids through paths.session", () => {
+    expect(parseHash(paths.session("a/b c"))).toEqual({ name: "session", id: "a/b c" });
+  });
+});

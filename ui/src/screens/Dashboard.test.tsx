@@ -1,0 +1,166 @@
+// Tests for the dashboard: rows from the backend, lifecycle actions and their args, the archived toggle.
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { fakeBackend, makeSession } from "../test/fixtures";
+import { renderWithStore } from "../test/render";
+import { Dashboard } from "./Dashboard";
+
+const sessions = [
+  makeSession({ id: "s1", title: "Add coupons", createdAt: "2025-01-01T10:00:00Z" }),
+  makeSession({
+    id: "s2",
+    title: "Rate limit the API",
+    state: "review",
+    createdAt: "2025-01-02T10:00:00Z",
+    modules: [{ id: "@shop/api", directory: "modules/api", kind: "new", joinedAt: "2025-01-02T10:00:00Z", baseSequence: 0 }],
+  }),
+];
+
+describe("Dashboard", () => {
+  it("renders one row per session, newest first, with modules, badges and times", async () => {
+    const backend = fakeBackend({ list_sessions: () => sessions });
+    renderWithStore(<Dashboard />, backend);
+
+    const rows = await screen.findAllByTestId("session-row");
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toHaveTextContent("Rate limit the API");
+    expect(rows[0]).toHaveTextContent("@shop/api");
+    expect(within(rows[0]).getByTestId("state-badge")).toHaveTextContent("Review");
+    expect(rows[1]).toHaveTextContent("Add coupons");
+    const time = rows[1].querySelector("time")!;
+    expect(time.getAttribute("datetime")).toBe("2025-01-01T10:00:00Z");
+    expect(time.getAttribute("title")).toContain("2025");
+    expect(screen.getByText("shop")).toBeInTheDocument();
+    expect(backend.call).toHaveBeenCalledWith("list_sessions", {});
+  });
+
+  it("archives a session with the right args and updates the row", async () => {
+    const backend = fakeBackend({
+      list_sessions: () => sessions,
+      archive_session: (args) => makeSession({ id: args.sessionId, title: "Add coupons", archivedAt: "2025-01-03T00:00:00Z" }),
+    });
+    renderWithStore(<Dashboard />, backend);
+    const row = (await screen.findAllByTestId("session-row")).find((r) => r.textContent?.includes("Add coupons"))!;
+
+    fireEvent.click(within(row).getByTestId("archive"));
+
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("archive_session", { sessionId: "s1" }));
+    // Archived sessions are hidden unless "Show archived" is on.
+    await waitFor(() => expect(screen.getAllByTestId("session-row")).toHaveLength(1));
+    expect(window.location.hash).toBe("");
+  });
+
+  it("asks before deleting, with Keep transcript on by default", async () => {
+    const backend = fakeBackend({ list_sessions: () => [sessions[0]], delete_session: () => null });
+    renderWithStore(<Dashboard />, backend);
+    const row = await screen.findByTestId("session-row");
+
+    fireEvent.click(within(row).getByTestId("delete"));
+    const dialog = screen.getByRole("dialog", { name: "Delete session?" });
+    expect(within(dialog).getByLabelText("Keep transcript")).toBeChecked();
+    fireEvent.click(within(dialog).getByTestId("confirm"));
+
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("delete_session", { sessionId: "s1", keepTranscript: true }),
+    );
+    await waitFor(() => expect(screen.queryByTestId("session-row")).not.toBeInTheDocument());
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+  });
+
+  it("rejects only after confirmation and shows an engine error with its code", async () => {
+    const backend = fakeBackend({
+      list_sessions: () => [makeSession({ running: true })],
+      reject_session: () => {
+        throw { code: "SESSION_RUNNING", message: "The agent is still running" };
+      },
+    });
+    renderWithStore(<Dashboard />, backend);
+    const row = await screen.findByTestId("session-row");
+
+    fireEvent.click(within(row).getByTestId("reject"));
+    expect(backend.call).not.toHaveBeenCalledWith("reject_session", expect.anything());
+    fireEvent.click(screen.getByTestId("confirm"));
+
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("reject_session", { sessionId: "s1", stop: true }));
+    const error = await screen.findByTestId("error");
+    expect(error).toHaveTextContent("The agent is still running");
+    expect(error).toHaveTextContent("SESSION_RUNNING");
+  });
+
+  it("asks to stop and archive when the engine says the session is running", async () => {
+    const backend = fakeBackend({
+      list_sessions: () => [sessions[0]],
+      archive_session: (args) => {
+        if (!args.stop) throw { code: "SESSION_RUNNING", message: "session s1 is running" };
+        return makeSession({ archivedAt: "2025-01-03T00:00:00Z" });
+      },
+    });
+    renderWithStore(<Dashboard />, backend);
+    fireEvent.click(within(await screen.findByTestId("session-row")).getByTestId("archive"));
+
+    const dialog = await screen.findByRole("dialog", { name: "Archive session?" });
+    expect(screen.queryByTestId("error")).not.toBeInTheDocument();
+    fireEvent.click(within(dialog).getByTestId("confirm"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("archive_session", { sessionId: "s1", stop: true }));
+    await waitFor(() => expect(screen.queryByTestId("session-row")).not.toBeInTheDocument());
+  });
+
+  it("removes a deleted session's tombstone for good (keepTranscript: false)", async () => {
+    const tombstone = makeSession({ deletedAt: "2025-01-04T00:00:00Z" });
+    const backend = fakeBackend({ list_sessions: () => [tombstone], delete_session: () => null });
+    renderWithStore(<Dashboard />, backend);
+    fireEvent.click(await screen.findByTestId("show-archived"));
+    const row = await screen.findByTestId("session-row");
+    expect(within(row).getByTestId("lifecycle-badge")).toHaveTextContent("Deleted");
+    expect(within(row).queryByTestId("restore")).not.toBeInTheDocument();
+
+    fireEvent.click(within(row).getByTestId("delete"));
+    fireEvent.click(within(screen.getByRole("dialog")).getByTestId("confirm"));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("delete_session", { sessionId: "s1", keepTranscript: false }),
+    );
+  });
+
+  it("refetches with includeArchived and offers Restore on archived rows", async () => {
+    const archived = makeSession({ id: "s3", title: "Old idea", archivedAt: "2025-01-05T00:00:00Z" });
+    const backend = fakeBackend({
+      list_sessions: (args) => (args.includeArchived ? [sessions[0], archived] : [sessions[0]]),
+      restore_session: (args) => makeSession({ id: args.sessionId, title: "Old idea" }),
+    });
+    renderWithStore(<Dashboard />, backend);
+    await screen.findByTestId("session-row");
+
+    const toggle = screen.getByLabelText("Show archived");
+    expect(toggle).toBe(screen.getByTestId("show-archived"));
+    fireEvent.click(toggle);
+
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("list_sessions", { includeArchived: true }));
+    const row = (await screen.findAllByTestId("session-row")).find((r) => r.textContent?.includes("Old idea"))!;
+    expect(within(row).getByTestId("lifecycle-badge")).toHaveTextContent("Archived");
+    expect(within(row).queryByTestId("archive")).not.toBeInTheDocument();
+    fireEvent.click(within(row).getByTestId("restore"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("restore_session", { sessionId: "s3" }));
+  });
+
+  it("explains sessions when there are none, and opens a row on click", async () => {
+    const backend = fakeBackend({ list_sessions: () => [] });
+    renderWithStore(<Dashboard />, backend);
+    expect(await screen.findByTestId("empty")).toHaveTextContent("A session is one change to your codebase");
+
+    backend.emit({ id: 1, at: "2025-01-01T00:00:00Z", body: { type: "session", session: sessions[0] } });
+    fireEvent.click(await screen.findByTestId("session-row"));
+    expect(window.location.hash).toBe("#/session/s1");
+  });
+
+  it("shows a list error with its code", async () => {
+    const backend = fakeBackend({
+      list_sessions: () => {
+        throw { code: "WORKSPACE_NOT_OPEN", message: "No workspace is open" };
+      },
+    });
+    renderWithStore(<Dashboard />, backend);
+    const error = await screen.findByTestId("error");
+    expect(error).toHaveTextContent("No workspace is open");
+    expect(error).toHaveTextContent("WORKSPACE_NOT_OPEN");
+  });
+});

@@ -1,0 +1,126 @@
+// Session view: header with state, modules, the live transcript and the lifecycle actions.
+import { useEffect, useRef, useState } from "react";
+import { type KilnError, toKilnError } from "../api/backend";
+import { AddModule } from "../components/AddModule";
+import { EmptyState } from "../components/EmptyState";
+import { ErrorMessage } from "../components/ErrorMessage";
+import { Loading } from "../components/Loading";
+import { RelativeTime } from "../components/RelativeTime";
+import { SessionActions } from "../components/SessionActions";
+import { SessionModules } from "../components/SessionModules";
+import { lifecycleOf, SessionBadges, SetupBadge } from "../components/StateBadge";
+import { TranscriptView } from "../components/TranscriptView";
+import { navigate, paths } from "../router";
+import { useStore } from "../state/store";
+
+export function SessionScreen({ sessionId }: { sessionId: string }) {
+  const { backend, dispatch, state } = useStore();
+  const session = state.sessions[sessionId];
+  const entries = state.transcripts[sessionId];
+  const removed = state.removed[sessionId] === true;
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<KilnError | null>(null);
+  const [attempt, setAttempt] = useState(0);
+  // After the first full load, refetches (resync, retry) only ask for entries after the last one held.
+  const loadedRef = useRef(false);
+  const lastIdRef = useRef<number | undefined>(undefined);
+  lastIdRef.current = entries?.length ? entries[entries.length - 1].id : undefined;
+
+  useEffect(() => {
+    let cancelled = false;
+    setLoading(true);
+    setError(null);
+    const after = loadedRef.current ? lastIdRef.current : undefined;
+    Promise.all([
+      backend.call("get_session", { sessionId }),
+      backend.call("get_transcript", after === undefined ? { sessionId } : { sessionId, after }),
+    ])
+      .then(([s, t]) => {
+        if (cancelled) return;
+        dispatch({ type: "sessionUpserted", session: s });
+        dispatch({ type: "transcriptLoaded", sessionId, entries: t });
+        loadedRef.current = true;
+      })
+      .catch((e: unknown) => {
+        if (!cancelled) setError(toKilnError(e));
+      })
+      .finally(() => {
+        if (!cancelled) setLoading(false);
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [backend, dispatch, sessionId, state.epoch, attempt]);
+
+  const back = (
+    <a className="back" href={paths.dashboard}>
+      ← Sessions
+    </a>
+  );
+
+  if (removed && !session) {
+    return (
+      <section className="screen">
+        {back}
+        <EmptyState title="This session was removed" actions={<a className="btn" href={paths.dashboard}>Back to sessions</a>}>
+          <p>Its record no longer exists in this workspace.</p>
+        </EmptyState>
+      </section>
+    );
+  }
+  if (!session) {
+    return (
+      <section className="screen">
+        {back}
+        {error ? <ErrorMessage error={error} onRetry={() => setAttempt((a) => a + 1)} /> : <Loading label="Loading session…" />}
+      </section>
+    );
+  }
+
+  const workspaceModules = state.app?.workspace?.modules ?? [];
+  const open = lifecycleOf(session) === null && session.state !== "delivered";
+
+  return (
+    <section className="screen session-screen" aria-labelledby="session-title">
+      <div className="session-top">
+        {back}
+        <div className="screen-head">
+          <div className="session-heading">
+            <h1 id="session-title">{session.title || "Untitled session"}</h1>
+            <div className="session-meta">
+              <SessionBadges session={session} />
+              <SetupBadge setup={session.setup} />
+              <RelativeTime value={session.createdAt} prefix="created " />
+              {session.model && <span className="muted small">{session.model}</span>}
+            </div>
+          </div>
+          <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
+        </div>
+        {error && <ErrorMessage error={error} onRetry={() => setAttempt((a) => a + 1)} />}
+      </div>
+
+      <div className="session-body">
+        <div className="transcript-panel">
+          {entries === undefined && loading ? (
+            <Loading label="Loading transcript…" />
+          ) : !entries || entries.length === 0 ? (
+            <div className="transcript" data-testid="transcript">
+              <EmptyState title="No transcript yet">
+                <p>The planner's classification of the brief appears here first, then the agent's work as it happens.</p>
+              </EmptyState>
+            </div>
+          ) : (
+            <TranscriptView entries={entries} />
+          )}
+        </div>
+        <aside className="session-side" aria-label="Session details">
+          <h2 className="section-title">Modules</h2>
+          <SessionModules modules={session.modules} />
+          {open && <AddModule session={session} modules={workspaceModules} />}
+          <h2 className="section-title">Brief</h2>
+          <p className="brief-text">{session.brief}</p>
+        </aside>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,160 @@
+// App state (app info, sessions, transcripts) and the reducer that applies fetches and live events.
+import type { AppState, KilnEvent, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
+
+export interface State {
+  app: AppState | null;
+  sessions: Record<string, SessionView>;
+  /** Ids of sessions whose record was removed while the UI was open. */
+  removed: Record<string, true>;
+  transcripts: Record<string, TranscriptEntry[]>;
+  includeArchived: boolean;
+  /** Bumped by a `resync` event: everything shown must be fetched again. */
+  epoch: number;
+}
+
+export type Action =
+  | { type: "appLoaded"; app: AppState }
+  | { type: "workspaceChanged"; workspace: WorkspaceView }
+  | { type: "sessionsLoaded"; sessions: SessionView[] }
+  | { type: "sessionUpserted"; session: SessionView }
+  | { type: "sessionRemoved"; sessionId: string }
+  | { type: "transcriptLoaded"; sessionId: string; entries: TranscriptEntry[] }
+  | { type: "setIncludeArchived"; value: boolean }
+  | { type: "event"; event: KilnEvent };
+
+export const initialState: State = {
+  app: null,
+  sessions: {},
+  removed: {},
+  transcripts: {},
+  includeArchived: false,
+  epoch: 0,
+};
+
+function time(iso: string): number {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? 0 : t;
+}
+
+/** Adds entries not already present (by id), keeping the list ordered by id. */
+export function mergeEntries(existing: TranscriptEntry[], incoming: TranscriptEntry[]): TranscriptEntry[] {
+  const seen = new Set(existing.map((e) => e.id));
+  const fresh: TranscriptEntry[] = [];
+  for (const entry of incoming) {
+    if (seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    fresh.push(entry);
+  }
+  if (fresh.length === 0) return existing;
+  const merged = existing.concat(fresh);
+  for (let i = Math.max(1, existing.length); i < merged.length; i++) {
+    if (merged[i].id < merged[i - 1].id) {
+      merged.sort((a, b) => a.id - b.id);
+      break;
+    }
+  }
+  return merged;
+}
+
+function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
+  if (!(key in record)) return record;
+  const next = { ...record };
+  delete next[key];
+  return next;
+}
+
+function replaceWorkspace(state: State, workspace: WorkspaceView): State {
+  if (!state.app) return state;
+  const switched = state.app.workspace?.root !== workspace.root;
+  const app = { ...state.app, workspace };
+  if (!switched) return { ...state, app };
+  return { ...state, app, sessions: {}, removed: {}, transcripts: {} };
+}
+
+function upsertSession(state: State, session: SessionView): State {
+  return {
+    ...state,
+    sessions: { ...state.sessions, [session.id]: session },
+    removed: withoutKey(state.removed, session.id),
+  };
+}
+
+function removeSession(state: State, sessionId: string): State {
+  return {
+    ...state,
+    sessions: withoutKey(state.sessions, sessionId),
+    transcripts: withoutKey(state.transcripts, sessionId),
+    removed: { ...state.removed, [sessionId]: true },
+  };
+}
+
+function applyEvent(state: State, event: KilnEvent): State {
+  const body = event.body;
+  switch (body.type) {
+    case "session":
+      return upsertSession(state, body.session);
+    case "transcript": {
+      const id = body.entry.sessionId;
+      const existing = state.transcripts[id] ?? [];
+      const merged = mergeEntries(existing, [body.entry]);
+      return merged === existing ? state : { ...state, transcripts: { ...state.transcripts, [id]: merged } };
+    }
+    case "sessionRemoved":
+      return removeSession(state, body.sessionId);
+    case "workspace":
+      return replaceWorkspace(state, body.workspace);
+    case "resync":
+      return { ...state, epoch: state.epoch + 1 };
+    default:
+      return state;
+  }
+}
+
+export function reducer(state: State, action: Action): State {
+  switch (action.type) {
+    case "appLoaded": {
+      const switched = state.app?.workspace?.root !== action.app.workspace?.root;
+      if (!switched || !state.app) return { ...state, app: action.app };
+      return { ...state, app: action.app, sessions: {}, removed: {}, transcripts: {} };
+    }
+    case "workspaceChanged":
+      return replaceWorkspace(state, action.workspace);
+    case "sessionsLoaded": {
+      // A list replaces what we had, but an event newer than the list's copy of a session wins.
+      const sessions: Record<string, SessionView> = {};
+      for (const s of action.sessions) {
+        const known = state.sessions[s.id];
+        sessions[s.id] = known && time(known.updatedAt) > time(s.updatedAt) ? known : s;
+      }
+      return { ...state, sessions };
+    }
+    case "sessionUpserted":
+      return upsertSession(state, action.session);
+    case "sessionRemoved":
+      return removeSession(state, action.sessionId);
+    case "transcriptLoaded": {
+      const existing = state.transcripts[action.sessionId] ?? [];
+      const merged = mergeEntries(existing, action.entries);
+      if (merged === existing && action.sessionId in state.transcripts) return state;
+      return { ...state, transcripts: { ...state.transcripts, [action.sessionId]: merged } };
+    }
+    case "setIncludeArchived":
+      return { ...state, includeArchived: action.value };
+    case "event":
+      return applyEvent(state, action.event);
+    default:
+      return state;
+  }
+}
+
+/** True when a session is archived, rejected or deleted (hidden unless "Show archived"). */
+export function isShelved(session: SessionView): boolean {
+  return session.archivedAt !== null || session.rejectedAt !== null || session.deletedAt !== null;
+}
+
+/** The sessions the dashboard lists, newest first. */
+export function visibleSessions(state: State): SessionView[] {
+  return Object.values(state.sessions)
+    .filter((s) => state.includeArchived || !isShelved(s))
+    .sort((a, b) => time(b.createdAt) - time(a.createdAt) || b.id.localeCompare(a.id));
+}

@@ -1,0 +1,100 @@
+// Test fixtures: sample workspace, sessions and transcript entries, plus a scriptable fake Backend.
+import { vi } from "vitest";
+import type { ArgsOf, Backend, Command, ResultOf } from "../api/backend";
+import type { AppState, KilnEvent, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
+
+export const workspace: WorkspaceView = {
+  root: "/home/dev/shop",
+  name: "shop",
+  isGit: true,
+  configPath: "/home/dev/shop/kiln.toml",
+  idPattern: null,
+  modules: [
+    { id: "@shop/cart", directory: "modules/cart", toolchain: "node", specStatus: null },
+    { id: "@shop/api", directory: "modules/api", toolchain: "rust", specStatus: null },
+  ],
+};
+
+export const appState: AppState = {
+  version: "0.1.0",
+  transport: "serve",
+  workspace,
+  recentWorkspaces: ["/home/dev/shop", "/home/dev/blog"],
+};
+
+export function makeSession(overrides: Partial<SessionView> = {}): SessionView {
+  return {
+    id: "s1",
+    kind: "edit-module",
+    modules: [{ id: "@shop/cart", directory: "modules/cart", kind: "edit", joinedAt: "2025-01-01T10:00:00Z", baseSequence: 0 }],
+    title: "Add coupons to the cart",
+    brief: "Let shoppers apply a coupon in @shop/cart",
+    role: null,
+    driver: null,
+    model: null,
+    resumeIds: {},
+    autoContinue: false,
+    chainDepth: 0,
+    state: "planning",
+    running: false,
+    setup: "none",
+    createdAt: "2025-01-01T10:00:00Z",
+    updatedAt: "2025-01-01T10:00:00Z",
+    deliveredAt: null,
+    archivedAt: null,
+    rejectedAt: null,
+    deletedAt: null,
+    attachments: [],
+    checkpoints: [],
+    ...overrides,
+  };
+}
+
+export function makeEntry(id: number, overrides: Partial<TranscriptEntry> = {}): TranscriptEntry {
+  return {
+    id,
+    sessionId: "s1",
+    kind: "agent",
+    module: null,
+    role: null,
+    text: `entry ${id}`,
+    createdAt: "2025-01-01T10:00:00Z",
+    ...overrides,
+  };
+}
+
+type Handlers = { [C in Command]?: (args: ArgsOf<C>) => ResultOf<C> | Promise<ResultOf<C>> };
+
+export interface FakeBackend extends Backend {
+  call: Backend["call"] & ReturnType<typeof vi.fn>;
+  /** Delivers an event to every subscriber. */
+  emit: (event: KilnEvent) => void;
+  /** Replaces or adds command handlers. */
+  handle: (handlers: Handlers) => void;
+}
+
+/** A fake Backend answering from handlers (defaults: get_state → appState, list_sessions → []). */
+export function fakeBackend(handlers: Handlers = {}, kind: "tauri" | "http" = "http"): FakeBackend {
+  const table: Handlers = {
+    get_state: () => appState,
+    list_sessions: () => [],
+    ...handlers,
+  };
+  const listeners = new Set<(e: KilnEvent) => void>();
+  const call = vi.fn(async (command: Command, args: unknown) => {
+    const handler = table[command] as ((a: unknown) => unknown) | undefined;
+    if (!handler) throw new Error(`fake backend: no handler for ${command}`);
+    return handler(args);
+  });
+  return {
+    kind,
+    call: call as FakeBackend["call"],
+    subscribe: (onEvent) => {
+      listeners.add(onEvent);
+      return () => listeners.delete(onEvent);
+    },
+    pickFolder: vi.fn(async () => (kind === "tauri" ? "/picked/folder" : null)),
+    emit: (event) => listeners.forEach((l) => l(event)),
+    handle: (more) => Object.assign(table, more),
+  };
+}
