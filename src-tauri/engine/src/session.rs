@@ -184,6 +184,7 @@ async fn finish_setup(
             };
             let mut text = format!("**dependencies** {verdict} in {:.1} s — `{command}`", o.duration.as_secs_f64());
             let shown = if o.tail.is_empty() { o.head.clone() } else { format!("{}\n…\n{}", o.head, o.tail) };
+            let shown = shown.trim_matches(['\n', '\r']);
             if !shown.trim().is_empty() {
                 text.push_str(&format!("\n\n```\n{}\n```", shown.trim_end()));
             }
