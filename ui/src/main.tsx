@@ -3,9 +3,11 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { createBackend } from "./api";
 import { App } from "./App";
+import { startTheme } from "./lib/theme";
 import { StoreProvider } from "./state/store";
 import "./styles.css";
 
+startTheme();
 const backend = createBackend();
 
 createRoot(document.getElementById("root")!).render(

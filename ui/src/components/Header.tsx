@@ -1,9 +1,19 @@
 // The app header: Kiln mark, the open workspace (name and root) and the "Switch workspace" button.
 import type { AppState } from "../api/types";
+import { useState } from "react";
+import { applyTheme, loadTheme, nextTheme, type ThemeChoice } from "../lib/theme";
 import { navigate, paths } from "../router";
+
+const THEME_LABEL: Record<ThemeChoice, string> = { system: "Theme: system", dark: "Theme: dark", light: "Theme: light" };
 
 export function Header({ app }: { app: AppState | null }) {
   const workspace = app?.workspace ?? null;
+  const [theme, setTheme] = useState<ThemeChoice>(loadTheme);
+  const cycleTheme = () => {
+    const next = nextTheme(theme);
+    applyTheme(next);
+    setTheme(next);
+  };
   return (
     <header className="app-header">
       <a className="brand" href={workspace ? paths.dashboard : paths.workspace} aria-label="Kiln home">
@@ -20,6 +30,9 @@ export function Header({ app }: { app: AppState | null }) {
       )}
       <div className="header-end">
         {app && <span className="muted small" title={`Transport: ${app.transport}`}>v{app.version}</span>}
+        <button type="button" className="btn btn-small" onClick={cycleTheme} data-testid="theme" title="Switch between the system, dark and light themes">
+          {THEME_LABEL[theme]}
+        </button>
         {workspace && (
           <button type="button" className="btn btn-small" onClick={() => navigate(paths.workspace)} data-testid="switch-workspace">
             Switch workspace
