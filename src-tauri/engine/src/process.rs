@@ -64,6 +64,10 @@ pub struct Running {
 impl Running {
     /// Kills the whole process group.
     pub fn kill(&self) {
+        // A pgid of 0 (not started yet) would signal Kiln's own group: never.
+        if self.pgid <= 0 {
+            return;
+        }
         // SAFETY: kill(2) with a negative pid signals the group we created.
         unsafe {
             libc::kill(-self.pgid, libc::SIGKILL);

@@ -151,7 +151,12 @@ async fn start_setup(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, c
         let ws_for_start = ws.clone();
         let key = id.to_string();
         let outcome = crate::process::run(&command, &dir, &[], SETUP_TIMEOUT, move |running| {
-            ws_for_start.running.lock().unwrap().insert(key, running);
+            let mut map = ws_for_start.running.lock().unwrap();
+            match map.get_mut(&key) {
+                Some(slot) => *slot = running,
+                // Stopped before it even started: it goes at once.
+                None => running.kill(),
+            }
         })
         .await;
         let was_stopped = ws.running.lock().unwrap().remove(id.as_str()).is_none();
