@@ -24,6 +24,11 @@ pub enum ErrorCode {
     SessionNotArchived,
     UnknownCommand,
     HostNotAllowed,
+    AttachmentLimit,
+    AttachmentTooLarge,
+    AttachmentType,
+    AttachmentEmpty,
+    AttachmentMismatch,
     Internal,
 }
 
@@ -38,6 +43,10 @@ impl ErrorCode {
             WorkspaceNotOpen | ModuleAlreadyInSession | SessionRunning | SessionArchived
             | SessionDelivered | SessionNotArchived => 409,
             SessionDeleted => 410,
+            AttachmentLimit => 409,
+            AttachmentTooLarge => 413,
+            AttachmentType | AttachmentMismatch => 415,
+            AttachmentEmpty => 400,
             Internal => 500,
         }
     }
@@ -61,6 +70,11 @@ impl ErrorCode {
             SessionNotArchived => "SESSION_NOT_ARCHIVED",
             UnknownCommand => "UNKNOWN_COMMAND",
             HostNotAllowed => "HOST_NOT_ALLOWED",
+            AttachmentLimit => "ATTACHMENT_LIMIT",
+            AttachmentTooLarge => "ATTACHMENT_TOO_LARGE",
+            AttachmentType => "ATTACHMENT_TYPE",
+            AttachmentEmpty => "ATTACHMENT_EMPTY",
+            AttachmentMismatch => "ATTACHMENT_MISMATCH",
             Internal => "INTERNAL",
         }
     }

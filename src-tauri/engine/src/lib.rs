@@ -3,6 +3,7 @@
 //! desktop app and `kiln serve` expose. It knows nothing of Tauri or HTTP.
 
 pub mod api;
+pub mod attachments;
 pub mod clock;
 pub mod config;
 pub mod error;
@@ -14,6 +15,7 @@ pub mod planner;
 pub mod process;
 pub mod roles;
 pub mod routing;
+pub mod secrets;
 pub mod session;
 pub mod snapshot;
 pub mod store;
