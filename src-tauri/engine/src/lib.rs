@@ -3,9 +3,11 @@
 //! desktop app and `kiln serve` expose. It knows nothing of Tauri or HTTP.
 
 pub mod api;
+pub mod approval;
 pub mod attachments;
 pub mod clock;
 pub mod config;
+pub mod drivers;
 pub mod error;
 pub mod events;
 pub mod ids;

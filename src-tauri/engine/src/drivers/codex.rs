@@ -1,0 +1,241 @@
+//! Codex: the command line for one turn (`codex exec --json`) and the parser that
+//! reads its stdout, one JSON line at a time, into driver events. Codex reports items
+//! (messages, commands, patches…) as started, updated and completed, and tokens but
+//! never a cost.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use super::events::{count, title_line, DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
+
+const SOURCE: &str = "codex";
+
+/// How to run one turn. No `Debug`: it may hold an API key.
+#[derive(Clone)]
+pub struct CodexOptions {
+    /// The whole message for this turn, passed as the last argument. Codex also reads
+    /// stdin when it is piped, so the turn must run with stdin closed.
+    pub prompt: String,
+    /// The session working copy, where the agent works and may write.
+    pub dir: PathBuf,
+    /// The `thread_id` of an earlier turn to continue; `None` starts a new thread.
+    pub thread_id: Option<String>,
+    pub model: Option<String>,
+    /// `-c key=value` settings; codex reads each value as TOML, falling back to a string.
+    pub config: Vec<(String, String)>,
+    /// Bring-your-own-key; unset, the CLI uses the operator's own login.
+    pub api_key: Option<String>,
+}
+
+impl CodexOptions {
+    pub fn new(prompt: impl Into<String>, dir: impl Into<PathBuf>) -> Self {
+        CodexOptions { prompt: prompt.into(), dir: dir.into(), thread_id: None, model: None, config: Vec::new(), api_key: None }
+    }
+}
+
+/// The arguments (after the `codex` binary) and the extra environment for a turn.
+pub fn command(opts: &CodexOptions) -> (Vec<String>, Vec<(String, String)>) {
+    let dir = opts.dir.to_string_lossy().into_owned();
+    let mut args: Vec<String> =
+        ["exec", "--json", "--skip-git-repo-check", "-C", dir.as_str(), "--sandbox", "workspace-write"].map(String::from).into();
+    if let Some(model) = &opts.model {
+        args.extend(["--model".to_string(), model.clone()]);
+    }
+    for (key, value) in &opts.config {
+        args.extend(["-c".to_string(), format!("{key}={value}")]);
+    }
+    // Every option goes before `resume`: `exec resume` itself rejects -C and --sandbox.
+    if let Some(thread) = &opts.thread_id {
+        args.extend(["resume".to_string(), thread.clone()]);
+    }
+    args.push(opts.prompt.clone());
+
+    // `codex exec` takes an API key from CODEX_API_KEY.
+    let env = opts.api_key.iter().map(|key| ("CODEX_API_KEY".to_string(), key.clone())).collect();
+    (args, env)
+}
+
+/// Reads one turn's stdout. Keep one parser per turn: it remembers which tool calls it
+/// already announced and the agent's last message, which `turn.completed` lacks.
+#[derive(Debug, Default)]
+pub struct CodexParser {
+    announced: HashSet<String>,
+    last_text: Option<String>,
+}
+
+impl CodexParser {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The events in one stdout line; a blank line has none. A line that is not JSON,
+    /// or of a type this parser does not know, comes back whole as `Unknown`.
+    pub fn parse_line(&mut self, line: &str) -> Vec<DriverEvent> {
+        let line = line.trim();
+        if line.is_empty() {
+            return Vec::new();
+        }
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
+            return vec![unknown(Value::String(line.to_string()))];
+        };
+        match value["type"].as_str() {
+            Some("thread.started") => match value["thread_id"].as_str() {
+                Some(id) => vec![DriverEvent::SessionStarted { resume_id: id.to_string(), model: None }],
+                None => vec![unknown(value)],
+            },
+            Some("turn.started") => {
+                self.last_text = None;
+                Vec::new()
+            }
+            Some("turn.completed") => vec![
+                usage(&value["usage"]),
+                DriverEvent::TurnEnded { is_error: false, stop_reason: None, final_text: self.last_text.take(), error: None },
+            ],
+            Some("turn.failed") => {
+                let message = value["error"]["message"].as_str().unwrap_or("codex reported the turn failed");
+                vec![DriverEvent::TurnEnded { is_error: true, stop_reason: None, final_text: None, error: Some(message.into()) }]
+            }
+            Some("error") => vec![stream_error(text_of(&value, "message"))],
+            Some("item.started" | "item.updated") => self.item(value, false),
+            Some("item.completed") => self.item(value, true),
+            _ => vec![unknown(value)],
+        }
+    }
+
+    fn item(&mut self, line: Value, completed: bool) -> Vec<DriverEvent> {
+        let item = &line["item"];
+        let id = text_of(item, "id");
+        match item["type"].as_str() {
+            // Messages and reasoning are whole only once completed.
+            Some("agent_message") if completed => {
+                let text = text_of(item, "text");
+                self.last_text = Some(text.clone());
+                vec![DriverEvent::Text { text }]
+            }
+            Some("reasoning") if completed => vec![DriverEvent::Thought { text: text_of(item, "text") }],
+            Some("agent_message" | "reasoning") => Vec::new(),
+            Some("command_execution") => {
+                let command = text_of(item, "command");
+                let failed = item["exit_code"].as_i64().is_some_and(|code| code != 0);
+                let call = (ToolKind::Execute, title_line(&command), json!({ "command": command }));
+                self.tool(id, completed, call, status(item, failed), text_of(item, "aggregated_output"))
+            }
+            Some("file_change") => {
+                let changes = item["changes"].as_array().cloned().unwrap_or_default();
+                let listed: Vec<String> =
+                    changes.iter().map(|c| format!("{} {}", text_of(c, "kind"), text_of(c, "path"))).collect();
+                let paths: Vec<String> = changes.iter().map(|c| text_of(c, "path")).collect();
+                let call = (ToolKind::Edit, title_line(&format!("Edit {}", paths.join(", "))), json!({ "changes": changes }));
+                let status = status(item, false);
+                let mut events = self.tool(id, completed, call, status, listed.join("\n"));
+                if completed && status == ToolStatus::Completed {
+                    let changed = changes.iter().map(|c| DriverEvent::FileChange { path: text_of(c, "path"), change: change_kind(c) });
+                    events.extend(changed);
+                }
+                events
+            }
+            Some("mcp_tool_call") => {
+                let title = format!("{}: {}", text_of(item, "server"), text_of(item, "tool"));
+                let call = (ToolKind::Other, title_line(&title), item["arguments"].clone());
+                let output = match item["error"]["message"].as_str() {
+                    Some(message) => message.to_string(),
+                    None => {
+                        let blocks = item["result"]["content"].as_array().into_iter().flatten();
+                        blocks.filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n")
+                    }
+                };
+                self.tool(id, completed, call, status(item, item["error"].is_object()), output)
+            }
+            Some("web_search") => {
+                let query = text_of(item, "query");
+                let call = (ToolKind::Fetch, title_line(&format!("Web search {query}")), json!({ "query": query }));
+                self.tool(id, completed, call, status(item, false), String::new())
+            }
+            // The plan as it stands; its completion at the end of the turn repeats the last one.
+            Some("todo_list") if completed => Vec::new(),
+            Some("todo_list") => vec![DriverEvent::Thought { text: plan(item) }],
+            Some("error") => vec![DriverEvent::Error { message: text_of(item, "message") }],
+            _ => vec![unknown(line)],
+        }
+    }
+
+    /// A tool item's call, once (some items are only ever reported completed), and its
+    /// result when it completes.
+    fn tool(
+        &mut self,
+        id: String,
+        completed: bool,
+        (kind, title, input): (ToolKind, String, Value),
+        status: ToolStatus,
+        output: String,
+    ) -> Vec<DriverEvent> {
+        let mut events = Vec::new();
+        if !self.announced.contains(&id) {
+            events.push(DriverEvent::ToolCall { id: id.clone(), kind, title, input });
+        }
+        if completed {
+            self.announced.remove(&id);
+            events.push(DriverEvent::ToolResult { id, status, output });
+        } else {
+            self.announced.insert(id);
+        }
+        events
+    }
+}
+
+/// Codex's input count includes cache reads; Kiln's does not (see `Usage`).
+fn usage(usage: &Value) -> DriverEvent {
+    let cached = count(usage, "cached_input_tokens");
+    DriverEvent::Usage(Usage {
+        input_tokens: count(usage, "input_tokens").saturating_sub(cached),
+        output_tokens: count(usage, "output_tokens"),
+        cache_read_tokens: cached,
+        cache_write_tokens: count(usage, "cache_write_input_tokens"),
+        cost_usd: None,
+    })
+}
+
+/// Codex reports its own reconnects ("Reconnecting... 2/5 …") as errors: those are retries.
+fn stream_error(message: String) -> DriverEvent {
+    match message.strip_prefix("Reconnecting...") {
+        Some(rest) => {
+            let attempt = rest.trim_start().split('/').next().and_then(|n| n.parse().ok()).unwrap_or(0);
+            DriverEvent::Retry { attempt, message }
+        }
+        None => DriverEvent::Error { message },
+    }
+}
+
+fn status(item: &Value, failed: bool) -> ToolStatus {
+    match item["status"].as_str() {
+        Some("failed" | "declined") => ToolStatus::Failed,
+        _ if failed => ToolStatus::Failed,
+        _ => ToolStatus::Completed,
+    }
+}
+
+fn change_kind(change: &Value) -> FileChangeKind {
+    match change["kind"].as_str() {
+        Some("add") => FileChangeKind::Add,
+        Some("delete") => FileChangeKind::Delete,
+        _ => FileChangeKind::Update,
+    }
+}
+
+fn plan(item: &Value) -> String {
+    let steps = item["items"].as_array().into_iter().flatten();
+    let lines: Vec<String> = steps
+        .map(|step| format!("[{}] {}", if step["completed"] == true { "x" } else { " " }, text_of(step, "text")))
+        .collect();
+    lines.join("\n")
+}
+
+fn text_of(value: &Value, key: &str) -> String {
+    value[key].as_str().unwrap_or_default().to_string()
+}
+
+fn unknown(raw: Value) -> DriverEvent {
+    DriverEvent::Unknown { source: SOURCE.into(), raw }
+}

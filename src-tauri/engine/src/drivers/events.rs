@@ -1,0 +1,96 @@
+//! The one event stream every driver produces (SPEC §7): whatever agent ran, a turn
+//! reads as session started, text, thoughts, tool calls and their results, file
+//! changes, usage and turn ended. Anything a parser does not understand is kept as
+//! `Unknown` rather than dropped, so a newer agent version never breaks a turn.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum DriverEvent {
+    /// The agent's own id for this conversation: pass it back to continue it.
+    SessionStarted { resume_id: String, model: Option<String> },
+    Text { text: String },
+    Thought { text: String },
+    /// `title` is one short line for people; `input` is what the agent sent, whole.
+    ToolCall { id: String, kind: ToolKind, title: String, input: Value },
+    /// `id` is the id of the `ToolCall` this answers.
+    ToolResult { id: String, status: ToolStatus, output: String },
+    FileChange { path: String, change: FileChangeKind },
+    /// The agent asks before using a tool; Kiln answers by policy, never by a prompt.
+    PermissionRequest { id: String, tool: String, input: Value },
+    Usage(Usage),
+    /// A problem the agent reported mid-turn. Whether the turn failed is for
+    /// `TurnEnded` to say: agents report recoverable problems the same way.
+    Error { message: String },
+    /// The provider failed and the agent is trying again by itself.
+    Retry { attempt: u32, message: String },
+    /// `final_text` is the agent's last answer; `error` is set only when `is_error`.
+    TurnEnded { is_error: bool, stop_reason: Option<String>, final_text: Option<String>, error: Option<String> },
+    /// A line or item this parser does not know, kept whole. `source` names the driver.
+    Unknown { source: String, raw: Value },
+}
+
+/// Tokens for the turn. Input counts only prompt tokens not read from the cache, as
+/// Claude reports them; Codex counts cache reads in its input, and its parser takes
+/// them out, so the same field means the same thing whichever agent ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    /// What the provider says the turn cost. `None` means unknown, which is not free:
+    /// never fill it with 0.
+    pub cost_usd: Option<f64>,
+}
+
+/// What a tool does, so the UI can show and group calls without knowing every agent's
+/// tool names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolKind {
+    Read,
+    Edit,
+    Execute,
+    Search,
+    Fetch,
+    Think,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolStatus {
+    Completed,
+    Failed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FileChangeKind {
+    Add,
+    Update,
+    Delete,
+}
+
+/// Longest tool title kept; the whole of it is in the call's `input`.
+const TITLE_CHARS: usize = 120;
+
+/// A tool title: the first line of `text`, cut to `TITLE_CHARS`.
+pub(crate) fn title_line(text: &str) -> String {
+    let first = text.trim().lines().next().unwrap_or("");
+    let cut: String = first.chars().take(TITLE_CHARS).collect();
+    if cut.len() < text.trim().len() {
+        format!("{cut}…")
+    } else {
+        cut
+    }
+}
+
+/// A token count from a usage object; absent counts are 0 (the agent did not use any).
+pub(crate) fn count(usage: &Value, key: &str) -> u64 {
+    usage[key].as_u64().unwrap_or(0)
+}
