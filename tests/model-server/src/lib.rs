@@ -1,0 +1,147 @@
+//! kiln-model-server: a scripted model provider on 127.0.0.1, so tests can run the
+//! real agent CLIs (Claude Code, Codex) and Kiln's own tool loop offline.
+//!
+//! A test starts one server per case with a script, points the CLI at it, and asserts
+//! on what the CLI did and on the requests the server recorded:
+//!
+//! ```no_run
+//! use kiln_model_server::{ModelServer, Step};
+//! use serde_json::json;
+//!
+//! # async fn example() {
+//! let server = ModelServer::start(vec![
+//!     Step::tool("shell", json!({"command": ["ls"]})),
+//!     Step::text("Listed the files."),
+//! ])
+//! .await;
+//! // Claude Code: ANTHROPIC_BASE_URL = server.base_url()
+//! // Codex / Chat Completions clients: base URL = server.openai_base_url() (".../v1")
+//! // ... run the CLI ...
+//! let requests = server.requests();
+//! assert_eq!(requests[0].path, "/v1/messages");
+//! # }
+//! ```
+//!
+//! **Script.** An ordered list of [`Step`]s shared by all protocols; each model request
+//! consumes the next one, whatever its protocol. In JSON (for the `kiln-model-server`
+//! binary, `--port N --script FILE.json`):
+//! `[{"tool": "shell", "arguments": {...}}, {"text": "done"}, {"error": {"status": 429, "message": "slow down"}}]`.
+//! An error may also carry `"type"`, `"code"` (override the provider's defaults) and
+//! `"retry_after"` (seconds, sent as `retry-after`). Once the script is used up every
+//! model request is answered with the text `(script exhausted)`.
+//!
+//! **Ids and usage are predictable.** The n-th model request (1-based) gets call id
+//! `call_n`, message/response ids `msg_n`/`resp_n`/`chatcmpl-n`, Responses item ids
+//! `fc_n`/`msg_n`. Input tokens are the request body's length in bytes / 4, output
+//! tokens are always 10; Anthropic also reports zero cache tokens, OpenAI zero cached
+//! and reasoning tokens.
+//!
+//! **Routes.** `POST /v1/messages` (Anthropic Messages, any query such as `?beta=true`),
+//! `POST /v1/messages/count_tokens` (`{"input_tokens": n}`, uses no step),
+//! `POST /v1/responses` (OpenAI Responses), `POST /v1/chat/completions` (OpenAI Chat
+//! Completions). Each streams server-sent events when the body says `"stream": true`
+//! and returns the provider's plain JSON otherwise. Any other request is recorded and
+//! answered 404 with a JSON error.
+//!
+//! **Recording.** Every request, model or not, is kept as a [`RecordedRequest`]
+//! (method, path, query, headers, JSON body) in arrival order: [`ModelServer::requests`].
+//!
+//! The server runs on its own thread and runtime, so a test body may block on a child
+//! process (even on a current-thread runtime) without starving it. It only ever binds
+//! 127.0.0.1 and stops when the [`ModelServer`] is dropped.
+
+mod anthropic;
+mod chat;
+mod openai_error;
+mod record;
+mod reply;
+mod responses;
+mod script;
+mod server;
+mod turn;
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::sync::Arc;
+
+use tokio::sync::oneshot;
+
+pub use record::RecordedRequest;
+pub use script::{load_script, parse_script, ScriptedError, Step, EXHAUSTED};
+pub use turn::OUTPUT_TOKENS;
+
+/// A running scripted server; dropping it shuts the server down.
+pub struct ModelServer {
+    pub addr: SocketAddr,
+    shared: Arc<server::Shared>,
+    shutdown: Option<oneshot::Sender<()>>,
+}
+
+impl ModelServer {
+    /// Starts a server on a free loopback port.
+    pub async fn start(script: Vec<Step>) -> ModelServer {
+        Self::spawn(script)
+    }
+
+    /// [`ModelServer::start`] for callers without an async context.
+    pub fn spawn(script: Vec<Step>) -> ModelServer {
+        Self::spawn_on(0, script).expect("bind 127.0.0.1:0")
+    }
+
+    /// Starts a server on 127.0.0.1:`port` (0 for any free port).
+    pub fn spawn_on(port: u16, script: Vec<Step>) -> std::io::Result<ModelServer> {
+        // Bound here, before returning, so the address is accepting connections as
+        // soon as the caller hands it to a client.
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(server::Shared::new(script));
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let app = server::router(shared.clone());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        std::thread::Builder::new()
+            .name(format!("kiln-model-server:{}", addr.port()))
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let listener =
+                        tokio::net::TcpListener::from_std(listener).expect("adopt listener");
+                    let stop = async {
+                        let _ = stopped.await;
+                    };
+                    let _ = axum::serve(listener, app)
+                        .with_graceful_shutdown(stop)
+                        .await;
+                });
+                // Dropping the runtime here ends any connection still open.
+            })?;
+        Ok(ModelServer {
+            addr,
+            shared,
+            shutdown: Some(shutdown),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`, the form Anthropic clients take (`ANTHROPIC_BASE_URL`).
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// `http://127.0.0.1:PORT/v1`, the form OpenAI clients take as their base URL.
+    pub fn openai_base_url(&self) -> String {
+        format!("{}/v1", self.base_url())
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        server::recorded(&self.shared)
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+}
