@@ -29,6 +29,8 @@ pub enum ErrorCode {
     AttachmentType,
     AttachmentEmpty,
     AttachmentMismatch,
+    DriverNotFound,
+    DriverFailed,
     Internal,
 }
 
@@ -46,6 +48,8 @@ impl ErrorCode {
             AttachmentLimit => 409,
             AttachmentTooLarge => 413,
             AttachmentType | AttachmentMismatch => 415,
+            DriverNotFound => 424,
+            DriverFailed => 502,
             AttachmentEmpty => 400,
             Internal => 500,
         }
@@ -75,6 +79,8 @@ impl ErrorCode {
             AttachmentType => "ATTACHMENT_TYPE",
             AttachmentEmpty => "ATTACHMENT_EMPTY",
             AttachmentMismatch => "ATTACHMENT_MISMATCH",
+            DriverNotFound => "DRIVER_NOT_FOUND",
+            DriverFailed => "DRIVER_FAILED",
             Internal => "INTERNAL",
         }
     }

@@ -278,3 +278,39 @@ fn text_of(value: &Value, key: &str) -> String {
 fn unknown(raw: Value) -> DriverEvent {
     DriverEvent::Unknown { source: SOURCE.into(), raw }
 }
+
+/// The `claude` driver: the Claude Code CLI, continued across turns with `--resume`.
+/// No `Debug`: it may hold an API key.
+#[derive(Clone, Default)]
+pub struct ClaudeDriver {
+    /// The binary from Settings; `None` searches the usual places.
+    pub binary: Option<std::path::PathBuf>,
+    /// Bring-your-own-key endpoint; unset, the CLI uses the operator's own login.
+    pub base_url: Option<String>,
+    pub api_key: Option<String>,
+}
+
+impl super::Driver for ClaudeDriver {
+    fn id(&self) -> &'static str {
+        SOURCE
+    }
+
+    fn run(&self, request: super::TurnRequest, sink: super::TurnSink) -> super::TurnFuture {
+        let driver = self.clone();
+        Box::pin(async move {
+            let binary = super::discover::find("claude", driver.binary.as_deref())?;
+            let mut opts = ClaudeOptions::new(request.prompt);
+            opts.resume_id = request.resume_id;
+            opts.model = request.model;
+            opts.append_system_prompt = Some(request.instructions).filter(|s| !s.is_empty());
+            // A read-only turn plans: Claude's plan mode edits nothing.
+            opts.permission_mode = if request.read_only { "plan".into() } else { "acceptEdits".into() };
+            opts.base_url = driver.base_url;
+            opts.api_key = driver.api_key;
+            let (args, env) = command(&opts);
+            let mut parser = ClaudeParser::new();
+            let cli = super::runner::CliRun { binary: &binary, args, env, workdir: &request.workdir };
+            super::runner::run(cli, sink, move |line| parser.parse_line(line)).await
+        })
+    }
+}

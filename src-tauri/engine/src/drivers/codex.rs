@@ -239,3 +239,50 @@ fn text_of(value: &Value, key: &str) -> String {
 fn unknown(raw: Value) -> DriverEvent {
     DriverEvent::Unknown { source: SOURCE.into(), raw }
 }
+
+/// The `codex` driver: `codex exec --json`, continued across turns with `resume`.
+/// No `Debug`: it may hold an API key.
+#[derive(Clone, Default)]
+pub struct CodexDriver {
+    pub binary: Option<PathBuf>,
+    /// Extra `-c key=value` settings (a model provider for bring-your-own-key, …).
+    pub config: Vec<(String, String)>,
+    pub api_key: Option<String>,
+}
+
+impl super::Driver for CodexDriver {
+    fn id(&self) -> &'static str {
+        SOURCE
+    }
+
+    fn run(&self, request: super::TurnRequest, sink: super::TurnSink) -> super::TurnFuture {
+        let driver = self.clone();
+        Box::pin(async move {
+            let binary = super::discover::find("codex", driver.binary.as_deref())?;
+            let mut opts = CodexOptions::new(request.prompt, request.workdir.clone());
+            opts.thread_id = request.resume_id;
+            opts.model = request.model;
+            opts.api_key = driver.api_key;
+            opts.config = driver.config;
+            if !request.instructions.is_empty() {
+                // Kiln's context goes in Codex's own instructions setting, never AGENTS.md.
+                opts.config.push(("developer_instructions".into(), toml_string(&request.instructions)));
+            }
+            let (mut args, env) = command(&opts);
+            if request.read_only {
+                // A read-only turn (the planner, a review) runs in Codex's read-only sandbox.
+                if let Some(i) = args.iter().position(|a| a == "workspace-write") {
+                    args[i] = "read-only".into();
+                }
+            }
+            let mut parser = CodexParser::new();
+            let cli = super::runner::CliRun { binary: &binary, args, env, workdir: &request.workdir };
+            super::runner::run(cli, sink, move |line| parser.parse_line(line)).await
+        })
+    }
+}
+
+/// A TOML basic string, so `-c key=value` keeps quotes, newlines and backslashes intact.
+fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_string()).to_string()
+}

@@ -2,6 +2,53 @@
 //! turns its agent's own output into the one `events::DriverEvent` stream, so the
 //! rest of the engine never needs to know which agent did the work.
 
-pub mod events;
 pub mod claude;
 pub mod codex;
+pub mod discover;
+pub mod events;
+pub mod runner;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+
+use tokio::sync::mpsc;
+
+use crate::error::Result;
+use crate::process::Running;
+use events::DriverEvent;
+
+/// Everything a driver needs for one turn.
+#[derive(Debug, Clone)]
+pub struct TurnRequest {
+    /// The session's working copy: where the agent works.
+    pub workdir: PathBuf,
+    /// The operator's message, with the attachments note in front when there are any.
+    pub prompt: String,
+    /// The role's instruction and the session context, given through the agent's own
+    /// mechanism (an appended system prompt, an instructions setting), never by editing
+    /// the repository's `CLAUDE.md` or `AGENTS.md`.
+    pub instructions: String,
+    /// The agent's id for the conversation so far, to continue it.
+    pub resume_id: Option<String>,
+    pub model: Option<String>,
+    /// A read-only turn (the planner, a review) may not change files.
+    pub read_only: bool,
+}
+
+/// Where a running driver reports: its events, and its process group so a stop can
+/// kill everything it started.
+pub struct TurnSink {
+    pub events: mpsc::UnboundedSender<DriverEvent>,
+    pub on_process: Box<dyn FnOnce(Running) + Send>,
+}
+
+pub type TurnFuture = Pin<Box<dyn Future<Output = Result<()>> + Send>>;
+
+/// One agent. `run` resolves when the turn is over; it reports through `sink` and ends
+/// its stream with `TurnEnded` (the caller supplies one when a driver dies without).
+pub trait Driver: Send + Sync {
+    /// `claude`, `codex`, `openai-compatible`: the key resume ids are stored under.
+    fn id(&self) -> &'static str;
+    fn run(&self, request: TurnRequest, sink: TurnSink) -> TurnFuture;
+}

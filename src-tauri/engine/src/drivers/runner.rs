@@ -1,0 +1,87 @@
+//! Running an agent CLI for one turn: spawned in the session's working copy with stdin
+//! closed (Codex waits for EOF otherwise) and in its own process group (so Stop kills
+//! everything it started), each stdout line parsed into driver events as it arrives.
+//! A CLI that dies without a final line still ends its turn, with what it printed on
+//! stderr as the reason.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::process::Command;
+
+use super::events::DriverEvent;
+use super::TurnSink;
+use crate::error::{ApiError, Result};
+use crate::process::Running;
+
+/// Bytes of stderr kept to explain a failure.
+const STDERR_KEPT: usize = 8 * 1024;
+
+pub struct CliRun<'a> {
+    pub binary: &'a Path,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub workdir: &'a Path,
+}
+
+/// Runs the CLI to its end; `parse` turns one stdout line into events.
+pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) -> Vec<DriverEvent>) -> Result<()> {
+    let mut cmd = Command::new(cli.binary);
+    cmd.args(&cli.args)
+        .envs(cli.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .current_dir(cli.workdir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| ApiError::new(crate::error::ErrorCode::DriverFailed, format!("could not start `{}`: {e}", cli.binary.display())))?;
+    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+    (sink.on_process)(Running { pgid });
+
+    let stderr = child.stderr.take();
+    let stderr_task = tokio::spawn(async move {
+        let mut kept = Vec::new();
+        if let Some(mut stderr) = stderr {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                kept.extend_from_slice(&buf[..n]);
+                if kept.len() > STDERR_KEPT {
+                    kept.drain(..kept.len() - STDERR_KEPT);
+                }
+            }
+        }
+        String::from_utf8_lossy(&kept).into_owned()
+    });
+
+    let mut ended = false;
+    if let Some(stdout) = child.stdout.take() {
+        let mut lines = BufReader::new(stdout).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            for event in parse(&line) {
+                ended |= matches!(event, DriverEvent::TurnEnded { .. });
+                let _ = sink.events.send(event);
+            }
+        }
+    }
+    let status = child.wait().await.map_err(|e| ApiError::internal("waiting for the agent", e))?;
+    let stderr = tokio::time::timeout(std::time::Duration::from_secs(2), stderr_task).await.ok().and_then(|r| r.ok()).unwrap_or_default();
+    // Whatever the agent left running in its group goes with it.
+    Running { pgid }.kill();
+    if !ended {
+        let detail = stderr.trim();
+        let error = if detail.is_empty() {
+            format!("the agent exited ({status}) without finishing its turn")
+        } else {
+            format!("the agent exited ({status}) without finishing its turn: {detail}")
+        };
+        let _ = sink.events.send(DriverEvent::TurnEnded { is_error: true, stop_reason: None, final_text: None, error: Some(error) });
+    }
+    Ok(())
+}
