@@ -118,6 +118,9 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("open_workspace", json!({ "path": format!("{root}/missing") })),
         ("open_workspace", json!({ "path": "" })),
         ("open_workspace", json!({ "path": root })),
+        ("get_settings", json!({})),
+        ("update_settings", json!({ "defaultDriver": "nope" })),
+        ("update_settings", json!({ "openaiBaseUrl": "http://127.0.0.1:9/v1", "openaiModel": "m" })),
         ("create_session", json!({ "brief": "Make the cart faster" })),
         ("create_session", json!({ "brief": "Fix module modules/nope" })),
         ("create_session", json!({ "brief": 42 })),
@@ -130,6 +133,11 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("add_module", json!({ "sessionId": "$id", "moduleId": "@shop/cart" })),
         ("add_module", json!({ "sessionId": "$id", "moduleId": "@shop/cart" })),
         ("add_module", json!({ "sessionId": "$id", "moduleId": "@shop/nope" })),
+        ("send_message", json!({ "sessionId": "$id", "text": "Go", "driver": "nope" })),
+        ("send_message", json!({ "sessionId": "$id", "text": "  " })),
+        ("stop_turn", json!({ "sessionId": "$id" })),
+        ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/orders" })),
+        ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),
         ("list_sessions", json!({})),
         ("archive_session", json!({ "sessionId": "$id" })),
         ("archive_session", json!({ "sessionId": "$id" })),
@@ -200,9 +208,9 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     assert_eq!(
         codes,
         [
-            "WORKSPACE_NOT_OPEN", "WORKSPACE_NOT_FOUND", "INVALID_INPUT", "MODULE_REQUIRED", "MODULE_NOT_FOUND",
+            "WORKSPACE_NOT_OPEN", "WORKSPACE_NOT_FOUND", "INVALID_INPUT", "INVALID_INPUT", "MODULE_REQUIRED", "MODULE_NOT_FOUND",
             "INVALID_INPUT", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_ALREADY_IN_SESSION", "MODULE_NOT_FOUND",
-            "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
+            "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
         ]
     );
     let created = ipc_answers.iter().find(|(c, a)| c == "create_session" && a.is_ok()).unwrap().1.as_ref().unwrap();

@@ -31,6 +31,7 @@ pub enum ErrorCode {
     AttachmentMismatch,
     DriverNotFound,
     DriverFailed,
+    SpecMissing,
     Internal,
 }
 
@@ -50,6 +51,7 @@ impl ErrorCode {
             AttachmentType | AttachmentMismatch => 415,
             DriverNotFound => 424,
             DriverFailed => 502,
+            SpecMissing => 409,
             AttachmentEmpty => 400,
             Internal => 500,
         }
@@ -81,6 +83,7 @@ impl ErrorCode {
             AttachmentMismatch => "ATTACHMENT_MISMATCH",
             DriverNotFound => "DRIVER_NOT_FOUND",
             DriverFailed => "DRIVER_FAILED",
+            SpecMissing => "SPEC_MISSING",
             Internal => "INTERNAL",
         }
     }

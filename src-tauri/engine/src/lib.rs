@@ -3,10 +3,12 @@
 //! desktop app and `kiln serve` expose. It knows nothing of Tauri or HTTP.
 
 pub mod api;
+pub mod chain;
 pub mod approval;
 pub mod attachments;
 pub mod clock;
 pub mod config;
+pub mod confine;
 pub mod drivers;
 pub mod error;
 pub mod events;
@@ -19,8 +21,10 @@ pub mod roles;
 pub mod routing;
 pub mod secrets;
 pub mod session;
+pub mod settings;
 pub mod snapshot;
 pub mod store;
+pub mod turn;
 pub mod workspace;
 
 pub use api::types;

@@ -26,7 +26,20 @@ pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
 
 /// Appends an entry and tells every view.
 pub async fn record(ws: &Workspace, events: &EventBus, id: &SessionId, kind: EntryKind, module: Option<&str>, text: &str) -> Result<TranscriptEntry> {
-    let entry = transcript::append(&ws.pool, NewEntry { session: id.as_str(), kind, module, role: None, text, at: &now() }).await?;
+    record_as(ws, events, id, kind, module, None, text).await
+}
+
+/// `record` for an entry a role wrote (agent text, tool calls, handoffs).
+pub async fn record_as(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    kind: EntryKind,
+    module: Option<&str>,
+    role: Option<&str>,
+    text: &str,
+) -> Result<TranscriptEntry> {
+    let entry = transcript::append(&ws.pool, NewEntry { session: id.as_str(), kind, module, role, text, at: &now() }).await?;
     events.emit(EventBody::Transcript { entry: entry.clone() });
     Ok(entry)
 }
@@ -214,7 +227,7 @@ async fn finish_setup(
 }
 
 /// A session that may still be changed: exists and is not a tombstone.
-async fn live(ws: &Workspace, raw_id: &str) -> Result<(SessionId, SessionView)> {
+pub(crate) async fn live(ws: &Workspace, raw_id: &str) -> Result<(SessionId, SessionView)> {
     let id = SessionId::parse(raw_id)?;
     let session = view(ws, &id).await?;
     if session.deleted_at.is_some() {
@@ -224,7 +237,17 @@ async fn live(ws: &Workspace, raw_id: &str) -> Result<(SessionId, SessionView)> 
 }
 
 /// Refuses while a process of the session runs, unless asked to stop it.
-async fn stop_or_refuse(ws: &Workspace, id: &SessionId, stop: bool, doing: &str) -> Result<()> {
+pub(crate) async fn stop_or_refuse(ws: &Workspace, id: &SessionId, stop: bool, doing: &str) -> Result<()> {
+    let turn = ws.turns.lock().unwrap().get(id.as_str()).cloned();
+    if let Some(turn) = turn {
+        if !stop {
+            return Err(ApiError::new(
+                ErrorCode::SessionRunning,
+                format!("a turn of session {id} is running; stop it first or {doing} with `stop: true`"),
+            ));
+        }
+        turn.stop().await;
+    }
     let running = ws.running.lock().unwrap().remove(id.as_str());
     let Some(running) = running else { return Ok(()) };
     if !stop {
@@ -266,7 +289,7 @@ pub async fn add_module(ws: &Workspace, events: &EventBus, args: AddModuleArgs) 
     publish(ws, events, &id).await
 }
 
-fn refuse_closed(session: &SessionView) -> Result<()> {
+pub(crate) fn refuse_closed(session: &SessionView) -> Result<()> {
     if session.archived_at.is_some() || session.rejected_at.is_some() {
         let what = if session.rejected_at.is_some() { "rejected" } else { "archived" };
         return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {} is {what}; restore it first", session.id)));

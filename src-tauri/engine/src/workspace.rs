@@ -27,6 +27,10 @@ pub struct Workspace {
     pub pool: SqlitePool,
     /// Processes running per session (setup now, turns later), to report and stop them.
     pub running: Mutex<HashMap<String, Running>>,
+    /// The turn running per session, to stop or supersede it.
+    pub turns: Mutex<HashMap<String, crate::turn::TurnHandle>>,
+    /// The OpenAI-compatible driver in use, by its settings, so conversations last.
+    pub openai: Mutex<Option<(String, crate::drivers::openai::OpenAiDriver)>>,
     /// Serializes writes to `store.git`.
     pub store_lock: tokio::sync::Mutex<()>,
 }
@@ -69,6 +73,8 @@ impl Workspace {
             exclude_kiln_dir(&git.common_dir)?;
         }
         let pool = crate::store::open(&kiln.join("kiln.db")).await?;
+        // No turn survives the process that ran it: one still marked running was cut short.
+        crate::store::turns::close_orphans(&pool, &crate::clock::now()).await?;
         Ok(Workspace {
             root,
             config_path,
@@ -78,6 +84,8 @@ impl Workspace {
             git,
             pool,
             running: Mutex::new(HashMap::new()),
+            turns: Mutex::new(HashMap::new()),
+            openai: Mutex::new(None),
             store_lock: tokio::sync::Mutex::new(()),
         })
     }
@@ -123,7 +131,7 @@ impl Workspace {
     }
 
     pub fn is_running(&self, id: &str) -> bool {
-        self.running.lock().unwrap().contains_key(id)
+        self.running.lock().unwrap().contains_key(id) || self.turns.lock().unwrap().contains_key(id)
     }
 }
 

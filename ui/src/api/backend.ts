@@ -2,6 +2,7 @@
 import type {
   AddModuleArgs,
   AppState,
+  ApproveSpecArgs,
   CreateSessionArgs,
   DeleteSessionArgs,
   EmptyArgs,
@@ -10,10 +11,13 @@ import type {
   KilnEvent,
   ListSessionsArgs,
   OpenWorkspaceArgs,
+  SendMessageArgs,
   SessionIdArgs,
   SessionView,
+  SettingsView,
   StopArgs,
   TranscriptEntry,
+  UpdateSettingsArgs,
   WorkspaceView,
 } from "./types";
 
@@ -30,6 +34,15 @@ export interface CommandMap {
   restore_session: { args: SessionIdArgs; result: SessionView };
   reject_session: { args: StopArgs; result: SessionView };
   delete_session: { args: DeleteSessionArgs; result: SessionView | null };
+  /** Starts a turn (a running one is stopped first). */
+  send_message: { args: SendMessageArgs; result: SessionView };
+  /** INVALID_INPUT when no turn runs. */
+  stop_turn: { args: SessionIdArgs; result: SessionView };
+  /** SPEC_MISSING when the module has no SPEC.md yet. */
+  approve_spec: { args: ApproveSpecArgs; result: SessionView };
+  get_settings: { args: EmptyArgs; result: SettingsView };
+  /** An absent field stays as it is, "" clears it; the key is write-only. */
+  update_settings: { args: UpdateSettingsArgs; result: SettingsView };
 }
 
 export type Command = keyof CommandMap;

@@ -1,7 +1,7 @@
 // Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).
 // Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "INTERNAL";
 
 export type ApiError = { code: ErrorCode, message: string, };
 
@@ -37,11 +37,21 @@ export type CheckpointView = { sequence: number, at: string, label: string, role
 
 export type AttachmentView = { id: string, name: string, kind: string, size: number, addedAt: string, };
 
+export type UsageTotals = { turns: number, inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheWriteTokens: number, costUsd: number | null, unknownCostTurns: number, };
+
+export type RoleUsage = { role: string, usage: UsageTotals, };
+
+export type UsageView = { total: UsageTotals, byRole: Array<RoleUsage>, };
+
 export type SessionView = { id: string, kind: SessionKind, modules: Array<SessionModule>, title: string, brief: string, role: string | null, driver: string | null, model: string | null, resumeIds: { [key in string]: string }, autoContinue: boolean, chainDepth: number, state: SessionState, 
 /**
  * Whether a process of this session (a turn, its setup) is running now.
  */
-running: boolean, setup: SetupState, createdAt: string, updatedAt: string, deliveredAt: string | null, archivedAt: string | null, rejectedAt: string | null, deletedAt: string | null, attachments: Array<AttachmentView>, checkpoints: Array<CheckpointView>, };
+running: boolean, setup: SetupState, createdAt: string, updatedAt: string, deliveredAt: string | null, archivedAt: string | null, rejectedAt: string | null, deletedAt: string | null, attachments: Array<AttachmentView>, checkpoints: Array<CheckpointView>, 
+/**
+ * The role the next message goes to when none is picked (an asker, a paused chain).
+ */
+pendingRole: string | null, usage: UsageView, };
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
@@ -68,3 +78,30 @@ export type AddModuleArgs = { sessionId: string, moduleId: string, };
 export type StopArgs = { sessionId: string, stop?: boolean, };
 
 export type DeleteSessionArgs = { sessionId: string, stop?: boolean, keepTranscript?: boolean, };
+
+export type SendMessageArgs = { sessionId: string, text: string, 
+/**
+ * The composer's role picker: this turn only.
+ */
+role?: string, 
+/**
+ * The composer's module picker: this turn only.
+ */
+module?: string, driver?: string, model?: string, };
+
+export type ApproveSpecArgs = { sessionId: string, moduleId: string, };
+
+export type DriverStatus = { id: string, available: boolean, 
+/**
+ * The binary found, the endpoint set, or what to do to make it available.
+ */
+detail: string, };
+
+export type SettingsView = { defaultDriver: string, claudePath: string | null, codexPath: string | null, openaiBaseUrl: string | null, openaiModel: string | null, openaiKeyFingerprint: string | null, drivers: Array<DriverStatus>, };
+
+export type UpdateSettingsArgs = { defaultDriver?: string, claudePath?: string, codexPath?: string, openaiBaseUrl?: string, openaiModel?: string, 
+/**
+ * Stored sealed; required again whenever the endpoint changes, so a stored key is
+ * never sent to a host it was not given for.
+ */
+openaiKey?: string, };

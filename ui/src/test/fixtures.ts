@@ -1,7 +1,7 @@
 // Test fixtures: sample workspace, sessions and transcript entries, plus a scriptable fake Backend.
 import { vi } from "vitest";
 import type { ArgsOf, Backend, Command, ResultOf } from "../api/backend";
-import type { AppState, KilnEvent, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
+import type { AppState, KilnEvent, SessionView, SettingsView, TranscriptEntry, UsageTotals, WorkspaceView } from "../api/types";
 
 export const workspace: WorkspaceView = {
   root: "/home/dev/shop",
@@ -46,6 +46,29 @@ export function makeSession(overrides: Partial<SessionView> = {}): SessionView {
     deletedAt: null,
     attachments: [],
     checkpoints: [],
+    pendingRole: null,
+    usage: { total: makeTotals(), byRole: [] },
+    ...overrides,
+  };
+}
+
+export function makeTotals(overrides: Partial<UsageTotals> = {}): UsageTotals {
+  return { turns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unknownCostTurns: 0, ...overrides };
+}
+
+export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsView {
+  return {
+    defaultDriver: "claude",
+    claudePath: null,
+    codexPath: null,
+    openaiBaseUrl: null,
+    openaiModel: null,
+    openaiKeyFingerprint: null,
+    drivers: [
+      { id: "claude", available: true, detail: "/usr/local/bin/claude" },
+      { id: "codex", available: false, detail: "install it with `npm i -g @openai/codex`" },
+      { id: "openai-compatible", available: false, detail: "set the endpoint and model in Settings" },
+    ],
     ...overrides,
   };
 }

@@ -31,6 +31,11 @@ macro_rules! for_each_operation {
             restore_session(SessionIdArgs) -> SessionView;
             reject_session(StopArgs) -> SessionView;
             delete_session(DeleteSessionArgs) -> Option<SessionView>;
+            send_message(SendMessageArgs) -> SessionView;
+            stop_turn(SessionIdArgs) -> SessionView;
+            approve_spec(ApproveSpecArgs) -> SessionView;
+            get_settings(EmptyArgs) -> SettingsView;
+            update_settings(UpdateSettingsArgs) -> SettingsView;
         }
     };
 }
@@ -178,5 +183,25 @@ impl Engine {
 
     pub async fn delete_session(&self, args: DeleteSessionArgs) -> Result<Option<SessionView>> {
         session::delete(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn send_message(&self, args: SendMessageArgs) -> Result<SessionView> {
+        crate::chain::send_message(&self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn stop_turn(&self, args: SessionIdArgs) -> Result<SessionView> {
+        crate::chain::stop_turn(&self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn approve_spec(&self, args: ApproveSpecArgs) -> Result<SessionView> {
+        crate::chain::approve_spec(&self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn get_settings(&self, _: EmptyArgs) -> Result<SettingsView> {
+        crate::settings::view(&*self.workspace()?).await
+    }
+
+    pub async fn update_settings(&self, args: UpdateSettingsArgs) -> Result<SettingsView> {
+        crate::settings::update(&*self.workspace()?, args).await
     }
 }

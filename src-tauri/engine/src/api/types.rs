@@ -128,6 +128,37 @@ pub struct SessionView {
     pub deleted_at: Option<String>,
     pub attachments: Vec<AttachmentView>,
     pub checkpoints: Vec<CheckpointView>,
+    /// The role the next message goes to when none is picked (an asker, a paused chain).
+    pub pending_role: Option<String>,
+    pub usage: UsageView,
+}
+
+/// Tokens and cost of a set of turns. `cost_usd` adds up what providers reported;
+/// `unknown_cost_turns` counts turns whose provider reported none (never shown as free).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageTotals {
+    pub turns: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cache_read_tokens: i64,
+    pub cache_write_tokens: i64,
+    pub cost_usd: Option<f64>,
+    pub unknown_cost_turns: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RoleUsage {
+    pub role: String,
+    pub usage: UsageTotals,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageView {
+    pub total: UsageTotals,
+    pub by_role: Vec<RoleUsage>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -245,6 +276,83 @@ pub struct DeleteSessionArgs {
     pub keep_transcript: Option<bool>,
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SendMessageArgs {
+    pub session_id: String,
+    pub text: String,
+    /// The composer's role picker: this turn only.
+    #[serde(default)]
+    #[ts(optional)]
+    pub role: Option<String>,
+    /// The composer's module picker: this turn only.
+    #[serde(default)]
+    #[ts(optional)]
+    pub module: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub driver: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApproveSpecArgs {
+    pub session_id: String,
+    pub module_id: String,
+}
+
+/// Whether a driver can run here, and why not when it cannot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DriverStatus {
+    pub id: String,
+    pub available: bool,
+    /// The binary found, the endpoint set, or what to do to make it available.
+    pub detail: String,
+}
+
+/// The workspace's driver settings. A key is never sent back: only its fingerprint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsView {
+    pub default_driver: String,
+    pub claude_path: Option<String>,
+    pub codex_path: Option<String>,
+    pub openai_base_url: Option<String>,
+    pub openai_model: Option<String>,
+    pub openai_key_fingerprint: Option<String>,
+    pub drivers: Vec<DriverStatus>,
+}
+
+/// Changes to the settings: an absent field stays as it is, an empty string clears it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateSettingsArgs {
+    #[serde(default)]
+    #[ts(optional)]
+    pub default_driver: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub claude_path: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub codex_path: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub openai_base_url: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub openai_model: Option<String>,
+    /// Stored sealed; required again whenever the endpoint changes, so a stored key is
+    /// never sent to a host it was not given for.
+    #[serde(default)]
+    #[ts(optional)]
+    pub openai_key: Option<String>,
+}
+
 /// The TypeScript declarations of every type above, in dependency order: the content
 /// of `ui/src/api/types.ts` after its header.
 pub fn typescript() -> String {
@@ -265,6 +373,9 @@ pub fn typescript() -> String {
         SetupState::decl(&cfg),
         CheckpointView::decl(&cfg),
         AttachmentView::decl(&cfg),
+        UsageTotals::decl(&cfg),
+        RoleUsage::decl(&cfg),
+        UsageView::decl(&cfg),
         SessionView::decl(&cfg),
         EntryKind::decl(&cfg),
         TranscriptEntry::decl(&cfg),
@@ -279,6 +390,11 @@ pub fn typescript() -> String {
         AddModuleArgs::decl(&cfg),
         StopArgs::decl(&cfg),
         DeleteSessionArgs::decl(&cfg),
+        SendMessageArgs::decl(&cfg),
+        ApproveSpecArgs::decl(&cfg),
+        DriverStatus::decl(&cfg),
+        SettingsView::decl(&cfg),
+        UpdateSettingsArgs::decl(&cfg),
     ];
     let mut out = String::from(TYPES_HEADER);
     for decl in decls {

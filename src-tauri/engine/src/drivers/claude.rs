@@ -288,6 +288,9 @@ pub struct ClaudeDriver {
     /// Bring-your-own-key endpoint; unset, the CLI uses the operator's own login.
     pub base_url: Option<String>,
     pub api_key: Option<String>,
+    /// Extra environment for the CLI (`HOME`, …), set after the driver's own variables
+    /// (so one named here wins): a caller can give it another home without a setting each.
+    pub env: Vec<(String, String)>,
 }
 
 impl super::Driver for ClaudeDriver {
@@ -307,7 +310,8 @@ impl super::Driver for ClaudeDriver {
             opts.permission_mode = if request.read_only { "plan".into() } else { "acceptEdits".into() };
             opts.base_url = driver.base_url;
             opts.api_key = driver.api_key;
-            let (args, env) = command(&opts);
+            let (args, mut env) = command(&opts);
+            env.extend(driver.env);
             let mut parser = ClaudeParser::new();
             let cli = super::runner::CliRun { binary: &binary, args, env, workdir: &request.workdir };
             super::runner::run(cli, sink, move |line| parser.parse_line(line)).await

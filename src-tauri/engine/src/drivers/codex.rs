@@ -248,6 +248,9 @@ pub struct CodexDriver {
     /// Extra `-c key=value` settings (a model provider for bring-your-own-key, …).
     pub config: Vec<(String, String)>,
     pub api_key: Option<String>,
+    /// Extra environment for the CLI (`CODEX_HOME`, a provider's key variable, …), set after
+    /// the driver's own variables (so one named here wins): no setting needed for each.
+    pub env: Vec<(String, String)>,
 }
 
 impl super::Driver for CodexDriver {
@@ -268,7 +271,8 @@ impl super::Driver for CodexDriver {
                 // Kiln's context goes in Codex's own instructions setting, never AGENTS.md.
                 opts.config.push(("developer_instructions".into(), toml_string(&request.instructions)));
             }
-            let (mut args, env) = command(&opts);
+            let (mut args, mut env) = command(&opts);
+            env.extend(driver.env);
             if request.read_only {
                 // A read-only turn (the planner, a review) runs in Codex's read-only sandbox.
                 if let Some(i) = args.iter().position(|a| a == "workspace-write") {

@@ -6,7 +6,10 @@ pub mod claude;
 pub mod codex;
 pub mod discover;
 pub mod events;
+pub mod openai;
+pub mod registry;
 pub mod runner;
+pub mod tools;
 
 use std::future::Future;
 use std::path::PathBuf;

@@ -3,6 +3,7 @@
 
 pub mod sessions;
 pub mod transcript;
+pub mod turns;
 
 use std::path::Path;
 use std::str::FromStr;

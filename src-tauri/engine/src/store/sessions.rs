@@ -26,6 +26,7 @@ struct SessionRow {
     archived_at: Option<String>,
     rejected_at: Option<String>,
     deleted_at: Option<String>,
+    pending_role: Option<String>,
 }
 
 #[derive(FromRow)]
@@ -117,6 +118,8 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
             .into_iter()
             .map(|c| CheckpointView { sequence: c.sequence, at: c.created_at, label: c.label, role: c.role, module: c.module_id })
             .collect(),
+        pending_role: row.pending_role,
+        usage: crate::store::turns::usage(pool, id).await?,
     })
 }
 

@@ -1,0 +1,329 @@
+//! The chain of turns (SPEC §6): an operator message starts a turn; each turn ends with
+//! a handoff that decides what follows — the next role (by itself up to 4 turns per
+//! message while auto-continue is on), the operator's approval of a specification, an
+//! answer to a question, review, or blocked when the driver failed.
+
+use std::sync::Arc;
+
+use crate::api::types::*;
+use crate::approval;
+use crate::clock::now;
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::events::EventBus;
+use crate::handoff::{self, Target};
+use crate::ids::SessionId;
+use crate::roles::{self, Role};
+use crate::routing::{self, ModuleState, Route};
+use crate::session::{self, publish, record, record_as};
+use crate::store::sessions as records;
+use crate::store::turns;
+use crate::turn::{self, TurnEnd, TurnPlan, TurnPlanSummary};
+use crate::workspace::Workspace;
+
+/// Chained turns one operator message may start by itself.
+pub const MAX_CHAIN: i64 = 4;
+
+/// Roles that write specifications and designs, and may work before approval.
+const BEFORE_APPROVAL: &[&str] = &["business-manager", "ux-designer"];
+
+pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SendMessageArgs) -> Result<SessionView> {
+    let (id, session) = session::live(ws, &args.session_id).await?;
+    session::refuse_closed(&session)?;
+    let text = args.text.trim();
+    if text.is_empty() {
+        return Err(ApiError::invalid("the message is empty"));
+    }
+    let module = match &args.module {
+        Some(m) => session.modules.iter().find(|x| &x.id == m).cloned().ok_or_else(|| {
+            ApiError::new(ErrorCode::ModuleNotFound, format!("`{m}` is not a module of this session; add it first"))
+        })?,
+        None => session.modules[0].clone(),
+    };
+    let roles = roles::load(&ws.root)?;
+    let picked = match &args.role {
+        Some(r) => Some(roles::find(&roles, r).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{r}`")))?),
+        None => None,
+    };
+    let driver_id = args.driver.clone().or(session.driver.clone());
+    let driver = crate::drivers::registry::resolve(ws, driver_id.as_deref()).await?;
+
+    // A new turn supersedes a running one, after it is gone.
+    session::stop_or_refuse(ws, &id, true, "send").await?;
+
+    record_as(ws, events, &id, EntryKind::User, Some(&module.id), None, text).await?;
+    let pending = pending_role(ws, &id).await?;
+    set_pending_role(ws, &id, None).await?;
+    let route = match picked {
+        Some(role) => Route::Role { role: role.id.clone(), reason: "picked in the composer".into() },
+        None => match pending.and_then(|p| roles::find(&roles, &p).cloned()) {
+            Some(role) => Route::Role { role: role.id, reason: "the message answers its question".into() },
+            None => route_module(ws, &id, &module, text).await?,
+        },
+    };
+    let plan_text = text.to_string();
+    begin(ws, events, &id, &module, &roles, route, driver, args.model.or(session.model.clone()), plan_text, 0).await?;
+    publish(ws, events, &id).await
+}
+
+pub async fn stop_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {
+    let id = SessionId::parse(&args.session_id)?;
+    session::view(ws, &id).await?;
+    let handle = ws.turns.lock().unwrap().get(id.as_str()).cloned();
+    match handle {
+        Some(handle) => handle.stop().await,
+        None => return Err(ApiError::new(ErrorCode::InvalidInput, format!("session {id} runs no turn"))),
+    }
+    publish(ws, events, &id).await
+}
+
+/// Approves a module's specification as it is now in the working copy: sets its status
+/// line, records the SHA-256 of that exact text, and resumes the chain.
+pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: ApproveSpecArgs) -> Result<SessionView> {
+    let (id, session) = session::live(ws, &args.session_id).await?;
+    session::refuse_closed(&session)?;
+    if ws.is_running(id.as_str()) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, "approve the specification when the turn has ended"));
+    }
+    let module = session
+        .modules
+        .iter()
+        .find(|m| m.id == args.module_id)
+        .cloned()
+        .ok_or_else(|| ApiError::new(ErrorCode::ModuleNotFound, format!("`{}` is not a module of this session", args.module_id)))?;
+    let path = spec_path(ws, &id, &module);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|_| ApiError::new(ErrorCode::SpecMissing, format!("`{}` has no specification to approve yet", module.id)))?;
+    let approved = approval::with_status(&text, "approved");
+    std::fs::write(&path, &approved)?;
+    let digest = approval::digest(&approved);
+    turns::approve(&ws.pool, id.as_str(), &module.id, &digest, &now()).await?;
+    let note = format!("Approved the specification of `{}` (SHA-256 `{}…`).", module.id, &digest[..12]);
+    record(ws, events, &id, EntryKind::System, Some(&module.id), &note).await?;
+    records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
+    if session.state == SessionState::AwaitingApproval && session.auto_continue {
+        let roles = roles::load(&ws.root)?;
+        let route = route_module(ws, &id, &module, &session.brief).await?;
+        let driver = crate::drivers::registry::resolve(ws, session.driver.as_deref()).await?;
+        let prompt = format!("The operator approved the specification. Continue this request:\n\n{}", session.brief);
+        begin(ws, events, &id, &module, &roles, route, driver, session.model.clone(), prompt, 0).await?;
+    }
+    publish(ws, events, &id).await
+}
+
+fn spec_path(ws: &Workspace, id: &SessionId, module: &SessionModule) -> std::path::PathBuf {
+    ws.session_workdir(id).join(&module.directory).join(&ws.config.modules.spec)
+}
+
+/// Whether the module's specification is approved as it stands: approved in this
+/// session (the recorded digest matches), or unchanged since the session's base with
+/// `status: approved` there.
+pub async fn spec_approved(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
+    let Ok(text) = std::fs::read_to_string(spec_path(ws, id, module)) else { return Ok(false) };
+    if approval::is_current(turns::approval(&ws.pool, id.as_str(), &module.id).await?.as_deref(), &text) {
+        return Ok(true);
+    }
+    if crate::modules::spec_status(&text).as_deref() != Some("approved") {
+        return Ok(false);
+    }
+    let store = ws.open_store()?;
+    let base = store.find_reference(&format!("refs/kiln/{id}/0")).and_then(|r| r.peel_to_tree());
+    let rel = std::path::Path::new(&module.directory).join(&ws.config.modules.spec);
+    let unchanged = base
+        .and_then(|tree| tree.get_path(&rel))
+        .and_then(|entry| store.find_blob(entry.id()).map(|b| b.content() == text.as_bytes()))
+        .unwrap_or(false);
+    Ok(unchanged)
+}
+
+async fn route_module(ws: &Workspace, id: &SessionId, module: &SessionModule, request: &str) -> Result<Route> {
+    let dir = ws.session_workdir(id).join(&module.directory);
+    let approved = spec_approved(ws, id, module).await?;
+    let m = &ws.config.modules;
+    let state = ModuleState::read(&dir, &m.spec, &m.server, &m.screen, approved);
+    let roles = roles::load(&ws.root)?;
+    let ids: Vec<&str> = roles.iter().map(|r| r.id.as_str()).collect();
+    Ok(routing::route(&state, request, &ids))
+}
+
+async fn pending_role(ws: &Workspace, id: &SessionId) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar("SELECT pending_role FROM sessions WHERE id = ?").bind(id.as_str()).fetch_one(&ws.pool).await?)
+}
+
+async fn set_pending_role(ws: &Workspace, id: &SessionId, role: Option<&str>) -> Result<()> {
+    sqlx::query("UPDATE sessions SET pending_role = ? WHERE id = ?").bind(role).bind(id.as_str()).execute(&ws.pool).await?;
+    Ok(())
+}
+
+/// Starts the turn a route names, or stops at approval.
+#[allow(clippy::too_many_arguments)]
+async fn begin(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    id: &SessionId,
+    module: &SessionModule,
+    roles: &[Role],
+    route: Route,
+    driver: Arc<dyn crate::drivers::Driver>,
+    model: Option<String>,
+    prompt: String,
+    chain_index: i64,
+) -> Result<()> {
+    let (role_id, reason) = match route {
+        Route::AwaitApproval { reason } => {
+            let text = format!("Waiting for your approval: {reason}. Read the specification of `{}` and approve it to go on.", module.id);
+            record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
+            records::set_state(&ws.pool, id.as_str(), SessionState::AwaitingApproval, &now()).await?;
+            return Ok(());
+        }
+        Route::Role { role, reason } => (role, reason),
+    };
+    let role = roles::find(roles, &role_id).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{role_id}`")))?;
+    if !BEFORE_APPROVAL.contains(&role.id.as_str()) && !spec_approved(ws, id, module).await? && has_spec(ws, id, module) {
+        let text = format!(
+            "**{}** would build `{}` next ({reason}), but its specification is not approved. Approve it to go on.",
+            role.name, module.id
+        );
+        record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
+        records::set_state(&ws.pool, id.as_str(), SessionState::AwaitingApproval, &now()).await?;
+        set_pending_role(ws, id, Some(&role.id)).await?;
+        return Ok(());
+    }
+    let session = session::view(ws, id).await?;
+    let routed = format!("Routed to **{}**: {reason}.", role.name);
+    record(ws, events, id, EntryKind::System, Some(&module.id), &routed).await?;
+    let plan = TurnPlan {
+        session: id.clone(),
+        module: module.clone(),
+        instructions: instructions(&role, &session, module, roles),
+        resume_id: session.resume_ids.get(driver.id()).cloned(),
+        role,
+        driver,
+        model,
+        prompt,
+        chain_index,
+    };
+    turn::start(ws.clone(), events.clone(), plan, after_turn).await
+}
+
+fn has_spec(ws: &Workspace, id: &SessionId, module: &SessionModule) -> bool {
+    spec_path(ws, id, module).is_file()
+}
+
+/// The role's instruction and the session context the driver receives.
+fn instructions(role: &Role, session: &SessionView, module: &SessionModule, roles: &[Role]) -> String {
+    let modules: Vec<String> = session.modules.iter().map(|m| format!("`{}` in `{}`", m.id, m.directory)).collect();
+    let allowed: Vec<String> = role.allowed_paths.iter().map(|p| format!("`{}/{p}`", module.directory)).collect();
+    let targets: Vec<String> = role
+        .handoff
+        .iter()
+        .filter_map(|h| roles::find(roles, h))
+        .map(|r| format!("`{}` ({})", r.id, r.name))
+        .collect();
+    format!(
+        "{}\n\n## Kiln session\nYou are the {} ({}). The request: {}\n\nModules of this session: {}. This turn works in `{}` (`{}`).\nYou may change only {}; changes anywhere else are put back after your turn.\n\nEnd your answer with one line `HANDOFF: <role-id> - <why>` naming who should take the next turn, one of {}, or `HANDOFF: none - <why>` when the request is satisfied or you need the operator's answer.",
+        role.instruction,
+        role.name,
+        role.id,
+        session.brief,
+        modules.join(", "),
+        module.id,
+        module.directory,
+        allowed.join(", "),
+        targets.join(", ")
+    )
+}
+
+/// Decides what follows a turn (SPEC §6 outcomes).
+fn after_turn(
+    ws: Arc<Workspace>,
+    events: Arc<EventBus>,
+    turn: TurnPlanSummary,
+    end: TurnEnd,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+    Box::pin(async move {
+        if let Err(e) = decide(&ws, &events, &turn, end).await {
+            tracing::error!("deciding after a turn of {}: {e}", turn.session);
+            let _ = record(&ws, &events, &turn.session, EntryKind::System, None, &format!("Kiln could not go on: {}", e.message)).await;
+            let _ = records::set_state(&ws.pool, turn.session.as_str(), SessionState::Blocked, &now()).await;
+        }
+        let _ = publish(&ws, &events, &turn.session).await;
+    })
+}
+
+async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSummary, end: TurnEnd) -> Result<()> {
+    let id = &turn.session;
+    let module = &turn.module;
+    let at = now();
+    if end.stopped {
+        record(ws, events, id, EntryKind::System, Some(&module.id), "Stopped by the operator.").await?;
+        return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
+    }
+    if let Some(error) = end.error {
+        let text = format!("**Blocked**: the {} turn failed: {error}", turn.role.name);
+        record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &text).await?;
+        return records::set_state(&ws.pool, id.as_str(), SessionState::Blocked, &at).await;
+    }
+    let roles = roles::load(&ws.root)?;
+    let parsed = handoff::parse(&end.final_text, &roles);
+    let (target, reason) = match parsed {
+        Some(h) => (h.target, h.reason),
+        None => (Target::None, "the turn ended without a HANDOFF line".to_string()),
+    };
+    let shown = match &target {
+        Target::Role(r) => r.clone(),
+        Target::None => "none".into(),
+        Target::Unknown(name) => name.clone(),
+    };
+    let reason_text = if reason.is_empty() { String::new() } else { format!(": {reason}") };
+    let line = format!("**{} → {shown}**{reason_text}", turn.role.id);
+    record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &line).await?;
+
+    let next = match target {
+        Target::None => {
+            if end.changed.is_empty() && end.final_text.contains('?') {
+                record(ws, events, id, EntryKind::System, Some(&module.id), &format!("**{}** asks; your answer goes back to it.", turn.role.name)).await?;
+                set_pending_role(ws, id, Some(&turn.role.id)).await?;
+                return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
+            }
+            record(ws, events, id, EntryKind::System, Some(&module.id), "The request is reported satisfied: ready for review.").await?;
+            return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
+        }
+        Target::Role(r) if turn.role.handoff.contains(&r) && r != turn.role.id => {
+            Route::Role { role: r.clone(), reason: format!("{} handed off to it", turn.role.name) }
+        }
+        Target::Role(r) => {
+            let why = if r == turn.role.id { "a role cannot hand off to itself".to_string() } else { format!("`{r}` is not in {}'s handoff list", turn.role.id) };
+            fallback(ws, id, module, &why).await?
+        }
+        Target::Unknown(name) => fallback(ws, id, module, &format!("`{name}` is not a role")).await?,
+    };
+    let session = session::view(ws, id).await?;
+    let next_index = turn.chain_index + 1;
+    if let Route::Role { role, .. } = &next {
+        if !session.auto_continue || next_index >= MAX_CHAIN {
+            let why = if session.auto_continue { format!("after {MAX_CHAIN} chained turns") } else { "auto-continue is off".into() };
+            let name = roles::find(&roles, role).map(|r| r.name.clone()).unwrap_or_else(|| role.clone());
+            record(ws, events, id, EntryKind::System, Some(&module.id), &format!("Paused {why}. Continue with **{name}** when ready.")).await?;
+            set_pending_role(ws, id, Some(role)).await?;
+            return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
+        }
+    }
+    let driver = crate::drivers::registry::resolve(ws, Some(turn.driver_id)).await?;
+    let prompt = format!(
+        "Continue this request:\n\n{}\n\nThe {} handed off to you{}",
+        session.brief,
+        turn.role.name,
+        if reason.is_empty() { ".".to_string() } else { format!(": {reason}") }
+    );
+    begin(ws, events, id, module, &roles, next, driver, turn.model.clone(), prompt, next_index).await
+}
+
+/// When a handoff names no usable role, routing decides and the transcript says why.
+async fn fallback(ws: &Workspace, id: &SessionId, module: &SessionModule, why: &str) -> Result<Route> {
+    let route = route_module(ws, id, module, "").await?;
+    let route = match route {
+        Route::Role { role, reason } => Route::Role { role, reason: format!("{why}, so routing chose: {reason}") },
+        other => other,
+    };
+    Ok(route)
+}

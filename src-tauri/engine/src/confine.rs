@@ -1,0 +1,104 @@
+//! One turn writes in one module (SPEC §4): what a turn changed outside its module's
+//! allowed paths is put back from the turn's starting state, and each path is named.
+//! The starting state is a snapshot of the working copy in the store, so nothing is
+//! lost: even a put-back file's content stays in the store.
+
+use std::path::Path;
+
+use git2::{Delta, Oid, Repository};
+use globset::{Glob, GlobSetBuilder};
+
+use crate::error::Result;
+use crate::snapshot::{self, Source};
+
+/// Snapshots a session's working copy (gitignore rules apply) and returns the tree.
+pub fn snapshot_workdir(store: &Repository, workdir: &Path) -> Result<Oid> {
+    snapshot::snapshot(store, Source::Plain { root: workdir })
+}
+
+/// Puts back every path changed between `before` and `after` that is not under
+/// `module_dir` matching one of `allowed` (globs relative to the module directory).
+/// Reports every changed path and those put back.
+pub fn put_back_outside(
+    store: &Repository,
+    workdir: &Path,
+    before: Oid,
+    after: Oid,
+    module_dir: &str,
+    allowed: &[String],
+) -> Result<Confined> {
+    let mut set = GlobSetBuilder::new();
+    for glob in allowed {
+        if let Ok(g) = Glob::new(glob) {
+            set.add(g);
+        }
+    }
+    let set = set.build().map_err(|e| crate::error::ApiError::internal("allowed paths", e))?;
+    let inside = |path: &str| -> bool {
+        let rel = if module_dir == "." {
+            Some(path)
+        } else {
+            path.strip_prefix(module_dir).and_then(|r| r.strip_prefix('/'))
+        };
+        rel.is_some_and(|rel| set.is_match(rel))
+    };
+
+    let before_tree = store.find_tree(before)?;
+    let after_tree = store.find_tree(after)?;
+    let diff = store.diff_tree_to_tree(Some(&before_tree), Some(&after_tree), None)?;
+    let mut out = Confined::default();
+    for delta in diff.deltas() {
+        let path = delta
+            .new_file()
+            .path()
+            .or_else(|| delta.old_file().path())
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        if path.is_empty() {
+            continue;
+        }
+        out.changed.push(path.clone());
+        if inside(&path) || path.starts_with("reference/attachments/") {
+            continue;
+        }
+        let target = workdir.join(&path);
+        match delta.status() {
+            Delta::Added => {
+                std::fs::remove_file(&target).or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })?;
+            }
+            _ => {
+                let entry = before_tree.get_path(Path::new(&path))?;
+                let blob = store.find_blob(entry.id())?;
+                if let Ok(meta) = std::fs::symlink_metadata(&target) {
+                    if meta.is_dir() {
+                        std::fs::remove_dir_all(&target)?;
+                    } else {
+                        std::fs::remove_file(&target)?;
+                    }
+                }
+                if let Some(parent) = target.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                if entry.filemode() == 0o120000 {
+                    std::os::unix::fs::symlink(String::from_utf8_lossy(blob.content()).into_owned(), &target)?;
+                } else {
+                    std::fs::write(&target, blob.content())?;
+                    if entry.filemode() == 0o100755 {
+                        use std::os::unix::fs::PermissionsExt;
+                        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755))?;
+                    }
+                }
+            }
+        }
+        out.put_back.push(path);
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Confined {
+    /// Every path the turn changed, inside its module or not.
+    pub changed: Vec<String>,
+    /// The changes outside the module's allowed paths, undone.
+    pub put_back: Vec<String>,
+}

@@ -1,0 +1,59 @@
+//! Which driver runs a turn: the one the composer picked, else the session's, else the
+//! workspace's default from Settings. A CLI driver whose binary is missing fails here,
+//! before anything is recorded, so the operator's message stays in the composer.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::claude::ClaudeDriver;
+use super::codex::CodexDriver;
+use super::Driver;
+use crate::error::{ApiError, Result};
+use crate::store::turns::get_setting;
+use crate::workspace::Workspace;
+
+pub const DRIVERS: &[&str] = &["claude", "codex", "openai-compatible"];
+pub const DEFAULT_DRIVER: &str = "claude";
+
+pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Driver>> {
+    let name = match name {
+        Some(n) => n.to_string(),
+        None => get_setting(&ws.pool, "driver.default").await?.unwrap_or_else(|| DEFAULT_DRIVER.into()),
+    };
+    let path = |key: &'static str| async move { get_setting(&ws.pool, key).await.map(|p| p.map(PathBuf::from)) };
+    match name.as_str() {
+        "claude" => {
+            let binary = path("driver.claude.path").await?;
+            super::discover::find("claude", binary.as_deref())?;
+            Ok(Arc::new(ClaudeDriver { binary, ..Default::default() }))
+        }
+        "codex" => {
+            let binary = path("driver.codex.path").await?;
+            super::discover::find("codex", binary.as_deref())?;
+            Ok(Arc::new(CodexDriver { binary, ..Default::default() }))
+        }
+        "openai-compatible" => {
+            let settings = crate::settings::view(ws).await?;
+            let (Some(base_url), Some(model)) = (settings.openai_base_url, settings.openai_model) else {
+                return Err(ApiError::new(
+                    crate::error::ErrorCode::DriverNotFound,
+                    "the OpenAI-compatible driver needs an endpoint and a model: set them in Settings",
+                ));
+            };
+            let key = crate::settings::openai_key(ws).await?;
+            // One driver per endpoint, model and key, kept so its conversations last
+            // from one turn to the next.
+            let identity = format!("{base_url}\n{model}\n{}", key.as_deref().map(crate::secrets::fingerprint).unwrap_or_default());
+            let mut slot = ws.openai.lock().unwrap();
+            match slot.as_ref() {
+                Some((id, driver)) if *id == identity => Ok(Arc::new(driver.clone())),
+                _ => {
+                    let driver = super::openai::OpenAiDriver::new(base_url, key, model);
+                    *slot = Some((identity, driver.clone()));
+                    Ok(Arc::new(driver))
+                }
+            }
+        }
+        other => Err(ApiError::invalid(format!("there is no driver `{other}`; the drivers are {}", DRIVERS.join(", ")))),
+    }
+}

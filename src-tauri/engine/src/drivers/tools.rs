@@ -1,0 +1,205 @@
+//! The tools of Kiln's own agent loop (the openai-compatible driver): read, write and
+//! edit a file, list a directory, glob, grep and run a command, all confined to the
+//! session's working copy. Each tool answers the model with a result, failed or not;
+//! a bad argument or a refused path is a failed result the model can correct, never a
+//! panic and never a write outside the working copy.
+
+mod command;
+mod confine;
+mod files;
+mod search;
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::events::{title_line, FileChangeKind, ToolKind, ToolStatus};
+use confine::Root;
+
+/// What a tool call came to: the result the model reads, and the file it changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    pub status: ToolStatus,
+    pub output: String,
+    /// The changed file, relative to the working copy.
+    pub change: Option<(String, FileChangeKind)>,
+}
+
+impl ToolOutcome {
+    pub fn completed(output: impl Into<String>) -> Self {
+        ToolOutcome { status: ToolStatus::Completed, output: output.into(), change: None }
+    }
+
+    pub fn failed(output: impl Into<String>) -> Self {
+        ToolOutcome { status: ToolStatus::Failed, output: output.into(), change: None }
+    }
+}
+
+/// A tool's own failures are messages for the model.
+type ToolResult = Result<ToolOutcome, String>;
+
+/// One tool as offered to the model.
+struct Spec {
+    name: &'static str,
+    description: &'static str,
+    /// (name, JSON type, description, required)
+    parameters: &'static [(&'static str, &'static str, &'static str, bool)],
+    /// Whether a read-only turn may use it.
+    reads_only: bool,
+}
+
+const PATH: &str = "Path relative to the working copy.";
+
+const SPECS: &[Spec] = &[
+    Spec {
+        name: "read_file",
+        description: "Read a text file of the working copy. Long files come in pages: pass `offset` (first line, from 1) and `limit` (lines) to read on.",
+        parameters: &[("path", "string", PATH, true), ("offset", "integer", "First line to read, from 1.", false), ("limit", "integer", "How many lines to read.", false)],
+        reads_only: true,
+    },
+    Spec {
+        name: "write_file",
+        description: "Create or overwrite a file with `content`; missing parent directories are created.",
+        parameters: &[("path", "string", PATH, true), ("content", "string", "The whole new content of the file.", true)],
+        reads_only: false,
+    },
+    Spec {
+        name: "edit_file",
+        description: "Replace `old_string` with `new_string` in a file. `old_string` must occur exactly once: copy it from the file with enough surrounding lines to name one place.",
+        parameters: &[("path", "string", PATH, true), ("old_string", "string", "The exact text to replace.", true), ("new_string", "string", "The text to put in its place.", true)],
+        reads_only: false,
+    },
+    Spec {
+        name: "list_dir",
+        description: "List a directory of the working copy; directories end with `/`.",
+        parameters: &[("path", "string", "Directory relative to the working copy; `.` is its root.", true)],
+        reads_only: true,
+    },
+    Spec {
+        name: "glob",
+        description: "Find files by glob pattern (e.g. `**/*.rs`, `src/*.ts`), relative to the working copy. Files ignored by .gitignore are skipped.",
+        parameters: &[("pattern", "string", "Glob pattern; `*` stays within one directory, `**` crosses them.", true)],
+        reads_only: true,
+    },
+    Spec {
+        name: "grep",
+        description: "Search file contents with a regular expression; answers `path:line: text`. Files ignored by .gitignore are skipped.",
+        parameters: &[("pattern", "string", "Regular expression (Rust regex syntax).", true), ("path", "string", "File or directory to search; the whole working copy when left out.", false)],
+        reads_only: true,
+    },
+    Spec {
+        name: "run_command",
+        description: "Run a shell command (`sh -c`) in the working copy's root, with no input, and answer its exit code and output. A command that runs too long is killed.",
+        parameters: &[("command", "string", "The command line.", true)],
+        reads_only: false,
+    },
+];
+
+/// The tools for one turn, over one working copy.
+#[derive(Debug, Clone)]
+pub struct Toolbox {
+    root: Root,
+    read_only: bool,
+    command_timeout: Duration,
+}
+
+impl Toolbox {
+    /// Fails when the working copy cannot be resolved (it does not exist).
+    pub fn new(workdir: &Path, read_only: bool, command_timeout: Duration) -> std::io::Result<Toolbox> {
+        Ok(Toolbox { root: Root::new(workdir)?, read_only, command_timeout })
+    }
+
+    /// The tools offered this turn, as Chat Completions `tools`: a read-only turn gets
+    /// only those that read.
+    pub fn definitions(&self) -> Vec<Value> {
+        self.offered().map(definition).collect()
+    }
+
+    fn offered(&self) -> impl Iterator<Item = &'static Spec> + '_ {
+        SPECS.iter().filter(|spec| spec.reads_only || !self.read_only)
+    }
+
+    /// Runs one call. A tool that was not offered fails like any other mistake, so a
+    /// model that calls `write_file` in a read-only turn is told, not obeyed.
+    pub async fn run(&self, name: &str, input: &Value) -> ToolOutcome {
+        if !self.offered().any(|spec| spec.name == name) {
+            let why = if SPECS.iter().any(|spec| spec.name == name) { "is not available in a read-only turn" } else { "is not a tool here" };
+            return ToolOutcome::failed(format!("`{name}` {why}"));
+        }
+        let result = if name == "run_command" {
+            match string(input, "command") {
+                Ok(line) => Ok(command::run(self.root.path(), line, self.command_timeout).await),
+                Err(e) => Err(e),
+            }
+        } else {
+            // File tools are plain blocking IO: off the async threads.
+            let (root, name, input) = (self.root.clone(), name.to_string(), input.clone());
+            tokio::task::spawn_blocking(move || run_file_tool(&root, &name, &input))
+                .await
+                .unwrap_or_else(|e| Err(format!("the tool stopped unexpectedly: {e}")))
+        };
+        result.unwrap_or_else(ToolOutcome::failed)
+    }
+}
+
+fn run_file_tool(root: &Root, name: &str, input: &Value) -> ToolResult {
+    match name {
+        "read_file" => files::read(root, input),
+        "write_file" => files::write(root, input),
+        "edit_file" => files::edit(root, input),
+        "list_dir" => files::list(root, input),
+        "glob" => search::glob(root, input),
+        "grep" => search::grep(root, input),
+        _ => Err(format!("`{name}` is not a tool here")),
+    }
+}
+
+fn definition(spec: &Spec) -> Value {
+    let properties: serde_json::Map<String, Value> = spec
+        .parameters
+        .iter()
+        .map(|(name, kind, description, _)| (name.to_string(), json!({"type": kind, "description": description})))
+        .collect();
+    let required: Vec<&str> = spec.parameters.iter().filter(|p| p.3).map(|p| p.0).collect();
+    json!({
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    })
+}
+
+/// What a tool does, for the UI.
+pub fn kind(name: &str) -> ToolKind {
+    match name {
+        "read_file" | "list_dir" => ToolKind::Read,
+        "write_file" | "edit_file" => ToolKind::Edit,
+        "run_command" => ToolKind::Execute,
+        "glob" | "grep" => ToolKind::Search,
+        _ => ToolKind::Other,
+    }
+}
+
+/// One line for people: the command itself for `run_command`, else the tool and what
+/// it acts on.
+pub fn title(name: &str, input: &Value) -> String {
+    let field = |key: &str| input[key].as_str();
+    let detail = match name {
+        "run_command" => return title_line(field("command").unwrap_or(name)),
+        "grep" => field("pattern").map(|p| match field("path") {
+            Some(path) => format!("{p} in {path}"),
+            None => p.to_string(),
+        }),
+        "glob" => field("pattern").map(String::from),
+        _ => field("path").map(String::from),
+    };
+    title_line(&detail.map_or_else(|| name.to_string(), |d| format!("{name} {d}")))
+}
+
+/// A required string argument.
+fn string<'a>(input: &'a Value, key: &str) -> Result<&'a str, String> {
+    input[key].as_str().ok_or_else(|| format!("missing the string argument `{key}`"))
+}

@@ -1,0 +1,59 @@
+//! `run_command`: a shell command in the working copy, through the same runner as setup
+//! and gates (`sh -c`, stdin closed, its own process group, head and tail of the output
+//! kept). A timeout kills the whole group, and so does a stopped turn: the runner only
+//! kills its own child when dropped, not what that child started.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::Duration;
+
+use super::ToolOutcome;
+use crate::process::{self, Running};
+
+/// Commands run without a terminal: anything that would wait for one must fail fast
+/// instead (git asking for a password, a pager waiting for a key).
+const ENV: [(&str, &str); 3] = [("GIT_TERMINAL_PROMPT", "0"), ("PAGER", "cat"), ("GIT_PAGER", "cat")];
+
+pub async fn run(workdir: &Path, command: &str, timeout: Duration) -> ToolOutcome {
+    let env: Vec<(String, String)> = ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let group = AtomicI32::new(0);
+    let guard = KillOnDrop(&group);
+    let outcome = process::run(command, workdir, &env, timeout, |running| group.store(running.pgid, Ordering::SeqCst)).await;
+    // The runner has killed the group already; a later kill could hit a reused id.
+    std::mem::forget(guard);
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(e) => return ToolOutcome::failed(format!("could not start the command: {e}")),
+    };
+    let mut answer = if outcome.timed_out {
+        format!("timed out after {} s; the command and everything it started were killed\n", timeout.as_secs())
+    } else {
+        match outcome.exit_code {
+            Some(code) => format!("exit code {code}\n"),
+            None => "killed by a signal\n".to_string(),
+        }
+    };
+    answer.push_str(&outcome.head);
+    if !outcome.tail.is_empty() {
+        answer.push_str(&format!(
+            "\n[… output cut: the first {} KiB and the last {} KiB are shown …]\n",
+            process::HEAD_BYTES / 1024,
+            process::TAIL_BYTES / 1024
+        ));
+        answer.push_str(&outcome.tail);
+    }
+    if outcome.passed() {
+        ToolOutcome::completed(answer)
+    } else {
+        ToolOutcome::failed(answer)
+    }
+}
+
+/// Kills the command's group if the turn is dropped while it runs.
+struct KillOnDrop<'a>(&'a AtomicI32);
+
+impl Drop for KillOnDrop<'_> {
+    fn drop(&mut self) {
+        Running { pgid: self.0.load(Ordering::SeqCst) }.kill();
+    }
+}

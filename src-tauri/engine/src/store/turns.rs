@@ -1,0 +1,157 @@
+//! Turn records and what hangs off them: usage per turn, resume ids per driver, the
+//! session's current role, and specification approvals.
+
+use sqlx::SqlitePool;
+
+use crate::api::types::{RoleUsage, UsageTotals, UsageView};
+use crate::drivers::events::Usage;
+use crate::error::Result;
+
+pub struct NewTurn<'a> {
+    pub session: &'a str,
+    pub module: &'a str,
+    pub role: &'a str,
+    pub driver: &'a str,
+    pub model: Option<&'a str>,
+    pub chain_index: i64,
+    pub at: &'a str,
+}
+
+pub async fn start(pool: &SqlitePool, t: NewTurn<'_>) -> Result<i64> {
+    let mut tx = pool.begin().await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO turns (session_id, module_id, role, driver, model, chain_index, status, started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?) RETURNING id",
+    )
+    .bind(t.session)
+    .bind(t.module)
+    .bind(t.role)
+    .bind(t.driver)
+    .bind(t.model)
+    .bind(t.chain_index)
+    .bind(t.at)
+    .fetch_one(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE sessions SET role = ?, driver = ?, model = ?, chain_depth = ?, state = 'running', updated_at = ? WHERE id = ?")
+        .bind(t.role)
+        .bind(t.driver)
+        .bind(t.model)
+        .bind(t.chain_index)
+        .bind(t.at)
+        .bind(t.session)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// Adds a usage report to a turn. A turn's cost stays unknown (NULL) unless the
+/// provider reported one; known amounts add up.
+pub async fn add_usage(pool: &SqlitePool, turn: i64, u: &Usage) -> Result<()> {
+    sqlx::query(
+        "UPDATE turns SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?, cost_usd = CASE WHEN ? IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + ? END WHERE id = ?",
+    )
+    .bind(u.input_tokens as i64)
+    .bind(u.output_tokens as i64)
+    .bind(u.cache_read_tokens as i64)
+    .bind(u.cache_write_tokens as i64)
+    .bind(u.cost_usd)
+    .bind(u.cost_usd)
+    .bind(turn)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+pub async fn finish(pool: &SqlitePool, turn: i64, status: &str, at: &str) -> Result<()> {
+    sqlx::query("UPDATE turns SET status = ?, ended_at = ? WHERE id = ?").bind(status).bind(at).bind(turn).execute(pool).await?;
+    Ok(())
+}
+
+/// Turns a stop or a crash left marked running: when Kiln starts, none can be.
+pub async fn close_orphans(pool: &SqlitePool, at: &str) -> Result<u64> {
+    let done = sqlx::query("UPDATE turns SET status = 'stopped', ended_at = ? WHERE status = 'running'").bind(at).execute(pool).await?;
+    sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = ? WHERE state = 'running'").bind(at).execute(pool).await?;
+    Ok(done.rows_affected())
+}
+
+pub async fn set_resume_id(pool: &SqlitePool, session: &str, driver: &str, resume_id: &str) -> Result<()> {
+    sqlx::query("INSERT INTO resume_ids (session_id, driver, resume_id) VALUES (?, ?, ?) ON CONFLICT (session_id, driver) DO UPDATE SET resume_id = excluded.resume_id")
+        .bind(session)
+        .bind(driver)
+        .bind(resume_id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+pub async fn approval(pool: &SqlitePool, session: &str, module: &str) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar("SELECT digest FROM spec_approvals WHERE session_id = ? AND module_id = ?")
+        .bind(session)
+        .bind(module)
+        .fetch_optional(pool)
+        .await?)
+}
+
+pub async fn approve(pool: &SqlitePool, session: &str, module: &str, digest: &str, at: &str) -> Result<()> {
+    sqlx::query("INSERT INTO spec_approvals (session_id, module_id, digest, approved_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, module_id) DO UPDATE SET digest = excluded.digest, approved_at = excluded.approved_at")
+        .bind(session)
+        .bind(module)
+        .bind(digest)
+        .bind(at)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Usage of a session's turns, in total and per role.
+pub async fn usage(pool: &SqlitePool, session: &str) -> Result<UsageView> {
+    let rows: Vec<(String, i64, i64, i64, i64, i64, Option<f64>, i64)> = sqlx::query_as(
+        "SELECT role, COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens), SUM(cost_usd), SUM(CASE WHEN cost_usd IS NULL THEN 1 ELSE 0 END) FROM turns WHERE session_id = ? GROUP BY role ORDER BY role",
+    )
+    .bind(session)
+    .fetch_all(pool)
+    .await?;
+    let mut view = UsageView::default();
+    for (role, turns, input, output, cache_read, cache_write, cost, unknown) in rows {
+        let usage = UsageTotals {
+            turns,
+            input_tokens: input,
+            output_tokens: output,
+            cache_read_tokens: cache_read,
+            cache_write_tokens: cache_write,
+            cost_usd: cost,
+            unknown_cost_turns: unknown,
+        };
+        let t = &mut view.total;
+        t.turns += usage.turns;
+        t.input_tokens += usage.input_tokens;
+        t.output_tokens += usage.output_tokens;
+        t.cache_read_tokens += usage.cache_read_tokens;
+        t.cache_write_tokens += usage.cache_write_tokens;
+        t.unknown_cost_turns += usage.unknown_cost_turns;
+        t.cost_usd = match (t.cost_usd, usage.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        view.by_role.push(RoleUsage { role, usage });
+    }
+    Ok(view)
+}
+
+pub async fn get_setting(pool: &SqlitePool, key: &str) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar("SELECT value FROM settings WHERE key = ?").bind(key).fetch_optional(pool).await?)
+}
+
+pub async fn set_setting(pool: &SqlitePool, key: &str, value: Option<&str>) -> Result<()> {
+    match value {
+        Some(v) => {
+            sqlx::query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+                .bind(key)
+                .bind(v)
+                .execute(pool)
+                .await?
+        }
+        None => sqlx::query("DELETE FROM settings WHERE key = ?").bind(key).execute(pool).await?,
+    };
+    Ok(())
+}

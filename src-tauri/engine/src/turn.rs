@@ -1,0 +1,334 @@
+//! Turns (SPEC §7): one role working in one module through one driver run. The engine
+//! owns every turn: its events are written to `kiln.db` as they arrive and then
+//! broadcast, so a view that goes away loses nothing and a view that comes back
+//! attaches to the live stream. Stop kills the driver's process group; a new turn on
+//! a running session stops the old one and waits for it first.
+
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, watch, Notify};
+
+use crate::api::types::*;
+use crate::clock::now;
+use crate::drivers::events::{DriverEvent, Usage};
+use crate::drivers::{Driver, TurnRequest, TurnSink};
+use crate::events::EventBus;
+use crate::ids::SessionId;
+use crate::process::Running;
+use crate::roles::Role;
+use crate::session::{publish, record_as};
+use crate::store::turns::{self, NewTurn};
+use crate::workspace::Workspace;
+
+/// A running turn, to stop it and wait until it is gone.
+#[derive(Clone)]
+pub struct TurnHandle {
+    inner: Arc<HandleInner>,
+}
+
+struct HandleInner {
+    pgid: AtomicI32,
+    stopped: AtomicBool,
+    stop: Notify,
+    done: watch::Sender<bool>,
+}
+
+impl TurnHandle {
+    fn new() -> TurnHandle {
+        TurnHandle {
+            inner: Arc::new(HandleInner {
+                pgid: AtomicI32::new(0),
+                stopped: AtomicBool::new(false),
+                stop: Notify::new(),
+                done: watch::channel(false).0,
+            }),
+        }
+    }
+
+    /// Stops the turn: kills its process group, then waits until the turn has ended
+    /// and recorded its end.
+    pub async fn stop(&self) {
+        self.inner.stopped.store(true, Ordering::SeqCst);
+        Running { pgid: self.inner.pgid.load(Ordering::SeqCst) }.kill();
+        self.inner.stop.notify_one();
+        let mut done = self.inner.done.subscribe();
+        while !*done.borrow_and_update() {
+            if done.changed().await.is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// Everything one turn runs with.
+pub struct TurnPlan {
+    pub session: SessionId,
+    pub module: SessionModule,
+    pub role: Role,
+    pub driver: Arc<dyn Driver>,
+    pub model: Option<String>,
+    pub prompt: String,
+    pub instructions: String,
+    pub resume_id: Option<String>,
+    pub chain_index: i64,
+}
+
+/// How a turn ended, for the chain to decide what comes next.
+pub struct TurnEnd {
+    pub stopped: bool,
+    pub error: Option<String>,
+    pub final_text: String,
+    pub changed: Vec<String>,
+}
+
+/// Starts a turn in the background; `then` decides what follows when it ends.
+pub async fn start<F, Fut>(ws: Arc<Workspace>, events: Arc<EventBus>, plan: TurnPlan, then: F) -> crate::error::Result<()>
+where
+    F: FnOnce(Arc<Workspace>, Arc<EventBus>, TurnPlanSummary, TurnEnd) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let handle = TurnHandle::new();
+    {
+        let mut map = ws.turns.lock().unwrap();
+        if map.contains_key(plan.session.as_str()) {
+            return Err(crate::error::ApiError::new(
+                crate::error::ErrorCode::SessionRunning,
+                format!("session {} already runs a turn", plan.session),
+            ));
+        }
+        map.insert(plan.session.to_string(), handle.clone());
+    }
+    let turn_id = turns::start(
+        &ws.pool,
+        NewTurn {
+            session: plan.session.as_str(),
+            module: &plan.module.id,
+            role: &plan.role.id,
+            driver: plan.driver.id(),
+            model: plan.model.as_deref(),
+            chain_index: plan.chain_index,
+            at: &now(),
+        },
+    )
+    .await;
+    let turn_id = match turn_id {
+        Ok(id) => id,
+        Err(e) => {
+            ws.turns.lock().unwrap().remove(plan.session.as_str());
+            return Err(e);
+        }
+    };
+    let text = format!("**{}** takes the turn in `{}`.", plan.role.name, plan.module.id);
+    let _ = record_as(&ws, &events, &plan.session, EntryKind::System, Some(&plan.module.id), Some(&plan.role.id), &text).await;
+    let _ = publish(&ws, &events, &plan.session).await;
+    tokio::spawn(async move {
+        let summary = TurnPlanSummary {
+            session: plan.session.clone(),
+            module: plan.module.clone(),
+            role: plan.role.clone(),
+            driver_id: plan.driver.id(),
+            model: plan.model.clone(),
+            chain_index: plan.chain_index,
+        };
+        let end = run(&ws, &events, &handle, turn_id, plan).await;
+        ws.turns.lock().unwrap().remove(summary.session.as_str());
+        then(ws.clone(), events.clone(), summary, end).await;
+        handle.inner.done.send_replace(true);
+    });
+    Ok(())
+}
+
+/// What the chain needs to know about the turn that ended.
+#[derive(Clone)]
+pub struct TurnPlanSummary {
+    pub session: SessionId,
+    pub module: SessionModule,
+    pub role: Role,
+    pub driver_id: &'static str,
+    pub model: Option<String>,
+    pub chain_index: i64,
+}
+
+async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, turn_id: i64, plan: TurnPlan) -> TurnEnd {
+    let workdir = ws.session_workdir(&plan.session);
+    let before = snapshot(ws, &workdir).await;
+
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let inner = handle.inner.clone();
+    let sink = TurnSink { events: tx, on_process: Box::new(move |r: Running| inner.pgid.store(r.pgid, Ordering::SeqCst)) };
+    let request = TurnRequest {
+        workdir: workdir.clone(),
+        prompt: plan.prompt.clone(),
+        instructions: plan.instructions.clone(),
+        resume_id: plan.resume_id.clone(),
+        model: plan.model.clone(),
+        read_only: plan.role.read_only,
+    };
+    let driver_run = plan.driver.run(request, sink);
+    tokio::pin!(driver_run);
+
+    let mut log = TurnLog { ws, events, plan: &plan, turn_id, text: String::new(), last_text: String::new(), ended: None };
+    let mut driver_done = false;
+    loop {
+        tokio::select! {
+            result = &mut driver_run, if !driver_done => {
+                driver_done = true;
+                if let Err(e) = result {
+                    log.ended.get_or_insert(Some(e.message));
+                }
+            }
+            event = rx.recv() => match event {
+                Some(event) => log.take(event).await,
+                None => break,
+            },
+            _ = handle.inner.stop.notified() => break,
+        }
+    }
+    // Dropping the run kills a CLI it started; the group kill catches its children.
+    drop(driver_run);
+    Running { pgid: handle.inner.pgid.load(Ordering::SeqCst) }.kill();
+    log.flush().await;
+
+    let stopped = handle.inner.stopped.load(Ordering::SeqCst);
+    let error = if stopped {
+        None
+    } else {
+        match log.ended.take() {
+            Some(error) => error,
+            None => Some("the agent ended without finishing its turn".into()),
+        }
+    };
+    let final_text = std::mem::take(&mut log.last_text);
+    let status = if stopped { "stopped" } else if error.is_some() { "failed" } else { "completed" };
+    let _ = turns::finish(&ws.pool, turn_id, status, &now()).await;
+
+    let mut changed = Vec::new();
+    if let (Some(before), Some(after)) = (before, snapshot(ws, &workdir).await) {
+        let _guard = ws.store_lock.lock().await;
+        let confined = ws.open_store().and_then(|store| {
+            crate::confine::put_back_outside(&store, &workdir, before, after, &plan.module.directory, &plan.role.allowed_paths)
+        });
+        match confined {
+            Ok(c) => {
+                changed = c.changed;
+                if !c.put_back.is_empty() {
+                    let list: Vec<String> = c.put_back.iter().map(|p| format!("- `{p}`")).collect();
+                    let text = format!(
+                        "Put back {} change(s) outside what **{}** may change in `{}`:\n{}",
+                        c.put_back.len(),
+                        plan.role.name,
+                        plan.module.directory,
+                        list.join("\n")
+                    );
+                    let _ = record_as(ws, events, &plan.session, EntryKind::System, Some(&plan.module.id), None, &text).await;
+                    changed.retain(|p| !c.put_back.contains(p));
+                }
+            }
+            Err(e) => tracing::error!("checking the turn's writes: {e}"),
+        }
+    }
+    TurnEnd { stopped, error, final_text, changed }
+}
+
+async fn snapshot(ws: &Arc<Workspace>, workdir: &std::path::Path) -> Option<git2::Oid> {
+    let _guard = ws.store_lock.lock().await;
+    let ws2 = ws.clone();
+    let dir = workdir.to_path_buf();
+    tokio::task::spawn_blocking(move || ws2.open_store().and_then(|s| crate::confine::snapshot_workdir(&s, &dir)))
+        .await
+        .ok()
+        .and_then(|r| r.map_err(|e| tracing::error!("snapshotting the working copy: {e}")).ok())
+}
+
+/// Writes a turn's events into the transcript as they come. Text is gathered into one
+/// entry per stretch of prose, so a stream of fragments reads as paragraphs.
+struct TurnLog<'a> {
+    ws: &'a Arc<Workspace>,
+    events: &'a Arc<EventBus>,
+    plan: &'a TurnPlan,
+    turn_id: i64,
+    text: String,
+    last_text: String,
+    /// `Some(error)` once the driver said the turn ended (`None` inside: no error).
+    ended: Option<Option<String>>,
+}
+
+impl TurnLog<'_> {
+    async fn entry(&self, kind: EntryKind, text: &str) {
+        let _ = record_as(self.ws, self.events, &self.plan.session, kind, Some(&self.plan.module.id), Some(&self.plan.role.id), text).await;
+    }
+
+    async fn flush(&mut self) {
+        if !self.text.trim().is_empty() {
+            let text = std::mem::take(&mut self.text);
+            self.entry(EntryKind::Agent, text.trim()).await;
+            self.last_text = text;
+        }
+        self.text.clear();
+    }
+
+    async fn take(&mut self, event: DriverEvent) {
+        if let DriverEvent::Text { text } = &event {
+            self.text.push_str(text);
+            if self.text.len() > 4000 {
+                self.flush().await;
+            }
+            return;
+        }
+        self.flush().await;
+        match event {
+            DriverEvent::SessionStarted { resume_id, .. } => {
+                let _ = turns::set_resume_id(&self.ws.pool, self.plan.session.as_str(), self.plan.driver.id(), &resume_id).await;
+            }
+            DriverEvent::Thought { text } => self.entry(EntryKind::Agent, &format!("> _{}_", text.trim().replace('\n', " "))).await,
+            DriverEvent::ToolCall { title, kind, .. } => {
+                let kind = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                self.entry(EntryKind::Tool, &format!("**{kind}** `{}`", title.replace('`', "'"))).await
+            }
+            DriverEvent::ToolResult { status, output, .. } => {
+                let status = if status == crate::drivers::events::ToolStatus::Failed { "failed" } else { "done" };
+                let shown = clip(&output, 2000);
+                let text = if shown.trim().is_empty() { format!("↳ {status}") } else { format!("↳ {status}\n\n```\n{}\n```", shown.trim_end()) };
+                self.entry(EntryKind::Tool, &text).await
+            }
+            DriverEvent::FileChange { path, change } => {
+                let change = serde_json::to_value(change).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                self.entry(EntryKind::Tool, &format!("**{change}** `{path}`")).await
+            }
+            DriverEvent::PermissionRequest { tool, .. } => {
+                self.entry(EntryKind::System, &format!("The agent asked to use `{tool}`; Kiln answers by the turn's policy.")).await
+            }
+            DriverEvent::Usage(usage) => self.usage(&usage).await,
+            DriverEvent::Error { message } => self.entry(EntryKind::System, &format!("The agent reported: {message}")).await,
+            DriverEvent::Retry { attempt, message } => {
+                self.entry(EntryKind::System, &format!("The provider failed; the agent retries (attempt {attempt}): {message}")).await
+            }
+            DriverEvent::TurnEnded { is_error, final_text, error, .. } => {
+                if let Some(text) = final_text.filter(|t| !t.trim().is_empty()) {
+                    if self.last_text.trim() != text.trim() {
+                        self.last_text = text;
+                    }
+                }
+                let error = if is_error { Some(error.unwrap_or_else(|| "the agent reported a failure".into())) } else { None };
+                self.ended = Some(error);
+            }
+            DriverEvent::Text { .. } | DriverEvent::Unknown { .. } => {}
+        }
+    }
+
+    async fn usage(&self, usage: &Usage) {
+        let _ = turns::add_usage(&self.ws.pool, self.turn_id, usage).await;
+    }
+}
+
+fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}\n… ({} more bytes)", &text[..cut], text.len() - cut)
+}

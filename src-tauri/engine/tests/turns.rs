@@ -1,0 +1,255 @@
+//! Turn orchestration (SPEC §6, §7) end to end: the engine's own OpenAI-compatible
+//! driver against the scripted model server on 127.0.0.1, in a copy of examples/shop.
+//! Handoff chains and their limit, a handoff to no role, approval stopping and
+//! resuming the chain, writes outside the module put back, supersede, and turns that
+//! outlive their subscribers.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use kiln_engine::types::*;
+use kiln_engine::Engine;
+use kiln_model_server::{ModelServer, Step};
+use serde_json::json;
+
+struct World {
+    _tmp: tempfile::TempDir,
+    shop: std::path::PathBuf,
+    engine: std::sync::Arc<Engine>,
+    server: ModelServer,
+}
+
+async fn world(script: Vec<Step>) -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(tmp.path());
+    let toml = shop.join("kiln.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
+    std::fs::write(toml, text).unwrap();
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &shop).await;
+    let server = ModelServer::start(script).await;
+    engine
+        .update_settings(UpdateSettingsArgs {
+            default_driver: Some("openai-compatible".into()),
+            openai_base_url: Some(server.openai_base_url()),
+            openai_model: Some("scripted".into()),
+            openai_key: Some("sk-test-key".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    World { _tmp: tmp, shop, engine, server }
+}
+
+async fn send(w: &World, id: &str, text: &str) -> SessionView {
+    w.engine.send_message(SendMessageArgs { session_id: id.into(), text: text.into(), role: None, module: None, driver: None, model: None }).await.unwrap()
+}
+
+/// Waits until no turn runs and the chain has settled.
+async fn settled(w: &World, id: &str) -> SessionView {
+    for _ in 0..600 {
+        let s = w.engine.get_session(SessionIdArgs { session_id: id.into() }).await.unwrap();
+        if !s.running && s.state != SessionState::Running {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("session {id} never settled");
+}
+
+async fn transcript(w: &World, id: &str) -> Vec<TranscriptEntry> {
+    w.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap()
+}
+
+fn texts(entries: &[TranscriptEntry], kind: EntryKind) -> Vec<String> {
+    entries.iter().filter(|e| e.kind == kind).map(|e| e.text.clone()).collect()
+}
+
+#[tokio::test]
+async fn handoffs_chain_up_to_four_turns_then_offer_to_continue() {
+    let w = world(vec![
+        Step::text("Added the endpoint.\nHANDOFF: frontend-engineer - build the screen"),
+        Step::text("Built the screen.\nHANDOFF: backend-engineer - needs a filter"),
+        Step::text("Added the filter.\nHANDOFF: Frontend Engineer - show the filter."),
+        Step::text("Shown.\nHANDOFF: backend-engineer - one more field"),
+        Step::text("never reached"),
+    ])
+    .await;
+    let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
+    let started = send(&w, &s.id, "Add a wishlist endpoint to the catalog").await;
+    assert!(started.running);
+    let s = settled(&w, &s.id).await;
+
+    assert_eq!(w.server.requests().iter().filter(|r| r.path.ends_with("/chat/completions")).count(), 4);
+    assert_eq!(s.state, SessionState::Editing);
+    assert_eq!(s.pending_role.as_deref(), Some("backend-engineer"));
+    assert_eq!(s.usage.total.turns, 4);
+    assert!(s.usage.total.input_tokens > 0 && s.usage.total.output_tokens > 0);
+    // The endpoint reported no cost: unknown, never 0.
+    assert_eq!(s.usage.total.cost_usd, None);
+    assert_eq!(s.usage.total.unknown_cost_turns, 4);
+    let entries = transcript(&w, &s.id).await;
+    let handoffs = texts(&entries, EntryKind::Handoff);
+    assert_eq!(
+        handoffs,
+        [
+            "**backend-engineer → frontend-engineer**: build the screen",
+            "**frontend-engineer → backend-engineer**: needs a filter",
+            "**backend-engineer → frontend-engineer**: show the filter",
+            "**frontend-engineer → backend-engineer**: one more field",
+        ]
+    );
+    let systems = texts(&entries, EntryKind::System);
+    assert!(systems.iter().any(|t| t.contains("the request mentions “endpoint”")), "{systems:#?}");
+    assert!(systems.last().unwrap().contains("Continue with **Backend Engineer**"), "{systems:#?}");
+    // The first request carried the role's instruction and the session context; the
+    // chained ones carried the original brief.
+    let bodies: Vec<serde_json::Value> = w.server.requests().into_iter().map(|r| r.body).collect();
+    let system = bodies[0]["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("Backend Engineer") && system.contains("HANDOFF:") && system.contains("modules/catalog/src/server/**"));
+    assert!(bodies[1].to_string().contains("Add a wishlist to @shop/catalog"));
+
+    // "Continue with" goes to the pending role.
+    let s2 = send(&w, &s.id, "Continue.").await;
+    assert!(s2.running);
+    let s2 = settled(&w, &s.id).await;
+    assert_eq!(s2.role.as_deref(), Some("backend-engineer"));
+}
+
+#[tokio::test]
+async fn a_handoff_to_no_known_role_falls_back_to_routing_with_a_reason() {
+    let w = world(vec![
+        Step::text("Done.\nHANDOFF: qa-engineer - please test it"),
+        Step::text("Looks right.\nHANDOFF: none - the request is satisfied"),
+    ])
+    .await;
+    let s = create(&w.engine, "Polish @shop/catalog").await;
+    send(&w, &s.id, "Add an endpoint for featured products").await;
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Review);
+    let entries = transcript(&w, &s.id).await;
+    let systems = texts(&entries, EntryKind::System).join("\n");
+    assert!(systems.contains("`qa-engineer` is not a role, so routing chose"), "{systems}");
+    assert!(systems.contains("ready for review"), "{systems}");
+}
+
+#[tokio::test]
+async fn approval_stops_the_chain_until_the_operator_approves_the_exact_text() {
+    let spec = "---\nstatus: approved\n---\n# Reviews\n\n## Purpose\nStar ratings for products.\n";
+    let w = world(vec![
+        Step::tool("write_file", json!({ "path": "modules/reviews/SPEC.md", "content": spec })),
+        Step::text("The specification is written.\nHANDOFF: backend-engineer - build the routes"),
+        Step::text("Routes built.\nHANDOFF: none - done"),
+    ])
+    .await;
+    let s = create(&w.engine, "Create @shop/reviews with star ratings").await;
+    assert_eq!(s.kind, SessionKind::NewModule);
+    send(&w, &s.id, "Start with the specification").await;
+    let s = settled(&w, &s.id).await;
+    // The agent wrote `status: approved` itself: that is no approval.
+    assert_eq!(s.state, SessionState::AwaitingApproval, "{:#?}", transcript(&w, &s.id).await);
+    assert_eq!(s.role.as_deref(), Some("business-manager"));
+    assert_eq!(w.server.requests().len(), 2);
+
+    // Approval records the digest of the exact text and resumes with the next role.
+    let approved = w.engine.approve_spec(ApproveSpecArgs { session_id: s.id.clone(), module_id: "@shop/reviews".into() }).await.unwrap();
+    assert!(approved.running);
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Review);
+    assert_eq!(s.role.as_deref(), Some("backend-engineer"));
+    let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
+    assert!(systems.contains("Approved the specification of `@shop/reviews`"), "{systems}");
+    assert!(systems.contains("Routed to **Backend Engineer**: the module has no server code yet"), "{systems}");
+
+    // Approving a module without a specification is refused.
+    let err = w.engine.approve_spec(ApproveSpecArgs { session_id: s.id.clone(), module_id: "@shop/nope".into() }).await.unwrap_err();
+    assert_eq!(err.code, kiln_engine::ErrorCode::ModuleNotFound);
+}
+
+#[tokio::test]
+async fn writes_outside_the_module_are_put_back_and_named() {
+    let w = world(vec![
+        Step::tool("write_file", json!({ "path": "modules/catalog/src/server/wishlist.js", "content": "export const w = 1;\n" })),
+        Step::tool("write_file", json!({ "path": "modules/cart/src/server/routes.js", "content": "// clobbered\n" })),
+        Step::tool("write_file", json!({ "path": "shell/stray.txt", "content": "stray\n" })),
+        Step::text("Done.\nHANDOFF: none - done"),
+    ])
+    .await;
+    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
+    let original = std::fs::read_to_string(w.shop.join("modules/cart/src/server/routes.js")).unwrap();
+    send(&w, &s.id, "Add the wishlist endpoint").await;
+    let s = settled(&w, &s.id).await;
+    let work = w.shop.join(".kiln/sessions").join(&s.id).join("workspace");
+    assert_eq!(std::fs::read_to_string(work.join("modules/catalog/src/server/wishlist.js")).unwrap(), "export const w = 1;\n");
+    assert_eq!(std::fs::read_to_string(work.join("modules/cart/src/server/routes.js")).unwrap(), original);
+    assert!(!work.join("shell/stray.txt").exists());
+    let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
+    assert!(systems.contains("Put back 2 change(s)"), "{systems}");
+    assert!(systems.contains("`modules/cart/src/server/routes.js`") && systems.contains("`shell/stray.txt`"), "{systems}");
+}
+
+#[tokio::test]
+async fn a_new_message_supersedes_a_running_turn_after_its_process_is_gone() {
+    let marker = "superseded-marker";
+    let w = world(vec![
+        Step::tool("run_command", json!({ "command": format!("sleep 4 && touch {marker}") })),
+        Step::text("never reached"),
+        Step::text("Second turn.\nHANDOFF: none - done"),
+    ])
+    .await;
+    let s = create(&w.engine, "Slow work in @shop/catalog").await;
+    send(&w, &s.id, "Run the slow command on the server").await;
+    let work = w.shop.join(".kiln/sessions").join(&s.id).join("workspace");
+    // Wait until the command is running.
+    for _ in 0..200 {
+        if texts(&transcript(&w, &s.id).await, EntryKind::Tool).iter().any(|t| t.contains("sleep 4")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let started = std::time::Instant::now();
+    let second = send(&w, &s.id, "Never mind, do this instead on the server").await;
+    assert!(started.elapsed() < Duration::from_secs(3), "supersede waited for the command to finish");
+    assert!(second.running);
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Review);
+    let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
+    assert!(systems.contains("Stopped by the operator."), "{systems}");
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert!(!work.join(marker).exists(), "the old turn's process outlived the stop");
+}
+
+#[tokio::test]
+async fn a_turn_runs_to_its_end_when_every_view_has_gone() {
+    let w = world(vec![Step::text("All done.\nHANDOFF: none - done")]).await;
+    let s = create(&w.engine, "Quick @shop/catalog change").await;
+    let sub = w.engine.subscribe(None);
+    send(&w, &s.id, "Tweak the server validation").await;
+    drop(sub); // the window closed
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Review);
+    let entries = transcript(&w, &s.id).await;
+    assert!(texts(&entries, EntryKind::Agent).iter().any(|t| t.contains("All done.")));
+    // A view that subscribes again and resumes gets what it missed.
+    let replay = w.engine.subscribe(Some(1));
+    assert!(replay.backlog.iter().any(|e| matches!(&e.body, EventBody::Transcript { entry } if entry.text.contains("All done."))));
+}
+
+#[tokio::test]
+async fn a_failed_turn_leaves_the_session_blocked_with_the_providers_message() {
+    let w = world(vec![Step::error(401, "Incorrect API key provided: sk-test")]).await;
+    let s = create(&w.engine, "Anything in @shop/catalog").await;
+    send(&w, &s.id, "Fix the server").await;
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Blocked);
+    let handoffs = texts(&transcript(&w, &s.id).await, EntryKind::Handoff).join("\n");
+    assert!(handoffs.contains("**Blocked**") && handoffs.contains("Incorrect API key"), "{handoffs}");
+    // The key went to the endpoint as a bearer token, and never back to the UI.
+    let auth = w.server.requests()[0].header("authorization").map(str::to_string);
+    assert_eq!(auth.as_deref(), Some("Bearer sk-test-key"));
+    let settings = w.engine.get_settings(EmptyArgs {}).await.unwrap();
+    assert_eq!(settings.openai_key_fingerprint.as_deref().map(str::len), Some(8));
+    assert!(!serde_json::to_string(&settings).unwrap().contains("sk-test-key"));
+}
