@@ -103,7 +103,10 @@ fn engine(config: &Path) -> Arc<Engine> {
 fn normalize(value: &Value, root: &str, id: &str) -> Value {
     let text = value.to_string().replace(root, "<root>").replace(id, "<id>");
     let time = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z").unwrap();
-    serde_json::from_str(&time.replace_all(&text, "<time>")).unwrap()
+    let text = time.replace_all(&text, "<time>");
+    // Other ids (attachments) are random too.
+    let uuid = regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap();
+    serde_json::from_str(&uuid.replace_all(&text, "<uuid>")).unwrap()
 }
 
 /// The same sequence of calls on one transport; returns every normalized answer.
@@ -133,6 +136,11 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("add_module", json!({ "sessionId": "$id", "moduleId": "@shop/cart" })),
         ("add_module", json!({ "sessionId": "$id", "moduleId": "@shop/cart" })),
         ("add_module", json!({ "sessionId": "$id", "moduleId": "@shop/nope" })),
+        ("add_attachment", json!({ "sessionId": "$id", "name": "notes.md", "dataBase64": "IyBOb3RlcwoKU3RhcnMu" })),
+        ("add_attachment", json!({ "sessionId": "$id", "name": "shot.pdf", "dataBase64": "iVBORw0KGgoAAAANSUhEUg==" })),
+        ("remove_attachment", json!({ "sessionId": "$id", "attachmentId": "5b0f8c1e-2f4c-4d8e-9a3b-1c2d3e4f5a6b" })),
+        ("update_session", json!({ "sessionId": "$id", "autoContinue": false })),
+        ("update_session", json!({ "sessionId": "$id", "title": " " })),
         ("send_message", json!({ "sessionId": "$id", "text": "Go", "driver": "nope" })),
         ("send_message", json!({ "sessionId": "$id", "text": "  " })),
         ("stop_turn", json!({ "sessionId": "$id" })),
@@ -210,6 +218,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
         [
             "WORKSPACE_NOT_OPEN", "WORKSPACE_NOT_FOUND", "INVALID_INPUT", "INVALID_INPUT", "MODULE_REQUIRED", "MODULE_NOT_FOUND",
             "INVALID_INPUT", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_ALREADY_IN_SESSION", "MODULE_NOT_FOUND",
+            "ATTACHMENT_MISMATCH", "ATTACHMENT_NOT_FOUND", "INVALID_INPUT",
             "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
         ]
     );

@@ -189,6 +189,10 @@ async fn begin(
         return Ok(());
     }
     let session = session::view(ws, id).await?;
+    let prompt = match crate::attach::note(&session.attachments) {
+        Some(note) => format!("{note}\n\n{prompt}"),
+        None => prompt,
+    };
     let routed = format!("Routed to **{}**: {reason}.", role.name);
     record(ws, events, id, EntryKind::System, Some(&module.id), &routed).await?;
     let plan = TurnPlan {

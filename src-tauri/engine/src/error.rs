@@ -32,6 +32,7 @@ pub enum ErrorCode {
     DriverNotFound,
     DriverFailed,
     SpecMissing,
+    AttachmentNotFound,
     Internal,
 }
 
@@ -52,6 +53,7 @@ impl ErrorCode {
             DriverNotFound => 424,
             DriverFailed => 502,
             SpecMissing => 409,
+            AttachmentNotFound => 404,
             AttachmentEmpty => 400,
             Internal => 500,
         }
@@ -84,6 +86,7 @@ impl ErrorCode {
             DriverNotFound => "DRIVER_NOT_FOUND",
             DriverFailed => "DRIVER_FAILED",
             SpecMissing => "SPEC_MISSING",
+            AttachmentNotFound => "ATTACHMENT_NOT_FOUND",
             Internal => "INTERNAL",
         }
     }

@@ -5,6 +5,7 @@
 pub mod api;
 pub mod chain;
 pub mod approval;
+pub mod attach;
 pub mod attachments;
 pub mod clock;
 pub mod config;

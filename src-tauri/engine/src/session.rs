@@ -389,3 +389,23 @@ pub async fn get_transcript(ws: &Workspace, args: GetTranscriptArgs) -> Result<V
     view(ws, &id).await?; // SESSION_NOT_FOUND before an empty list
     transcript::list(&ws.pool, id.as_str(), args.after).await
 }
+
+/// Changes what the operator may change about a session: its title and auto-continue.
+pub async fn update(ws: &Workspace, events: &EventBus, args: UpdateSessionArgs) -> Result<SessionView> {
+    let (id, _) = live(ws, &args.session_id).await?;
+    let title = match args.title.as_deref().map(str::trim) {
+        Some("") => return Err(ApiError::invalid("the title is empty")),
+        Some(t) if t.chars().count() > MAX_TITLE => return Err(ApiError::invalid(format!("the title is longer than {MAX_TITLE} characters"))),
+        other => other.map(str::to_string),
+    };
+    let at = now();
+    if let Some(title) = &title {
+        sqlx::query("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?").bind(title).bind(&at).bind(id.as_str()).execute(&ws.pool).await?;
+    }
+    if let Some(on) = args.auto_continue {
+        sqlx::query("UPDATE sessions SET auto_continue = ?, updated_at = ? WHERE id = ?").bind(on).bind(&at).bind(id.as_str()).execute(&ws.pool).await?;
+        let text = if on { "Auto-continue is on: handoffs start the next turn by themselves." } else { "Auto-continue is off: each handoff waits for you." };
+        record(ws, events, &id, EntryKind::System, None, text).await?;
+    }
+    publish(ws, events, &id).await
+}

@@ -253,3 +253,55 @@ async fn a_failed_turn_leaves_the_session_blocked_with_the_providers_message() {
     assert_eq!(settings.openai_key_fingerprint.as_deref().map(str::len), Some(8));
     assert!(!serde_json::to_string(&settings).unwrap().contains("sk-test-key"));
 }
+
+#[tokio::test]
+async fn attachments_reach_the_working_copy_and_the_turns_instruction() {
+    use base64::Engine as _;
+    let w = world(vec![Step::text("Read it.\nHANDOFF: none - done")]).await;
+    let s = create(&w.engine, "Reviews look in @shop/catalog").await;
+    let png = [&b"\x89PNG\r\n\x1a\n"[..], &[0u8; 32]].concat();
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    let add = |name: &str, data: String| AddAttachmentArgs { session_id: s.id.clone(), name: name.into(), data_base64: data };
+    let shot = w.engine.add_attachment(add("My Screen (1).png", b64(&png))).await.unwrap();
+    assert_eq!((shot.name.as_str(), shot.kind.as_str(), shot.size), ("My-Screen-1.png", "image", png.len() as i64));
+    let work = w.shop.join(".kiln/sessions").join(&s.id);
+    assert_eq!(std::fs::read(work.join("workspace/reference/attachments/My-Screen-1.png")).unwrap(), png);
+    assert!(work.join("attachments").join(format!("{}-My-Screen-1.png", shot.id)).is_file());
+
+    // Refusals change nothing.
+    for (name, data, code) in [
+        ("shot.pdf", b64(&png), kiln_engine::ErrorCode::AttachmentMismatch),
+        ("tool.exe", b64(b"MZ"), kiln_engine::ErrorCode::AttachmentType),
+        ("empty.txt", String::new(), kiln_engine::ErrorCode::AttachmentEmpty),
+        ("big.txt", b64(&vec![b'a'; 5 * 1024 * 1024 + 1]), kiln_engine::ErrorCode::AttachmentTooLarge),
+    ] {
+        assert_eq!(w.engine.add_attachment(add(name, data)).await.unwrap_err().code, code, "{name}");
+    }
+    let session = w.engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert_eq!(session.attachments.len(), 1);
+
+    send(&w, &s.id, "Match the screenshot").await;
+    settled(&w, &s.id).await;
+    let body = w.server.requests()[0].body.to_string();
+    assert!(body.contains("reference/attachments/My-Screen-1.png"), "{body}");
+
+    let after = w.engine.remove_attachment(RemoveAttachmentArgs { session_id: s.id.clone(), attachment_id: shot.id.clone() }).await.unwrap();
+    assert!(after.attachments.is_empty());
+    assert!(!work.join("workspace/reference/attachments/My-Screen-1.png").exists());
+    let again = w.engine.remove_attachment(RemoveAttachmentArgs { session_id: s.id.clone(), attachment_id: shot.id }).await.unwrap_err();
+    assert_eq!(again.code, kiln_engine::ErrorCode::AttachmentNotFound);
+}
+
+#[tokio::test]
+async fn with_auto_continue_off_a_handoff_waits_for_the_operator() {
+    let w = world(vec![Step::text("Endpoint added.\nHANDOFF: frontend-engineer - show it"), Step::text("never reached")]).await;
+    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
+    let off = w.engine.update_session(UpdateSessionArgs { session_id: s.id.clone(), auto_continue: Some(false), title: None }).await.unwrap();
+    assert!(!off.auto_continue);
+    send(&w, &s.id, "Add the endpoint").await;
+    let s = settled(&w, &s.id).await;
+    assert_eq!(w.server.requests().len(), 1);
+    assert_eq!(s.pending_role.as_deref(), Some("frontend-engineer"));
+    let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
+    assert!(systems.contains("auto-continue is off") && systems.contains("Continue with **Frontend Engineer**"), "{systems}");
+}

@@ -25,6 +25,8 @@ pub use assets::{mime_for as assets_mime, Assets, DirAssets};
 
 /// Request bodies larger than this are refused before they are read.
 pub const MAX_BODY: usize = 1024 * 1024;
+/// An attachment (at most 5 MB) arrives base64-encoded, a third larger.
+pub const MAX_ATTACHMENT_BODY: usize = 7 * 1024 * 1024 + 64 * 1024;
 
 #[derive(Clone)]
 struct App {
@@ -38,6 +40,7 @@ pub fn router(engine: Arc<Engine>, assets: Arc<dyn Assets>, port: u16) -> Router
     Router::new()
         .route("/api/events", get(events))
         .route("/api/state", get(state))
+        .route("/api/add_attachment", post(add_attachment).layer(axum::extract::DefaultBodyLimit::max(MAX_ATTACHMENT_BODY)))
         .route("/api/{command}", post(call))
         .fallback(get(asset))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
@@ -82,6 +85,10 @@ async fn call(State(app): State<App>, Path(command): Path<String>, body: axum::b
         Ok(value) => Json(value).into_response(),
         Err(e) => ErrorResponse(e).into_response(),
     }
+}
+
+async fn add_attachment(state: State<App>, body: axum::body::Bytes) -> Response {
+    call(state, Path("add_attachment".to_string()), body).await
 }
 
 async fn state(State(app): State<App>) -> Response {

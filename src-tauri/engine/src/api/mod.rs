@@ -36,6 +36,9 @@ macro_rules! for_each_operation {
             approve_spec(ApproveSpecArgs) -> SessionView;
             get_settings(EmptyArgs) -> SettingsView;
             update_settings(UpdateSettingsArgs) -> SettingsView;
+            add_attachment(AddAttachmentArgs) -> AttachmentView;
+            remove_attachment(RemoveAttachmentArgs) -> SessionView;
+            update_session(UpdateSessionArgs) -> SessionView;
         }
     };
 }
@@ -195,6 +198,18 @@ impl Engine {
 
     pub async fn approve_spec(&self, args: ApproveSpecArgs) -> Result<SessionView> {
         crate::chain::approve_spec(&self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn add_attachment(&self, args: AddAttachmentArgs) -> Result<AttachmentView> {
+        crate::attach::add(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn remove_attachment(&self, args: RemoveAttachmentArgs) -> Result<SessionView> {
+        crate::attach::remove(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn update_session(&self, args: UpdateSessionArgs) -> Result<SessionView> {
+        session::update(&*self.workspace()?, &self.events, args).await
     }
 
     pub async fn get_settings(&self, _: EmptyArgs) -> Result<SettingsView> {

@@ -304,6 +304,34 @@ pub struct ApproveSpecArgs {
     pub module_id: String,
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AddAttachmentArgs {
+    pub session_id: String,
+    /// The file's own name; Kiln stores it under a safe name.
+    pub name: String,
+    pub data_base64: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RemoveAttachmentArgs {
+    pub session_id: String,
+    pub attachment_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateSessionArgs {
+    pub session_id: String,
+    #[serde(default)]
+    #[ts(optional)]
+    pub auto_continue: Option<bool>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub title: Option<String>,
+}
+
 /// Whether a driver can run here, and why not when it cannot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -392,6 +420,9 @@ pub fn typescript() -> String {
         DeleteSessionArgs::decl(&cfg),
         SendMessageArgs::decl(&cfg),
         ApproveSpecArgs::decl(&cfg),
+        AddAttachmentArgs::decl(&cfg),
+        RemoveAttachmentArgs::decl(&cfg),
+        UpdateSessionArgs::decl(&cfg),
         DriverStatus::decl(&cfg),
         SettingsView::decl(&cfg),
         UpdateSettingsArgs::decl(&cfg),

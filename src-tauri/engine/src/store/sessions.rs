@@ -113,7 +113,7 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
         archived_at: row.archived_at,
         rejected_at: row.rejected_at,
         deleted_at: row.deleted_at,
-        attachments: Vec::new(),
+        attachments: crate::attach::list_in(pool, id).await?,
         checkpoints: checkpoints
             .into_iter()
             .map(|c| CheckpointView { sequence: c.sequence, at: c.created_at, label: c.label, role: c.role, module: c.module_id })
