@@ -47,7 +47,12 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
     let driver_id = args.driver.clone().or(session.driver.clone());
     let driver = crate::drivers::registry::resolve(ws, driver_id.as_deref()).await?;
 
-    // A new turn supersedes a running one, after it is gone.
+    // The first message waits for the planner agent; a new turn supersedes a running
+    // one, after it is gone.
+    let planning = ws.planning.lock().unwrap().get(id.as_str()).cloned();
+    if let Some(planning) = planning {
+        planning.wait().await;
+    }
     session::stop_or_refuse(ws, &id, true, "send").await?;
 
     record_as(ws, events, &id, EntryKind::User, Some(&module.id), None, text).await?;
@@ -56,7 +61,7 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
     let route = match picked {
         Some(role) => Route::Role { role: role.id.clone(), reason: "picked in the composer".into() },
         None => match pending.and_then(|p| roles::find(&roles, &p).cloned()) {
-            Some(role) => Route::Role { role: role.id, reason: "the message answers its question".into() },
+            Some(role) => Route::Role { role: role.id, reason: "the session was waiting for it (a question, a paused chain or the planner's suggestion)".into() },
             None => route_module(ws, &id, &module, text).await?,
         },
     };

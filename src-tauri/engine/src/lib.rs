@@ -17,6 +17,7 @@ pub mod ids;
 pub mod modules;
 pub mod handoff;
 pub mod planner;
+pub mod planner_agent;
 pub mod process;
 pub mod roles;
 pub mod routing;

@@ -109,7 +109,7 @@ impl Rules<'_> {
 
     /// Where a new module goes: the first glob with a `*`, the `*` replaced by the
     /// id's short name (`@shop/reviews` → `reviews`, `parties.core` → `parties`).
-    fn new_directory(&self, id: &str) -> String {
+    pub fn new_directory(&self, id: &str) -> String {
         let short = id.rsplit('/').next().unwrap_or(id);
         let short = short.split('.').next().unwrap_or(short);
         match self.globs.iter().find(|g| g.contains('*') && !g.starts_with('!')) {
@@ -139,8 +139,9 @@ fn is_file_name(token: &str) -> bool {
     }
 }
 
-/// The first system entry of a session: what the rules found and why.
-pub fn describe(selected: &[Selection]) -> String {
+/// The first system entry of a session: what the rules found and why; `agent_follows`
+/// when the planner agent will amend it.
+pub fn describe(selected: &[Selection], agent_follows: bool) -> String {
     let mut text = String::from("**Planner** — ");
     let parts: Vec<String> = selected
         .iter()
@@ -155,6 +156,10 @@ pub fn describe(selected: &[Selection]) -> String {
         let primary = if i == 0 { " (primary)" } else { "" };
         text.push_str(&format!("- `{}`{primary}: {}.\n", s.id, s.reason));
     }
-    text.push_str("\nDecided by the planner's rules alone. If this is wrong, say so in your first message.");
+    if agent_follows {
+        text.push_str("\nFound by the planner's rules; the planner agent is looking at the brief now.");
+    } else {
+        text.push_str("\nDecided by the planner's rules alone. If this is wrong, say so in your first message.");
+    }
     text
 }

@@ -100,8 +100,16 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
         let _ = std::fs::remove_dir_all(ws.session_dir(&id));
         return Err(e);
     }
-    record(ws, events, &id, EntryKind::System, Some(&modules[0].id), &planner::describe(&selected)).await?;
-    records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
+    // The planner agent runs when it is on and a driver can answer; else the rules alone.
+    let agent = match crate::settings::planner_agent(ws).await? {
+        true => crate::drivers::registry::resolve(ws, None).await.ok(),
+        false => None,
+    };
+    record(ws, events, &id, EntryKind::System, Some(&modules[0].id), &planner::describe(&selected, agent.is_some())).await?;
+    match agent {
+        Some(driver) => crate::planner_agent::start(ws.clone(), events.clone(), id.clone(), driver, brief.to_string(), args.title.as_deref().is_some_and(|t| !t.trim().is_empty())),
+        None => records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?,
+    }
     if let Some(setup) = ws.config.session.setup.clone().filter(|s| !s.trim().is_empty()) {
         start_setup(ws.clone(), events.clone(), id.clone(), setup).await?;
     }
@@ -238,6 +246,14 @@ pub(crate) async fn live(ws: &Workspace, raw_id: &str) -> Result<(SessionId, Ses
 
 /// Refuses while a process of the session runs, unless asked to stop it.
 pub(crate) async fn stop_or_refuse(ws: &Workspace, id: &SessionId, stop: bool, doing: &str) -> Result<()> {
+    let planning = ws.planning.lock().unwrap().get(id.as_str()).cloned();
+    if let Some(planning) = planning {
+        if !stop {
+            return Err(ApiError::new(ErrorCode::SessionRunning, format!("the planner agent of session {id} is at work; {doing} with `stop: true`")));
+        }
+        planning.stop();
+        ws.planning.lock().unwrap().remove(id.as_str());
+    }
     let turn = ws.turns.lock().unwrap().get(id.as_str()).cloned();
     if let Some(turn) = turn {
         if !stop {

@@ -16,6 +16,12 @@ pub const CODEX_PATH: &str = "driver.codex.path";
 pub const OPENAI_BASE_URL: &str = "driver.openai.base_url";
 pub const OPENAI_MODEL: &str = "driver.openai.model";
 pub const OPENAI_KEY: &str = "driver.openai.key";
+pub const PLANNER_AGENT: &str = "planner.agent";
+
+/// Whether the planner agent runs for new sessions (on unless turned off).
+pub async fn planner_agent(ws: &Workspace) -> Result<bool> {
+    Ok(get_setting(&ws.pool, PLANNER_AGENT).await?.as_deref() != Some("off"))
+}
 
 /// The stored OpenAI-compatible key, opened.
 pub async fn openai_key(ws: &Workspace) -> Result<Option<String>> {
@@ -51,6 +57,7 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
         openai_base_url,
         openai_model,
         openai_key_fingerprint: key.as_deref().map(fingerprint),
+        planner_agent: planner_agent(ws).await?,
     })
 }
 
@@ -91,6 +98,9 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
         }
     };
     set(DEFAULT, clean(&args.default_driver)).await?;
+    if let Some(on) = args.planner_agent {
+        set_setting(&ws.pool, PLANNER_AGENT, Some(if on { "on" } else { "off" })).await?;
+    }
     set(CLAUDE_PATH, clean(&args.claude_path)).await?;
     set(CODEX_PATH, clean(&args.codex_path)).await?;
     set(OPENAI_BASE_URL, new_url).await?;

@@ -31,6 +31,8 @@ pub struct Workspace {
     pub turns: Mutex<HashMap<String, crate::turn::TurnHandle>>,
     /// The OpenAI-compatible driver in use, by its settings, so conversations last.
     pub openai: Mutex<Option<(String, crate::drivers::openai::OpenAiDriver)>>,
+    /// Planner agents at work per session.
+    pub planning: Mutex<HashMap<String, crate::planner_agent::Planning>>,
     /// Serializes writes to `store.git`.
     pub store_lock: tokio::sync::Mutex<()>,
 }
@@ -86,6 +88,7 @@ impl Workspace {
             running: Mutex::new(HashMap::new()),
             turns: Mutex::new(HashMap::new()),
             openai: Mutex::new(None),
+            planning: Mutex::new(HashMap::new()),
             store_lock: tokio::sync::Mutex::new(()),
         })
     }
@@ -131,7 +134,9 @@ impl Workspace {
     }
 
     pub fn is_running(&self, id: &str) -> bool {
-        self.running.lock().unwrap().contains_key(id) || self.turns.lock().unwrap().contains_key(id)
+        self.running.lock().unwrap().contains_key(id)
+            || self.turns.lock().unwrap().contains_key(id)
+            || self.planning.lock().unwrap().contains_key(id)
     }
 }
 

@@ -22,6 +22,10 @@ struct World {
 }
 
 async fn world(script: Vec<Step>) -> World {
+    world_with_planner(script, false).await
+}
+
+async fn world_with_planner(script: Vec<Step>, planner: bool) -> World {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
@@ -36,6 +40,7 @@ async fn world(script: Vec<Step>) -> World {
             openai_base_url: Some(server.openai_base_url()),
             openai_model: Some("scripted".into()),
             openai_key: Some("sk-test-key".into()),
+            planner_agent: Some(planner),
             ..Default::default()
         })
         .await
@@ -304,4 +309,35 @@ async fn with_auto_continue_off_a_handoff_waits_for_the_operator() {
     assert_eq!(s.pending_role.as_deref(), Some("frontend-engineer"));
     let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
     assert!(systems.contains("auto-continue is off") && systems.contains("Continue with **Frontend Engineer**"), "{systems}");
+}
+
+#[tokio::test]
+async fn the_planner_agent_adds_modules_a_title_and_the_first_role_but_never_drops_one() {
+    let answer = r#"Plan: {"modules": ["@shop/cart", "@shop/catalog", "billing.core"], "title": "Wishlist everywhere", "role": "UX Designer", "reason": "The cart shows the wishlist too."}"#;
+    let w = world_with_planner(vec![Step::text(answer), Step::text("Designed.\nHANDOFF: none - done")], true).await;
+    let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
+    assert_eq!(s.state, SessionState::Planning);
+    // The first message waits for the planner, then goes to the role it suggested.
+    send(&w, &s.id, "Start").await;
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.modules.iter().map(|m| (m.id.as_str(), m.kind)).collect::<Vec<_>>(), [("@shop/catalog", ModuleChange::Edit), ("@shop/cart", ModuleChange::Edit)]);
+    assert_eq!(s.title, "Wishlist everywhere");
+    assert_eq!(s.role.as_deref(), Some("ux-designer"));
+    let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
+    assert!(systems.contains("**Planner agent** — added module `@shop/cart`; ignored `billing.core`"), "{systems}");
+    // The planner's turn was read-only: it was offered no tool that writes.
+    let tools = w.server.requests()[0].body["tools"].to_string();
+    assert!(tools.contains("read_file") && !tools.contains("write_file") && !tools.contains("run_command"), "{tools}");
+    assert_eq!(s.usage.total.turns, 1, "the planner's own turn is not a session turn");
+}
+
+#[tokio::test]
+async fn without_a_usable_planner_answer_the_rules_decide_alone() {
+    let w = world_with_planner(vec![Step::text("I think you should edit the catalog.")], true).await;
+    let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Editing);
+    assert_eq!(s.modules.len(), 1);
+    let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
+    assert!(systems.contains("no usable answer (its answer held no JSON object); the rules decide alone"), "{systems}");
 }

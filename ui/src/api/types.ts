@@ -107,9 +107,13 @@ export type DriverStatus = { id: string, available: boolean,
  */
 detail: string, };
 
-export type SettingsView = { defaultDriver: string, claudePath: string | null, codexPath: string | null, openaiBaseUrl: string | null, openaiModel: string | null, openaiKeyFingerprint: string | null, drivers: Array<DriverStatus>, };
+export type SettingsView = { defaultDriver: string, claudePath: string | null, codexPath: string | null, openaiBaseUrl: string | null, openaiModel: string | null, openaiKeyFingerprint: string | null, 
+/**
+ * Whether the planner agent amends the rules' classification of a new session.
+ */
+plannerAgent: boolean, drivers: Array<DriverStatus>, };
 
-export type UpdateSettingsArgs = { defaultDriver?: string, claudePath?: string, codexPath?: string, openaiBaseUrl?: string, openaiModel?: string, 
+export type UpdateSettingsArgs = { defaultDriver?: string, plannerAgent?: boolean, claudePath?: string, codexPath?: string, openaiBaseUrl?: string, openaiModel?: string, 
 /**
  * Stored sealed; required again whenever the endpoint changes, so a stored key is
  * never sent to a host it was not given for.

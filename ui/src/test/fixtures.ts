@@ -64,6 +64,7 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
     openaiBaseUrl: null,
     openaiModel: null,
     openaiKeyFingerprint: null,
+    plannerAgent: true,
     drivers: [
       { id: "claude", available: true, detail: "/usr/local/bin/claude" },
       { id: "codex", available: false, detail: "install it with `npm i -g @openai/codex`" },

@@ -352,6 +352,8 @@ pub struct SettingsView {
     pub openai_base_url: Option<String>,
     pub openai_model: Option<String>,
     pub openai_key_fingerprint: Option<String>,
+    /// Whether the planner agent amends the rules' classification of a new session.
+    pub planner_agent: bool,
     pub drivers: Vec<DriverStatus>,
 }
 
@@ -362,6 +364,9 @@ pub struct UpdateSettingsArgs {
     #[serde(default)]
     #[ts(optional)]
     pub default_driver: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub planner_agent: Option<bool>,
     #[serde(default)]
     #[ts(optional)]
     pub claude_path: Option<String>,
