@@ -154,51 +154,23 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
     let workdir = ws.session_workdir(&plan.session);
     let before = snapshot(ws, &workdir).await;
 
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let inner = handle.inner.clone();
-    let sink = TurnSink { events: tx, on_process: Box::new(move |r: Running| inner.pgid.store(r.pgid, Ordering::SeqCst)) };
-    let request = TurnRequest {
-        workdir: workdir.clone(),
-        prompt: plan.prompt.clone(),
-        instructions: plan.instructions.clone(),
-        resume_id: plan.resume_id.clone(),
-        model: plan.model.clone(),
-        read_only: plan.role.read_only,
-    };
-    let driver_run = plan.driver.run(request, sink);
-    tokio::pin!(driver_run);
-
     let mut log = TurnLog { ws, events, plan: &plan, turn_id, text: String::new(), last_text: String::new(), ended: None };
-    let mut driver_done = false;
-    loop {
-        tokio::select! {
-            result = &mut driver_run, if !driver_done => {
-                driver_done = true;
-                if let Err(e) = result {
-                    log.ended.get_or_insert(Some(e.message));
-                }
-            }
-            event = rx.recv() => match event {
-                Some(event) => log.take(event).await,
-                None => break,
-            },
-            _ = handle.inner.stop.notified() => break,
-        }
-    }
-    // Dropping the run kills a CLI it started; the group kill catches its children.
-    drop(driver_run);
-    Running { pgid: handle.inner.pgid.load(Ordering::SeqCst) }.kill();
-    log.flush().await;
-
+    let mut error = attempt(handle, &mut log, plan.resume_id.clone(), plan.prompt.clone()).await;
     let stopped = handle.inner.stopped.load(Ordering::SeqCst);
-    let error = if stopped {
-        None
-    } else {
-        match log.ended.take() {
-            Some(error) => error,
-            None => Some("the agent ended without finishing its turn".into()),
-        }
-    };
+    // A conversation the agent no longer holds: continue on a fresh one, with the
+    // transcript so far replayed, and say so.
+    if !stopped && plan.resume_id.is_some() && error.as_deref().is_some_and(lost_resume) {
+        let note = format!(
+            "The agent no longer holds this session's conversation ({}); continuing on a fresh one with the conversation replayed.",
+            error.as_deref().unwrap_or_default().lines().next().unwrap_or_default()
+        );
+        let _ = record_as(ws, events, &plan.session, EntryKind::System, Some(&plan.module.id), None, &note).await;
+        let replay = replay(ws, &plan.session, &plan.prompt).await;
+        log.ended = None;
+        error = attempt(handle, &mut log, None, replay).await;
+    }
+    let stopped = handle.inner.stopped.load(Ordering::SeqCst);
+    let error = if stopped { None } else { error };
     let final_text = std::mem::take(&mut log.last_text);
     let status = if stopped { "stopped" } else if error.is_some() { "failed" } else { "completed" };
     let _ = turns::finish(&ws.pool, turn_id, status, &now()).await;
@@ -229,6 +201,83 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
         }
     }
     TurnEnd { stopped, error, final_text, changed }
+}
+
+/// One run of the driver; returns the turn's error, if it failed.
+async fn attempt(handle: &TurnHandle, log: &mut TurnLog<'_>, resume_id: Option<String>, prompt: String) -> Option<String> {
+    let plan = log.plan;
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let inner = handle.inner.clone();
+    let sink = TurnSink { events: tx, on_process: Box::new(move |r: Running| inner.pgid.store(r.pgid, Ordering::SeqCst)) };
+    let request = TurnRequest {
+        workdir: log.ws.session_workdir(&plan.session),
+        prompt,
+        instructions: plan.instructions.clone(),
+        resume_id,
+        model: plan.model.clone(),
+        read_only: plan.role.read_only,
+    };
+    let driver_run = plan.driver.run(request, sink);
+    tokio::pin!(driver_run);
+    let mut driver_done = false;
+    loop {
+        tokio::select! {
+            result = &mut driver_run, if !driver_done => {
+                driver_done = true;
+                if let Err(e) = result {
+                    log.ended.get_or_insert(Some(e.message));
+                }
+            }
+            event = rx.recv() => match event {
+                Some(event) => log.take(event).await,
+                None => break,
+            },
+            _ = handle.inner.stop.notified() => break,
+        }
+    }
+    // Dropping the run kills a CLI it started; the group kill catches its children.
+    drop(driver_run);
+    Running { pgid: handle.inner.pgid.load(Ordering::SeqCst) }.kill();
+    log.flush().await;
+    match log.ended.take() {
+        Some(error) => error,
+        None => Some("the agent ended without finishing its turn".into()),
+    }
+}
+
+/// How the agents say they no longer hold a conversation.
+pub fn lost_resume(error: &str) -> bool {
+    let error = error.to_ascii_lowercase();
+    ["no conversation found", "no rollout found", "thread/resume failed"].iter().any(|p| error.contains(p))
+}
+
+/// The prompt for a fresh conversation: the session's transcript so far (what the
+/// operator asked and the agents answered, most recent last, bounded), then the message.
+async fn replay(ws: &Workspace, session: &SessionId, prompt: &str) -> String {
+    const KEPT: usize = 24_000;
+    let entries = crate::store::transcript::list(&ws.pool, session.as_str(), None).await.unwrap_or_default();
+    let mut lines: Vec<String> = entries
+        .iter()
+        .filter_map(|e| match e.kind {
+            EntryKind::User => Some(format!("Operator: {}", e.text)),
+            EntryKind::Agent => Some(format!("{}: {}", e.role.as_deref().unwrap_or("agent"), e.text)),
+            EntryKind::Handoff => Some(e.text.clone()),
+            _ => None,
+        })
+        .collect();
+    // The message being sent now is the last user entry; it goes after the replay.
+    if lines.last().is_some_and(|l| l == &format!("Operator: {prompt}")) {
+        lines.pop();
+    }
+    let mut history = lines.join("\n\n");
+    if history.len() > KEPT {
+        let mut cut = history.len() - KEPT;
+        while !history.is_char_boundary(cut) {
+            cut += 1;
+        }
+        history = format!("…{}", &history[cut..]);
+    }
+    format!("This continues an earlier conversation that was lost. What was said so far:\n\n{history}\n\n---\n\n{prompt}")
 }
 
 async fn snapshot(ws: &Arc<Workspace>, workdir: &std::path::Path) -> Option<git2::Oid> {

@@ -43,6 +43,9 @@ const PROVIDER_ERROR: &str = "kiln-contract: the scripted provider refused this 
 // ---------------------------------------------------------------------------------------
 // Claude Code
 
+/// A resume id no CLI has ever seen.
+const UNKNOWN_RESUME: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
+
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_writes_a_file_in_the_module_and_reports_the_turn() {
@@ -110,6 +113,12 @@ async fn claude_resumes_the_same_session() {
     let asked = model_requests(&server, "/v1/messages");
     let history = asked.last().map(|r| r.body["messages"].to_string()).unwrap_or_default();
     assert!(history.contains("First question.") && history.contains("First answer."), "history: {history}");
+
+    // A conversation the CLI does not hold fails in words the engine recognises, so it
+    // continues on a fresh one with the transcript replayed.
+    let lost = run_turn(&driver, session.request(CLAUDE_MODEL, "Third question.", Some(UNKNOWN_RESUME.into())), &server).await;
+    let error = ended_badly(&lost, &server);
+    assert!(kiln_engine::turn::lost_resume(&error), "not recognised as a lost conversation: {error}");
 }
 
 #[tokio::test]
@@ -211,6 +220,12 @@ async fn codex_resumes_the_same_thread() {
     let asked = model_requests(&server, "/v1/responses");
     let history = asked.last().map(|r| r.body["input"].to_string()).unwrap_or_default();
     assert!(history.contains("First question.") && history.contains("First answer."), "history: {history}");
+
+    // A conversation the CLI does not hold fails in words the engine recognises, so it
+    // continues on a fresh one with the transcript replayed.
+    let lost = run_turn(&driver, session.request(CODEX_MODEL, "Third question.", Some(UNKNOWN_RESUME.into())), &server).await;
+    let error = ended_badly(&lost, &server);
+    assert!(kiln_engine::turn::lost_resume(&error), "not recognised as a lost conversation: {error}");
 }
 
 #[tokio::test]

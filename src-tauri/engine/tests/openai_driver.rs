@@ -165,25 +165,19 @@ async fn a_second_turn_resumes_the_conversation() {
 }
 
 #[tokio::test]
-async fn an_unknown_resume_id_continues_fresh_and_says_so() {
+async fn an_unknown_resume_id_fails_the_turn_as_a_cli_would() {
     let dir = tempfile::tempdir().unwrap();
-    let server = ModelServer::start(vec![Step::text("Starting over.")]).await;
+    let server = ModelServer::start(vec![Step::text("never asked")]).await;
     let mut lost = request(dir.path(), "Carry on.");
     lost.resume_id = Some("gone-1234".into());
     let events = turn(&driver(&server), lost).await;
-
-    let fresh = resume_id(&events);
-    assert_ne!(fresh, "gone-1234");
-    assert!(uuid::Uuid::parse_str(&fresh).is_ok(), "a fresh conversation gets a UUID: {fresh}");
-    match &events[1] {
-        DriverEvent::Error { message } => {
-            assert!(message.contains("lost the conversation gone-1234"), "{message}");
-            assert!(message.contains("continuing on a fresh one"), "{message}");
+    match events.as_slice() {
+        [DriverEvent::TurnEnded { is_error: true, error: Some(message), .. }] => {
+            assert!(message.contains("No conversation found with session ID: gone-1234"), "{message}");
         }
-        other => panic!("expected the lost-conversation error, got {other:?}"),
+        other => panic!("expected only a failed TurnEnded, got {other:?}"),
     }
-    assert_eq!(messages(&server.requests()[0]).len(), 2, "nothing is replayed from a conversation the driver does not hold");
-    assert!(matches!(events.last(), Some(DriverEvent::TurnEnded { is_error: false, .. })));
+    assert!(server.requests().is_empty(), "nothing is sent for a conversation the driver does not hold");
 }
 
 #[tokio::test]

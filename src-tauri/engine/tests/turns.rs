@@ -341,3 +341,26 @@ async fn without_a_usable_planner_answer_the_rules_decide_alone() {
     let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
     assert!(systems.contains("no usable answer (its answer held no JSON object); the rules decide alone"), "{systems}");
 }
+
+#[tokio::test]
+async fn a_lost_conversation_continues_fresh_with_the_transcript_replayed() {
+    let w = world(vec![Step::text("First answer.\nHANDOFF: none - done"), Step::text("Second answer.\nHANDOFF: none - done")]).await;
+    let s = create(&w.engine, "Two steps in @shop/catalog").await;
+    send(&w, &s.id, "Tighten the server validation").await;
+    let first = settled(&w, &s.id).await;
+    assert!(first.resume_ids.contains_key("openai-compatible"));
+    // A new model means a new driver instance, which holds none of the old conversations.
+    w.engine.update_settings(UpdateSettingsArgs { openai_model: Some("scripted-2".into()), ..Default::default() }).await.unwrap();
+    send(&w, &s.id, "Now the second server step").await;
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Review);
+    let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
+    assert!(systems.contains("no longer holds this session's conversation"), "{systems}");
+    let requests = w.server.requests();
+    assert_eq!(requests.len(), 2);
+    let replayed = requests[1].body["messages"].to_string();
+    assert!(replayed.contains("This continues an earlier conversation"), "{replayed}");
+    assert!(replayed.contains("Operator: Tighten the server validation") && replayed.contains("First answer."), "{replayed}");
+    assert!(replayed.contains("Now the second server step"));
+    assert_ne!(s.resume_ids["openai-compatible"], first.resume_ids["openai-compatible"]);
+}

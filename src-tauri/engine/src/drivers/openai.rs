@@ -118,12 +118,12 @@ impl OpenAiDriver {
         };
         let model = request.model.clone().filter(|m| !m.is_empty()).unwrap_or_else(|| self.model.clone());
         let (resume_id, mut conversation) = self.open(request.resume_id.as_deref());
-        emit(DriverEvent::SessionStarted { resume_id: resume_id.clone(), model: Some(model.clone()) });
         if let Some(lost) = request.resume_id.as_deref().filter(|id| *id != resume_id) {
-            emit(DriverEvent::Error {
-                message: format!("lost the conversation {lost} (this driver keeps conversations in memory only); continuing on a fresh one"),
-            });
+            // Like a CLI that rejects a resume: the turn fails, and the engine continues
+            // on a fresh conversation with the transcript replayed.
+            return failed(format!("No conversation found with session ID: {lost} (this driver keeps conversations in memory only)"));
         }
+        emit(DriverEvent::SessionStarted { resume_id: resume_id.clone(), model: Some(model.clone()) });
         let toolbox = match Toolbox::new(&request.workdir, request.read_only, self.command_timeout) {
             Ok(toolbox) => toolbox,
             Err(e) => return failed(format!("the working copy {} cannot be used: {e}", request.workdir.display())),
