@@ -122,6 +122,7 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("open_workspace", json!({ "path": "" })),
         ("open_workspace", json!({ "path": root })),
         ("get_settings", json!({})),
+        ("workspace_usage", json!({})),
         ("update_settings", json!({ "defaultDriver": "nope" })),
         ("update_settings", json!({ "openaiBaseUrl": "http://127.0.0.1:9/v1", "openaiModel": "m" })),
         ("create_session", json!({ "brief": "Make the cart faster" })),

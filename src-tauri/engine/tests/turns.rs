@@ -95,6 +95,10 @@ async fn handoffs_chain_up_to_four_turns_then_offer_to_continue() {
     // The endpoint reported no cost: unknown, never 0.
     assert_eq!(s.usage.total.cost_usd, None);
     assert_eq!(s.usage.total.unknown_cost_turns, 4);
+    let by_role: Vec<(&str, i64)> = s.usage.by_role.iter().map(|r| (r.role.as_str(), r.usage.turns)).collect();
+    assert_eq!(by_role, [("backend-engineer", 2), ("frontend-engineer", 2)]);
+    let workspace = w.engine.workspace_usage(EmptyArgs {}).await.unwrap();
+    assert_eq!(workspace.total, s.usage.total);
     let entries = transcript(&w, &s.id).await;
     let handoffs = texts(&entries, EntryKind::Handoff);
     assert_eq!(

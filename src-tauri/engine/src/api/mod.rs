@@ -39,6 +39,7 @@ macro_rules! for_each_operation {
             add_attachment(AddAttachmentArgs) -> AttachmentView;
             remove_attachment(RemoveAttachmentArgs) -> SessionView;
             update_session(UpdateSessionArgs) -> SessionView;
+            workspace_usage(EmptyArgs) -> UsageView;
         }
     };
 }
@@ -210,6 +211,11 @@ impl Engine {
 
     pub async fn update_session(&self, args: UpdateSessionArgs) -> Result<SessionView> {
         session::update(&*self.workspace()?, &self.events, args).await
+    }
+
+    /// Tokens and cost of every turn in the workspace, in total and per role.
+    pub async fn workspace_usage(&self, _: EmptyArgs) -> Result<UsageView> {
+        crate::store::turns::usage(&self.workspace()?.pool, None).await
     }
 
     pub async fn get_settings(&self, _: EmptyArgs) -> Result<SettingsView> {

@@ -119,7 +119,7 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
             .map(|c| CheckpointView { sequence: c.sequence, at: c.created_at, label: c.label, role: c.role, module: c.module_id })
             .collect(),
         pending_role: row.pending_role,
-        usage: crate::store::turns::usage(pool, id).await?,
+        usage: crate::store::turns::usage(pool, Some(id)).await?,
     })
 }
 
