@@ -2,7 +2,7 @@
 import { act, fireEvent, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { App } from "./App";
-import { appState, fakeBackend, workspace } from "./test/fixtures";
+import { appState, fakeBackend, makeSettings, workspace } from "./test/fixtures";
 import { renderWithStore } from "./test/render";
 
 describe("App", () => {
@@ -35,5 +35,14 @@ describe("App", () => {
     const error = await screen.findByTestId("error");
     expect(error).toHaveTextContent("engine exploded");
     expect(error).toHaveTextContent("INTERNAL");
+  });
+
+  it("opens the settings screen from the header", async () => {
+    renderWithStore(<App />, fakeBackend({ get_settings: () => makeSettings() }));
+    fireEvent.click(await screen.findByTestId("settings"));
+    await act(async () => window.dispatchEvent(new HashChangeEvent("hashchange")));
+    expect(window.location.hash).toBe("#/settings");
+    expect(await screen.findByRole("heading", { name: "Settings" })).toBeInTheDocument();
+    expect(await screen.findByTestId("driver-list")).toBeInTheDocument();
   });
 });

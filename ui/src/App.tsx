@@ -8,6 +8,7 @@ import { Dashboard } from "./screens/Dashboard";
 import { NewSession } from "./screens/NewSession";
 import { OpenWorkspace } from "./screens/OpenWorkspace";
 import { SessionScreen } from "./screens/SessionScreen";
+import { SettingsScreen } from "./screens/SettingsScreen";
 import { useStore } from "./state/store";
 
 function Screen() {
@@ -33,6 +34,8 @@ function Screen() {
       return <NewSession />;
     case "session":
       return <SessionScreen key={route.id} sessionId={route.id} />;
+    case "settings":
+      return <SettingsScreen />;
     default:
       return (
         <section className="screen">

@@ -1,10 +1,11 @@
-// A tiny hash router: #/ (dashboard), #/new, #/session/<id> and #/workspace.
+// A tiny hash router: #/ (dashboard), #/new, #/session/<id>, #/settings and #/workspace.
 import { useSyncExternalStore } from "react";
 
 export type Route =
   | { name: "dashboard" }
   | { name: "new" }
   | { name: "workspace" }
+  | { name: "settings" }
   | { name: "session"; id: string }
   | { name: "notFound"; path: string };
 
@@ -13,6 +14,7 @@ export function parseHash(hash: string): Route {
   if (path === "/") return { name: "dashboard" };
   if (path === "/new") return { name: "new" };
   if (path === "/workspace") return { name: "workspace" };
+  if (path === "/settings") return { name: "settings" };
   const session = /^\/session\/([^/]+)$/.exec(path);
   if (session) {
     try {
@@ -28,6 +30,7 @@ export const paths = {
   dashboard: "#/",
   newSession: "#/new",
   workspace: "#/workspace",
+  settings: "#/settings",
   session: (id: string) => `#/session/${encodeURIComponent(id)}`,
 };
 

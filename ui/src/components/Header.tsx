@@ -1,4 +1,4 @@
-// The app header: Kiln mark, the open workspace (name and root) and the "Switch workspace" button.
+// The app header: Kiln mark, the open workspace (name and root), and the theme, Settings and "Switch workspace" buttons.
 import type { AppState } from "../api/types";
 import { useState } from "react";
 import { applyTheme, loadTheme, nextTheme, type ThemeChoice } from "../lib/theme";
@@ -33,6 +33,11 @@ export function Header({ app }: { app: AppState | null }) {
         <button type="button" className="btn btn-small" onClick={cycleTheme} data-testid="theme" title="Switch between the system, dark and light themes">
           {THEME_LABEL[theme]}
         </button>
+        {workspace && (
+          <button type="button" className="btn btn-small" onClick={() => navigate(paths.settings)} data-testid="settings">
+            Settings
+          </button>
+        )}
         {workspace && (
           <button type="button" className="btn btn-small" onClick={() => navigate(paths.workspace)} data-testid="switch-workspace">
             Switch workspace

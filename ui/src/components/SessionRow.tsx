@@ -1,5 +1,6 @@
-// One dashboard row: title, module ids, state badges, created time, and the lifecycle actions.
+// One dashboard row: title, module ids, created time, usage (tokens, cost), state badges and the lifecycle actions.
 import type { SessionView } from "../api/types";
+import { costNote, formatCost, formatTokens } from "../lib/usage";
 import { navigate, paths } from "../router";
 import { RelativeTime } from "./RelativeTime";
 import { SessionActions } from "./SessionActions";
@@ -8,6 +9,7 @@ import { SessionBadges } from "./StateBadge";
 export function SessionRow({ session }: { session: SessionView }) {
   const href = paths.session(session.id);
   const shelved = session.archivedAt || session.rejectedAt || session.deletedAt;
+  const usage = session.usage?.total;
   return (
     <li
       className={shelved ? "session-row session-row-shelved" : "session-row"}
@@ -27,6 +29,14 @@ export function SessionRow({ session }: { session: SessionView }) {
           ))}
           <span className="dot" aria-hidden="true">·</span>
           <RelativeTime value={session.createdAt} />
+          {usage && usage.turns > 0 && (
+            <>
+              <span className="dot" aria-hidden="true">·</span>
+              <span className="row-usage" data-testid="row-usage" title={costNote(usage)}>
+                {formatTokens(usage)} · {formatCost(usage)}
+              </span>
+            </>
+          )}
         </div>
       </div>
       <SessionBadges session={session} />

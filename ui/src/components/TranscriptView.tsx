@@ -1,8 +1,8 @@
-// The live transcript: a scrolling list that follows new entries, virtualized when it gets long.
+// The live transcript (the chat): a scrolling list that follows new entries, virtualized when it gets long.
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { type ReactNode, type RefObject, useLayoutEffect, useRef } from "react";
 import type { TranscriptEntry } from "../api/types";
-import { EntryView } from "./TranscriptEntry";
+import { EntryView, startsRoleGroup } from "./TranscriptEntry";
 
 /** Below this many entries a plain list is simpler and cheap enough. */
 export const VIRTUALIZE_AT = 200;
@@ -40,9 +40,9 @@ function PlainTranscript({ entries }: { entries: TranscriptEntry[] }) {
   return (
     <Scroller scrollRef={scrollRef} onScroll={onScroll}>
       <ol className="entries">
-        {entries.map((entry) => (
-          <li key={entry.id}>
-            <EntryView entry={entry} />
+        {entries.map((entry, i) => (
+          <li key={entry.id} className={`entry-item entry-item-${entry.kind}`}>
+            <EntryView entry={entry} roleHead={startsRoleGroup(entries, i)} />
           </li>
         ))}
       </ol>
@@ -70,10 +70,10 @@ function VirtualTranscript({ entries }: { entries: TranscriptEntry[] }) {
             key={item.key}
             data-index={item.index}
             ref={virtualizer.measureElement}
-            className="entry-virtual"
+            className={`entry-virtual entry-item entry-item-${entries[item.index].kind}`}
             style={{ transform: `translateY(${item.start}px)` }}
           >
-            <EntryView entry={entries[item.index]} />
+            <EntryView entry={entries[item.index]} roleHead={startsRoleGroup(entries, item.index)} />
           </li>
         ))}
       </ol>

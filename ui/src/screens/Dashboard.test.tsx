@@ -1,7 +1,7 @@
 // Tests for the dashboard: rows from the backend, lifecycle actions and their args, the archived toggle.
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { fakeBackend, makeSession } from "../test/fixtures";
+import { fakeBackend, makeSession, makeTotals } from "../test/fixtures";
 import { renderWithStore } from "../test/render";
 import { Dashboard } from "./Dashboard";
 
@@ -162,5 +162,20 @@ describe("Dashboard", () => {
     const error = await screen.findByTestId("error");
     expect(error).toHaveTextContent("No workspace is open");
     expect(error).toHaveTextContent("WORKSPACE_NOT_OPEN");
+  });
+
+  it("shows each row's tokens and cost, never an unknown cost as $0", async () => {
+    const backend = fakeBackend({
+      list_sessions: () => [
+        makeSession({ id: "a", title: "Known", usage: { total: makeTotals({ turns: 2, inputTokens: 12_000, outputTokens: 300, costUsd: 0.0123 }), byRole: [] } }),
+        makeSession({ id: "b", title: "Unknown", createdAt: "2024-12-01T00:00:00Z", usage: { total: makeTotals({ turns: 1, inputTokens: 900, outputTokens: 50, costUsd: null, unknownCostTurns: 1 }), byRole: [] } }),
+        makeSession({ id: "c", title: "Fresh", createdAt: "2024-11-01T00:00:00Z" }),
+      ],
+    });
+    renderWithStore(<Dashboard />, backend);
+    const rows = await screen.findAllByTestId("session-row");
+    expect(within(rows[0]).getByTestId("row-usage")).toHaveTextContent("12.3k tok · $0.0123");
+    expect(within(rows[1]).getByTestId("row-usage")).toHaveTextContent("950 tok · unknown");
+    expect(within(rows[2]).queryByTestId("row-usage")).not.toBeInTheDocument();
   });
 });

@@ -1,7 +1,7 @@
-// Tests for the session view: modules, transcript entries by kind, live events for this session only.
-import { act, screen, waitFor, within } from "@testing-library/react";
+// Tests for the session view: modules, transcript, live events, Stop, the approval card and usage.
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { fakeBackend, makeEntry, makeSession } from "../test/fixtures";
+import { fakeBackend, makeEntry, makeSession, makeSettings, makeTotals } from "../test/fixtures";
 import { renderWithStore } from "../test/render";
 import { SessionScreen } from "./SessionScreen";
 
@@ -79,5 +79,86 @@ describe("SessionScreen", () => {
     await screen.findByRole("heading", { name: "Add coupons" });
     act(() => backend.emit({ id: 20, at: "2025-01-01T11:00:00Z", body: { type: "sessionRemoved", sessionId: "s1" } }));
     expect(await screen.findByText("This session was removed")).toBeInTheDocument();
+  });
+
+  it("shows a running indicator with elapsed time, and Stop calls stop_turn", async () => {
+    const started = new Date(Date.now() - 65_000).toISOString();
+    const running = { ...session, running: true, role: "backend-engineer" };
+    const backend = fakeBackend({
+      get_session: () => running,
+      get_transcript: () => [makeEntry(1, { kind: "system", role: "frontend-engineer", text: "**Frontend Engineer** takes the turn in `@shop/cart`.", createdAt: started })],
+      stop_turn: (args) => ({ ...session, id: args.sessionId, running: false }),
+    });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+
+    const bar = await screen.findByTestId("running");
+    expect(bar).toHaveTextContent("Frontend Engineer is working");
+    expect(within(bar).getByTestId("elapsed").textContent).toMatch(/^1:0\d$/);
+    fireEvent.click(screen.getByTestId("stop-turn"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("stop_turn", { sessionId: "s1" }));
+    await waitFor(() => expect(screen.queryByTestId("running")).not.toBeInTheDocument());
+  });
+
+  it("shows the approval card and approves a module's specification", async () => {
+    const awaiting = { ...session, state: "awaiting-approval" as const };
+    const backend = fakeBackend({
+      get_session: () => awaiting,
+      get_transcript: () => [
+        makeEntry(1, { kind: "system", module: "@shop/coupons", text: "Waiting for your approval: a new module. Read the specification of `@shop/coupons` and approve it to go on." }),
+      ],
+      approve_spec: () => ({ ...session, state: "editing" }),
+      get_settings: () => makeSettings(),
+    });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+
+    const card = await screen.findByTestId("approval-card");
+    const buttons = within(card).getAllByTestId("approve");
+    expect(buttons).toHaveLength(2);
+    // The module the system entry names waits, and comes first.
+    expect(card.querySelector("[data-module]")).toHaveAttribute("data-module", "@shop/coupons");
+    fireEvent.click(buttons[0]);
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("approve_spec", { sessionId: "s1", moduleId: "@shop/coupons" }));
+    await waitFor(() => expect(screen.queryByTestId("approval-card")).not.toBeInTheDocument());
+  });
+
+  it("Request changes focuses the composer with the business manager picked", async () => {
+    const backend = fakeBackend({
+      get_session: () => ({ ...session, state: "awaiting-approval" as const }),
+      get_transcript: () => [],
+      approve_spec: () => {
+        throw { code: "SPEC_MISSING", message: "@shop/cart has no SPEC.md yet" };
+      },
+    });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+    const card = await screen.findByTestId("approval-card");
+
+    fireEvent.click(within(card).getAllByTestId("approve")[0]);
+    expect(await within(card).findByTestId("error")).toHaveTextContent("SPEC_MISSING");
+
+    fireEvent.click(within(card).getByTestId("request-changes"));
+    await waitFor(() => expect(screen.getByTestId("message")).toHaveFocus());
+    expect(screen.getByTestId("role-picker")).toHaveValue("business-manager");
+  });
+
+  it("shows usage totals and the per-role breakdown in the sidebar", async () => {
+    const usage = {
+      total: makeTotals({ turns: 3, inputTokens: 12_000, outputTokens: 3_400, costUsd: 0.0123, unknownCostTurns: 1 }),
+      byRole: [
+        { role: "business-manager", usage: makeTotals({ turns: 2, inputTokens: 8_000, outputTokens: 2_000, costUsd: 0.0123 }) },
+        { role: "backend-engineer", usage: makeTotals({ turns: 1, inputTokens: 4_000, outputTokens: 1_400, costUsd: null, unknownCostTurns: 1 }) },
+      ],
+    };
+    const backend = fakeBackend({ get_session: () => ({ ...session, usage }), get_transcript: () => [] });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+
+    const panel = await screen.findByTestId("usage");
+    expect(within(panel).getByTestId("usage-cost")).toHaveTextContent("$0.0123 + unknown");
+    expect(panel).toHaveTextContent("12k / 3.4k");
+    const rows = within(within(panel).getByTestId("usage-roles")).getAllByRole("row");
+    expect(rows[1]).toHaveTextContent("Business Manager");
+    expect(rows[1]).toHaveTextContent("$0.0123");
+    expect(rows[2]).toHaveTextContent("Backend Engineer");
+    expect(rows[2]).toHaveTextContent("unknown");
+    expect(rows[2]).not.toHaveTextContent("$0");
   });
 });

@@ -1,17 +1,22 @@
-// Session view: header with state, modules, the live transcript and the lifecycle actions.
+// Session view: header with state, the live chat with its composer and approval card, and a sidebar (modules, usage, brief).
 import { useEffect, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import { AddModule } from "../components/AddModule";
+import { ApprovalCard } from "../components/ApprovalCard";
+import { Composer, type ComposerPreset } from "../components/Composer";
 import { EmptyState } from "../components/EmptyState";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { Loading } from "../components/Loading";
 import { RelativeTime } from "../components/RelativeTime";
+import { RunningBar } from "../components/RunningBar";
 import { SessionActions } from "../components/SessionActions";
 import { SessionModules } from "../components/SessionModules";
 import { lifecycleOf, SessionBadges, SetupBadge } from "../components/StateBadge";
 import { TranscriptView } from "../components/TranscriptView";
+import { UsagePanel } from "../components/UsagePanel";
 import { navigate, paths } from "../router";
 import { useStore } from "../state/store";
+import { useSettings } from "../state/useSettings";
 
 export function SessionScreen({ sessionId }: { sessionId: string }) {
   const { backend, dispatch, state } = useStore();
@@ -21,6 +26,8 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<KilnError | null>(null);
   const [attempt, setAttempt] = useState(0);
+  const [preset, setPreset] = useState<ComposerPreset | null>(null);
+  const { settings } = useSettings();
   // After the first full load, refetches (resync, retry) only ask for entries after the last one held.
   const loadedRef = useRef(false);
   const lastIdRef = useRef<number | undefined>(undefined);
@@ -112,11 +119,22 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
           ) : (
             <TranscriptView entries={entries} />
           )}
+          <RunningBar session={session} entries={entries} />
+          {session.state === "awaiting-approval" && open && (
+            <ApprovalCard
+              session={session}
+              entries={entries}
+              onRequestChanges={() => setPreset((p) => ({ role: "business-manager", seq: (p?.seq ?? 0) + 1 }))}
+            />
+          )}
+          <Composer session={session} settings={settings} preset={preset} />
         </div>
         <aside className="session-side" aria-label="Session details">
           <h2 className="section-title">Modules</h2>
           <SessionModules modules={session.modules} />
           {open && <AddModule session={session} modules={workspaceModules} />}
+          <h2 className="section-title">Usage</h2>
+          <UsagePanel usage={session.usage} />
           <h2 className="section-title">Brief</h2>
           <p className="brief-text">{session.brief}</p>
         </aside>
