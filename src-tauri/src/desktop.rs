@@ -20,11 +20,17 @@ pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> 
             eprintln!("kiln: could not open the workspace: {} ({:?})", e.message, e.code);
         }
     }
-    tauri::Builder::default()
+    let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-        .manage(engine)
+        .manage(engine.clone())
         .invoke_handler(crate::commands::handler())
-        .run(context())?;
+        .build(context())?;
+    app.run(move |_, event| {
+        if let tauri::RunEvent::Exit = event {
+            // Turns and setups run in process groups of their own: stop them with the app.
+            tauri::async_runtime::block_on(engine.shutdown());
+        }
+    });
     Ok(())
 }
 

@@ -238,3 +238,19 @@ async fn bad_workspaces_and_briefs_change_nothing() {
     let state = engine.get_state(EmptyArgs {}).await.unwrap();
     assert_eq!(state.recent_workspaces[0], shop.canonicalize().unwrap().display().to_string());
 }
+
+#[tokio::test]
+async fn shutdown_stops_what_sessions_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(tmp.path());
+    let path = shop.join("kiln.toml");
+    let text = std::fs::read_to_string(&path).unwrap().replace("npm ci --offline --no-audit --no-fund", "sleep 2; touch setup-survived");
+    std::fs::write(path, text).unwrap();
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &shop).await;
+    let s = create(&engine, "Touch @shop/cart").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    engine.shutdown().await;
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    assert!(!shop.join(".kiln/sessions").join(&s.id).join("workspace/setup-survived").exists());
+}

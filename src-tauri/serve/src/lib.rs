@@ -59,7 +59,20 @@ pub async fn serve(engine: Arc<Engine>, assets: Arc<dyn Assets>, addr: SocketAdd
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     on_ready(bound);
-    axum::serve(listener, router(engine, assets, bound.port())).await
+    axum::serve(listener, router(engine.clone(), assets, bound.port())).with_graceful_shutdown(stop_signal()).await?;
+    // Turns and setups run in process groups of their own: stop them with the server.
+    engine.shutdown().await;
+    Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn stop_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
 }
 
 /// An `ApiError` as an HTTP response: its code's status and `{"error": {code, message}}`.

@@ -92,6 +92,22 @@ impl Engine {
         Engine { options, workspace: RwLock::new(None), events: Arc::new(EventBus::default()) }
     }
 
+    /// Stops everything the open workspace runs (turns, planners, setups), each with its
+    /// process group, so nothing outlives Kiln.
+    pub async fn shutdown(&self) {
+        let Ok(ws) = self.workspace() else { return };
+        let turns: Vec<_> = ws.turns.lock().unwrap().values().cloned().collect();
+        for turn in turns {
+            turn.stop().await;
+        }
+        for planning in ws.planning.lock().unwrap().values() {
+            planning.stop();
+        }
+        for running in ws.running.lock().unwrap().values() {
+            running.kill();
+        }
+    }
+
     pub fn subscribe(&self, since: Option<u64>) -> Subscription {
         self.events.subscribe(since)
     }
