@@ -47,27 +47,65 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
     let driver_id = args.driver.clone().or(session.driver.clone());
     let driver = crate::drivers::registry::resolve(ws, driver_id.as_deref()).await?;
 
-    // The first message waits for the planner agent; a new turn supersedes a running
-    // one, after it is gone.
-    let planning = ws.planning.lock().unwrap().get(id.as_str()).cloned();
-    if let Some(planning) = planning {
-        planning.wait().await;
-    }
-    session::stop_or_refuse(ws, &id, true, "send").await?;
-
     record_as(ws, events, &id, EntryKind::User, Some(&module.id), None, text).await?;
-    let pending = pending_role(ws, &id).await?;
-    set_pending_role(ws, &id, None).await?;
-    let route = match picked {
-        Some(role) => Route::Role { role: role.id.clone(), reason: "picked in the composer".into() },
-        None => match pending.and_then(|p| roles::find(&roles, &p).cloned()) {
-            Some(role) => Route::Role { role: role.id, reason: "the session was waiting for it (a question, a paused chain or the planner's suggestion)".into() },
-            None => route_module(ws, &id, &module, text).await?,
-        },
-    };
-    let plan_text = text.to_string();
-    begin(ws, events, &id, &module, &roles, route, driver, args.model.or(session.model.clone()), plan_text, 0).await?;
+    let start = Start { id: id.clone(), module, roles, picked, driver, model: args.model.or(session.model.clone()), text: text.to_string() };
+    // The first message waits for the planner agent, in the background so the composer
+    // is free at once; its turn starts when the planner has answered.
+    let planning = ws.planning.lock().unwrap().get(id.as_str()).cloned();
+    match planning {
+        Some(planning) => {
+            let (ws, events) = (ws.clone(), events.clone());
+            // Counted as running from now until its turn has started, without a gap.
+            ws.queued.lock().unwrap().insert(id.to_string());
+            tokio::spawn(async move {
+                planning.wait().await;
+                let started = start.run(&ws, &events).await;
+                ws.queued.lock().unwrap().remove(start.id.as_str());
+                if let Err(e) = started {
+                    let note = format!("The turn for your message could not start: {} [{}]", e.message, e.code.as_str());
+                    let _ = record(&ws, &events, &start.id, EntryKind::System, None, &note).await;
+                }
+                let _ = publish(&ws, &events, &start.id).await;
+            });
+        }
+        None => start.run(ws, events).await?,
+    }
     publish(ws, events, &id).await
+}
+
+/// An operator message's turn, ready to start once nothing else runs.
+struct Start {
+    id: SessionId,
+    module: SessionModule,
+    roles: Vec<Role>,
+    picked: Option<Role>,
+    driver: Arc<dyn crate::drivers::Driver>,
+    model: Option<String>,
+    text: String,
+}
+
+impl Start {
+    async fn run(&self, ws: &Arc<Workspace>, events: &Arc<EventBus>) -> Result<()> {
+        let id = &self.id;
+        // The session may have been archived or deleted while the message waited.
+        let (_, session) = session::live(ws, id.as_str()).await?;
+        session::refuse_closed(&session)?;
+        // A new turn supersedes a running one, after it is gone.
+        session::stop_or_refuse(ws, id, true, "send").await?;
+        let pending = pending_role(ws, id).await?;
+        set_pending_role(ws, id, None).await?;
+        let route = match &self.picked {
+            Some(role) => Route::Role { role: role.id.clone(), reason: "picked in the composer".into() },
+            None => match pending.and_then(|p| roles::find(&self.roles, &p).cloned()) {
+                Some(role) => Route::Role {
+                    role: role.id,
+                    reason: "the session was waiting for it (a question, a paused chain or the planner's suggestion)".into(),
+                },
+                None => route_module(ws, id, &self.module, &self.text).await?,
+            },
+        };
+        begin(ws, events, id, &self.module, &self.roles, route, self.driver.clone(), self.model.clone(), self.text.clone(), 0).await
+    }
 }
 
 pub async fn stop_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {

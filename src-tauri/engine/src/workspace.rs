@@ -33,6 +33,8 @@ pub struct Workspace {
     pub openai: Mutex<Option<(String, crate::drivers::openai::OpenAiDriver)>>,
     /// Planner agents at work per session.
     pub planning: Mutex<HashMap<String, crate::planner_agent::Planning>>,
+    /// Sessions whose message waits for the planner before its turn starts.
+    pub queued: Mutex<std::collections::HashSet<String>>,
     /// Serializes writes to `store.git`.
     pub store_lock: tokio::sync::Mutex<()>,
 }
@@ -89,6 +91,7 @@ impl Workspace {
             turns: Mutex::new(HashMap::new()),
             openai: Mutex::new(None),
             planning: Mutex::new(HashMap::new()),
+            queued: Mutex::new(std::collections::HashSet::new()),
             store_lock: tokio::sync::Mutex::new(()),
         })
     }
@@ -137,6 +140,7 @@ impl Workspace {
         self.running.lock().unwrap().contains_key(id)
             || self.turns.lock().unwrap().contains_key(id)
             || self.planning.lock().unwrap().contains_key(id)
+            || self.queued.lock().unwrap().contains(id)
     }
 }
 

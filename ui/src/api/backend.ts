@@ -1,8 +1,10 @@
 // The Backend interface the UI talks to (desktop or HTTP), its typed command map, and KilnError.
 import type {
+  AddAttachmentArgs,
   AddModuleArgs,
   AppState,
   ApproveSpecArgs,
+  AttachmentView,
   CreateSessionArgs,
   DeleteSessionArgs,
   EmptyArgs,
@@ -11,13 +13,16 @@ import type {
   KilnEvent,
   ListSessionsArgs,
   OpenWorkspaceArgs,
+  RemoveAttachmentArgs,
   SendMessageArgs,
   SessionIdArgs,
   SessionView,
   SettingsView,
   StopArgs,
   TranscriptEntry,
+  UpdateSessionArgs,
   UpdateSettingsArgs,
+  UsageView,
   WorkspaceView,
 } from "./types";
 
@@ -40,6 +45,18 @@ export interface CommandMap {
   stop_turn: { args: SessionIdArgs; result: SessionView };
   /** SPEC_MISSING when the module has no SPEC.md yet. */
   approve_spec: { args: ApproveSpecArgs; result: SessionView };
+  /**
+   * Stores a file for the session's agents (at most 10, 5 MB each, png jpg jpeg gif webp md txt
+   * json csv pdf svg, content matching the extension): ATTACHMENT_LIMIT, ATTACHMENT_TOO_LARGE,
+   * ATTACHMENT_TYPE, ATTACHMENT_EMPTY, ATTACHMENT_MISMATCH, INVALID_INPUT (bad name or base64).
+   */
+  add_attachment: { args: AddAttachmentArgs; result: AttachmentView };
+  /** ATTACHMENT_NOT_FOUND when the session has no such attachment. */
+  remove_attachment: { args: RemoveAttachmentArgs; result: SessionView };
+  /** An absent field stays as it is. */
+  update_session: { args: UpdateSessionArgs; result: SessionView };
+  /** Every turn of the workspace: the total and per role. */
+  workspace_usage: { args: EmptyArgs; result: UsageView };
   get_settings: { args: EmptyArgs; result: SettingsView };
   /** An absent field stays as it is, "" clears it; the key is write-only. */
   update_settings: { args: UpdateSettingsArgs; result: SettingsView };

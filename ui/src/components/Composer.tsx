@@ -1,9 +1,13 @@
-// The message composer: text, role/module/driver/model pickers, Send (Ctrl/⌘+Enter) and "Continue with <role>".
+// The message composer: text (from the session's draft), attachments, role/module/driver/model pickers, Send (Ctrl/⌘+Enter) and "Continue with <role>".
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { SendMessageArgs, SessionView, SettingsView } from "../api/types";
 import { ROLES, roleName } from "../lib/roles";
+import { pasteFiles, useFileDrop } from "../lib/useFileDrop";
 import { useStore } from "../state/store";
+import { useSessionAttachments } from "../state/useAttachments";
+import { AttachButton } from "./AttachButton";
+import { AttachmentChips, AttachmentRefusals } from "./AttachmentChips";
 import { ErrorMessage } from "./ErrorMessage";
 import { lifecycleOf } from "./StateBadge";
 
@@ -30,15 +34,30 @@ export function composerClosedReason(session: SessionView): string | null {
 }
 
 export function Composer({ session, settings, preset }: ComposerProps) {
-  const { backend, dispatch } = useStore();
+  const { backend, dispatch, state } = useStore();
   const textRef = useRef<HTMLTextAreaElement>(null);
-  const [text, setText] = useState("");
+  // A draft (e.g. a brief whose first turn did not start) is where the composer starts.
+  const draft = state.drafts[session.id];
+  const [text, setText] = useState(() => draft?.text ?? "");
+  const [note, setNote] = useState<string | null>(() => draft?.note ?? null);
   const [role, setRole] = useState("");
   const [moduleId, setModuleId] = useState("");
   const [driver, setDriver] = useState("");
   const [model, setModel] = useState("");
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<KilnError | null>(null);
+  const [error, setError] = useState<KilnError | null>(() => draft?.error ?? null);
+  const attachments = useSessionAttachments(session);
+
+  // Leaving the session keeps unsent text as its draft.
+  const latestText = useRef(text);
+  latestText.current = text;
+  useEffect(() => {
+    const sessionId = session.id;
+    return () => {
+      const unsent = latestText.current;
+      dispatch(unsent.trim() ? { type: "draftSet", sessionId, draft: { text: unsent, error: null } } : { type: "draftCleared", sessionId });
+    };
+  }, [dispatch, session.id]);
 
   useEffect(() => {
     if (!preset) return;
@@ -55,9 +74,12 @@ export function Composer({ session, settings, preset }: ComposerProps) {
   const driverStatus = drivers.find((d) => d.id === chosenDriver);
   const pending = session.pendingRole;
   const disabled = closed !== null || busy;
+  // A message sent now would start a turn that does not see the files still uploading.
+  const uploading = attachments.uploads.length > 0;
+  const drop = useFileDrop(attachments.add, closed !== null);
 
   async function send(message: string, turnRole: string, clearAfter: boolean) {
-    if (disabled || !message.trim()) return;
+    if (disabled || uploading || !message.trim()) return;
     setBusy(true);
     setError(null);
     const args: SendMessageArgs = { sessionId: session.id, text: message.trim() };
@@ -68,7 +90,11 @@ export function Composer({ session, settings, preset }: ComposerProps) {
     try {
       const updated = await backend.call("send_message", args);
       dispatch({ type: "sessionUpserted", session: updated });
+      setNote(null);
+      attachments.dismiss();
       if (clearAfter) {
+        latestText.current = "";
+        dispatch({ type: "draftCleared", sessionId: session.id });
         setText("");
         setRole("");
       }
@@ -91,7 +117,13 @@ export function Composer({ session, settings, preset }: ComposerProps) {
   };
 
   return (
-    <form className="composer" data-testid="composer" onSubmit={onSubmit} aria-label="Message the agents">
+    <form
+      className={drop.dragging ? "composer composer-dragging" : "composer"}
+      data-testid="composer"
+      onSubmit={onSubmit}
+      aria-label="Message the agents"
+      {...drop.dropProps}
+    >
       {closed && <p className="hint composer-closed" data-testid="composer-closed">{closed}</p>}
       {pending && !closed && (
         <div className="composer-pending" data-testid="pending-role">
@@ -106,7 +138,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
               </>
             )}
           </span>
-          <button type="button" className="btn btn-small" onClick={() => void send("Continue.", pending, false)} disabled={disabled} data-testid="continue">
+          <button type="button" className="btn btn-small" onClick={() => void send("Continue.", pending, false)} disabled={disabled || uploading} data-testid="continue">
             Continue with {roleName(pending)}
           </button>
         </div>
@@ -119,12 +151,27 @@ export function Composer({ session, settings, preset }: ComposerProps) {
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKeyDown}
+        onPaste={(e) => pasteFiles(e, attachments.add)}
         placeholder={closed ? "" : "Ask for a change, answer a question, or give feedback…"}
         rows={3}
         disabled={closed !== null}
       />
+      {drop.dragging && <p className="hint drop-hint">Drop the files to attach them to this session.</p>}
+      <AttachmentChips
+        items={session.attachments.map((a) => ({ ...a, removing: attachments.removing.has(a.id) }))}
+        uploads={attachments.uploads}
+        onRemove={attachments.remove}
+        disabled={closed !== null}
+      />
+      <AttachmentRefusals refusals={attachments.refusals} />
+      {note && (
+        <p className="hint composer-note" data-testid="composer-note">
+          {note}
+        </p>
+      )}
       {error && <ErrorMessage error={error} />}
       <div className="composer-bar">
+        <AttachButton onFiles={attachments.add} disabled={closed !== null} />
         <label className="composer-field">
           <span className="composer-label">Role</span>
           <select value={role} onChange={(e) => setRole(e.target.value)} disabled={disabled} data-testid="role-picker">
@@ -169,7 +216,13 @@ export function Composer({ session, settings, preset }: ComposerProps) {
             autoComplete="off"
           />
         </label>
-        <button type="submit" className="btn btn-primary composer-send" disabled={disabled || !text.trim()} data-testid="send" title="Send (Ctrl/⌘+Enter)">
+        <button
+          type="submit"
+          className="btn btn-primary composer-send"
+          disabled={disabled || uploading || !text.trim()}
+          data-testid="send"
+          title={uploading ? "Wait until the attachments are uploaded" : "Send (Ctrl/⌘+Enter)"}
+        >
           {busy ? "Sending…" : "Send"}
         </button>
       </div>

@@ -1,5 +1,5 @@
-// Tests for the dashboard: rows from the backend, lifecycle actions and their args, the archived toggle.
-import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+// Tests for the dashboard: rows from the backend, lifecycle actions and their args, the archived toggle, workspace usage.
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { fakeBackend, makeSession, makeTotals } from "../test/fixtures";
 import { renderWithStore } from "../test/render";
@@ -177,5 +177,73 @@ describe("Dashboard", () => {
     expect(within(rows[0]).getByTestId("row-usage")).toHaveTextContent("12.3k tok · $0.0123");
     expect(within(rows[1]).getByTestId("row-usage")).toHaveTextContent("950 tok · unknown");
     expect(within(rows[2]).queryByTestId("row-usage")).not.toBeInTheDocument();
+  });
+
+  it("shows the workspace's total usage in the header, never an unknown cost as free", async () => {
+    const backend = fakeBackend({
+      list_sessions: () => sessions,
+      workspace_usage: () => ({
+        total: makeTotals({ turns: 4, inputTokens: 20_000, outputTokens: 1_000, costUsd: 0.5, unknownCostTurns: 1 }),
+        byRole: [{ role: "backend-engineer", usage: makeTotals({ turns: 4, inputTokens: 20_000, outputTokens: 1_000, costUsd: 0.5, unknownCostTurns: 1 }) }],
+      }),
+    });
+    renderWithStore(<Dashboard />, backend);
+    const usage = await screen.findByTestId("workspace-usage");
+    await waitFor(() => expect(usage).toHaveTextContent("Usage: 4 turns · 21k tok · $0.5000 + unknown"));
+    expect(usage.getAttribute("title")).toContain("Backend Engineer");
+    expect(usage.getAttribute("title")).toContain("reported no cost");
+    expect(backend.call).toHaveBeenCalledWith("workspace_usage", {});
+  });
+
+  it("shows an all-unknown workspace cost as unknown, and no turns as such", async () => {
+    const backend = fakeBackend({
+      workspace_usage: () => ({ total: makeTotals({ turns: 2, inputTokens: 900, outputTokens: 50, costUsd: null, unknownCostTurns: 2 }), byRole: [] }),
+    });
+    const { unmount } = renderWithStore(<Dashboard />, backend);
+    await waitFor(() => expect(screen.getByTestId("workspace-usage")).toHaveTextContent("2 turns · 950 tok · unknown"));
+    expect(screen.getByTestId("workspace-usage")).not.toHaveTextContent("$0");
+    unmount();
+
+    renderWithStore(<Dashboard />, fakeBackend());
+    expect(await screen.findByTestId("workspace-usage")).toHaveTextContent("Usage: no turns yet");
+  });
+
+  it("fetches the workspace usage again, once, after sessions' usage changes", async () => {
+    let cost = 0.01;
+    const backend = fakeBackend({
+      list_sessions: () => [sessions[0]],
+      workspace_usage: () => ({ total: makeTotals({ turns: 1, inputTokens: 100, outputTokens: 0, costUsd: cost }), byRole: [] }),
+    });
+    renderWithStore(<Dashboard />, backend);
+    await waitFor(() => expect(screen.getByTestId("workspace-usage")).toHaveTextContent("$0.0100"));
+    const fetches = () => backend.call.mock.calls.filter((c) => c[0] === "workspace_usage").length;
+    // Once on mount, once more after the list's first load settles.
+    await waitFor(() => expect(fetches()).toBe(2), { timeout: 3000 });
+
+    cost = 0.02;
+    const at = "2025-01-03T00:00:00Z";
+    const used = (turns: number) => ({ total: makeTotals({ turns, inputTokens: 100 * turns, costUsd: cost }), byRole: [] });
+    act(() => {
+      backend.emit({ id: 1, at, body: { type: "session", session: { ...sessions[0], running: true, updatedAt: at } } });
+      backend.emit({ id: 2, at, body: { type: "session", session: { ...sessions[0], usage: used(1), updatedAt: at } } });
+      backend.emit({ id: 3, at, body: { type: "session", session: { ...sessions[0], usage: used(2), updatedAt: at } } });
+    });
+    await waitFor(() => expect(screen.getByTestId("workspace-usage")).toHaveTextContent("$0.0200"), { timeout: 3000 });
+    expect(fetches()).toBe(3);
+  });
+
+  it("says the usage is unavailable when workspace_usage fails, without hiding the sessions", async () => {
+    const backend = fakeBackend({
+      list_sessions: () => sessions,
+      workspace_usage: () => {
+        throw { code: "INTERNAL", message: "database is locked" };
+      },
+    });
+    renderWithStore(<Dashboard />, backend);
+    expect(await screen.findAllByTestId("session-row")).toHaveLength(2);
+    const usage = await screen.findByTestId("workspace-usage");
+    expect(usage).toHaveTextContent("Usage: unavailable");
+    expect(usage).toHaveAttribute("title", "INTERNAL: database is locked");
+    expect(screen.queryByTestId("error")).not.toBeInTheDocument();
   });
 });

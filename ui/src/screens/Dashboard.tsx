@@ -1,4 +1,4 @@
-// Dashboard: the workspace's modules, the session list with lifecycle actions, and "New session".
+// Dashboard: the workspace's usage and modules, the session list with lifecycle actions, and "New session".
 import { useEffect, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import { EmptyState } from "../components/EmptyState";
@@ -7,6 +7,7 @@ import { Icon } from "../components/Icon";
 import { Loading } from "../components/Loading";
 import { ModuleChips } from "../components/ModuleChips";
 import { SessionRow } from "../components/SessionRow";
+import { WorkspaceUsage } from "../components/WorkspaceUsage";
 import { navigate, paths } from "../router";
 import { visibleSessions } from "../state/reducer";
 import { useStore } from "../state/store";
@@ -54,7 +55,10 @@ export function Dashboard() {
       <div className="screen-head">
         <div>
           <h1 id="dash-title">{workspace.name}</h1>
-          <code className="muted small">{workspace.root}</code>
+          <div className="workspace-line">
+            <code className="muted small">{workspace.root}</code>
+            <WorkspaceUsage />
+          </div>
         </div>
         {newButton}
       </div>

@@ -1,4 +1,4 @@
-// Tests for the session view: modules, transcript, live events, Stop, the approval card and usage.
+// Tests for the session view: modules, transcript, live events, Stop, the approval card, usage and auto-continue.
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { fakeBackend, makeEntry, makeSession, makeSettings, makeTotals } from "../test/fixtures";
@@ -160,5 +160,41 @@ describe("SessionScreen", () => {
     expect(rows[2]).toHaveTextContent("Backend Engineer");
     expect(rows[2]).toHaveTextContent("unknown");
     expect(rows[2]).not.toHaveTextContent("$0");
+  });
+
+  it("toggles auto-continue with update_session and shows the engine's answer", async () => {
+    const backend = fakeBackend({
+      get_session: () => ({ ...session, autoContinue: true }),
+      get_transcript: () => [],
+      update_session: (args) => ({ ...session, autoContinue: args.autoContinue ?? true }),
+    });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+
+    const toggle = await screen.findByTestId("auto-continue");
+    expect(toggle).toBe(screen.getByLabelText("Auto-continue handoffs"));
+    expect(toggle).toBeChecked();
+    fireEvent.click(toggle);
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_session", { sessionId: "s1", autoContinue: false }));
+    await waitFor(() => expect(screen.getByTestId("auto-continue")).not.toBeChecked());
+    await waitFor(() => expect(screen.getByTestId("auto-continue")).toBeEnabled());
+
+    fireEvent.click(screen.getByTestId("auto-continue"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_session", { sessionId: "s1", autoContinue: true }));
+    await waitFor(() => expect(screen.getByTestId("auto-continue")).toBeChecked());
+  });
+
+  it("puts auto-continue back and shows the error when update_session fails", async () => {
+    const backend = fakeBackend({
+      get_session: () => session,
+      get_transcript: () => [],
+      update_session: () => {
+        throw { code: "SESSION_NOT_FOUND", message: "No session s1" };
+      },
+    });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+    fireEvent.click(await screen.findByTestId("auto-continue"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_session", { sessionId: "s1", autoContinue: true }));
+    expect(await screen.findByTestId("error")).toHaveTextContent("SESSION_NOT_FOUND");
+    expect(screen.getByTestId("auto-continue")).not.toBeChecked();
   });
 });

@@ -1,8 +1,9 @@
-// Session view: header with state, the live chat with its composer and approval card, and a sidebar (modules, usage, brief).
+// Session view: header with state, the live chat with its composer and approval card, and a sidebar (modules, handoffs, usage, brief).
 import { useEffect, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import { AddModule } from "../components/AddModule";
 import { ApprovalCard } from "../components/ApprovalCard";
+import { AutoContinueToggle } from "../components/AutoContinueToggle";
 import { Composer, type ComposerPreset } from "../components/Composer";
 import { EmptyState } from "../components/EmptyState";
 import { ErrorMessage } from "../components/ErrorMessage";
@@ -133,6 +134,8 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
           <h2 className="section-title">Modules</h2>
           <SessionModules modules={session.modules} />
           {open && <AddModule session={session} modules={workspaceModules} />}
+          <h2 className="section-title">Handoffs</h2>
+          <AutoContinueToggle session={session} />
           <h2 className="section-title">Usage</h2>
           <UsagePanel usage={session.usage} />
           <h2 className="section-title">Brief</h2>

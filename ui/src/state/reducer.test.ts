@@ -1,7 +1,8 @@
-// Tests for the state reducer: session upserts, transcript dedupe by id, removal, workspace, resync.
+// Tests for the state reducer: session upserts, transcript dedupe by id, removal, workspace, resync, attachments, drafts.
 import { describe, expect, it } from "vitest";
 import type { KilnEvent } from "../api/types";
-import { appState, makeEntry, makeSession, workspace } from "../test/fixtures";
+import { KilnError } from "../api/backend";
+import { appState, makeAttachment, makeEntry, makeSession, workspace } from "../test/fixtures";
 import { initialState, reducer, type State, visibleSessions } from "./reducer";
 
 const ev = (body: KilnEvent["body"], id = 1): KilnEvent => ({ id, at: "2025-01-01T00:00:00Z", body });
@@ -77,5 +78,23 @@ describe("reducer", () => {
     expect(visibleSessions(state).map((s) => s.id)).toEqual(["new", "old"]);
     state = reducer(state, { type: "setIncludeArchived", value: true });
     expect(visibleSessions(state).map((s) => s.id)).toEqual(["new", "arch", "old"]);
+  });
+
+  it("adds an attachment to its session once, whichever of the answer and the event comes first", () => {
+    const a1 = makeAttachment({ id: "a1" });
+    let state = reducer(loaded, { type: "sessionUpserted", session: makeSession() });
+    state = reducer(state, { type: "attachmentAdded", sessionId: "s1", attachment: a1 });
+    expect(state.sessions.s1.attachments).toEqual([a1]);
+    expect(reducer(state, { type: "attachmentAdded", sessionId: "s1", attachment: a1 })).toBe(state);
+    expect(reducer(loaded, { type: "attachmentAdded", sessionId: "s9", attachment: a1 })).toBe(loaded);
+  });
+
+  it("sets and clears a session's composer draft", () => {
+    const error = new KilnError("DRIVER_NOT_FOUND", "no claude");
+    let state = reducer(loaded, { type: "draftSet", sessionId: "s1", draft: { text: "brief", error } });
+    expect(state.drafts.s1).toEqual({ text: "brief", error });
+    state = reducer(state, { type: "draftCleared", sessionId: "s1" });
+    expect(state.drafts).toEqual({});
+    expect(reducer(state, { type: "draftCleared", sessionId: "s1" })).toBe(state);
   });
 });

@@ -1,5 +1,14 @@
-// App state (app info, sessions, transcripts) and the reducer that applies fetches and live events.
-import type { AppState, KilnEvent, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
+// App state (app info, sessions, transcripts, composer drafts) and the reducer that applies fetches and live events.
+import type { KilnError } from "../api/backend";
+import type { AppState, AttachmentView, KilnEvent, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
+
+/** Text waiting in a session's composer (e.g. a brief whose first turn did not start), with why. */
+export interface Draft {
+  text: string;
+  error: KilnError | null;
+  /** A sentence shown above the error, saying what happened. */
+  note?: string;
+}
 
 export interface State {
   app: AppState | null;
@@ -7,6 +16,8 @@ export interface State {
   /** Ids of sessions whose record was removed while the UI was open. */
   removed: Record<string, true>;
   transcripts: Record<string, TranscriptEntry[]>;
+  /** Composer drafts by session id: the composer starts from one, leaves unsent text in one when it goes away, clears it on send. */
+  drafts: Record<string, Draft>;
   includeArchived: boolean;
   /** Bumped by a `resync` event: everything shown must be fetched again. */
   epoch: number;
@@ -19,6 +30,9 @@ export type Action =
   | { type: "sessionUpserted"; session: SessionView }
   | { type: "sessionRemoved"; sessionId: string }
   | { type: "transcriptLoaded"; sessionId: string; entries: TranscriptEntry[] }
+  | { type: "attachmentAdded"; sessionId: string; attachment: AttachmentView }
+  | { type: "draftSet"; sessionId: string; draft: Draft }
+  | { type: "draftCleared"; sessionId: string }
   | { type: "setIncludeArchived"; value: boolean }
   | { type: "event"; event: KilnEvent };
 
@@ -27,6 +41,7 @@ export const initialState: State = {
   sessions: {},
   removed: {},
   transcripts: {},
+  drafts: {},
   includeArchived: false,
   epoch: 0,
 };
@@ -137,6 +152,19 @@ export function reducer(state: State, action: Action): State {
       const merged = mergeEntries(existing, action.entries);
       if (merged === existing && action.sessionId in state.transcripts) return state;
       return { ...state, transcripts: { ...state.transcripts, [action.sessionId]: merged } };
+    }
+    case "attachmentAdded": {
+      // add_attachment answers with the attachment only; the session event may come before or after.
+      const session = state.sessions[action.sessionId];
+      if (!session || session.attachments.some((a) => a.id === action.attachment.id)) return state;
+      const attachments = [...session.attachments, action.attachment];
+      return { ...state, sessions: { ...state.sessions, [session.id]: { ...session, attachments } } };
+    }
+    case "draftSet":
+      return { ...state, drafts: { ...state.drafts, [action.sessionId]: action.draft } };
+    case "draftCleared": {
+      const drafts = withoutKey(state.drafts, action.sessionId);
+      return drafts === state.drafts ? state : { ...state, drafts };
     }
     case "setIncludeArchived":
       return { ...state, includeArchived: action.value };

@@ -1,7 +1,7 @@
 // Test fixtures: sample workspace, sessions and transcript entries, plus a scriptable fake Backend.
 import { vi } from "vitest";
 import type { ArgsOf, Backend, Command, ResultOf } from "../api/backend";
-import type { AppState, KilnEvent, SessionView, SettingsView, TranscriptEntry, UsageTotals, WorkspaceView } from "../api/types";
+import type { AppState, AttachmentView, KilnEvent, SessionView, SettingsView, TranscriptEntry, UsageTotals, WorkspaceView } from "../api/types";
 
 export const workspace: WorkspaceView = {
   root: "/home/dev/shop",
@@ -74,6 +74,10 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
   };
 }
 
+export function makeAttachment(overrides: Partial<AttachmentView> = {}): AttachmentView {
+  return { id: "a1", name: "shot.png", kind: "image", size: 2048, addedAt: "2025-01-01T10:02:00Z", ...overrides };
+}
+
 export function makeEntry(id: number, overrides: Partial<TranscriptEntry> = {}): TranscriptEntry {
   return {
     id,
@@ -97,11 +101,12 @@ export interface FakeBackend extends Backend {
   handle: (handlers: Handlers) => void;
 }
 
-/** A fake Backend answering from handlers (defaults: get_state → appState, list_sessions → []). */
+/** A fake Backend answering from handlers (defaults: get_state → appState, list_sessions → [], workspace_usage → none). */
 export function fakeBackend(handlers: Handlers = {}, kind: "tauri" | "http" = "http"): FakeBackend {
   const table: Handlers = {
     get_state: () => appState,
     list_sessions: () => [],
+    workspace_usage: () => ({ total: makeTotals(), byRole: [] }),
     ...handlers,
   };
   const listeners = new Set<(e: KilnEvent) => void>();

@@ -1,0 +1,136 @@
+// End-to-end test of a real agent turn: `kiln serve` drives the real `claude` CLI (pinned,
+// installed by scripts/deps) against the scripted model server, and Chromium watches it.
+// Start a session on examples/shop, see the planner agent's answer, approve the
+// module's specification, watch the turn stream into the chat and end in a handoff, and
+// see tokens and cost on the dashboard. It must run in a loopback-only network namespace
+// (scripts/test runs this stage with `unshare -n`) and refuses to run anywhere else.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import {
+  ARTIFACTS,
+  ROOT,
+  TEST_TIMEOUT,
+  cleanUp,
+  copyExample,
+  launchBrowser,
+  newPage,
+  startServer,
+  stopServer,
+  tempDir,
+} from "./harness.mjs";
+
+const MODEL_SERVER = path.join(ROOT, "target/debug/kiln-model-server");
+const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
+const BRIEF = "Add a wishlist to @shop/catalog";
+const TURN_TEXT = "Added a wishlist heart to each product card.";
+
+/** Only `lo` in this process's network namespace: the CLI can reach nothing else. */
+function assertLoopbackOnly() {
+  const devices = fs
+    .readFileSync("/proc/self/net/dev", "utf8")
+    .split("\n")
+    .slice(2)
+    .map((l) => l.split(":")[0].trim())
+    .filter(Boolean);
+  assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
+}
+
+/** Starts the scripted model server on a free port with `steps`; resolves with its base URL. */
+function startModelServer(steps) {
+  const script = path.join(tempDir("kiln-model-script-"), "script.json");
+  fs.writeFileSync(script, JSON.stringify(steps));
+  const child = spawn(MODEL_SERVER, ["--port", "0", "--script", script], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the model server did not start: ${out}`)), 30_000);
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], child });
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`the model server exited (${code}): ${out}`)));
+  });
+}
+
+/** Calls the engine's API as Kiln's own page does. */
+async function api(url, command, args) {
+  const response = await fetch(new URL(`/api/${command}`, url), {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-kiln": "1" },
+    body: JSON.stringify(args),
+  });
+  const body = await response.json();
+  assert.ok(response.ok, `${command}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+describe("a real agent turn in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {
+  before(async () => {
+    assertLoopbackOnly();
+    assert.ok(CLI_DIR, "KILN_AGENT_CLI_DIR is not set: scripts/test sets it after scripts/deps installs the CLIs");
+    assert.ok(fs.existsSync(path.join(CLI_DIR, "node_modules/.bin/claude")), `no claude in ${CLI_DIR}`);
+    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
+    await launchBrowser();
+  });
+  after(cleanUp);
+
+  test("plan, approve, watch a claude turn stream and hand off, see tokens and cost", { timeout: TEST_TIMEOUT * 2 }, async (t) => {
+    const model = await startModelServer([
+      // The planner agent (a read-only claude turn): it answers JSON.
+      { text: '{"modules": [], "title": "Wishlist for the catalog", "role": "frontend-engineer", "reason": "The wishlist starts on the product cards."}' },
+      // The frontend engineer's turn, after the approval.
+      { text: `${TURN_TEXT}\n\nHANDOFF: none - the wishlist is on the catalog screen` },
+    ]);
+    t.after(() => stopServer(model.child));
+
+    // A workspace whose catalog specification is a draft: building it needs approval.
+    const workspace = copyExample();
+    const spec = path.join(workspace, "modules/catalog/SPEC.md");
+    fs.writeFileSync(spec, fs.readFileSync(spec, "utf8").replace("status: approved", "status: draft"));
+    const home = tempDir("kiln-agent-home-");
+    const { url, child } = await startServer({
+      workspace,
+      env: { HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-test" },
+    });
+    t.after(() => stopServer(child));
+    await api(url, "update_settings", { defaultDriver: "claude", claudePath: path.join(CLI_DIR, "node_modules/.bin/claude") });
+
+    const { page, errors } = await newPage(t);
+    await page.goto(url);
+    await page.locator("[data-testid=new-session]").first().click();
+    await page.locator("[data-testid=brief]").fill(BRIEF);
+    await page.locator("[data-testid=create-session]").click();
+
+    // The planner agent answered; the first message waits on the unapproved specification.
+    const transcript = page.locator("[data-testid=transcript]");
+    await transcript.getByText("Planner agent", { exact: false }).waitFor({ timeout: 90_000 });
+    const card = page.locator("[data-testid=approval-card]");
+    await card.waitFor({ timeout: 90_000 });
+    await page.locator("[data-testid=approve]").first().click();
+
+    // The turn streams in and ends with its handoff; the session is ready for review.
+    await page.locator('[data-testid=entry][data-kind=agent]').getByText(TURN_TEXT).waitFor({ timeout: 120_000 });
+    const handoff = page.locator('[data-testid=entry][data-kind=handoff]').last();
+    await handoff.waitFor();
+    assert.match(await handoff.innerText(), /none/i);
+    await page.getByText(/review/i).first().waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, "agent-turn.png"), fullPage: true });
+    assert.ok(fs.readFileSync(spec.replace(workspace, path.join(workspace, ".kiln/sessions", page.url().split("/").pop(), "workspace")), "utf8").includes("status: approved"));
+
+    // Tokens and a provider-reported cost on the dashboard.
+    await page.goto(url);
+    const usage = page.locator("[data-testid=row-usage]").first();
+    await usage.waitFor();
+    const text = await usage.innerText();
+    assert.match(text, /\d+(\.\d+)?k? tok/);
+    assert.match(text, /\$\d/);
+    await page.screenshot({ path: path.join(ARTIFACTS, "agent-dashboard.png"), fullPage: true });
+    assert.deepEqual(errors, []);
+  });
+});
