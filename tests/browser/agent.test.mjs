@@ -120,6 +120,8 @@ describe("a real agent turn in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () =>
     await handoff.waitFor();
     assert.match(await handoff.innerText(), /none/i);
     await page.getByText(/review/i).first().waitFor();
+    // Approval handed the turn to the waiting role; nothing waits any more.
+    assert.equal(await page.locator("[data-testid=pending-role]").count(), 0);
     await page.screenshot({ path: path.join(ARTIFACTS, "agent-turn.png"), fullPage: true });
     assert.ok(fs.readFileSync(spec.replace(workspace, path.join(workspace, ".kiln/sessions", page.url().split("/").pop(), "workspace")), "utf8").includes("status: approved"));
 

@@ -145,7 +145,13 @@ pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: App
     records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
     if session.state == SessionState::AwaitingApproval && session.auto_continue {
         let roles = roles::load(&ws.root)?;
-        let route = route_module(ws, &id, &module, &session.brief).await?;
+        // The role that was about to build goes on; else routing decides.
+        let waiting = pending_role(ws, &id).await?.and_then(|p| roles::find(&roles, &p).cloned());
+        set_pending_role(ws, &id, None).await?;
+        let route = match waiting {
+            Some(role) => Route::Role { role: role.id, reason: "it was waiting for this approval".into() },
+            None => route_module(ws, &id, &module, &session.brief).await?,
+        };
         let driver = crate::drivers::registry::resolve(ws, session.driver.as_deref()).await?;
         let prompt = format!("The operator approved the specification. Continue this request:\n\n{}", session.brief);
         begin(ws, events, &id, &module, &roles, route, driver, session.model.clone(), prompt, 0).await?;

@@ -170,7 +170,8 @@ async fn approval_stops_the_chain_until_the_operator_approves_the_exact_text() {
     assert_eq!(s.role.as_deref(), Some("backend-engineer"));
     let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
     assert!(systems.contains("Approved the specification of `@shop/reviews`"), "{systems}");
-    assert!(systems.contains("Routed to **Backend Engineer**: the module has no server code yet"), "{systems}");
+    assert!(systems.contains("Routed to **Backend Engineer**: it was waiting for this approval"), "{systems}");
+    assert_eq!(s.pending_role, None);
 
     // Approving a module without a specification is refused.
     let err = w.engine.approve_spec(ApproveSpecArgs { session_id: s.id.clone(), module_id: "@shop/nope".into() }).await.unwrap_err();
