@@ -73,12 +73,10 @@ impl CodexParser {
     /// The events in one stdout line; a blank line has none. A line that is not JSON,
     /// or of a type this parser does not know, comes back whole as `Unknown`.
     pub fn parse_line(&mut self, line: &str) -> Vec<DriverEvent> {
-        let line = line.trim();
-        if line.is_empty() {
-            return Vec::new();
-        }
-        let Ok(value) = serde_json::from_str::<Value>(line) else {
-            return vec![unknown(Value::String(line.to_string()))];
+        let value = match super::events::json_line(line, SOURCE) {
+            None => return Vec::new(),
+            Some(Err(kept)) => return vec![kept],
+            Some(Ok(value)) => value,
         };
         match value["type"].as_str() {
             Some("thread.started") => match value["thread_id"].as_str() {

@@ -94,3 +94,13 @@ pub(crate) fn title_line(text: &str) -> String {
 pub(crate) fn count(usage: &Value, key: &str) -> u64 {
     usage[key].as_u64().unwrap_or(0)
 }
+
+/// One line of a CLI's stdout as JSON: `None` for a blank line, `Err` with the line kept
+/// whole as `Unknown` when it is not JSON.
+pub fn json_line(line: &str, source: &str) -> Option<Result<Value, DriverEvent>> {
+    let line = line.trim();
+    if line.is_empty() {
+        return None;
+    }
+    Some(serde_json::from_str::<Value>(line).map_err(|_| DriverEvent::Unknown { source: source.into(), raw: Value::String(line.to_string()) }))
+}
