@@ -77,8 +77,6 @@ impl Workspace {
             exclude_kiln_dir(&git.common_dir)?;
         }
         let pool = crate::store::open(&kiln.join("kiln.db")).await?;
-        // No turn survives the process that ran it: one still marked running was cut short.
-        crate::store::turns::close_orphans(&pool, &crate::clock::now()).await?;
         Ok(Workspace {
             root,
             config_path,

@@ -369,3 +369,32 @@ async fn a_lost_conversation_continues_fresh_with_the_transcript_replayed() {
     assert!(replayed.contains("Now the second server step"));
     assert_ne!(s.resume_ids["openai-compatible"], first.resume_ids["openai-compatible"]);
 }
+
+#[tokio::test]
+async fn reopening_the_workspace_keeps_its_turns_and_a_new_process_closes_orphans() {
+    let w = world(vec![
+        Step::tool("run_command", json!({ "command": "sleep 1" })),
+        Step::text("Done.\nHANDOFF: none - done"),
+    ])
+    .await;
+    let s = create(&w.engine, "Slow @shop/catalog change").await;
+    send(&w, &s.id, "Run it on the server").await;
+    // The UI's "Switch workspace" back to the same one must not cut the turn short.
+    open(&w.engine, &w.shop).await;
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Review);
+
+    // Another process (Kiln restarted) finds a turn marked running: it was cut short.
+    let running = common::engine(&w.shop.join("../config2"));
+    open(&running, &w.shop).await;
+    let s2 = create(&running, "Another @shop/catalog change").await;
+    sqlx::query("UPDATE sessions SET state = 'running' WHERE id = ?").bind(&s2.id).execute(&sqlite(&w.shop).await).await.unwrap();
+    let restarted = common::engine(&w.shop.join("../config3"));
+    open(&restarted, &w.shop).await;
+    let after = restarted.get_session(SessionIdArgs { session_id: s2.id.clone() }).await.unwrap();
+    assert_eq!(after.state, SessionState::Blocked);
+}
+
+async fn sqlite(shop: &std::path::Path) -> sqlx::SqlitePool {
+    sqlx::SqlitePool::connect(&format!("sqlite://{}", shop.join(".kiln/kiln.db").display())).await.unwrap()
+}

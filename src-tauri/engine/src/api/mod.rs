@@ -160,7 +160,18 @@ impl Engine {
     }
 
     pub async fn open_workspace(&self, args: OpenWorkspaceArgs) -> Result<WorkspaceView> {
-        let ws = Arc::new(Workspace::open(&args.path).await?);
+        let opened = Workspace::open(&args.path).await?;
+        let current = self.workspace.read().unwrap().clone();
+        let ws = match current {
+            // Opening the open workspace again keeps it, and the turns it runs.
+            Some(current) if current.root == opened.root => current,
+            _ => {
+                // No turn survives the process that ran it: one still marked running
+                // when this process opens the workspace was cut short.
+                crate::store::turns::close_orphans(&opened.pool, &crate::clock::now()).await?;
+                Arc::new(opened)
+            }
+        };
         let view = ws.view();
         self.remember(&view.root);
         *self.workspace.write().unwrap() = Some(ws);

@@ -71,6 +71,8 @@ pub async fn finish(pool: &SqlitePool, turn: i64, status: &str, at: &str) -> Res
 pub async fn close_orphans(pool: &SqlitePool, at: &str) -> Result<u64> {
     let done = sqlx::query("UPDATE turns SET status = 'stopped', ended_at = ? WHERE status = 'running'").bind(at).execute(pool).await?;
     sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = ? WHERE state = 'running'").bind(at).execute(pool).await?;
+    // A planner cut short leaves the rules' classification, which stands on its own.
+    sqlx::query("UPDATE sessions SET state = 'editing', updated_at = ? WHERE state = 'planning'").bind(at).execute(pool).await?;
     Ok(done.rows_affected())
 }
 
