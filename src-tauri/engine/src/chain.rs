@@ -127,12 +127,7 @@ pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: App
     if ws.is_running(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "approve the specification when the turn has ended"));
     }
-    let module = session
-        .modules
-        .iter()
-        .find(|m| m.id == args.module_id)
-        .cloned()
-        .ok_or_else(|| ApiError::new(ErrorCode::ModuleNotFound, format!("`{}` is not a module of this session", args.module_id)))?;
+    let module = session_module(&session, &args.module_id)?;
     let path = spec_path(ws, &id, &module);
     let text = std::fs::read_to_string(&path)
         .map_err(|_| ApiError::new(ErrorCode::SpecMissing, format!("`{}` has no specification to approve yet", module.id)))?;
@@ -157,6 +152,59 @@ pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: App
         begin(ws, events, &id, &module, &roles, route, driver, session.model.clone(), prompt, 0).await?;
     }
     publish(ws, events, &id).await
+}
+
+/// The module of a session an operation names, or `MODULE_NOT_FOUND`.
+fn session_module(session: &SessionView, module_id: &str) -> Result<SessionModule> {
+    session
+        .modules
+        .iter()
+        .find(|m| m.id == module_id)
+        .cloned()
+        .ok_or_else(|| ApiError::new(ErrorCode::ModuleNotFound, format!("`{module_id}` is not a module of this session")))
+}
+
+pub async fn get_spec(ws: &Workspace, args: ModuleArgs) -> Result<SpecView> {
+    let id = SessionId::parse(&args.session_id)?;
+    let session = session::view(ws, &id).await?;
+    let module = session_module(&session, &args.module_id)?;
+    spec_view(ws, &id, &module).await
+}
+
+async fn spec_view(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<SpecView> {
+    let text = std::fs::read_to_string(spec_path(ws, id, module)).ok();
+    Ok(SpecView {
+        module_id: module.id.clone(),
+        path: std::path::Path::new(&module.directory).join(&ws.config.modules.spec).to_string_lossy().into_owned(),
+        status: text.as_deref().and_then(crate::modules::spec_status),
+        approved: spec_approved(ws, id, module).await?,
+        text,
+    })
+}
+
+/// The operator's edit of a specification. Any edit makes an approval stale: the
+/// recorded digest no longer matches the text.
+pub async fn save_spec(ws: &Workspace, events: &EventBus, args: SaveSpecArgs) -> Result<SpecView> {
+    let (id, session) = session::live(ws, &args.session_id).await?;
+    session::refuse_closed(&session)?;
+    if ws.turns.lock().unwrap().contains_key(id.as_str()) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, "edit the specification when the turn has ended"));
+    }
+    let module = session_module(&session, &args.module_id)?;
+    if args.text.len() > 512 * 1024 {
+        return Err(ApiError::invalid("a specification is at most 512 KiB"));
+    }
+    let path = spec_path(ws, &id, &module);
+    let was_approved = spec_approved(ws, &id, &module).await?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&path, &args.text)?;
+    let view = spec_view(ws, &id, &module).await?;
+    let stale = if was_approved && !view.approved { " Its approval is now stale." } else { "" };
+    record(ws, events, &id, EntryKind::System, Some(&module.id), &format!("You edited the specification of `{}`.{stale}", module.id)).await?;
+    publish(ws, events, &id).await?;
+    Ok(view)
 }
 
 fn spec_path(ws: &Workspace, id: &SessionId, module: &SessionModule) -> std::path::PathBuf {

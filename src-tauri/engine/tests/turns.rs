@@ -173,6 +173,18 @@ async fn approval_stops_the_chain_until_the_operator_approves_the_exact_text() {
     assert!(systems.contains("Routed to **Backend Engineer**: it was waiting for this approval"), "{systems}");
     assert_eq!(s.pending_role, None);
 
+    // The operator reads the specification; an edit makes the approval stale.
+    let module = || ModuleArgs { session_id: s.id.clone(), module_id: "@shop/reviews".into() };
+    let spec_now = w.engine.get_spec(module()).await.unwrap();
+    assert!(spec_now.approved && spec_now.status.as_deref() == Some("approved"));
+    assert_eq!(spec_now.path, "modules/reviews/SPEC.md");
+    let edited = spec_now.text.unwrap().replace("Star ratings", "Star ratings and comments");
+    let saved = w.engine.save_spec(SaveSpecArgs { session_id: s.id.clone(), module_id: "@shop/reviews".into(), text: edited.clone() }).await.unwrap();
+    assert!(!saved.approved, "an edited specification is no longer approved");
+    assert_eq!(saved.text.as_deref(), Some(edited.as_str()));
+    let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
+    assert!(systems.contains("Its approval is now stale"), "{systems}");
+
     // Approving a module without a specification is refused.
     let err = w.engine.approve_spec(ApproveSpecArgs { session_id: s.id.clone(), module_id: "@shop/nope".into() }).await.unwrap_err();
     assert_eq!(err.code, kiln_engine::ErrorCode::ModuleNotFound);

@@ -91,6 +91,29 @@ module?: string, driver?: string, model?: string, };
 
 export type ApproveSpecArgs = { sessionId: string, moduleId: string, };
 
+export type ModuleArgs = { sessionId: string, moduleId: string, };
+
+export type SaveSpecArgs = { sessionId: string, moduleId: string, text: string, };
+
+export type SpecView = { moduleId: string, 
+/**
+ * Workspace-relative path of the specification file.
+ */
+path: string, 
+/**
+ * `None` when the module has no specification yet.
+ */
+text: string | null, 
+/**
+ * The `status:` line of its front matter.
+ */
+status: string | null, 
+/**
+ * Approved as it stands: an approval recorded for this exact text, or unchanged
+ * since the session's base where it was already approved.
+ */
+approved: boolean, };
+
 export type AddAttachmentArgs = { sessionId: string, 
 /**
  * The file's own name; Kiln stores it under a safe name.

@@ -34,6 +34,8 @@ macro_rules! for_each_operation {
             send_message(SendMessageArgs) -> SessionView;
             stop_turn(SessionIdArgs) -> SessionView;
             approve_spec(ApproveSpecArgs) -> SessionView;
+            get_spec(ModuleArgs) -> SpecView;
+            save_spec(SaveSpecArgs) -> SpecView;
             get_settings(EmptyArgs) -> SettingsView;
             update_settings(UpdateSettingsArgs) -> SettingsView;
             add_attachment(AddAttachmentArgs) -> AttachmentView;
@@ -243,6 +245,14 @@ impl Engine {
     /// Tokens and cost of every turn in the workspace, in total and per role.
     pub async fn workspace_usage(&self, _: EmptyArgs) -> Result<UsageView> {
         crate::store::turns::usage(&self.workspace()?.pool, None).await
+    }
+
+    pub async fn get_spec(&self, args: ModuleArgs) -> Result<SpecView> {
+        crate::chain::get_spec(&*self.workspace()?, args).await
+    }
+
+    pub async fn save_spec(&self, args: SaveSpecArgs) -> Result<SpecView> {
+        crate::chain::save_spec(&*self.workspace()?, &self.events, args).await
     }
 
     pub async fn get_settings(&self, _: EmptyArgs) -> Result<SettingsView> {

@@ -332,6 +332,37 @@ pub struct UpdateSessionArgs {
     pub title: Option<String>,
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModuleArgs {
+    pub session_id: String,
+    pub module_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SaveSpecArgs {
+    pub session_id: String,
+    pub module_id: String,
+    pub text: String,
+}
+
+/// A module's specification as it stands in the session's working copy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SpecView {
+    pub module_id: String,
+    /// Workspace-relative path of the specification file.
+    pub path: String,
+    /// `None` when the module has no specification yet.
+    pub text: Option<String>,
+    /// The `status:` line of its front matter.
+    pub status: Option<String>,
+    /// Approved as it stands: an approval recorded for this exact text, or unchanged
+    /// since the session's base where it was already approved.
+    pub approved: bool,
+}
+
 /// Whether a driver can run here, and why not when it cannot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -425,6 +456,9 @@ pub fn typescript() -> String {
         DeleteSessionArgs::decl(&cfg),
         SendMessageArgs::decl(&cfg),
         ApproveSpecArgs::decl(&cfg),
+        ModuleArgs::decl(&cfg),
+        SaveSpecArgs::decl(&cfg),
+        SpecView::decl(&cfg),
         AddAttachmentArgs::decl(&cfg),
         RemoveAttachmentArgs::decl(&cfg),
         UpdateSessionArgs::decl(&cfg),
