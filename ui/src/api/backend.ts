@@ -12,12 +12,15 @@ import type {
   GetTranscriptArgs,
   KilnEvent,
   ListSessionsArgs,
+  ModuleArgs,
   OpenWorkspaceArgs,
   RemoveAttachmentArgs,
+  SaveSpecArgs,
   SendMessageArgs,
   SessionIdArgs,
   SessionView,
   SettingsView,
+  SpecView,
   StopArgs,
   TranscriptEntry,
   UpdateSessionArgs,
@@ -45,6 +48,13 @@ export interface CommandMap {
   stop_turn: { args: SessionIdArgs; result: SessionView };
   /** SPEC_MISSING when the module has no SPEC.md yet. */
   approve_spec: { args: ApproveSpecArgs; result: SessionView };
+  /** A module's specification in the session's working copy (text null when it has none); MODULE_NOT_FOUND. */
+  get_spec: { args: ModuleArgs; result: SpecView };
+  /**
+   * Writes the operator's edit of a module's specification; any edit makes an approval stale.
+   * SESSION_RUNNING while a turn runs, MODULE_NOT_FOUND.
+   */
+  save_spec: { args: SaveSpecArgs; result: SpecView };
   /**
    * Stores a file for the session's agents (at most 10, 5 MB each, png jpg jpeg gif webp md txt
    * json csv pdf svg, content matching the extension): ATTACHMENT_LIMIT, ATTACHMENT_TOO_LARGE,

@@ -1,9 +1,10 @@
-// While a session awaits approval: one "Approve specification" per module (approve_spec) and "Request changes".
+// While a session awaits approval: the waiting module's specification, one "Approve specification" per module (approve_spec) and "Request changes".
 import { useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { SessionView, TranscriptEntry } from "../api/types";
 import { useStore } from "../state/store";
 import { ErrorMessage } from "./ErrorMessage";
+import { SpecPanel, specRefreshKey } from "./SpecPanel";
 import { Badge } from "./StateBadge";
 
 /** The module whose specification waits: the last system entry about an approval names it, else the primary. */
@@ -49,9 +50,18 @@ export function ApprovalCard({ session, entries, onRequestChanges }: ApprovalCar
         Specification awaiting your approval
       </h2>
       <p className="muted small">
-        Read the module's <code>SPEC.md</code> in the session's working copy. Approving records that exact text; the
-        agents then go on to build it.
+        Read the specification as it stands in the session's working copy. Approving records that exact text; the agents
+        then go on to build it. An edit needs a new approval.
       </p>
+      {waiting && (
+        <SpecPanel
+          key={waiting}
+          sessionId={session.id}
+          moduleId={waiting}
+          running={session.running}
+          refreshKey={specRefreshKey(session, entries)}
+        />
+      )}
       <ul className="approval-modules">
         {modules.map((m) => (
           <li key={m.id} className="approval-module" data-module={m.id}>

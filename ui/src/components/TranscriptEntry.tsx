@@ -1,9 +1,9 @@
 // One transcript entry, drawn by kind: user bubbles, agent markdown, compact tool rows, handoff blocks, system notes, gates.
 import { memo, type ReactNode, useState } from "react";
-import Markdown, { type Components } from "react-markdown";
 import type { TranscriptEntry } from "../api/types";
 import { roleName } from "../lib/roles";
 import { Icon, type IconName } from "./Icon";
+import { Md } from "./Markdown";
 import { RelativeTime } from "./RelativeTime";
 
 /** A gate entry's outcome, read from its text (the contract has no explicit field). */
@@ -50,21 +50,6 @@ export function toolParts(text: string): ToolParts {
   const body = nl < 0 ? "" : trimmed.slice(nl + 1).trim();
   const status = /^↳\s*failed\b/i.test(summary) ? "failed" : /^↳\s*done\b/i.test(summary) ? "done" : null;
   return { summary, body, fenced: /^\s*(```|~~~)/m.test(body), status };
-}
-
-const markdownComponents: Components = {
-  a: ({ node: _node, ...props }) => <a {...props} target="_blank" rel="noreferrer noopener" />,
-};
-
-/** For one-line markdown inside a row: paragraphs become inline text. */
-const inlineComponents: Components = {
-  ...markdownComponents,
-  p: ({ children }) => <>{children}</>,
-};
-
-function Md({ text, inline }: { text: string; inline?: boolean }) {
-  // react-markdown escapes raw HTML by default (no rehype-raw): nothing in the text becomes markup.
-  return <Markdown components={inline ? inlineComponents : markdownComponents}>{text}</Markdown>;
 }
 
 /** The small header over a run of one role's agent and tool entries. */

@@ -121,6 +121,47 @@ describe("SessionScreen", () => {
     await waitFor(() => expect(screen.queryByTestId("approval-card")).not.toBeInTheDocument());
   });
 
+  it("shows the waiting module's specification in the approval card, fetched again when the transcript grows", async () => {
+    const awaiting = { ...session, state: "awaiting-approval" as const };
+    let text = "---\nstatus: draft\n---\n# Coupons\n\nOne coupon per cart.\n";
+    const backend = fakeBackend({
+      get_session: () => awaiting,
+      get_transcript: () => [
+        makeEntry(1, { kind: "system", module: "@shop/coupons", text: "Waiting for your approval: read the specification of `@shop/coupons`." }),
+      ],
+      get_spec: (args) => ({ moduleId: args.moduleId, path: "modules/coupons/SPEC.md", text, status: "draft", approved: false }),
+      get_settings: () => makeSettings(),
+    });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+
+    const card = await screen.findByTestId("approval-card");
+    const panel = await within(card).findByTestId("spec-panel");
+    expect(backend.call).toHaveBeenCalledWith("get_spec", { sessionId: "s1", moduleId: "@shop/coupons" });
+    expect(await within(panel).findByRole("heading", { name: "Coupons" })).toBeInTheDocument();
+    expect(within(panel).getByTestId("spec-status")).toHaveTextContent("draft · not approved");
+    // Above the approve buttons.
+    const firstApprove = within(card).getAllByTestId("approve")[0];
+    expect(panel.compareDocumentPosition(firstApprove) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+
+    text = "---\nstatus: draft\n---\n# Coupons\n\nTwo coupons per cart.\n";
+    act(() => {
+      backend.emit({ id: 30, at: "2025-01-01T10:20:00Z", body: { type: "transcript", entry: makeEntry(2, { kind: "agent", text: "I changed the spec" }) } });
+    });
+    await waitFor(() => expect(within(panel).getByTestId("spec-body")).toHaveTextContent("Two coupons per cart."));
+  });
+
+  it("shows the empty state in the approval card for a module without a specification", async () => {
+    const backend = fakeBackend({
+      get_session: () => ({ ...session, state: "awaiting-approval" as const }),
+      get_transcript: () => [],
+      get_spec: (args) => ({ moduleId: args.moduleId, path: "modules/cart/SPEC.md", text: null, status: null, approved: false }),
+    });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+    const card = await screen.findByTestId("approval-card");
+    expect(await within(card).findByTestId("spec-empty")).toHaveTextContent("No specification yet");
+    expect(within(card).getByTestId("spec-panel")).toHaveAttribute("data-module", "@shop/cart");
+  });
+
   it("Request changes focuses the composer with the business manager picked", async () => {
     const backend = fakeBackend({
       get_session: () => ({ ...session, state: "awaiting-approval" as const }),
@@ -138,6 +179,31 @@ describe("SessionScreen", () => {
     fireEvent.click(within(card).getByTestId("request-changes"));
     await waitFor(() => expect(screen.getByTestId("message")).toHaveFocus());
     expect(screen.getByTestId("role-picker")).toHaveValue("business-manager");
+  });
+
+  it("opens a module's specification from the sidebar in a dialog that Esc closes", async () => {
+    const backend = fakeBackend({
+      get_session: () => session,
+      get_transcript: () => [],
+      get_spec: (args) => ({ moduleId: args.moduleId, path: "modules/coupons/SPEC.md", text: "---\nstatus: approved\n---\n# Coupons\n", status: "approved", approved: true }),
+    });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+
+    const modules = await screen.findByTestId("session-modules");
+    const buttons = within(modules).getAllByTestId("open-spec");
+    expect(buttons).toHaveLength(2);
+    buttons[1].focus();
+    fireEvent.click(buttons[1]);
+
+    const dialog = screen.getByRole("dialog", { name: "Specification of @shop/coupons" });
+    expect(await within(dialog).findByRole("heading", { name: "Coupons" })).toBeInTheDocument();
+    expect(backend.call).toHaveBeenCalledWith("get_spec", { sessionId: "s1", moduleId: "@shop/coupons" });
+    expect(within(dialog).getByTestId("spec-status")).toHaveTextContent("approved");
+    expect(within(dialog).getByTestId("edit-spec")).toBeInTheDocument();
+
+    fireEvent.keyDown(within(dialog).getByTestId("edit-spec"), { key: "Escape" });
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    expect(buttons[1]).toHaveFocus();
   });
 
   it("shows usage totals and the per-role breakdown in the sidebar", async () => {

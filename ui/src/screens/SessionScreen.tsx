@@ -132,7 +132,7 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
         </div>
         <aside className="session-side" aria-label="Session details">
           <h2 className="section-title">Modules</h2>
-          <SessionModules modules={session.modules} />
+          <SessionModules modules={session.modules} session={session} entries={entries} editable={open} />
           {open && <AddModule session={session} modules={workspaceModules} />}
           <h2 className="section-title">Handoffs</h2>
           <AutoContinueToggle session={session} />
