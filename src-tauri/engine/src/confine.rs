@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use git2::{Delta, Oid, Repository};
+use git2::{Oid, Repository};
 use globset::{Glob, GlobSetBuilder};
 
 use crate::error::Result;
@@ -61,35 +61,7 @@ pub fn put_back_outside(
         if inside(&path) || path.starts_with("reference/attachments/") {
             continue;
         }
-        let target = workdir.join(&path);
-        match delta.status() {
-            Delta::Added => {
-                std::fs::remove_file(&target).or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })?;
-            }
-            _ => {
-                let entry = before_tree.get_path(Path::new(&path))?;
-                let blob = store.find_blob(entry.id())?;
-                if let Ok(meta) = std::fs::symlink_metadata(&target) {
-                    if meta.is_dir() {
-                        std::fs::remove_dir_all(&target)?;
-                    } else {
-                        std::fs::remove_file(&target)?;
-                    }
-                }
-                if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                if entry.filemode() == 0o120000 {
-                    std::os::unix::fs::symlink(String::from_utf8_lossy(blob.content()).into_owned(), &target)?;
-                } else {
-                    std::fs::write(&target, blob.content())?;
-                    if entry.filemode() == 0o100755 {
-                        use std::os::unix::fs::PermissionsExt;
-                        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755))?;
-                    }
-                }
-            }
-        }
+        snapshot::put_path(store, &before_tree, workdir, &path)?;
         out.put_back.push(path);
     }
     Ok(out)

@@ -246,6 +246,36 @@ fn write_blob(path: &Path, content: &[u8], mode: u32) -> Result<()> {
     Ok(())
 }
 
+/// Makes `rel` under `workdir` what it is in `tree`: its content, mode or symbolic
+/// link, or no file when the tree has none. Directories left empty are removed, as
+/// git does not keep them.
+pub fn put_path(store: &Repository, tree: &git2::Tree<'_>, workdir: &Path, rel: &str) -> Result<()> {
+    let target = workdir.join(rel);
+    if let Ok(meta) = fs::symlink_metadata(&target) {
+        if meta.is_dir() {
+            fs::remove_dir_all(&target)?;
+        } else {
+            fs::remove_file(&target)?;
+        }
+    }
+    match tree.get_path(Path::new(rel)) {
+        Ok(entry) if entry.kind() == Some(ObjectType::Blob) => {
+            let blob = store.find_blob(entry.id())?;
+            write_blob(&target, blob.content(), entry.filemode() as u32)
+        }
+        _ => {
+            let mut dir = target.parent();
+            while let Some(d) = dir.filter(|d| *d != workdir) {
+                if fs::remove_dir(d).is_err() {
+                    break; // not empty
+                }
+                dir = d.parent();
+            }
+            Ok(())
+        }
+    }
+}
+
 /// Removes every ref of a session (its checkpoints) from the store.
 pub fn remove_session_refs(store: &Repository, session: &str) -> Result<usize> {
     let mut removed = 0;
