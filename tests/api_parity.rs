@@ -148,6 +148,9 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/orders" })),
         ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),
         ("get_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),
+        ("restore_checkpoint", json!({ "sessionId": "$id", "sequence": "one" })),
+        ("restore_checkpoint", json!({ "sessionId": "$id", "sequence": 5 })),
+        ("restore_checkpoint", json!({ "sessionId": "$id", "sequence": 0 })),
         ("save_spec", json!({ "sessionId": "$id", "moduleId": "@shop/nope", "text": "x" })),
         ("list_sessions", json!({})),
         ("archive_session", json!({ "sessionId": "$id" })),
@@ -222,7 +225,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "WORKSPACE_NOT_OPEN", "WORKSPACE_NOT_FOUND", "INVALID_INPUT", "INVALID_INPUT", "MODULE_REQUIRED", "MODULE_NOT_FOUND",
             "INVALID_INPUT", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_ALREADY_IN_SESSION", "MODULE_NOT_FOUND",
             "ATTACHMENT_MISMATCH", "ATTACHMENT_NOT_FOUND", "INVALID_INPUT",
-            "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
+            "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "INVALID_INPUT", "CHECKPOINT_NOT_FOUND", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
         ]
     );
     let created = ipc_answers.iter().find(|(c, a)| c == "create_session" && a.is_ok()).unwrap().1.as_ref().unwrap();

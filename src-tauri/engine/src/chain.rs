@@ -355,13 +355,20 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
     let id = &turn.session;
     let module = &turn.module;
     let at = now();
+    // The entry that closes the turn carries its checkpoint, when it took one.
+    let link = |entry: TranscriptEntry| async move {
+        match end.checkpoint {
+            Some(sequence) => crate::checkpoint::link_entry(ws, id, sequence, entry.id).await,
+            None => Ok(()),
+        }
+    };
     if end.stopped {
-        record(ws, events, id, EntryKind::System, Some(&module.id), "Stopped by the operator.").await?;
+        link(record(ws, events, id, EntryKind::System, Some(&module.id), "Stopped by the operator.").await?).await?;
         return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
     }
-    if let Some(error) = end.error {
+    if let Some(error) = &end.error {
         let text = format!("**Blocked**: the {} turn failed: {error}", turn.role.name);
-        record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &text).await?;
+        link(record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &text).await?).await?;
         return records::set_state(&ws.pool, id.as_str(), SessionState::Blocked, &at).await;
     }
     let roles = roles::load(&ws.root)?;
@@ -377,7 +384,7 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
     };
     let reason_text = if reason.is_empty() { String::new() } else { format!(": {reason}") };
     let line = format!("**{} → {shown}**{reason_text}", turn.role.id);
-    record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &line).await?;
+    link(record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &line).await?).await?;
 
     let next = match target {
         Target::None => {

@@ -11,9 +11,10 @@ use globset::{Glob, GlobSetBuilder};
 use crate::error::Result;
 use crate::snapshot::{self, Source};
 
-/// Snapshots a session's working copy (gitignore rules apply) and returns the tree.
+/// Snapshots a session's working copy (gitignore rules apply; attachment copies are
+/// never part of it) and returns the tree.
 pub fn snapshot_workdir(store: &Repository, workdir: &Path) -> Result<Oid> {
-    snapshot::snapshot(store, Source::Plain { root: workdir })
+    snapshot::snapshot(store, Source::Plain { root: workdir, skip: &[crate::attach::IN_WORKDIR] })
 }
 
 /// Puts back every path changed between `before` and `after` that is not under

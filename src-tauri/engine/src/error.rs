@@ -33,6 +33,7 @@ pub enum ErrorCode {
     DriverFailed,
     SpecMissing,
     AttachmentNotFound,
+    CheckpointNotFound,
     Internal,
 }
 
@@ -54,6 +55,7 @@ impl ErrorCode {
             DriverFailed => 502,
             SpecMissing => 409,
             AttachmentNotFound => 404,
+            CheckpointNotFound => 400,
             AttachmentEmpty => 400,
             Internal => 500,
         }
@@ -87,6 +89,7 @@ impl ErrorCode {
             DriverFailed => "DRIVER_FAILED",
             SpecMissing => "SPEC_MISSING",
             AttachmentNotFound => "ATTACHMENT_NOT_FOUND",
+            CheckpointNotFound => "CHECKPOINT_NOT_FOUND",
             Internal => "INTERNAL",
         }
     }

@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod chain;
+pub mod checkpoint;
 pub mod approval;
 pub mod attach;
 pub mod attachments;

@@ -134,7 +134,7 @@ fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
             let host = git2::Repository::open(&git.workdir)?;
             snapshot::snapshot(&store, Source::Git { repo: &host, prefix: &git.prefix })?
         }
-        None => snapshot::snapshot(&store, Source::Plain { root: &ws.root })?,
+        None => snapshot::snapshot(&store, Source::Plain { root: &ws.root, skip: &[] })?,
     };
     let commit = snapshot::commit(&store, tree, None, "the starting point", &format!("refs/kiln/{id}/0"))?;
     snapshot::materialize(&store, commit, &ws.session_workdir(id))?;

@@ -44,8 +44,9 @@ pub enum Source<'a> {
     /// A git repository; `prefix` is the workspace root relative to its work tree
     /// (empty, or ending in `/`).
     Git { repo: &'a Repository, prefix: &'a str },
-    /// A plain directory read with gitignore rules.
-    Plain { root: &'a Path },
+    /// A plain directory read with gitignore rules, less the `skip` directories
+    /// (relative, `/`-separated).
+    Plain { root: &'a Path, skip: &'a [&'a str] },
 }
 
 /// Writes the workspace's current state as a tree in `store`; returns the tree id.
@@ -53,7 +54,7 @@ pub fn snapshot(store: &Repository, source: Source<'_>) -> Result<Oid> {
     let mut index = git2::Index::new()?;
     match source {
         Source::Git { repo, prefix } => snapshot_git(store, repo, prefix, &mut index)?,
-        Source::Plain { root } => snapshot_plain(store, root, &mut index)?,
+        Source::Plain { root, skip } => snapshot_plain(store, root, skip, &mut index)?,
     }
     Ok(index.write_tree_to(store)?)
 }
@@ -115,7 +116,7 @@ fn snapshot_git(store: &Repository, host: &Repository, prefix: &str, index: &mut
     Ok(())
 }
 
-fn snapshot_plain(store: &Repository, root: &Path, index: &mut git2::Index) -> Result<()> {
+fn snapshot_plain(store: &Repository, root: &Path, skip: &[&str], index: &mut git2::Index) -> Result<()> {
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .git_ignore(true)
@@ -133,7 +134,7 @@ fn snapshot_plain(store: &Repository, root: &Path, index: &mut git2::Index) -> R
             continue;
         }
         let rel = entry.path().strip_prefix(root).unwrap_or(entry.path()).to_string_lossy().replace('\\', "/");
-        if rel.is_empty() || skip_path(&rel) {
+        if rel.is_empty() || skip_path(&rel) || skip.iter().any(|s| rel.starts_with(&format!("{s}/"))) {
             continue;
         }
         add_from_disk(store, index, entry.path(), &rel)?;

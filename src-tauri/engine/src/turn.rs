@@ -80,6 +80,8 @@ pub struct TurnEnd {
     pub error: Option<String>,
     pub final_text: String,
     pub changed: Vec<String>,
+    /// The checkpoint taken after the turn, when it changed files.
+    pub checkpoint: Option<i64>,
 }
 
 /// Starts a turn in the background; `then` decides what follows when it ends.
@@ -176,11 +178,14 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
     let _ = turns::finish(&ws.pool, turn_id, status, &now()).await;
 
     let mut changed = Vec::new();
+    let mut checkpoint = None;
     if let (Some(before), Some(after)) = (before, snapshot(ws, &workdir).await) {
-        let _guard = ws.store_lock.lock().await;
-        let confined = ws.open_store().and_then(|store| {
-            crate::confine::put_back_outside(&store, &workdir, before, after, &plan.module.directory, &plan.role.allowed_paths)
-        });
+        let confined = {
+            let _guard = ws.store_lock.lock().await;
+            ws.open_store().and_then(|store| {
+                crate::confine::put_back_outside(&store, &workdir, before, after, &plan.module.directory, &plan.role.allowed_paths)
+            })
+        };
         match confined {
             Ok(c) => {
                 changed = c.changed;
@@ -199,8 +204,18 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
             }
             Err(e) => tracing::error!("checking the turn's writes: {e}"),
         }
+        // A turn that changed files leaves a restore point.
+        if !changed.is_empty() {
+            if let Some(tree) = snapshot(ws, &workdir).await {
+                let label = format!("{} in {}", plan.role.name, plan.module.id);
+                match crate::checkpoint::take(ws, &plan.session, tree, &label, Some(&plan.role.id), Some(&plan.module.id)).await {
+                    Ok(sequence) => checkpoint = Some(sequence),
+                    Err(e) => tracing::error!("taking the turn's checkpoint: {e}"),
+                }
+            }
+        }
     }
-    TurnEnd { stopped, error, final_text, changed }
+    TurnEnd { stopped, error, final_text, changed, checkpoint }
 }
 
 /// One run of the driver; returns the turn's error, if it failed.

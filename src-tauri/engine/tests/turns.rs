@@ -410,3 +410,67 @@ async fn reopening_the_workspace_keeps_its_turns_and_a_new_process_closes_orphan
 async fn sqlite(shop: &std::path::Path) -> sqlx::SqlitePool {
     sqlx::SqlitePool::connect(&format!("sqlite://{}", shop.join(".kiln/kiln.db").display())).await.unwrap()
 }
+
+#[tokio::test]
+async fn every_turn_that_changes_files_leaves_a_checkpoint_to_restore() {
+    let w = world(vec![
+        Step::tool("write_file", json!({ "path": "modules/catalog/src/server/wishlist.js", "content": "v1\n" })),
+        Step::text("First.\nHANDOFF: none - done"),
+        Step::tool("write_file", json!({ "path": "modules/catalog/src/server/wishlist.js", "content": "v2\n" })),
+        Step::tool("write_file", json!({ "path": "modules/catalog/src/server/extra.js", "content": "extra\n" })),
+        Step::tool("run_command", json!({ "command": "rm modules/catalog/src/server/routes.js && chmod +x modules/catalog/src/server/wishlist.js" })),
+        Step::text("Second.\nHANDOFF: none - done"),
+        Step::text("A question only?\nHANDOFF: none - need an answer"),
+    ])
+    .await;
+    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
+    let work = w.shop.join(".kiln/sessions").join(&s.id).join("workspace");
+    let server = work.join("modules/catalog/src/server");
+    let routes = std::fs::read_to_string(server.join("routes.js")).unwrap();
+    std::fs::create_dir_all(work.join("node_modules/dep")).unwrap();
+    std::fs::write(work.join("node_modules/dep/index.js"), "kept").unwrap();
+
+    send(&w, &s.id, "Add the wishlist endpoint").await;
+    let one = settled(&w, &s.id).await;
+    send(&w, &s.id, "Refine the server side").await;
+    let two = settled(&w, &s.id).await;
+    assert_eq!(one.checkpoints.len(), 2);
+    assert_eq!(two.checkpoints.iter().map(|c| c.sequence).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(two.checkpoints[2].label, "Backend Engineer in @shop/catalog");
+    // The restore point sits on the entry that closed its turn.
+    let entries = transcript(&w, &s.id).await;
+    let closing = entries.iter().find(|e| Some(e.id) == two.checkpoints[2].entry_id).expect("linked entry");
+    assert_eq!(closing.kind, EntryKind::Handoff);
+    // A turn that changed nothing takes no checkpoint.
+    send(&w, &s.id, "Anything to ask?").await;
+    assert_eq!(settled(&w, &s.id).await.checkpoints.len(), 3);
+    assert!(std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(server.join("wishlist.js")).unwrap().permissions()) & 0o111 != 0);
+
+    // A module that joins now keeps its files through a restore.
+    w.engine.add_module(AddModuleArgs { session_id: s.id.clone(), module_id: "@shop/cart".into() }).await.unwrap();
+    let cart = work.join("modules/cart/src/server/routes.js");
+    std::fs::write(&cart, "// the cart's own change\n").unwrap();
+
+    let restored = w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 1 }).await.unwrap();
+    assert_eq!(restored.state, SessionState::Editing);
+    assert_eq!(std::fs::read_to_string(server.join("wishlist.js")).unwrap(), "v1\n");
+    assert!(std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(server.join("wishlist.js")).unwrap().permissions()) & 0o111 == 0);
+    assert!(!server.join("extra.js").exists());
+    assert_eq!(std::fs::read_to_string(server.join("routes.js")).unwrap(), routes);
+    assert_eq!(std::fs::read_to_string(work.join("node_modules/dep/index.js")).unwrap(), "kept");
+    assert_eq!(std::fs::read_to_string(&cart).unwrap(), "// the cart's own change\n");
+    let last = transcript(&w, &s.id).await.pop().unwrap();
+    assert_eq!(last.text, "Restored the workspace to the state after Backend Engineer in @shop/catalog (turn 1).");
+
+    w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 0 }).await.unwrap();
+    assert!(!server.join("wishlist.js").exists());
+    assert_eq!(std::fs::read_to_string(server.join("routes.js")).unwrap(), routes);
+
+    // Refusals change nothing.
+    let restore = |sequence| w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence });
+    assert_eq!(restore(99).await.unwrap_err().code, kiln_engine::ErrorCode::CheckpointNotFound);
+    assert_eq!(restore(-1).await.unwrap_err().code, kiln_engine::ErrorCode::InvalidInput);
+    w.engine.archive_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap();
+    assert_eq!(restore(1).await.unwrap_err().code, kiln_engine::ErrorCode::SessionArchived);
+    assert!(!server.join("wishlist.js").exists());
+}

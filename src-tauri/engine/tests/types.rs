@@ -23,7 +23,7 @@ fn error_codes_spell_the_same_on_the_wire() {
         ModuleAlreadyInSession, SessionNotFound, SessionDeleted, SessionRunning, SessionArchived, SessionDelivered,
         SessionNotArchived, UnknownCommand, HostNotAllowed, Internal,
         AttachmentLimit, AttachmentTooLarge, AttachmentType, AttachmentEmpty, AttachmentMismatch,
-        DriverNotFound, DriverFailed, SpecMissing, AttachmentNotFound,
+        DriverNotFound, DriverFailed, SpecMissing, AttachmentNotFound, CheckpointNotFound,
     ] {
         assert_eq!(serde_json::to_value(code).unwrap(), serde_json::Value::String(code.as_str().into()));
     }

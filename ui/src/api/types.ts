@@ -1,7 +1,7 @@
 // Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).
 // Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "INTERNAL";
 
 export type ApiError = { code: ErrorCode, message: string, };
 
@@ -33,7 +33,11 @@ export type SessionModule = { id: string, directory: string, kind: ModuleChange,
 
 export type SetupState = "none" | "running" | "passed" | "failed";
 
-export type CheckpointView = { sequence: number, at: string, label: string, role: string | null, module: string | null, };
+export type CheckpointView = { sequence: number, at: string, label: string, role: string | null, module: string | null, 
+/**
+ * The transcript entry that closes the turn this checkpoint follows.
+ */
+entryId?: number, };
 
 export type AttachmentView = { id: string, name: string, kind: string, size: number, addedAt: string, };
 
@@ -90,6 +94,8 @@ role?: string,
 module?: string, driver?: string, model?: string, };
 
 export type ApproveSpecArgs = { sessionId: string, moduleId: string, };
+
+export type RestoreCheckpointArgs = { sessionId: string, sequence: number, };
 
 export type ModuleArgs = { sessionId: string, moduleId: string, };
 

@@ -34,6 +34,7 @@ macro_rules! for_each_operation {
             send_message(SendMessageArgs) -> SessionView;
             stop_turn(SessionIdArgs) -> SessionView;
             approve_spec(ApproveSpecArgs) -> SessionView;
+            restore_checkpoint(RestoreCheckpointArgs) -> SessionView;
             get_spec(ModuleArgs) -> SpecView;
             save_spec(SaveSpecArgs) -> SpecView;
             get_settings(EmptyArgs) -> SettingsView;
@@ -245,6 +246,10 @@ impl Engine {
     /// Tokens and cost of every turn in the workspace, in total and per role.
     pub async fn workspace_usage(&self, _: EmptyArgs) -> Result<UsageView> {
         crate::store::turns::usage(&self.workspace()?.pool, None).await
+    }
+
+    pub async fn restore_checkpoint(&self, args: RestoreCheckpointArgs) -> Result<SessionView> {
+        crate::checkpoint::restore(&*self.workspace()?, &self.events, args).await
     }
 
     pub async fn get_spec(&self, args: ModuleArgs) -> Result<SpecView> {

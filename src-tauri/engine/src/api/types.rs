@@ -90,6 +90,10 @@ pub struct CheckpointView {
     pub label: String,
     pub role: Option<String>,
     pub module: Option<String>,
+    /// The transcript entry that closes the turn this checkpoint follows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub entry_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -334,6 +338,13 @@ pub struct UpdateSessionArgs {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RestoreCheckpointArgs {
+    pub session_id: String,
+    pub sequence: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModuleArgs {
     pub session_id: String,
     pub module_id: String,
@@ -456,6 +467,7 @@ pub fn typescript() -> String {
         DeleteSessionArgs::decl(&cfg),
         SendMessageArgs::decl(&cfg),
         ApproveSpecArgs::decl(&cfg),
+        RestoreCheckpointArgs::decl(&cfg),
         ModuleArgs::decl(&cfg),
         SaveSpecArgs::decl(&cfg),
         SpecView::decl(&cfg),

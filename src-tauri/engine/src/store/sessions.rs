@@ -40,6 +40,7 @@ struct ModuleRow {
 
 #[derive(FromRow)]
 struct CheckpointRow {
+    entry_id: Option<i64>,
     sequence: i64,
     label: String,
     role: Option<String>,
@@ -72,7 +73,7 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
     .fetch_all(pool)
     .await?;
     let checkpoints: Vec<CheckpointRow> = sqlx::query_as(
-        "SELECT sequence, label, role, module_id, created_at FROM checkpoints WHERE session_id = ? ORDER BY sequence",
+        "SELECT entry_id, sequence, label, role, module_id, created_at FROM checkpoints WHERE session_id = ? ORDER BY sequence",
     )
     .bind(id)
     .fetch_all(pool)
@@ -116,7 +117,7 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
         attachments: crate::attach::list_in(pool, id).await?,
         checkpoints: checkpoints
             .into_iter()
-            .map(|c| CheckpointView { sequence: c.sequence, at: c.created_at, label: c.label, role: c.role, module: c.module_id })
+            .map(|c| CheckpointView { sequence: c.sequence, at: c.created_at, label: c.label, role: c.role, module: c.module_id, entry_id: c.entry_id })
             .collect(),
         pending_role: row.pending_role,
         usage: crate::store::turns::usage(pool, Some(id)).await?,

@@ -1,0 +1,3 @@
+-- A turn's checkpoint shares its place with that turn's handoff entry (SPEC §8), so the
+-- transcript line and its restore point go together.
+ALTER TABLE checkpoints ADD COLUMN entry_id INTEGER;

@@ -1,0 +1,107 @@
+//! Checkpoints (SPEC §8): a commit in `store.git` of the whole session working copy
+//! (minus ignored files and attachment copies), parented on the previous one, under
+//! `refs/kiln/<session>/<sequence>`. One is taken after every turn that changed files;
+//! `restore` puts the working copy back to any of them.
+
+use std::collections::BTreeSet;
+
+use git2::{Oid, Repository};
+
+use crate::api::types::*;
+use crate::clock::now;
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::events::EventBus;
+use crate::ids::SessionId;
+use crate::session::{self, publish, record};
+use crate::snapshot;
+use crate::store::sessions as records;
+use crate::workspace::Workspace;
+
+/// Records `tree` as the session's next checkpoint; returns its sequence.
+pub async fn take(ws: &Workspace, id: &SessionId, tree: Oid, label: &str, role: Option<&str>, module: Option<&str>) -> Result<i64> {
+    let (last, parent) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
+    let sequence = last + 1;
+    let commit = {
+        let _guard = ws.store_lock.lock().await;
+        let store = ws.open_store()?;
+        let parent = Oid::from_str(&parent).map_err(|e| ApiError::internal("checkpoint id", e))?;
+        snapshot::commit(&store, tree, Some(parent), label, &format!("refs/kiln/{id}/{sequence}"))?
+    };
+    sqlx::query(
+        "INSERT INTO checkpoints (session_id, sequence, commit_id, label, role, module_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(id.as_str())
+    .bind(sequence)
+    .bind(commit.to_string())
+    .bind(label)
+    .bind(role)
+    .bind(module)
+    .bind(now())
+    .execute(&ws.pool)
+    .await?;
+    Ok(sequence)
+}
+
+/// Ties a checkpoint to the transcript entry that closes its turn.
+pub async fn link_entry(ws: &Workspace, id: &SessionId, sequence: i64, entry: i64) -> Result<()> {
+    sqlx::query("UPDATE checkpoints SET entry_id = ? WHERE session_id = ? AND sequence = ?")
+        .bind(entry)
+        .bind(id.as_str())
+        .bind(sequence)
+        .execute(&ws.pool)
+        .await?;
+    Ok(())
+}
+
+pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointArgs) -> Result<SessionView> {
+    let (id, session) = session::live(ws, &args.session_id).await?;
+    if args.sequence < 0 {
+        return Err(ApiError::invalid(format!("`{}` is not a checkpoint sequence", args.sequence)));
+    }
+    let row: Option<(String, String)> = sqlx::query_as("SELECT commit_id, label FROM checkpoints WHERE session_id = ? AND sequence = ?")
+        .bind(id.as_str())
+        .bind(args.sequence)
+        .fetch_optional(&ws.pool)
+        .await?;
+    let (commit, label) = row.ok_or_else(|| {
+        ApiError::new(ErrorCode::CheckpointNotFound, format!("session {id} has no checkpoint {}", args.sequence))
+    })?;
+    session::refuse_closed(&session)?;
+    if ws.is_running(id.as_str()) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, format!("session {id} is running; restore when it stops")));
+    }
+    // Modules that joined after this checkpoint keep their files.
+    let joined_later: Vec<String> =
+        session.modules.iter().filter(|m| m.base_sequence > args.sequence).map(|m| format!("{}/", m.directory)).collect();
+    let workdir = ws.session_workdir(&id);
+    {
+        let _guard = ws.store_lock.lock().await;
+        let store = ws.open_store()?;
+        let target = store.find_commit(Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))?)?.tree()?;
+        let current = store.find_tree(crate::confine::snapshot_workdir(&store, &workdir)?)?;
+        for path in differing(&store, &current, &target)? {
+            let keep = joined_later.iter().any(|d| path.starts_with(d.as_str()));
+            if !keep {
+                snapshot::put_path(&store, &target, &workdir, &path)?;
+            }
+        }
+    }
+    let text = format!("Restored the workspace to the state after {label} (turn {}).", args.sequence);
+    record(ws, events, &id, EntryKind::System, None, &text).await?;
+    records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
+    publish(ws, events, &id).await
+}
+
+/// Every path whose content, mode or presence differs between two trees.
+fn differing(store: &Repository, a: &git2::Tree<'_>, b: &git2::Tree<'_>) -> Result<BTreeSet<String>> {
+    let diff = store.diff_tree_to_tree(Some(a), Some(b), None)?;
+    let mut paths = BTreeSet::new();
+    for delta in diff.deltas() {
+        for file in [delta.old_file(), delta.new_file()] {
+            if let Some(p) = file.path() {
+                paths.insert(p.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    Ok(paths)
+}
