@@ -95,6 +95,34 @@ module?: string, driver?: string, model?: string, };
 
 export type ApproveSpecArgs = { sessionId: string, moduleId: string, };
 
+export type GetDiffArgs = { sessionId: string, 
+/**
+ * Only this module's files; every module of the session when absent.
+ */
+moduleId?: string, };
+
+export type FileStatus = "added" | "modified" | "deleted" | "renamed";
+
+export type LineKind = "context" | "add" | "delete";
+
+export type DiffLine = { kind: LineKind, oldLine: number | null, newLine: number | null, text: string, };
+
+export type Hunk = { oldStart: number, oldLines: number, newStart: number, newLines: number, header: string, lines: Array<DiffLine>, };
+
+export type FileDiff = { path: string, oldPath: string | null, status: FileStatus, binary: boolean, tooLarge: boolean, additions: number, deletions: number, hunks: Array<Hunk>, };
+
+export type ModuleDiff = { moduleId: string, directory: string, baseSequence: number, files: Array<FileDiff>, };
+
+export type DiffView = { modules: Array<ModuleDiff>, };
+
+export type GateStatus = "passed" | "failed" | "skipped";
+
+export type GateResultView = { id: number, module: string | null, gate: string, command: string, status: GateStatus, exitCode: number | null, durationMs: number, outputHead: string, 
+/**
+ * Empty when the whole output fit in the head.
+ */
+outputTail: string, at: string, };
+
 export type RestoreCheckpointArgs = { sessionId: string, sequence: number, };
 
 export type ModuleArgs = { sessionId: string, moduleId: string, };

@@ -338,6 +338,108 @@ pub struct UpdateSessionArgs {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetDiffArgs {
+    pub session_id: String,
+    /// Only this module's files; every module of the session when absent.
+    #[serde(default)]
+    #[ts(optional)]
+    pub module_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileStatus {
+    Added,
+    Modified,
+    Deleted,
+    Renamed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineKind {
+    Context,
+    Add,
+    Delete,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffLine {
+    pub kind: LineKind,
+    pub old_line: Option<i64>,
+    pub new_line: Option<i64>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Hunk {
+    pub old_start: i64,
+    pub old_lines: i64,
+    pub new_start: i64,
+    pub new_lines: i64,
+    pub header: String,
+    pub lines: Vec<DiffLine>,
+}
+
+/// One changed file, workspace-relative. Binary files and very large ones carry no hunks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FileDiff {
+    pub path: String,
+    pub old_path: Option<String>,
+    pub status: FileStatus,
+    pub binary: bool,
+    pub too_large: bool,
+    pub additions: i64,
+    pub deletions: i64,
+    pub hunks: Vec<Hunk>,
+}
+
+/// A module's changes against its base (checkpoint 0, or its state when it joined).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModuleDiff {
+    pub module_id: String,
+    pub directory: String,
+    pub base_sequence: i64,
+    pub files: Vec<FileDiff>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffView {
+    pub modules: Vec<ModuleDiff>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum GateStatus {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+/// One gate's latest result. `skipped` is never success.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GateResultView {
+    pub id: i64,
+    pub module: Option<String>,
+    pub gate: String,
+    pub command: String,
+    pub status: GateStatus,
+    pub exit_code: Option<i64>,
+    pub duration_ms: i64,
+    pub output_head: String,
+    /// Empty when the whole output fit in the head.
+    pub output_tail: String,
+    pub at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RestoreCheckpointArgs {
     pub session_id: String,
     pub sequence: i64,
@@ -467,6 +569,16 @@ pub fn typescript() -> String {
         DeleteSessionArgs::decl(&cfg),
         SendMessageArgs::decl(&cfg),
         ApproveSpecArgs::decl(&cfg),
+        GetDiffArgs::decl(&cfg),
+        FileStatus::decl(&cfg),
+        LineKind::decl(&cfg),
+        DiffLine::decl(&cfg),
+        Hunk::decl(&cfg),
+        FileDiff::decl(&cfg),
+        ModuleDiff::decl(&cfg),
+        DiffView::decl(&cfg),
+        GateStatus::decl(&cfg),
+        GateResultView::decl(&cfg),
         RestoreCheckpointArgs::decl(&cfg),
         ModuleArgs::decl(&cfg),
         SaveSpecArgs::decl(&cfg),
