@@ -148,9 +148,14 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/orders" })),
         ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),
         ("get_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),
+        ("get_gates", json!({ "sessionId": "$id" })),
+        ("check_modules", json!({ "sessionId": "../x" })),
         ("restore_checkpoint", json!({ "sessionId": "$id", "sequence": "one" })),
         ("restore_checkpoint", json!({ "sessionId": "$id", "sequence": 5 })),
         ("restore_checkpoint", json!({ "sessionId": "$id", "sequence": 0 })),
+        ("get_diff", json!({ "sessionId": "$id" })),
+        ("get_diff", json!({ "sessionId": "$id", "moduleId": "@shop/nope" })),
+        ("get_diff", json!({ "sessionId": "nope" })),
         ("save_spec", json!({ "sessionId": "$id", "moduleId": "@shop/nope", "text": "x" })),
         ("list_sessions", json!({})),
         ("archive_session", json!({ "sessionId": "$id" })),
@@ -225,12 +230,16 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "WORKSPACE_NOT_OPEN", "WORKSPACE_NOT_FOUND", "INVALID_INPUT", "INVALID_INPUT", "MODULE_REQUIRED", "MODULE_NOT_FOUND",
             "INVALID_INPUT", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_ALREADY_IN_SESSION", "MODULE_NOT_FOUND",
             "ATTACHMENT_MISMATCH", "ATTACHMENT_NOT_FOUND", "INVALID_INPUT",
-            "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "INVALID_INPUT", "CHECKPOINT_NOT_FOUND", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
+            "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_INPUT", "CHECKPOINT_NOT_FOUND", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
         ]
     );
     let created = ipc_answers.iter().find(|(c, a)| c == "create_session" && a.is_ok()).unwrap().1.as_ref().unwrap();
     assert_eq!(created["title"], "Wishlist");
     assert_eq!(created["modules"][0]["id"], "@shop/catalog");
+    // Restored to its start, the session's modules show no changes.
+    let diff = ipc_answers.iter().find(|(c, a)| c == "get_diff" && a.is_ok()).unwrap().1.as_ref().unwrap();
+    assert_eq!(diff["modules"].as_array().unwrap().len(), 2);
+    assert!(diff["modules"].as_array().unwrap().iter().all(|m| m["files"] == json!([])), "{diff}");
     let purged = ipc_answers.iter().filter(|(c, _)| c == "delete_session").last().unwrap();
     assert_eq!(purged.1, Ok(Value::Null));
 

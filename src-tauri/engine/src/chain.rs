@@ -386,6 +386,22 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
     let line = format!("**{} → {shown}**{reason_text}", turn.role.id);
     link(record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &line).await?).await?;
 
+    // The gates run for the modules the turn changed; a failed one is its own handoff:
+    // the same role fixes it in the same module before anyone else works.
+    if !end.changed.is_empty() {
+        let session = session::view(ws, id).await?;
+        let touched: Vec<SessionModule> = session
+            .modules
+            .iter()
+            .filter(|m| m.directory == "." || end.changed.iter().any(|p| p.starts_with(&format!("{}/", m.directory))))
+            .cloned()
+            .collect();
+        let outcomes = crate::gates::run_all(ws, events, id, &session, &touched).await?;
+        if let Some(failed) = outcomes.iter().find(|o| o.status == GateStatus::Failed) {
+            return fix(ws, events, turn, &session, failed, &roles).await;
+        }
+    }
+
     let next = match target {
         Target::None => {
             if end.changed.is_empty() && end.final_text.contains('?') {
@@ -424,6 +440,39 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
         if reason.is_empty() { ".".to_string() } else { format!(": {reason}") }
     );
     begin(ws, events, id, module, &roles, next, driver, turn.model.clone(), prompt, next_index).await
+}
+
+/// Hands a failed gate back to the role whose turn it followed, in the same module.
+async fn fix(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    turn: &TurnPlanSummary,
+    session: &SessionView,
+    failed: &crate::gates::Outcome,
+    roles: &[Role],
+) -> Result<()> {
+    let id = &turn.session;
+    let module = &turn.module;
+    let whom = failed.module.as_deref().unwrap_or(module.id.as_str());
+    let line = format!("**gate `{}` → {}**: it failed in `{whom}`; the same role fixes it first", failed.gate, turn.role.id);
+    record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &line).await?;
+    let next_index = turn.chain_index + 1;
+    if !session.auto_continue || next_index >= MAX_CHAIN {
+        let text = format!("Paused with a failed gate. Continue with **{}** to fix it.", turn.role.name);
+        record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
+        set_pending_role(ws, id, Some(&turn.role.id)).await?;
+        return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await;
+    }
+    let command = if failed.command.is_empty() { "(no command)".to_string() } else { failed.command.clone() };
+    let prompt = format!(
+        "The `{}` gate failed in `{whom}` after your turn. Fix it before anything else.\n\nCommand: `{command}`\n\nOutput (the first {} characters):\n```\n{}\n```",
+        failed.gate,
+        crate::gates::FIX_OUTPUT,
+        failed.output_start()
+    );
+    let driver = crate::drivers::registry::resolve(ws, Some(turn.driver_id)).await?;
+    let route = Route::Role { role: turn.role.id.clone(), reason: format!("the `{}` gate failed after its turn", failed.gate) };
+    begin(ws, events, id, module, roles, route, driver, turn.model.clone(), prompt, next_index).await
 }
 
 /// When a handoff names no usable role, routing decides and the transcript says why.

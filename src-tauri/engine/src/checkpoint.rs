@@ -39,7 +39,47 @@ pub async fn take(ws: &Workspace, id: &SessionId, tree: Oid, label: &str, role: 
     .bind(now())
     .execute(&ws.pool)
     .await?;
+    prune(ws, id).await?;
     Ok(sequence)
+}
+
+/// An autosave during a running turn: a checkpoint only when the working copy differs
+/// from the latest one.
+pub async fn autosave(ws: &Workspace, id: &SessionId, label: &str, role: &str, module: &str) -> Result<Option<i64>> {
+    let (_, latest) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
+    let tree = {
+        let _guard = ws.store_lock.lock().await;
+        let store = ws.open_store()?;
+        let tree = crate::confine::snapshot_workdir(&store, &ws.session_workdir(id))?;
+        let latest = store.find_commit(Oid::from_str(&latest).map_err(|e| ApiError::internal("checkpoint id", e))?)?;
+        if latest.tree_id() == tree {
+            return Ok(None);
+        }
+        tree
+    };
+    take(ws, id, tree, label, Some(role), Some(module)).await.map(Some)
+}
+
+/// Keeps at most `[session] max_checkpoints`, dropping the oldest but never the start.
+async fn prune(ws: &Workspace, id: &SessionId) -> Result<()> {
+    let cap = ws.config.session.max_checkpoints.max(2) as i64;
+    let sequences: Vec<i64> = sqlx::query_scalar("SELECT sequence FROM checkpoints WHERE session_id = ? AND sequence > 0 ORDER BY sequence")
+        .bind(id.as_str())
+        .fetch_all(&ws.pool)
+        .await?;
+    let excess = (sequences.len() as i64 + 1 - cap).max(0) as usize;
+    if excess == 0 {
+        return Ok(());
+    }
+    let _guard = ws.store_lock.lock().await;
+    let store = ws.open_store()?;
+    for sequence in &sequences[..excess] {
+        if let Ok(mut r) = store.find_reference(&format!("refs/kiln/{id}/{sequence}")) {
+            r.delete()?;
+        }
+        sqlx::query("DELETE FROM checkpoints WHERE session_id = ? AND sequence = ?").bind(id.as_str()).bind(sequence).execute(&ws.pool).await?;
+    }
+    Ok(())
 }
 
 /// Ties a checkpoint to the transcript entry that closes its turn.

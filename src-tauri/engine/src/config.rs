@@ -64,13 +64,23 @@ pub struct GateCommands {
     pub format: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SessionConfig {
     /// Ignored files carried into every session's working copy (`.env`, …).
     pub copy: Vec<String>,
     /// The dependencies step, run in the background after materializing.
     pub setup: Option<String>,
+    /// Seconds between autosave checkpoints while a turn runs.
+    pub autosave_seconds: u64,
+    /// Checkpoints kept per session; the oldest go first, never the start.
+    pub max_checkpoints: u32,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig { copy: Vec::new(), setup: None, autosave_seconds: 180, max_checkpoints: 100 }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

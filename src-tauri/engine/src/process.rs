@@ -75,7 +75,8 @@ impl Running {
     }
 }
 
-/// Runs `command` with `sh -c` in `dir`; `on_start` receives the group to allow a stop.
+/// Runs `command` with `sh -c` in `dir`, with Kiln's environment plus `env`; `on_start`
+/// receives the group to allow a stop.
 pub async fn run(
     command: &str,
     dir: &Path,
@@ -83,10 +84,35 @@ pub async fn run(
     timeout: Duration,
     on_start: impl FnOnce(Running),
 ) -> std::io::Result<Outcome> {
+    run_in(command, dir, Environment::Inherit(env), timeout, on_start).await
+}
+
+/// What a command's environment holds.
+pub enum Environment<'a> {
+    /// Kiln's own environment plus these.
+    Inherit(&'a [(String, String)]),
+    /// Only these (an allowlisted environment, for gates).
+    Only(&'a [(String, String)]),
+}
+
+pub async fn run_in(
+    command: &str,
+    dir: &Path,
+    env: Environment<'_>,
+    timeout: Duration,
+    on_start: impl FnOnce(Running),
+) -> std::io::Result<Outcome> {
     let started = Instant::now();
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(command).current_dir(dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let vars = match env {
+        Environment::Inherit(vars) => vars,
+        Environment::Only(vars) => {
+            cmd.env_clear();
+            vars
+        }
+    };
+    cmd.envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     cmd.process_group(0).kill_on_drop(true);
     let mut child = cmd.spawn()?;
     let pgid = child.id().map(|p| p as i32).unwrap_or(0);

@@ -5,6 +5,7 @@
 //! a running session stops the old one and waits for it first.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::Duration;
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, watch, Notify};
@@ -235,8 +236,24 @@ async fn attempt(handle: &TurnHandle, log: &mut TurnLog<'_>, resume_id: Option<S
     let driver_run = plan.driver.run(request, sink);
     tokio::pin!(driver_run);
     let mut driver_done = false;
+    // Autosaves while the turn runs: at most one in flight; the turn's own checkpoint
+    // at its end is the final one.
+    let every = Duration::from_secs(log.ws.config.session.autosave_seconds.max(1));
+    let mut autosave = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    let mut saving: Option<tokio::task::JoinHandle<()>> = None;
     loop {
         tokio::select! {
+            _ = autosave.tick() => {
+                if saving.as_ref().is_none_or(|t| t.is_finished()) {
+                    let (ws, session, label) = (log.ws.clone(), plan.session.clone(), format!("autosave during {}", plan.role.name));
+                    let (role, module) = (plan.role.id.clone(), plan.module.id.clone());
+                    saving = Some(tokio::spawn(async move {
+                        if let Err(e) = crate::checkpoint::autosave(&ws, &session, &label, &role, &module).await {
+                            tracing::error!("autosave of {session}: {e}");
+                        }
+                    }));
+                }
+            }
             result = &mut driver_run, if !driver_done => {
                 driver_done = true;
                 if let Err(e) = result {
@@ -253,6 +270,9 @@ async fn attempt(handle: &TurnHandle, log: &mut TurnLog<'_>, resume_id: Option<S
     // Dropping the run kills a CLI it started; the group kill catches its children.
     drop(driver_run);
     Running { pgid: handle.inner.pgid.load(Ordering::SeqCst) }.kill();
+    if let Some(save) = saving {
+        let _ = save.await; // the turn's own checkpoint comes after it
+    }
     log.flush().await;
     match log.ended.take() {
         Some(error) => error,

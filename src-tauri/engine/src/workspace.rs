@@ -35,6 +35,8 @@ pub struct Workspace {
     pub planning: Mutex<HashMap<String, crate::planner_agent::Planning>>,
     /// Sessions whose message waits for the planner before its turn starts.
     pub queued: Mutex<std::collections::HashSet<String>>,
+    /// The last diff per session, valid while its working copy is unchanged.
+    pub diffs: crate::diff::DiffCache,
     /// Serializes writes to `store.git`.
     pub store_lock: tokio::sync::Mutex<()>,
 }
@@ -90,6 +92,7 @@ impl Workspace {
             openai: Mutex::new(None),
             planning: Mutex::new(HashMap::new()),
             queued: Mutex::new(std::collections::HashSet::new()),
+            diffs: Default::default(),
             store_lock: tokio::sync::Mutex::new(()),
         })
     }

@@ -22,15 +22,30 @@ struct World {
 }
 
 async fn world(script: Vec<Step>) -> World {
-    world_with_planner(script, false).await
+    world_with(script, false, false).await
 }
 
 async fn world_with_planner(script: Vec<Step>, planner: bool) -> World {
+    world_with(script, planner, false).await
+}
+
+async fn world_with(script: Vec<Step>, planner: bool, gates: bool) -> World {
+    world_edit(script, planner, gates, |text| text).await
+}
+
+/// A world whose kiln.toml is edited first (`edit` gets and returns its text).
+async fn world_edit(script: Vec<Step>, planner: bool, gates: bool, edit: impl Fn(String) -> String) -> World {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
-    std::fs::write(toml, text).unwrap();
+    let mut text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
+    if !gates {
+        // Module gates off (an empty command skips a gate): these tests are about turns.
+        text = text.replace("tests = \"npm test\"", "dependencies = \"\"\ntests = \"\"");
+    } else {
+        text = text.replace("tests = \"npm test\"", "dependencies = \"\"\ntests = \"npm test\"");
+    }
+    std::fs::write(toml, edit(text)).unwrap();
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &shop).await;
     let server = ModelServer::start(script).await;
@@ -473,4 +488,105 @@ async fn every_turn_that_changes_files_leaves_a_checkpoint_to_restore() {
     w.engine.archive_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap();
     assert_eq!(restore(1).await.unwrap_err().code, kiln_engine::ErrorCode::SessionArchived);
     assert!(!server.join("wishlist.js").exists());
+}
+
+#[tokio::test]
+async fn a_failed_gate_hands_the_fix_back_to_the_same_role_with_the_command_and_output() {
+    let broken = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('wishlist totals', () => assert.equal(1 + 1, 3));\n";
+    let fixed = broken.replace("3)", "2)");
+    let w = world_with(
+        vec![
+            Step::tool("write_file", json!({ "path": "modules/catalog/test/wishlist.test.js", "content": broken })),
+            Step::text("Added the wishlist test.\nHANDOFF: none - done"),
+            Step::tool("write_file", json!({ "path": "modules/catalog/test/wishlist.test.js", "content": fixed })),
+            Step::text("Fixed the test.\nHANDOFF: none - done"),
+        ],
+        false,
+        true,
+    )
+    .await;
+    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
+    send(&w, &s.id, "Add the wishlist endpoint with a test").await;
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Review, "{:#?}", transcript(&w, &s.id).await);
+
+    let entries = transcript(&w, &s.id).await;
+    let gates = texts(&entries, EntryKind::Gate);
+    let tests: Vec<&String> = gates.iter().filter(|t| t.starts_with("**tests**")).collect();
+    assert_eq!(tests.len(), 2, "{gates:#?}");
+    assert!(tests[0].starts_with("**tests** failed") && tests[0].contains("wishlist totals"), "{}", tests[0]);
+    assert!(tests[1].starts_with("**tests** passed"), "{}", tests[1]);
+    assert!(gates.iter().any(|t| t.starts_with("**typecheck** skipped")), "a gate with no command is skipped, not passed: {gates:#?}");
+    let handoffs = texts(&entries, EntryKind::Handoff);
+    assert!(handoffs.iter().any(|t| t.starts_with("**gate `tests` → backend-engineer**")), "{handoffs:#?}");
+
+    // The fix turn's prompt carried the command and the failing output.
+    let fix = w.server.requests()[2].body["messages"].to_string();
+    assert!(fix.contains("The `tests` gate failed") && fix.contains("npm test") && fix.contains("wishlist totals"), "{fix}");
+    let latest = w.engine.get_gates(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    let tests_gate = latest.iter().find(|g| g.gate == "tests").unwrap();
+    assert_eq!(tests_gate.status, GateStatus::Passed);
+    assert!(latest.iter().any(|g| g.gate == "spec-schema" && g.status == GateStatus::Passed));
+}
+
+#[tokio::test]
+async fn check_modules_runs_every_gate_and_an_empty_rust_suite_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("crate");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"emptycrate\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n").unwrap();
+    std::fs::write(root.join("src/lib.rs"), "//! A crate with no test at all.\npub fn one() -> u32 { 1 }\n").unwrap();
+    std::fs::write(root.join("kiln.toml"), "[gates.rust]\ndependencies = \"\"\nformat = \"\"\n").unwrap();
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &root).await;
+    let s = create(&engine, "Anything").await;
+    let results = engine.check_modules(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    let by_gate = |g: &str| results.iter().find(|r| r.gate == g).unwrap_or_else(|| panic!("no {g} in {results:#?}"));
+    assert_eq!(by_gate("typecheck").status, GateStatus::Passed, "{:?}", by_gate("typecheck"));
+    let tests = by_gate("tests");
+    assert_eq!(tests.status, GateStatus::Failed, "an empty suite must fail: {tests:?}");
+    assert_eq!(tests.exit_code, Some(0));
+    assert_eq!(by_gate("format").status, GateStatus::Skipped);
+    let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    assert!(entries.iter().any(|e| e.kind == EntryKind::Gate && e.text.contains("ran no test")));
+}
+
+fn session_settings(extra: &'static str) -> impl Fn(String) -> String {
+    move |text: String| text.replace("[session]\n", &format!("[session]\n{extra}\n"))
+}
+
+#[tokio::test]
+async fn long_turns_autosave_and_old_checkpoints_are_pruned_but_never_the_start() {
+    let script = "for i in 1 2 3 4; do echo \"export const tick = $i;\" > modules/catalog/src/server/tick.js; sleep 0.6; done";
+    let w = world_edit(
+        vec![
+            Step::tool("run_command", json!({ "command": script })),
+            Step::text("Ticked.\nHANDOFF: none - done"),
+            Step::tool("write_file", json!({ "path": "modules/catalog/src/server/b.js", "content": "b" })),
+            Step::text("B.\nHANDOFF: none - done"),
+            Step::tool("write_file", json!({ "path": "modules/catalog/src/server/c.js", "content": "c" })),
+            Step::text("C.\nHANDOFF: none - done"),
+        ],
+        false,
+        false,
+        session_settings("autosave_seconds = 1\nmax_checkpoints = 3"),
+    )
+    .await;
+    let s = create(&w.engine, "Ticks in @shop/catalog").await;
+    send(&w, &s.id, "Tick on the server").await;
+    let after_one = settled(&w, &s.id).await;
+    let labels: Vec<&str> = after_one.checkpoints.iter().map(|c| c.label.as_str()).collect();
+    assert!(labels.iter().any(|l| *l == "autosave during Backend Engineer"), "{labels:?}");
+    assert_eq!(*labels.last().unwrap(), "Backend Engineer in @shop/catalog");
+    send(&w, &s.id, "Add b on the server").await;
+    settled(&w, &s.id).await;
+    send(&w, &s.id, "Add c on the server").await;
+    let s = settled(&w, &s.id).await;
+    let sequences: Vec<i64> = s.checkpoints.iter().map(|c| c.sequence).collect();
+    assert_eq!(sequences.len(), 3, "{sequences:?}");
+    assert_eq!(sequences[0], 0, "the start is never pruned");
+    let store = git2::Repository::open_bare(w.shop.join(".kiln/store.git")).unwrap();
+    assert_eq!(store.references_glob(&format!("refs/kiln/{}/*", s.id)).unwrap().count(), 3);
+    // The oldest kept checkpoints still restore.
+    w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: sequences[1] }).await.unwrap();
 }

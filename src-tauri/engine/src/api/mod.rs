@@ -34,7 +34,10 @@ macro_rules! for_each_operation {
             send_message(SendMessageArgs) -> SessionView;
             stop_turn(SessionIdArgs) -> SessionView;
             approve_spec(ApproveSpecArgs) -> SessionView;
+            get_diff(GetDiffArgs) -> DiffView;
             restore_checkpoint(RestoreCheckpointArgs) -> SessionView;
+            get_gates(SessionIdArgs) -> Vec<GateResultView>;
+            check_modules(SessionIdArgs) -> Vec<GateResultView>;
             get_spec(ModuleArgs) -> SpecView;
             save_spec(SaveSpecArgs) -> SpecView;
             get_settings(EmptyArgs) -> SettingsView;
@@ -248,8 +251,21 @@ impl Engine {
         crate::store::turns::usage(&self.workspace()?.pool, None).await
     }
 
+    /// Each module's changes against its base, from the cache while the working copy is unchanged.
+    pub async fn get_diff(&self, args: GetDiffArgs) -> Result<DiffView> {
+        crate::diff::get(&self.workspace()?, args).await
+    }
+
     pub async fn restore_checkpoint(&self, args: RestoreCheckpointArgs) -> Result<SessionView> {
         crate::checkpoint::restore(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn get_gates(&self, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+        crate::gates::latest(&*self.workspace()?, args).await
+    }
+
+    pub async fn check_modules(&self, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+        crate::gates::check_modules(&*self.workspace()?, &self.events, args).await
     }
 
     pub async fn get_spec(&self, args: ModuleArgs) -> Result<SpecView> {

@@ -1,0 +1,387 @@
+//! Gates (SPEC §10): the project's own checks, from a fixed list. Once per working
+//! copy: `spec-schema` and `module-schema`. Once per module that holds changes:
+//! `dependencies`, `typecheck`, `tests`, `format`. Commands come from the module's
+//! toolchain and `kiln.toml`; they run with the module's own binaries first on PATH, an
+//! allowlisted environment, a timeout, in their own process group. Skipped is not
+//! success, and a test suite that ran no test fails.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::api::types::*;
+use crate::clock::now;
+use crate::config::GateCommands;
+use crate::error::Result;
+use crate::events::EventBus;
+use crate::ids::SessionId;
+use crate::modules::{ModuleInfo, Toolchain};
+use crate::process::{self, Environment};
+use crate::session::record;
+use crate::store::sessions::{self as records, GateRecord};
+use crate::workspace::Workspace;
+
+pub const MODULE_GATES: &[&str] = &["dependencies", "typecheck", "tests", "format"];
+pub const TIMEOUT: Duration = Duration::from_secs(10 * 60);
+/// Output a failed gate hands to the fix turn.
+pub const FIX_OUTPUT: usize = 4000;
+/// Output the transcript keeps whole; longer output keeps head and tail.
+const SHOWN: usize = 6000;
+
+/// What a gate run found.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub module: Option<String>,
+    pub gate: String,
+    pub command: String,
+    pub status: GateStatus,
+    pub exit_code: Option<i32>,
+    pub duration_ms: i64,
+    pub head: String,
+    pub tail: String,
+    /// Why, in words, when it failed or was skipped.
+    pub note: Option<String>,
+}
+
+impl Outcome {
+    fn checked(gate: &str, problems: Vec<String>) -> Outcome {
+        let failed = !problems.is_empty();
+        Outcome {
+            module: None,
+            gate: gate.into(),
+            command: format!("(Kiln checks {gate})"),
+            status: if failed { GateStatus::Failed } else { GateStatus::Passed },
+            exit_code: None,
+            duration_ms: 0,
+            head: problems.join("\n"),
+            tail: String::new(),
+            note: None,
+        }
+    }
+
+    /// The output for a fix prompt: the first `FIX_OUTPUT` characters.
+    pub fn output_start(&self) -> String {
+        let all = if self.tail.is_empty() { self.head.clone() } else { format!("{}\n…\n{}", self.head, self.tail) };
+        all.chars().take(FIX_OUTPUT).collect()
+    }
+}
+
+/// The command a module's gate runs, or `None` when the gate does not apply (skipped).
+pub fn command(ws: &Workspace, workdir: &Path, module: &ModuleInfo, gate: &str) -> Option<String> {
+    let dir = workdir.join(&module.directory);
+    let own = |g: &GateCommands| -> Option<Option<String>> {
+        match gate {
+            "dependencies" => g.dependencies.clone(),
+            "typecheck" => g.typecheck.clone(),
+            "tests" => g.tests.clone(),
+            "format" => g.format.clone(),
+            _ => None,
+        }
+        .map(|c| Some(c).filter(|c| !c.trim().is_empty()))
+    };
+    // A module's override, then the toolchain's section, then the toolchain's default;
+    // an empty command in kiln.toml turns the gate off (skipped).
+    if let Some(set) = ws.config.modules.overrides.get(&module.id).and_then(|o| own(&o.gates)) {
+        return set;
+    }
+    let toolchain = serde_json::to_value(module.toolchain).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    if let Some(set) = ws.config.gates.get(&toolchain).and_then(own) {
+        return set;
+    }
+    default_command(workdir, &dir, module, gate)
+}
+
+fn default_command(workdir: &Path, dir: &Path, module: &ModuleInfo, gate: &str) -> Option<String> {
+    let has = |name: &str| dir.join(name).exists() || workdir.join(name).exists();
+    match (module.toolchain, gate) {
+        (Toolchain::Node, "dependencies") => Some(
+            if has("pnpm-lock.yaml") {
+                "pnpm install --prefer-offline"
+            } else if has("yarn.lock") {
+                "yarn install --prefer-offline"
+            } else {
+                "npm install --prefer-offline --no-audit --no-fund"
+            }
+            .into(),
+        ),
+        (Toolchain::Node, "typecheck") => has("tsconfig.json").then(|| "tsc --noEmit".into()),
+        (Toolchain::Node, "tests") => {
+            let package: serde_json::Value =
+                std::fs::read_to_string(dir.join("package.json")).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+            package["scripts"]["test"].is_string().then(|| "npm test".into())
+        }
+        (Toolchain::Node, "format") => {
+            [".prettierrc", ".prettierrc.json", ".prettierrc.js", "prettier.config.js", ".prettierrc.yaml"]
+                .iter()
+                .any(|f| has(f))
+                .then(|| "prettier --check .".into())
+        }
+        (Toolchain::Rust, "dependencies") => Some("cargo fetch --offline || cargo fetch".into()),
+        (Toolchain::Rust, "typecheck") => Some(format!("cargo check -p {}", module.id)),
+        (Toolchain::Rust, "tests") => Some(format!("cargo test -p {}", module.id)),
+        (Toolchain::Rust, "format") => Some(format!("cargo fmt -p {} --check", module.id)),
+        (Toolchain::Python, "tests") => Some("pytest".into()),
+        (Toolchain::Python, "format") => (has("ruff.toml") || has(".ruff.toml")).then(|| "ruff format --check .".into()),
+        (Toolchain::Python, "typecheck") => (has("mypy.ini") || has(".mypy.ini")).then(|| "mypy .".into()),
+        _ => None,
+    }
+}
+
+/// The environment gates run with: only what builds and tests need, never the
+/// operator's tokens; the module's own binaries first on PATH.
+fn environment(workdir: &Path, dir: &Path) -> Vec<(String, String)> {
+    let mut path: Vec<PathBuf> = vec![dir.join("node_modules/.bin"), workdir.join("node_modules/.bin")];
+    if let Some(system) = std::env::var_os("PATH") {
+        path.extend(std::env::split_paths(&system));
+    }
+    let mut env = vec![
+        ("PATH".to_string(), std::env::join_paths(path).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()),
+        ("CI".into(), "1".into()),
+        ("TERM".into(), "dumb".into()),
+        ("NO_COLOR".into(), "1".into()),
+    ];
+    for key in ["HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "SHELL", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "VIRTUAL_ENV", "npm_config_cache"] {
+        if let Ok(value) = std::env::var(key) {
+            env.push((key.to_string(), value));
+        }
+    }
+    env
+}
+
+/// Runs one module gate.
+pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo, gate: &str) -> Outcome {
+    let workdir = ws.session_workdir(id);
+    let dir = if gate == "dependencies" { workdir.clone() } else { workdir.join(&module.directory) };
+    let Some(command) = command(ws, &workdir, module, gate) else {
+        return Outcome {
+            module: Some(module.id.clone()),
+            gate: gate.into(),
+            command: String::new(),
+            status: GateStatus::Skipped,
+            exit_code: None,
+            duration_ms: 0,
+            head: String::new(),
+            tail: String::new(),
+            note: Some(format!("no {gate} command applies to this module")),
+        };
+    };
+    let env = environment(&workdir, &workdir.join(&module.directory));
+    let key = format!("{id}");
+    let result = process::run_in(&command, &dir, Environment::Only(&env), TIMEOUT, |running| {
+        // A stop of the session kills the gate's group too.
+        ws.running.lock().unwrap().insert(key, running);
+    })
+    .await;
+    ws.running.lock().unwrap().remove(id.as_str());
+    match result {
+        Err(e) => Outcome {
+            module: Some(module.id.clone()),
+            gate: gate.into(),
+            command,
+            status: GateStatus::Failed,
+            exit_code: None,
+            duration_ms: 0,
+            head: format!("could not start: {e}"),
+            tail: String::new(),
+            note: Some("could not start".into()),
+        },
+        Ok(o) => {
+            let mut status = if o.passed() { GateStatus::Passed } else { GateStatus::Failed };
+            let mut note = if o.timed_out { Some(format!("timed out after {} s", TIMEOUT.as_secs())) } else { None };
+            if gate == "tests" && status == GateStatus::Passed && ran_no_test(&format!("{}\n{}", o.head, o.tail)) {
+                status = GateStatus::Failed;
+                note = Some("the test suite ran no test".into());
+            }
+            if gate == "tests" && o.exit_code == Some(5) && command.contains("pytest") {
+                note = Some("pytest collected no test".into());
+            }
+            Outcome {
+                module: Some(module.id.clone()),
+                gate: gate.into(),
+                command,
+                status,
+                exit_code: o.exit_code,
+                duration_ms: o.duration.as_millis() as i64,
+                head: o.head,
+                tail: o.tail,
+                note,
+            }
+        }
+    }
+}
+
+/// Whether a passing test command's output says it ran nothing: cargo test's summaries
+/// all "0 passed", node's runner reporting "tests 0".
+pub fn ran_no_test(output: &str) -> bool {
+    let cargo: Vec<&str> = output.lines().filter(|l| l.trim_start().starts_with("test result:")).collect();
+    if !cargo.is_empty() {
+        return cargo.iter().all(|l| l.contains(" 0 passed") && l.contains(" 0 failed"));
+    }
+    let node = regex::Regex::new(r"(?m)^\s*(#|ℹ)\s*tests\s+(\d+)\s*$").unwrap();
+    let counts: Vec<u64> = node.captures_iter(output).filter_map(|c| c[2].parse().ok()).collect();
+    if !counts.is_empty() {
+        return counts.iter().all(|&n| n == 0);
+    }
+    false
+}
+
+/// `spec-schema`: every module's specification has front matter with a `status:` and a title.
+pub fn spec_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) -> Outcome {
+    let workdir = ws.session_workdir(id);
+    let mut problems = Vec::new();
+    for m in modules {
+        let path = Path::new(&m.directory).join(&ws.config.modules.spec);
+        match std::fs::read_to_string(workdir.join(&path)) {
+            Err(_) if m.kind == ModuleChange::New => {} // written by its first turn
+            Err(_) => problems.push(format!("{}: missing", path.display())),
+            Ok(text) => {
+                if crate::modules::spec_status(&text).is_none() {
+                    problems.push(format!("{}: no front matter with a `status:` line", path.display()));
+                }
+                if !text.lines().any(|l| l.starts_with("# ")) {
+                    problems.push(format!("{}: no `# ` title", path.display()));
+                }
+            }
+        }
+    }
+    Outcome::checked("spec-schema", problems)
+}
+
+/// `module-schema`: every module manifest parses and names the module.
+pub fn module_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) -> Outcome {
+    let workdir = ws.session_workdir(id);
+    let mut problems = Vec::new();
+    for m in modules {
+        let dir = workdir.join(&m.directory);
+        let package = dir.join("package.json");
+        if package.is_file() {
+            match std::fs::read_to_string(&package).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()) {
+                None => problems.push(format!("{}/package.json: not valid JSON", m.directory)),
+                Some(v) if !v["name"].is_string() => problems.push(format!("{}/package.json: no `name`", m.directory)),
+                Some(_) => {}
+            }
+        }
+        let cargo = dir.join("Cargo.toml");
+        if cargo.is_file() {
+            if let Err(e) = std::fs::read_to_string(&cargo).map_err(|e| e.to_string()).and_then(|t| toml::from_str::<toml::Value>(&t).map_err(|e| e.to_string())) {
+                problems.push(format!("{}/Cargo.toml: {e}", m.directory));
+            }
+        }
+    }
+    Outcome::checked("module-schema", problems)
+}
+
+/// Runs the working-copy gates and every module gate of `modules`, recording each
+/// result and its transcript entry; returns them in order.
+pub async fn run_all(ws: &Workspace, events: &EventBus, id: &SessionId, session: &SessionView, modules: &[SessionModule]) -> Result<Vec<Outcome>> {
+    let mut outcomes = vec![spec_schema(ws, id, &session.modules), module_schema(ws, id, &session.modules)];
+    for m in modules {
+        let info = ws.module(&m.id).cloned().unwrap_or_else(|| ModuleInfo {
+            id: m.id.clone(),
+            directory: m.directory.clone(),
+            toolchain: Toolchain::Node,
+            spec_status: None,
+        });
+        for gate in MODULE_GATES {
+            outcomes.push(run_module_gate(ws, id, &info, gate).await);
+        }
+    }
+    for o in &outcomes {
+        save(ws, events, id, o).await?;
+    }
+    Ok(outcomes)
+}
+
+async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) -> Result<()> {
+    let status = match o.status {
+        GateStatus::Passed => "passed",
+        GateStatus::Failed => "failed",
+        GateStatus::Skipped => "skipped",
+    };
+    records::insert_gate_result(
+        &ws.pool,
+        GateRecord {
+            session: id.as_str(),
+            module: o.module.as_deref(),
+            gate: &o.gate,
+            command: &o.command,
+            status,
+            exit_code: o.exit_code,
+            duration_ms: o.duration_ms,
+            head: &o.head,
+            tail: &o.tail,
+            at: &now(),
+        },
+    )
+    .await?;
+    let whom = o.module.as_deref().map(|m| format!(" in `{m}`")).unwrap_or_default();
+    let mut text = format!("**{}** {status}{whom}", o.gate);
+    if let Some(note) = &o.note {
+        text.push_str(&format!(": {note}"));
+    }
+    if !o.command.is_empty() {
+        text.push_str(&format!(" — `{}` ({:.1} s)", o.command, o.duration_ms as f64 / 1000.0));
+    }
+    let output = if o.tail.is_empty() { o.head.clone() } else { format!("{}\n…\n{}", o.head, o.tail) };
+    let output = output.trim_matches(['\n', '\r']);
+    if o.status == GateStatus::Failed && !output.trim().is_empty() {
+        let shown: String = if output.chars().count() > SHOWN { output.chars().take(SHOWN).collect::<String>() + "\n…" } else { output.to_string() };
+        text.push_str(&format!("\n\n```\n{}\n```", shown.trim_end()));
+    }
+    record(ws, events, id, EntryKind::Gate, o.module.as_deref(), &text).await?;
+    Ok(())
+}
+
+/// The latest result of every gate of a session.
+pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+    let id = SessionId::parse(&args.session_id)?;
+    crate::session::view(ws, &id).await?;
+    #[allow(clippy::type_complexity)]
+    let rows: Vec<(i64, Option<String>, String, String, String, Option<i64>, i64, String, String, String)> = sqlx::query_as(
+        "SELECT id, module_id, gate, command, status, exit_code, duration_ms, output_head, output_tail, created_at FROM gate_results g WHERE session_id = ?1 AND id = (SELECT MAX(id) FROM gate_results h WHERE h.session_id = ?1 AND h.gate = g.gate AND h.module_id IS g.module_id) ORDER BY module_id, gate",
+    )
+    .bind(id.as_str())
+    .fetch_all(&ws.pool)
+    .await?;
+    rows.into_iter()
+        .map(|(id, module, gate, command, status, exit_code, duration_ms, head, tail, at)| {
+            Ok(GateResultView {
+                id,
+                module,
+                gate,
+                command,
+                status: records::parse_enum(&status)?,
+                exit_code,
+                duration_ms,
+                output_head: head,
+                output_tail: tail,
+                at,
+            })
+        })
+        .collect()
+}
+
+/// "Check modules": every gate of every module of the session, now.
+pub async fn check_modules(ws: &Workspace, events: &EventBus, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+    let (id, session) = crate::session::live(ws, &args.session_id).await?;
+    if ws.is_running(id.as_str()) {
+        return Err(crate::error::ApiError::new(crate::error::ErrorCode::SessionRunning, "check the modules when the session stops"));
+    }
+    run_all(ws, events, &id, &session, &session.modules).await?;
+    crate::session::publish(ws, events, &id).await?;
+    latest(ws, SessionIdArgs { session_id: id.to_string() }).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ran_no_test;
+
+    #[test]
+    fn an_empty_suite_is_recognised() {
+        assert!(ran_no_test("running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored\n"));
+        assert!(!ran_no_test("test result: ok. 0 passed; 0 failed;\ntest result: ok. 3 passed; 0 failed;\n"));
+        assert!(ran_no_test("ℹ tests 0\nℹ suites 0\nℹ pass 0\n"));
+        assert!(ran_no_test("# tests 0\n# pass 0\n"));
+        assert!(!ran_no_test("ℹ tests 6\nℹ pass 6\n"));
+        assert!(!ran_no_test("all good\n"));
+    }
+}
