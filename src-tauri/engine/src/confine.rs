@@ -14,7 +14,12 @@ use crate::snapshot::{self, Source};
 /// Snapshots a session's working copy (gitignore rules apply; attachment copies are
 /// never part of it) and returns the tree.
 pub fn snapshot_workdir(store: &Repository, workdir: &Path) -> Result<Oid> {
-    snapshot::snapshot(store, Source::Plain { root: workdir, skip: &[crate::attach::IN_WORKDIR] })
+    let skip = [crate::attach::IN_WORKDIR];
+    match workdir.parent() {
+        // `sessions/<id>/index` beside `sessions/<id>/workspace` is the stat cache.
+        Some(session_dir) => snapshot::snapshot_cached(store, workdir, &skip, &session_dir.join("index")),
+        None => snapshot::snapshot(store, Source::Plain { root: workdir, skip: &skip }),
+    }
 }
 
 /// Puts back every path changed between `before` and `after` that is not under

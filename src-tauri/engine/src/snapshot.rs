@@ -54,7 +54,7 @@ pub fn snapshot(store: &Repository, source: Source<'_>) -> Result<Oid> {
     let mut index = git2::Index::new()?;
     match source {
         Source::Git { repo, prefix } => snapshot_git(store, repo, prefix, &mut index)?,
-        Source::Plain { root, skip } => snapshot_plain(store, root, skip, &mut index)?,
+        Source::Plain { root, skip } => snapshot_plain(store, root, skip, &mut index, &StatCache::default())?,
     }
     Ok(index.write_tree_to(store)?)
 }
@@ -116,7 +116,48 @@ fn snapshot_git(store: &Repository, host: &Repository, prefix: &str, index: &mut
     Ok(())
 }
 
-fn snapshot_plain(store: &Repository, root: &Path, skip: &[&str], index: &mut git2::Index) -> Result<()> {
+/// Snapshots a plain directory through a stat cache kept in the index file at `cache`:
+/// a file whose size, modification time, inode and mode are what the cache recorded is
+/// not read again, so the cost grows with what changed, not with the tree.
+pub fn snapshot_cached(store: &Repository, root: &Path, skip: &[&str], cache: &Path) -> Result<Oid> {
+    let mut index = git2::Index::open(cache)?;
+    // Files changed in the same second the cache was written may look unchanged: those
+    // are always read again ("racily clean", as git calls them).
+    let written = fs::metadata(cache).and_then(|m| m.modified()).ok();
+    let known = StatCache {
+        entries: index.iter().map(|e| (e.path.clone(), e)).collect(),
+        written_secs: written.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_secs() as i64),
+    };
+    index.clear()?;
+    snapshot_plain(store, root, skip, &mut index, &known)?;
+    index.write()?;
+    Ok(index.write_tree_to(store)?)
+}
+
+/// What the last snapshot recorded of each file.
+#[derive(Default)]
+struct StatCache {
+    entries: std::collections::HashMap<Vec<u8>, IndexEntry>,
+    written_secs: Option<i64>,
+}
+
+impl StatCache {
+    /// The recorded blob when `meta` says the file is unchanged.
+    fn unchanged(&self, rel: &str, meta: &fs::Metadata, mode: u32) -> Option<Oid> {
+        use std::os::unix::fs::MetadataExt;
+        let known = self.entries.get(rel.as_bytes())?;
+        let written = self.written_secs?;
+        let same = known.mtime.seconds() as i64 == meta.mtime()
+            && known.mtime.nanoseconds() == meta.mtime_nsec() as u32
+            && known.file_size == meta.size() as u32
+            && known.ino == meta.ino() as u32
+            && known.mode == mode
+            && meta.mtime() < written;
+        same.then_some(known.id)
+    }
+}
+
+fn snapshot_plain(store: &Repository, root: &Path, skip: &[&str], index: &mut git2::Index, cache: &StatCache) -> Result<()> {
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .git_ignore(true)
@@ -137,9 +178,47 @@ fn snapshot_plain(store: &Repository, root: &Path, skip: &[&str], index: &mut gi
         if rel.is_empty() || skip_path(&rel) || skip.iter().any(|s| rel.starts_with(&format!("{s}/"))) {
             continue;
         }
-        add_from_disk(store, index, entry.path(), &rel)?;
+        add_from_disk_cached(store, index, entry.path(), &rel, cache)?;
     }
     Ok(())
+}
+
+fn add_from_disk_cached(store: &Repository, index: &mut git2::Index, path: &Path, rel: &str, cache: &StatCache) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    let mode = if meta.file_type().is_symlink() {
+        MODE_LINK
+    } else if meta.is_file() {
+        if meta.mode() & 0o111 != 0 { MODE_EXEC } else { MODE_FILE }
+    } else {
+        return Ok(()); // sockets, fifos and devices are not content
+    };
+    let id = match cache.unchanged(rel, &meta, mode) {
+        Some(id) => id,
+        None => {
+            let content = if mode == MODE_LINK { fs::read_link(path)?.to_string_lossy().into_owned().into_bytes() } else { fs::read(path)? };
+            store.blob(&content)?
+        }
+    };
+    let entry = IndexEntry {
+        ctime: IndexTime::new(meta.ctime() as i32, meta.ctime_nsec() as u32),
+        mtime: IndexTime::new(meta.mtime() as i32, meta.mtime_nsec() as u32),
+        dev: meta.dev() as u32,
+        ino: meta.ino() as u32,
+        mode,
+        uid: meta.uid(),
+        gid: meta.gid(),
+        file_size: meta.size() as u32,
+        id,
+        flags: (rel.len().min(0xfff)) as u16,
+        flags_extended: 0,
+        path: rel.as_bytes().to_vec(),
+    };
+    Ok(index.add(&entry)?)
 }
 
 fn add_from_disk(store: &Repository, index: &mut git2::Index, path: &Path, rel: &str) -> Result<()> {

@@ -134,3 +134,43 @@ async fn plain_directory_snapshot_follows_gitignore_rules() {
     // The workspace itself only gained .kiln/.
     assert_eq!(files(&root, &[".kiln"]), before);
 }
+
+#[test]
+fn the_stat_cache_reads_only_files_whose_stat_changed() {
+    use std::time::{Duration, SystemTime};
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("workspace");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    let file = root.join("src/a.txt");
+    let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_600_000_000);
+    let write_at = |content: &str, when: SystemTime| {
+        std::fs::write(&file, content).unwrap();
+        std::fs::File::options().write(true).open(&file).unwrap().set_modified(when).unwrap();
+    };
+    write_at("first", old);
+    let store = git2::Repository::init_bare(tmp.path().join("store.git")).unwrap();
+    let cache = tmp.path().join("index");
+    let blob_of = |tree: git2::Oid| store.find_tree(tree).unwrap().get_path(std::path::Path::new("src/a.txt")).unwrap().id();
+
+    let first = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
+    assert!(cache.is_file(), "the cache is written");
+    // Same size, same mtime, same inode: the cache answers without reading the file
+    // (what git does too); so an unchanged file costs a stat, not a read.
+    std::fs::File::options().write(true).open(&file).unwrap().set_len(0).unwrap();
+    write_at("FIRST", old);
+    let cached = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
+    assert_eq!(blob_of(cached), blob_of(first));
+    // A new mtime is read again.
+    write_at("FIRST", old + Duration::from_secs(60));
+    let reread = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
+    assert_ne!(blob_of(reread), blob_of(first));
+    assert_eq!(store.find_blob(blob_of(reread)).unwrap().content(), b"FIRST");
+    // A file changed as recently as the cache was written is always read again.
+    write_at("fresh", SystemTime::now() + Duration::from_secs(5));
+    let racy = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
+    assert_eq!(store.find_blob(blob_of(racy)).unwrap().content(), b"fresh");
+    // Deleted files leave the cache and the tree.
+    std::fs::remove_file(&file).unwrap();
+    let gone = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
+    assert!(store.find_tree(gone).unwrap().get_path(std::path::Path::new("src/a.txt")).is_err());
+}
