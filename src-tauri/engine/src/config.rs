@@ -75,11 +75,13 @@ pub struct SessionConfig {
     pub autosave_seconds: u64,
     /// Checkpoints kept per session; the oldest go first, never the start.
     pub max_checkpoints: u32,
+    /// Seconds a gate may run before its process group is killed.
+    pub gate_timeout_seconds: u64,
 }
 
 impl Default for SessionConfig {
     fn default() -> Self {
-        SessionConfig { copy: Vec::new(), setup: None, autosave_seconds: 180, max_checkpoints: 100 }
+        SessionConfig { copy: Vec::new(), setup: None, autosave_seconds: 180, max_checkpoints: 100, gate_timeout_seconds: 600 }
     }
 }
 

@@ -21,7 +21,6 @@ use crate::store::sessions::{self as records, GateRecord};
 use crate::workspace::Workspace;
 
 pub const MODULE_GATES: &[&str] = &["dependencies", "typecheck", "tests", "format"];
-pub const TIMEOUT: Duration = Duration::from_secs(10 * 60);
 /// Output a failed gate hands to the fix turn.
 pub const FIX_OUTPUT: usize = 4000;
 /// Output the transcript keeps whole; longer output keeps head and tail.
@@ -166,7 +165,8 @@ pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo
     };
     let env = environment(&workdir, &workdir.join(&module.directory));
     let key = format!("{id}");
-    let result = process::run_in(&command, &dir, Environment::Only(&env), TIMEOUT, |running| {
+    let timeout = Duration::from_secs(ws.config.session.gate_timeout_seconds.max(1));
+    let result = process::run_in(&command, &dir, Environment::Only(&env), timeout, |running| {
         // A stop of the session kills the gate's group too.
         ws.running.lock().unwrap().insert(key, running);
     })
@@ -186,7 +186,7 @@ pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo
         },
         Ok(o) => {
             let mut status = if o.passed() { GateStatus::Passed } else { GateStatus::Failed };
-            let mut note = if o.timed_out { Some(format!("timed out after {} s", TIMEOUT.as_secs())) } else { None };
+            let mut note = if o.timed_out { Some(format!("timed out after {} s", timeout.as_secs())) } else { None };
             if gate == "tests" && status == GateStatus::Passed && ran_no_test(&format!("{}\n{}", o.head, o.tail)) {
                 status = GateStatus::Failed;
                 note = Some("the test suite ran no test".into());
