@@ -7,14 +7,17 @@ import type {
   AttachmentView,
   CreateSessionArgs,
   DeleteSessionArgs,
+  DiffView,
   EmptyArgs,
   ErrorCode,
+  GetDiffArgs,
   GetTranscriptArgs,
   KilnEvent,
   ListSessionsArgs,
   ModuleArgs,
   OpenWorkspaceArgs,
   RemoveAttachmentArgs,
+  RestoreCheckpointArgs,
   SaveSpecArgs,
   SendMessageArgs,
   SessionIdArgs,
@@ -63,6 +66,14 @@ export interface CommandMap {
   add_attachment: { args: AddAttachmentArgs; result: AttachmentView };
   /** ATTACHMENT_NOT_FOUND when the session has no such attachment. */
   remove_attachment: { args: RemoveAttachmentArgs; result: SessionView };
+  /**
+   * Puts the session's working copy back to a checkpoint (0 is the starting point); later
+   * checkpoints are kept. CHECKPOINT_NOT_FOUND, INVALID_INPUT, SESSION_RUNNING, SESSION_ARCHIVED,
+   * SESSION_DELIVERED.
+   */
+  restore_checkpoint: { args: RestoreCheckpointArgs; result: SessionView };
+  /** Each module's changes against its base, or one module's with moduleId. */
+  get_diff: { args: GetDiffArgs; result: DiffView };
   /** An absent field stays as it is. */
   update_session: { args: UpdateSessionArgs; result: SessionView };
   /** Every turn of the workspace: the total and per role. */

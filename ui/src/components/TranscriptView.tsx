@@ -8,8 +8,14 @@ import { EntryView, startsRoleGroup } from "./TranscriptEntry";
 export const VIRTUALIZE_AT = 200;
 const NEAR_BOTTOM_PX = 48;
 
-export function TranscriptView({ entries }: { entries: TranscriptEntry[] }) {
-  return entries.length >= VIRTUALIZE_AT ? <VirtualTranscript entries={entries} /> : <PlainTranscript entries={entries} />;
+export interface TranscriptViewProps {
+  entries: TranscriptEntry[];
+  /** Drawn under an entry (e.g. its checkpoint's restore button); null for none. */
+  footerOf?: (entry: TranscriptEntry) => ReactNode;
+}
+
+export function TranscriptView({ entries, footerOf }: TranscriptViewProps) {
+  return entries.length >= VIRTUALIZE_AT ? <VirtualTranscript entries={entries} footerOf={footerOf} /> : <PlainTranscript entries={entries} footerOf={footerOf} />;
 }
 
 /** Tracks whether the user is at the bottom, so new entries scroll into view only then. */
@@ -31,7 +37,7 @@ function Scroller({ scrollRef, onScroll, children }: { scrollRef: RefObject<HTML
   );
 }
 
-function PlainTranscript({ entries }: { entries: TranscriptEntry[] }) {
+function PlainTranscript({ entries, footerOf }: TranscriptViewProps) {
   const { scrollRef, followRef, onScroll } = useFollow();
   useLayoutEffect(() => {
     const el = scrollRef.current;
@@ -43,6 +49,7 @@ function PlainTranscript({ entries }: { entries: TranscriptEntry[] }) {
         {entries.map((entry, i) => (
           <li key={entry.id} className={`entry-item entry-item-${entry.kind}`}>
             <EntryView entry={entry} roleHead={startsRoleGroup(entries, i)} />
+            {footerOf?.(entry)}
           </li>
         ))}
       </ol>
@@ -50,7 +57,7 @@ function PlainTranscript({ entries }: { entries: TranscriptEntry[] }) {
   );
 }
 
-function VirtualTranscript({ entries }: { entries: TranscriptEntry[] }) {
+function VirtualTranscript({ entries, footerOf }: TranscriptViewProps) {
   const { scrollRef, followRef, onScroll } = useFollow();
   const virtualizer = useVirtualizer({
     count: entries.length,
@@ -74,6 +81,7 @@ function VirtualTranscript({ entries }: { entries: TranscriptEntry[] }) {
             style={{ transform: `translateY(${item.start}px)` }}
           >
             <EntryView entry={entries[item.index]} roleHead={startsRoleGroup(entries, item.index)} />
+            {footerOf?.(entries[item.index])}
           </li>
         ))}
       </ol>

@@ -1,10 +1,13 @@
-// Session view: header with state, the live chat with its composer and approval card, and a sidebar (modules, handoffs, usage, brief).
-import { useEffect, useRef, useState } from "react";
+// Session view: header with state, Chat and Changes tabs (the live transcript with restore points; the diff), composer, approval card, and a sidebar (modules, checkpoints, handoffs, usage, brief).
+import { lazy, Suspense, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
+import type { TranscriptEntry } from "../api/types";
 import { AddModule } from "../components/AddModule";
 import { ApprovalCard } from "../components/ApprovalCard";
 import { AutoContinueToggle } from "../components/AutoContinueToggle";
+import { CheckpointList } from "../components/CheckpointList";
 import { Composer, type ComposerPreset } from "../components/Composer";
+import { checkpointsByEntry, EntryCheckpoint } from "../components/EntryCheckpoint";
 import { EmptyState } from "../components/EmptyState";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { Loading } from "../components/Loading";
@@ -13,11 +16,22 @@ import { RunningBar } from "../components/RunningBar";
 import { SessionActions } from "../components/SessionActions";
 import { SessionModules } from "../components/SessionModules";
 import { lifecycleOf, SessionBadges, SetupBadge } from "../components/StateBadge";
+import { Tabs } from "../components/Tabs";
 import { TranscriptView } from "../components/TranscriptView";
 import { UsagePanel } from "../components/UsagePanel";
 import { navigate, paths } from "../router";
 import { useStore } from "../state/store";
 import { useSettings } from "../state/useSettings";
+
+// The diff panel (react-diff-view, refractor) loads with the first visit to Changes.
+const DiffPanel = lazy(() => import("../components/DiffPanel").then((m) => ({ default: m.DiffPanel })));
+
+type Tab = "chat" | "changes";
+
+const TABS = [
+  { id: "chat" as const, label: "Chat", testId: "tab-chat" },
+  { id: "changes" as const, label: "Changes", testId: "tab-changes" },
+];
 
 export function SessionScreen({ sessionId }: { sessionId: string }) {
   const { backend, dispatch, state } = useStore();
@@ -29,6 +43,17 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
   const [attempt, setAttempt] = useState(0);
   const [preset, setPreset] = useState<ComposerPreset | null>(null);
   const { settings } = useSettings();
+  const [tab, setTab] = useState<Tab>("chat");
+  // The diff panel is mounted the first time Changes is opened, then kept (hidden) with its filter and mode.
+  const [diffShown, setDiffShown] = useState(false);
+  const showTab = useCallback((t: Tab) => {
+    setTab(t);
+    if (t === "changes") setDiffShown(true);
+  }, []);
+  const tabsId = useId();
+  // Bumped by every restore: the diff is fetched again.
+  const [restores, setRestores] = useState(0);
+  const onRestored = useCallback(() => setRestores((n) => n + 1), []);
   // After the first full load, refetches (resync, retry) only ask for entries after the last one held.
   const loadedRef = useRef(false);
   const lastIdRef = useRef<number | undefined>(undefined);
@@ -60,6 +85,17 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
     };
   }, [backend, dispatch, sessionId, state.epoch, attempt]);
 
+  const closed = !session || lifecycleOf(session) !== null || session.state === "delivered";
+  const byEntry = useMemo(() => checkpointsByEntry(session?.checkpoints ?? []), [session?.checkpoints]);
+  const footerOf = useCallback(
+    (entry: TranscriptEntry) => {
+      const checkpoint = byEntry.get(entry.id);
+      if (!session || !checkpoint) return null;
+      return <EntryCheckpoint session={session} checkpoint={checkpoint} closed={closed} onRestored={onRestored} />;
+    },
+    [byEntry, session, closed, onRestored],
+  );
+
   const back = (
     <a className="back" href={paths.dashboard}>
       ← Sessions
@@ -86,7 +122,7 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
   }
 
   const workspaceModules = state.app?.workspace?.modules ?? [];
-  const open = lifecycleOf(session) === null && session.state !== "delivered";
+  const open = !closed;
 
   return (
     <section className="screen session-screen" aria-labelledby="session-title">
@@ -109,17 +145,32 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
 
       <div className="session-body">
         <div className="transcript-panel">
-          {entries === undefined && loading ? (
-            <Loading label="Loading transcript…" />
-          ) : !entries || entries.length === 0 ? (
-            <div className="transcript" data-testid="transcript">
-              <EmptyState title="No transcript yet">
-                <p>The planner's classification of the brief appears here first, then the agent's work as it happens.</p>
-              </EmptyState>
-            </div>
-          ) : (
-            <TranscriptView entries={entries} />
-          )}
+          <Tabs tabs={TABS} value={tab} onChange={showTab} idBase={tabsId} label="Session views" />
+          <div className="tab-panel" role="tabpanel" id={`${tabsId}-chat`} aria-labelledby={`${tabsId}-tab-chat`} hidden={tab !== "chat"}>
+            {entries === undefined && loading ? (
+              <Loading label="Loading transcript…" />
+            ) : !entries || entries.length === 0 ? (
+              <div className="transcript" data-testid="transcript">
+                <EmptyState title="No transcript yet">
+                  <p>The planner's classification of the brief appears here first, then the agent's work as it happens.</p>
+                </EmptyState>
+              </div>
+            ) : (
+              <TranscriptView entries={entries} footerOf={footerOf} />
+            )}
+          </div>
+          <div className="tab-panel" role="tabpanel" id={`${tabsId}-changes`} aria-labelledby={`${tabsId}-tab-changes`} hidden={tab !== "changes"}>
+            {diffShown && (
+              <Suspense fallback={<Loading label="Loading changes…" />}>
+                <DiffPanel
+                  sessionId={session.id}
+                  modules={session.modules}
+                  refreshKey={`${entries?.length ?? 0}:${restores}`}
+                  active={tab === "changes"}
+                />
+              </Suspense>
+            )}
+          </div>
           <RunningBar session={session} entries={entries} />
           {session.state === "awaiting-approval" && open && (
             <ApprovalCard
@@ -134,6 +185,8 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
           <h2 className="section-title">Modules</h2>
           <SessionModules modules={session.modules} session={session} entries={entries} editable={open} />
           {open && <AddModule session={session} modules={workspaceModules} />}
+          <h2 className="section-title">Checkpoints</h2>
+          <CheckpointList session={session} closed={closed} onRestored={onRestored} />
           <h2 className="section-title">Handoffs</h2>
           <AutoContinueToggle session={session} />
           <h2 className="section-title">Usage</h2>

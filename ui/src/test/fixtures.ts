@@ -1,7 +1,18 @@
 // Test fixtures: sample workspace, sessions and transcript entries, plus a scriptable fake Backend.
 import { vi } from "vitest";
 import type { ArgsOf, Backend, Command, ResultOf } from "../api/backend";
-import type { AppState, AttachmentView, KilnEvent, SessionView, SettingsView, TranscriptEntry, UsageTotals, WorkspaceView } from "../api/types";
+import type {
+  AppState,
+  AttachmentView,
+  CheckpointView,
+  FileDiff,
+  KilnEvent,
+  SessionView,
+  SettingsView,
+  TranscriptEntry,
+  UsageTotals,
+  WorkspaceView,
+} from "../api/types";
 
 export const workspace: WorkspaceView = {
   root: "/home/dev/shop",
@@ -87,6 +98,46 @@ export function makeEntry(id: number, overrides: Partial<TranscriptEntry> = {}):
     role: null,
     text: `entry ${id}`,
     createdAt: "2025-01-01T10:00:00Z",
+    ...overrides,
+  };
+}
+
+export function makeCheckpoint(sequence: number, overrides: Partial<CheckpointView> = {}): CheckpointView {
+  return {
+    sequence,
+    at: "2025-01-01T10:05:00Z",
+    label: sequence === 0 ? "the starting point" : `Backend Engineer in @shop/cart (${sequence})`,
+    role: sequence === 0 ? null : "backend-engineer",
+    module: sequence === 0 ? null : "@shop/cart",
+    ...overrides,
+  };
+}
+
+/** A modified file with one hunk: line 2 replaced. */
+export function makeFileDiff(path: string, overrides: Partial<FileDiff> = {}): FileDiff {
+  return {
+    path,
+    oldPath: null,
+    status: "modified",
+    binary: false,
+    tooLarge: false,
+    additions: 1,
+    deletions: 1,
+    hunks: [
+      {
+        oldStart: 1,
+        oldLines: 3,
+        newStart: 1,
+        newLines: 3,
+        header: "@@ -1,3 +1,3 @@",
+        lines: [
+          { kind: "context", oldLine: 1, newLine: 1, text: "const a = 1;" },
+          { kind: "delete", oldLine: 2, newLine: null, text: "const b = 2;" },
+          { kind: "add", oldLine: null, newLine: 2, text: "const b = 3;" },
+          { kind: "context", oldLine: 3, newLine: 3, text: "export { a, b };" },
+        ],
+      },
+    ],
     ...overrides,
   };
 }
