@@ -6,12 +6,10 @@
 // (scripts/test runs this stage with `unshare -n`) and refuses to run anywhere else.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import {
   ARTIFACTS,
-  ROOT,
   TEST_TIMEOUT,
   cleanUp,
   copyExample,
@@ -21,8 +19,8 @@ import {
   stopServer,
   tempDir,
 } from "./harness.mjs";
+import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
 
-const MODEL_SERVER = path.join(ROOT, "target/debug/kiln-model-server");
 const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const BRIEF = "Add a wishlist to @shop/catalog";
 const TURN_TEXT = "Added a wishlist heart to each product card.";
@@ -36,38 +34,6 @@ function assertLoopbackOnly() {
     .map((l) => l.split(":")[0].trim())
     .filter(Boolean);
   assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
-}
-
-/** Starts the scripted model server on a free port with `steps`; resolves with its base URL. */
-function startModelServer(steps) {
-  const script = path.join(tempDir("kiln-model-script-"), "script.json");
-  fs.writeFileSync(script, JSON.stringify(steps));
-  const child = spawn(MODEL_SERVER, ["--port", "0", "--script", script], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the model server did not start: ${out}`)), 30_000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], child });
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`the model server exited (${code}): ${out}`)));
-  });
-}
-
-/** Calls the engine's API as Kiln's own page does. */
-async function api(url, command, args) {
-  const response = await fetch(new URL(`/api/${command}`, url), {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-kiln": "1" },
-    body: JSON.stringify(args),
-  });
-  const body = await response.json();
-  assert.ok(response.ok, `${command}: ${JSON.stringify(body)}`);
-  return body;
 }
 
 describe("a real agent turn in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {

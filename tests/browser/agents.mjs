@@ -1,0 +1,42 @@
+// Helpers for browser tests that run turns: the scripted model server binary on a free
+// port, and calls to the engine's API the way Kiln's own page makes them.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { ROOT, tempDir } from "./harness.mjs";
+
+export const MODEL_SERVER = path.join(ROOT, "target/debug/kiln-model-server");
+
+/** Starts the scripted model server on a free port with `steps`; resolves with its base URL. */
+export function startModelServer(steps) {
+  const script = path.join(tempDir("kiln-model-script-"), "script.json");
+  fs.writeFileSync(script, JSON.stringify(steps));
+  const child = spawn(MODEL_SERVER, ["--port", "0", "--script", script], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the model server did not start: ${out}`)), 30_000);
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], child });
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`the model server exited (${code}): ${out}`)));
+  });
+}
+
+/** Calls the engine's API as Kiln's own page does. */
+export async function api(url, command, args) {
+  const response = await fetch(new URL(`/api/${command}`, url), {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-kiln": "1" },
+    body: JSON.stringify(args),
+  });
+  const body = await response.json();
+  assert.ok(response.ok, `${command}: ${JSON.stringify(body)}`);
+  return body;
+}
+
