@@ -49,16 +49,24 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
 
     record_as(ws, events, &id, EntryKind::User, Some(&module.id), None, text).await?;
     let start = Start { id: id.clone(), module, roles, picked, driver, model: args.model.or(session.model.clone()), text: text.to_string() };
-    // The first message waits for the planner agent, in the background so the composer
-    // is free at once; its turn starts when the planner has answered.
+    // The first message waits for the planner agent and the session's setup, in the
+    // background so the composer is free at once; its turn starts when they are done.
     let planning = ws.planning.lock().unwrap().get(id.as_str()).cloned();
-    match planning {
+    let setting_up = ws.running.lock().unwrap().contains_key(id.as_str());
+    // `Some(planner)` or `Some(None)` (setup only) means the turn must wait.
+    let wait_for = match planning {
+        Some(planning) => Some(Some(planning)),
+        None => setting_up.then_some(None),
+    };
+    match wait_for {
         Some(planning) => {
             let (ws, events) = (ws.clone(), events.clone());
             // Counted as running from now until its turn has started, without a gap.
             ws.queued.lock().unwrap().insert(id.to_string());
             tokio::spawn(async move {
-                planning.wait().await;
+                if let Some(planning) = planning {
+                    planning.wait().await;
+                }
                 let started = start.run(&ws, &events).await;
                 ws.queued.lock().unwrap().remove(start.id.as_str());
                 if let Err(e) = started {
@@ -90,8 +98,15 @@ impl Start {
         // The session may have been archived or deleted while the message waited.
         let (_, session) = session::live(ws, id.as_str()).await?;
         session::refuse_closed(&session)?;
-        // A new turn supersedes a running one, after it is gone.
-        session::stop_or_refuse(ws, id, true, "send").await?;
+        // A new turn supersedes a running one, after it is gone; it waits for the
+        // session's setup or gates to finish rather than cutting them short.
+        let turn = ws.turns.lock().unwrap().get(id.as_str()).cloned();
+        if let Some(turn) = turn {
+            turn.stop().await;
+        }
+        while ws.running.lock().unwrap().contains_key(id.as_str()) {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
         let pending = pending_role(ws, id).await?;
         set_pending_role(ws, id, None).await?;
         let route = match &self.picked {

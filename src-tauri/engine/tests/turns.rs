@@ -590,3 +590,23 @@ async fn long_turns_autosave_and_old_checkpoints_are_pruned_but_never_the_start(
     // The oldest kept checkpoints still restore.
     w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: sequences[1] }).await.unwrap();
 }
+
+#[tokio::test]
+async fn a_message_during_setup_waits_for_it_instead_of_cutting_it_short() {
+    let w = world_edit(
+        vec![Step::text("Done.\nHANDOFF: none - done")],
+        false,
+        false,
+        session_settings("setup = \"sleep 1 && touch setup-done\""),
+    )
+    .await;
+    let s = create(&w.engine, "Quick @shop/catalog change").await;
+    assert_eq!(s.setup, SetupState::Running);
+    let started = std::time::Instant::now();
+    send(&w, &s.id, "Tweak the server").await;
+    assert!(started.elapsed() < std::time::Duration::from_millis(800), "the send waited for setup instead of queueing");
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.setup, SetupState::Passed);
+    assert_eq!(s.state, SessionState::Review);
+    assert!(w.shop.join(".kiln/sessions").join(&s.id).join("workspace/setup-done").exists());
+}
