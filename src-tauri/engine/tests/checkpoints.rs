@@ -1,0 +1,74 @@
+//! Restore round trips (SPEC §8): content, deletions, renames, executable bits, symbolic
+//! links inside the tree and directories (which, as in git, exist only through files).
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use common::*;
+use kiln_engine::ids::SessionId;
+use kiln_engine::types::*;
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[tokio::test]
+async fn restore_round_trips_every_kind_of_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(tmp.path());
+    let toml = shop.join("kiln.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
+    std::fs::write(toml, text).unwrap();
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &shop).await;
+    let s = create(&engine, "Round trips in @shop/catalog").await;
+    let id = SessionId::parse(&s.id).unwrap();
+    let work = shop.join(".kiln/sessions").join(&s.id).join("workspace");
+    let m = work.join("modules/catalog");
+
+    // State A: a script, a link to it, a nested file.
+    std::fs::create_dir_all(m.join("tools/deep")).unwrap();
+    std::fs::write(m.join("tools/run.sh"), "#!/bin/sh\necho a\n").unwrap();
+    std::fs::set_permissions(m.join("tools/run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink("run.sh", m.join("tools/link.sh")).unwrap();
+    std::fs::write(m.join("tools/deep/notes.md"), "notes\n").unwrap();
+    let a = checkpoint(&engine, &shop, &id, "state A").await;
+
+    // State B: rename, delete, mode change, relink, a new empty directory.
+    std::fs::rename(m.join("tools/deep/notes.md"), m.join("tools/notes-renamed.md")).unwrap();
+    std::fs::remove_file(m.join("SPEC.md")).unwrap();
+    std::fs::set_permissions(m.join("tools/run.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::remove_file(m.join("tools/link.sh")).unwrap();
+    std::os::unix::fs::symlink("notes-renamed.md", m.join("tools/link.sh")).unwrap();
+    std::fs::create_dir_all(m.join("empty/inside")).unwrap();
+    let b = checkpoint(&engine, &shop, &id, "state B").await;
+    let b_files = files(&work, &[]);
+
+    let restore = |sequence| engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence });
+    restore(a).await.unwrap();
+    assert_eq!(std::fs::read_to_string(m.join("tools/deep/notes.md")).unwrap(), "notes\n");
+    assert!(!m.join("tools/notes-renamed.md").exists());
+    assert!(m.join("SPEC.md").is_file());
+    assert_eq!(mode(&m.join("tools/run.sh")), 0o755);
+    assert_eq!(std::fs::read_link(m.join("tools/link.sh")).unwrap(), Path::new("run.sh"));
+
+    restore(b).await.unwrap();
+    assert_eq!(files(&work, &[]), b_files);
+    assert_eq!(mode(&m.join("tools/run.sh")) & 0o111, 0);
+    assert!(!m.join("tools/deep").exists(), "a directory emptied by the restore goes, as in git");
+
+    restore(0).await.unwrap();
+    assert!(!m.join("tools").exists());
+    assert!(m.join("SPEC.md").is_file());
+}
+
+/// Takes a checkpoint of the working copy as a turn would.
+async fn checkpoint(engine: &kiln_engine::Engine, shop: &Path, id: &SessionId, label: &str) -> i64 {
+    let store = kiln_engine::snapshot::open_store(&shop.join(".kiln/store.git"), None).unwrap();
+    let work = shop.join(".kiln/sessions").join(id.as_str()).join("workspace");
+    let tree = kiln_engine::confine::snapshot_workdir(&store, &work).unwrap();
+    let ws = engine.workspace().unwrap();
+    kiln_engine::checkpoint::take(&ws, id, tree, label, None, None).await.unwrap()
+}
