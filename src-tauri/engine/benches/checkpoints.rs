@@ -362,7 +362,8 @@ impl Changes {
             let rel = self.order[self.next % self.order.len()].clone();
             self.next += 1;
             let old = std::fs::read(workdir.join(&rel)).unwrap();
-            let added = text(&mut self.rng, 2_000 + self.rng.below(3_000));
+            let len = 2_000 + self.rng.below(3_000);
+            let added = text(&mut self.rng, len);
             let cut = line_start(&old, old.len() / 3);
             let resume = line_start(&old, old.len() * 2 / 3);
             let mut new = Vec::with_capacity(old.len() + added.len());

@@ -60,26 +60,73 @@ pub async fn autosave(ws: &Workspace, id: &SessionId, label: &str, role: &str, m
     take(ws, id, tree, label, Some(role), Some(module)).await.map(Some)
 }
 
-/// Keeps at most `[session] max_checkpoints`, dropping the oldest but never the start.
+/// Keeps at most `[session] max_checkpoints`, dropping the oldest but never the start,
+/// and collects what only they held: the kept checkpoints are re-parented onto the
+/// start (same trees, same order) so nothing reaches the dropped ones any more.
 async fn prune(ws: &Workspace, id: &SessionId) -> Result<()> {
     let cap = ws.config.session.max_checkpoints.max(2) as i64;
-    let sequences: Vec<i64> = sqlx::query_scalar("SELECT sequence FROM checkpoints WHERE session_id = ? AND sequence > 0 ORDER BY sequence")
-        .bind(id.as_str())
-        .fetch_all(&ws.pool)
-        .await?;
-    let excess = (sequences.len() as i64 + 1 - cap).max(0) as usize;
+    let rows: Vec<(i64, String, String)> =
+        sqlx::query_as("SELECT sequence, commit_id, label FROM checkpoints WHERE session_id = ? ORDER BY sequence")
+            .bind(id.as_str())
+            .fetch_all(&ws.pool)
+            .await?;
+    let excess = (rows.len() as i64 - cap).max(0) as usize;
     if excess == 0 {
         return Ok(());
     }
     let _guard = ws.store_lock.lock().await;
-    let store = ws.open_store()?;
-    for sequence in &sequences[..excess] {
-        if let Ok(mut r) = store.find_reference(&format!("refs/kiln/{id}/{sequence}")) {
-            r.delete()?;
+    let (dropped, kept) = rows[1..].split_at(excess);
+    // The store's handle is not `Send`: every git step happens here, between awaits.
+    let rewritten: Vec<(i64, Oid)> = {
+        let store = ws.open_store()?;
+        for (sequence, _, _) in dropped {
+            if let Ok(mut r) = store.find_reference(&format!("refs/kiln/{id}/{sequence}")) {
+                r.delete()?;
+            }
         }
+        let mut parent = Oid::from_str(&rows[0].1).map_err(|e| ApiError::internal("checkpoint id", e))?;
+        let mut out = Vec::new();
+        for (sequence, commit, label) in kept {
+            let old = store.find_commit(Oid::from_str(commit).map_err(|e| ApiError::internal("checkpoint id", e))?)?;
+            parent = snapshot::commit(&store, old.tree_id(), Some(parent), label, &format!("refs/kiln/{id}/{sequence}"))?;
+            out.push((*sequence, parent));
+        }
+        out
+    };
+    for (sequence, _, _) in dropped {
         sqlx::query("DELETE FROM checkpoints WHERE session_id = ? AND sequence = ?").bind(id.as_str()).bind(sequence).execute(&ws.pool).await?;
     }
+    for (sequence, commit) in rewritten {
+        sqlx::query("UPDATE checkpoints SET commit_id = ? WHERE session_id = ? AND sequence = ?")
+            .bind(commit.to_string())
+            .bind(id.as_str())
+            .bind(sequence)
+            .execute(&ws.pool)
+            .await?;
+    }
+    collect(ws);
     Ok(())
+}
+
+/// Removes objects nothing reaches any more (`git prune`), under the store lock the
+/// caller holds. The stat caches may name removed blobs, so they are dropped too and
+/// the next snapshot of each session reads its files once.
+fn collect(ws: &Workspace) {
+    let pruned = std::process::Command::new("git")
+        .args(["prune", "--expire=now"])
+        .env("GIT_DIR", ws.store_path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output();
+    match pruned {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => tracing::warn!("git prune in the store: {}", String::from_utf8_lossy(&out.stderr)),
+        Err(e) => tracing::warn!("git prune in the store could not run: {e}"),
+    }
+    if let Ok(sessions) = std::fs::read_dir(ws.sessions_dir()) {
+        for session in sessions.flatten() {
+            let _ = std::fs::remove_file(session.path().join("index"));
+        }
+    }
 }
 
 /// Ties a checkpoint to the transcript entry that closes its turn.

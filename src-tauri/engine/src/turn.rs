@@ -156,6 +156,15 @@ pub struct TurnPlanSummary {
 async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, turn_id: i64, plan: TurnPlan) -> TurnEnd {
     let workdir = ws.session_workdir(&plan.session);
     let before = snapshot(ws, &workdir).await;
+    // The starting state is held by a ref while the turn runs, so collecting the store
+    // (after a prune) never takes what the put-back needs.
+    let hold = format!("refs/kiln-turns/{}", plan.session);
+    if let Some(tree) = before {
+        let _guard = ws.store_lock.lock().await;
+        if let Err(e) = ws.open_store().and_then(|store| crate::snapshot::commit(&store, tree, None, "a turn's starting state", &hold)) {
+            tracing::error!("holding the turn's starting state: {e}");
+        }
+    }
 
     let mut log = TurnLog { ws, events, plan: &plan, turn_id, text: String::new(), last_text: String::new(), ended: None };
     let mut error = attempt(handle, &mut log, plan.resume_id.clone(), plan.prompt.clone()).await;
@@ -213,6 +222,14 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
                     Ok(sequence) => checkpoint = Some(sequence),
                     Err(e) => tracing::error!("taking the turn's checkpoint: {e}"),
                 }
+            }
+        }
+    }
+    {
+        let _guard = ws.store_lock.lock().await;
+        if let Ok(store) = ws.open_store() {
+            if let Ok(mut r) = store.find_reference(&hold) {
+                let _ = r.delete();
             }
         }
     }

@@ -72,3 +72,34 @@ async fn checkpoint(engine: &kiln_engine::Engine, shop: &Path, id: &SessionId, l
     let ws = engine.workspace().unwrap();
     kiln_engine::checkpoint::take(&ws, id, tree, label, None, None).await.unwrap()
 }
+
+#[tokio::test]
+async fn pruned_checkpoints_are_collected_and_the_kept_ones_still_restore() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(tmp.path());
+    let toml = shop.join("kiln.toml");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "max_checkpoints = 3");
+    std::fs::write(toml, text).unwrap();
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &shop).await;
+    let s = create(&engine, "Prune in @shop/catalog").await;
+    let id = SessionId::parse(&s.id).unwrap();
+    let file = shop.join(".kiln/sessions").join(&s.id).join("workspace/modules/catalog/notes.txt");
+    let blob = |text: &str| git2::Oid::hash_object(git2::ObjectType::Blob, text.as_bytes()).unwrap();
+    let has = |oid: git2::Oid| git2::Repository::open_bare(shop.join(".kiln/store.git")).unwrap().find_blob(oid).is_ok();
+
+    for n in 1..=3 {
+        std::fs::write(&file, format!("only in checkpoint {n}\n")).unwrap();
+        checkpoint(&engine, &shop, &id, &format!("step {n}")).await;
+    }
+    let session = engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert_eq!(session.checkpoints.iter().map(|c| c.sequence).collect::<Vec<_>>(), [0, 2, 3]);
+    assert!(!has(blob("only in checkpoint 1\n")), "what only the pruned checkpoint held was collected");
+    assert!(has(blob("only in checkpoint 2\n")) && has(blob("only in checkpoint 3\n")));
+    engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 2 }).await.unwrap();
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "only in checkpoint 2\n");
+    engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 0 }).await.unwrap();
+    assert!(!file.exists());
+}
