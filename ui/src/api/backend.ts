@@ -10,6 +10,7 @@ import type {
   DiffView,
   EmptyArgs,
   ErrorCode,
+  GateResultView,
   GetDiffArgs,
   GetTranscriptArgs,
   KilnEvent,
@@ -74,6 +75,13 @@ export interface CommandMap {
   restore_checkpoint: { args: RestoreCheckpointArgs; result: SessionView };
   /** Each module's changes against its base, or one module's with moduleId. */
   get_diff: { args: GetDiffArgs; result: DiffView };
+  /**
+   * The latest result of each gate, per module and gate: spec-schema and module-schema (module
+   * null: the whole working copy), then dependencies, typecheck, tests and format per module.
+   */
+  get_gates: { args: SessionIdArgs; result: GateResultView[] };
+  /** Runs every gate of every module of the session now; answers as get_gates does. SESSION_RUNNING while the session runs. */
+  check_modules: { args: SessionIdArgs; result: GateResultView[] };
   /** An absent field stays as it is. */
   update_session: { args: UpdateSessionArgs; result: SessionView };
   /** Every turn of the workspace: the total and per role. */

@@ -1,10 +1,12 @@
 // A row of tabs (role="tablist"): click or arrow keys switch; each tab controls the panel with id `${idBase}-${tab.id}`.
-import type { KeyboardEvent } from "react";
+import type { KeyboardEvent, ReactNode } from "react";
 
 export interface TabSpec<T extends string> {
   id: T;
   label: string;
   testId?: string;
+  /** A compact summary after the label (e.g. a count of failures). */
+  badge?: ReactNode;
 }
 
 export interface TabsProps<T extends string> {
@@ -43,6 +45,7 @@ export function Tabs<T extends string>({ tabs, value, onChange, idBase, label }:
           data-testid={t.testId}
         >
           {t.label}
+          {t.badge}
         </button>
       ))}
     </div>

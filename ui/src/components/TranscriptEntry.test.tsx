@@ -13,6 +13,12 @@ describe("gateOutcome", () => {
     expect(gateOutcome("✓ build")).toBe("pass");
     expect(gateOutcome("running lint")).toBe("unknown");
   });
+
+  it("reads the engine's head first: skipped is never a pass, whatever the rest says", () => {
+    expect(gateOutcome("**tests** passed in `@shop/cart` — `npm test` (1.2 s)")).toBe("pass");
+    expect(gateOutcome("**typecheck** failed in `@shop/cart` — `tsc --noEmit` (0.8 s)\n\n```\n0 errors? no\n```")).toBe("fail");
+    expect(gateOutcome("**format** skipped in `@shop/passed-errors`: no format command applies to this module")).toBe("skipped");
+  });
 });
 
 describe("EntryView", () => {

@@ -6,8 +6,17 @@ import { Icon, type IconName } from "./Icon";
 import { Md } from "./Markdown";
 import { RelativeTime } from "./RelativeTime";
 
-/** A gate entry's outcome, read from its text (the contract has no explicit field). */
-export function gateOutcome(text: string): "pass" | "fail" | "unknown" {
+/** The engine's gate entries start "**gate** passed|failed|skipped …". */
+const GATE_HEAD = /^\s*\*\*[^*\n]+\*\*\s+(passed|failed|skipped)\b/i;
+const HEAD_OUTCOME = { passed: "pass", failed: "fail", skipped: "skipped" } as const;
+
+/**
+ * A gate entry's outcome, read from its text (the contract has no explicit field): the engine's
+ * "**gate** status" head when there is one (skipped is never a pass), else words and marks.
+ */
+export function gateOutcome(text: string): "pass" | "fail" | "skipped" | "unknown" {
+  const head = GATE_HEAD.exec(text);
+  if (head) return HEAD_OUTCOME[head[1].toLowerCase() as keyof typeof HEAD_OUTCOME];
   const t = text.replace(/\b0\s+(failed|failures?|errors?)\b/gi, "");
   if (/\b(fail(ed|s|ures?)?|errors?)\b/i.test(t) || /[✗❌]/.test(t)) return "fail";
   if (/\b(pass(ed|es)?|ok|succeeded)\b/i.test(t) || /[✓✔✅]/.test(t)) return "pass";
@@ -172,15 +181,17 @@ function SystemEntry({ entry }: { entry: TranscriptEntry }) {
   );
 }
 
+const OUTCOME_LABEL = { pass: "passed", fail: "failed", skipped: "skipped" } as const;
+
 function GateEntry({ entry }: { entry: TranscriptEntry }) {
   const outcome = gateOutcome(entry.text);
-  const iconName: IconName = outcome === "pass" ? "check" : outcome === "fail" ? "cross" : "gate";
+  const iconName: IconName = outcome === "pass" ? "check" : outcome === "fail" ? "cross" : outcome === "skipped" ? "skip" : "gate";
   return (
     <Shell entry={entry} className={`entry-gate-${outcome}`} extra={{ "data-outcome": outcome }}>
       <header className="entry-head">
         <Icon name={iconName} className="entry-icon" />
         <span className="entry-who">Gate</span>
-        {outcome !== "unknown" && <span className="entry-outcome">{outcome === "pass" ? "passed" : "failed"}</span>}
+        {outcome !== "unknown" && <span className="entry-outcome">{OUTCOME_LABEL[outcome]}</span>}
         {entry.module && <code className="module-id">{entry.module}</code>}
         {entry.role && <span className="muted small">{roleName(entry.role)}</span>}
         <span className="entry-time">

@@ -12,7 +12,7 @@ const created = makeSession({ id: "new-1", title: "Coupons", brief: "Add coupons
 
 /** The commands called, in order, without the app's own fetches. */
 function flow(backend: FakeBackend): string[] {
-  const own = new Set(["get_state", "list_sessions", "workspace_usage", "get_session", "get_transcript", "get_settings"]);
+  const own = new Set(["get_state", "list_sessions", "workspace_usage", "get_session", "get_transcript", "get_settings", "get_gates"]);
   return backend.call.mock.calls.map((c) => c[0] as string).filter((c) => !own.has(c));
 }
 

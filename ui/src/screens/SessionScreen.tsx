@@ -1,4 +1,4 @@
-// Session view: header with state, Chat and Changes tabs (the live transcript with restore points; the diff), composer, approval card, and a sidebar (modules, checkpoints, handoffs, usage, brief).
+// Session view: header with state, Chat, Changes and Gates tabs (the live transcript with restore points; the diff; the latest gate results), composer, approval card, and a sidebar (modules, checkpoints, handoffs, usage, brief).
 import { lazy, Suspense, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { TranscriptEntry } from "../api/types";
@@ -10,6 +10,8 @@ import { Composer, type ComposerPreset } from "../components/Composer";
 import { checkpointsByEntry, EntryCheckpoint } from "../components/EntryCheckpoint";
 import { EmptyState } from "../components/EmptyState";
 import { ErrorMessage } from "../components/ErrorMessage";
+import { GatesPanel } from "../components/GatesPanel";
+import { GatesTabBadge } from "../components/GatesTabBadge";
 import { Loading } from "../components/Loading";
 import { RelativeTime } from "../components/RelativeTime";
 import { RunningBar } from "../components/RunningBar";
@@ -19,18 +21,21 @@ import { lifecycleOf, SessionBadges, SetupBadge } from "../components/StateBadge
 import { Tabs } from "../components/Tabs";
 import { TranscriptView } from "../components/TranscriptView";
 import { UsagePanel } from "../components/UsagePanel";
+import { lastGateEntryId } from "../lib/gates";
 import { navigate, paths } from "../router";
 import { useStore } from "../state/store";
+import { useGates } from "../state/useGates";
 import { useSettings } from "../state/useSettings";
 
 // The diff panel (react-diff-view, refractor) loads with the first visit to Changes.
 const DiffPanel = lazy(() => import("../components/DiffPanel").then((m) => ({ default: m.DiffPanel })));
 
-type Tab = "chat" | "changes";
+type Tab = "chat" | "changes" | "gates";
 
 const TABS = [
   { id: "chat" as const, label: "Chat", testId: "tab-chat" },
   { id: "changes" as const, label: "Changes", testId: "tab-changes" },
+  { id: "gates" as const, label: "Gates", testId: "tab-gates" },
 ];
 
 export function SessionScreen({ sessionId }: { sessionId: string }) {
@@ -46,14 +51,25 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
   const [tab, setTab] = useState<Tab>("chat");
   // The diff panel is mounted the first time Changes is opened, then kept (hidden) with its filter and mode.
   const [diffShown, setDiffShown] = useState(false);
+  // Likewise the gates panel, with its open outputs.
+  const [gatesShown, setGatesShown] = useState(false);
   const showTab = useCallback((t: Tab) => {
     setTab(t);
     if (t === "changes") setDiffShown(true);
+    if (t === "gates") setGatesShown(true);
   }, []);
   const tabsId = useId();
   // Bumped by every restore: the diff is fetched again.
   const [restores, setRestores] = useState(0);
   const onRestored = useCallback(() => setRestores((n) => n + 1), []);
+  // Gate results are held here, so the tab label can summarise them before the tab is opened.
+  const gateKey = useMemo(() => lastGateEntryId(entries), [entries]);
+  const gates = useGates({ sessionId, gateKey, active: tab === "gates" });
+  const moduleOrder = useMemo(() => (session?.modules ?? []).map((m) => m.id), [session?.modules]);
+  const tabs = useMemo(
+    () => TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} /> } : t)),
+    [gates.gates, gates.checking],
+  );
   // After the first full load, refetches (resync, retry) only ask for entries after the last one held.
   const loadedRef = useRef(false);
   const lastIdRef = useRef<number | undefined>(undefined);
@@ -145,7 +161,7 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
 
       <div className="session-body">
         <div className="transcript-panel">
-          <Tabs tabs={TABS} value={tab} onChange={showTab} idBase={tabsId} label="Session views" />
+          <Tabs tabs={tabs} value={tab} onChange={showTab} idBase={tabsId} label="Session views" />
           <div className="tab-panel" role="tabpanel" id={`${tabsId}-chat`} aria-labelledby={`${tabsId}-tab-chat`} hidden={tab !== "chat"}>
             {entries === undefined && loading ? (
               <Loading label="Loading transcript…" />
@@ -170,6 +186,9 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
                 />
               </Suspense>
             )}
+          </div>
+          <div className="tab-panel" role="tabpanel" id={`${tabsId}-gates`} aria-labelledby={`${tabsId}-tab-gates`} hidden={tab !== "gates"}>
+            {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} />}
           </div>
           <RunningBar session={session} entries={entries} />
           {session.state === "awaiting-approval" && open && (

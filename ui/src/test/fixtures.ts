@@ -6,6 +6,7 @@ import type {
   AttachmentView,
   CheckpointView,
   FileDiff,
+  GateResultView,
   KilnEvent,
   SessionView,
   SettingsView,
@@ -113,6 +114,23 @@ export function makeCheckpoint(sequence: number, overrides: Partial<CheckpointVi
   };
 }
 
+/** A passed gate of @shop/cart (override module, gate, status, output…). */
+export function makeGate(id: number, overrides: Partial<GateResultView> = {}): GateResultView {
+  return {
+    id,
+    module: "@shop/cart",
+    gate: "tests",
+    command: "npm test",
+    status: "passed",
+    exitCode: 0,
+    durationMs: 3200,
+    outputHead: "ok 1 - adds an item\n",
+    outputTail: "",
+    at: "2025-01-01T10:20:00Z",
+    ...overrides,
+  };
+}
+
 /** A modified file with one hunk: line 2 replaced. */
 export function makeFileDiff(path: string, overrides: Partial<FileDiff> = {}): FileDiff {
   return {
@@ -152,12 +170,13 @@ export interface FakeBackend extends Backend {
   handle: (handlers: Handlers) => void;
 }
 
-/** A fake Backend answering from handlers (defaults: get_state → appState, list_sessions → [], workspace_usage → none). */
+/** A fake Backend answering from handlers (defaults: get_state → appState, list_sessions → [], workspace_usage → none, get_gates → []). */
 export function fakeBackend(handlers: Handlers = {}, kind: "tauri" | "http" = "http"): FakeBackend {
   const table: Handlers = {
     get_state: () => appState,
     list_sessions: () => [],
     workspace_usage: () => ({ total: makeTotals(), byRole: [] }),
+    get_gates: () => [],
     ...handlers,
   };
   const listeners = new Set<(e: KilnEvent) => void>();

@@ -1,0 +1,55 @@
+// Tests for the gate helpers: grouping and order, counts, durations, head/tail output and the transcript's gate key.
+import { describe, expect, it } from "vitest";
+import { makeEntry, makeGate } from "../test/fixtures";
+import { countGates, formatDuration, gateOutput, groupGates, lastGateEntryId } from "./gates";
+
+describe("groupGates", () => {
+  it("puts the working copy first, then the session's modules in order, each in gate order", () => {
+    const gates = [
+      makeGate(1, { module: "@shop/api", gate: "tests" }),
+      makeGate(2, { module: "@shop/cart", gate: "format" }),
+      makeGate(3, { module: null, gate: "spec-schema" }),
+      makeGate(4, { module: "@shop/cart", gate: "dependencies" }),
+      makeGate(5, { module: "@shop/cart", gate: "tests" }),
+      makeGate(6, { module: null, gate: "module-schema" }),
+      makeGate(7, { module: "@shop/zeta", gate: "typecheck" }),
+      makeGate(8, { module: "@shop/cart", gate: "typecheck" }),
+    ];
+    const groups = groupGates(gates, ["@shop/cart", "@shop/api"]);
+    expect(groups.map((g) => g.module)).toEqual([null, "@shop/cart", "@shop/api", "@shop/zeta"]);
+    expect(groups[0].gates.map((g) => g.gate)).toEqual(["spec-schema", "module-schema"]);
+    expect(groups[1].gates.map((g) => g.gate)).toEqual(["dependencies", "typecheck", "tests", "format"]);
+  });
+});
+
+describe("countGates", () => {
+  it("counts each status", () => {
+    const gates = [makeGate(1), makeGate(2, { status: "failed" }), makeGate(3, { status: "skipped" }), makeGate(4, { status: "skipped" })];
+    expect(countGates(gates)).toEqual({ passed: 1, failed: 1, skipped: 2 });
+  });
+});
+
+describe("formatDuration", () => {
+  it("shows ms, seconds with a decimal, then minutes", () => {
+    expect(formatDuration(0)).toBe("0 ms");
+    expect(formatDuration(420)).toBe("420 ms");
+    expect(formatDuration(3240)).toBe("3.2 s");
+    expect(formatDuration(120_000)).toBe("2 min");
+    expect(formatDuration(125_400)).toBe("2 min 5 s");
+  });
+});
+
+describe("gateOutput", () => {
+  it("keeps a head alone when the tail is empty, and trims the newlines at the seam otherwise", () => {
+    expect(gateOutput(makeGate(1, { outputHead: "all\n", outputTail: "" }))).toEqual({ head: "all\n", tail: "" });
+    expect(gateOutput(makeGate(1, { outputHead: "start\n\n", outputTail: "\nend\n" }))).toEqual({ head: "start", tail: "end\n" });
+  });
+});
+
+describe("lastGateEntryId", () => {
+  it("is null before the transcript loads, 0 without gate entries, else the last gate entry's id", () => {
+    expect(lastGateEntryId(undefined)).toBeNull();
+    expect(lastGateEntryId([makeEntry(1), makeEntry(2, { kind: "tool" })])).toBe(0);
+    expect(lastGateEntryId([makeEntry(1, { kind: "gate" }), makeEntry(4, { kind: "gate" }), makeEntry(5)])).toBe(4);
+  });
+});

@@ -1,0 +1,75 @@
+// Gate helpers: results grouped per module (working copy first) in gate order, counts, durations, output and the transcript's gate key.
+import type { GateResultView, GateStatus, TranscriptEntry } from "../api/types";
+
+/** The engine's gates in the order they run: the working copy's, then each module's. */
+export const GATE_ORDER = ["spec-schema", "module-schema", "dependencies", "typecheck", "tests", "format"];
+
+export interface GateGroup {
+  /** null: the whole working copy. */
+  module: string | null;
+  gates: GateResultView[];
+}
+
+export type GateCounts = Record<GateStatus, number>;
+
+function gateRank(gate: string): number {
+  const i = GATE_ORDER.indexOf(gate);
+  return i === -1 ? GATE_ORDER.length : i;
+}
+
+/**
+ * The results per module: the working copy's gates first, then the modules in `moduleOrder`
+ * (the session's), then any other module by name; within a group, in GATE_ORDER.
+ */
+export function groupGates(gates: GateResultView[], moduleOrder: string[] = []): GateGroup[] {
+  const byModule = new Map<string | null, GateResultView[]>();
+  for (const g of gates) {
+    const list = byModule.get(g.module);
+    if (list) list.push(g);
+    else byModule.set(g.module, [g]);
+  }
+  const moduleRank = (m: string | null) => {
+    if (m === null) return -1;
+    const i = moduleOrder.indexOf(m);
+    return i === -1 ? moduleOrder.length : i;
+  };
+  return [...byModule.entries()]
+    .sort(([a], [b]) => moduleRank(a) - moduleRank(b) || (a ?? "").localeCompare(b ?? ""))
+    .map(([module, list]) => ({
+      module,
+      gates: [...list].sort((a, b) => gateRank(a.gate) - gateRank(b.gate) || a.gate.localeCompare(b.gate)),
+    }));
+}
+
+export function countGates(gates: GateResultView[]): GateCounts {
+  const counts: GateCounts = { passed: 0, failed: 0, skipped: 0 };
+  for (const g of gates) counts[g.status] += 1;
+  return counts;
+}
+
+/** "0 ms", "420 ms", "3.2 s", "2 min 5 s". */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const total = Math.round(ms / 1000);
+  const s = total % 60;
+  return `${Math.floor(total / 60)} min${s ? ` ${s} s` : ""}`;
+}
+
+/** The output as head and tail (tail empty when the whole output fit in the head), without the newlines at the seam. */
+export function gateOutput(gate: GateResultView): { head: string; tail: string } {
+  if (!gate.outputTail) return { head: gate.outputHead, tail: "" };
+  return { head: gate.outputHead.replace(/[\r\n]+$/, ""), tail: gate.outputTail.replace(/^[\r\n]+/, "") };
+}
+
+/**
+ * The id of the transcript's last gate entry: 0 when it has none, null before it is loaded.
+ * A new gate entry changes it, which is when the gates are fetched again.
+ */
+export function lastGateEntryId(entries: TranscriptEntry[] | undefined): number | null {
+  if (!entries) return null;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    if (entries[i].kind === "gate") return entries[i].id;
+  }
+  return 0;
+}
