@@ -1,7 +1,8 @@
 // End-to-end test of checkpoints in `kiln serve`: two turns of Kiln's own agent (the
 // OpenAI-compatible driver against the scripted model server on 127.0.0.1) each change a
 // file; the Changes tab shows both; "Restore to here" on the first turn's handoff puts
-// the working copy back, and the Changes tab shows it.
+// the working copy back, and the Changes tab shows it; the Gates tab shows the gates
+// that ran after the turns.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
@@ -63,6 +64,17 @@ describe("checkpoints in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=diff-file]").length === 1, null, { timeout: 30_000 });
     assert.match(await files.first().innerText(), /wishlist\.js/);
     await page.screenshot({ path: path.join(ARTIFACTS, "restored-diff.png"), fullPage: true });
+
+    // The gates that ran after the turns: the module's real `node --test` suite passed,
+    // and a gate with no command is shown skipped, never as passed.
+    await page.locator("[data-testid=tab-gates]").click();
+    await page.locator("[data-testid=gate-row]").first().waitFor();
+    const tests = page.locator('[data-testid=gate-row][data-status=passed]', { hasText: "tests" });
+    await tests.first().waitFor();
+    const skipped = page.locator('[data-testid=gate-row][data-status=skipped]');
+    assert.ok((await skipped.count()) > 0);
+    assert.match(await skipped.first().innerText(), /skipped/i);
+    await page.screenshot({ path: path.join(ARTIFACTS, "gates.png"), fullPage: true });
     assert.deepEqual(errors, []);
   });
 });
