@@ -582,7 +582,7 @@ async fn run(tmp: &Path, files: usize) {
     let mut copies = 0;
     let copy_checkpoint = measure_sync(|| {
         copies += 1;
-        cp_a(&[session.workdir.clone()], &tmp.join(format!("checkpoint-copy{copies}")))
+        cp_a(std::slice::from_ref(&session.workdir), &tmp.join(format!("checkpoint-copy{copies}")))
     });
     rows.push(row(
         "checkpoint after 10 changed files",
@@ -631,11 +631,10 @@ async fn run(tmp: &Path, files: usize) {
     apply(&session.workdir, &batch);
     let mut diffs = Vec::new();
     let mut shown = 0;
-    for run in 0..3 {
+    for (run, (rel, bytes)) in batch.iter().take(3).enumerate() {
         if run > 0 {
             // One more line in a file already changed: still 50 files, but a working
             // copy the cache has not seen, so the view is computed again.
-            let (rel, bytes) = &batch[run];
             let mut bytes = bytes.clone();
             bytes.extend_from_slice(format!("edit {run}\n").as_bytes());
             std::fs::write(session.workdir.join(rel), bytes).unwrap();

@@ -104,14 +104,15 @@ async fn prune(ws: &Workspace, id: &SessionId) -> Result<()> {
             .execute(&ws.pool)
             .await?;
     }
-    collect(ws);
+    collect(ws, id);
     Ok(())
 }
 
 /// Removes objects nothing reaches any more (`git prune`), under the store lock the
-/// caller holds. The stat caches may name removed blobs, so they are dropped too and
-/// the next snapshot of each session reads its files once.
-fn collect(ws: &Workspace) {
+/// caller holds. Other sessions' stat caches may name removed blobs, so they are dropped
+/// and their next snapshot reads their files once; the pruning session's own cache
+/// names exactly the tree it just committed, all of it still reachable, so it stays.
+fn collect(ws: &Workspace, pruning: &SessionId) {
     let pruned = std::process::Command::new("git")
         .args(["prune", "--expire=now"])
         .env("GIT_DIR", ws.store_path())
@@ -124,7 +125,9 @@ fn collect(ws: &Workspace) {
     }
     if let Ok(sessions) = std::fs::read_dir(ws.sessions_dir()) {
         for session in sessions.flatten() {
-            let _ = std::fs::remove_file(session.path().join("index"));
+            if session.file_name().to_str() != Some(pruning.as_str()) {
+                let _ = std::fs::remove_file(session.path().join("index"));
+            }
         }
     }
 }

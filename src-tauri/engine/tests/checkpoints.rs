@@ -98,6 +98,8 @@ async fn pruned_checkpoints_are_collected_and_the_kept_ones_still_restore() {
     assert_eq!(session.checkpoints.iter().map(|c| c.sequence).collect::<Vec<_>>(), [0, 2, 3]);
     assert!(!has(blob("only in checkpoint 1\n")), "what only the pruned checkpoint held was collected");
     assert!(has(blob("only in checkpoint 2\n")) && has(blob("only in checkpoint 3\n")));
+    // The pruning session keeps its stat cache: it names only what it just committed.
+    assert!(shop.join(".kiln/sessions").join(&s.id).join("index").is_file());
     engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 2 }).await.unwrap();
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "only in checkpoint 2\n");
     engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 0 }).await.unwrap();
