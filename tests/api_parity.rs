@@ -96,7 +96,7 @@ impl Transport2 for Http {
 }
 
 fn engine(config: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve }))
+    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback }))
 }
 
 /// Replaces what legitimately differs between two runs: ids, times, temp paths.

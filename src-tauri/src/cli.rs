@@ -77,7 +77,7 @@ pub enum SessionAction {
 pub fn session(workspace: String, action: SessionAction) -> i32 {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     runtime.block_on(async move {
-        let engine = Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Serve });
+        let engine = Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback });
         match session_action(&engine, workspace, action).await {
             Ok(()) => 0,
             Err(e) => {

@@ -13,7 +13,7 @@ fn context() -> tauri::Context<tauri::Wry> {
 
 /// Opens the window; with `workspace`, that workspace is open when the UI starts.
 pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
-    let engine = Arc::new(Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Desktop }));
+    let engine = Arc::new(Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Desktop, mode: kiln_engine::types::ServeMode::Loopback }));
     if let Some(path) = workspace {
         let opened = tauri::async_runtime::block_on(engine.open_workspace(OpenWorkspaceArgs { path }));
         if let Err(e) = opened {

@@ -17,7 +17,7 @@ pub struct ServeOptions {
 pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async move {
-        let engine = Arc::new(Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Serve }));
+        let engine = Arc::new(Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback }));
         if let Some(path) = options.workspace {
             engine
                 .open_workspace(OpenWorkspaceArgs { path })

@@ -34,6 +34,22 @@ pub enum ErrorCode {
     SpecMissing,
     AttachmentNotFound,
     CheckpointNotFound,
+    /// A change that did not come from Kiln's own page (Origin, `Sec-Fetch-Site`, `x-kiln`).
+    CrossSiteRefused,
+    /// `kiln serve` needs a browser connection (`POST /api/connect`) for this.
+    NotConnected,
+    /// An access token that is unknown, expired or revoked.
+    TokenInvalid,
+    /// Too many failed connects; try again later.
+    RateLimited,
+    /// A request body over the size limit.
+    BodyTooLarge,
+    /// Something the server's mode does not allow (a local driver in self-hosted mode).
+    NotAllowedInMode,
+    /// A path that would leave the session: `..`, absolute, `.git`, a link leading out.
+    PathNotAllowed,
+    /// A sealed secret that cannot be opened: altered, or sealed under another key.
+    SecretUnreadable,
     Internal,
 }
 
@@ -57,6 +73,12 @@ impl ErrorCode {
             AttachmentNotFound => 404,
             CheckpointNotFound => 400,
             AttachmentEmpty => 400,
+            CrossSiteRefused | NotAllowedInMode => 403,
+            NotConnected | TokenInvalid => 401,
+            RateLimited => 429,
+            BodyTooLarge => 413,
+            PathNotAllowed => 400,
+            SecretUnreadable => 500,
             Internal => 500,
         }
     }
@@ -90,6 +112,14 @@ impl ErrorCode {
             SpecMissing => "SPEC_MISSING",
             AttachmentNotFound => "ATTACHMENT_NOT_FOUND",
             CheckpointNotFound => "CHECKPOINT_NOT_FOUND",
+            CrossSiteRefused => "CROSS_SITE_REFUSED",
+            NotConnected => "NOT_CONNECTED",
+            TokenInvalid => "TOKEN_INVALID",
+            RateLimited => "RATE_LIMITED",
+            BodyTooLarge => "BODY_TOO_LARGE",
+            NotAllowedInMode => "NOT_ALLOWED_IN_MODE",
+            PathNotAllowed => "PATH_NOT_ALLOWED",
+            SecretUnreadable => "SECRET_UNREADABLE",
             Internal => "INTERNAL",
         }
     }

@@ -52,7 +52,7 @@ async fn events_stream_live_and_resume_from_the_last_id() {
     let root = tmp.path().join("app");
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
-    let engine = Arc::new(Engine::new(EngineOptions { config_dir: tmp.path().join("config"), transport: Transport::Serve }));
+    let engine = Arc::new(Engine::new(EngineOptions { config_dir: tmp.path().join("config"), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback }));
     let addr = start(engine.clone()).await;
 
     let live = tokio::spawn(read_events(addr, None, 3));

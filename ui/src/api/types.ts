@@ -1,7 +1,7 @@
 // Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).
 // Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "INTERNAL";
 
 export type ApiError = { code: ErrorCode, message: string, };
 
@@ -21,7 +21,13 @@ export type WorkspaceView = { root: string, name: string, isGit: boolean, config
 
 export type Transport = "desktop" | "serve";
 
-export type AppState = { version: string, transport: Transport, workspace: WorkspaceView | null, recentWorkspaces: Array<string>, };
+export type ServeMode = "loopback" | "self-hosted";
+
+export type AppState = { version: string, transport: Transport, mode: ServeMode, 
+/**
+ * Whether this browser holds a connection; set by `kiln serve`, absent on the desktop.
+ */
+connected?: boolean, workspace: WorkspaceView | null, recentWorkspaces: Array<string>, };
 
 export type SessionKind = "new-module" | "edit-module";
 

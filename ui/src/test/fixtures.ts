@@ -30,6 +30,7 @@ export const workspace: WorkspaceView = {
 export const appState: AppState = {
   version: "0.1.0",
   transport: "serve",
+  mode: "loopback",
   workspace,
   recentWorkspaces: ["/home/dev/shop", "/home/dev/blog"],
 };

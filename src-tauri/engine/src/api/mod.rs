@@ -82,6 +82,8 @@ pub struct EngineOptions {
     /// Where the recent-workspaces list lives (the app's config directory).
     pub config_dir: PathBuf,
     pub transport: Transport,
+    /// What the server trusts; decides, among other things, which drivers are offered.
+    pub mode: ServeMode,
 }
 
 pub struct Engine {
@@ -160,6 +162,8 @@ impl Engine {
         Ok(AppState {
             version: env!("CARGO_PKG_VERSION").to_string(),
             transport: self.options.transport,
+            mode: self.options.mode,
+            connected: None,
             workspace: self.workspace.read().unwrap().as_ref().map(|w| w.view()),
             recent_workspaces: self.recent(),
         })

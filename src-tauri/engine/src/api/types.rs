@@ -28,11 +28,30 @@ pub enum Transport {
     Serve,
 }
 
+/// Who `kiln serve` trusts (SPEC §18). Chosen on the command line or by `KILN_MODE`,
+/// never over HTTP. The desktop app is `loopback`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServeMode {
+    /// The machine: requests must name the loopback address and port; local agent
+    /// CLIs are offered.
+    #[default]
+    Loopback,
+    /// Whoever holds an access token: a browser session is required for everything,
+    /// and only bring-your-own-key drivers are offered.
+    SelfHosted,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AppState {
     pub version: String,
     pub transport: Transport,
+    pub mode: ServeMode,
+    /// Whether this browser holds a connection; set by `kiln serve`, absent on the desktop.
+    #[ts(optional)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connected: Option<bool>,
     pub workspace: Option<WorkspaceView>,
     pub recent_workspaces: Vec<String>,
 }
@@ -542,6 +561,7 @@ pub fn typescript() -> String {
         ModuleInfo::decl(&cfg),
         WorkspaceView::decl(&cfg),
         Transport::decl(&cfg),
+        ServeMode::decl(&cfg),
         AppState::decl(&cfg),
         SessionKind::decl(&cfg),
         SessionState::decl(&cfg),
