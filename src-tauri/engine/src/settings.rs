@@ -58,6 +58,8 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
         openai_model,
         openai_key_fingerprint: key.as_deref().map(fingerprint),
         planner_agent: planner_agent(ws).await?,
+        bridge_url: None,
+        bridge_token_fingerprint: None,
     })
 }
 

@@ -174,11 +174,32 @@ export type SettingsView = { defaultDriver: string, claudePath: string | null, c
 /**
  * Whether the planner agent amends the rules' classification of a new session.
  */
-plannerAgent: boolean, drivers: Array<DriverStatus>, };
+plannerAgent: boolean, 
+/**
+ * The drivers this server offers (in self-hosted mode, bring-your-own-key only).
+ */
+drivers: Array<DriverStatus>, 
+/**
+ * The connected application (`[preview] bridge`): the address set here, else kiln.toml's.
+ */
+bridgeUrl: string | null, 
+/**
+ * Its access token's fingerprint, when a token is stored for `bridge_url`.
+ */
+bridgeTokenFingerprint: string | null, };
 
 export type UpdateSettingsArgs = { defaultDriver?: string, plannerAgent?: boolean, claudePath?: string, codexPath?: string, openaiBaseUrl?: string, openaiModel?: string, 
 /**
  * Stored sealed; required again whenever the endpoint changes, so a stored key is
  * never sent to a host it was not given for.
  */
-openaiKey?: string, };
+openaiKey?: string, 
+/**
+ * The connected application's address; changing it requires `bridge_token` in the
+ * same request, so a stored token is never sent to another host.
+ */
+bridgeUrl?: string, 
+/**
+ * Stored sealed, bound to `bridge_url`.
+ */
+bridgeToken?: string, };

@@ -78,6 +78,8 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
     openaiModel: null,
     openaiKeyFingerprint: null,
     plannerAgent: true,
+    bridgeUrl: null,
+    bridgeTokenFingerprint: null,
     drivers: [
       { id: "claude", available: true, detail: "/usr/local/bin/claude" },
       { id: "codex", available: false, detail: "install it with `npm i -g @openai/codex`" },

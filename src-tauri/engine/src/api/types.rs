@@ -517,7 +517,12 @@ pub struct SettingsView {
     pub openai_key_fingerprint: Option<String>,
     /// Whether the planner agent amends the rules' classification of a new session.
     pub planner_agent: bool,
+    /// The drivers this server offers (in self-hosted mode, bring-your-own-key only).
     pub drivers: Vec<DriverStatus>,
+    /// The connected application (`[preview] bridge`): the address set here, else kiln.toml's.
+    pub bridge_url: Option<String>,
+    /// Its access token's fingerprint, when a token is stored for `bridge_url`.
+    pub bridge_token_fingerprint: Option<String>,
 }
 
 /// Changes to the settings: an absent field stays as it is, an empty string clears it.
@@ -547,6 +552,15 @@ pub struct UpdateSettingsArgs {
     #[serde(default)]
     #[ts(optional)]
     pub openai_key: Option<String>,
+    /// The connected application's address; changing it requires `bridge_token` in the
+    /// same request, so a stored token is never sent to another host.
+    #[serde(default)]
+    #[ts(optional)]
+    pub bridge_url: Option<String>,
+    /// Stored sealed, bound to `bridge_url`.
+    #[serde(default)]
+    #[ts(optional)]
+    pub bridge_token: Option<String>,
 }
 
 /// The TypeScript declarations of every type above, in dependency order: the content
