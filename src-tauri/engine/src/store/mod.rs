@@ -16,8 +16,13 @@ use crate::error::{ApiError, Result};
 
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
-/// Opens (creating when missing) the database and brings its schema up to date.
+/// Opens (creating when missing) the workspace's database and brings its schema up to date.
 pub async fn open(path: &Path) -> Result<SqlitePool> {
+    open_with(path, &MIGRATOR).await
+}
+
+/// Opens (creating when missing) a database with `migrator`'s schema.
+pub async fn open_with(path: &Path, migrator: &sqlx::migrate::Migrator) -> Result<SqlitePool> {
     let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))
         .map_err(|e| ApiError::internal("database path", e))?
         .create_if_missing(true)
@@ -26,6 +31,6 @@ pub async fn open(path: &Path) -> Result<SqlitePool> {
         .foreign_keys(true)
         .busy_timeout(Duration::from_secs(10));
     let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
-    MIGRATOR.run(&pool).await.map_err(|e| ApiError::internal("database migration", e))?;
+    migrator.run(&pool).await.map_err(|e| ApiError::internal("database migration", e))?;
     Ok(pool)
 }

@@ -1,0 +1,346 @@
+//! Who may use a `kiln serve`: access tokens (`kiln token create|list|revoke`) and the
+//! browser sessions they open (`POST /api/connect`). Both secrets are random 256-bit
+//! values shown once; `access.db` in the app's config directory keeps only their
+//! SHA-256, so reading it lets no one in. A browser session lasts 12 hours, or until
+//! its token expires or is revoked, whichever comes first.
+
+use std::path::Path;
+use std::time::Duration;
+
+use aes_gcm::aead::rand_core::RngCore;
+use aes_gcm::aead::OsRng;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64URL;
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
+use sqlx::SqlitePool;
+use time::OffsetDateTime;
+
+use crate::api::types::ServeMode;
+use crate::error::{ApiError, ErrorCode, Result};
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-access");
+
+pub const DB_FILE: &str = "access.db";
+/// How long a browser session lasts at most.
+pub const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 60 * 60);
+const TOKEN_PREFIX: &str = "kiln_";
+
+/// An access token as `kiln token list` shows it; never the token itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenInfo {
+    pub id: String,
+    pub name: String,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+}
+
+impl TokenInfo {
+    pub fn status(&self, now: i64) -> &'static str {
+        if self.revoked_at.is_some() {
+            "revoked"
+        } else if self.expires_at.is_some_and(|e| e <= now) {
+            "expired"
+        } else {
+            "active"
+        }
+    }
+}
+
+/// A browser session just opened: the cookie's secret and when it ends.
+#[derive(Debug, Clone)]
+pub struct Connection {
+    pub secret: String,
+    pub expires_at: i64,
+}
+
+impl Connection {
+    /// Seconds until it ends, for the cookie's `Max-Age`.
+    pub fn max_age(&self) -> i64 {
+        (self.expires_at - now()).max(0)
+    }
+}
+
+pub struct Access {
+    pool: SqlitePool,
+}
+
+impl Access {
+    /// Opens `<config_dir>/access.db`, creating it (private to the user) when missing.
+    pub async fn open(config_dir: &Path) -> Result<Access> {
+        std::fs::create_dir_all(config_dir)?;
+        let path = config_dir.join(DB_FILE);
+        let pool = crate::store::open_with(&path, &MIGRATOR).await?;
+        use std::os::unix::fs::PermissionsExt;
+        for file in [path.clone(), path.with_extension("db-wal"), path.with_extension("db-shm")] {
+            if file.exists() {
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
+            }
+        }
+        Ok(Access { pool })
+    }
+
+    /// Makes a token; returns what `list` will show and the token itself, which is
+    /// never stored and cannot be shown again.
+    pub async fn create_token(&self, name: &str, lifetime: Option<Duration>) -> Result<(TokenInfo, String)> {
+        let name = name.trim();
+        if name.chars().count() > 80 || name.chars().any(char::is_control) {
+            return Err(ApiError::invalid("a token's name is at most 80 printable characters"));
+        }
+        let token = format!("{TOKEN_PREFIX}{}", random_secret());
+        let info = TokenInfo {
+            id: random_id(),
+            name: if name.is_empty() { "token".into() } else { name.into() },
+            created_at: now(),
+            expires_at: lifetime.map(|l| now() + l.as_secs() as i64),
+            revoked_at: None,
+        };
+        sqlx::query("INSERT INTO access_tokens (id, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(&info.id)
+            .bind(&info.name)
+            .bind(hash(&token))
+            .bind(info.created_at)
+            .bind(info.expires_at)
+            .execute(&self.pool)
+            .await?;
+        Ok((info, token))
+    }
+
+    pub async fn list_tokens(&self) -> Result<Vec<TokenInfo>> {
+        let rows: Vec<(String, String, i64, Option<i64>, Option<i64>)> =
+            sqlx::query_as("SELECT id, name, created_at, expires_at, revoked_at FROM access_tokens ORDER BY created_at, id")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, name, created_at, expires_at, revoked_at)| TokenInfo { id, name, created_at, expires_at, revoked_at })
+            .collect())
+    }
+
+    /// Revokes a token and ends every browser session it opened.
+    pub async fn revoke_token(&self, id: &str) -> Result<()> {
+        let at = now();
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query("UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?")
+            .bind(at)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            let shown: String = id.chars().take(40).collect();
+            return Err(ApiError::new(ErrorCode::TokenInvalid, format!("there is no token `{}`", shown.escape_debug())));
+        }
+        sqlx::query("UPDATE browser_sessions SET ended_at = ? WHERE token_id = ? AND ended_at IS NULL")
+            .bind(at)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Opens a browser session. Self-hosted needs a valid token; loopback needs none,
+    /// but a token given there must still be valid.
+    pub async fn connect(&self, mode: ServeMode, token: Option<&str>) -> Result<Connection> {
+        let token = token.map(str::trim).filter(|t| !t.is_empty());
+        let now = now();
+        let (token_id, token_expiry) = match token {
+            None if mode == ServeMode::Loopback => (None, None),
+            None => return Err(ApiError::new(ErrorCode::TokenInvalid, "this server needs an access token: create one with `kiln token create`")),
+            Some(token) => {
+                let row: Option<(String, Option<i64>, Option<i64>)> =
+                    sqlx::query_as("SELECT id, expires_at, revoked_at FROM access_tokens WHERE hash = ?")
+                        .bind(hash(token))
+                        .fetch_optional(&self.pool)
+                        .await?;
+                match row {
+                    Some((id, expires_at, None)) if expires_at.is_none_or(|e| e > now) => (Some(id), expires_at),
+                    _ => return Err(ApiError::new(ErrorCode::TokenInvalid, "that access token is unknown, expired or revoked")),
+                }
+            }
+        };
+        let lifetime_end = now + SESSION_LIFETIME.as_secs() as i64;
+        let expires_at = token_expiry.map_or(lifetime_end, |e| e.min(lifetime_end));
+        let secret = random_secret();
+        sqlx::query("INSERT INTO browser_sessions (hash, token_id, mode, created_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(hash(&secret))
+            .bind(token_id)
+            .bind(mode_name(mode))
+            .bind(now)
+            .bind(expires_at)
+            .execute(&self.pool)
+            .await?;
+        Ok(Connection { secret, expires_at })
+    }
+
+    /// Whether `secret` names a live browser session opened in `mode`: a loopback
+    /// connection never admits anyone to a self-hosted server sharing the config.
+    pub async fn check(&self, mode: ServeMode, secret: &str) -> Result<()> {
+        let now = now();
+        let live: Option<(i64,)> = sqlx::query_as(
+            "SELECT 1 FROM browser_sessions s LEFT JOIN access_tokens t ON t.id = s.token_id
+             WHERE s.hash = ? AND s.mode = ? AND s.ended_at IS NULL AND s.expires_at > ?
+               AND (s.token_id IS NULL OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?)))",
+        )
+        .bind(hash(secret))
+        .bind(mode_name(mode))
+        .bind(now)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        match live {
+            Some(_) => Ok(()),
+            None => Err(not_connected()),
+        }
+    }
+
+    /// Ends a browser session; ending one that is already over is not an error.
+    pub async fn disconnect(&self, secret: &str) -> Result<()> {
+        sqlx::query("UPDATE browser_sessions SET ended_at = ? WHERE hash = ? AND ended_at IS NULL")
+            .bind(now())
+            .bind(hash(secret))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+pub fn not_connected() -> ApiError {
+    ApiError::new(ErrorCode::NotConnected, "connect first: this needs a browser session (POST /api/connect)")
+}
+
+/// Reads `30d`, `12h`, `90m` or `45s`.
+pub fn parse_lifetime(text: &str) -> Result<Duration> {
+    let text = text.trim();
+    let bad = || ApiError::invalid(format!("`{text}` is not a lifetime like 30d, 12h, 90m or 45s"));
+    let split = text.len().checked_sub(1).filter(|&i| text.is_char_boundary(i)).ok_or_else(bad)?;
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number.parse().map_err(|_| bad())?;
+    let seconds = match unit {
+        "d" => 86_400,
+        "h" => 3_600,
+        "m" => 60,
+        "s" => 1,
+        _ => return Err(bad()),
+    };
+    match number.checked_mul(seconds) {
+        Some(s) if s > 0 && s <= 10 * 366 * 86_400 => Ok(Duration::from_secs(s)),
+        _ => Err(bad()),
+    }
+}
+
+/// Unix seconds as RFC 3339, for showing.
+pub fn rfc3339(unix: i64) -> String {
+    OffsetDateTime::from_unix_timestamp(unix)
+        .ok()
+        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .unwrap_or_default()
+}
+
+pub fn now() -> i64 {
+    OffsetDateTime::now_utc().unix_timestamp()
+}
+
+fn mode_name(mode: ServeMode) -> &'static str {
+    match mode {
+        ServeMode::Loopback => "loopback",
+        ServeMode::SelfHosted => "self-hosted",
+    }
+}
+
+fn random_secret() -> String {
+    let mut bytes = [0u8; 32];
+    OsRng.fill_bytes(&mut bytes);
+    BASE64URL.encode(bytes)
+}
+
+fn random_id() -> String {
+    let mut bytes = [0u8; 6];
+    OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn hash(secret: &str) -> String {
+    Sha256::digest(secret.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn access() -> (tempfile::TempDir, Access) {
+        let dir = tempfile::tempdir().unwrap();
+        let access = Access::open(dir.path()).await.unwrap();
+        (dir, access)
+    }
+
+    #[tokio::test]
+    async fn a_token_opens_a_session_until_it_is_revoked() {
+        let (_dir, access) = access().await;
+        let (info, token) = access.create_token("laptop", None).await.unwrap();
+        assert!(token.starts_with("kiln_") && token.len() == 5 + 43, "{token}");
+        let conn = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap();
+        assert!(conn.max_age() > 11 * 3600 && conn.max_age() <= 12 * 3600);
+        access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap();
+        // The session is not valid in the other mode, nor is any other secret.
+        assert_eq!(access.check(ServeMode::Loopback, &conn.secret).await.unwrap_err().code, ErrorCode::NotConnected);
+        assert_eq!(access.check(ServeMode::SelfHosted, "forged").await.unwrap_err().code, ErrorCode::NotConnected);
+        access.revoke_token(&info.id).await.unwrap();
+        assert_eq!(access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap_err().code, ErrorCode::NotConnected);
+        let again = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap_err();
+        assert_eq!(again.code, ErrorCode::TokenInvalid);
+        assert_eq!(access.list_tokens().await.unwrap()[0].status(now()), "revoked");
+        assert_eq!(access.revoke_token("nope").await.unwrap_err().code, ErrorCode::TokenInvalid);
+    }
+
+    #[tokio::test]
+    async fn only_hashes_are_stored() {
+        let (dir, access) = access().await;
+        let (_, token) = access.create_token("ci", None).await.unwrap();
+        let conn = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap();
+        drop(access);
+        let mut stored = Vec::new();
+        for entry in std::fs::read_dir(dir.path()).unwrap() {
+            stored.extend(std::fs::read(entry.unwrap().path()).unwrap());
+        }
+        let stored = String::from_utf8_lossy(&stored);
+        assert!(!stored.contains(&token[5..]) && !stored.contains(&conn.secret));
+        assert!(stored.contains(&hash(&token)));
+    }
+
+    #[tokio::test]
+    async fn self_hosted_needs_a_token_and_loopback_does_not() {
+        let (_dir, access) = access().await;
+        assert_eq!(access.connect(ServeMode::SelfHosted, None).await.unwrap_err().code, ErrorCode::TokenInvalid);
+        assert_eq!(access.connect(ServeMode::SelfHosted, Some("kiln_guess")).await.unwrap_err().code, ErrorCode::TokenInvalid);
+        let local = access.connect(ServeMode::Loopback, None).await.unwrap();
+        access.check(ServeMode::Loopback, &local.secret).await.unwrap();
+        assert_eq!(access.check(ServeMode::SelfHosted, &local.secret).await.unwrap_err().code, ErrorCode::NotConnected);
+        assert_eq!(access.connect(ServeMode::Loopback, Some("kiln_guess")).await.unwrap_err().code, ErrorCode::TokenInvalid);
+        access.disconnect(&local.secret).await.unwrap();
+        assert_eq!(access.check(ServeMode::Loopback, &local.secret).await.unwrap_err().code, ErrorCode::NotConnected);
+    }
+
+    #[tokio::test]
+    async fn a_session_ends_with_its_token() {
+        let (_dir, access) = access().await;
+        let (_, token) = access.create_token("short", Some(Duration::from_secs(60))).await.unwrap();
+        let conn = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap();
+        assert!(conn.max_age() <= 60);
+        // Expire the token by moving its end into the past.
+        sqlx::query("UPDATE access_tokens SET expires_at = ?").bind(now() - 1).execute(&access.pool).await.unwrap();
+        assert_eq!(access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap_err().code, ErrorCode::NotConnected);
+        assert_eq!(access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap_err().code, ErrorCode::TokenInvalid);
+        assert_eq!(access.list_tokens().await.unwrap()[0].status(now()), "expired");
+    }
+
+    #[test]
+    fn lifetimes() {
+        assert_eq!(parse_lifetime("30d").unwrap(), Duration::from_secs(30 * 86_400));
+        assert_eq!(parse_lifetime("12h").unwrap(), Duration::from_secs(12 * 3_600));
+        assert_eq!(parse_lifetime("45s").unwrap(), Duration::from_secs(45));
+        for bad in ["", "0s", "d", "10", "-1h", "1w", "99999999999999d", "1é"] {
+            assert!(parse_lifetime(bad).is_err(), "{bad}");
+        }
+    }
+}
