@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::Request;
 use http_body_util::BodyExt;
-use kiln_engine::types::Transport;
+use kiln_engine::types::{ServeMode, Transport};
 use kiln_engine::{Engine, EngineOptions, OPERATIONS};
 use serde_json::{json, Value};
 use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
@@ -71,6 +71,24 @@ impl Transport2 for Ipc {
 
 struct Http {
     router: axum::Router,
+    /// The connection cookie from `POST /api/connect`.
+    cookie: String,
+}
+
+impl Http {
+    /// A loopback `kiln serve` router on port 4320, connected.
+    async fn connected(engine: Arc<Engine>, assets: Arc<kiln_serve::DirAssets>, config: &Path) -> Http {
+        let access = Arc::new(kiln_engine::access::Access::open(config).await.unwrap());
+        let router = kiln_serve::router(engine, assets, kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access });
+        let request = Request::post("/api/connect").header("host", "127.0.0.1:4320").header("x-kiln", "1").body(Body::from("{}")).unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), 200);
+        let set_cookie = response.headers()["set-cookie"].to_str().unwrap();
+        for attribute in ["HttpOnly", "SameSite=Strict", "Secure", "Path=/"] {
+            assert!(set_cookie.contains(attribute), "{set_cookie}");
+        }
+        Http { router, cookie: set_cookie.split(';').next().unwrap().to_string() }
+    }
 }
 
 impl Transport2 for Http {
@@ -78,6 +96,7 @@ impl Transport2 for Http {
         let request = Request::post(format!("/api/{command}"))
             .header("host", "127.0.0.1:4320")
             .header("x-kiln", "1")
+            .header("cookie", &self.cookie)
             .header("content-type", "application/json")
             .body(Body::from(args.to_string()))
             .unwrap();
@@ -85,6 +104,11 @@ impl Transport2 for Http {
         let status = response.status();
         let body: Value = serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
         if status.is_success() {
+            let mut body = body;
+            if command == "get_state" {
+                // The one field only `kiln serve` sets: this browser's connection.
+                assert_eq!(body.as_object_mut().unwrap().remove("connected"), Some(Value::Bool(true)));
+            }
             Ok(body)
         } else {
             let error = body["error"].clone();
@@ -96,7 +120,7 @@ impl Transport2 for Http {
 }
 
 fn engine(config: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback }))
+    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve, mode: ServeMode::Loopback }))
 }
 
 /// Replaces what legitimately differs between two runs: ids, times, temp paths.
@@ -212,7 +236,8 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     // Server side: the router `kiln serve` runs.
     let http_shop = shop_copy(&tmp.path().join("http"));
     let assets = Arc::new(kiln_serve::DirAssets(tmp.path().to_path_buf()));
-    let http = Http { router: kiln_serve::router(engine(&tmp.path().join("http-config")), assets, 4320) };
+    let http_config = tmp.path().join("http-config");
+    let http = Http::connected(engine(&http_config), assets, &http_config).await;
 
     let (ipc_answers, used) = script(&ipc, &ipc_shop).await;
     let (http_answers, _) = script(&http, &http_shop).await;
@@ -260,7 +285,9 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
 #[tokio::test]
 async fn http_refuses_foreign_hosts_and_cross_site_mutations() {
     let tmp = tempfile::tempdir().unwrap();
-    let router = kiln_serve::router(engine(tmp.path()), Arc::new(kiln_serve::DirAssets(tmp.path().into())), 4320);
+    let access = Arc::new(kiln_engine::access::Access::open(tmp.path()).await.unwrap());
+    let serving = kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access };
+    let router = kiln_serve::router(engine(tmp.path()), Arc::new(kiln_serve::DirAssets(tmp.path().into())), serving);
     let send = |host: &str, headers: &[(&str, &str)]| {
         let mut req = Request::post("/api/get_state").header("host", host);
         for (k, v) in headers {
@@ -270,16 +297,16 @@ async fn http_refuses_foreign_hosts_and_cross_site_mutations() {
     };
     assert_eq!(send("127.0.0.1:4320", &[("x-kiln", "1")]).await.unwrap().status(), 200);
     assert_eq!(send("localhost:4320", &[("x-kiln", "1")]).await.unwrap().status(), 200);
-    for (host, headers) in [
-        ("evil.example:4320", vec![("x-kiln", "1")]),
-        ("127.0.0.1:9999", vec![("x-kiln", "1")]),
-        ("127.0.0.1:4320", vec![]),
-        ("127.0.0.1:4320", vec![("x-kiln", "1"), ("origin", "http://127.0.0.1:5173")]),
-        ("127.0.0.1:4320", vec![("x-kiln", "1"), ("sec-fetch-site", "cross-site")]),
+    for (host, headers, code) in [
+        ("evil.example:4320", vec![("x-kiln", "1")], "HOST_NOT_ALLOWED"),
+        ("127.0.0.1:9999", vec![("x-kiln", "1")], "HOST_NOT_ALLOWED"),
+        ("127.0.0.1:4320", vec![], "CROSS_SITE_REFUSED"),
+        ("127.0.0.1:4320", vec![("x-kiln", "1"), ("origin", "http://127.0.0.1:5173")], "CROSS_SITE_REFUSED"),
+        ("127.0.0.1:4320", vec![("x-kiln", "1"), ("sec-fetch-site", "cross-site")], "CROSS_SITE_REFUSED"),
     ] {
         let response = send(host, &headers).await.unwrap();
         assert_eq!(response.status(), 403, "{host} {headers:?}");
         let body: Value = serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
-        assert_eq!(body["error"]["code"], "HOST_NOT_ALLOWED");
+        assert_eq!(body["error"]["code"], code, "{host} {headers:?}");
     }
 }

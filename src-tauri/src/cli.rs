@@ -1,5 +1,6 @@
 //! The command line: `kiln` opens the desktop app, `kiln serve` serves it over HTTP,
-//! `kiln session …` lists and tidies sessions (a dry run unless `--apply`).
+//! `kiln session …` lists and tidies sessions (a dry run unless `--apply`), `kiln
+//! token …` makes, lists and revokes the access tokens a self-hosted server admits.
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -20,18 +21,29 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Serve the engine and the UI over loopback HTTP.
+    /// Serve the engine and the UI over HTTP (loopback unless told otherwise).
     Serve {
+        /// The address to bind; anything but a loopback address runs self-hosted.
         #[arg(long, default_value = "127.0.0.1")]
         host: IpAddr,
+        /// The port (0 picks a free one).
         #[arg(long, default_value_t = 4320)]
         port: u16,
-        /// The workspace to open at start.
+        /// `loopback` trusts this machine; `self-hosted` admits only holders of an
+        /// access token (`kiln token create`) and offers only bring-your-own-key drivers.
+        #[arg(long, env = "KILN_MODE", value_enum)]
+        mode: Option<Mode>,
+        /// The workspace to open at start (required when self-hosted: it is the only one served).
         #[arg(long)]
         workspace: Option<String>,
         /// Serve the UI from this directory instead of the embedded copy.
         #[arg(long, env = "KILN_UI_DIR")]
         ui_dir: Option<PathBuf>,
+    },
+    /// Make, list and revoke the access tokens of self-hosted servers.
+    Token {
+        #[command(subcommand)]
+        action: TokenAction,
     },
     /// List and tidy the sessions of a workspace.
     Session {
@@ -41,6 +53,87 @@ pub enum Command {
         #[command(subcommand)]
         action: SessionAction,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    Loopback,
+    SelfHosted,
+}
+
+impl Mode {
+    /// The mode a server on `host` runs in: a non-loopback address is always self-hosted.
+    pub fn for_host(mode: Option<Mode>, host: IpAddr) -> Result<ServeMode, String> {
+        match (mode, host.is_loopback()) {
+            (Some(Mode::Loopback), false) => {
+                Err(format!("--host {host} is not a loopback address, so the server runs self-hosted: drop `--mode loopback`"))
+            }
+            (Some(Mode::SelfHosted), _) | (None, false) => Ok(ServeMode::SelfHosted),
+            (Some(Mode::Loopback), true) | (None, true) => Ok(ServeMode::Loopback),
+        }
+    }
+}
+
+#[derive(Subcommand)]
+pub enum TokenAction {
+    /// Make a token; it is printed once and stored only as a hash.
+    Create {
+        /// What the token is for, shown by `kiln token list`.
+        #[arg(long, default_value = "token")]
+        name: String,
+        /// How long it lasts: 30d, 12h, 90m or 45s (default: until revoked).
+        #[arg(long)]
+        expires: Option<String>,
+    },
+    /// List tokens with their status.
+    List,
+    /// Revoke a token and end every browser session it opened.
+    Revoke { id: String },
+}
+
+/// Runs a `kiln token` action; returns the process exit code.
+pub fn token(action: TokenAction) -> i32 {
+    let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
+    runtime.block_on(async move {
+        match token_action(action).await {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("kiln: {} [{}]", e.message, e.code.as_str());
+                1
+            }
+        }
+    })
+}
+
+async fn token_action(action: TokenAction) -> kiln_engine::Result<()> {
+    use kiln_engine::access::{now, parse_lifetime, rfc3339, Access};
+    let access = Access::open(&crate::config_dir()).await?;
+    match action {
+        TokenAction::Create { name, expires } => {
+            let lifetime = expires.as_deref().map(parse_lifetime).transpose()?;
+            let (info, token) = access.create_token(&name, lifetime).await?;
+            // The token alone on stdout, so scripts can capture it; the rest for people.
+            println!("{token}");
+            let until = info.expires_at.map(|e| format!("until {}", rfc3339(e))).unwrap_or_else(|| "until revoked".into());
+            eprintln!("Created token {} \"{}\", valid {until}. It is shown only this once.", info.id, info.name);
+        }
+        TokenAction::List => {
+            let tokens = access.list_tokens().await?;
+            if tokens.is_empty() {
+                eprintln!("No tokens. Make one with `kiln token create`.");
+            }
+            let now = now();
+            for t in tokens {
+                let expires = t.expires_at.map(rfc3339).unwrap_or_else(|| "never".into());
+                println!("{}  {}  {}  created {}  expires {expires}", t.id, t.name, t.status(now), rfc3339(t.created_at));
+            }
+        }
+        TokenAction::Revoke { id } => {
+            access.revoke_token(&id).await?;
+            eprintln!("Revoked token {id}; the browser sessions it opened have ended.");
+        }
+    }
+    Ok(())
 }
 
 #[derive(Subcommand)]

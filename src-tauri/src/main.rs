@@ -1,4 +1,4 @@
-//! The `kiln` binary: the desktop app by default, `kiln serve`, `kiln session …`.
+//! The `kiln` binary: the desktop app by default, `kiln serve`, `kiln session …`, `kiln token …`.
 
 // No console window on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
@@ -14,9 +14,14 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         None => kiln_app::desktop::run(cli.workspace),
-        Some(Command::Serve { host, port, workspace, ui_dir }) => {
-            kiln_app::serve::run(kiln_app::serve::ServeOptions { host, port, workspace, ui_dir })
-        }
+        Some(Command::Serve { host, port, mode, workspace, ui_dir }) => match kiln_app::cli::Mode::for_host(mode, host) {
+            Ok(mode) => kiln_app::serve::run(kiln_app::serve::ServeOptions { host, port, mode, workspace, ui_dir }),
+            Err(e) => {
+                eprintln!("kiln: {e}");
+                std::process::exit(2);
+            }
+        },
+        Some(Command::Token { action }) => std::process::exit(kiln_app::cli::token(action)),
         Some(Command::Session { workspace, action }) => std::process::exit(kiln_app::cli::session(workspace, action)),
     };
     if let Err(e) = result {

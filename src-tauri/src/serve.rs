@@ -1,37 +1,50 @@
-//! `kiln serve`: the engine and the embedded UI over loopback HTTP.
+//! `kiln serve`: the engine and the embedded UI over HTTP, in loopback or self-hosted mode.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use kiln_engine::types::{OpenWorkspaceArgs, Transport};
+use kiln_engine::access::Access;
+use kiln_engine::types::{OpenWorkspaceArgs, ServeMode, Transport};
 use kiln_engine::{Engine, EngineOptions};
 
 pub struct ServeOptions {
     pub host: IpAddr,
     pub port: u16,
+    pub mode: ServeMode,
     pub workspace: Option<String>,
     /// Serve the UI from this directory instead of the copy embedded in the binary.
     pub ui_dir: Option<std::path::PathBuf>,
 }
 
 pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
+    if options.mode == ServeMode::SelfHosted && options.workspace.is_none() {
+        eprintln!("kiln: a self-hosted server serves one workspace: give it with --workspace DIR");
+        std::process::exit(2);
+    }
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async move {
-        let engine = Arc::new(Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback }));
+        let config_dir = crate::config_dir();
+        let access = Arc::new(Access::open(&config_dir).await.map_err(|e| format!("the access store: {}", e.message))?);
+        let engine = Arc::new(Engine::new(EngineOptions { config_dir, transport: Transport::Serve, mode: options.mode }));
         if let Some(path) = options.workspace {
             engine
                 .open_workspace(OpenWorkspaceArgs { path })
                 .await
-                .map_err(|e| format!("could not open the workspace: {} ({:?})", e.message, e.code))?;
+                .map_err(|e| format!("could not open the workspace: {} [{}]", e.message, e.code.as_str()))?;
         }
         let assets: Arc<dyn kiln_serve::Assets> = match options.ui_dir {
             Some(dir) => Arc::new(kiln_serve::DirAssets(dir)),
             None => crate::desktop::embedded_assets(),
         };
         let addr = SocketAddr::new(options.host, options.port);
-        kiln_serve::serve(engine, assets, addr, |bound| {
+        let mode = options.mode;
+        kiln_serve::serve(engine, assets, addr, mode, access, |bound| {
             let host = if bound.ip().is_ipv6() { format!("[{}]", bound.ip()) } else { bound.ip().to_string() };
-            println!("Kiln is serving http://{host}:{}/", bound.port());
+            let name = if mode == ServeMode::SelfHosted { "self-hosted" } else { "loopback" };
+            println!("Kiln is serving http://{host}:{}/ ({name})", bound.port());
+            if mode == ServeMode::SelfHosted {
+                println!("Browsers connect with an access token (`kiln token create`); serve it over https, as its cookie is Secure.");
+            }
         })
         .await?;
         Ok::<(), Box<dyn std::error::Error>>(())

@@ -64,7 +64,9 @@ impl Sealer {
     /// The plaintext, or an error when the text was altered or sealed under another
     /// key: GCM's tag makes sure a wrong key never yields garbage.
     pub fn open(&self, sealed: &str) -> Result<Vec<u8>> {
-        let unreadable = |why: &str| ApiError::new(ErrorCode::Internal, format!("cannot open a sealed secret: {why}"));
+        let unreadable = |why: &str| {
+            ApiError::new(ErrorCode::SecretUnreadable, format!("cannot open a sealed secret: {why}; enter it again in Settings"))
+        };
         let body = sealed.strip_prefix(VERSION).ok_or_else(|| unreadable("it is not in the `v1:` format"))?;
         let bytes = BASE64.decode(body).map_err(|_| unreadable("it is not valid base64"))?;
         if bytes.len() < NONCE_BYTES {
@@ -167,7 +169,7 @@ mod tests {
         for at in [0, NONCE_BYTES, bytes.len() - 1] {
             bytes[at] ^= 0x01;
             let tampered = format!("v1:{}", BASE64.encode(&bytes));
-            assert_eq!(sealer.open(&tampered).unwrap_err().code, ErrorCode::Internal);
+            assert_eq!(sealer.open(&tampered).unwrap_err().code, ErrorCode::SecretUnreadable);
             bytes[at] ^= 0x01;
         }
         for bad in ["", "v1:", "v1:!!!", "v2:AAAA", &sealed[3..], &sealed[..sealed.len() - 4]] {

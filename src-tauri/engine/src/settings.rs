@@ -1,11 +1,15 @@
-//! The workspace's driver settings: the default driver, binary paths, and the
-//! OpenAI-compatible endpoint with its key. The key is sealed at rest and only its
-//! fingerprint ever leaves the engine; changing the endpoint requires the key again, so
-//! a stored key is never sent to a host it was not given for.
+//! The workspace's settings: the default driver, binary paths, the OpenAI-compatible
+//! endpoint with its key, and the connected application (`[preview] bridge`) with its
+//! token. Keys and tokens are sealed together with the address they were given for and
+//! are only ever handed to that address: changing an address requires its secret in
+//! the same request, and only fingerprints leave the engine. A self-hosted server
+//! offers bring-your-own-key drivers only, so binary paths are neither shown nor set.
 
-use crate::api::types::{DriverStatus, SettingsView, UpdateSettingsArgs};
-use crate::drivers::registry::{DEFAULT_DRIVER, DRIVERS};
-use crate::error::{ApiError, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::api::types::{DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs};
+use crate::drivers::registry::{self, DRIVERS};
+use crate::error::{ApiError, ErrorCode, Result};
 use crate::secrets::{fingerprint, Sealer};
 use crate::store::turns::{get_setting, set_setting};
 use crate::workspace::Workspace;
@@ -17,27 +21,64 @@ pub const OPENAI_BASE_URL: &str = "driver.openai.base_url";
 pub const OPENAI_MODEL: &str = "driver.openai.model";
 pub const OPENAI_KEY: &str = "driver.openai.key";
 pub const PLANNER_AGENT: &str = "planner.agent";
+pub const BRIDGE_URL: &str = "bridge.url";
+pub const BRIDGE_TOKEN: &str = "bridge.token";
+
+/// A secret and the address it was given for, sealed as one.
+#[derive(Serialize, Deserialize)]
+struct Bound {
+    url: String,
+    secret: String,
+}
+
+/// Opens the secret stored under `key`, if it was given for `url`. A key stored before
+/// secrets were bound to addresses counts as given for `legacy_url`.
+async fn bound_secret(ws: &Workspace, key: &str, url: Option<&str>, legacy_url: Option<&str>) -> Result<Option<String>> {
+    let Some(sealed) = get_setting(&ws.pool, key).await? else { return Ok(None) };
+    let plain = Sealer::open_or_create(&ws.kiln_dir())?.open(&sealed)?;
+    let bound = match serde_json::from_slice::<Bound>(&plain) {
+        Ok(bound) => bound,
+        Err(_) => match legacy_url {
+            Some(legacy) => Bound { url: legacy.into(), secret: String::from_utf8_lossy(&plain).into_owned() },
+            None => return Ok(None),
+        },
+    };
+    Ok(url.filter(|u| *u == bound.url).map(|_| bound.secret))
+}
+
+async fn store_bound(ws: &Workspace, key: &str, url: &str, secret: &str) -> Result<()> {
+    let bound = serde_json::to_vec(&Bound { url: url.into(), secret: secret.into() }).expect("two strings serialize");
+    let sealed = Sealer::open_or_create(&ws.kiln_dir())?.seal(&bound);
+    set_setting(&ws.pool, key, Some(&sealed)).await
+}
 
 /// Whether the planner agent runs for new sessions (on unless turned off).
 pub async fn planner_agent(ws: &Workspace) -> Result<bool> {
     Ok(get_setting(&ws.pool, PLANNER_AGENT).await?.as_deref() != Some("off"))
 }
 
-/// The stored OpenAI-compatible key, opened.
+/// The OpenAI-compatible key, opened, when it was given for the endpoint now set.
 pub async fn openai_key(ws: &Workspace) -> Result<Option<String>> {
-    match get_setting(&ws.pool, OPENAI_KEY).await? {
-        None => Ok(None),
-        Some(sealed) => {
-            let plain = Sealer::open_or_create(&ws.kiln_dir())?.open(&sealed)?;
-            Ok(Some(String::from_utf8_lossy(&plain).into_owned()))
-        }
-    }
+    let url = get_setting(&ws.pool, OPENAI_BASE_URL).await?;
+    bound_secret(ws, OPENAI_KEY, url.as_deref(), url.as_deref()).await
+}
+
+/// The connected application's address: the one set in Settings, else kiln.toml's.
+pub async fn bridge_url(ws: &Workspace) -> Result<Option<String>> {
+    Ok(get_setting(&ws.pool, BRIDGE_URL).await?.or_else(|| ws.config.preview.bridge.clone()))
+}
+
+/// The connected application's token, opened, when it was given for its address.
+pub async fn bridge_token(ws: &Workspace) -> Result<Option<String>> {
+    let url = bridge_url(ws).await?;
+    bound_secret(ws, BRIDGE_TOKEN, url.as_deref(), None).await
 }
 
 pub async fn view(ws: &Workspace) -> Result<SettingsView> {
     let get = |key: &'static str| get_setting(&ws.pool, key);
-    let claude_path = get(CLAUDE_PATH).await?;
-    let codex_path = get(CODEX_PATH).await?;
+    let local = ws.mode == ServeMode::Loopback;
+    let claude_path = if local { get(CLAUDE_PATH).await? } else { None };
+    let codex_path = if local { get(CODEX_PATH).await? } else { None };
     let openai_base_url = get(OPENAI_BASE_URL).await?;
     let openai_model = get(OPENAI_MODEL).await?;
     let key = openai_key(ws).await?;
@@ -49,18 +90,28 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
         (Some(url), Some(model)) => DriverStatus { id: "openai-compatible".into(), available: true, detail: format!("{model} at {url}") },
         _ => DriverStatus { id: "openai-compatible".into(), available: false, detail: "set the endpoint and model in Settings".into() },
     };
+    let drivers = if local { vec![binary("claude", &claude_path), binary("codex", &codex_path), openai] } else { vec![openai] };
+    let default_driver = get(DEFAULT).await?.filter(|d| registry::offered(ws.mode).contains(&d.as_str()));
+    let bridge_url = bridge_url(ws).await?;
     Ok(SettingsView {
-        default_driver: get(DEFAULT).await?.unwrap_or_else(|| DEFAULT_DRIVER.into()),
-        drivers: vec![binary("claude", &claude_path), binary("codex", &codex_path), openai],
+        default_driver: default_driver.unwrap_or_else(|| registry::default_driver(ws.mode).into()),
+        drivers,
         claude_path,
         codex_path,
         openai_base_url,
         openai_model,
         openai_key_fingerprint: key.as_deref().map(fingerprint),
         planner_agent: planner_agent(ws).await?,
-        bridge_url: None,
-        bridge_token_fingerprint: None,
+        bridge_token_fingerprint: bridge_token(ws).await?.as_deref().map(fingerprint),
+        bridge_url,
     })
+}
+
+fn http_url(url: &str) -> Result<()> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(char::is_whitespace) || url.len() > 2048 {
+        return Err(ApiError::invalid(format!("`{}` is not an http(s) URL", url.chars().take(80).collect::<String>())));
+    }
+    Ok(())
 }
 
 pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<SettingsView> {
@@ -70,12 +121,23 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
         if !DRIVERS.contains(&driver.as_str()) {
             return Err(ApiError::invalid(format!("there is no driver `{driver}`; the drivers are {}", DRIVERS.join(", "))));
         }
+        if !registry::offered(ws.mode).contains(&driver.as_str()) {
+            return Err(registry::not_offered(&driver));
+        }
     }
+    if ws.mode == ServeMode::SelfHosted && (args.claude_path.is_some() || args.codex_path.is_some()) {
+        return Err(ApiError::new(ErrorCode::NotAllowedInMode, "a self-hosted server runs no local agent binaries"));
+    }
+    for path in [&args.claude_path, &args.codex_path].into_iter().flatten() {
+        let path = path.trim();
+        if !path.is_empty() && !std::path::Path::new(path).is_absolute() {
+            return Err(ApiError::invalid(format!("`{path}` must be an absolute path")));
+        }
+    }
+
     let new_url = clean(&args.openai_base_url);
     if let Some(url) = new_url.as_deref().filter(|u| !u.is_empty()) {
-        if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(char::is_whitespace) {
-            return Err(ApiError::invalid(format!("`{url}` is not an http(s) URL")));
-        }
+        http_url(url)?;
     }
     let current_url = get_setting(&ws.pool, OPENAI_BASE_URL).await?;
     let url_changes = new_url.as_ref().is_some_and(|u| Some(u) != current_url.as_ref());
@@ -85,11 +147,32 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
             "give the API key again with the new endpoint: a stored key is never sent to another host",
         ));
     }
-    for path in [&args.claude_path, &args.codex_path].into_iter().flatten() {
-        let path = path.trim();
-        if !path.is_empty() && !std::path::Path::new(path).is_absolute() {
-            return Err(ApiError::invalid(format!("`{path}` must be an absolute path")));
-        }
+    let openai_url = if url_changes { new_url.clone().filter(|u| !u.is_empty()) } else { current_url };
+    let new_key = clean(&args.openai_key);
+    if new_key.as_deref().is_some_and(|k| !k.is_empty()) && openai_url.is_none() {
+        return Err(ApiError::invalid("set the endpoint the key is for"));
+    }
+
+    let new_bridge = clean(&args.bridge_url);
+    if let Some(url) = new_bridge.as_deref().filter(|u| !u.is_empty()) {
+        http_url(url)?;
+    }
+    let current_bridge = bridge_url(ws).await?;
+    let bridge_changes = new_bridge.as_ref().is_some_and(|u| u.is_empty() || Some(u) != current_bridge.as_ref());
+    let has_token = get_setting(&ws.pool, BRIDGE_TOKEN).await?.is_some();
+    if bridge_changes && has_token && args.bridge_token.is_none() {
+        return Err(ApiError::invalid(
+            "give the application's token again with its new address: a stored token is never sent to another host",
+        ));
+    }
+    let bridge_target = if bridge_changes {
+        new_bridge.clone().filter(|u| !u.is_empty()).or_else(|| ws.config.preview.bridge.clone())
+    } else {
+        current_bridge
+    };
+    let new_token = clean(&args.bridge_token);
+    if new_token.as_deref().is_some_and(|t| !t.is_empty()) && bridge_target.is_none() {
+        return Err(ApiError::invalid("set the connected application's address the token is for"));
     }
 
     let set = |key: &'static str, value: Option<String>| async move {
@@ -107,13 +190,16 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
     set(CODEX_PATH, clean(&args.codex_path)).await?;
     set(OPENAI_BASE_URL, new_url).await?;
     set(OPENAI_MODEL, clean(&args.openai_model)).await?;
-    match clean(&args.openai_key) {
-        None => {}
-        Some(k) if k.is_empty() => set_setting(&ws.pool, OPENAI_KEY, None).await?,
-        Some(k) => {
-            let sealed = Sealer::open_or_create(&ws.kiln_dir())?.seal(k.as_bytes());
-            set_setting(&ws.pool, OPENAI_KEY, Some(&sealed)).await?;
-        }
+    match (new_key, &openai_url) {
+        (None, _) => {}
+        (Some(k), Some(url)) if !k.is_empty() => store_bound(ws, OPENAI_KEY, url, &k).await?,
+        (Some(_), _) => set_setting(&ws.pool, OPENAI_KEY, None).await?,
+    }
+    set(BRIDGE_URL, new_bridge).await?;
+    match (new_token, &bridge_target) {
+        (None, _) => {}
+        (Some(t), Some(url)) if !t.is_empty() => store_bound(ws, BRIDGE_TOKEN, url, &t).await?,
+        (Some(_), _) => set_setting(&ws.pool, BRIDGE_TOKEN, None).await?,
     }
     view(ws).await
 }

@@ -39,6 +39,8 @@ pub struct Workspace {
     pub diffs: crate::diff::DiffCache,
     /// Serializes writes to `store.git`.
     pub store_lock: tokio::sync::Mutex<()>,
+    /// The server's mode: a self-hosted workspace runs bring-your-own-key drivers only.
+    pub mode: crate::api::types::ServeMode,
 }
 
 #[derive(Debug, Clone)]
@@ -94,6 +96,7 @@ impl Workspace {
             queued: Mutex::new(std::collections::HashSet::new()),
             diffs: Default::default(),
             store_lock: tokio::sync::Mutex::new(()),
+            mode: Default::default(),
         })
     }
 

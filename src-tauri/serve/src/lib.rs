@@ -1,9 +1,11 @@
-//! kiln-serve: the engine's API over loopback HTTP. Each operation is
-//! `POST /api/<command>` with its arguments as the JSON body; events stream from
-//! `GET /api/events` as server-sent events that resume from `Last-Event-ID`; any
-//! other path serves the UI. Requests not addressed to this server by name are refused.
+//! kiln-serve: the engine's API over HTTP. Each operation is `POST /api/<command>`
+//! with its arguments as the JSON body; events stream from `GET /api/events` as
+//! server-sent events that resume from `Last-Event-ID`; any other path serves the UI.
+//! Every request passes the guard (Host, same-site changes, body size) and every
+//! `/api/` call a connection check; see SECURITY.md for what each mode promises.
 
 mod assets;
+mod connection;
 mod guard;
 
 use std::convert::Infallible;
@@ -17,7 +19,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::stream::{self, Stream, StreamExt};
-use kiln_engine::{ApiError, Engine};
+use kiln_engine::access::Access;
+use kiln_engine::types::ServeMode;
+use kiln_engine::{ApiError, Engine, ErrorCode};
 use serde::Deserialize;
 use tokio_stream::wrappers::BroadcastStream;
 
@@ -28,38 +32,79 @@ pub const MAX_BODY: usize = 1024 * 1024;
 /// An attachment (at most 5 MB) arrives base64-encoded, a third larger.
 pub const MAX_ATTACHMENT_BODY: usize = 7 * 1024 * 1024 + 64 * 1024;
 
+/// The largest body a request to `path` may carry.
+pub(crate) fn body_limit(path: &str) -> usize {
+    if path == "/api/add_attachment" {
+        MAX_ATTACHMENT_BODY
+    } else {
+        MAX_BODY
+    }
+}
+
+pub(crate) fn too_large(limit: usize) -> ApiError {
+    ApiError::new(ErrorCode::BodyTooLarge, format!("the request body is over the limit of {} KiB", limit / 1024))
+}
+
+/// Reads a body of at most `limit` bytes (a chunked one can only be measured as it arrives).
+pub(crate) async fn read_body(request: axum::extract::Request, limit: usize) -> Result<axum::body::Bytes, ApiError> {
+    axum::body::to_bytes(request.into_body(), limit).await.map_err(|_| too_large(limit))
+}
+
 #[derive(Clone)]
 struct App {
     engine: Arc<Engine>,
     assets: Arc<dyn Assets>,
 }
 
-/// The router for a server listening on `port`.
-pub fn router(engine: Arc<Engine>, assets: Arc<dyn Assets>, port: u16) -> Router {
+/// How a server is reached and whom it trusts.
+pub struct Serving {
+    pub port: u16,
+    pub mode: ServeMode,
+    pub access: Arc<Access>,
+}
+
+/// The router for a server listening on `serving.port`.
+pub fn router(engine: Arc<Engine>, assets: Arc<dyn Assets>, serving: Serving) -> Router {
     let app = App { engine, assets };
+    let connections = Arc::new(connection::Connections::new(serving.mode, serving.port, serving.access));
+    let api = Router::new()
+        .route("/api/connect", post(connection::connect))
+        .route("/api/disconnect", post(connection::disconnect))
+        .with_state(connections.clone());
     Router::new()
         .route("/api/events", get(events))
         .route("/api/state", get(state))
-        .route("/api/add_attachment", post(add_attachment).layer(axum::extract::DefaultBodyLimit::max(MAX_ATTACHMENT_BODY)))
         .route("/api/{command}", post(call))
         .fallback(get(asset))
-        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
-        .layer(axum::middleware::from_fn_with_state(guard::Allowed::for_port(port), guard::check))
         .with_state(app)
+        .merge(api)
+        .layer(axum::middleware::from_fn_with_state(connections, connection::require))
+        .layer(axum::middleware::from_fn_with_state(guard::Guard::new(serving.mode, serving.port), guard::check))
 }
 
 /// Binds `addr` and serves until the process ends. `on_ready` gets the bound address.
-pub async fn serve(engine: Arc<Engine>, assets: Arc<dyn Assets>, addr: SocketAddr, on_ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
-    if !addr.ip().is_loopback() {
+/// A loopback server binds loopback addresses only.
+pub async fn serve(
+    engine: Arc<Engine>,
+    assets: Arc<dyn Assets>,
+    addr: SocketAddr,
+    mode: ServeMode,
+    access: Arc<Access>,
+    on_ready: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    if mode == ServeMode::Loopback && !addr.ip().is_loopback() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
-            "kiln serve binds loopback addresses only (127.0.0.1 or ::1)",
+            "a loopback server binds loopback addresses only (127.0.0.1 or ::1); another address runs self-hosted",
         ));
     }
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     on_ready(bound);
-    axum::serve(listener, router(engine.clone(), assets, bound.port())).with_graceful_shutdown(stop_signal()).await?;
+    let app = router(engine.clone(), assets, Serving { port: bound.port(), mode, access });
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(stop_signal())
+        .await?;
     // Turns and setups run in process groups of their own: stop them with the server.
     engine.shutdown().await;
     Ok(())
@@ -85,7 +130,22 @@ impl IntoResponse for ErrorResponse {
     }
 }
 
-async fn call(State(app): State<App>, Path(command): Path<String>, body: axum::body::Bytes) -> Response {
+async fn call(
+    State(app): State<App>,
+    command: Result<Path<String>, axum::extract::rejection::PathRejection>,
+    connected: Option<axum::Extension<connection::Connected>>,
+    request: axum::extract::Request,
+) -> Response {
+    let Ok(Path(command)) = command else {
+        return ErrorResponse(ApiError::new(ErrorCode::UnknownCommand, "that is not a command name")).into_response();
+    };
+    if command == "get_state" {
+        return state(State(app), connected).await;
+    }
+    let body = match read_body(request, body_limit(&format!("/api/{command}"))).await {
+        Ok(body) => body,
+        Err(e) => return ErrorResponse(e).into_response(),
+    };
     let args = if body.is_empty() {
         serde_json::Value::Null
     } else {
@@ -100,13 +160,12 @@ async fn call(State(app): State<App>, Path(command): Path<String>, body: axum::b
     }
 }
 
-async fn add_attachment(state: State<App>, body: axum::body::Bytes) -> Response {
-    call(state, Path("add_attachment".to_string()), body).await
-}
-
-async fn state(State(app): State<App>) -> Response {
+async fn state(State(app): State<App>, connected: Option<axum::Extension<connection::Connected>>) -> Response {
     match app.engine.dispatch("get_state", serde_json::Value::Null).await {
-        Ok(value) => Json(value).into_response(),
+        Ok(mut value) => {
+            value["connected"] = serde_json::Value::Bool(connected.is_some_and(|c| c.0 .0));
+            Json(value).into_response()
+        }
         Err(e) => ErrorResponse(e).into_response(),
     }
 }

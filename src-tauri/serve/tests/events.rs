@@ -10,20 +10,39 @@ use kiln_engine::{Engine, EngineOptions};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-async fn start(engine: Arc<Engine>) -> SocketAddr {
+/// Serves `engine` on a free loopback port; returns the address and a connection cookie.
+async fn start(engine: Arc<Engine>, config: &std::path::Path) -> (SocketAddr, String) {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let assets = Arc::new(kiln_serve::DirAssets(std::env::temp_dir()));
-    tokio::spawn(kiln_serve::serve(engine, assets, "127.0.0.1:0".parse().unwrap(), move |addr| {
+    let access = Arc::new(kiln_engine::access::Access::open(config).await.unwrap());
+    tokio::spawn(kiln_serve::serve(engine, assets, "127.0.0.1:0".parse().unwrap(), ServeMode::Loopback, access, move |addr| {
         let _ = tx.send(addr);
     }));
-    rx.await.unwrap()
+    let addr = rx.await.unwrap();
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST /api/connect HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nx-kiln: 1\r\nContent-Length: 2\r\n\r\n{{}}",
+        addr.port()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let cookie = response
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .and_then(|c| c.split(';').next())
+        .unwrap_or_else(|| panic!("no cookie in {response}"));
+    (addr, cookie.to_string())
 }
 
 /// Opens `/api/events` (HTTP/1.0, so the body is not chunked) and reads until `count` events arrived; returns their ids and bodies.
-async fn read_events(addr: SocketAddr, last_id: Option<u64>, count: usize) -> Vec<(u64, KilnEvent)> {
+async fn read_events(addr: SocketAddr, cookie: String, last_id: Option<u64>, count: usize) -> Vec<(u64, KilnEvent)> {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let resume = last_id.map(|id| format!("Last-Event-ID: {id}\r\n")).unwrap_or_default();
-    let request = format!("GET /api/events HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nAccept: text/event-stream\r\n{resume}\r\n", addr.port());
+    let request = format!(
+        "GET /api/events HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nCookie: {cookie}\r\nAccept: text/event-stream\r\n{resume}\r\n",
+        addr.port()
+    );
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut text = String::new();
     let mut buf = [0u8; 8192];
@@ -52,10 +71,10 @@ async fn events_stream_live_and_resume_from_the_last_id() {
     let root = tmp.path().join("app");
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
-    let engine = Arc::new(Engine::new(EngineOptions { config_dir: tmp.path().join("config"), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback }));
-    let addr = start(engine.clone()).await;
+    let engine = Arc::new(Engine::new(EngineOptions { config_dir: tmp.path().join("config"), transport: Transport::Serve, mode: ServeMode::Loopback }));
+    let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
 
-    let live = tokio::spawn(read_events(addr, None, 3));
+    let live = tokio::spawn(read_events(addr, cookie.clone(), None, 3));
     tokio::time::sleep(Duration::from_millis(300)).await; // subscribed before anything happens
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     let session = engine.create_session(CreateSessionArgs { brief: "Make it faster".into(), title: None }).await.unwrap();
@@ -73,6 +92,6 @@ async fn events_stream_live_and_resume_from_the_last_id() {
     assert!(matches!(&live[2].1.body, EventBody::Session { session: s } if s.id == session.id));
 
     // A client that saw event 1 reconnects: it gets 2 and 3, then live ones.
-    let resumed = read_events(addr, Some(1), 2).await;
+    let resumed = read_events(addr, cookie, Some(1), 2).await;
     assert_eq!(resumed.iter().map(|(id, _)| *id).collect::<Vec<_>>(), vec![2, 3]);
 }

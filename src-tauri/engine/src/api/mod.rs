@@ -165,12 +165,28 @@ impl Engine {
             mode: self.options.mode,
             connected: None,
             workspace: self.workspace.read().unwrap().as_ref().map(|w| w.view()),
-            recent_workspaces: self.recent(),
+            // The operator's other projects are none of a remote user's business.
+            recent_workspaces: if self.options.mode == ServeMode::SelfHosted { Vec::new() } else { self.recent() },
         })
     }
 
     pub async fn open_workspace(&self, args: OpenWorkspaceArgs) -> Result<WorkspaceView> {
-        let opened = Workspace::open(&args.path).await?;
+        if self.options.mode == ServeMode::SelfHosted {
+            // A self-hosted server serves the one workspace it was started with; opening
+            // another would hand a remote user any directory of the host.
+            let current = self.workspace.read().unwrap().clone();
+            if let Some(current) = current {
+                let asked = std::path::Path::new(args.path.trim()).canonicalize().ok();
+                if asked.as_deref() != Some(current.root.as_path()) {
+                    return Err(ApiError::new(
+                        ErrorCode::NotAllowedInMode,
+                        "a self-hosted server serves only the workspace it was started with",
+                    ));
+                }
+            }
+        }
+        let mut opened = Workspace::open(&args.path).await?;
+        opened.mode = self.options.mode;
         let current = self.workspace.read().unwrap().clone();
         let ws = match current {
             // Opening the open workspace again keeps it, and the turns it runs.

@@ -1,6 +1,7 @@
 //! Which driver runs a turn: the one the composer picked, else the session's, else the
 //! workspace's default from Settings. A CLI driver whose binary is missing fails here,
-//! before anything is recorded, so the operator's message stays in the composer.
+//! before anything is recorded, so the operator's message stays in the composer. A
+//! self-hosted server never runs the local CLIs: they carry the operator's own login.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -8,18 +9,49 @@ use std::sync::Arc;
 use super::claude::ClaudeDriver;
 use super::codex::CodexDriver;
 use super::Driver;
-use crate::error::{ApiError, Result};
+use crate::api::types::ServeMode;
+use crate::error::{ApiError, ErrorCode, Result};
 use crate::store::turns::get_setting;
 use crate::workspace::Workspace;
 
 pub const DRIVERS: &[&str] = &["claude", "codex", "openai-compatible"];
 pub const DEFAULT_DRIVER: &str = "claude";
+/// Drivers that run a binary on this machine under the operator's own login.
+pub const LOCAL_DRIVERS: &[&str] = &["claude", "codex"];
+
+/// The drivers a server in `mode` offers.
+pub fn offered(mode: ServeMode) -> &'static [&'static str] {
+    match mode {
+        ServeMode::Loopback => DRIVERS,
+        ServeMode::SelfHosted => &["openai-compatible"],
+    }
+}
+
+pub fn default_driver(mode: ServeMode) -> &'static str {
+    match mode {
+        ServeMode::Loopback => DEFAULT_DRIVER,
+        ServeMode::SelfHosted => "openai-compatible",
+    }
+}
+
+pub fn not_offered(driver: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::NotAllowedInMode,
+        format!("a self-hosted server offers bring-your-own-key drivers only, not `{driver}`: use openai-compatible"),
+    )
+}
 
 pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Driver>> {
     let name = match name {
         Some(n) => n.to_string(),
-        None => get_setting(&ws.pool, "driver.default").await?.unwrap_or_else(|| DEFAULT_DRIVER.into()),
+        None => get_setting(&ws.pool, "driver.default")
+            .await?
+            .filter(|d| offered(ws.mode).contains(&d.as_str()))
+            .unwrap_or_else(|| default_driver(ws.mode).into()),
     };
+    if DRIVERS.contains(&name.as_str()) && !offered(ws.mode).contains(&name.as_str()) {
+        return Err(not_offered(&name));
+    }
     let path = |key: &'static str| async move { get_setting(&ws.pool, key).await.map(|p| p.map(PathBuf::from)) };
     match name.as_str() {
         "claude" => {
