@@ -1,0 +1,145 @@
+//! Settings that hold secrets and the server's mode: a key or token goes only to the
+//! address it was given for, only fingerprints come back, and a self-hosted server
+//! neither offers nor configures the local agent CLIs.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use kiln_engine::types::*;
+use kiln_engine::{Engine, EngineOptions, ErrorCode};
+
+fn engine_in(config: &std::path::Path, mode: ServeMode) -> Arc<Engine> {
+    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve, mode }))
+}
+
+fn settings(args: serde_json::Value) -> UpdateSettingsArgs {
+    serde_json::from_value(args).unwrap()
+}
+
+#[tokio::test]
+async fn a_bridge_token_is_bound_to_its_address() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(&tmp.path().join("ws"));
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &shop).await;
+
+    let saved = engine
+        .update_settings(settings(serde_json::json!({ "bridgeUrl": "http://127.0.0.1:4310", "bridgeToken": "app-SECRET-1" })))
+        .await
+        .unwrap();
+    assert_eq!(saved.bridge_url.as_deref(), Some("http://127.0.0.1:4310"));
+    assert_eq!(saved.bridge_token_fingerprint.as_deref(), Some(kiln_engine::secrets::fingerprint("app-SECRET-1").as_str()));
+    assert!(!serde_json::to_string(&saved).unwrap().contains("app-SECRET-1"));
+
+    // A new address without the token is refused, and nothing changes.
+    let refused = engine.update_settings(settings(serde_json::json!({ "bridgeUrl": "https://evil.example" }))).await.unwrap_err();
+    assert_eq!(refused.code, ErrorCode::InvalidInput);
+    assert!(refused.message.contains("never sent to another host"), "{}", refused.message);
+    let now = engine.get_settings(EmptyArgs {}).await.unwrap();
+    assert_eq!(now, saved);
+
+    // With its token the address changes, and the old token is gone.
+    let moved = engine
+        .update_settings(settings(serde_json::json!({ "bridgeUrl": "https://app.example", "bridgeToken": "app-SECRET-2" })))
+        .await
+        .unwrap();
+    assert_eq!(moved.bridge_token_fingerprint.as_deref(), Some(kiln_engine::secrets::fingerprint("app-SECRET-2").as_str()));
+
+    // A token with no address to bind it to is refused.
+    let empty = tempfile::tempdir().unwrap();
+    let plain = empty.path().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::write(plain.join("package.json"), r#"{"name":"plain"}"#).unwrap();
+    let other = engine_in(&empty.path().join("config"), ServeMode::Loopback);
+    open(&other, &plain).await;
+    let err = other.update_settings(settings(serde_json::json!({ "bridgeToken": "t" }))).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput);
+}
+
+#[tokio::test]
+async fn a_key_given_for_one_endpoint_is_not_used_for_another() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(&tmp.path().join("ws"));
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &shop).await;
+    engine
+        .update_settings(settings(serde_json::json!({
+            "openaiBaseUrl": "http://127.0.0.1:9/v1", "openaiModel": "m", "openaiKey": "sk-SECRET"
+        })))
+        .await
+        .unwrap();
+    let err = engine.update_settings(settings(serde_json::json!({ "openaiBaseUrl": "http://127.0.0.1:10/v1" }))).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput);
+    // The key on disk names its endpoint: moved under another one in the database, it opens to nothing.
+    let ws = engine.workspace().unwrap();
+    kiln_engine::store::turns::set_setting(&ws.pool, "driver.openai.base_url", Some("http://127.0.0.1:10/v1")).await.unwrap();
+    assert_eq!(kiln_engine::settings::openai_key(&ws).await.unwrap(), None);
+    assert_eq!(engine.get_settings(EmptyArgs {}).await.unwrap().openai_key_fingerprint, None);
+}
+
+#[tokio::test]
+async fn a_tampered_secret_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(&tmp.path().join("ws"));
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &shop).await;
+    engine
+        .update_settings(settings(serde_json::json!({ "bridgeUrl": "http://127.0.0.1:4310", "bridgeToken": "app-SECRET" })))
+        .await
+        .unwrap();
+    let ws = engine.workspace().unwrap();
+    let sealed = kiln_engine::store::turns::get_setting(&ws.pool, "bridge.token").await.unwrap().unwrap();
+    let mut tampered = sealed.clone().into_bytes();
+    let last = tampered.len() - 2;
+    tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
+    kiln_engine::store::turns::set_setting(&ws.pool, "bridge.token", Some(std::str::from_utf8(&tampered).unwrap())).await.unwrap();
+    let err = engine.get_settings(EmptyArgs {}).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::SecretUnreadable);
+    assert!(err.message.contains("altered"), "{}", err.message);
+    // Giving the token again repairs it.
+    let repaired = engine.update_settings(settings(serde_json::json!({ "bridgeToken": "app-SECRET" }))).await.unwrap();
+    assert!(repaired.bridge_token_fingerprint.is_some());
+}
+
+#[tokio::test]
+async fn self_hosted_offers_bring_your_own_key_drivers_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(&tmp.path().join("ws"));
+    let engine = engine_in(&tmp.path().join("config"), ServeMode::SelfHosted);
+    open(&engine, &shop).await;
+    assert_eq!(engine.get_state(EmptyArgs {}).await.unwrap().mode, ServeMode::SelfHosted);
+
+    let view = engine.get_settings(EmptyArgs {}).await.unwrap();
+    assert_eq!(view.drivers.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["openai-compatible"]);
+    assert_eq!(view.default_driver, "openai-compatible");
+    for args in [
+        serde_json::json!({ "defaultDriver": "claude" }),
+        serde_json::json!({ "defaultDriver": "codex" }),
+        serde_json::json!({ "claudePath": "/usr/bin/claude" }),
+        serde_json::json!({ "codexPath": "" }),
+    ] {
+        let err = engine.update_settings(settings(args.clone())).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotAllowedInMode, "{args}");
+    }
+    assert_eq!(engine.get_settings(EmptyArgs {}).await.unwrap(), view);
+
+    // A turn on a local driver is refused before anything is recorded.
+    let session = create(&engine, "In @shop/cart add a discount field").await;
+    let before = engine.get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None }).await.unwrap();
+    let sent: SendMessageArgs =
+        serde_json::from_value(serde_json::json!({ "sessionId": session.id, "text": "go", "driver": "claude" })).unwrap();
+    let err = engine.send_message(sent).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotAllowedInMode);
+    assert_eq!(engine.get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None }).await.unwrap(), before);
+
+    // It serves only the workspace it was started with, and creates nothing elsewhere.
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let err = engine.open_workspace(OpenWorkspaceArgs { path: elsewhere.display().to_string() }).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotAllowedInMode);
+    assert!(!elsewhere.join(".kiln").exists());
+    engine.open_workspace(OpenWorkspaceArgs { path: shop.display().to_string() }).await.unwrap();
+    assert!(engine.get_state(EmptyArgs {}).await.unwrap().recent_workspaces.is_empty());
+}
