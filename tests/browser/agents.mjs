@@ -28,11 +28,28 @@ export function startModelServer(steps) {
   });
 }
 
+/** Connection cookies by server origin: every API call but the state needs one. */
+const cookies = new Map();
+
+async function cookieFor(url) {
+  const origin = new URL(url).origin;
+  if (!cookies.has(origin)) {
+    const response = await fetch(new URL("/api/connect", url), {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-kiln": "1" },
+      body: "{}",
+    });
+    assert.equal(response.status, 200, `connect: ${await response.text()}`);
+    cookies.set(origin, response.headers.get("set-cookie").split(";")[0]);
+  }
+  return cookies.get(origin);
+}
+
 /** Calls the engine's API as Kiln's own page does. */
 export async function api(url, command, args) {
   const response = await fetch(new URL(`/api/${command}`, url), {
     method: "POST",
-    headers: { "content-type": "application/json", "x-kiln": "1" },
+    headers: { "content-type": "application/json", "x-kiln": "1", cookie: await cookieFor(url) },
     body: JSON.stringify(args),
   });
   const body = await response.json();
