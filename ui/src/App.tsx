@@ -1,9 +1,10 @@
-// The app shell: header, and the screen chosen from the hash route and whether a workspace is open.
+// The app shell: header, and the screen chosen from the connection, the hash route and whether a workspace is open.
 import { ErrorMessage } from "./components/ErrorMessage";
 import { Header } from "./components/Header";
 import { Loading } from "./components/Loading";
 import { EmptyState } from "./components/EmptyState";
 import { useRoute, paths } from "./router";
+import { ConnectScreen } from "./screens/ConnectScreen";
 import { Dashboard } from "./screens/Dashboard";
 import { NewSession } from "./screens/NewSession";
 import { OpenWorkspace } from "./screens/OpenWorkspace";
@@ -12,9 +13,10 @@ import { SettingsScreen } from "./screens/SettingsScreen";
 import { useStore } from "./state/store";
 
 function Screen() {
-  const { state, appStatus, reloadApp } = useStore();
+  const { state, appStatus, reloadApp, connection } = useStore();
   const route = useRoute();
 
+  if (connection.status === "needed") return <ConnectScreen mode={connection.mode} reason={connection.reason} />;
   if (!state.app) {
     if (appStatus.error) {
       return (
@@ -50,10 +52,12 @@ function Screen() {
 }
 
 export function App() {
-  const { state } = useStore();
+  const { state, backend, connection, disconnect } = useStore();
+  const needed = connection.status === "needed";
+  const mode = needed ? connection.mode : (state.app?.mode ?? null);
   return (
     <div className="app">
-      <Header app={state.app} />
+      <Header app={needed ? null : state.app} mode={mode} onDisconnect={connection.status === "connected" && backend.disconnect ? disconnect : undefined} />
       <main className="app-main">
         <Screen />
       </main>

@@ -20,6 +20,7 @@ import type {
   RemoveAttachmentArgs,
   RestoreCheckpointArgs,
   SaveSpecArgs,
+  ServeMode,
   SendMessageArgs,
   SessionIdArgs,
   SessionView,
@@ -98,13 +99,25 @@ export type ResultOf<C extends Command> = CommandMap[C]["result"];
 /** The engine's error codes plus NETWORK, used when the engine could not be reached at all. */
 export type KilnErrorCode = ErrorCode | "NETWORK";
 
+/** What some answers carry besides the code and message. */
+export interface KilnErrorDetails {
+  /** RATE_LIMITED: the server's Retry-After, in seconds. */
+  retryAfterSeconds?: number;
+  /** NOT_CONNECTED from `GET /api/state`: the mode of the server that wants a connection. */
+  mode?: ServeMode;
+}
+
 export class KilnError extends Error {
   readonly code: KilnErrorCode;
+  readonly retryAfterSeconds?: number;
+  readonly mode?: ServeMode;
 
-  constructor(code: KilnErrorCode, message: string) {
+  constructor(code: KilnErrorCode, message: string, details: KilnErrorDetails = {}) {
     super(message);
     this.name = "KilnError";
     this.code = code;
+    if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
+    if (details.mode !== undefined) this.mode = details.mode;
   }
 }
 
@@ -126,9 +139,25 @@ export function toKilnError(value: unknown): KilnError {
   return new KilnError("INTERNAL", "Unexpected error");
 }
 
+/** `POST /api/connect`'s answer. */
+export interface ConnectResult {
+  connected: boolean;
+  mode: ServeMode;
+  /** When the browser session ends (RFC 3339). */
+  expiresAt?: string;
+}
+
 export interface Backend {
   readonly kind: "tauri" | "http";
   call<C extends Command>(command: C, args: ArgsOf<C>): Promise<ResultOf<C>>;
+  /**
+   * `kiln serve` only: opens a browser session (the server sets its cookie). The token is required
+   * in self-hosted mode and optional in loopback. TOKEN_INVALID, RATE_LIMITED (retryAfterSeconds).
+   * Absent on the desktop, which is always connected and never shows connection UI.
+   */
+  connect?: (token?: string) => Promise<ConnectResult>;
+  /** `kiln serve` only: ends the browser session and clears its cookie. */
+  disconnect?: () => Promise<void>;
   /** Starts receiving engine events; returns a function that stops. */
   subscribe(onEvent: (event: KilnEvent) => void): () => void;
   /** Asks the user for a folder; null when cancelled or not supported (browser). */

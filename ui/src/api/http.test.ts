@@ -1,7 +1,7 @@
-// Tests for the HTTP backend: request shape, error bodies → KilnError, network failures, events.
+// Tests for the HTTP backend: request shape and cookie, connect/disconnect, error bodies → KilnError, network failures, events.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { KilnError } from "./backend";
-import { createHttpBackend } from "./http";
+import { createHttpBackend, parseRetryAfter } from "./http";
 
 function jsonResponse(status: number, body: unknown): Response {
   return new Response(body === undefined ? "" : JSON.stringify(body), {
@@ -28,15 +28,38 @@ describe("HTTP backend call", () => {
     expect(url).toBe("/api/archive_session");
     expect(init.method).toBe("POST");
     expect(init.headers).toEqual({ "content-type": "application/json", "x-kiln": "1" });
+    expect(init.credentials).toBe("same-origin");
     expect(JSON.parse(init.body as string)).toEqual({ sessionId: "s1", stop: true });
   });
 
   it("sends {} for commands without arguments", async () => {
-    const fetchMock = vi.fn(async () => jsonResponse(200, { version: "1" }));
+    const fetchMock = vi.fn(async () => jsonResponse(200, { total: {}, byRole: [] }));
     vi.stubGlobal("fetch", fetchMock);
-    await createHttpBackend().call("get_state", {});
+    await createHttpBackend().call("workspace_usage", {});
     const [, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
     expect(init.body).toBe("{}");
+  });
+
+  it("reads get_state from GET /api/state with the session cookie", async () => {
+    const fetchMock = vi.fn(async () => jsonResponse(200, { version: "1", mode: "loopback", connected: false }));
+    const state = await createHttpBackend({ fetch: fetchMock }).call("get_state", {});
+    expect(state).toMatchObject({ connected: false });
+    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+    expect(url).toBe("/api/state");
+    expect(init.method).toBe("GET");
+    expect(init.credentials).toBe("same-origin");
+    expect(init.body).toBeUndefined();
+  });
+
+  it("turns a 401 from /api/state into NOT_CONNECTED carrying the server's mode", async () => {
+    const body = { error: { code: "NOT_CONNECTED", message: "connect first" }, mode: "self-hosted" };
+    const fetchMock = vi.fn(async () => jsonResponse(401, body));
+    const error = (await createHttpBackend({ fetch: fetchMock })
+      .call("get_state", {})
+      .catch((e: unknown) => e)) as KilnError;
+    expect(error).toBeInstanceOf(KilnError);
+    expect(error.code).toBe("NOT_CONNECTED");
+    expect(error.mode).toBe("self-hosted");
   });
 
   it("turns an error body into a KilnError with its code and message", async () => {
@@ -77,6 +100,53 @@ describe("HTTP backend call", () => {
     const fetchMock = vi.fn(async () => jsonResponse(200, []));
     await createHttpBackend({ baseUrl: "http://127.0.0.1:9000/", fetch: fetchMock }).call("list_sessions", { includeArchived: true });
     expect((fetchMock.mock.calls[0] as unknown[])[0]).toBe("http://127.0.0.1:9000/api/list_sessions");
+  });
+
+  it("connects with a token, and without one, through POST /api/connect", async () => {
+    const answer = { connected: true, mode: "self-hosted", expiresAt: "2026-01-01T12:00:00Z" };
+    const fetchMock = vi.fn(async () => jsonResponse(200, answer));
+    const backend = createHttpBackend({ fetch: fetchMock });
+    expect(await backend.connect!("kiln_abc")).toEqual(answer);
+    await backend.connect!();
+    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+    expect(url).toBe("/api/connect");
+    expect(init.method).toBe("POST");
+    expect(init.credentials).toBe("same-origin");
+    expect((init.headers as Record<string, string>)["x-kiln"]).toBe("1");
+    expect(JSON.parse(init.body as string)).toEqual({ token: "kiln_abc" });
+    const [, second] = fetchMock.mock.calls[1] as unknown as [string, RequestInit];
+    expect(JSON.parse(second.body as string)).toEqual({});
+  });
+
+  it("reports RATE_LIMITED with the Retry-After wait", async () => {
+    const fetchMock = vi.fn(
+      async () =>
+        new Response(JSON.stringify({ error: { code: "RATE_LIMITED", message: "too many failed connects" } }), {
+          status: 429,
+          headers: { "content-type": "application/json", "retry-after": "42" },
+        }),
+    );
+    const error = (await createHttpBackend({ fetch: fetchMock })
+      .connect!("kiln_x")
+      .catch((e: unknown) => e)) as KilnError;
+    expect(error.code).toBe("RATE_LIMITED");
+    expect(error.retryAfterSeconds).toBe(42);
+  });
+
+  it("disconnects through POST /api/disconnect", async () => {
+    const fetchMock = vi.fn(async () => jsonResponse(200, { connected: false }));
+    await createHttpBackend({ fetch: fetchMock }).disconnect!();
+    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+    expect(url).toBe("/api/disconnect");
+    expect(init.method).toBe("POST");
+    expect(init.credentials).toBe("same-origin");
+  });
+
+  it("parses Retry-After as seconds or as a date", () => {
+    expect(parseRetryAfter("17")).toBe(17);
+    expect(parseRetryAfter(new Date(60_000).toUTCString(), 0)).toBe(60);
+    expect(parseRetryAfter("soon")).toBeUndefined();
+    expect(parseRetryAfter(null)).toBeUndefined();
   });
 
   it("has no folder picker", async () => {

@@ -1,6 +1,6 @@
-// Backend over HTTP for `kiln serve`: POST /api/<command> and server-sent events at /api/events.
-import { type ArgsOf, type Backend, type Command, KilnError, type ResultOf } from "./backend";
-import type { KilnEvent } from "./types";
+// Backend over HTTP for `kiln serve`: POST /api/<command>, /api/connect and /api/disconnect (session cookie), and server-sent events at /api/events.
+import { type ArgsOf, type Backend, type Command, type ConnectResult, KilnError, type ResultOf } from "./backend";
+import type { KilnEvent, ServeMode } from "./types";
 
 export interface HttpBackendOptions {
   /** Prefix before /api (default: same origin). */
@@ -13,19 +13,33 @@ export interface HttpBackendOptions {
 
 const MAX_DETAIL = 200;
 
-function errorFromBody(status: number, statusText: string, text: string): KilnError {
+/** Retry-After as seconds from now: delta-seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+function modeOf(value: unknown): ServeMode | undefined {
+  return value === "loopback" || value === "self-hosted" ? value : undefined;
+}
+
+function errorFromBody(response: Response, text: string): KilnError {
+  const retryAfterSeconds = parseRetryAfter(response.headers.get("retry-after"));
   try {
-    const body: unknown = JSON.parse(text);
-    const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown }; mode?: unknown } | null;
+    const error = body?.error;
     if (error && typeof error.code === "string") {
       const message = typeof error.message === "string" ? error.message : error.code;
-      return new KilnError(error.code as KilnError["code"], message);
+      return new KilnError(error.code as KilnError["code"], message, { retryAfterSeconds, mode: modeOf(body?.mode) });
     }
   } catch {
     // Not JSON: fall through to a generic error.
   }
   const detail = text.trim().slice(0, MAX_DETAIL);
-  const head = `HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
+  const head = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
   return new KilnError("INTERNAL", detail ? `${head}: ${detail}` : head);
 }
 
@@ -34,27 +48,48 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
   const doFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const reconnectMs = options.reconnectMs ?? 3000;
 
-  async function call<C extends Command>(command: C, args: ArgsOf<C>): Promise<ResultOf<C>> {
+  /** POSTs JSON to /api/<path> (or GETs it when body is undefined) with the session cookie; the parsed answer (null when empty). */
+  async function request(path: string, body?: unknown): Promise<unknown> {
+    // same-origin credentials: the browser session's cookie goes with every request.
+    const init: RequestInit =
+      body === undefined
+        ? { method: "GET", credentials: "same-origin", cache: "no-store" }
+        : {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-kiln": "1" },
+            credentials: "same-origin",
+            body: JSON.stringify(body),
+          };
     let text: string;
     let response: Response;
     try {
-      response = await doFetch(`${base}/api/${command}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-kiln": "1" },
-        body: JSON.stringify(args ?? {}),
-      });
+      response = await doFetch(`${base}/api/${path}`, init);
       text = await response.text();
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
       throw new KilnError("NETWORK", `Could not reach the Kiln engine (${reason}).`);
     }
-    if (!response.ok) throw errorFromBody(response.status, response.statusText, text);
-    if (text.trim() === "") return null as ResultOf<C>;
+    if (!response.ok) throw errorFromBody(response, text);
+    if (text.trim() === "") return null;
     try {
-      return JSON.parse(text) as ResultOf<C>;
+      return JSON.parse(text) as unknown;
     } catch {
-      throw new KilnError("INTERNAL", `The engine sent a response that is not JSON for ${command}.`);
+      throw new KilnError("INTERNAL", `The engine sent a response that is not JSON for ${path}.`);
     }
+  }
+
+  async function call<C extends Command>(command: C, args: ArgsOf<C>): Promise<ResultOf<C>> {
+    // GET /api/state is get_state; unlike POST /api/get_state, its NOT_CONNECTED answer names the mode.
+    if (command === "get_state") return (await request("state")) as ResultOf<C>;
+    return (await request(command, args ?? {})) as ResultOf<C>;
+  }
+
+  async function connect(token?: string): Promise<ConnectResult> {
+    return (await request("connect", token ? { token } : {})) as ConnectResult;
+  }
+
+  async function disconnect(): Promise<void> {
+    await request("disconnect", {});
   }
 
   function subscribe(onEvent: (event: KilnEvent) => void): () => void {
@@ -102,6 +137,8 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
   return {
     kind: "http",
     call,
+    connect,
+    disconnect,
     subscribe,
     pickFolder: async () => null,
   };

@@ -1,12 +1,21 @@
-// The app header: Kiln mark, the open workspace (name and root), and the theme, Settings and "Switch workspace" buttons.
-import type { AppState } from "../api/types";
+// The app header: Kiln mark, the open workspace (name and root), the serve mode with Disconnect, and the theme, Settings and "Switch workspace" buttons.
+import type { AppState, ServeMode } from "../api/types";
 import { useState } from "react";
 import { applyTheme, loadTheme, nextTheme, type ThemeChoice } from "../lib/theme";
 import { navigate, paths } from "../router";
+import { ServeModeControls } from "./ServeModeControls";
 
 const THEME_LABEL: Record<ThemeChoice, string> = { system: "Theme: system", dark: "Theme: dark", light: "Theme: light" };
 
-export function Header({ app }: { app: AppState | null }) {
+export interface HeaderProps {
+  app: AppState | null;
+  /** The serve mode, known even before a connection (the desktop app's is never self-hosted). */
+  mode?: ServeMode | null;
+  /** Present while connected to a `kiln serve`: ends the browser session. */
+  onDisconnect?: () => Promise<void>;
+}
+
+export function Header({ app, mode = null, onDisconnect }: HeaderProps) {
   const workspace = app?.workspace ?? null;
   const [theme, setTheme] = useState<ThemeChoice>(loadTheme);
   const cycleTheme = () => {
@@ -29,6 +38,7 @@ export function Header({ app }: { app: AppState | null }) {
         </div>
       )}
       <div className="header-end">
+        <ServeModeControls mode={mode} onDisconnect={onDisconnect} />
         {app && <span className="muted small" title={`Transport: ${app.transport}`}>v{app.version}</span>}
         <button type="button" className="btn btn-small" onClick={cycleTheme} data-testid="theme" title="Switch between the system, dark and light themes">
           {THEME_LABEL[theme]}

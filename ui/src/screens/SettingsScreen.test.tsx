@@ -1,23 +1,27 @@
-// Tests for the settings screen: only changed fields are saved, the key is write-only and never shown, errors inline.
+// Tests for the settings screen: only changed fields are saved, the key and the bridge token are write-only and never shown, errors inline, only offered drivers.
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import type { UpdateSettingsArgs } from "../api/types";
 import { fakeBackend, makeSettings } from "../test/fixtures";
 import { renderWithStore } from "../test/render";
-import { changedFields, formOf, SettingsScreen } from "./SettingsScreen";
+import { SettingsScreen } from "./SettingsScreen";
+import { changedFields, formOf, NO_SECRETS } from "./settingsForm";
 
 const SECRET = "sk-test-very-secret-1234";
 const stored = makeSettings({ openaiBaseUrl: "https://api.example.com/v1", openaiModel: "gpt-4.1", openaiKeyFingerprint: "sha256:ab12cd" });
 
 describe("changedFields", () => {
   it("returns nothing when nothing changed, and only what changed otherwise", () => {
-    expect(changedFields(stored, formOf(stored), "", false)).toEqual({});
+    expect(changedFields(stored, formOf(stored))).toEqual({});
     const form = { ...formOf(stored), codexPath: "/opt/codex", openaiModel: "" };
-    expect(changedFields(stored, form, "", false)).toEqual({ codexPath: "/opt/codex", openaiModel: "" });
-    expect(changedFields(stored, formOf(stored), "", true)).toEqual({ openaiKey: "" });
-    expect(changedFields(stored, formOf(stored), " k ", false)).toEqual({ openaiKey: "k" });
+    expect(changedFields(stored, form)).toEqual({ codexPath: "/opt/codex", openaiModel: "" });
+    expect(changedFields(stored, formOf(stored), { ...NO_SECRETS, openaiKey: { value: "", clear: true } })).toEqual({ openaiKey: "" });
+    expect(changedFields(stored, formOf(stored), { ...NO_SECRETS, openaiKey: { value: " k ", clear: false } })).toEqual({ openaiKey: "k" });
+    expect(changedFields(stored, formOf(stored), { ...NO_SECRETS, bridgeToken: { value: " t ", clear: false } })).toEqual({ bridgeToken: "t" });
+    const moved = { ...formOf(stored), bridgeUrl: "https://app.example.com" };
+    expect(changedFields(stored, moved)).toEqual({ bridgeUrl: "https://app.example.com" });
     const planner = !stored.plannerAgent;
-    expect(changedFields(stored, { ...formOf(stored), plannerAgent: planner }, "", false)).toEqual({ plannerAgent: planner });
+    expect(changedFields(stored, { ...formOf(stored), plannerAgent: planner })).toEqual({ plannerAgent: planner });
   });
 });
 
@@ -91,5 +95,69 @@ describe("SettingsScreen", () => {
     expect(screen.getByTestId("key-needed")).toBeInTheDocument();
     fireEvent.change(screen.getByTestId("openai-key"), { target: { value: "sk-new" } });
     expect(screen.queryByTestId("key-needed")).not.toBeInTheDocument();
+  });
+
+  it("shows the connected application's token fingerprint once saved, never the token", async () => {
+    const TOKEN = "bridge-token-very-secret-5678";
+    const saved = makeSettings({ bridgeUrl: "https://app.example.com", bridgeTokenFingerprint: "0a1b2c3d" });
+    const backend = fakeBackend({ get_settings: () => makeSettings({ bridgeUrl: "https://app.example.com" }), update_settings: () => saved });
+    renderWithStore(<SettingsScreen />, backend);
+
+    const token = await screen.findByTestId("bridge-token");
+    expect(token).toHaveAttribute("type", "password");
+    expect(screen.getByTestId("bridge-url")).toHaveValue("https://app.example.com");
+    expect(screen.queryByTestId("bridge-token-fingerprint")).not.toBeInTheDocument();
+
+    fireEvent.change(token, { target: { value: TOKEN } });
+    fireEvent.click(screen.getByTestId("save-settings"));
+
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_settings", { bridgeToken: TOKEN }));
+    expect(await screen.findByTestId("bridge-token-fingerprint")).toHaveTextContent("stored: 0a1b2c3d");
+    expect(screen.getByTestId("bridge-token")).toHaveValue("");
+    expect(document.body.innerHTML).not.toContain(TOKEN);
+  });
+
+  it("shows the server's INVALID_INPUT inline when a changed address comes without a token", async () => {
+    const backend = fakeBackend({
+      get_settings: () => makeSettings({ bridgeUrl: "https://app.example.com", bridgeTokenFingerprint: "0a1b2c3d" }),
+      update_settings: () => {
+        throw { code: "INVALID_INPUT", message: "a new bridge_url needs bridge_token in the same request" };
+      },
+    });
+    renderWithStore(<SettingsScreen />, backend);
+    fireEvent.change(await screen.findByTestId("bridge-url"), { target: { value: "https://other.example.com" } });
+    expect(screen.getByTestId("bridge-token-needed")).toBeInTheDocument();
+    fireEvent.click(screen.getByTestId("save-settings"));
+
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_settings", { bridgeUrl: "https://other.example.com" }));
+    const error = await screen.findByTestId("error");
+    expect(error).toHaveTextContent("INVALID_INPUT");
+    expect(error).toHaveTextContent("a new bridge_url needs bridge_token");
+    expect(screen.getByTestId("bridge-token-fingerprint")).toHaveTextContent("0a1b2c3d");
+  });
+
+  it("offers only the drivers the server lists (self-hosted: bring-your-own-key only)", async () => {
+    const openai = { id: "openai-compatible", available: true, detail: "gpt-4.1 at https://api.example.com/v1" };
+    const backend = fakeBackend({ get_settings: () => makeSettings({ defaultDriver: "claude", drivers: [openai] }) });
+    renderWithStore(<SettingsScreen />, backend);
+
+    const list = await screen.findByTestId("driver-list");
+    expect(within(list).getAllByRole("listitem").map((li) => li.getAttribute("data-driver"))).toEqual(["openai-compatible"]);
+    expect(screen.queryByTestId("claude-path")).not.toBeInTheDocument();
+    expect(screen.queryByTestId("codex-path")).not.toBeInTheDocument();
+    expect(screen.getByTestId("openai-key")).toBeInTheDocument();
+
+    const choices = within(screen.getByTestId("default-driver")).getAllByRole("option") as HTMLOptionElement[];
+    expect(choices.filter((o) => !o.disabled).map((o) => o.value)).toEqual(["openai-compatible"]);
+    expect(choices.find((o) => o.value === "claude")?.disabled).toBe(true);
+  });
+
+  it("offers the local drivers' binaries when the server lists them", async () => {
+    renderWithStore(<SettingsScreen />, fakeBackend({ get_settings: () => makeSettings() }));
+    expect(await screen.findByTestId("claude-path")).toBeInTheDocument();
+    expect(screen.getByTestId("codex-path")).toBeInTheDocument();
+    const choices = within(screen.getByTestId("default-driver")).getAllByRole("option") as HTMLOptionElement[];
+    expect(choices.map((o) => o.value)).toEqual(["claude", "codex", "openai-compatible"]);
+    expect(choices.some((o) => o.disabled)).toBe(false);
   });
 });

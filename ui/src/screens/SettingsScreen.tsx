@@ -1,50 +1,16 @@
-// Settings: the default driver, the planner agent, driver binaries, the OpenAI-compatible endpoint and its write-only key; Save sends only changes.
+// Settings: the default driver, the planner agent, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key) and the connected application; Save sends only changes.
 import { type FormEvent, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
-import type { SettingsView, UpdateSettingsArgs } from "../api/types";
+import type { SettingsView } from "../api/types";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { Loading } from "../components/Loading";
+import { SecretField } from "../components/SecretField";
 import { Badge } from "../components/StateBadge";
+import { TextField } from "../components/TextField";
 import { paths } from "../router";
 import { useStore } from "../state/store";
 import { useSettings } from "../state/useSettings";
-
-/** The editable text fields, as the form holds them ("" for unset). */
-export interface SettingsForm {
-  defaultDriver: string;
-  claudePath: string;
-  codexPath: string;
-  openaiBaseUrl: string;
-  openaiModel: string;
-  plannerAgent: boolean;
-}
-
-const TEXT_FIELDS = ["defaultDriver", "claudePath", "codexPath", "openaiBaseUrl", "openaiModel"] as const;
-
-export function formOf(view: SettingsView): SettingsForm {
-  return {
-    defaultDriver: view.defaultDriver,
-    claudePath: view.claudePath ?? "",
-    codexPath: view.codexPath ?? "",
-    openaiBaseUrl: view.openaiBaseUrl ?? "",
-    openaiModel: view.openaiModel ?? "",
-    plannerAgent: view.plannerAgent,
-  };
-}
-
-/** The update to send: only fields that differ from the view ("" clears); the key only when typed or cleared. */
-export function changedFields(view: SettingsView, form: SettingsForm, key: string, clearKey: boolean): UpdateSettingsArgs {
-  const before = formOf(view);
-  const args: UpdateSettingsArgs = {};
-  for (const field of TEXT_FIELDS) {
-    const value = form[field].trim();
-    if (value !== before[field].trim()) args[field] = value;
-  }
-  if (form.plannerAgent !== before.plannerAgent) args.plannerAgent = form.plannerAgent;
-  if (clearKey) args.openaiKey = "";
-  else if (key.trim()) args.openaiKey = key.trim();
-  return args;
-}
+import { changedFields, formOf, needsSecret, NO_SECRETS, type Secrets, type SettingsForm, type TextFieldName } from "./settingsForm";
 
 export function SettingsScreen() {
   const { settings, error, loading, setSettings, reload } = useSettings();
@@ -84,21 +50,20 @@ interface SettingsFormProps {
 function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
   const { backend } = useStore();
   const [form, setForm] = useState<SettingsForm>(() => formOf(view));
-  // The key typed here is sent once and never shown back: the view only carries its fingerprint.
-  const [key, setKey] = useState("");
-  const [clearKey, setClearKey] = useState(false);
+  // Secrets typed here are sent once and never shown back: the view only carries their fingerprints.
+  const [secrets, setSecrets] = useState<Secrets>(NO_SECRETS);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<KilnError | null>(null);
 
-  const changes = changedFields(view, form, key, clearKey);
+  const changes = changedFields(view, form, secrets);
   const dirty = Object.keys(changes).length > 0;
-  const urlChanged = "openaiBaseUrl" in changes;
-  const needsKey = urlChanged && view.openaiKeyFingerprint !== null && !key.trim() && !clearKey;
-  const set = (field: (typeof TEXT_FIELDS)[number]) => (value: string) => {
-    setForm((f) => ({ ...f, [field]: value }));
-  };
-  const driverIds = view.drivers.map((d) => d.id);
-  if (!driverIds.includes(view.defaultDriver)) driverIds.unshift(view.defaultDriver);
+  const keyNeeded = needsSecret("openaiBaseUrl" in changes, view.openaiKeyFingerprint, secrets.openaiKey);
+  const tokenNeeded = needsSecret("bridgeUrl" in changes, view.bridgeTokenFingerprint, secrets.bridgeToken);
+  const set = (field: TextFieldName) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
+  const setSecret = (name: keyof Secrets) => (input: Secrets[keyof Secrets]) => setSecrets((s) => ({ ...s, [name]: input }));
+  // Only the drivers this server offers (self-hosted: bring-your-own-key only).
+  const offered = new Set(view.drivers.map((d) => d.id));
+  const defaultOffered = offered.has(view.defaultDriver);
 
   async function save(e: FormEvent) {
     e.preventDefault();
@@ -106,9 +71,7 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
     setBusy(true);
     setError(null);
     try {
-      const next = await backend.call("update_settings", changes);
-      setKey("");
-      onSaved(next);
+      onSaved(await backend.call("update_settings", changes));
     } catch (err) {
       setError(toKilnError(err));
       setBusy(false);
@@ -121,9 +84,14 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
         Default driver
       </label>
       <select id="default-driver" value={form.defaultDriver} onChange={(e) => set("defaultDriver")(e.target.value)} data-testid="default-driver">
-        {driverIds.map((id) => (
-          <option key={id} value={id}>
-            {id}
+        {!defaultOffered && (
+          <option value={view.defaultDriver} disabled>
+            {view.defaultDriver} (not offered here)
+          </option>
+        )}
+        {view.drivers.map((d) => (
+          <option key={d.id} value={d.id}>
+            {d.id}
           </option>
         ))}
       </select>
@@ -149,53 +117,52 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
         ))}
       </ul>
 
-      <TextField id="claude-path" label="Claude Code binary" value={form.claudePath} onChange={set("claudePath")} placeholder="found on PATH" hint="An absolute path; leave empty to search PATH." />
-      <TextField id="codex-path" label="Codex binary" value={form.codexPath} onChange={set("codexPath")} placeholder="found on PATH" hint="An absolute path; leave empty to search PATH." />
+      {offered.has("claude") && (
+        <TextField id="claude-path" label="Claude Code binary" value={form.claudePath} onChange={set("claudePath")} placeholder="found on PATH" hint="An absolute path; leave empty to search PATH." />
+      )}
+      {offered.has("codex") && (
+        <TextField id="codex-path" label="Codex binary" value={form.codexPath} onChange={set("codexPath")} placeholder="found on PATH" hint="An absolute path; leave empty to search PATH." />
+      )}
 
-      <h2 className="section-title">OpenAI-compatible endpoint</h2>
-      <TextField id="openai-base-url" label="Base URL" value={form.openaiBaseUrl} onChange={set("openaiBaseUrl")} placeholder="https://api.example.com/v1" />
-      <TextField id="openai-model" label="Model" value={form.openaiModel} onChange={set("openaiModel")} placeholder="e.g. gpt-4.1" />
+      {offered.has("openai-compatible") && (
+        <>
+          <h2 className="section-title">OpenAI-compatible endpoint</h2>
+          <TextField id="openai-base-url" label="Base URL" value={form.openaiBaseUrl} onChange={set("openaiBaseUrl")} placeholder="https://api.example.com/v1" />
+          <TextField id="openai-model" label="Model" value={form.openaiModel} onChange={set("openaiModel")} placeholder="e.g. gpt-4.1" />
+          <SecretField
+            id="openai-key"
+            label="API key"
+            noun="key"
+            input={secrets.openaiKey}
+            onChange={setSecret("openaiKey")}
+            fingerprint={view.openaiKeyFingerprint}
+            fingerprintTestId="key-fingerprint"
+            clearTestId="clear-key"
+          />
+          {keyNeeded && (
+            <p className="hint warn-text" data-testid="key-needed">
+              Give the API key again with the new base URL: a stored key is never sent to another host.
+            </p>
+          )}
+        </>
+      )}
 
-      <label className="field-label" htmlFor="openai-key">
-        API key
-      </label>
-      <input
-        id="openai-key"
-        className="input"
-        type="password"
-        value={key}
-        onChange={(e) => {
-          setKey(e.target.value);
-          setClearKey(false);
-        }}
-        placeholder={view.openaiKeyFingerprint ? "type a new key to replace the stored one" : "not set"}
-        autoComplete="new-password"
-        spellCheck={false}
-        data-testid="openai-key"
+      <h2 className="section-title">Connected application</h2>
+      <p className="hint">The application the preview talks to. Its access token is stored sealed, bound to this address.</p>
+      <TextField id="bridge-url" label="Address" value={form.bridgeUrl} onChange={set("bridgeUrl")} placeholder="https://app.example.com" />
+      <SecretField
+        id="bridge-token"
+        label="Access token"
+        noun="token"
+        input={secrets.bridgeToken}
+        onChange={setSecret("bridgeToken")}
+        fingerprint={view.bridgeTokenFingerprint}
+        fingerprintTestId="bridge-token-fingerprint"
+        clearTestId="clear-bridge-token"
       />
-      <div className="key-status">
-        {view.openaiKeyFingerprint && !clearKey && (
-          <>
-            <span className="muted small" data-testid="key-fingerprint">
-              stored: <code>{view.openaiKeyFingerprint}</code>
-            </span>
-            <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => { setClearKey(true); setKey(""); }} data-testid="clear-key">
-              Clear
-            </button>
-          </>
-        )}
-        {clearKey && (
-          <>
-            <span className="warn-text small">The stored key is removed when you save.</span>
-            <button type="button" className="btn btn-small" onClick={() => setClearKey(false)}>
-              Keep it
-            </button>
-          </>
-        )}
-      </div>
-      {needsKey && (
-        <p className="hint warn-text" data-testid="key-needed">
-          Give the API key again with the new base URL: a stored key is never sent to another host.
+      {tokenNeeded && (
+        <p className="hint warn-text" data-testid="bridge-token-needed">
+          Give the access token again with the new address: a stored token is never sent to another host.
         </p>
       )}
 
@@ -211,26 +178,5 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
         </button>
       </div>
     </form>
-  );
-}
-
-interface TextFieldProps {
-  id: string;
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  placeholder?: string;
-  hint?: string;
-}
-
-function TextField({ id, label, value, onChange, placeholder, hint }: TextFieldProps) {
-  return (
-    <>
-      <label className="field-label" htmlFor={id}>
-        {label}
-      </label>
-      <input id={id} className="input" value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} autoComplete="off" spellCheck={false} data-testid={id} />
-      {hint && <p className="hint">{hint}</p>}
-    </>
   );
 }

@@ -1,6 +1,6 @@
 // Test fixtures: sample workspace, sessions and transcript entries, plus a scriptable fake Backend.
 import { vi } from "vitest";
-import type { ArgsOf, Backend, Command, ResultOf } from "../api/backend";
+import type { ArgsOf, Backend, Command, ConnectResult, ResultOf } from "../api/backend";
 import type {
   AppState,
   AttachmentView,
@@ -167,13 +167,19 @@ type Handlers = { [C in Command]?: (args: ArgsOf<C>) => ResultOf<C> | Promise<Re
 
 export interface FakeBackend extends Backend {
   call: Backend["call"] & ReturnType<typeof vi.fn>;
+  /** HTTP only (absent for "tauri"): resolves as connected in the app state's mode unless re-mocked. */
+  connect?: NonNullable<Backend["connect"]> & ReturnType<typeof vi.fn>;
+  disconnect?: NonNullable<Backend["disconnect"]> & ReturnType<typeof vi.fn>;
   /** Delivers an event to every subscriber. */
   emit: (event: KilnEvent) => void;
   /** Replaces or adds command handlers. */
   handle: (handlers: Handlers) => void;
 }
 
-/** A fake Backend answering from handlers (defaults: get_state → appState, list_sessions → [], workspace_usage → none, get_gates → []). */
+/**
+ * A fake Backend answering from handlers (defaults: get_state → appState, list_sessions → [], workspace_usage → none, get_gates → []).
+ * The "http" kind also has connect and disconnect mocks, as `kiln serve` does.
+ */
 export function fakeBackend(handlers: Handlers = {}, kind: "tauri" | "http" = "http"): FakeBackend {
   const table: Handlers = {
     get_state: () => appState,
@@ -188,9 +194,17 @@ export function fakeBackend(handlers: Handlers = {}, kind: "tauri" | "http" = "h
     if (!handler) throw new Error(`fake backend: no handler for ${command}`);
     return handler(args);
   });
+  const connection =
+    kind === "http"
+      ? {
+          connect: vi.fn(async (): Promise<ConnectResult> => ({ connected: true, mode: appState.mode })) as FakeBackend["connect"],
+          disconnect: vi.fn(async () => {}) as FakeBackend["disconnect"],
+        }
+      : {};
   return {
     kind,
     call: call as FakeBackend["call"],
+    ...connection,
     subscribe: (onEvent) => {
       listeners.add(onEvent);
       return () => listeners.delete(onEvent);
