@@ -43,10 +43,11 @@ export function copyExample() {
   return dest;
 }
 
-/** Starts `kiln serve --port 0` and resolves with its URL, read from "Kiln is serving <url>". */
-export function startServer({ workspace, env = {} } = {}) {
+/** Starts `kiln serve --port 0 [...args]` and resolves with its URL, read from "Kiln is
+ * serving <url>", and its config dir (where `kiln token` keeps the tokens it admits). */
+export function startServer({ workspace, env = {}, args: extra = [] } = {}) {
   const configDir = tempDir("kiln-browser-config-");
-  const args = ["serve", "--port", "0"];
+  const args = ["serve", "--port", "0", ...extra];
   if (workspace) args.push("--workspace", workspace);
   const child = spawn(KILN, args, {
     env: { ...process.env, ...env, KILN_CONFIG_DIR: configDir },
@@ -69,7 +70,7 @@ export function startServer({ workspace, env = {} } = {}) {
       if (m) {
         clearTimeout(timer);
         if (Number(m[2]) === 0) reject(new Error(`kiln serve printed port 0, not the port it bound: ${m[0]}`));
-        else resolve({ url: m[1], child });
+        else resolve({ url: m[1], child, configDir });
       }
     });
     child.on("error", (e) => {

@@ -48,7 +48,8 @@ export function Header({ app, mode = null, onDisconnect }: HeaderProps) {
             Settings
           </button>
         )}
-        {workspace && (
+        {/* A self-hosted server serves only the workspace it was started with. */}
+        {workspace && mode !== "self-hosted" && (
           <button type="button" className="btn btn-small" onClick={() => navigate(paths.workspace)} data-testid="switch-workspace">
             Switch workspace
           </button>

@@ -36,7 +36,8 @@ function useCountdown(until: number | null): number | null {
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, [until]);
-  return until === null ? null : Math.max(0, Math.ceil((until - now) / 1000));
+  // `now` lags until the effect runs: never count from before the wait began.
+  return until === null ? null : Math.max(0, Math.ceil((until - Math.max(now, Date.now())) / 1000));
 }
 
 export function ConnectScreen({ mode, reason }: { mode: ServeMode; reason: ConnectReason }) {
