@@ -79,7 +79,31 @@ pub fn router(engine: Arc<Engine>, assets: Arc<dyn Assets>, serving: Serving) ->
         .with_state(app)
         .merge(api)
         .layer(axum::middleware::from_fn_with_state(connections, connection::require))
+        .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn_with_state(guard::Guard::new(serving.mode, serving.port), guard::check))
+}
+
+/// What the page may load and who may frame it: the same policy as the desktop
+/// webview's, with `'self'` in place of the IPC origin.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+     img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// Headers on every answer, refusals included: no framing, no sniffing, no referrer
+/// leaking a session's URL, and nothing from the API kept in a cache.
+async fn security_headers(mut response: Response) -> Response {
+    use axum::http::header::{self, HeaderValue};
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
+    headers.insert("cross-origin-resource-policy", HeaderValue::from_static("same-origin"));
+    let is_asset = headers.get(header::CONTENT_TYPE).is_some_and(|t| !t.as_bytes().starts_with(b"application/json"));
+    if !is_asset {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
 }
 
 /// Binds `addr` and serves until the process ends. `on_ready` gets the bound address.
