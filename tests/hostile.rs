@@ -359,7 +359,7 @@ impl Run {
         }
         if matches!(expect, Code(..) | ErrOneOf(..)) && status_ok {
             let body = resp.json();
-            if !body["error"]["message"].as_str().is_some_and(|m| !m.trim().is_empty()) {
+            if body["error"]["message"].as_str().is_none_or(|m| m.trim().is_empty()) {
                 self.fail(format!("{name}: an error without a message: {got}"));
             }
         }
@@ -1163,7 +1163,7 @@ fn failed_connects_are_rate_limited() {
         assert!(r.headers_named("set-cookie").is_empty(), "a refused connect sets a cookie");
     }
     // Counted per client address: another loopback address still connects.
-    let r = connect_req(p, Some(&token)).from_addr(Ipv4Addr::new(127, 0, 0, 2)).send(p).unwrap();
+    let r = connect_req(p, Some(&token)).source_addr(Ipv4Addr::new(127, 0, 0, 2)).send(p).unwrap();
     assert_eq!(r.status, 200, "a connect from 127.0.0.2: {}", r.text());
 }
 

@@ -67,7 +67,7 @@ impl Req {
         self
     }
 
-    pub fn from_addr(mut self, source: Ipv4Addr) -> Req {
+    pub fn source_addr(mut self, source: Ipv4Addr) -> Req {
         self.source = Some(source);
         self
     }
