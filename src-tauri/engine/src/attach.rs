@@ -2,6 +2,15 @@
 //! `attachments::check` before anything is written, stored under
 //! `sessions/<id>/attachments/<attachmentId>-<safeName>` and copied into the working
 //! copy at `reference/attachments/<safeName>`, where the agent reads them.
+//!
+//! Paths: the attachment id is Kiln's own UUID (and a UUID is checked before a remove
+//! builds a path from one); the name is `attachments::safe_name`, one plain segment.
+//! Both directories are Kiln's own, so they are confined with no link allowed on the
+//! way (`paths::confine_no_links`), and a file already at a copy's place (a link an
+//! agent planted, say) is replaced, never written through.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use sqlx::FromRow;
@@ -12,6 +21,7 @@ use crate::clock::now;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
+use crate::paths;
 use crate::session::{self, publish, record};
 use crate::workspace::Workspace;
 
@@ -49,13 +59,17 @@ pub async fn add(ws: &Workspace, events: &EventBus, args: AddAttachmentArgs) -> 
     let checked = attachments::check(&args.name, &bytes, existing.len())?;
     let taken: Vec<String> = existing.iter().map(|a| a.name.clone()).collect();
     let name = attachments::safe_name(&args.name, &taken)?;
+    debug_assert!(attachments::is_safe_name(&name), "{name:?}");
     let attachment_id = SessionId::new().to_string();
 
-    let stored = ws.session_dir(&id).join("attachments").join(format!("{attachment_id}-{name}"));
-    let copy = ws.session_workdir(&id).join(IN_WORKDIR).join(&name);
+    // Both places are checked before either is written, so a refusal leaves nothing.
+    let stored = stored_dir(ws, &id)?.join(format!("{attachment_id}-{name}"));
+    let copy = copy_dir(ws, &id)?.join(&name);
     for path in [&stored, &copy] {
-        std::fs::create_dir_all(path.parent().expect("has a parent"))?;
-        std::fs::write(path, &bytes)?;
+        if let Err(e) = write_new(path, &bytes) {
+            let _ = std::fs::remove_file(&stored);
+            return Err(e);
+        }
     }
     let kind = match checked.kind {
         attachments::Kind::Image => "image",
@@ -93,10 +107,48 @@ pub async fn remove(ws: &Workspace, events: &EventBus, args: RemoveAttachmentArg
         .await?;
     let name = name.ok_or_else(|| ApiError::new(ErrorCode::AttachmentNotFound, "this session has no such attachment"))?;
     sqlx::query("DELETE FROM attachments WHERE id = ?").bind(attachment_id.as_str()).execute(&ws.pool).await?;
-    let _ = std::fs::remove_file(ws.session_dir(&id).join("attachments").join(format!("{attachment_id}-{name}")));
-    let _ = std::fs::remove_file(ws.session_workdir(&id).join(IN_WORKDIR).join(&name));
+    // The record is gone either way; a file is removed only where Kiln put it: a
+    // directory that became a link holds nothing of Kiln's, so nothing there is removed.
+    // `remove_file` on a link removes the link, never what it points to.
+    if !attachments::is_safe_name(&name) {
+        tracing::warn!("attachment {attachment_id} had the unsafe name {name:?}; no file removed");
+    } else {
+        for file in [stored_dir(ws, &id).map(|d| d.join(format!("{attachment_id}-{name}"))), copy_dir(ws, &id).map(|d| d.join(&name))] {
+            match file {
+                Ok(file) => {
+                    let _ = std::fs::remove_file(file);
+                }
+                Err(e) => tracing::warn!("removing attachment {attachment_id}: {}", e.message),
+            }
+        }
+    }
     record(ws, events, &id, EntryKind::System, None, &format!("Removed the attachment `{name}`.")).await?;
     publish(ws, events, &id).await
+}
+
+/// `sessions/<id>/attachments`, where the originals are kept.
+fn stored_dir(ws: &Workspace, id: &SessionId) -> Result<PathBuf> {
+    paths::confine_no_links(&ws.session_dir(id), "attachments")
+}
+
+/// `reference/attachments` in the working copy, where the agent reads the copies.
+fn copy_dir(ws: &Workspace, id: &SessionId) -> Result<PathBuf> {
+    paths::confine_no_links(&ws.session_workdir(id), IN_WORKDIR)
+}
+
+/// Writes `bytes` as a new regular file at `path` (its directory made first). Whatever
+/// is already there, a link included, is removed first and the file is created with
+/// `create_new`, which never follows a link: the bytes land at `path` and nowhere else.
+fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => return Err(paths::refused(&path.display().to_string(), "a directory is in the attachment's place")),
+        Ok(_) => std::fs::remove_file(path)?,
+        Err(_) => {}
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    file.write_all(bytes)?;
+    Ok(())
 }
 
 /// The note a turn's instruction starts with when the session has attachments.

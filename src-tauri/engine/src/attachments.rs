@@ -127,6 +127,20 @@ fn without_bom(text: &str) -> &str {
 /// 7. unique in the session, ignoring case: `-2`, `-3`… go before the extension.
 ///
 /// So `my photo (1).PNG` becomes `my-photo-1.PNG`. An empty result is refused.
+///
+/// A hostile or odd name is stored under a safe name, never refused for its spelling
+/// alone: the cleaning cannot yield a path, so refusing would only cost the operator a
+/// file a browser or an OS named oddly. The record keeps that safe name, not the
+/// original: it is the name the agent reads the copy by, and the operator must see the
+/// same one. Case by case (the tests in `tests/paths.rs` hold each):
+/// - `a/b.png`, `..\..\b.png`, `C:\Users\me\b.png`: the last segment, `b.png`;
+/// - `..` or `.`: no name left, and no extension, so `ATTACHMENT_TYPE` first;
+/// - `.hidden.txt`, `-rf.txt`: `hidden.txt`, `rf.txt` (no hidden file, no option);
+/// - a 300-character name: cut to 128, the extension kept;
+/// - control characters, NUL included: each one a `-`;
+/// - look-alikes of `/` and `.` (U+2215, U+2044, U+FF0F, U+FF0E) and U+202E (which
+///   makes `x\u{202e}gnp.txt` display as `xtxt.png`): each a `-`, so `..∕..∕a.png` is
+///   `a.png` and the extension checked and stored is the real one, `.txt`.
 pub fn safe_name(original: &str, taken: &[String]) -> Result<String> {
     let cleaned = clean(original);
     if cleaned.is_empty() {
@@ -141,6 +155,17 @@ pub fn safe_name(original: &str, taken: &[String]) -> Result<String> {
         }
     }
     unreachable!("some suffix is always free")
+}
+
+/// Whether `name` could have come out of `safe_name`: one segment of `[A-Za-z0-9._-]`,
+/// at most 128 characters, not starting with `.` or `-`, with no `..`. Checked again
+/// before a name read back from the records becomes part of a path.
+pub fn is_safe_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME_CHARS
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !name.starts_with(['.', '-'])
+        && !name.contains("..")
 }
 
 /// Steps 1 to 5 of `safe_name`. The result is ASCII, so characters are bytes.

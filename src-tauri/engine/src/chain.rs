@@ -143,7 +143,7 @@ pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: App
         return Err(ApiError::new(ErrorCode::SessionRunning, "approve the specification when the turn has ended"));
     }
     let module = session_module(&session, &args.module_id)?;
-    let path = spec_path(ws, &id, &module);
+    let path = spec_path(ws, &id, &module)?;
     let text = std::fs::read_to_string(&path)
         .map_err(|_| ApiError::new(ErrorCode::SpecMissing, format!("`{}` has no specification to approve yet", module.id)))?;
     let approved = approval::with_status(&text, "approved");
@@ -187,7 +187,8 @@ pub async fn get_spec(ws: &Workspace, args: ModuleArgs) -> Result<SpecView> {
 }
 
 async fn spec_view(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<SpecView> {
-    let text = std::fs::read_to_string(spec_path(ws, id, module)).ok();
+    // A specification that leads out of the working copy is refused, not shown.
+    let text = std::fs::read_to_string(spec_path(ws, id, module)?).ok();
     Ok(SpecView {
         module_id: module.id.clone(),
         path: std::path::Path::new(&module.directory).join(&ws.config.modules.spec).to_string_lossy().into_owned(),
@@ -209,7 +210,7 @@ pub async fn save_spec(ws: &Workspace, events: &EventBus, args: SaveSpecArgs) ->
     if args.text.len() > 512 * 1024 {
         return Err(ApiError::invalid("a specification is at most 512 KiB"));
     }
-    let path = spec_path(ws, &id, &module);
+    let path = spec_path(ws, &id, &module)?;
     let was_approved = spec_approved(ws, &id, &module).await?;
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
@@ -222,15 +223,20 @@ pub async fn save_spec(ws: &Workspace, events: &EventBus, args: SaveSpecArgs) ->
     Ok(view)
 }
 
-fn spec_path(ws: &Workspace, id: &SessionId, module: &SessionModule) -> std::path::PathBuf {
-    ws.session_workdir(id).join(&module.directory).join(&ws.config.modules.spec)
+/// The module's specification in the working copy, confined to it (`paths::confine`):
+/// the working copy is the agent's, so its module directory or specification may be a
+/// link by now, and one leading out is refused (`PATH_NOT_ALLOWED`), never read or
+/// written through.
+fn spec_path(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<std::path::PathBuf> {
+    let rel = std::path::Path::new(&module.directory).join(&ws.config.modules.spec);
+    crate::paths::confine(&ws.session_workdir(id), &rel.to_string_lossy())
 }
 
 /// Whether the module's specification is approved as it stands: approved in this
 /// session (the recorded digest matches), or unchanged since the session's base with
 /// `status: approved` there.
 pub async fn spec_approved(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
-    let Ok(text) = std::fs::read_to_string(spec_path(ws, id, module)) else { return Ok(false) };
+    let Ok(text) = spec_path(ws, id, module).and_then(|p| Ok(std::fs::read_to_string(p)?)) else { return Ok(false) };
     if approval::is_current(turns::approval(&ws.pool, id.as_str(), &module.id).await?.as_deref(), &text) {
         return Ok(true);
     }
@@ -322,7 +328,7 @@ async fn begin(
 }
 
 fn has_spec(ws: &Workspace, id: &SessionId, module: &SessionModule) -> bool {
-    spec_path(ws, id, module).is_file()
+    spec_path(ws, id, module).is_ok_and(|p| p.is_file())
 }
 
 /// The role's instruction and the session context the driver receives.

@@ -125,7 +125,10 @@ fn collect(ws: &Workspace, pruning: &SessionId) {
     }
     if let Ok(sessions) = std::fs::read_dir(ws.sessions_dir()) {
         for session in sessions.flatten() {
-            if session.file_name().to_str() != Some(pruning.as_str()) {
+            // Only real session directories: through a link in `sessions/` this would
+            // remove an `index` wherever the link points.
+            let real_dir = session.file_type().is_ok_and(|t| t.is_dir());
+            if real_dir && session.file_name().to_str() != Some(pruning.as_str()) {
                 let _ = std::fs::remove_file(session.path().join("index"));
             }
         }
@@ -164,6 +167,10 @@ pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointA
     let joined_later: Vec<String> =
         session.modules.iter().filter(|m| m.base_sequence > args.sequence).map(|m| format!("{}/", m.directory)).collect();
     let workdir = ws.session_workdir(&id);
+    // A working copy replaced by a link is neither read nor written through.
+    if std::fs::symlink_metadata(&workdir).is_ok_and(|m| !m.is_dir()) {
+        return Err(ApiError::new(ErrorCode::PathNotAllowed, format!("the working copy of session {id} is not a plain directory; nothing was restored")));
+    }
     {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;

@@ -149,7 +149,25 @@ fn environment(workdir: &Path, dir: &Path) -> Vec<(String, String)> {
 /// Runs one module gate.
 pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo, gate: &str) -> Outcome {
     let workdir = ws.session_workdir(id);
-    let dir = if gate == "dependencies" { workdir.clone() } else { workdir.join(&module.directory) };
+    // The module's directory is the agent's to change: one replaced by a link leading
+    // out of the working copy fails the gate instead of running a command out there.
+    let module_dir = match crate::paths::confine(&workdir, &module.directory) {
+        Ok(dir) => dir,
+        Err(e) => {
+            return Outcome {
+                module: Some(module.id.clone()),
+                gate: gate.into(),
+                command: String::new(),
+                status: GateStatus::Failed,
+                exit_code: None,
+                duration_ms: 0,
+                head: e.message,
+                tail: String::new(),
+                note: Some("the module's directory leads outside the working copy".into()),
+            }
+        }
+    };
+    let dir = if gate == "dependencies" { workdir.clone() } else { module_dir.clone() };
     let Some(command) = command(ws, &workdir, module, gate) else {
         return Outcome {
             module: Some(module.id.clone()),
@@ -163,7 +181,7 @@ pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo
             note: Some(format!("no {gate} command applies to this module")),
         };
     };
-    let env = environment(&workdir, &workdir.join(&module.directory));
+    let env = environment(&workdir, &module_dir);
     let key = format!("{id}");
     let timeout = Duration::from_secs(ws.config.session.gate_timeout_seconds.max(1));
     let result = process::run_in(&command, &dir, Environment::Only(&env), timeout, |running| {
@@ -230,7 +248,14 @@ pub fn spec_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) ->
     let mut problems = Vec::new();
     for m in modules {
         let path = Path::new(&m.directory).join(&ws.config.modules.spec);
-        match std::fs::read_to_string(workdir.join(&path)) {
+        let confined = match crate::paths::confine(&workdir, &path.to_string_lossy()) {
+            Ok(confined) => confined,
+            Err(e) => {
+                problems.push(format!("{}: {}", path.display(), e.message));
+                continue;
+            }
+        };
+        match std::fs::read_to_string(confined) {
             Err(_) if m.kind == ModuleChange::New => {} // written by its first turn
             Err(_) => problems.push(format!("{}: missing", path.display())),
             Ok(text) => {
@@ -251,8 +276,16 @@ pub fn module_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) 
     let workdir = ws.session_workdir(id);
     let mut problems = Vec::new();
     for m in modules {
-        let dir = workdir.join(&m.directory);
-        let package = dir.join("package.json");
+        // Each manifest is confined to the working copy: a link leading out is a problem
+        // to name, never a file to read (a parse error would quote it).
+        let manifest = |name: &str| crate::paths::confine(&workdir, &format!("{}/{name}", m.directory));
+        let (package, cargo) = match (manifest("package.json"), manifest("Cargo.toml")) {
+            (Ok(package), Ok(cargo)) => (package, cargo),
+            (Err(e), _) | (_, Err(e)) => {
+                problems.push(format!("{}: {}", m.directory, e.message));
+                continue;
+            }
+        };
         if package.is_file() {
             match std::fs::read_to_string(&package).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()) {
                 None => problems.push(format!("{}/package.json: not valid JSON", m.directory)),
@@ -260,7 +293,6 @@ pub fn module_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) 
                 Some(_) => {}
             }
         }
-        let cargo = dir.join("Cargo.toml");
         if cargo.is_file() {
             if let Err(e) = std::fs::read_to_string(&cargo).map_err(|e| e.to_string()).and_then(|t| toml::from_str::<toml::Value>(&t).map_err(|e| e.to_string())) {
                 problems.push(format!("{}/Cargo.toml: {e}", m.directory));

@@ -19,6 +19,7 @@ pub mod events;
 pub mod gates;
 pub mod ids;
 pub mod modules;
+pub mod paths;
 pub mod handoff;
 pub mod planner;
 pub mod planner_agent;

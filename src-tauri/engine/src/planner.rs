@@ -75,7 +75,9 @@ impl Rules<'_> {
             } else if let Some(pattern) = self.id_pattern {
                 if pattern.is_match(word) && !is_bare_word(word) {
                     let directory = self.new_directory(word);
-                    if self.modules.iter().any(|x| x.directory == directory) {
+                    // An id with no short name (`@shop/.x`) would make the glob's parent
+                    // itself the new module's directory.
+                    if self.modules.iter().any(|x| x.directory == directory) || directory.split('/').any(str::is_empty) {
                         continue;
                     }
                     let reason = format!("matches the new-module pattern `{}` and no module has this id", pattern.as_str());

@@ -158,8 +158,18 @@ async fn apply(ws: &Workspace, events: &EventBus, id: &SessionId, answer: std::r
         let added = if let Some(module) = ws.module(wanted) {
             Some(SessionModule { id: module.id.clone(), directory: module.directory.clone(), kind: ModuleChange::Edit, joined_at: now(), base_sequence: sequence })
         } else if ws.id_pattern.as_ref().is_some_and(|p| p.is_match(wanted)) {
+            // The id is the agent's text and names the new module's directory: it must
+            // make a plain path of non-empty names (no control characters, no `.git`).
             let directory = rules.new_directory(wanted);
-            Some(SessionModule { id: wanted.to_string(), directory, kind: ModuleChange::New, joined_at: now(), base_sequence: sequence })
+            let plain = !wanted.chars().any(char::is_control)
+                && !directory.split('/').any(str::is_empty)
+                && crate::paths::relative(&directory).is_ok();
+            if plain {
+                Some(SessionModule { id: wanted.to_string(), directory, kind: ModuleChange::New, joined_at: now(), base_sequence: sequence })
+            } else {
+                notes.push(format!("ignored `{}`: it makes no usable directory", wanted.escape_debug()));
+                None
+            }
         } else {
             notes.push(format!("ignored `{wanted}`: no such module, and not a new-module id"));
             None

@@ -142,16 +142,22 @@ fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
 }
 
 /// Copies `[session] copy` files (ignored, so not in the snapshot) into the working copy.
+/// An entry is a path relative to both roots by the rules of `paths`: never `.kiln`
+/// (Kiln's secret key must not reach an agent) nor `.git`. The source may be a link
+/// (a `.env` kept elsewhere is common); the destination may not lead out of the working
+/// copy, whatever links the materialized files hold.
 fn copy_session_files(ws: &Workspace, workdir: &std::path::Path) {
     for rel in &ws.config.session.copy {
-        let clean = std::path::Path::new(rel);
-        if clean.is_absolute() || clean.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-            tracing::warn!("skipping session copy entry `{rel}`: not a plain relative path");
-            continue;
-        }
-        let from = ws.root.join(clean);
+        let to = match crate::paths::confine(workdir, rel) {
+            Ok(to) => to,
+            Err(e) => {
+                tracing::warn!("skipping session copy entry: {}", e.message);
+                continue;
+            }
+        };
+        // The same text passed the rules above: relative, no `..`, `.git` or `.kiln`.
+        let from = ws.root.join(rel);
         if from.is_file() {
-            let to = workdir.join(clean);
             if let Some(parent) = to.parent() {
                 let _ = std::fs::create_dir_all(parent);
             }
@@ -362,17 +368,14 @@ pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) 
     if session.deleted_at.is_some() && keep {
         return Err(ApiError::new(ErrorCode::SessionDeleted, format!("session {id} was already deleted")));
     }
+    // Checked before anything stops or goes, so a refusal removes nothing.
+    let dir = removable_session_dir(ws, &id)?;
     stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "delete").await?;
 
-    let dir = ws.session_dir(&id);
-    if dir.exists() {
-        // The id is a validated UUID, but the real path must still stay inside sessions/.
-        let real = dir.canonicalize()?;
-        let sessions = ws.sessions_dir().canonicalize()?;
-        if real.parent() != Some(sessions.as_path()) {
-            return Err(ApiError::new(ErrorCode::InvalidSessionId, format!("session {id} resolves outside .kiln/sessions")));
-        }
-        std::fs::remove_dir_all(&real)?;
+    if let Some(dir) = dir {
+        // `remove_dir_all` never follows a link inside (a link an agent planted in the
+        // working copy is removed, what it points to stays).
+        std::fs::remove_dir_all(&dir)?;
     }
     let removed = {
         let _guard = ws.store_lock.lock().await;
@@ -390,6 +393,30 @@ pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) 
     let text = format!("Deleted: the working copy and {removed} checkpoint(s) were removed; this transcript is kept.");
     record(ws, events, &id, EntryKind::System, None, &text).await?;
     publish(ws, events, &id).await.map(Some)
+}
+
+/// The session's directory as it may be removed: `None` when there is none, else its
+/// real path, which must be a directory directly inside the real `.kiln/sessions`. The
+/// id is a validated UUID, so the name is one plain segment; but the directory itself
+/// may have been replaced by a link (to anywhere), which is refused, `PATH_NOT_ALLOWED`,
+/// rather than followed or removed: only the operator should sort that out.
+fn removable_session_dir(ws: &Workspace, id: &SessionId) -> Result<Option<std::path::PathBuf>> {
+    let dir = ws.session_dir(id);
+    let meta = match std::fs::symlink_metadata(&dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let outside = || ApiError::new(ErrorCode::PathNotAllowed, format!("the directory of session {id} is not a plain directory inside .kiln/sessions; nothing was removed"));
+    if !meta.is_dir() {
+        return Err(outside());
+    }
+    let real = dir.canonicalize()?;
+    let sessions = ws.sessions_dir().canonicalize()?;
+    if real.parent() != Some(sessions.as_path()) || real.file_name() != Some(std::ffi::OsStr::new(id.as_str())) {
+        return Err(outside());
+    }
+    Ok(Some(real))
 }
 
 pub async fn list(ws: &Workspace, include_archived: bool) -> Result<Vec<SessionView>> {

@@ -275,8 +275,17 @@ pub fn commit(store: &Repository, tree: Oid, parent: Option<Oid>, message: &str,
 }
 
 /// Writes every file of a commit's tree under `dest` (which must not hold other files).
+///
+/// Nothing is written through a symbolic link, whoever put it there: `dest` must be a
+/// real directory (a link in its place is refused, `PATH_NOT_ALLOWED`), each directory
+/// is made with `create_dir` and a link or file in its place is replaced, and each file
+/// is created new (`write_blob`). The tree walk makes a directory before its files, so
+/// every file lands in a directory this function checked.
 pub fn materialize(store: &Repository, commit: Oid, dest: &Path) -> Result<usize> {
     let tree = store.find_commit(commit)?.tree()?;
+    if fs::symlink_metadata(dest).is_ok_and(|m| !m.is_dir()) {
+        return Err(crate::paths::refused(&dest.display().to_string(), "the working copy's place holds a link or a file"));
+    }
     fs::create_dir_all(dest)?;
     let mut written = 0usize;
     let mut failure: Option<ApiError> = None;
@@ -285,7 +294,7 @@ pub fn materialize(store: &Repository, commit: Oid, dest: &Path) -> Result<usize
         let path: PathBuf = dest.join(dir).join(name);
         let result: Result<()> = (|| {
             match entry.kind() {
-                Some(ObjectType::Tree) => fs::create_dir_all(&path)?,
+                Some(ObjectType::Tree) => real_dir(&path)?,
                 Some(ObjectType::Blob) => {
                     let blob = store.find_blob(entry.id())?;
                     write_blob(&path, blob.content(), entry.filemode() as u32)?;
@@ -309,41 +318,99 @@ pub fn materialize(store: &Repository, commit: Oid, dest: &Path) -> Result<usize
     }
 }
 
+/// Makes `path` a real directory: kept when it is one, made when missing, and a link or
+/// file in its place removed first (`remove_file` removes a link, never its target).
+fn real_dir(path: &Path) -> std::io::Result<()> {
+    match fs::create_dir(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            if fs::symlink_metadata(path)?.is_dir() {
+                return Ok(());
+            }
+            fs::remove_file(path)?;
+            fs::create_dir(path)
+        }
+        other => other,
+    }
+}
+
+/// Removes whatever is at `path` (a real directory with its content, or a file or link
+/// itself); nothing there is fine.
+fn remove_entry(path: &Path) -> std::io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
+        Ok(_) => fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes a blob at `path`, whose directory must exist: a symbolic link for a link
+/// entry, else a file created new (`create_new` never follows a link). Whatever was
+/// already at `path` is removed first, so it is replaced, never written through.
 fn write_blob(path: &Path, content: &[u8], mode: u32) -> Result<()> {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
+    let create = || -> std::io::Result<()> {
+        if mode == MODE_LINK {
+            let target = String::from_utf8_lossy(content).into_owned();
+            return std::os::unix::fs::symlink(target, path);
+        }
+        let mut file = fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+        file.write_all(content)?;
+        if mode == MODE_EXEC {
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(fs::Permissions::from_mode(0o755))?;
+        }
+        Ok(())
+    };
+    match create() {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            remove_entry(path)?;
+            Ok(create()?)
+        }
+        other => Ok(other?),
     }
-    if mode == MODE_LINK {
-        let target = String::from_utf8_lossy(content).into_owned();
-        std::os::unix::fs::symlink(target, path)?;
-        return Ok(());
-    }
-    fs::write(path, content)?;
-    if mode == MODE_EXEC {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(path, fs::Permissions::from_mode(0o755))?;
-    }
-    Ok(())
 }
 
 /// Makes `rel` under `workdir` what it is in `tree`: its content, mode or symbolic
-/// link, or no file when the tree has none. Directories left empty are removed, as
-/// git does not keep them.
+/// link, a directory, or nothing when the tree has none. Directories left empty are
+/// removed, as git does not keep them.
+///
+/// The working copy is the agent's, so any part of `rel` may be a link by now, and an
+/// ignored one is in no snapshot, so no restore puts it back first. A link is never
+/// followed: `workdir` itself must be a real directory (`PATH_NOT_ALLOWED` otherwise);
+/// to write, every directory on the way is made a real one, a link in its place
+/// removed (the tree says a directory is there); to remove, a path under a link or a
+/// file is not in the working copy, so there is nothing to remove.
 pub fn put_path(store: &Repository, tree: &git2::Tree<'_>, workdir: &Path, rel: &str) -> Result<()> {
-    let target = workdir.join(rel);
-    if let Ok(meta) = fs::symlink_metadata(&target) {
-        if meta.is_dir() {
-            fs::remove_dir_all(&target)?;
-        } else {
-            fs::remove_file(&target)?;
-        }
+    let rel_path = Path::new(rel);
+    let names: Vec<&std::ffi::OsStr> = rel_path
+        .components()
+        .map(|c| match c {
+            std::path::Component::Normal(name) => Ok(name),
+            _ => Err(crate::paths::refused(rel, "a path in a snapshot is relative plain names")),
+        })
+        .collect::<Result<_>>()?;
+    let Some((_, parents)) = names.split_last() else { return Err(crate::paths::refused(rel, "the path is empty")) };
+    if !fs::symlink_metadata(workdir).is_ok_and(|m| m.is_dir()) {
+        return Err(crate::paths::refused(&workdir.display().to_string(), "the working copy is not a real directory"));
     }
-    match tree.get_path(Path::new(rel)) {
-        Ok(entry) if entry.kind() == Some(ObjectType::Blob) => {
+    let target = workdir.join(rel_path);
+    let wanted = tree.get_path(rel_path).ok();
+    match wanted.as_ref().and_then(|e| e.kind()) {
+        Some(ObjectType::Blob) => {
+            let entry = wanted.as_ref().expect("matched");
+            make_real_dirs(workdir, parents)?;
             let blob = store.find_blob(entry.id())?;
             write_blob(&target, blob.content(), entry.filemode() as u32)
         }
+        Some(ObjectType::Tree) => {
+            make_real_dirs(workdir, &names)?;
+            Ok(())
+        }
         _ => {
+            if !real_dirs_on_the_way(workdir, parents) {
+                return Ok(());
+            }
+            remove_entry(&target)?;
             let mut dir = target.parent();
             while let Some(d) = dir.filter(|d| *d != workdir) {
                 if fs::remove_dir(d).is_err() {
@@ -354,6 +421,25 @@ pub fn put_path(store: &Repository, tree: &git2::Tree<'_>, workdir: &Path, rel: 
             Ok(())
         }
     }
+}
+
+/// Makes `workdir/names[0]/names[1]/…` real directories, one level at a time.
+fn make_real_dirs(workdir: &Path, names: &[&std::ffi::OsStr]) -> std::io::Result<()> {
+    let mut dir = workdir.to_path_buf();
+    for name in names {
+        dir.push(name);
+        real_dir(&dir)?;
+    }
+    Ok(())
+}
+
+/// Whether each of `workdir/names[0]/…` is a real directory (no link, no file).
+fn real_dirs_on_the_way(workdir: &Path, names: &[&std::ffi::OsStr]) -> bool {
+    let mut dir = workdir.to_path_buf();
+    names.iter().all(|name| {
+        dir.push(name);
+        fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir())
+    })
 }
 
 /// Removes every ref of a session (its checkpoints) from the store.

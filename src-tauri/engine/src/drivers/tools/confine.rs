@@ -1,19 +1,15 @@
 //! Where the openai-compatible driver's tools may read and write: inside the session's
-//! working copy and nowhere else. A path from the model is refused when it is absolute,
-//! climbs with `..`, carries control characters, names `.git` or `.kiln` (the
-//! repository's history and Kiln's own state are not the agent's to touch), or when its
-//! real location, symbolic links followed, is outside the working copy. A refusal is an
-//! error message for the model, never a panic.
+//! working copy and nowhere else, by the same rules as every request (`crate::paths`):
+//! no absolute path, no `..`, no control characters, no `.git` or `.kiln` (the
+//! repository's history and Kiln's own state are not the agent's to touch), and no
+//! symbolic link leading out. A refusal is an error message for the model, never a panic.
 
-use std::ffi::OsStr;
-use std::io::ErrorKind;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-/// Names no tool may pass through, compared without case: on a case-insensitive disk
-/// `.GIT` is the same directory as `.git`.
-const PRIVATE: [&str; 2] = [".git", ".kiln"];
+pub use crate::paths::is_private;
 
-/// The working copy, by its real (canonical) path, so every check compares real paths.
+/// The working copy, by its real (canonical) path, taken once when the turn starts: a
+/// working copy later swapped for a link does not move where the tools may go.
 #[derive(Debug, Clone)]
 pub struct Root {
     real: PathBuf,
@@ -29,48 +25,11 @@ impl Root {
     }
 
     /// The real location of `raw` (relative to the working copy), for reading or for
-    /// writing: the part that exists is resolved through any symbolic links and must stay
-    /// inside; the part that does not exist yet is plain names, so it cannot be a link.
+    /// writing; `.` is the working copy itself. The refusal is the model's message.
     pub fn resolve(&self, raw: &str) -> Result<PathBuf, String> {
-        let refused = |why: &str| format!("refused `{}`: {why}", raw.escape_debug());
-        if raw.chars().any(char::is_control) {
-            return Err(refused("control characters are not allowed in a path"));
-        }
-        let mut relative = PathBuf::new();
-        for component in Path::new(raw).components() {
-            match component {
-                Component::CurDir => {}
-                Component::Normal(name) if is_private(name) => return Err(refused("`.git` and `.kiln` are off limits")),
-                Component::Normal(name) => relative.push(name),
-                Component::ParentDir => return Err(refused("`..` is not allowed; paths stay inside the working copy")),
-                Component::RootDir | Component::Prefix(_) => {
-                    return Err(refused("absolute paths are not allowed; give a path relative to the working copy"))
-                }
-            }
-        }
-
-        let joined = self.real.join(&relative);
-        let mut existing = joined.as_path();
-        let mut missing: Vec<&OsStr> = Vec::new();
-        // `symlink_metadata`, not `exists`: a link that leads nowhere exists, and writing
-        // through it would create its target wherever it points.
-        loop {
-            match existing.symlink_metadata() {
-                Ok(_) => break,
-                Err(e) if e.kind() == ErrorKind::NotFound && existing != self.real => {
-                    missing.extend(existing.file_name());
-                    existing = existing.parent().unwrap_or(&self.real);
-                }
-                Err(e) => return Err(refused(&e.to_string())),
-            }
-        }
-        let real = existing.canonicalize().map_err(|_| refused("it goes through a symbolic link that leads nowhere"))?;
-        let inside = real.strip_prefix(&self.real).map_err(|_| refused("it leads outside the working copy"))?;
-        // A link inside the working copy may still point into `.git`.
-        if inside.components().any(|c| is_private(c.as_os_str())) {
-            return Err(refused("it leads into `.git` or `.kiln`, which are off limits"));
-        }
-        Ok(missing.into_iter().rev().fold(real, |path, name| path.join(name)))
+        crate::paths::relative(raw)
+            .and_then(|relative| crate::paths::confine_real(&self.real, raw, &relative))
+            .map_err(|e| e.message)
     }
 
     /// `real` as the model should see it: relative to the working copy, `/`-separated.
@@ -82,9 +41,4 @@ impl Root {
             relative
         }
     }
-}
-
-pub fn is_private(name: &OsStr) -> bool {
-    let name = name.to_string_lossy();
-    PRIVATE.iter().any(|p| name.eq_ignore_ascii_case(p))
 }
