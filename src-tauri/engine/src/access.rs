@@ -107,7 +107,8 @@ impl Access {
     }
 
     pub async fn list_tokens(&self) -> Result<Vec<TokenInfo>> {
-        let rows: Vec<(String, String, i64, Option<i64>, Option<i64>)> =
+        type Row = (String, String, i64, Option<i64>, Option<i64>);
+        let rows: Vec<Row> =
             sqlx::query_as("SELECT id, name, created_at, expires_at, revoked_at FROM access_tokens ORDER BY created_at, id")
                 .fetch_all(&self.pool)
                 .await?;
