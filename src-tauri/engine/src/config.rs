@@ -94,6 +94,8 @@ pub struct PreviewConfig {
     pub bridge: Option<String>,
     pub data: Option<String>,
     pub root: Option<String>,
+    /// Minutes without a visit before a running preview is stopped (default 15).
+    pub idle_minutes: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -50,6 +50,8 @@ pub enum ErrorCode {
     PathNotAllowed,
     /// A sealed secret that cannot be opened: altered, or sealed under another key.
     SecretUnreadable,
+    /// The workspace sets neither `[preview] command` nor `[preview] root`.
+    PreviewNotConfigured,
     Internal,
 }
 
@@ -79,6 +81,7 @@ impl ErrorCode {
             BodyTooLarge => 413,
             PathNotAllowed => 400,
             SecretUnreadable => 500,
+            PreviewNotConfigured => 409,
             Internal => 500,
         }
     }
@@ -120,6 +123,7 @@ impl ErrorCode {
             NotAllowedInMode => "NOT_ALLOWED_IN_MODE",
             PathNotAllowed => "PATH_NOT_ALLOWED",
             SecretUnreadable => "SECRET_UNREADABLE",
+            PreviewNotConfigured => "PREVIEW_NOT_CONFIGURED",
             Internal => "INTERNAL",
         }
     }

@@ -22,6 +22,7 @@ pub mod modules;
 pub mod paths;
 pub mod handoff;
 pub mod planner;
+pub mod preview;
 pub mod planner_agent;
 pub mod process;
 pub mod roles;

@@ -328,6 +328,7 @@ pub async fn archive(ws: &Workspace, events: &EventBus, args: StopArgs) -> Resul
         return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {id} is already archived")));
     }
     stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "archive").await?;
+    crate::preview::stop_quietly(ws, events, &id).await;
     let at = now();
     records::set_flag(&ws.pool, id.as_str(), Flag::Archived, Some(&at), &at).await?;
     record(ws, events, &id, EntryKind::System, None, "Archived.").await?;
@@ -355,6 +356,7 @@ pub async fn reject(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result
         return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {id} is already rejected")));
     }
     stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "reject").await?;
+    crate::preview::stop_quietly(ws, events, &id).await;
     let at = now();
     records::set_flag(&ws.pool, id.as_str(), Flag::Rejected, Some(&at), &at).await?;
     record(ws, events, &id, EntryKind::System, None, "Rejected: this change will not be delivered.").await?;
@@ -371,6 +373,8 @@ pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) 
     // Checked before anything stops or goes, so a refusal removes nothing.
     let dir = removable_session_dir(ws, &id)?;
     stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "delete").await?;
+    // The preview runs from the working copy about to go: stop it first.
+    crate::preview::stop_quietly(ws, events, &id).await;
 
     if let Some(dir) = dir {
         // `remove_dir_all` never follows a link inside (a link an agent planted in the

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use regex::Regex;
 use sqlx::SqlitePool;
@@ -39,6 +39,8 @@ pub struct Workspace {
     pub diffs: crate::diff::DiffCache,
     /// Serializes writes to `store.git`.
     pub store_lock: tokio::sync::Mutex<()>,
+    /// The running preview per session.
+    pub previews: Mutex<HashMap<String, Arc<crate::preview::Preview>>>,
     /// The server's mode: a self-hosted workspace runs bring-your-own-key drivers only.
     pub mode: crate::api::types::ServeMode,
 }
@@ -96,6 +98,7 @@ impl Workspace {
             queued: Mutex::new(std::collections::HashSet::new()),
             diffs: Default::default(),
             store_lock: tokio::sync::Mutex::new(()),
+            previews: Mutex::new(HashMap::new()),
             mode: Default::default(),
         })
     }

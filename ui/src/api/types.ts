@@ -1,7 +1,7 @@
 // Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).
 // Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "INTERNAL";
 
 export type ApiError = { code: ErrorCode, message: string, };
 
@@ -67,7 +67,66 @@ export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff
 
 export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, };
 
-export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "resync" };
+export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "resync" };
+
+export type PreviewState = "stopped" | "starting" | "ready" | "restarting" | "crashed";
+
+export type PreviewKind = "command" | "static" | "none";
+
+export type ModuleUrl = { moduleId: string, 
+/**
+ * A path on the preview's origin, e.g. `/?module=cart`.
+ */
+path: string, };
+
+export type BridgeActivity = { url: string, 
+/**
+ * `GET`s the session's application answered 404 and the bridge answered.
+ */
+forwarded: number, 
+/**
+ * Requests the bridge could not answer (down, or an error): marked unavailable.
+ */
+unavailable: number, 
+/**
+ * Requests refused rather than forwarded (other methods, `/api/auth/*`).
+ */
+refused: number, };
+
+export type PreviewView = { sessionId: string, kind: PreviewKind, state: PreviewState, 
+/**
+ * The gateway's origin, e.g. `http://127.0.0.1:41234`, while it runs.
+ */
+origin: string | null, 
+/**
+ * The first URL to load in the frame: it carries the preview's secret, which the
+ * gateway turns into an HttpOnly cookie and strips with a redirect.
+ */
+enterUrl: string | null, 
+/**
+ * The port the application listens on (`$PORT`), for the command kind.
+ */
+port: number | null, 
+/**
+ * Why it stopped or crashed, in words.
+ */
+message: string | null, 
+/**
+ * The last lines of the process's output (stdout and stderr).
+ */
+log: Array<string>, 
+/**
+ * Times it was started again after exiting.
+ */
+restarts: number, 
+/**
+ * `fixtures` or `bridge`.
+ */
+data: string, bridge: BridgeActivity | null, 
+/**
+ * Each session module's first screen.
+ */
+moduleUrls: Array<ModuleUrl>, };
 
 export type KilnEvent = { id: number, at: string, body: EventBody, };
 

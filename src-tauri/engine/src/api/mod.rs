@@ -46,6 +46,10 @@ macro_rules! for_each_operation {
             remove_attachment(RemoveAttachmentArgs) -> SessionView;
             update_session(UpdateSessionArgs) -> SessionView;
             workspace_usage(EmptyArgs) -> UsageView;
+            get_preview(SessionIdArgs) -> PreviewView;
+            start_preview(SessionIdArgs) -> PreviewView;
+            stop_preview(SessionIdArgs) -> PreviewView;
+            restart_preview(SessionIdArgs) -> PreviewView;
         }
     };
 }
@@ -114,6 +118,7 @@ impl Engine {
         for running in ws.running.lock().unwrap().values() {
             running.kill();
         }
+        crate::preview::stop_all(&ws, &self.events).await;
     }
 
     pub fn subscribe(&self, since: Option<u64>) -> Subscription {
@@ -269,6 +274,29 @@ impl Engine {
     /// Tokens and cost of every turn in the workspace, in total and per role.
     pub async fn workspace_usage(&self, _: EmptyArgs) -> Result<UsageView> {
         crate::store::turns::usage(&self.workspace()?.pool, None).await
+    }
+
+    /// A session's preview as it stands.
+    pub async fn get_preview(&self, args: SessionIdArgs) -> Result<PreviewView> {
+        let id = crate::ids::SessionId::parse(&args.session_id)?;
+        crate::preview::get(&*self.workspace()?, &id).await
+    }
+
+    /// Starts the session's preview (a no-op when it runs) and its gateway.
+    pub async fn start_preview(&self, args: SessionIdArgs) -> Result<PreviewView> {
+        let id = crate::ids::SessionId::parse(&args.session_id)?;
+        crate::preview::start(&self.workspace()?, &self.events, &id).await
+    }
+
+    pub async fn stop_preview(&self, args: SessionIdArgs) -> Result<PreviewView> {
+        let id = crate::ids::SessionId::parse(&args.session_id)?;
+        crate::preview::stop(&self.workspace()?, &self.events, &id).await
+    }
+
+    /// Stops it and starts it again, crashed or not, behind a fresh gateway.
+    pub async fn restart_preview(&self, args: SessionIdArgs) -> Result<PreviewView> {
+        let id = crate::ids::SessionId::parse(&args.session_id)?;
+        crate::preview::restart(&self.workspace()?, &self.events, &id).await
     }
 
     /// Each module's changes against its base, from the cache while the working copy is unchanged.

@@ -1,0 +1,325 @@
+//! The preview process's supervisor: runs `[preview] command` in the session's working
+//! copy with a free `$PORT`, waits for `ready` (an HTTP path answering below 400, a log
+//! line matching `re:<regex>`, or else the port accepting connections), points the
+//! gateway at it, and starts it again when it exits. Quick failures back off (1, 2, 4 s)
+//! and the third in a row is a crash, shown with the log rather than retried forever.
+//! The process runs in its own group, which is killed whole, and dies with Kiln.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::watch;
+
+use super::Preview;
+use crate::api::types::{PreviewState, SetupState};
+use crate::events::EventBus;
+use crate::ids::SessionId;
+use crate::workspace::Workspace;
+
+/// How long a start may take to become ready.
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
+/// A run shorter than this counts as a failure towards a crash.
+const SHORT_RUN: Duration = Duration::from_secs(10);
+/// Failures in a row before giving up.
+const MAX_FAILURES: u32 = 3;
+/// How long a stopped process gets to exit before its group is killed.
+const GRACE: Duration = Duration::from_secs(3);
+
+pub struct Job {
+    pub ws: Arc<Workspace>,
+    pub events: Arc<EventBus>,
+    pub preview: Arc<Preview>,
+    pub session_id: SessionId,
+    pub command: String,
+    pub ready: Option<String>,
+    pub idle: Duration,
+    pub workdir: PathBuf,
+    pub port: watch::Sender<Option<u16>>,
+    pub stop: watch::Receiver<bool>,
+}
+
+/// How one run of the process ended.
+enum Ended {
+    Stopped,
+    Exited { code: Option<i32>, ran: Duration, was_ready: bool },
+    NeverReady,
+    Idle,
+}
+
+pub async fn run(mut job: Job) {
+    let preview = job.preview.clone();
+    let _done = Done(preview.clone());
+    if !wait_for_setup(&mut job).await {
+        return;
+    }
+    let mut failures = 0u32;
+    loop {
+        let ended = match once(&mut job).await {
+            Ok(ended) => ended,
+            Err(e) => {
+                preview.log_line(format!("kiln: cannot start the preview: {e}"));
+                preview.set(&job.events, |s| {
+                    s.state = PreviewState::Crashed;
+                    s.message = Some(format!("the preview could not start: {e}"));
+                });
+                return;
+            }
+        };
+        let _ = job.port.send(None);
+        match ended {
+            Ended::Stopped => return,
+            Ended::Idle => {
+                let minutes = job.idle.as_secs() / 60;
+                retire(&job, format!("stopped after {minutes} minutes without a visit")).await;
+                return;
+            }
+            Ended::NeverReady => {
+                let how = match job.ready.as_deref() {
+                    Some(r) if r.starts_with("re:") => format!("it never printed a line matching `{}`", &r[3..]),
+                    Some(path) => format!("{path} never answered on port $PORT"),
+                    None => "nothing listened on $PORT".into(),
+                };
+                preview.set(&job.events, |s| {
+                    s.state = PreviewState::Crashed;
+                    s.port = None;
+                    s.message = Some(format!(
+                        "the preview did not become ready within {} s: {how} (does it listen on the port Kiln gives it in $PORT?)",
+                        READY_TIMEOUT.as_secs()
+                    ));
+                });
+                return;
+            }
+            Ended::Exited { code, ran, was_ready } => {
+                failures = if !was_ready || ran < SHORT_RUN { failures + 1 } else { 1 };
+                let how = code.map(|c| format!("exit code {c}")).unwrap_or_else(|| "killed by a signal".into());
+                if failures >= MAX_FAILURES {
+                    preview.set(&job.events, |s| {
+                        s.state = PreviewState::Crashed;
+                        s.port = None;
+                        s.message = Some(format!("the preview exited {failures} times in a row ({how}); see its log"));
+                    });
+                    return;
+                }
+                let backoff = Duration::from_secs(1 << (failures - 1).min(3));
+                preview.log_line(format!("kiln: the preview exited ({how}); starting it again in {} s", backoff.as_secs()));
+                preview.set(&job.events, |s| {
+                    s.state = PreviewState::Restarting;
+                    s.port = None;
+                    s.message = Some(format!("exited ({how}); restarting"));
+                    s.restarts += 1;
+                });
+                tokio::select! {
+                    _ = tokio::time::sleep(backoff) => {}
+                    _ = stopped(&mut job.stop) => return,
+                }
+            }
+        }
+    }
+}
+
+/// Resolves when the preview is told to stop (dropping the guard `wait_for` holds).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|stop| *stop).await;
+}
+
+/// Marks the supervisor finished however it ends, so a stop can wait for it.
+struct Done(Arc<Preview>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        self.0.finished.send_replace(true);
+    }
+}
+
+/// Waits until the supervisor (and so the process) is gone.
+pub async fn wait_stopped(preview: &Preview) {
+    let mut finished = preview.finished.subscribe();
+    let _ = finished.wait_for(|done| *done).await;
+}
+
+/// A preview command usually needs the session's dependencies: wait for its setup.
+async fn wait_for_setup(job: &mut Job) -> bool {
+    let mut said = false;
+    loop {
+        let setting_up = matches!(crate::session::view(&job.ws, &job.session_id).await, Ok(s) if s.setup == SetupState::Running);
+        if !setting_up {
+            return true;
+        }
+        if !said {
+            job.preview.set(&job.events, |s| s.message = Some("waiting for the session's setup to finish".into()));
+            said = true;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(300)) => {}
+            _ = stopped(&mut job.stop) => return false,
+        }
+    }
+}
+
+/// Stops an idle preview the way the operator would: process, gateway, record.
+async fn retire(job: &Job, why: String) {
+    let mine = {
+        let mut previews = job.ws.previews.lock().unwrap();
+        match previews.get(job.session_id.as_str()) {
+            Some(p) if Arc::ptr_eq(p, &job.preview) => previews.remove(job.session_id.as_str()),
+            _ => None,
+        }
+    };
+    if mine.is_some() {
+        let gateway = job.preview.gateway.lock().unwrap().take();
+        if let Some(gateway) = gateway {
+            gateway.stop().await;
+        }
+    }
+    job.preview.set(&job.events, |s| {
+        s.state = PreviewState::Stopped;
+        s.port = None;
+        s.message = Some(why);
+    });
+}
+
+/// One run: start, wait for ready, serve until it exits or is stopped.
+async fn once(job: &mut Job) -> std::io::Result<Ended> {
+    let port = free_port()?;
+    let mut child = spawn(&job.command, &job.workdir, port)?;
+    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+    let started = Instant::now();
+    job.preview.set(&job.events, |s| {
+        s.state = PreviewState::Starting;
+        s.port = Some(port);
+        s.message = None;
+    });
+    job.preview.log_line(format!("kiln: $ {} (PORT={port})", job.command));
+
+    let pattern = job.ready.as_deref().and_then(|r| r.strip_prefix("re:")).and_then(|r| regex::Regex::new(r).ok());
+    let (matched_tx, matched_rx) = watch::channel(false);
+    let matched_tx = Arc::new(matched_tx);
+    for stream in [child.stdout.take().map(boxed), child.stderr.take().map(boxed)].into_iter().flatten() {
+        tokio::spawn(pump(stream, job.preview.clone(), pattern.clone(), matched_tx.clone()));
+    }
+
+    let ready = wait_ready(job.ready.as_deref(), port, matched_rx);
+    let became_ready = tokio::select! {
+        ok = tokio::time::timeout(READY_TIMEOUT, ready) => ok.is_ok(),
+        status = child.wait() => {
+            return Ok(Ended::Exited { code: status.ok().and_then(|s| s.code()), ran: started.elapsed(), was_ready: false });
+        }
+        _ = stopped(&mut job.stop) => {
+            end(&mut child, pgid).await;
+            return Ok(Ended::Stopped);
+        }
+    };
+    if !became_ready {
+        end(&mut child, pgid).await;
+        return Ok(Ended::NeverReady);
+    }
+    let _ = job.port.send(Some(port));
+    job.preview.set(&job.events, |s| s.state = PreviewState::Ready);
+    let ready_at = Instant::now();
+
+    let tick = (job.idle / 4).clamp(Duration::from_millis(200), Duration::from_secs(30));
+    loop {
+        tokio::select! {
+            status = child.wait() => {
+                end(&mut child, pgid).await;
+                return Ok(Ended::Exited { code: status.ok().and_then(|s| s.code()), ran: ready_at.elapsed(), was_ready: true });
+            }
+            _ = stopped(&mut job.stop) => {
+                end(&mut child, pgid).await;
+                return Ok(Ended::Stopped);
+            }
+            _ = tokio::time::sleep(tick) => {
+                let last = job.preview.activity.last_request_ms.load(std::sync::atomic::Ordering::Relaxed);
+                let now = time::OffsetDateTime::now_utc().unix_timestamp_nanos() as i64 / 1_000_000;
+                if now - last > job.idle.as_millis() as i64 {
+                    end(&mut child, pgid).await;
+                    return Ok(Ended::Idle);
+                }
+            }
+        }
+    }
+}
+
+fn boxed(stream: impl AsyncRead + Unpin + Send + 'static) -> Box<dyn AsyncRead + Unpin + Send> {
+    Box::new(stream)
+}
+
+async fn pump(stream: Box<dyn AsyncRead + Unpin + Send>, preview: Arc<Preview>, pattern: Option<regex::Regex>, matched: Arc<watch::Sender<bool>>) {
+    let mut lines = BufReader::new(stream).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if pattern.as_ref().is_some_and(|p| p.is_match(&line)) {
+            matched.send_replace(true);
+        }
+        preview.log_line(line);
+    }
+}
+
+/// Resolves when the application is ready by the workspace's definition.
+async fn wait_ready(ready: Option<&str>, port: u16, mut matched: watch::Receiver<bool>) {
+    match ready {
+        Some(r) if r.starts_with("re:") => {
+            let _ = matched.wait_for(|m| *m).await;
+        }
+        Some(path) => {
+            let client = reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(2)).build().expect("an HTTP client");
+            let url = format!("http://127.0.0.1:{port}/{}", path.trim_start_matches('/'));
+            loop {
+                if let Ok(response) = client.get(&url).send().await {
+                    if response.status().as_u16() < 400 {
+                        return;
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+        None => loop {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        },
+    }
+}
+
+fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn spawn(command: &str, dir: &std::path::Path, port: u16) -> std::io::Result<Child> {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    // SAFETY: prctl is async-signal-safe; it only asks the kernel to kill the child
+    // when Kiln's thread that spawned it dies, so a crashed Kiln leaves no preview behind.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    cmd.spawn()
+}
+
+/// Asks the group to exit, then kills whatever is left of it.
+async fn end(child: &mut Child, pgid: i32) {
+    if pgid > 0 {
+        // SAFETY: signals the process group this supervisor created.
+        unsafe {
+            libc::kill(-pgid, libc::SIGTERM);
+        }
+    }
+    let _ = tokio::time::timeout(GRACE, child.wait()).await;
+    crate::process::Running { pgid }.kill();
+    let _ = child.wait().await;
+}
