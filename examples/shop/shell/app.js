@@ -37,6 +37,9 @@ function selected() {
 async function show(mod) {
   for (const link of nav.children) link.classList.toggle('active', link.dataset.module === mod?.directory);
   screen.replaceChildren();
+  // Which module the screen shows (tests wait for `#screen[data-module="<directory>"] h1`).
+  if (mod?.directory) screen.dataset.module = mod.directory;
+  else delete screen.dataset.module;
   if (!mod) return screen.append(h('p', { class: 'empty' }, 'No modules are enabled.'));
   if (mod.missing) return screen.append(h('p', { class: 'error' }, `Module "${mod.missing}" is not enabled.`));
   document.title = `${mod.title} · ${shop.name}`;

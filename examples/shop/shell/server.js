@@ -1,11 +1,11 @@
-// Shop application shell: serves the page and assets, and mounts enabled modules' APIs and screens.
+// Shop application shell: serves the page and assets, and mounts enabled modules' APIs, screens and nav entries.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createContext, invoke, sendJSON } from './lib/context.js';
-import { loadEnabledModules } from './lib/modules.js';
+import { enabledModules } from './lib/modules.js';
 
 const shellDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(shellDir);
@@ -48,29 +48,45 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 const dataDir = path.resolve(root, args.data ?? process.env.SHOP_DATA ?? 'fixtures');
 const ctx = createContext(loadFixtures(dataDir));
-const modules = await loadEnabledModules(root);
-const byDirectory = new Map(modules.map((mod) => [mod.directory, mod]));
-const pageRoutes = new Set(['/', '/index.html', ...modules.map((mod) => mod.route)]);
+// SHOP_LOG_REQUESTS=1 prints "<METHOD> <url>" for every request (Kiln's bridge test reads it).
+const logRequests = process.env.SHOP_LOG_REQUESTS === '1';
+// Re-read on each request when enabled.json or a module changed, so modules show up without touching the shell.
+const currentModules = enabledModules(root);
+await currentModules();
 
-const server = http.createServer((req, res) => {
+async function route(req, res) {
   const { pathname } = new URL(req.url, 'http://127.0.0.1');
   const [, first = '', second = '', ...rest] = pathname.split('/');
+  if (pathname === '/health' && (req.method === 'GET' || req.method === 'HEAD')) return sendJSON(res, 200, { ok: true });
+  const modules = await currentModules();
+  const byDirectory = new Map(modules.map((mod) => [mod.directory, mod]));
 
   if (first === 'api') {
+    // The shop has no auth API: /api/auth/* is always 404, whatever modules are enabled.
+    if (second === 'auth') return sendJSON(res, 404, { error: 'not found' });
     const mod = byDirectory.get(second);
+    if (mod?.loadError) return sendJSON(res, 500, { error: `module "${second}" failed to load: ${mod.loadError.message}` });
     if (!mod?.handle) return sendJSON(res, 404, { error: `no API for module "${second}"` });
     return invoke(mod.handle, req, res, '/' + rest.join('/'), ctx);
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendJSON(res, 405, { error: 'method not allowed' });
-  if (pathname === '/health') return sendJSON(res, 200, { ok: true });
   if (pathname === '/modules.json') {
     const list = modules.map(({ id, directory, title, route }) => ({ id, directory, title, route }));
     return sendJSON(res, 200, { shop: { name: ctx.shopName }, modules: list });
   }
   if (first === 'modules' && byDirectory.has(second)) return serveFile(res, byDirectory.get(second).clientDir, rest.join('/'));
-  if (pageRoutes.has(pathname)) return serveFile(res, shellDir, 'index.html');
+  if (pathname === '/' || pathname === '/index.html' || modules.some((mod) => mod.route === pathname)) return serveFile(res, shellDir, 'index.html');
   if (!second && /^[a-z0-9-]+\.(js|css)$/.test(first) && first !== 'server.js') return serveFile(res, shellDir, first);
   return sendJSON(res, 404, { error: 'not found' });
+}
+
+const server = http.createServer((req, res) => {
+  if (logRequests) console.log(`${req.method} ${req.url}`);
+  route(req, res).catch((error) => {
+    console.error(error);
+    if (!res.headersSent) sendJSON(res, 500, { error: 'internal error' });
+    else res.end();
+  });
 });
 
 server.on('error', (error) => {
