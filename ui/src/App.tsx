@@ -35,7 +35,7 @@ function Screen() {
     case "new":
       return <NewSession />;
     case "session":
-      return <SessionScreen key={route.id} sessionId={route.id} />;
+      return <SessionScreen key={route.id} sessionId={route.id} openPreview={route.preview === true} />;
     case "settings":
       return <SettingsScreen />;
     default:

@@ -6,6 +6,7 @@ import { App } from "./App";
 import { startTheme } from "./lib/theme";
 import { StoreProvider } from "./state/store";
 import "./styles.css";
+import "./preview.css";
 
 startTheme();
 const backend = createBackend();

@@ -13,6 +13,14 @@ describe("parseHash", () => {
     expect(parseHash("#/nope")).toEqual({ name: "notFound", path: "/nope" });
   });
 
+  it("reads ?preview=1 on a session route, and ignores other queries", () => {
+    expect(parseHash("#/session/abc?preview=1")).toEqual({ name: "session", id: "abc", preview: true });
+    expect(parseHash(paths.sessionPreview("a/b c"))).toEqual({ name: "session", id: "a/b c", preview: true });
+    const plain = parseHash("#/session/abc?preview=0");
+    expect(plain).toEqual({ name: "session", id: "abc" });
+    expect("preview" in plain).toBe(false);
+  });
+
   it("round-trips session ids through paths.session", () => {
     expect(parseHash(paths.session("a/b c"))).toEqual({ name: "session", id: "a/b c" });
   });

@@ -1,4 +1,4 @@
-// A tiny hash router: #/ (dashboard), #/new, #/session/<id>, #/settings and #/workspace.
+// A tiny hash router: #/ (dashboard), #/new, #/session/<id> (`?preview=1` opens its preview), #/settings and #/workspace.
 import { useSyncExternalStore } from "react";
 
 export type Route =
@@ -6,7 +6,7 @@ export type Route =
   | { name: "new" }
   | { name: "workspace" }
   | { name: "settings" }
-  | { name: "session"; id: string }
+  | { name: "session"; id: string; preview?: true }
   | { name: "notFound"; path: string };
 
 export function parseHash(hash: string): Route {
@@ -15,10 +15,11 @@ export function parseHash(hash: string): Route {
   if (path === "/new") return { name: "new" };
   if (path === "/workspace") return { name: "workspace" };
   if (path === "/settings") return { name: "settings" };
-  const session = /^\/session\/([^/]+)$/.exec(path);
+  const session = /^\/session\/([^/?]+)(?:\?([^/]*))?$/.exec(path);
   if (session) {
     try {
-      return { name: "session", id: decodeURIComponent(session[1]) };
+      const id = decodeURIComponent(session[1]);
+      return new URLSearchParams(session[2] ?? "").get("preview") === "1" ? { name: "session", id, preview: true } : { name: "session", id };
     } catch {
       return { name: "notFound", path };
     }
@@ -32,6 +33,8 @@ export const paths = {
   workspace: "#/workspace",
   settings: "#/settings",
   session: (id: string) => `#/session/${encodeURIComponent(id)}`,
+  /** The session with its preview card open (e.g. KILN_UI_ROUTE for the desktop check). */
+  sessionPreview: (id: string) => `#/session/${encodeURIComponent(id)}?preview=1`,
 };
 
 export function navigate(hash: string): void {

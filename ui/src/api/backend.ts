@@ -17,6 +17,7 @@ import type {
   ListSessionsArgs,
   ModuleArgs,
   OpenWorkspaceArgs,
+  PreviewView,
   RemoveAttachmentArgs,
   RestoreCheckpointArgs,
   SaveSpecArgs,
@@ -90,6 +91,18 @@ export interface CommandMap {
   get_settings: { args: EmptyArgs; result: SettingsView };
   /** An absent field stays as it is, "" clears it; the key is write-only. */
   update_settings: { args: UpdateSettingsArgs; result: SettingsView };
+  /** The session's preview as it stands (stopped when none runs). */
+  get_preview: { args: SessionIdArgs; result: PreviewView };
+  /**
+   * Starts the session's preview and its gateway (answers the running one when it runs).
+   * PREVIEW_NOT_CONFIGURED when kiln.toml has no `[preview] command` or `root`; NOT_ALLOWED_IN_MODE
+   * in self-hosted mode; refused for a closed or deleted session.
+   */
+  start_preview: { args: SessionIdArgs; result: PreviewView };
+  /** Stops the process and the gateway; answers the stopped preview. */
+  stop_preview: { args: SessionIdArgs; result: PreviewView };
+  /** Stops, then starts it again (a new gateway: a new origin and secret). */
+  restart_preview: { args: SessionIdArgs; result: PreviewView };
 }
 
 export type Command = keyof CommandMap;

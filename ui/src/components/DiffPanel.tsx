@@ -21,6 +21,9 @@ export interface DiffPanelProps {
   /** False while the panel is hidden: nothing is fetched; it is fetched again when shown. */
   active?: boolean;
   debounceMs?: number;
+  /** The module filter ("" for every module), when the parent holds it (the preview's module selector sets it). */
+  moduleId?: string;
+  onModuleChange?: (moduleId: string) => void;
 }
 
 /** A fetched diff and the filter it was fetched with ("" for every module). */
@@ -29,10 +32,13 @@ interface Loaded {
   view: DiffView;
 }
 
-export function DiffPanel({ sessionId, modules, refreshKey = 0, active = true, debounceMs = DIFF_REFRESH_MS }: DiffPanelProps) {
+export function DiffPanel(props: DiffPanelProps) {
+  const { sessionId, modules, refreshKey = 0, active = true, debounceMs = DIFF_REFRESH_MS } = props;
   const { backend } = useStore();
   const selectId = useId();
-  const [moduleId, setModuleId] = useState("");
+  const [ownModuleId, setOwnModuleId] = useState("");
+  const moduleId = props.moduleId ?? ownModuleId;
+  const setModuleId = props.onModuleChange ?? setOwnModuleId;
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<KilnError | null>(null);

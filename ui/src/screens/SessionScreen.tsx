@@ -1,4 +1,4 @@
-// Session view: header with state, Chat, Changes and Gates tabs (the live transcript with restore points; the diff; the latest gate results), composer, approval card, and a sidebar (modules, checkpoints, handoffs, usage, brief).
+// Session view: header with state and Preview, Chat, Changes and Gates tabs (the live transcript with restore points; the diff; the latest gate results) under the floating preview card, composer, approval card, and a sidebar (modules, checkpoints, handoffs, usage, brief).
 import { lazy, Suspense, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { TranscriptEntry } from "../api/types";
@@ -13,6 +13,7 @@ import { ErrorMessage } from "../components/ErrorMessage";
 import { GatesPanel } from "../components/GatesPanel";
 import { GatesTabBadge } from "../components/GatesTabBadge";
 import { Loading } from "../components/Loading";
+import { PreviewCard } from "../components/PreviewCard";
 import { RelativeTime } from "../components/RelativeTime";
 import { RunningBar } from "../components/RunningBar";
 import { SessionActions } from "../components/SessionActions";
@@ -25,6 +26,7 @@ import { lastGateEntryId } from "../lib/gates";
 import { navigate, paths } from "../router";
 import { useStore } from "../state/store";
 import { useGates } from "../state/useGates";
+import { usePreview } from "../state/usePreview";
 import { useSettings } from "../state/useSettings";
 
 // The diff panel (react-diff-view, refractor) loads with the first visit to Changes.
@@ -38,7 +40,8 @@ const TABS = [
   { id: "gates" as const, label: "Gates", testId: "tab-gates" },
 ];
 
-export function SessionScreen({ sessionId }: { sessionId: string }) {
+/** `openPreview`: the route asked for the preview card (`?preview=1`): it opens, and the preview starts, at once. */
+export function SessionScreen({ sessionId, openPreview = false }: { sessionId: string; openPreview?: boolean }) {
   const { backend, dispatch, state } = useStore();
   const session = state.sessions[sessionId];
   const entries = state.transcripts[sessionId];
@@ -59,6 +62,30 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
     if (t === "gates") setGatesShown(true);
   }, []);
   const tabsId = useId();
+  // The Changes tab's module filter: its own selector or the preview's sets it.
+  const [diffModule, setDiffModule] = useState("");
+  const [previewOpen, setPreviewOpen] = useState(openPreview);
+  const [previewPick, setPreviewPick] = useState<string | null>(null);
+  const preview = usePreview(sessionId, previewOpen);
+  const startPreview = preview.start;
+  const showPreview = useCallback(() => {
+    setPreviewOpen(true);
+    void startPreview();
+  }, [startPreview]);
+  const closePreview = useCallback(async () => {
+    if (await preview.stop()) setPreviewOpen(false);
+  }, [preview]);
+  const pickPreviewModule = useCallback((id: string) => {
+    setPreviewPick(id);
+    setDiffModule(id);
+  }, []);
+  const startedRef = useRef(false);
+  useEffect(() => {
+    if (openPreview && !startedRef.current) {
+      startedRef.current = true;
+      void startPreview();
+    }
+  }, [openPreview, startPreview]);
   // Bumped by every restore: the diff is fetched again.
   const [restores, setRestores] = useState(0);
   const onRestored = useCallback(() => setRestores((n) => n + 1), []);
@@ -139,6 +166,7 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
 
   const workspaceModules = state.app?.workspace?.modules ?? [];
   const open = !closed;
+  const previewModule = session.modules.some((m) => m.id === previewPick) ? (previewPick as string) : (session.modules[0]?.id ?? "");
 
   return (
     <section className="screen session-screen" aria-labelledby="session-title">
@@ -154,7 +182,14 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
               {session.model && <span className="muted small">{session.model}</span>}
             </div>
           </div>
-          <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
+          <div className="actions">
+            {open && (
+              <button type="button" className="btn btn-small" aria-pressed={previewOpen} onClick={showPreview} data-testid="preview-button">
+                Preview
+              </button>
+            )}
+            <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
+          </div>
         </div>
         {error && <ErrorMessage error={error} onRetry={() => setAttempt((a) => a + 1)} />}
       </div>
@@ -162,33 +197,46 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
       <div className="session-body">
         <div className="transcript-panel">
           <Tabs tabs={tabs} value={tab} onChange={showTab} idBase={tabsId} label="Session views" />
-          <div className="tab-panel" role="tabpanel" id={`${tabsId}-chat`} aria-labelledby={`${tabsId}-tab-chat`} hidden={tab !== "chat"}>
-            {entries === undefined && loading ? (
-              <Loading label="Loading transcript…" />
-            ) : !entries || entries.length === 0 ? (
-              <div className="transcript" data-testid="transcript">
-                <EmptyState title="No transcript yet">
-                  <p>The planner's classification of the brief appears here first, then the agent's work as it happens.</p>
-                </EmptyState>
-              </div>
-            ) : (
-              <TranscriptView entries={entries} footerOf={footerOf} />
+          <div className={previewOpen ? "session-views with-preview" : "session-views"}>
+            <div className="tab-panel" role="tabpanel" id={`${tabsId}-chat`} aria-labelledby={`${tabsId}-tab-chat`} hidden={tab !== "chat"}>
+              {entries === undefined && loading ? (
+                <Loading label="Loading transcript…" />
+              ) : !entries || entries.length === 0 ? (
+                <div className="transcript" data-testid="transcript">
+                  <EmptyState title="No transcript yet">
+                    <p>The planner's classification of the brief appears here first, then the agent's work as it happens.</p>
+                  </EmptyState>
+                </div>
+              ) : (
+                <TranscriptView entries={entries} footerOf={footerOf} />
+              )}
+            </div>
+            <div className="tab-panel" role="tabpanel" id={`${tabsId}-changes`} aria-labelledby={`${tabsId}-tab-changes`} hidden={tab !== "changes"}>
+              {diffShown && (
+                <Suspense fallback={<Loading label="Loading changes…" />}>
+                  <DiffPanel
+                    sessionId={session.id}
+                    modules={session.modules}
+                    refreshKey={`${entries?.length ?? 0}:${restores}`}
+                    active={tab === "changes"}
+                    moduleId={diffModule}
+                    onModuleChange={setDiffModule}
+                  />
+                </Suspense>
+              )}
+            </div>
+            <div className="tab-panel" role="tabpanel" id={`${tabsId}-gates`} aria-labelledby={`${tabsId}-tab-gates`} hidden={tab !== "gates"}>
+              {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} />}
+            </div>
+            {previewOpen && (
+              <PreviewCard
+                handle={preview}
+                modules={session.modules}
+                moduleId={previewModule}
+                onModuleChange={pickPreviewModule}
+                onClose={() => void closePreview()}
+              />
             )}
-          </div>
-          <div className="tab-panel" role="tabpanel" id={`${tabsId}-changes`} aria-labelledby={`${tabsId}-tab-changes`} hidden={tab !== "changes"}>
-            {diffShown && (
-              <Suspense fallback={<Loading label="Loading changes…" />}>
-                <DiffPanel
-                  sessionId={session.id}
-                  modules={session.modules}
-                  refreshKey={`${entries?.length ?? 0}:${restores}`}
-                  active={tab === "changes"}
-                />
-              </Suspense>
-            )}
-          </div>
-          <div className="tab-panel" role="tabpanel" id={`${tabsId}-gates`} aria-labelledby={`${tabsId}-tab-gates`} hidden={tab !== "gates"}>
-            {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} />}
           </div>
           <RunningBar session={session} entries={entries} />
           {session.state === "awaiting-approval" && open && (

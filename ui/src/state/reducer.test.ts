@@ -1,8 +1,8 @@
-// Tests for the state reducer: session upserts, transcript dedupe by id, removal, workspace, resync, attachments, drafts.
+// Tests for the state reducer: session upserts, transcript dedupe by id, removal, workspace, resync, attachments, drafts, previews.
 import { describe, expect, it } from "vitest";
 import type { KilnEvent } from "../api/types";
 import { KilnError } from "../api/backend";
-import { appState, makeAttachment, makeEntry, makeSession, workspace } from "../test/fixtures";
+import { appState, makeAttachment, makeEntry, makePreview, makeSession, workspace } from "../test/fixtures";
 import { initialState, reducer, type State, visibleSessions } from "./reducer";
 
 const ev = (body: KilnEvent["body"], id = 1): KilnEvent => ({ id, at: "2025-01-01T00:00:00Z", body });
@@ -96,5 +96,21 @@ describe("reducer", () => {
     state = reducer(state, { type: "draftCleared", sessionId: "s1" });
     expect(state.drafts).toEqual({});
     expect(reducer(state, { type: "draftCleared", sessionId: "s1" })).toBe(state);
+  });
+
+  it("keeps each session's preview from events, and a call's answer only when no event came meanwhile", () => {
+    let state = reducer(loaded, { type: "previewLoaded", preview: makePreview({ state: "starting" }), eventsSeen: 0 });
+    expect(state.previews.s1.state).toBe("starting");
+    state = reducer(state, { type: "event", event: ev({ type: "preview", preview: makePreview({ state: "ready" }) }) });
+    state = reducer(state, { type: "event", event: ev({ type: "preview", preview: makePreview({ sessionId: "s2", state: "crashed" }) }, 2) });
+    expect(state.previews.s1.state).toBe("ready");
+    expect(state.previews.s2.state).toBe("crashed");
+    // Asked before the event: dropped. Asked after it: applied.
+    expect(reducer(state, { type: "previewLoaded", preview: makePreview({ state: "starting" }), eventsSeen: 0 })).toBe(state);
+    expect(reducer(state, { type: "previewLoaded", preview: makePreview({ state: "stopped" }), eventsSeen: 1 }).previews.s1.state).toBe("stopped");
+    // A removed session's preview goes with it.
+    state = reducer(state, { type: "event", event: ev({ type: "sessionRemoved", sessionId: "s1" }, 3) });
+    expect(state.previews.s1).toBeUndefined();
+    expect(state.previews.s2).toBeDefined();
   });
 });

@@ -1,6 +1,6 @@
-// App state (app info, sessions, transcripts, composer drafts) and the reducer that applies fetches and live events.
+// App state (app info, sessions, transcripts, composer drafts, previews) and the reducer that applies fetches and live events.
 import type { KilnError } from "../api/backend";
-import type { AppState, AttachmentView, KilnEvent, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
+import type { AppState, AttachmentView, KilnEvent, PreviewView, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
 
 /** Text waiting in a session's composer (e.g. a brief whose first turn did not start), with why. */
 export interface Draft {
@@ -19,6 +19,13 @@ export interface State {
   /** Composer drafts by session id: the composer starts from one, leaves unsent text in one when it goes away, clears it on send. */
   drafts: Record<string, Draft>;
   includeArchived: boolean;
+  /** Each session's preview as last reported (by a preview call or a `preview` event). */
+  previews: Record<string, PreviewView>;
+  /**
+   * Preview events seen per session: a call's answer is applied only when no event came while it
+   * was on its way, since events are always at least as new as the answers sent before them.
+   */
+  previewEvents: Record<string, number>;
   /** Bumped by a `resync` event: everything shown must be fetched again. */
   epoch: number;
 }
@@ -34,6 +41,8 @@ export type Action =
   | { type: "draftSet"; sessionId: string; draft: Draft }
   | { type: "draftCleared"; sessionId: string }
   | { type: "setIncludeArchived"; value: boolean }
+  /** A preview call's answer; `eventsSeen` is previewEvents[sessionId] when the call was made. */
+  | { type: "previewLoaded"; preview: PreviewView; eventsSeen: number }
   | { type: "event"; event: KilnEvent };
 
 export const initialState: State = {
@@ -43,6 +52,8 @@ export const initialState: State = {
   transcripts: {},
   drafts: {},
   includeArchived: false,
+  previews: {},
+  previewEvents: {},
   epoch: 0,
 };
 
@@ -83,7 +94,7 @@ function replaceWorkspace(state: State, workspace: WorkspaceView): State {
   const switched = state.app.workspace?.root !== workspace.root;
   const app = { ...state.app, workspace };
   if (!switched) return { ...state, app };
-  return { ...state, app, sessions: {}, removed: {}, transcripts: {} };
+  return { ...state, app, sessions: {}, removed: {}, transcripts: {}, previews: {} };
 }
 
 function upsertSession(state: State, session: SessionView): State {
@@ -99,8 +110,13 @@ function removeSession(state: State, sessionId: string): State {
     ...state,
     sessions: withoutKey(state.sessions, sessionId),
     transcripts: withoutKey(state.transcripts, sessionId),
+    previews: withoutKey(state.previews, sessionId),
     removed: { ...state.removed, [sessionId]: true },
   };
+}
+
+function setPreview(state: State, preview: PreviewView): State {
+  return { ...state, previews: { ...state.previews, [preview.sessionId]: preview } };
 }
 
 function applyEvent(state: State, event: KilnEvent): State {
@@ -118,6 +134,11 @@ function applyEvent(state: State, event: KilnEvent): State {
       return removeSession(state, body.sessionId);
     case "workspace":
       return replaceWorkspace(state, body.workspace);
+    case "preview": {
+      const id = body.preview.sessionId;
+      const next = setPreview(state, body.preview);
+      return { ...next, previewEvents: { ...state.previewEvents, [id]: (state.previewEvents[id] ?? 0) + 1 } };
+    }
     case "resync":
       return { ...state, epoch: state.epoch + 1 };
     default:
@@ -130,7 +151,7 @@ export function reducer(state: State, action: Action): State {
     case "appLoaded": {
       const switched = state.app?.workspace?.root !== action.app.workspace?.root;
       if (!switched || !state.app) return { ...state, app: action.app };
-      return { ...state, app: action.app, sessions: {}, removed: {}, transcripts: {} };
+      return { ...state, app: action.app, sessions: {}, removed: {}, transcripts: {}, previews: {} };
     }
     case "workspaceChanged":
       return replaceWorkspace(state, action.workspace);
@@ -168,6 +189,9 @@ export function reducer(state: State, action: Action): State {
     }
     case "setIncludeArchived":
       return { ...state, includeArchived: action.value };
+    case "previewLoaded":
+      if ((state.previewEvents[action.preview.sessionId] ?? 0) !== action.eventsSeen) return state;
+      return setPreview(state, action.preview);
     case "event":
       return applyEvent(state, action.event);
     default:

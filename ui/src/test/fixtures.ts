@@ -8,6 +8,7 @@ import type {
   FileDiff,
   GateResultView,
   KilnEvent,
+  PreviewView,
   SessionView,
   SettingsView,
   TranscriptEntry,
@@ -159,6 +160,28 @@ export function makeFileDiff(path: string, overrides: Partial<FileDiff> = {}): F
         ],
       },
     ],
+    ...overrides,
+  };
+}
+
+/** The gateway's secret in makePreview's enter URL. */
+export const PREVIEW_SECRET = "s3cr3t-AbC_9";
+
+/** A running preview of s1 (state ready) on the gateway http://127.0.0.1:41234, with @shop/cart's first screen. */
+export function makePreview(overrides: Partial<PreviewView> = {}): PreviewView {
+  return {
+    sessionId: "s1",
+    kind: "command",
+    state: "ready",
+    origin: "http://127.0.0.1:41234",
+    enterUrl: `http://127.0.0.1:41234/__kiln/enter?secret=${PREVIEW_SECRET}&to=%2F%3Fmodule%3Dcart`,
+    port: 45678,
+    message: null,
+    log: ["> node shell/server.js --port 45678", "shop listening on 45678"],
+    restarts: 0,
+    data: "fixtures",
+    bridge: null,
+    moduleUrls: [{ moduleId: "@shop/cart", path: "/?module=cart" }],
     ...overrides,
   };
 }
