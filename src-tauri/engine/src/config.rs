@@ -95,7 +95,9 @@ pub struct PreviewConfig {
     pub data: Option<String>,
     pub root: Option<String>,
     /// Minutes without a visit before a running preview is stopped (default 15).
-    pub idle_minutes: Option<u64>,
+    pub idle_minutes: Option<f64>,
+    /// Seconds a start may take to become ready (default 60).
+    pub ready_timeout_seconds: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

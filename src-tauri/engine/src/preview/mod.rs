@@ -217,7 +217,8 @@ pub async fn start(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) 
             events.emit(crate::api::types::EventBody::Preview { preview: preview.view() });
             let command = ws.config.preview.command.clone().unwrap_or_default();
             let ready = ws.config.preview.ready.clone();
-            let idle = std::time::Duration::from_secs(ws.config.preview.idle_minutes.unwrap_or(15) * 60);
+            let idle = std::time::Duration::from_secs_f64(ws.config.preview.idle_minutes.unwrap_or(15.0).max(0.0) * 60.0);
+            let ready_timeout = std::time::Duration::from_secs(ws.config.preview.ready_timeout_seconds.unwrap_or(60));
             tokio::spawn(supervisor::run(supervisor::Job {
                 ws: ws.clone(),
                 events: events.clone(),
@@ -226,6 +227,7 @@ pub async fn start(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) 
                 command,
                 ready,
                 idle,
+                ready_timeout,
                 workdir,
                 port: port_tx,
                 stop: stop_rx,

@@ -20,8 +20,6 @@ use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::workspace::Workspace;
 
-/// How long a start may take to become ready.
-const READY_TIMEOUT: Duration = Duration::from_secs(60);
 /// A run shorter than this counts as a failure towards a crash.
 const SHORT_RUN: Duration = Duration::from_secs(10);
 /// Failures in a row before giving up.
@@ -37,6 +35,7 @@ pub struct Job {
     pub command: String,
     pub ready: Option<String>,
     pub idle: Duration,
+    pub ready_timeout: Duration,
     pub workdir: PathBuf,
     pub port: watch::Sender<Option<u16>>,
     pub stop: watch::Receiver<bool>,
@@ -73,14 +72,14 @@ pub async fn run(mut job: Job) {
         match ended {
             Ended::Stopped => return,
             Ended::Idle => {
-                let minutes = job.idle.as_secs() / 60;
+                let minutes = (job.idle.as_secs_f64() / 60.0).round().max(1.0);
                 retire(&job, format!("stopped after {minutes} minutes without a visit")).await;
                 return;
             }
             Ended::NeverReady => {
                 let how = match job.ready.as_deref() {
                     Some(r) if r.starts_with("re:") => format!("it never printed a line matching `{}`", &r[3..]),
-                    Some(path) => format!("{path} never answered on port $PORT"),
+                    Some(path) => format!("{path} never answered with a status below 400"),
                     None => "nothing listened on $PORT".into(),
                 };
                 preview.set(&job.events, |s| {
@@ -88,7 +87,7 @@ pub async fn run(mut job: Job) {
                     s.port = None;
                     s.message = Some(format!(
                         "the preview did not become ready within {} s: {how} (does it listen on the port Kiln gives it in $PORT?)",
-                        READY_TIMEOUT.as_secs()
+                        job.ready_timeout.as_secs()
                     ));
                 });
                 return;
@@ -160,20 +159,12 @@ async fn wait_for_setup(job: &mut Job) -> bool {
     }
 }
 
-/// Stops an idle preview the way the operator would: process, gateway, record.
+/// Stops an idle preview: process (already gone) and gateway. The record stays, so
+/// the view can say why it stopped until it is started again.
 async fn retire(job: &Job, why: String) {
-    let mine = {
-        let mut previews = job.ws.previews.lock().unwrap();
-        match previews.get(job.session_id.as_str()) {
-            Some(p) if Arc::ptr_eq(p, &job.preview) => previews.remove(job.session_id.as_str()),
-            _ => None,
-        }
-    };
-    if mine.is_some() {
-        let gateway = job.preview.gateway.lock().unwrap().take();
-        if let Some(gateway) = gateway {
-            gateway.stop().await;
-        }
+    let gateway = job.preview.gateway.lock().unwrap().take();
+    if let Some(gateway) = gateway {
+        gateway.stop().await;
     }
     job.preview.set(&job.events, |s| {
         s.state = PreviewState::Stopped;
@@ -204,7 +195,7 @@ async fn once(job: &mut Job) -> std::io::Result<Ended> {
 
     let ready = wait_ready(job.ready.as_deref(), port, matched_rx);
     let became_ready = tokio::select! {
-        ok = tokio::time::timeout(READY_TIMEOUT, ready) => ok.is_ok(),
+        ok = tokio::time::timeout(job.ready_timeout, ready) => ok.is_ok(),
         status = child.wait() => {
             return Ok(Ended::Exited { code: status.ok().and_then(|s| s.code()), ran: started.elapsed(), was_ready: false });
         }
