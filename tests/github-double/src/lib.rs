@@ -1,0 +1,278 @@
+//! kiln-github-double: GitHub's REST API on 127.0.0.1, limited to the endpoints Kiln's
+//! git-pr delivery uses, so delivery tests can run offline and assert on every request.
+//!
+//! ```no_run
+//! use kiln_github_double::{Config, GithubDouble, RepoConfig};
+//!
+//! # async fn example() {
+//! let github = GithubDouble::start(
+//!     Config::new("ghp_test").repo(RepoConfig::new("acme", "shop")),
+//! )
+//! .await;
+//! // Point Kiln's GitHub API base URL at github.base_url() (where https://api.github.com would be).
+//! // ... deliver ...
+//! let created = github.requests_to("POST", "/repos/acme/shop/pulls");
+//! assert_eq!(created[0].status, 201);
+//! github.assert_token_only_in_authorization("ghp_test");
+//! # }
+//! ```
+//!
+//! **Checks on every request**, in GitHub's order: no `User-Agent` → 403 with GitHub's plain
+//! text "Request forbidden by administrative rules…"; an `X-GitHub-Api-Version` GitHub does
+//! not document → 400; an `Accept` that names neither `application/vnd.github+json` (or a
+//! `vnd.github.*+json` type) nor `application/json` → 415 (stricter than GitHub, which takes
+//! `*/*`, so Kiln is held to the documented header); no `Authorization` → 401 `Requires
+//! authentication`; one that is not `Bearer <token>` or `token <token>` with the configured
+//! token → 401 `Bad credentials`. Answers carry `X-GitHub-Api-Version-Selected` (the
+//! requested version, else `2022-11-28`), `X-GitHub-Media-Type`, `X-GitHub-Request-Id`,
+//! `X-RateLimit-*` and, once authenticated, `X-OAuth-Scopes`.
+//!
+//! **Endpoints** (unknown paths, repositories and numbers: 404 `Not Found`):
+//! - `GET /user` → 200 the user.
+//! - `GET /repos/{owner}/{repo}` → 200 with `full_name`, `default_branch`, `permissions
+//!   {admin, maintain, push, triage, pull}`, `clone_url`, `fork`/`parent`.
+//! - `POST /repos/{owner}/{repo}/forks` → 202 the fork (created for the user, or reused).
+//! - `POST /repos/{owner}/{repo}/pulls` `{title, head, base, body?, draft?,
+//!   maintainer_can_modify?}` → 201 the pull request (and `Location`); numbers count up per
+//!   repository from 1. `head` is `branch` or `user:branch` (a fork the double knows). An
+//!   open pull request for the same head and base → 422 `A pull request already exists for
+//!   owner:branch.`; missing `head`/`base` or a wrong type → 422 `Invalid request…`; no
+//!   title → 422 `missing_field`; with a [`RepoConfig::git_dir`], a missing branch → 422
+//!   `invalid` on `base`/`head` and a head with nothing new → 422 `No commits between …`.
+//! - `GET /repos/{owner}/{repo}/pulls?state=open|closed|all&head=user:branch&base=&sort=&direction=&per_page=&page=`
+//!   → 200 an array (newest first, 30 a page, `Link` when there are more). As on GitHub,
+//!   `head` filters only in the `user:branch` form; a bare branch name is ignored.
+//! - `GET /repos/{owner}/{repo}/pulls/{number}` → 200.
+//! - `PATCH /repos/{owner}/{repo}/pulls/{number}` `{title?, body?, state?, base?,
+//!   maintainer_can_modify?}` → 200.
+//! - `POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers` `{reviewers?,
+//!   team_reviewers?}` → 201 the pull request with `requested_reviewers [{login, …}]` and
+//!   `requested_teams [{slug, …}]` (added to those already requested). Neither list → 422;
+//!   the author as reviewer → 422 `Review cannot be requested from pull request author.`;
+//!   with [`RepoConfig::collaborators`], anyone else → 422 `Reviews may only be requested
+//!   from collaborators…`.
+//!
+//! Pull request JSON has GitHub's fields: `id`, `node_id`, `number`, `url`, `html_url`
+//! (both on the double's address), `state`, `title`, `body`, `draft`, `user {login}`,
+//! `head {label, ref, sha, user, repo}`, `base {…}`, `requested_reviewers`,
+//! `requested_teams`, timestamps and the rest as null/empty.
+//!
+//! **Faults**: [`GithubDouble::fail_next`] queues a [`Fault`] for the next call to an
+//! [`Endpoint`] (after the header checks; it changes nothing), [`GithubDouble::set_push`]
+//! flips `permissions.push`, [`GithubDouble::set_token`] rotates the accepted token.
+//!
+//! **Recording**: every request, whatever it got, is a [`RecordedRequest`] in arrival
+//! order, with the status answered. [`GithubDouble::token_leaks`] and
+//! [`GithubDouble::assert_token_only_in_authorization`] check a token went nowhere else.
+//!
+//! The server runs on its own thread and runtime, so a test may block (on git, on a child
+//! process) without starving it. It only binds 127.0.0.1 and stops when dropped.
+
+mod config;
+mod git;
+mod pulls;
+mod record;
+mod reply;
+mod repos;
+mod server;
+mod store;
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+pub use config::{
+    Config, Endpoint, Fault, Permissions, RepoConfig, DEFAULT_API_VERSION, DEFAULT_LOGIN,
+    SUPPORTED_API_VERSIONS,
+};
+pub use record::{RecordedRequest, TokenLeak};
+
+use server::{lock, Shared};
+use store::Store;
+
+/// A running double; dropping it shuts the server down.
+pub struct GithubDouble {
+    pub addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: Option<oneshot::Sender<()>>,
+}
+
+impl GithubDouble {
+    /// Starts a double on a free loopback port.
+    pub async fn start(config: Config) -> GithubDouble {
+        Self::spawn(config)
+    }
+
+    /// [`GithubDouble::start`] for callers without an async context.
+    pub fn spawn(config: Config) -> GithubDouble {
+        Self::spawn_on(0, config).expect("bind 127.0.0.1:0")
+    }
+
+    /// Starts a double on 127.0.0.1:`port` (0 for any free port).
+    pub fn spawn_on(port: u16, config: Config) -> std::io::Result<GithubDouble> {
+        // Bound before returning, so the address accepts connections as soon as a client has it.
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            store: Mutex::new(Store::new(config, format!("http://{addr}"))),
+            requests: Mutex::new(Vec::new()),
+        });
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let app = server::router(shared.clone());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        std::thread::Builder::new()
+            .name(format!("kiln-github-double:{}", addr.port()))
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let listener =
+                        tokio::net::TcpListener::from_std(listener).expect("adopt listener");
+                    let stop = async {
+                        let _ = stopped.await;
+                    };
+                    let _ = axum::serve(listener, app)
+                        .with_graceful_shutdown(stop)
+                        .await;
+                });
+                // Dropping the runtime here ends any connection still open.
+            })?;
+        Ok(GithubDouble {
+            addr,
+            shared,
+            shutdown: Some(shutdown),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`: the API root, where `https://api.github.com` would be.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.requests).clone()
+    }
+
+    /// The requests with this method and path (path without the query).
+    pub fn requests_to(&self, method: &str, path: &str) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|request| request.method.eq_ignore_ascii_case(method) && request.path == path)
+            .collect()
+    }
+
+    /// The pull requests of `owner/repo` as the API would show them now, by number.
+    pub fn pulls(&self, owner: &str, repo: &str) -> Vec<Value> {
+        let store = lock(&self.shared.store);
+        let Some(index) = store.find(owner, repo) else {
+            return Vec::new();
+        };
+        store.repos[index]
+            .pulls
+            .iter()
+            .map(|pull| store.pull_json(index, pull))
+            .collect()
+    }
+
+    /// Answers the next call to `endpoint` with `fault`; several queue up in order.
+    pub fn fail_next(&self, endpoint: Endpoint, fault: Fault) {
+        lock(&self.shared.store)
+            .faults
+            .entry(endpoint)
+            .or_default()
+            .push_back(fault);
+    }
+
+    /// [`GithubDouble::fail_next`] for `POST /repos/{owner}/{repo}/pulls`.
+    pub fn fail_next_create(&self, fault: Fault) {
+        self.fail_next(Endpoint::CreatePull, fault);
+    }
+
+    /// Drops every queued fault.
+    pub fn clear_faults(&self) {
+        lock(&self.shared.store).faults.clear();
+    }
+
+    /// Sets `permissions.push` (and `maintain`/`admin` off when false) on `owner/repo`.
+    /// Panics when the double does not know the repository.
+    pub fn set_push(&self, owner: &str, repo: &str, push: bool) {
+        let mut store = lock(&self.shared.store);
+        let index = store
+            .find(owner, repo)
+            .unwrap_or_else(|| panic!("kiln-github-double: no repository {owner}/{repo}"));
+        let permissions = &mut store.repos[index].config.permissions;
+        permissions.push = push;
+        if !push {
+            permissions.maintain = false;
+            permissions.admin = false;
+        }
+    }
+
+    /// The token may read `owner/repo` but not push to it.
+    pub fn set_read_only(&self, owner: &str, repo: &str) {
+        self.set_push(owner, repo, false);
+    }
+
+    /// Adds a repository, or replaces the configuration of one with its name.
+    pub fn add_repo(&self, repo: RepoConfig) {
+        lock(&self.shared.store).add_repo(repo);
+    }
+
+    /// Accepts `token` from now on instead of the configured one (the old one gets 401).
+    pub fn set_token(&self, token: impl Into<String>) {
+        lock(&self.shared.store).token = token.into();
+    }
+
+    /// Every place `token` appears in a recorded request other than as the credential of
+    /// its `Authorization` header: the path or query (also percent-decoded), any other
+    /// header, or the body. Panics on an empty token.
+    pub fn token_leaks(&self, token: &str) -> Vec<TokenLeak> {
+        self.requests()
+            .iter()
+            .enumerate()
+            .flat_map(|(index, request)| {
+                request
+                    .token_places(token)
+                    .into_iter()
+                    .map(move |place| TokenLeak {
+                        request: index,
+                        method: request.method.clone(),
+                        path: request.path.clone(),
+                        place,
+                    })
+            })
+            .collect()
+    }
+
+    /// Panics, naming each request and place, when [`GithubDouble::token_leaks`] finds any.
+    pub fn assert_token_only_in_authorization(&self, token: &str) {
+        let leaks = self.token_leaks(token);
+        if !leaks.is_empty() {
+            let list: Vec<String> = leaks
+                .iter()
+                .map(|leak| {
+                    format!(
+                        "request {} ({} {}): {}",
+                        leak.request, leak.method, leak.path, leak.place
+                    )
+                })
+                .collect();
+            panic!(
+                "the token appeared outside the Authorization header:\n  {}",
+                list.join("\n  ")
+            );
+        }
+    }
+}
+
+impl Drop for GithubDouble {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+}
