@@ -126,6 +126,110 @@ async fn the_shop_preview_runs_restarts_and_goes_with_its_session() {
     assert_eq!(gone.code, ErrorCode::SessionDeleted);
 }
 
+/// The example's shell run from the host workspace as the connected application,
+/// printing each request it gets (`SHOP_LOG_REQUESTS=1`).
+struct HostApp {
+    child: tokio::process::Child,
+    port: u16,
+    log: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl HostApp {
+    async fn start(shop: &Path) -> HostApp {
+        use tokio::io::AsyncBufReadExt;
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut child = tokio::process::Command::new("node")
+            .args(["shell/server.js", "--port", &port.to_string()])
+            .current_dir(shop)
+            .env("SHOP_LOG_REQUESTS", "1")
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let sink = log.clone();
+        tokio::spawn(async move {
+            let mut tx = Some(tx);
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.starts_with("listening on") {
+                    if let Some(tx) = tx.take() {
+                        let _ = tx.send(());
+                    }
+                }
+                sink.lock().unwrap().push(line);
+            }
+        });
+        tokio::time::timeout(Duration::from_secs(30), rx).await.expect("the host app listens").unwrap();
+        HostApp { child, port, log }
+    }
+
+    fn requests(&self) -> Vec<String> {
+        self.log.lock().unwrap().iter().filter(|l| !l.starts_with("listening")).cloned().collect()
+    }
+}
+
+#[tokio::test]
+async fn the_bridge_answers_what_the_session_app_lacks_read_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = shop_copy(&tmp.path().join("host"));
+    let mut app = HostApp::start(&host).await;
+    let shop = shop_copy(tmp.path());
+    let toml = std::fs::read_to_string(shop.join("kiln.toml")).unwrap();
+    let toml = toml.replace("data = \"fixtures\"", &format!("data = \"bridge\"\nbridge = \"http://127.0.0.1:{}\"", app.port));
+    std::fs::write(shop.join("kiln.toml"), toml).unwrap();
+    let engine = engine(&tmp.path().join("config"));
+    let id = session(&engine, &shop, "In @shop/cart add a discount field").await;
+    engine
+        .update_settings(serde_json::from_value(serde_json::json!({ "bridgeToken": "bridge-SECRET-token" })).unwrap())
+        .await
+        .unwrap();
+    // The session's application lacks the orders module: its API answers 404 there.
+    let enabled = workdir(&shop, &id).join("shell/enabled.json");
+    std::fs::write(&enabled, r#"["@shop/catalog", "@shop/cart"]"#).unwrap();
+
+    engine.start_preview(SessionIdArgs { session_id: id.clone() }).await.unwrap();
+    let ready = wait_for(&engine, &id, PreviewState::Ready, 60).await;
+    assert_eq!(ready.data, "bridge");
+    let origin = ready.origin.clone().unwrap();
+    let client = reqwest::Client::builder().no_proxy().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    assert_eq!(client.get(format!("{origin}/api/orders/")).send().await.unwrap().status(), 401, "no secret, no entry");
+    let entered = client.get(ready.enter_url.clone().unwrap()).send().await.unwrap();
+    assert_eq!(entered.status(), 302);
+    let cookie = entered.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+    let get = |path: &str| client.get(format!("{origin}{path}")).header("cookie", &cookie).send();
+
+    // The session's own application answers first.
+    let own = get("/api/catalog/products").await.unwrap();
+    assert_eq!(own.status(), 200);
+    assert_eq!(own.headers()["x-kiln-source"], "session");
+    // A read it lacks is answered by the connected application, and marked.
+    let bridged = get("/api/orders/").await.unwrap();
+    assert_eq!(bridged.status(), 200, "{:?}", bridged.text().await);
+    let bridged = get("/api/orders/").await.unwrap();
+    assert_eq!(bridged.headers()["x-kiln-source"], "bridge");
+    // Anything but a read is refused, and auth is never forwarded.
+    let post = client.post(format!("{origin}/api/orders/")).header("cookie", &cookie).body("{}").send().await.unwrap();
+    assert_eq!(post.status(), 405);
+    assert_eq!(post.headers()["x-kiln-source"], "bridge-refused");
+    assert_eq!(get("/api/auth/session").await.unwrap().status(), 404);
+
+    let seen = app.requests();
+    assert_eq!(seen.iter().filter(|l| l.starts_with("GET /api/orders/")).count(), 2, "{seen:?}");
+    assert!(!seen.iter().any(|l| l.starts_with("POST") || l.contains("/api/auth") || l.contains("catalog")), "{seen:?}");
+    let activity = preview(&engine, &id).await.bridge.unwrap();
+    assert_eq!((activity.forwarded, activity.refused, activity.unavailable), (2, 2, 0), "{activity:?}");
+
+    // With the connected application down, the preview keeps working and marks the rest.
+    app.child.kill().await.unwrap();
+    let down = get("/api/orders/").await.unwrap();
+    assert_eq!(down.status(), 502);
+    assert_eq!(down.headers()["x-kiln-source"], "bridge-unavailable");
+    assert_eq!(get("/api/catalog/products").await.unwrap().status(), 200);
+    engine.stop_preview(SessionIdArgs { session_id: id }).await.unwrap();
+}
+
 #[tokio::test]
 async fn a_command_that_exits_at_once_crashes_with_its_log() {
     let tmp = tempfile::tempdir().unwrap();
