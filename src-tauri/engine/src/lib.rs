@@ -6,6 +6,7 @@ pub mod access;
 pub mod api;
 pub mod chain;
 pub mod checkpoint;
+pub mod delivery;
 pub mod approval;
 pub mod attach;
 pub mod attachments;

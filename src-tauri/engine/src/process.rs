@@ -33,15 +33,16 @@ impl Outcome {
 }
 
 /// Output kept while a command runs: the first `HEAD_BYTES`, and a rolling tail.
+/// Crate-visible so `delivery::git` keeps its git output the same way.
 #[derive(Default)]
-struct Capture {
-    head: Vec<u8>,
-    tail: std::collections::VecDeque<u8>,
-    overflowed: bool,
+pub(crate) struct Capture {
+    pub(crate) head: Vec<u8>,
+    pub(crate) tail: std::collections::VecDeque<u8>,
+    pub(crate) overflowed: bool,
 }
 
 impl Capture {
-    fn push(&mut self, bytes: &[u8]) {
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
         for &b in bytes {
             if self.head.len() < HEAD_BYTES {
                 self.head.push(b);
