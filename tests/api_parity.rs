@@ -184,6 +184,7 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("stop_preview", json!({ "sessionId": "$id" })),
         ("start_preview", json!({ "sessionId": "../x" })),
         ("restart_preview", json!({ "sessionId": "00000000-0000-4000-8000-000000000000" })),
+        ("review_module", json!({ "sessionId": "$id", "moduleId": "@shop/nope" })),
         ("save_spec", json!({ "sessionId": "$id", "moduleId": "@shop/nope", "text": "x" })),
         ("list_sessions", json!({})),
         ("archive_session", json!({ "sessionId": "$id" })),
@@ -259,7 +260,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "WORKSPACE_NOT_OPEN", "WORKSPACE_NOT_FOUND", "INVALID_INPUT", "INVALID_INPUT", "MODULE_REQUIRED", "MODULE_NOT_FOUND",
             "INVALID_INPUT", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_ALREADY_IN_SESSION", "MODULE_NOT_FOUND",
             "ATTACHMENT_MISMATCH", "ATTACHMENT_NOT_FOUND", "INVALID_INPUT",
-            "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_INPUT", "CHECKPOINT_NOT_FOUND", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
+            "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_INPUT", "CHECKPOINT_NOT_FOUND", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
         ]
     );
     let created = ipc_answers.iter().find(|(c, a)| c == "create_session" && a.is_ok()).unwrap().1.as_ref().unwrap();

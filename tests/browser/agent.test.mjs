@@ -52,6 +52,8 @@ describe("a real agent turn in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () =>
       { text: '{"modules": [], "title": "Wishlist for the catalog", "role": "frontend-engineer", "reason": "The wishlist starts on the product cards."}' },
       // The frontend engineer's turn, after the approval.
       { text: `${TURN_TEXT}\n\nHANDOFF: none - the wishlist is on the catalog screen` },
+      // Its read-only auto-review.
+      { text: "Correctness, security, compatibility, lifecycle, tests and UI checked.\n\nREVIEW: pass - the wishlist works" },
     ]);
     t.after(() => stopServer(model.child));
 
@@ -82,10 +84,10 @@ describe("a real agent turn in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () =>
 
     // The turn streams in and ends with its handoff; the session is ready for review.
     await page.locator('[data-testid=entry][data-kind=agent]').getByText(TURN_TEXT).waitFor({ timeout: 120_000 });
-    const handoff = page.locator('[data-testid=entry][data-kind=handoff]').last();
-    await handoff.waitFor();
-    assert.match(await handoff.innerText(), /none/i);
-    await page.getByText(/review/i).first().waitFor();
+    const handoffs = page.locator('[data-testid=entry][data-kind=handoff]');
+    await handoffs.filter({ hasText: /review → pass/ }).waitFor({ timeout: 120_000 });
+    assert.match(await handoffs.first().innerText(), /none/i);
+    await page.getByText(/review passed/i).first().waitFor();
     // Approval handed the turn to the waiting role; nothing waits any more.
     assert.equal(await page.locator("[data-testid=pending-role]").count(), 0);
     await page.screenshot({ path: path.join(ARTIFACTS, "agent-turn.png"), fullPage: true });

@@ -323,8 +323,111 @@ async fn begin(
         model,
         prompt,
         chain_index,
+        review: false,
     };
     turn::start(ws.clone(), events.clone(), plan, after_turn).await
+}
+
+/// Starts the read-only review turn of `module` by `role` (SPEC §6 auto-review).
+#[allow(clippy::too_many_arguments)]
+async fn begin_review(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    id: &SessionId,
+    module: &SessionModule,
+    role: &Role,
+    driver: Arc<dyn crate::drivers::Driver>,
+    model: Option<String>,
+    chain_index: i64,
+) -> Result<()> {
+    let session = session::view(ws, id).await?;
+    let mut reviewer = role.clone();
+    // Read-only: whatever the review writes is put back after its turn.
+    reviewer.allowed_paths = Vec::new();
+    let text = format!("**{}** reviews `{}` before it can be delivered (read-only).", role.name, module.id);
+    record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
+    let plan = TurnPlan {
+        session: id.clone(),
+        module: module.clone(),
+        instructions: format!("{}\n\n{}", role.instruction, crate::review::instruction(&role.name, &session, module)),
+        resume_id: session.resume_ids.get(driver.id()).cloned(),
+        role: reviewer,
+        driver,
+        model,
+        prompt: format!("Review the change to `{}` now, as your instructions say.", module.id),
+        chain_index,
+        review: true,
+    };
+    turn::start(ws.clone(), events.clone(), plan, after_turn).await
+}
+
+/// What a review turn concluded: a pass is stored and the session is ready for review
+/// by the operator; findings go back to the same role, as implementation.
+async fn reviewed(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSummary, end: &TurnEnd) -> Result<()> {
+    let id = &turn.session;
+    let module = &turn.module;
+    let at = now();
+    let Some((passed, reason)) = crate::review::verdict(&end.final_text) else {
+        let text = format!("The review of `{}` ended without a `REVIEW:` verdict. Run the review again.", module.id);
+        record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
+        return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
+    };
+    crate::review::store(ws, id, module, passed, &reason, end.final_text.trim()).await?;
+    let word = if passed { "pass" } else { "changes" };
+    let reason_text = if reason.is_empty() { String::new() } else { format!(": {reason}") };
+    record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &format!("**review → {word}**{reason_text}")).await?;
+    if passed {
+        record(ws, events, id, EntryKind::System, Some(&module.id), "The review passed: ready for review and delivery.").await?;
+        return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
+    }
+    let session = session::view(ws, id).await?;
+    let next_index = turn.chain_index + 1;
+    if !session.auto_continue || next_index >= MAX_CHAIN {
+        let text = format!("Paused with review findings. Continue with **{}** to address them.", turn.role.name);
+        record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
+        set_pending_role(ws, id, Some(&turn.role.id)).await?;
+        return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
+    }
+    let roles = roles::load(&ws.root)?;
+    let prompt = format!(
+        "The review of `{}` found changes to make before it can be delivered:\n\n{}\n\nAddress them.",
+        module.id,
+        end.final_text.trim()
+    );
+    let driver = crate::drivers::registry::resolve(ws, Some(turn.driver_id)).await?;
+    let route = Route::Role { role: turn.role.id.clone(), reason: "the review found changes to make".into() };
+    begin(ws, events, id, module, &roles, route, driver, turn.model.clone(), prompt, next_index).await
+}
+
+/// Starts a review of a module now: for a session from before auto-review, or to
+/// review again after the operator's own edits.
+pub async fn review_module(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: ModuleArgs) -> Result<SessionView> {
+    let (id, session) = session::live(ws, &args.session_id).await?;
+    session::refuse_closed(&session)?;
+    if ws.is_running(id.as_str()) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, "a turn is running: review when it has ended"));
+    }
+    let module = session_module(&session, &args.module_id)?;
+    let roles = roles::load(&ws.root)?;
+    // The role that last worked on the module reviews it; else the one routing picks.
+    let last: Option<String> = sqlx::query_scalar("SELECT role FROM turns WHERE session_id = ? AND module_id = ? ORDER BY id DESC LIMIT 1")
+        .bind(id.as_str())
+        .bind(&module.id)
+        .fetch_optional(&ws.pool)
+        .await?;
+    let role_id = match last {
+        Some(role) => role,
+        None => match route_module(ws, &id, &module, "").await? {
+            Route::Role { role, .. } => role,
+            Route::AwaitApproval { reason } => {
+                return Err(ApiError::new(ErrorCode::SpecMissing, format!("nothing to review yet: {reason}")));
+            }
+        },
+    };
+    let role = roles::find(&roles, &role_id).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{role_id}`")))?;
+    let driver = crate::drivers::registry::resolve(ws, session.driver.as_deref()).await?;
+    begin_review(ws, events, &id, &module, &role, driver, session.model.clone(), 0).await?;
+    publish(ws, events, &id).await
 }
 
 fn has_spec(ws: &Workspace, id: &SessionId, module: &SessionModule) -> bool {
@@ -392,6 +495,9 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
         link(record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &text).await?).await?;
         return records::set_state(&ws.pool, id.as_str(), SessionState::Blocked, &at).await;
     }
+    if turn.review {
+        return reviewed(ws, events, turn, &end).await;
+    }
     let roles = roles::load(&ws.root)?;
     let parsed = handoff::parse(&end.final_text, &roles);
     let (target, reason) = match parsed {
@@ -430,7 +536,19 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
                 set_pending_role(ws, id, Some(&turn.role.id)).await?;
                 return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
             }
-            record(ws, events, id, EntryKind::System, Some(&module.id), "The request is reported satisfied: ready for review.").await?;
+            if crate::review::current_pass(ws, id, module).await? {
+                record(ws, events, id, EntryKind::System, Some(&module.id), "The request is reported satisfied and its review still holds: ready for review.").await?;
+                return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
+            }
+            let session = session::view(ws, id).await?;
+            let next_index = turn.chain_index + 1;
+            if session.auto_continue && next_index < MAX_CHAIN {
+                let driver = crate::drivers::registry::resolve(ws, Some(turn.driver_id)).await?;
+                let role = roles::find(&roles, &turn.role.id).cloned().unwrap_or_else(|| turn.role.clone());
+                return begin_review(ws, events, id, module, &role, driver, turn.model.clone(), next_index).await;
+            }
+            let text = "The request is reported satisfied. It needs a review before it can be delivered: run Review.";
+            record(ws, events, id, EntryKind::System, Some(&module.id), text).await?;
             return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
         }
         Target::Role(r) if turn.role.handoff.contains(&r) && r != turn.role.id => {

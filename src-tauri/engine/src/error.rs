@@ -52,6 +52,16 @@ pub enum ErrorCode {
     SecretUnreadable,
     /// The workspace sets neither `[preview] command` nor `[preview] root`.
     PreviewNotConfigured,
+    /// Delivery is blocked: a missing or stale review, a failed or skipped gate.
+    DeliveryBlocked,
+    /// The workspace changed files the session also changed since the session's base.
+    DeliveryConflict,
+    /// The confirmation names another plan than the one that would run now.
+    PlanStale,
+    /// The target cannot be used here (no remote, no git repository…).
+    TargetUnavailable,
+    /// The remote branch moved: it is not this session's to overwrite.
+    BranchMoved,
     Internal,
 }
 
@@ -82,6 +92,7 @@ impl ErrorCode {
             PathNotAllowed => 400,
             SecretUnreadable => 500,
             PreviewNotConfigured => 409,
+            DeliveryBlocked | DeliveryConflict | PlanStale | TargetUnavailable | BranchMoved => 409,
             Internal => 500,
         }
     }
@@ -124,6 +135,11 @@ impl ErrorCode {
             PathNotAllowed => "PATH_NOT_ALLOWED",
             SecretUnreadable => "SECRET_UNREADABLE",
             PreviewNotConfigured => "PREVIEW_NOT_CONFIGURED",
+            DeliveryBlocked => "DELIVERY_BLOCKED",
+            DeliveryConflict => "DELIVERY_CONFLICT",
+            PlanStale => "PLAN_STALE",
+            TargetUnavailable => "TARGET_UNAVAILABLE",
+            BranchMoved => "BRANCH_MOVED",
             Internal => "INTERNAL",
         }
     }

@@ -26,6 +26,7 @@ pub mod planner;
 pub mod preview;
 pub mod planner_agent;
 pub mod process;
+pub mod review;
 pub mod roles;
 pub mod routing;
 pub mod secrets;

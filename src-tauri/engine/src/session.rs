@@ -21,7 +21,11 @@ const MAX_TITLE: usize = 120;
 const SETUP_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
 pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
-    records::load(&ws.pool, id.as_str(), ws.is_running(id.as_str())).await
+    let mut session = records::load(&ws.pool, id.as_str(), ws.is_running(id.as_str())).await?;
+    if session.deleted_at.is_none() {
+        session.reviews = crate::review::list(ws, id, &session).await?;
+    }
+    Ok(session)
 }
 
 /// Appends an entry and tells every view.
@@ -426,7 +430,7 @@ fn removable_session_dir(ws: &Workspace, id: &SessionId) -> Result<Option<std::p
 pub async fn list(ws: &Workspace, include_archived: bool) -> Result<Vec<SessionView>> {
     let mut out = Vec::new();
     for id in records::list_ids(&ws.pool, include_archived).await? {
-        out.push(records::load(&ws.pool, &id, ws.is_running(&id)).await?);
+        out.push(view(ws, &SessionId::parse(&id)?).await?);
     }
     Ok(out)
 }

@@ -2,12 +2,13 @@
 //! endpoint with its key, and the connected application (`[preview] bridge`) with its
 //! token. Keys and tokens are sealed together with the address they were given for and
 //! are only ever handed to that address: changing an address requires its secret in
-//! the same request, and only fingerprints leave the engine. A self-hosted server
+//! the same request, and only fingerprints leave the engine. The delivery provider's
+//! token works the same way, bound to its API root. A self-hosted server
 //! offers bring-your-own-key drivers only, so binary paths are neither shown nor set.
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::types::{DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs};
+use crate::api::types::{DeliverySettingsView, DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs};
 use crate::drivers::registry::{self, DRIVERS};
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::secrets::{fingerprint, Sealer};
@@ -23,6 +24,17 @@ pub const OPENAI_KEY: &str = "driver.openai.key";
 pub const PLANNER_AGENT: &str = "planner.agent";
 pub const BRIDGE_URL: &str = "bridge.url";
 pub const BRIDGE_TOKEN: &str = "bridge.token";
+pub const DELIVERY_REPOSITORY: &str = "delivery.repository";
+pub const DELIVERY_REVIEWERS: &str = "delivery.reviewers";
+pub const DELIVERY_PUSH_MODE: &str = "delivery.push_mode";
+pub const DELIVERY_REMOTE: &str = "delivery.remote";
+pub const DELIVERY_BASE: &str = "delivery.base";
+pub const DELIVERY_BRANCH_PREFIX: &str = "delivery.branch_prefix";
+pub const DELIVERY_API_URL: &str = "delivery.api_url";
+pub const DELIVERY_TOKEN: &str = "delivery.token";
+/// GitHub's REST API root, the provider API used unless Settings name another.
+pub const GITHUB_API: &str = "https://api.github.com";
+const PUSH_MODES: &[&str] = &["auto", "direct", "fork"];
 
 /// A secret and the address it was given for, sealed as one.
 #[derive(Serialize, Deserialize)]
@@ -74,6 +86,33 @@ pub async fn bridge_token(ws: &Workspace) -> Result<Option<String>> {
     bound_secret(ws, BRIDGE_TOKEN, url.as_deref(), None).await
 }
 
+/// The delivery settings: Settings first, then kiln.toml's `[delivery.git]`.
+pub async fn delivery(ws: &Workspace) -> Result<DeliverySettingsView> {
+    let get = |key: &'static str| get_setting(&ws.pool, key);
+    let git = &ws.config.delivery.git;
+    let reviewers = match get(DELIVERY_REVIEWERS).await? {
+        Some(list) => serde_json::from_str(&list).unwrap_or_default(),
+        None => git.reviewers.clone(),
+    };
+    let api_url = get(DELIVERY_API_URL).await?.unwrap_or_else(|| GITHUB_API.into());
+    Ok(DeliverySettingsView {
+        repository: get(DELIVERY_REPOSITORY).await?,
+        reviewers,
+        push_mode: get(DELIVERY_PUSH_MODE).await?.unwrap_or_else(|| "auto".into()),
+        remote: get(DELIVERY_REMOTE).await?.unwrap_or_else(|| git.remote.clone()),
+        base: get(DELIVERY_BASE).await?.unwrap_or_else(|| git.base.clone()),
+        branch_prefix: get(DELIVERY_BRANCH_PREFIX).await?.unwrap_or_else(|| git.branch_prefix.clone()),
+        token_fingerprint: delivery_token(ws).await?.as_deref().map(fingerprint),
+        api_url,
+    })
+}
+
+/// The provider token, opened, when it was given for the API root now set.
+pub async fn delivery_token(ws: &Workspace) -> Result<Option<String>> {
+    let url = get_setting(&ws.pool, DELIVERY_API_URL).await?.unwrap_or_else(|| GITHUB_API.into());
+    bound_secret(ws, DELIVERY_TOKEN, Some(&url), None).await
+}
+
 pub async fn view(ws: &Workspace) -> Result<SettingsView> {
     let get = |key: &'static str| get_setting(&ws.pool, key);
     let local = ws.mode == ServeMode::Loopback;
@@ -104,6 +143,7 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
         planner_agent: planner_agent(ws).await?,
         bridge_token_fingerprint: bridge_token(ws).await?.as_deref().map(fingerprint),
         bridge_url,
+        delivery: delivery(ws).await?,
     })
 }
 
@@ -175,6 +215,47 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
         return Err(ApiError::invalid("set the connected application's address the token is for"));
     }
 
+    // Delivery: names are checked here; the token is bound to the API root it is for.
+    if let Some(repo) = clean(&args.delivery_repository).filter(|r| !r.is_empty()) {
+        let valid = |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        if !matches!(repo.split_once('/'), Some((owner, name)) if valid(owner) && valid(name)) {
+            return Err(ApiError::invalid(format!("`{repo}` is not a repository as `owner/name`")));
+        }
+    }
+    if let Some(mode) = clean(&args.delivery_push_mode).filter(|m| !m.is_empty()) {
+        if !PUSH_MODES.contains(&mode.as_str()) {
+            return Err(ApiError::invalid(format!("the push mode is one of {}, not `{mode}`", PUSH_MODES.join(", "))));
+        }
+    }
+    for (what, value) in [("remote", &args.delivery_remote), ("base branch", &args.delivery_base), ("branch prefix", &args.delivery_branch_prefix)] {
+        if let Some(v) = clean(value).filter(|v| !v.is_empty()) {
+            if v.starts_with('-') || v.contains("..") || v.chars().any(|c| c.is_whitespace() || c.is_control() || "~^:?*[\\".contains(c)) {
+                return Err(ApiError::invalid(format!("`{v}` is not a valid {what}")));
+            }
+        }
+    }
+    for login in args.delivery_reviewers.iter().flatten() {
+        if login.is_empty() || !login.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/') {
+            return Err(ApiError::invalid(format!("`{login}` is not a reviewer login")));
+        }
+    }
+    let new_api = clean(&args.delivery_api_url);
+    if let Some(url) = new_api.as_deref().filter(|u| !u.is_empty()) {
+        http_url(url)?;
+    }
+    let current_api = get_setting(&ws.pool, DELIVERY_API_URL).await?.unwrap_or_else(|| GITHUB_API.into());
+    let api_target = match new_api.as_deref() {
+        None => current_api.clone(),
+        Some("") => GITHUB_API.to_string(),
+        Some(url) => url.to_string(),
+    };
+    let has_delivery_token = get_setting(&ws.pool, DELIVERY_TOKEN).await?.is_some();
+    if api_target != current_api && has_delivery_token && args.delivery_token.is_none() {
+        return Err(ApiError::invalid(
+            "give the provider token again with the new API address: a stored token is never sent to another host",
+        ));
+    }
+
     let set = |key: &'static str, value: Option<String>| async move {
         match value {
             None => Ok(()),
@@ -194,6 +275,20 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
         (None, _) => {}
         (Some(k), Some(url)) if !k.is_empty() => store_bound(ws, OPENAI_KEY, url, &k).await?,
         (Some(_), _) => set_setting(&ws.pool, OPENAI_KEY, None).await?,
+    }
+    set(DELIVERY_REPOSITORY, clean(&args.delivery_repository)).await?;
+    set(DELIVERY_PUSH_MODE, clean(&args.delivery_push_mode)).await?;
+    set(DELIVERY_REMOTE, clean(&args.delivery_remote)).await?;
+    set(DELIVERY_BASE, clean(&args.delivery_base)).await?;
+    set(DELIVERY_BRANCH_PREFIX, clean(&args.delivery_branch_prefix)).await?;
+    if let Some(reviewers) = &args.delivery_reviewers {
+        set_setting(&ws.pool, DELIVERY_REVIEWERS, Some(&serde_json::to_string(reviewers).expect("strings serialize"))).await?;
+    }
+    set(DELIVERY_API_URL, new_api).await?;
+    match clean(&args.delivery_token) {
+        None => {}
+        Some(t) if t.is_empty() => set_setting(&ws.pool, DELIVERY_TOKEN, None).await?,
+        Some(t) => store_bound(ws, DELIVERY_TOKEN, &api_target, &t).await?,
     }
     set(BRIDGE_URL, new_bridge).await?;
     match (new_token, &bridge_target) {

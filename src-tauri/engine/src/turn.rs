@@ -73,6 +73,8 @@ pub struct TurnPlan {
     pub instructions: String,
     pub resume_id: Option<String>,
     pub chain_index: i64,
+    /// A read-only auto-review turn (its role has no allowed paths).
+    pub review: bool,
 }
 
 /// How a turn ended, for the chain to decide what comes next.
@@ -133,6 +135,7 @@ where
             driver_id: plan.driver.id(),
             model: plan.model.clone(),
             chain_index: plan.chain_index,
+            review: plan.review,
         };
         let end = run(&ws, &events, &handle, turn_id, plan).await;
         ws.turns.lock().unwrap().remove(summary.session.as_str());
@@ -151,6 +154,7 @@ pub struct TurnPlanSummary {
     pub driver_id: &'static str,
     pub model: Option<String>,
     pub chain_index: i64,
+    pub review: bool,
 }
 
 async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, turn_id: i64, plan: TurnPlan) -> TurnEnd {

@@ -147,6 +147,7 @@ async fn a_handoff_to_no_known_role_falls_back_to_routing_with_a_reason() {
     let w = world(vec![
         Step::text("Done.\nHANDOFF: qa-engineer - please test it"),
         Step::text("Looks right.\nHANDOFF: none - the request is satisfied"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
     ])
     .await;
     let s = create(&w.engine, "Polish @shop/catalog").await;
@@ -166,6 +167,7 @@ async fn approval_stops_the_chain_until_the_operator_approves_the_exact_text() {
         Step::tool("write_file", json!({ "path": "modules/reviews/SPEC.md", "content": spec })),
         Step::text("The specification is written.\nHANDOFF: backend-engineer - build the routes"),
         Step::text("Routes built.\nHANDOFF: none - done"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
     ])
     .await;
     let s = create(&w.engine, "Create @shop/reviews with star ratings").await;
@@ -212,6 +214,7 @@ async fn writes_outside_the_module_are_put_back_and_named() {
         Step::tool("write_file", json!({ "path": "modules/cart/src/server/routes.js", "content": "// clobbered\n" })),
         Step::tool("write_file", json!({ "path": "shell/stray.txt", "content": "stray\n" })),
         Step::text("Done.\nHANDOFF: none - done"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
     ])
     .await;
     let s = create(&w.engine, "Wishlist in @shop/catalog").await;
@@ -234,6 +237,7 @@ async fn a_new_message_supersedes_a_running_turn_after_its_process_is_gone() {
         Step::tool("run_command", json!({ "command": format!("sleep 4 && touch {marker}") })),
         Step::text("never reached"),
         Step::text("Second turn.\nHANDOFF: none - done"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
     ])
     .await;
     let s = create(&w.engine, "Slow work in @shop/catalog").await;
@@ -260,7 +264,7 @@ async fn a_new_message_supersedes_a_running_turn_after_its_process_is_gone() {
 
 #[tokio::test]
 async fn a_turn_runs_to_its_end_when_every_view_has_gone() {
-    let w = world(vec![Step::text("All done.\nHANDOFF: none - done")]).await;
+    let w = world(vec![Step::text("All done.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")]).await;
     let s = create(&w.engine, "Quick @shop/catalog change").await;
     let sub = w.engine.subscribe(None);
     send(&w, &s.id, "Tweak the server validation").await;
@@ -294,7 +298,7 @@ async fn a_failed_turn_leaves_the_session_blocked_with_the_providers_message() {
 #[tokio::test]
 async fn attachments_reach_the_working_copy_and_the_turns_instruction() {
     use base64::Engine as _;
-    let w = world(vec![Step::text("Read it.\nHANDOFF: none - done")]).await;
+    let w = world(vec![Step::text("Read it.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")]).await;
     let s = create(&w.engine, "Reviews look in @shop/catalog").await;
     let png = [&b"\x89PNG\r\n\x1a\n"[..], &[0u8; 32]].concat();
     let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
@@ -346,7 +350,7 @@ async fn with_auto_continue_off_a_handoff_waits_for_the_operator() {
 #[tokio::test]
 async fn the_planner_agent_adds_modules_a_title_and_the_first_role_but_never_drops_one() {
     let answer = r#"Plan: {"modules": ["@shop/cart", "@shop/catalog", "billing.core"], "title": "Wishlist everywhere", "role": "UX Designer", "reason": "The cart shows the wishlist too."}"#;
-    let w = world_with_planner(vec![Step::text(answer), Step::text("Designed.\nHANDOFF: none - done")], true).await;
+    let w = world_with_planner(vec![Step::text(answer), Step::text("Designed.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")], true).await;
     let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
     assert_eq!(s.state, SessionState::Planning);
     // The first message waits for the planner, then goes to the role it suggested.
@@ -360,7 +364,7 @@ async fn the_planner_agent_adds_modules_a_title_and_the_first_role_but_never_dro
     // The planner's turn was read-only: it was offered no tool that writes.
     let tools = w.server.requests()[0].body["tools"].to_string();
     assert!(tools.contains("read_file") && !tools.contains("write_file") && !tools.contains("run_command"), "{tools}");
-    assert_eq!(s.usage.total.turns, 1, "the planner's own turn is not a session turn");
+    assert_eq!(s.usage.total.turns, 2, "the design and its review; the planner's own turn is not a session turn");
 }
 
 #[tokio::test]
@@ -376,7 +380,9 @@ async fn without_a_usable_planner_answer_the_rules_decide_alone() {
 
 #[tokio::test]
 async fn a_lost_conversation_continues_fresh_with_the_transcript_replayed() {
-    let w = world(vec![Step::text("First answer.\nHANDOFF: none - done"), Step::text("Second answer.\nHANDOFF: none - done")]).await;
+    let w = world(vec![Step::text("First answer.\nHANDOFF: none - done"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
+        Step::text("Second answer.\nHANDOFF: none - done")]).await;
     let s = create(&w.engine, "Two steps in @shop/catalog").await;
     send(&w, &s.id, "Tighten the server validation").await;
     let first = settled(&w, &s.id).await;
@@ -389,8 +395,9 @@ async fn a_lost_conversation_continues_fresh_with_the_transcript_replayed() {
     let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
     assert!(systems.contains("no longer holds this session's conversation"), "{systems}");
     let requests = w.server.requests();
-    assert_eq!(requests.len(), 2);
-    let replayed = requests[1].body["messages"].to_string();
+    // The first turn and its review; the second turn changed no file, so the review holds.
+    assert_eq!(requests.len(), 3);
+    let replayed = requests[2].body["messages"].to_string();
     assert!(replayed.contains("This continues an earlier conversation"), "{replayed}");
     assert!(replayed.contains("Operator: Tighten the server validation") && replayed.contains("First answer."), "{replayed}");
     assert!(replayed.contains("Now the second server step"));
@@ -402,6 +409,7 @@ async fn reopening_the_workspace_keeps_its_turns_and_a_new_process_closes_orphan
     let w = world(vec![
         Step::tool("run_command", json!({ "command": "sleep 1" })),
         Step::text("Done.\nHANDOFF: none - done"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
     ])
     .await;
     let s = create(&w.engine, "Slow @shop/catalog change").await;
@@ -431,10 +439,12 @@ async fn every_turn_that_changes_files_leaves_a_checkpoint_to_restore() {
     let w = world(vec![
         Step::tool("write_file", json!({ "path": "modules/catalog/src/server/wishlist.js", "content": "v1\n" })),
         Step::text("First.\nHANDOFF: none - done"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
         Step::tool("write_file", json!({ "path": "modules/catalog/src/server/wishlist.js", "content": "v2\n" })),
         Step::tool("write_file", json!({ "path": "modules/catalog/src/server/extra.js", "content": "extra\n" })),
         Step::tool("run_command", json!({ "command": "rm modules/catalog/src/server/routes.js && chmod +x modules/catalog/src/server/wishlist.js" })),
         Step::text("Second.\nHANDOFF: none - done"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
         Step::text("A question only?\nHANDOFF: none - need an answer"),
     ])
     .await;
@@ -500,6 +510,7 @@ async fn a_failed_gate_hands_the_fix_back_to_the_same_role_with_the_command_and_
             Step::text("Added the wishlist test.\nHANDOFF: none - done"),
             Step::tool("write_file", json!({ "path": "modules/catalog/test/wishlist.test.js", "content": fixed })),
             Step::text("Fixed the test.\nHANDOFF: none - done"),
+            Step::text("Checked it.\nREVIEW: pass - ready"),
         ],
         false,
         true,
@@ -562,10 +573,13 @@ async fn long_turns_autosave_and_old_checkpoints_are_pruned_but_never_the_start(
         vec![
             Step::tool("run_command", json!({ "command": script })),
             Step::text("Ticked.\nHANDOFF: none - done"),
+            Step::text("Checked it.\nREVIEW: pass - ready"),
             Step::tool("write_file", json!({ "path": "modules/catalog/src/server/b.js", "content": "b" })),
             Step::text("B.\nHANDOFF: none - done"),
+            Step::text("Checked it.\nREVIEW: pass - ready"),
             Step::tool("write_file", json!({ "path": "modules/catalog/src/server/c.js", "content": "c" })),
             Step::text("C.\nHANDOFF: none - done"),
+            Step::text("Checked it.\nREVIEW: pass - ready"),
         ],
         false,
         false,
@@ -594,7 +608,7 @@ async fn long_turns_autosave_and_old_checkpoints_are_pruned_but_never_the_start(
 #[tokio::test]
 async fn a_message_during_setup_waits_for_it_instead_of_cutting_it_short() {
     let w = world_edit(
-        vec![Step::text("Done.\nHANDOFF: none - done")],
+        vec![Step::text("Done.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")],
         false,
         false,
         session_settings("setup = \"sleep 1 && touch setup-done\""),
@@ -609,4 +623,49 @@ async fn a_message_during_setup_waits_for_it_instead_of_cutting_it_short() {
     assert_eq!(s.setup, SetupState::Passed);
     assert_eq!(s.state, SessionState::Review);
     assert!(w.shop.join(".kiln/sessions").join(&s.id).join("workspace/setup-done").exists());
+}
+
+#[tokio::test]
+async fn a_satisfied_request_is_reviewed_read_only_and_findings_go_back_to_implementation() {
+    let file = "modules/catalog/src/server/wishlist.js";
+    let w = world(vec![
+        Step::tool("write_file", json!({ "path": file, "content": "v1\n" })),
+        Step::text("Built.\nHANDOFF: none - done"),
+        // The review is read-only: its write is put back.
+        Step::tool("write_file", json!({ "path": file, "content": "the reviewer was here\n" })),
+        Step::text("Correctness: the wishlist has no size limit.\nREVIEW: changes - add a limit"),
+        Step::tool("write_file", json!({ "path": file, "content": "v2 with a limit\n" })),
+        Step::text("Limited.\nHANDOFF: none - done"),
+        Step::text("Correctness, security, compatibility, lifecycle, tests, UI: checked.\nREVIEW: pass - ready"),
+        Step::text("Still fine.\nREVIEW: pass - ready again"),
+    ])
+    .await;
+    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
+    send(&w, &s.id, "Add the wishlist endpoint").await;
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Review, "{:#?}", transcript(&w, &s.id).await);
+    let work = w.shop.join(".kiln/sessions").join(&s.id).join("workspace");
+    assert_eq!(std::fs::read_to_string(work.join(file)).unwrap(), "v2 with a limit\n");
+    let handoffs = texts(&transcript(&w, &s.id).await, EntryKind::Handoff).join("\n");
+    assert!(handoffs.contains("**review → changes**: add a limit") && handoffs.contains("**review → pass**: ready"), "{handoffs}");
+    // The fix turn was told the findings.
+    let told = w.server.requests().iter().any(|r| {
+        let messages = r.body["messages"].to_string();
+        messages.contains("found changes to make") && messages.contains("the wishlist has no size limit")
+    });
+    assert!(told, "no turn was given the review's findings");
+    assert_eq!(s.reviews.len(), 1);
+    let review = &s.reviews[0];
+    assert!(review.passed && !review.stale && review.summary == "ready", "{review:?}");
+    assert!(review.report.contains("Correctness, security"));
+
+    // An edit after the review makes it stale; a review on demand makes it current again.
+    std::fs::write(work.join(file), "v3 edited by hand\n").unwrap();
+    let s = w.engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert!(s.reviews[0].stale);
+    w.engine.review_module(ModuleArgs { session_id: s.id.clone(), module_id: "@shop/catalog".into() }).await.unwrap();
+    let s = settled(&w, &s.id).await;
+    assert!(!s.reviews[0].stale && s.reviews[0].summary == "ready again", "{:?}", s.reviews);
+    let err = w.engine.review_module(ModuleArgs { session_id: s.id.clone(), module_id: "@shop/nope".into() }).await.unwrap_err();
+    assert_eq!(err.code, kiln_engine::ErrorCode::ModuleNotFound);
 }

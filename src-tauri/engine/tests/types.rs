@@ -25,7 +25,8 @@ fn error_codes_spell_the_same_on_the_wire() {
         AttachmentLimit, AttachmentTooLarge, AttachmentType, AttachmentEmpty, AttachmentMismatch,
         DriverNotFound, DriverFailed, SpecMissing, AttachmentNotFound, CheckpointNotFound,
         CrossSiteRefused, NotConnected, TokenInvalid, RateLimited, BodyTooLarge, NotAllowedInMode, PathNotAllowed,
-        SecretUnreadable, PreviewNotConfigured,
+        SecretUnreadable, PreviewNotConfigured, DeliveryBlocked, DeliveryConflict, PlanStale, TargetUnavailable,
+        BranchMoved,
     ] {
         assert_eq!(serde_json::to_value(code).unwrap(), serde_json::Value::String(code.as_str().into()));
     }

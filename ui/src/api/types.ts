@@ -1,7 +1,7 @@
 // Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).
 // Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "INTERNAL";
 
 export type ApiError = { code: ErrorCode, message: string, };
 
@@ -61,13 +61,137 @@ running: boolean, setup: SetupState, createdAt: string, updatedAt: string, deliv
 /**
  * The role the next message goes to when none is picked (an asker, a paused chain).
  */
-pendingRole: string | null, usage: UsageView, };
+pendingRole: string | null, usage: UsageView, 
+/**
+ * Each module's auto-review report, checked against its files as they are now.
+ */
+reviews: Array<ReviewView>, };
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
 export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, };
 
-export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "resync" };
+export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" };
+
+export type ReviewView = { moduleId: string, passed: boolean, 
+/**
+ * The module's files changed since the review: it no longer counts.
+ */
+stale: boolean, 
+/**
+ * The verdict line's reason.
+ */
+summary: string, 
+/**
+ * The whole report (correctness, security, compatibility, lifecycle, tests, UI).
+ */
+report: string, createdAt: string, };
+
+export type DeliveryTarget = "workspace" | "git-pr";
+
+export type TargetOption = { target: DeliveryTarget, available: boolean, reason: string | null, };
+
+export type PlannedModule = { moduleId: string, directory: string, kind: ModuleChange, 
+/**
+ * Files the session added (workspace-relative).
+ */
+added: Array<string>, 
+/**
+ * Files that exist in the target and will be overwritten.
+ */
+overwritten: Array<string>, 
+/**
+ * Files the session deleted.
+ */
+deleted: Array<string>, 
+/**
+ * Packages its manifests add that the workspace lacks.
+ */
+newPackages: Array<string>, 
+/**
+ * A new module that must be enabled (`[delivery] enable`).
+ */
+enable: boolean, };
+
+export type Blocker = { code: ErrorCode, message: string, moduleId: string | null, paths: Array<string>, };
+
+export type DeliveryPlan = { sessionId: string, target: DeliveryTarget, availableTargets: Array<TargetOption>, modules: Array<PlannedModule>, 
+/**
+ * The gates that run first, e.g. `tests (@shop/cart)`.
+ */
+gates: Array<string>, 
+/**
+ * The steps in order, as the run will show them.
+ */
+steps: Array<string>, 
+/**
+ * Whether the running application must restart to pick the change up.
+ */
+restartNeeded: boolean, 
+/**
+ * Empty when it can go ahead.
+ */
+blockers: Array<Blocker>, 
+/**
+ * For git-pr: the branch it pushes.
+ */
+branch: string | null, 
+/**
+ * A digest of the plan: `deliver` refuses a confirmation of another plan.
+ */
+planId: string, };
+
+export type StepState = "pending" | "running" | "passed" | "failed" | "skipped";
+
+export type DeliveryStep = { id: string, title: string, moduleId: string | null, state: StepState, output: string, startedAt: string | null, endedAt: string | null, };
+
+export type DeliveryState = "running" | "delivered" | "failed";
+
+export type PullRequestView = { 
+/**
+ * The pull request's page, or a compare link when none could be created.
+ */
+url: string, number: number | null, branch: string, 
+/**
+ * `api`, `gh` or `compare`.
+ */
+via: string, 
+/**
+ * False when a second delivery updated an open pull request.
+ */
+created: boolean, };
+
+export type DeliveryRun = { id: string, sessionId: string, target: DeliveryTarget, state: DeliveryState, steps: Array<DeliveryStep>, startedAt: string, endedAt: string | null, pullRequest: PullRequestView | null, 
+/**
+ * What landed (workspace-relative paths), once delivered.
+ */
+landed: Array<string>, error: ApiError | null, };
+
+export type DeliverySettingsView = { 
+/**
+ * `owner/name` on the provider.
+ */
+repository: string | null, reviewers: Array<string>, 
+/**
+ * `auto`, `direct` or `fork`.
+ */
+pushMode: string, remote: string, base: string, branchPrefix: string, 
+/**
+ * The provider's API root (default `https://api.github.com`).
+ */
+apiUrl: string, 
+/**
+ * The provider token's fingerprint, when one is stored for `api_url`.
+ */
+tokenFingerprint: string | null, };
+
+export type PlanDeliveryArgs = { sessionId: string, 
+/**
+ * Default: `[delivery] default`, else the first available target.
+ */
+target?: DeliveryTarget, };
+
+export type DeliverArgs = { sessionId: string, target: DeliveryTarget, planId: string, };
 
 export type PreviewState = "stopped" | "starting" | "ready" | "restarting" | "crashed";
 
@@ -245,7 +369,7 @@ bridgeUrl: string | null,
 /**
  * Its access token's fingerprint, when a token is stored for `bridge_url`.
  */
-bridgeTokenFingerprint: string | null, };
+bridgeTokenFingerprint: string | null, delivery: DeliverySettingsView, };
 
 export type UpdateSettingsArgs = { defaultDriver?: string, plannerAgent?: boolean, claudePath?: string, codexPath?: string, openaiBaseUrl?: string, openaiModel?: string, 
 /**
@@ -261,4 +385,24 @@ bridgeUrl?: string,
 /**
  * Stored sealed, bound to `bridge_url`.
  */
-bridgeToken?: string, };
+bridgeToken?: string, 
+/**
+ * `owner/name` on the provider.
+ */
+deliveryRepository?: string, 
+/**
+ * Logins asked to review each pull request.
+ */
+deliveryReviewers?: Array<string>, 
+/**
+ * `auto`, `direct` or `fork`.
+ */
+deliveryPushMode?: string, deliveryRemote?: string, deliveryBase?: string, deliveryBranchPrefix?: string, 
+/**
+ * Changing it requires `delivery_token` in the same request.
+ */
+deliveryApiUrl?: string, 
+/**
+ * Stored sealed, bound to `delivery_api_url`; saving never pushes anything.
+ */
+deliveryToken?: string, };

@@ -62,6 +62,7 @@ export function makeSession(overrides: Partial<SessionView> = {}): SessionView {
     checkpoints: [],
     pendingRole: null,
     usage: { total: makeTotals(), byRole: [] },
+    reviews: [],
     ...overrides,
   };
 }
@@ -81,6 +82,16 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
     plannerAgent: true,
     bridgeUrl: null,
     bridgeTokenFingerprint: null,
+    delivery: {
+      repository: null,
+      reviewers: [],
+      pushMode: "auto",
+      remote: "origin",
+      base: "main",
+      branchPrefix: "kiln",
+      apiUrl: "https://api.github.com",
+      tokenFingerprint: null,
+    },
     drivers: [
       { id: "claude", available: true, detail: "/usr/local/bin/claude" },
       { id: "codex", available: false, detail: "install it with `npm i -g @openai/codex`" },

@@ -50,6 +50,7 @@ macro_rules! for_each_operation {
             start_preview(SessionIdArgs) -> PreviewView;
             stop_preview(SessionIdArgs) -> PreviewView;
             restart_preview(SessionIdArgs) -> PreviewView;
+            review_module(ModuleArgs) -> SessionView;
         }
     };
 }
@@ -274,6 +275,11 @@ impl Engine {
     /// Tokens and cost of every turn in the workspace, in total and per role.
     pub async fn workspace_usage(&self, _: EmptyArgs) -> Result<UsageView> {
         crate::store::turns::usage(&self.workspace()?.pool, None).await
+    }
+
+    /// Starts a read-only review turn of a module (auto-review runs one by itself).
+    pub async fn review_module(&self, args: ModuleArgs) -> Result<SessionView> {
+        crate::chain::review_module(&self.workspace()?, &self.events, args).await
     }
 
     /// A session's preview as it stands.

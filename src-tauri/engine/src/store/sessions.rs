@@ -121,6 +121,8 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
             .collect(),
         pending_role: row.pending_role,
         usage: crate::store::turns::usage(pool, Some(id)).await?,
+        // Filled in by `session::view`, which can read the working copy to tell stale ones.
+        reviews: Vec::new(),
     })
 }
 

@@ -1,0 +1,158 @@
+//! Auto-review (SPEC §6): when a role reports a module's request satisfied, the same
+//! role reviews it in a separate read-only turn and ends with `REVIEW: pass` or
+//! `REVIEW: changes - <what>`. Kiln keeps the report itself (the agent's working copy
+//! could be edited), bound to the SHA-256 of the module's files at that moment: any
+//! later edit makes it stale, and delivery needs a current passing one.
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use crate::api::types::{ReviewView, SessionModule, SessionView};
+use crate::error::Result;
+use crate::ids::SessionId;
+use crate::workspace::Workspace;
+
+/// Directories never part of a module's reviewed files: dependencies and VCS data.
+const SKIPPED: &[&str] = &["node_modules", ".git", ".kiln", "target"];
+
+/// SHA-256 over the module's files in the session's working copy: each relative path
+/// and content, in path order, so a rename, an edit, an addition or a removal changes it.
+pub fn module_digest(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<String> {
+    let root = ws.session_workdir(id);
+    let dir = crate::paths::confine(&root, if module.directory.is_empty() { "." } else { &module.directory })?;
+    let mut files = Vec::new();
+    collect(&dir, &dir, &mut files)?;
+    files.sort();
+    let mut hash = Sha256::new();
+    for rel in files {
+        let content = std::fs::read(dir.join(&rel))?;
+        hash.update(rel.as_bytes());
+        hash.update([0]);
+        hash.update((content.len() as u64).to_le_bytes());
+        hash.update(&content);
+    }
+    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let path = entry.path();
+        if kind.is_dir() {
+            if !SKIPPED.iter().any(|s| entry.file_name() == *s) {
+                collect(root, &path, out)?;
+            }
+        } else if kind.is_file() {
+            out.push(path.strip_prefix(root).unwrap_or(&path).to_string_lossy().into_owned());
+        } else if kind.is_symlink() {
+            // A link is reviewed as what it says, not what it points to.
+            out.push(path.strip_prefix(root).unwrap_or(&path).to_string_lossy().into_owned());
+        }
+    }
+    Ok(())
+}
+
+/// The verdict a review turn ended with: `Some((passed, reason))`, or `None` without one.
+pub fn verdict(text: &str) -> Option<(bool, String)> {
+    text.lines().rev().find_map(|line| {
+        let line = line.trim().trim_start_matches(['*', '`', '#', ' ']).trim_end_matches(['*', '`']);
+        let rest = line.strip_prefix("REVIEW:").or_else(|| line.strip_prefix("Review:"))?.trim();
+        let (word, reason) = match rest.split_once([' ', '-', '—', ':']) {
+            Some((w, r)) => (w, r.trim().trim_start_matches(['-', '—', ':']).trim()),
+            None => (rest, ""),
+        };
+        match word.to_ascii_lowercase().as_str() {
+            "pass" | "passed" => Some((true, reason.to_string())),
+            "changes" | "fail" | "failed" => Some((false, reason.to_string())),
+            _ => None,
+        }
+    })
+}
+
+/// The review turn's instruction: read-only, the six areas, evidence, one verdict line.
+pub fn instruction(role_name: &str, session: &SessionView, module: &SessionModule) -> String {
+    format!(
+        "## Kiln review\nYou are the {role_name}, reviewing the change made in `{}` (`{}`) for this request: {}\n\n\
+         This turn is read-only: any file you write is put back. Read the module's files and its specification, run its \
+         tests or checks if useful, and report on each of: correctness, security, compatibility, lifecycle (setup, \
+         migrations, enabling), tests, and UI. For each, give evidence (file and line, command and output) or say it \
+         does not apply.\n\nEnd with exactly one line: `REVIEW: pass - <one sentence>` when the module is ready to \
+         deliver, or `REVIEW: changes - <the findings to fix>` when it is not.",
+        module.id, module.directory, session.brief
+    )
+}
+
+pub async fn store(ws: &Workspace, id: &SessionId, module: &SessionModule, passed: bool, summary: &str, report: &str) -> Result<()> {
+    let digest = module_digest(ws, id, module)?;
+    sqlx::query(
+        "INSERT INTO reviews (session_id, module_id, files_sha256, passed, summary, report, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (session_id, module_id) DO UPDATE SET files_sha256 = excluded.files_sha256, passed = excluded.passed,
+           summary = excluded.summary, report = excluded.report, created_at = excluded.created_at",
+    )
+    .bind(id.as_str())
+    .bind(&module.id)
+    .bind(digest)
+    .bind(passed)
+    .bind(summary)
+    .bind(report)
+    .bind(crate::clock::now())
+    .execute(&ws.pool)
+    .await?;
+    Ok(())
+}
+
+/// The session's stored reviews, each checked against the module's files as they are now.
+pub async fn list(ws: &Workspace, id: &SessionId, session: &SessionView) -> Result<Vec<ReviewView>> {
+    let rows: Vec<(String, String, bool, String, String, String)> = sqlx::query_as(
+        "SELECT module_id, files_sha256, passed, summary, report, created_at FROM reviews WHERE session_id = ? ORDER BY module_id",
+    )
+    .bind(id.as_str())
+    .fetch_all(&ws.pool)
+    .await?;
+    let mut out = Vec::new();
+    for (module_id, digest, passed, summary, report, created_at) in rows {
+        let current = match session.modules.iter().find(|m| m.id == module_id) {
+            Some(module) => module_digest(ws, id, module).ok(),
+            None => None,
+        };
+        out.push(ReviewView { stale: current.as_deref() != Some(digest.as_str()), module_id, passed, summary, report, created_at });
+    }
+    Ok(out)
+}
+
+/// Whether the module has a passing review of its files as they are now.
+pub async fn current_pass(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
+    let row: Option<(String, bool)> = sqlx::query_as("SELECT files_sha256, passed FROM reviews WHERE session_id = ? AND module_id = ?")
+        .bind(id.as_str())
+        .bind(&module.id)
+        .fetch_optional(&ws.pool)
+        .await?;
+    Ok(match row {
+        Some((digest, true)) => module_digest(ws, id, module)? == digest,
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::verdict;
+
+    #[test]
+    fn verdicts() {
+        assert_eq!(verdict("All good.\nREVIEW: pass - ready"), Some((true, "ready".into())));
+        assert_eq!(verdict("x\n**REVIEW: changes - the total ignores discounts**"), Some((false, "the total ignores discounts".into())));
+        assert_eq!(verdict("REVIEW: pass"), Some((true, String::new())));
+        assert_eq!(verdict("REVIEW: changes — no tests\nthanks"), Some((false, "no tests".into())));
+        // The last verdict line counts.
+        assert_eq!(verdict("REVIEW: changes - a\nREVIEW: pass - fixed"), Some((true, "fixed".into())));
+        assert_eq!(verdict("I reviewed it and it is fine."), None);
+        assert_eq!(verdict("REVIEW: maybe"), None);
+    }
+}
