@@ -280,10 +280,22 @@ fn free_port() -> std::io::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
+/// A simple command is `exec`ed by the shell, so the server itself carries the
+/// parent-death signal below (it survives an `execve`, not a `fork`): killed outright,
+/// Kiln still leaves no server behind. A compound command keeps its shell.
+fn shell_line(command: &str) -> String {
+    let compound = command.chars().any(|c| matches!(c, ';' | '&' | '|' | '\n' | '(' | ')' | '`')) || command.trim_start().starts_with("exec ");
+    if compound {
+        command.to_string()
+    } else {
+        format!("exec {command}")
+    }
+}
+
 fn spawn(command: &str, dir: &std::path::Path, port: u16) -> std::io::Result<Child> {
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
-        .arg(command)
+        .arg(shell_line(command))
         .current_dir(dir)
         .env("PORT", port.to_string())
         .stdin(Stdio::null())
@@ -313,4 +325,15 @@ async fn end(child: &mut Child, pgid: i32) {
     let _ = tokio::time::timeout(GRACE, child.wait()).await;
     crate::process::Running { pgid }.kill();
     let _ = child.wait().await;
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn simple_commands_are_execed() {
+        assert_eq!(super::shell_line("node shell/server.js --port $PORT"), "exec node shell/server.js --port $PORT");
+        assert_eq!(super::shell_line("npm run dev && echo done"), "npm run dev && echo done");
+        assert_eq!(super::shell_line("exec node x"), "exec node x");
+        assert_eq!(super::shell_line("a | b"), "a | b");
+    }
 }
