@@ -185,6 +185,10 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("start_preview", json!({ "sessionId": "../x" })),
         ("restart_preview", json!({ "sessionId": "00000000-0000-4000-8000-000000000000" })),
         ("review_module", json!({ "sessionId": "$id", "moduleId": "@shop/nope" })),
+        ("plan_delivery", json!({ "sessionId": "$id" })),
+        ("deliver", json!({ "sessionId": "$id", "target": "workspace", "planId": "nope" })),
+        ("plan_delivery", json!({ "sessionId": "$id", "target": "carrier-pigeon" })),
+        ("get_delivery", json!({ "sessionId": "$id" })),
         ("save_spec", json!({ "sessionId": "$id", "moduleId": "@shop/nope", "text": "x" })),
         ("list_sessions", json!({})),
         ("archive_session", json!({ "sessionId": "$id" })),
@@ -260,7 +264,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "WORKSPACE_NOT_OPEN", "WORKSPACE_NOT_FOUND", "INVALID_INPUT", "INVALID_INPUT", "MODULE_REQUIRED", "MODULE_NOT_FOUND",
             "INVALID_INPUT", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_ALREADY_IN_SESSION", "MODULE_NOT_FOUND",
             "ATTACHMENT_MISMATCH", "ATTACHMENT_NOT_FOUND", "INVALID_INPUT",
-            "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_INPUT", "CHECKPOINT_NOT_FOUND", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
+            "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_INPUT", "CHECKPOINT_NOT_FOUND", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_NOT_FOUND", "DELIVERY_BLOCKED", "INVALID_INPUT", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
         ]
     );
     let created = ipc_answers.iter().find(|(c, a)| c == "create_session" && a.is_ok()).unwrap().1.as_ref().unwrap();
@@ -270,6 +274,13 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     let diff = ipc_answers.iter().find(|(c, a)| c == "get_diff" && a.is_ok()).unwrap().1.as_ref().unwrap();
     assert_eq!(diff["modules"].as_array().unwrap().len(), 2);
     assert!(diff["modules"].as_array().unwrap().iter().all(|m| m["files"] == json!([])), "{diff}");
+    // Without a review or gates the plan is blocked, and no run was ever made.
+    let plan = ipc_answers.iter().find(|(c, a)| c == "plan_delivery" && a.is_ok()).unwrap().1.as_ref().unwrap();
+    assert_eq!(plan["target"], "workspace");
+    assert!(plan["blockers"].as_array().unwrap().iter().any(|b| b["message"].as_str().unwrap().contains("needs a review")), "{plan}");
+    assert_eq!(plan["availableTargets"][1]["available"], false);
+    let run = ipc_answers.iter().find(|(c, _)| c == "get_delivery").unwrap();
+    assert_eq!(run.1, Ok(Value::Null));
     let purged = ipc_answers.iter().filter(|(c, _)| c == "delete_session").last().unwrap();
     assert_eq!(purged.1, Ok(Value::Null));
 

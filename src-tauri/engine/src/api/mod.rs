@@ -51,6 +51,9 @@ macro_rules! for_each_operation {
             stop_preview(SessionIdArgs) -> PreviewView;
             restart_preview(SessionIdArgs) -> PreviewView;
             review_module(ModuleArgs) -> SessionView;
+            plan_delivery(PlanDeliveryArgs) -> DeliveryPlan;
+            deliver(DeliverArgs) -> DeliveryRun;
+            get_delivery(SessionIdArgs) -> Option<DeliveryRun>;
         }
     };
 }
@@ -328,6 +331,21 @@ impl Engine {
 
     pub async fn save_spec(&self, args: SaveSpecArgs) -> Result<SpecView> {
         crate::chain::save_spec(&*self.workspace()?, &self.events, args).await
+    }
+
+    /// What delivering the session to a target would do, with its blockers and `plan_id`.
+    pub async fn plan_delivery(&self, args: PlanDeliveryArgs) -> Result<DeliveryPlan> {
+        crate::delivery::run::plan_delivery(&self.workspace()?, args).await
+    }
+
+    /// Starts a confirmed delivery in the background; its steps arrive as `Delivery` events.
+    pub async fn deliver(&self, args: DeliverArgs) -> Result<DeliveryRun> {
+        crate::delivery::run::deliver(&self.workspace()?, &self.events, args).await
+    }
+
+    /// The session's latest delivery run.
+    pub async fn get_delivery(&self, args: SessionIdArgs) -> Result<Option<DeliveryRun>> {
+        crate::delivery::run::latest(&*self.workspace()?, args).await
     }
 
     pub async fn get_settings(&self, _: EmptyArgs) -> Result<SettingsView> {

@@ -1,9 +1,26 @@
 //! Delivery (SPEC §12, "eject"): the targets that land a session's change as code the
-//! user owns (into the workspace, or as a pull request). `git` is the layer the
-//! `git-pr` target uses to run the git CLI safely; `StepSink` is how every target
-//! reports its steps as they start, pass, fail or are skipped.
+//! user owns (into the workspace, or as a pull request), behind one interface:
+//! `available` (with the reason when not), `plan`, `apply` reporting each step through
+//! a `StepSink`. `plan` builds the plan, `run` starts, records and persists runs,
+//! `workspace` is the workspace target, `pr` wraps the git-pr target, `git` is the git
+//! CLI layer the git-pr target uses.
 
 pub mod git;
+pub mod git_pr;
+pub mod plan;
+pub mod pr;
+pub mod run;
+pub mod workspace;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use crate::api::types::*;
+use crate::error::Result;
+use crate::events::EventBus;
+use crate::ids::SessionId;
+use crate::workspace::Workspace;
+use plan::{ModuleChanges, StepSpec};
 
 /// Where a target reports its steps while it applies a delivery. The run records each
 /// call (persisted and sent as `EventBody::Delivery`), so a target never touches the
@@ -17,4 +34,48 @@ pub trait StepSink: Send + Sync {
     fn fail(&self, id: &str, output: &str);
     /// The step was not needed (e.g. no `build` command), with the reason.
     fn skip(&self, id: &str, why: &str);
+}
+
+/// What a delivery works on: the session as it was confirmed, its changes and the
+/// module part of the plan, plus what redacts outputs (the workspace's sealed secrets).
+pub struct Context {
+    pub ws: Arc<Workspace>,
+    pub events: Arc<EventBus>,
+    pub id: SessionId,
+    pub session: SessionView,
+    pub run_id: String,
+    pub changes: Vec<ModuleChanges>,
+    pub modules: Vec<PlannedModule>,
+    pub restart_needed: bool,
+    pub redactor: git::Redactor,
+    pub settings: DeliverySettingsView,
+}
+
+/// A target's own part of a plan.
+pub struct TargetPlan {
+    /// Besides the review and gate blockers every target shares.
+    pub blockers: Vec<Blocker>,
+    pub steps: Vec<StepSpec>,
+    pub branch: Option<String>,
+}
+
+/// What a run that passed every step produced.
+pub struct Applied {
+    pub landed: Vec<String>,
+    pub pull_request: Option<PullRequestView>,
+}
+
+/// One delivery target. Statically dispatched (`run` matches on `DeliveryTarget`), so
+/// `plan` and `apply` can be plain async functions.
+pub trait Target: Send + Sync {
+    /// `Err(reason)` when it cannot be used in this workspace now.
+    /// `settings` are the workspace's delivery settings (remote, base, prefix…).
+    fn available(&self, ws: &Workspace, settings: &DeliverySettingsView) -> std::result::Result<(), String>;
+
+    fn plan(&self, ws: &Arc<Workspace>, id: &SessionId, settings: &DeliverySettingsView, changes: &[ModuleChanges], modules: &[PlannedModule])
+        -> impl Future<Output = Result<TargetPlan>> + Send;
+
+    /// Runs every step in order, reporting each; stops at the first failure and returns
+    /// its error (after `sink.fail`). Gates are the first step of every target.
+    fn apply(&self, ctx: &Context, sink: &dyn StepSink) -> impl Future<Output = Result<Applied>> + Send;
 }

@@ -1,0 +1,238 @@
+//! The delivery plan (SPEC §12): per module, what lands (added, overwritten), what the
+//! session deleted, the packages it adds that the workspace lacks, whether it must be
+//! enabled; the gates that run first; whether the app must restart; the blockers
+//! (review, gates, and the target's own); and a `plan_id` binding a confirmation to it.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use git2::Oid;
+use sha2::{Digest, Sha256};
+
+use crate::api::types::*;
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::gates::MODULE_GATES;
+use crate::ids::SessionId;
+use crate::workspace::Workspace;
+
+/// One module's change against its base: what a target copies and removes.
+#[derive(Debug, Clone)]
+pub struct ModuleChanges {
+    pub module: SessionModule,
+    /// The store commit the module's diff starts from (checkpoint `base_sequence`).
+    pub base: Oid,
+    /// Files the session has now (added or modified), workspace-relative.
+    pub written: Vec<String>,
+    /// Files of the base the session removed (a rename's old path included).
+    pub deleted: Vec<String>,
+}
+
+impl ModuleChanges {
+    /// Every path the delivery touches in this module.
+    pub fn paths(&self) -> impl Iterator<Item = &String> {
+        self.written.iter().chain(self.deleted.iter())
+    }
+}
+
+/// A step a target will run, known before it starts (shown pending).
+#[derive(Debug, Clone)]
+pub struct StepSpec {
+    pub id: String,
+    pub title: String,
+    pub module: Option<String>,
+}
+
+impl StepSpec {
+    pub fn new(id: impl Into<String>, title: impl Into<String>, module: Option<&str>) -> StepSpec {
+        StepSpec { id: id.into(), title: title.into(), module: module.map(str::to_string) }
+    }
+}
+
+/// Each module's changes, from the session diff (which already leaves out ignored
+/// files, `node_modules` and the attachment copies, as the review shows them).
+pub async fn changes(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView) -> Result<Vec<ModuleChanges>> {
+    let diff = crate::diff::get(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await?;
+    let mut out = Vec::new();
+    for module in &session.modules {
+        let files = diff.modules.iter().find(|m| m.module_id == module.id).map(|m| m.files.clone()).unwrap_or_default();
+        let mut written = Vec::new();
+        let mut deleted = Vec::new();
+        for f in files {
+            match f.status {
+                FileStatus::Deleted => deleted.push(f.path),
+                FileStatus::Renamed => {
+                    deleted.extend(f.old_path);
+                    written.push(f.path);
+                }
+                _ => written.push(f.path),
+            }
+        }
+        written.sort();
+        deleted.sort();
+        out.push(ModuleChanges { module: module.clone(), base: base_commit(ws, id, module.base_sequence).await?, written, deleted });
+    }
+    Ok(out)
+}
+
+/// The checkpoint a module's diff starts from (as diff.rs finds it: the nearest one at
+/// or before its join point, since the cap may prune a late module's exact one).
+async fn base_commit(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<Oid> {
+    let commit: Option<String> =
+        sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1")
+            .bind(id.as_str())
+            .bind(sequence)
+            .fetch_optional(&ws.pool)
+            .await?;
+    let commit = commit.ok_or_else(|| ApiError::internal("checkpoints", format!("session {id} has no checkpoint {sequence}")))?;
+    Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))
+}
+
+/// The module part of the plan, judged against the workspace as it is now.
+pub fn planned(ws: &Workspace, id: &SessionId, c: &ModuleChanges) -> PlannedModule {
+    let exists = |p: &String| ws.root.join(p).symlink_metadata().is_ok();
+    PlannedModule {
+        module_id: c.module.id.clone(),
+        directory: c.module.directory.clone(),
+        kind: c.module.kind,
+        added: c.written.iter().filter(|p| !exists(p)).cloned().collect(),
+        overwritten: c.written.iter().filter(|p| exists(p)).cloned().collect(),
+        deleted: c.deleted.clone(),
+        new_packages: new_packages(ws, &ws.session_workdir(id), &c.module),
+        enable: c.module.kind == ModuleChange::New && ws.config.delivery.enable.as_deref().is_some_and(|e| !e.trim().is_empty()),
+    }
+}
+
+/// Packages the module's `package.json` (in the session) depends on that the workspace
+/// does not know. Known: every name and dependency of the workspace's root
+/// `package.json` and of its modules' `package.json` files, and every package in
+/// `package-lock.json` (`packages` keys and v1 `dependencies`). Other lockfiles
+/// (pnpm, yarn) are not read: their packages show as new, which errs on telling more.
+pub fn new_packages(ws: &Workspace, workdir: &Path, module: &SessionModule) -> Vec<String> {
+    let wanted = deps(&read_json(&workdir.join(&module.directory).join("package.json")));
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let mut known = BTreeSet::new();
+    let mut manifests = vec![ws.root.join("package.json")];
+    manifests.extend(ws.modules.iter().map(|m| ws.root.join(&m.directory).join("package.json")));
+    for path in manifests {
+        let json = read_json(&path);
+        known.extend(json["name"].as_str().map(str::to_string));
+        known.extend(deps(&json));
+    }
+    let lock = read_json(&ws.root.join("package-lock.json"));
+    if let Some(packages) = lock["packages"].as_object() {
+        for (key, value) in packages {
+            if let Some((_, name)) = key.rsplit_once("node_modules/") {
+                known.insert(name.to_string());
+            }
+            known.extend(value["name"].as_str().map(str::to_string));
+        }
+    }
+    if let Some(v1) = lock["dependencies"].as_object() {
+        known.extend(v1.keys().cloned());
+    }
+    wanted.into_iter().filter(|d| !known.contains(d)).collect()
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    std::fs::read_to_string(path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+}
+
+fn deps(json: &serde_json::Value) -> BTreeSet<String> {
+    ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"]
+        .iter()
+        .filter_map(|k| json[k].as_object())
+        .flat_map(|o| o.keys().cloned())
+        .collect()
+}
+
+/// Whether the running application must restart: a new module to enable, a changed
+/// `package.json` (dependencies are loaded at start), or a changed file matching the
+/// `[modules] server` globs (server code is loaded at start; screens are served fresh).
+/// Without `server` globs any change counts, since Kiln cannot tell server from screen.
+pub fn restart_needed(ws: &Workspace, modules: &[PlannedModule], changes: &[ModuleChanges]) -> bool {
+    if modules.iter().any(|m| m.enable) {
+        return true;
+    }
+    let server = &ws.config.modules.server;
+    let mut set = globset::GlobSetBuilder::new();
+    for g in server {
+        if let Ok(glob) = globset::Glob::new(g) {
+            set.add(glob);
+        }
+    }
+    let set = set.build().ok();
+    changes.iter().any(|c| {
+        let prefix = format!("{}/", c.module.directory.trim_end_matches('/'));
+        c.paths().any(|p| {
+            let rel = p.strip_prefix(&prefix).unwrap_or(p);
+            rel == "package.json" || server.is_empty() || set.as_ref().is_some_and(|s| s.is_match(rel))
+        })
+    })
+}
+
+/// The gates delivery runs first, as the plan names them.
+pub fn gate_names(session: &SessionView) -> Vec<String> {
+    let mut out = vec!["spec-schema".to_string(), "module-schema".to_string()];
+    for m in &session.modules {
+        out.extend(MODULE_GATES.iter().map(|g| format!("{g} ({})", m.id)));
+    }
+    out
+}
+
+/// Review and gate blockers, the same for every target: each module needs a current
+/// passing review, and every gate's latest result must be `passed` (missing, failed or
+/// skipped block: skipped is not success).
+pub async fn common_blockers(ws: &Workspace, id: &SessionId, session: &SessionView) -> Result<Vec<Blocker>> {
+    let mut out = Vec::new();
+    let blocked = |message: String, module: Option<&str>| Blocker {
+        code: ErrorCode::DeliveryBlocked,
+        message,
+        module_id: module.map(str::to_string),
+        paths: Vec::new(),
+    };
+    for m in &session.modules {
+        if !crate::review::current_pass(ws, id, m).await? {
+            let stored = session.reviews.iter().find(|r| r.module_id == m.id);
+            let why = match stored {
+                None => format!("`{}` needs a review", m.id),
+                Some(r) if !r.passed => format!("`{}` needs a review: its last review asked for changes", m.id),
+                Some(_) => format!("`{}`: its review is stale (the files changed since); review it again", m.id),
+            };
+            out.push(blocked(why, Some(&m.id)));
+        }
+    }
+    let latest = crate::gates::latest(ws, SessionIdArgs { session_id: id.to_string() }).await?;
+    let mut wanted: Vec<(Option<&str>, &str)> = vec![(None, "spec-schema"), (None, "module-schema")];
+    for m in &session.modules {
+        wanted.extend(MODULE_GATES.iter().map(|g| (Some(m.id.as_str()), *g)));
+    }
+    for (module, gate) in wanted {
+        let result = latest.iter().find(|r| r.gate == gate && r.module.as_deref() == module);
+        let whom = module.map(|m| format!(" in `{m}`")).unwrap_or_default();
+        let why = match result.map(|r| r.status) {
+            Some(GateStatus::Passed) => continue,
+            None => format!("the `{gate}` gate{whom} has not run: check the modules"),
+            Some(GateStatus::Failed) => format!("the `{gate}` gate{whom} failed"),
+            Some(GateStatus::Skipped) => format!("the `{gate}` gate{whom} was skipped (skipped is not success)"),
+        };
+        out.push(blocked(why, module));
+    }
+    Ok(out)
+}
+
+/// SHA-256 over the plan (its `plan_id` empty) and each module's file digest, so a
+/// change to what would land, to the blockers or to any file makes it another plan.
+pub fn plan_id(ws: &Workspace, id: &SessionId, session: &SessionView, plan: &DeliveryPlan) -> Result<String> {
+    let mut plan = plan.clone();
+    plan.plan_id = String::new();
+    let mut hash = Sha256::new();
+    hash.update(serde_json::to_vec(&plan).map_err(|e| ApiError::internal("plan", e))?);
+    for m in &session.modules {
+        hash.update([0]);
+        hash.update(crate::review::module_digest(ws, id, m)?.as_bytes());
+    }
+    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}

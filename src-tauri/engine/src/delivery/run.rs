@@ -1,0 +1,450 @@
+//! Delivery runs: `plan_delivery` builds the plan for a target, `deliver` checks the
+//! blockers and that the confirmed plan is still the plan, then runs the target in the
+//! background and answers at once with its pending steps. Every step change is kept on
+//! the run, written to `deliveries` in order and sent as `EventBody::Delivery`; a
+//! workspace run that passed every step marks the session delivered.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use super::plan::{self, StepSpec};
+use super::pr::GitPrTarget;
+use super::workspace::WorkspaceTarget;
+use super::{Applied, Context, StepSink, Target, TargetPlan};
+use crate::api::types::*;
+use crate::clock::now;
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::events::EventBus;
+use crate::ids::SessionId;
+use crate::store::sessions::{enum_text, parse_enum};
+use crate::workspace::Workspace;
+
+/// Sessions with a run going in this process: a row still `running` without one here
+/// was cut short by a crash.
+static ACTIVE: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+fn active(session: &str) -> bool {
+    ACTIVE.lock().unwrap().as_ref().is_some_and(|s| s.contains(session))
+}
+
+fn set_active(session: &str, on: bool) {
+    let mut guard = ACTIVE.lock().unwrap();
+    let set = guard.get_or_insert_with(HashSet::new);
+    if on {
+        set.insert(session.to_string());
+    } else {
+        set.remove(session);
+    }
+}
+
+/// A plan and what `deliver` needs to run it.
+struct Planned {
+    plan: DeliveryPlan,
+    steps: Vec<StepSpec>,
+    changes: Vec<plan::ModuleChanges>,
+    settings: DeliverySettingsView,
+}
+
+pub async fn plan_delivery(ws: &Arc<Workspace>, args: PlanDeliveryArgs) -> Result<DeliveryPlan> {
+    let (id, session) = crate::session::live(ws, &args.session_id).await?;
+    Ok(build(ws, &id, &session, args.target).await?.plan)
+}
+
+async fn build(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView, target: Option<DeliveryTarget>) -> Result<Planned> {
+    let settings = crate::settings::delivery(ws).await?;
+    let available_targets: Vec<TargetOption> = [DeliveryTarget::Workspace, DeliveryTarget::GitPr]
+        .into_iter()
+        .map(|t| {
+            let result = match t {
+                DeliveryTarget::Workspace => WorkspaceTarget.available(ws, &settings),
+                DeliveryTarget::GitPr => GitPrTarget.available(ws, &settings),
+            };
+            TargetOption { target: t, available: result.is_ok(), reason: result.err() }
+        })
+        .collect();
+    // The configured default when usable, else the first usable one, else the default.
+    let default = parse_enum::<DeliveryTarget>(&ws.config.delivery.default).unwrap_or(DeliveryTarget::Workspace);
+    let target = target.unwrap_or_else(|| {
+        let usable = |t: DeliveryTarget| available_targets.iter().any(|o| o.target == t && o.available);
+        if usable(default) {
+            default
+        } else {
+            available_targets.iter().find(|o| o.available).map(|o| o.target).unwrap_or(default)
+        }
+    });
+
+    let changes = plan::changes(ws, id, session).await?;
+    let modules: Vec<PlannedModule> = changes.iter().map(|c| plan::planned(ws, id, c)).collect();
+    let restart_needed = plan::restart_needed(ws, &modules, &changes);
+    let mut blockers = plan::common_blockers(ws, id, session).await?;
+    let TargetPlan { blockers: own, steps, branch } = match target {
+        DeliveryTarget::Workspace => WorkspaceTarget.plan(ws, id, &settings, &changes, &modules).await?,
+        DeliveryTarget::GitPr => GitPrTarget.plan(ws, id, &settings, &changes, &modules).await?,
+    };
+    blockers.extend(own);
+    let mut plan = DeliveryPlan {
+        session_id: id.to_string(),
+        target,
+        available_targets,
+        modules,
+        gates: plan::gate_names(session),
+        steps: steps.iter().map(|s| s.title.clone()).collect(),
+        restart_needed,
+        blockers,
+        branch,
+        plan_id: String::new(),
+    };
+    plan.plan_id = plan::plan_id(ws, id, session, &plan)?;
+    Ok(Planned { plan, steps, changes, settings })
+}
+
+pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverArgs) -> Result<DeliveryRun> {
+    let (id, session) = crate::session::live(ws, &args.session_id).await?;
+    if ws.is_running(id.as_str()) || ws.turns.lock().unwrap().contains_key(id.as_str()) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, "deliver when the session stops"));
+    }
+    if active(id.as_str()) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, "a delivery of this session is running"));
+    }
+    close_orphan(ws, &id).await?;
+    if args.target == DeliveryTarget::Workspace && session.delivered_at.is_some() {
+        return Err(ApiError::new(ErrorCode::SessionDelivered, format!("session {id} was already delivered into the workspace")));
+    }
+    let Planned { plan, steps, changes, settings } = build(ws, &id, &session, Some(args.target)).await?;
+    if let Some(option) = plan.available_targets.iter().find(|o| o.target == args.target && !o.available) {
+        return Err(ApiError::new(ErrorCode::TargetUnavailable, option.reason.clone().unwrap_or_else(|| "the target cannot be used".into())));
+    }
+    if !plan.blockers.is_empty() {
+        let code = if plan.blockers.iter().any(|b| b.code == ErrorCode::DeliveryConflict) { ErrorCode::DeliveryConflict } else { ErrorCode::DeliveryBlocked };
+        let text: Vec<String> =
+            plan.blockers.iter().map(|b| if b.paths.is_empty() { b.message.clone() } else { format!("{}: {}", b.message, b.paths.join(", ")) }).collect();
+        return Err(ApiError::new(code, text.join("; ")));
+    }
+    if plan.plan_id != args.plan_id {
+        return Err(ApiError::new(ErrorCode::PlanStale, "the plan changed since it was shown: review the new plan and confirm again"));
+    }
+
+    let run = DeliveryRun {
+        id: uuid::Uuid::new_v4().to_string(),
+        session_id: id.to_string(),
+        target: args.target,
+        state: DeliveryState::Running,
+        steps: steps
+            .iter()
+            .map(|s| DeliveryStep {
+                id: s.id.clone(),
+                title: s.title.clone(),
+                module_id: s.module.clone(),
+                state: StepState::Pending,
+                output: String::new(),
+                started_at: None,
+                ended_at: None,
+            })
+            .collect(),
+        started_at: now(),
+        ended_at: None,
+        pull_request: None,
+        landed: Vec::new(),
+        error: None,
+    };
+    insert(ws, &run, &plan.plan_id).await?;
+    set_active(id.as_str(), true);
+    events.emit(EventBody::Delivery { run: run.clone() });
+
+    let ctx = Context {
+        ws: ws.clone(),
+        events: events.clone(),
+        id,
+        session,
+        run_id: run.id.clone(),
+        changes,
+        modules: plan.modules.clone(),
+        restart_needed: plan.restart_needed,
+        redactor: redactor(ws).await?,
+        settings,
+    };
+    let first = run.clone();
+    tokio::spawn(async move {
+        let session = ctx.id.to_string();
+        if let Err(e) = execute(ctx, run).await {
+            tracing::error!("delivery of {session}: {e}");
+        }
+        set_active(&session, false);
+    });
+    Ok(first)
+}
+
+/// Redacts the workspace's sealed secrets (provider keys, tokens) from every output.
+async fn redactor(ws: &Workspace) -> Result<super::git::Redactor> {
+    let mut r = super::git::Redactor::new();
+    for secret in [crate::settings::delivery_token(ws).await, crate::settings::openai_key(ws).await, crate::settings::bridge_token(ws).await]
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        r.add(&secret);
+    }
+    Ok(r)
+}
+
+async fn execute(ctx: Context, run: DeliveryRun) -> Result<()> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<DeliveryRun>();
+    // One writer keeps the stored run in step order, whatever the sink's callers do.
+    let pool = ctx.ws.pool.clone();
+    let writer = tokio::spawn(async move {
+        while let Some(run) = rx.recv().await {
+            if let Err(e) = update(&pool, &run).await {
+                tracing::error!("storing delivery run {}: {e}", run.id);
+            }
+        }
+    });
+    let recorder = Recorder { run: Mutex::new(run), events: ctx.events.clone(), tx };
+    let result = match recorder.target() {
+        DeliveryTarget::GitPr => GitPrTarget.apply(&ctx, &recorder).await,
+        DeliveryTarget::Workspace => WorkspaceTarget.apply(&ctx, &recorder).await,
+    };
+    let finished = recorder.finish(result);
+    drop(recorder);
+    let _ = writer.await;
+    if finished.state == DeliveryState::Delivered {
+        landed(&ctx, &finished).await?;
+    } else if let Some(e) = &finished.error {
+        let text = format!("Delivery stopped: {}", e.message);
+        crate::session::record(&ctx.ws, &ctx.events, &ctx.id, EntryKind::System, None, &text).await?;
+    }
+    Ok(())
+}
+
+/// Marks a workspace delivery's session delivered and records what landed.
+async fn landed(ctx: &Context, run: &DeliveryRun) -> Result<()> {
+    let at = run.ended_at.clone().unwrap_or_else(now);
+    let text = match &run.pull_request {
+        Some(pr) => format!("Delivered as a pull request: {} (branch `{}`).", pr.url, pr.branch),
+        None => format!(
+            "Delivered into the workspace: {} file{} landed{}.\n\n{}",
+            run.landed.len(),
+            if run.landed.len() == 1 { "" } else { "s" },
+            if ctx.restart_needed { "; restart the running application" } else { "" },
+            run.landed.iter().map(|p| format!("- `{p}`")).collect::<Vec<_>>().join("\n")
+        ),
+    };
+    // A pull request is not the workspace's yet: the session stays open for updates.
+    if run.target == DeliveryTarget::Workspace {
+        sqlx::query("UPDATE sessions SET state = ?, delivered_at = ?, updated_at = ? WHERE id = ?")
+            .bind(enum_text(SessionState::Delivered))
+            .bind(&at)
+            .bind(&at)
+            .bind(ctx.id.as_str())
+            .execute(&ctx.ws.pool)
+            .await?;
+    }
+    crate::session::record(&ctx.ws, &ctx.events, &ctx.id, EntryKind::System, None, &text).await?;
+    crate::session::publish(&ctx.ws, &ctx.events, &ctx.id).await?;
+    Ok(())
+}
+
+/// The first step of every target: every gate of every module, now. Anything but
+/// `passed` (a failure, or a gate that was skipped) stops the run.
+pub async fn gates_step(ctx: &Context, sink: &dyn StepSink) -> Result<()> {
+    sink.start("gates", "Run every gate", None);
+    let outcomes = crate::gates::run_all(&ctx.ws, &ctx.events, &ctx.id, &ctx.session, &ctx.session.modules).await?;
+    let mut table = String::new();
+    let mut bad = Vec::new();
+    for o in &outcomes {
+        let whom = o.module.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
+        let status = enum_text(o.status);
+        table.push_str(&format!("{}{whom}: {status}\n", o.gate));
+        if o.status != GateStatus::Passed {
+            bad.push((format!("{}{whom}", o.gate), o));
+        }
+    }
+    if bad.is_empty() {
+        sink.pass("gates", table.trim_end());
+        return Ok(());
+    }
+    let mut output = table;
+    for (name, o) in &bad {
+        output.push_str(&format!("\n{name}: {}\n{}", o.note.clone().unwrap_or_default(), o.output_start()));
+    }
+    sink.fail("gates", &ctx.redactor.redact(output.trim_end()));
+    let names: Vec<&str> = bad.iter().map(|(n, _)| n.as_str()).collect();
+    Err(ApiError::new(ErrorCode::DeliveryBlocked, format!("gates did not pass: {}", names.join(", "))))
+}
+
+/// The `StepSink` of a run: updates the run, tells every view, queues the write.
+struct Recorder {
+    run: Mutex<DeliveryRun>,
+    events: Arc<EventBus>,
+    tx: tokio::sync::mpsc::UnboundedSender<DeliveryRun>,
+}
+
+impl Recorder {
+    fn target(&self) -> DeliveryTarget {
+        self.run.lock().unwrap().target
+    }
+
+    fn change(&self, f: impl FnOnce(&mut DeliveryRun)) -> DeliveryRun {
+        let snapshot = {
+            let mut run = self.run.lock().unwrap();
+            f(&mut run);
+            run.clone()
+        };
+        self.events.emit(EventBody::Delivery { run: snapshot.clone() });
+        let _ = self.tx.send(snapshot.clone());
+        snapshot
+    }
+
+    fn step(&self, id: &str, f: impl FnOnce(&mut DeliveryStep)) {
+        let id = id.to_string();
+        self.change(move |run| {
+            if let Some(step) = run.steps.iter_mut().find(|s| s.id == id) {
+                f(step);
+            }
+        });
+    }
+
+    fn end(&self, id: &str, state: StepState, output: &str) {
+        let output = output.to_string();
+        self.step(id, move |s| {
+            s.state = state;
+            s.output = output;
+            s.ended_at = Some(now());
+        });
+    }
+
+    fn finish(&self, result: Result<Applied>) -> DeliveryRun {
+        self.change(|run| {
+            run.ended_at = Some(now());
+            match result {
+                Ok(applied) => {
+                    run.state = DeliveryState::Delivered;
+                    run.landed = applied.landed;
+                    run.pull_request = applied.pull_request;
+                    // Planned steps a target did not use (names it spells otherwise).
+                    run.steps.retain(|s| s.state != StepState::Pending);
+                }
+                Err(e) => {
+                    run.state = DeliveryState::Failed;
+                    for s in run.steps.iter_mut().filter(|s| s.state == StepState::Running) {
+                        s.state = StepState::Failed;
+                        s.ended_at = run.ended_at.clone();
+                    }
+                    run.error = Some(e);
+                }
+            }
+        })
+    }
+}
+
+impl StepSink for Recorder {
+    fn start(&self, id: &str, title: &str, module: Option<&str>) {
+        let (id, title, module) = (id.to_string(), title.to_string(), module.map(str::to_string));
+        self.change(move |run| {
+            let at = Some(now());
+            match run.steps.iter_mut().find(|s| s.id == id) {
+                Some(s) => {
+                    s.state = StepState::Running;
+                    s.title = title;
+                    s.started_at = at;
+                }
+                // A step the plan did not list goes before the first still pending one.
+                None => {
+                    let step = DeliveryStep { id, title, module_id: module, state: StepState::Running, output: String::new(), started_at: at, ended_at: None };
+                    let at = run.steps.iter().position(|s| s.state == StepState::Pending).unwrap_or(run.steps.len());
+                    run.steps.insert(at, step);
+                }
+            }
+        });
+    }
+
+    fn pass(&self, id: &str, output: &str) {
+        self.end(id, StepState::Passed, output);
+    }
+
+    fn fail(&self, id: &str, output: &str) {
+        self.end(id, StepState::Failed, output);
+    }
+
+    fn skip(&self, id: &str, why: &str) {
+        self.end(id, StepState::Skipped, why);
+    }
+}
+
+async fn insert(ws: &Workspace, run: &DeliveryRun, plan_id: &str) -> Result<()> {
+    sqlx::query("INSERT INTO deliveries (id, session_id, target, state, plan_id, steps, landed, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(&run.id)
+        .bind(&run.session_id)
+        .bind(enum_text(run.target))
+        .bind(enum_text(run.state))
+        .bind(plan_id)
+        .bind(json(&run.steps))
+        .bind(json(&run.landed))
+        .bind(&run.started_at)
+        .execute(&ws.pool)
+        .await?;
+    Ok(())
+}
+
+async fn update(pool: &sqlx::SqlitePool, run: &DeliveryRun) -> Result<()> {
+    sqlx::query("UPDATE deliveries SET state = ?, steps = ?, landed = ?, pull_request = ?, error = ?, ended_at = ? WHERE id = ?")
+        .bind(enum_text(run.state))
+        .bind(json(&run.steps))
+        .bind(json(&run.landed))
+        .bind(run.pull_request.as_ref().map(json))
+        .bind(run.error.as_ref().map(json))
+        .bind(&run.ended_at)
+        .bind(&run.id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("API types serialize")
+}
+
+/// The session's latest run, if it was ever delivered or tried.
+pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Option<DeliveryRun>> {
+    let id = SessionId::parse(&args.session_id)?;
+    crate::session::view(ws, &id).await?;
+    close_orphan(ws, &id).await?;
+    #[allow(clippy::type_complexity)]
+    let row: Option<(String, String, String, String, String, Option<String>, Option<String>, String, Option<String>)> = sqlx::query_as(
+        "SELECT id, target, state, steps, landed, pull_request, error, started_at, ended_at FROM deliveries WHERE session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1",
+    )
+    .bind(id.as_str())
+    .fetch_optional(&ws.pool)
+    .await?;
+    let Some((run_id, target, state, steps, landed, pull_request, error, started_at, ended_at)) = row else { return Ok(None) };
+    Ok(Some(DeliveryRun {
+        id: run_id,
+        session_id: id.to_string(),
+        target: parse_enum(&target)?,
+        state: parse_enum(&state)?,
+        steps: parse(&steps)?,
+        started_at,
+        ended_at,
+        pull_request: pull_request.as_deref().map(parse).transpose()?,
+        landed: parse(&landed)?,
+        error: error.as_deref().map(parse).transpose()?,
+    }))
+}
+
+fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| ApiError::internal("stored delivery", e))
+}
+
+/// A run stored as running with no task in this process was cut short: failed.
+async fn close_orphan(ws: &Workspace, id: &SessionId) -> Result<()> {
+    if active(id.as_str()) {
+        return Ok(());
+    }
+    let error = json(&ApiError::new(ErrorCode::Internal, "the delivery was cut short (Kiln stopped); deliver again"));
+    sqlx::query("UPDATE deliveries SET state = 'failed', error = ?, ended_at = ? WHERE session_id = ? AND state = 'running'")
+        .bind(error)
+        .bind(now())
+        .bind(id.as_str())
+        .execute(&ws.pool)
+        .await?;
+    Ok(())
+}

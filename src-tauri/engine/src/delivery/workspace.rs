@@ -1,0 +1,301 @@
+//! The `workspace` target (SPEC §12): every gate → copy into the workspace and remove
+//! deleted files (refused, with the list, when the workspace changed them since the
+//! session's base) → `install` → `enable` for new modules → `after` hooks per module →
+//! `typecheck` → optional `build` → a restart note. The copy never leaves half a
+//! change: each file goes through a temp file and a rename, overwritten and deleted
+//! files are backed up first and put back if the copy fails. Later steps failing do
+//! not undo the copy (it is one step that passed); the session stays undelivered and
+//! the delivery can be retried.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use git2::{ObjectType, Oid};
+
+use super::plan::{ModuleChanges, StepSpec};
+use super::{Applied, Context, StepSink, Target, TargetPlan};
+use crate::api::types::*;
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::ids::SessionId;
+use crate::process::{self, Environment};
+use crate::workspace::Workspace;
+
+/// Install and builds can be slow; a hook hanging longer is killed with its group.
+const HOOK_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
+pub struct WorkspaceTarget;
+
+impl Target for WorkspaceTarget {
+    fn available(&self, ws: &Workspace, _: &DeliverySettingsView) -> std::result::Result<(), String> {
+        if !ws.config.delivery.targets.iter().any(|t| t == "workspace") {
+            return Err("`[delivery] targets` in kiln.toml omits it".into());
+        }
+        Ok(())
+    }
+
+    async fn plan(&self, ws: &Arc<Workspace>, _: &SessionId, _: &DeliverySettingsView, changes: &[ModuleChanges], modules: &[PlannedModule]) -> Result<TargetPlan> {
+        let conflicts = conflicts(ws, changes)?;
+        let blockers = if conflicts.is_empty() {
+            Vec::new()
+        } else {
+            vec![conflict_blocker(conflicts)]
+        };
+        Ok(TargetPlan { blockers, steps: steps(ws, changes, modules), branch: None })
+    }
+
+    async fn apply(&self, ctx: &Context, sink: &dyn StepSink) -> Result<Applied> {
+        let ws = &ctx.ws;
+        super::run::gates_step(ctx, sink).await?;
+
+        // Copy: the conflict check is repeated now, since the workspace may have moved
+        // since the plan; nothing is written when it did.
+        let (written, deleted): (usize, usize) = ctx.changes.iter().fold((0, 0), |(w, d), c| (w + c.written.len(), d + c.deleted.len()));
+        sink.start("copy", &copy_title(written, deleted), None);
+        let conflicts = conflicts(ws, &ctx.changes)?;
+        if !conflicts.is_empty() {
+            let blocker = conflict_blocker(conflicts);
+            sink.fail("copy", &format!("{}:\n{}", blocker.message, blocker.paths.join("\n")));
+            return Err(ApiError::new(ErrorCode::DeliveryConflict, format!("{}: {}", blocker.message, blocker.paths.join(", "))));
+        }
+        let backup = ws.kiln_dir().join("deliveries").join(&ctx.run_id).join("backup");
+        let landed = match copy(ws, &ws.session_workdir(&ctx.id), &ctx.changes, &backup) {
+            Ok(landed) => landed,
+            Err(e) => {
+                sink.fail("copy", &ctx.redactor.redact(&format!("{}\nNothing was changed: every file was put back.", e.message)));
+                return Err(e);
+            }
+        };
+        sink.pass("copy", &format!("{written} written, {deleted} removed:\n{}", landed.join("\n")));
+
+        let d = &ws.config.delivery;
+        hook(ctx, sink, "install", "Install dependencies", None, d.install.as_deref(), "no `install` command in `[delivery]`").await?;
+        for (m, c) in ctx.modules.iter().zip(&ctx.changes) {
+            if m.enable {
+                let cmd = substitute(d.enable.as_deref().unwrap_or_default(), &c.module);
+                hook(ctx, sink, &format!("enable:{}", m.module_id), &format!("Enable {}", m.module_id), Some(&m.module_id), Some(&cmd), "").await?;
+            }
+        }
+        for c in &ctx.changes {
+            for (i, after) in d.after.iter().enumerate() {
+                let cmd = substitute(after, &c.module);
+                let id = format!("after:{}:{i}", c.module.id);
+                hook(ctx, sink, &id, &format!("After: {cmd}"), Some(&c.module.id), Some(&cmd), "").await?;
+            }
+        }
+        hook(ctx, sink, "typecheck", "Typecheck", None, d.typecheck.as_deref(), "no `typecheck` command in `[delivery]`").await?;
+        hook(ctx, sink, "build", "Build", None, d.build.as_deref(), "no `build` command in `[delivery]` (optional)").await?;
+        sink.start("restart", "Restart note", None);
+        sink.pass(
+            "restart",
+            if ctx.restart_needed {
+                "Restart the running application to pick the change up (server code, dependencies or a new module changed)."
+            } else {
+                "No restart needed: only files the application serves fresh changed."
+            },
+        );
+        Ok(Applied { landed, pull_request: None })
+    }
+}
+
+/// The steps in order, as the run shows them before they start.
+fn steps(ws: &Workspace, changes: &[ModuleChanges], modules: &[PlannedModule]) -> Vec<StepSpec> {
+    let (written, deleted) = changes.iter().fold((0, 0), |(w, d), c| (w + c.written.len(), d + c.deleted.len()));
+    let mut out = vec![StepSpec::new("gates", "Run every gate", None), StepSpec::new("copy", copy_title(written, deleted), None)];
+    out.push(StepSpec::new("install", "Install dependencies", None));
+    for m in modules.iter().filter(|m| m.enable) {
+        out.push(StepSpec::new(format!("enable:{}", m.module_id), format!("Enable {}", m.module_id), Some(&m.module_id)));
+    }
+    for c in changes {
+        for (i, after) in ws.config.delivery.after.iter().enumerate() {
+            let cmd = substitute(after, &c.module);
+            out.push(StepSpec::new(format!("after:{}:{i}", c.module.id), format!("After: {cmd}"), Some(&c.module.id)));
+        }
+    }
+    out.push(StepSpec::new("typecheck", "Typecheck", None));
+    out.push(StepSpec::new("build", "Build", None));
+    out.push(StepSpec::new("restart", "Restart note", None));
+    out
+}
+
+fn copy_title(written: usize, deleted: usize) -> String {
+    format!("Copy {written} file{} into the workspace, remove {deleted}", if written == 1 { "" } else { "s" })
+}
+
+fn conflict_blocker(paths: Vec<String>) -> Blocker {
+    Blocker {
+        code: ErrorCode::DeliveryConflict,
+        message: format!("the workspace changed {} file{} the session also changed since its base", paths.len(), if paths.len() == 1 { "" } else { "s" }),
+        module_id: None,
+        paths,
+    }
+}
+
+/// Paths the session changes that the workspace changed too since the session's base:
+/// the workspace's file (or its absence) differs from the base's.
+pub fn conflicts(ws: &Workspace, changes: &[ModuleChanges]) -> Result<Vec<String>> {
+    let store = ws.open_store()?;
+    let mut out = Vec::new();
+    for c in changes {
+        let tree = store.find_commit(c.base)?.tree()?;
+        for path in c.paths() {
+            let base = tree.get_path(Path::new(path)).ok().map(|e| e.id());
+            let now = match crate::paths::confine(&ws.root, path) {
+                Ok(file) => current(&file),
+                // A path that leads out of the workspace is never written: a conflict.
+                Err(_) => Some(Oid::zero()),
+            };
+            if base != now {
+                out.push(path.clone());
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// The blob id of what is at `file` now; `None` when nothing is.
+fn current(file: &Path) -> Option<Oid> {
+    let meta = file.symlink_metadata().ok()?;
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(file).ok()?;
+        return Oid::hash_object(ObjectType::Blob, target.as_os_str().as_encoded_bytes()).ok();
+    }
+    if !meta.is_file() {
+        return Some(Oid::zero());
+    }
+    Oid::hash_file(ObjectType::Blob, file).ok()
+}
+
+/// What the copy did so far, to undo it.
+enum Done {
+    /// A file written where `backup` (if any) held the one it replaced.
+    Wrote(PathBuf, Option<PathBuf>),
+    Removed(PathBuf, PathBuf),
+}
+
+/// Copies every written file and removes every deleted one; on any failure puts every
+/// file back as it was and returns the error.
+fn copy(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges], backup: &Path) -> Result<Vec<String>> {
+    let mut done = Vec::new();
+    let result = copy_all(ws, workdir, changes, backup, &mut done);
+    if result.is_err() {
+        for step in done.into_iter().rev() {
+            let _ = match step {
+                Done::Wrote(dest, Some(saved)) => std::fs::copy(&saved, &dest).map(|_| ()),
+                Done::Wrote(dest, None) => std::fs::remove_file(&dest),
+                Done::Removed(dest, saved) => std::fs::copy(&saved, &dest).map(|_| ()),
+            };
+        }
+    }
+    result
+}
+
+fn copy_all(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges], backup: &Path, done: &mut Vec<Done>) -> Result<Vec<String>> {
+    let mut landed = Vec::new();
+    let save = |dest: &Path, rel: &str| -> Result<Option<PathBuf>> {
+        if !dest.is_file() {
+            return Ok(None);
+        }
+        let saved = backup.join(rel);
+        std::fs::create_dir_all(saved.parent().unwrap_or(backup))?;
+        std::fs::copy(dest, &saved)?;
+        Ok(Some(saved))
+    };
+    for c in changes {
+        for rel in &c.written {
+            // A link in the session is never followed out of it, nor delivered as one.
+            let source = crate::paths::confine_no_links(workdir, rel)?;
+            if !source.symlink_metadata()?.is_file() {
+                return Err(ApiError::new(ErrorCode::PathNotAllowed, format!("`{rel}` is not a regular file in the session; it cannot be delivered")));
+            }
+            let dest = crate::paths::confine(&ws.root, rel)?;
+            let saved = save(&dest, rel)?;
+            std::fs::create_dir_all(dest.parent().unwrap_or(&ws.root))?;
+            let tmp = dest.with_file_name(format!(".{}.kiln-tmp", dest.file_name().unwrap_or_default().to_string_lossy()));
+            std::fs::copy(&source, &tmp)?;
+            if let Err(e) = std::fs::rename(&tmp, &dest) {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e.into());
+            }
+            done.push(Done::Wrote(dest, saved));
+            landed.push(rel.clone());
+        }
+        for rel in &c.deleted {
+            let dest = crate::paths::confine(&ws.root, rel)?;
+            if let Some(saved) = save(&dest, rel)? {
+                std::fs::remove_file(&dest)?;
+                done.push(Done::Removed(dest, saved));
+            }
+            landed.push(rel.clone());
+        }
+    }
+    Ok(landed)
+}
+
+/// `{id}` and `{directory}` in a configured command, each quoted for `sh`.
+pub fn substitute(command: &str, module: &SessionModule) -> String {
+    command.replace("{id}", &quote(&module.id)).replace("{directory}", &quote(&module.directory))
+}
+
+fn quote(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "@/._-+".contains(c)) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// Runs a configured command in the workspace as one step: skipped when none is set,
+/// its redacted output reported, a failure stopping the run.
+async fn hook(ctx: &Context, sink: &dyn StepSink, id: &str, title: &str, module: Option<&str>, command: Option<&str>, none: &str) -> Result<()> {
+    sink.start(id, title, module);
+    let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
+        sink.skip(id, none);
+        return Ok(());
+    };
+    let env = environment(&ctx.ws.root);
+    let result = process::run_in(command, &ctx.ws.root, Environment::Only(&env), HOOK_TIMEOUT, |_| {}).await;
+    let (passed, output) = match result {
+        Err(e) => (false, format!("could not start `{command}`: {e}")),
+        Ok(o) => {
+            let mut output = if o.tail.is_empty() { o.head.clone() } else { format!("{}\n…\n{}", o.head, o.tail) };
+            if o.timed_out {
+                output.push_str(&format!("\n(timed out after {} s)", HOOK_TIMEOUT.as_secs()));
+            } else if !o.passed() {
+                output.push_str(&format!("\n(exit code {})", o.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "none: killed".into())));
+            }
+            (o.passed(), output)
+        }
+    };
+    let output = ctx.redactor.redact(&output);
+    if passed {
+        sink.pass(id, &output);
+        Ok(())
+    } else {
+        sink.fail(id, &output);
+        Err(ApiError::new(ErrorCode::DeliveryBlocked, format!("the step “{title}” failed; nothing after it ran")))
+    }
+}
+
+/// Hooks run with an allowlisted environment like gates: what installs and builds need,
+/// never Kiln's own tokens; the workspace's binaries first on PATH.
+fn environment(root: &Path) -> Vec<(String, String)> {
+    let mut path = vec![root.join("node_modules/.bin")];
+    if let Some(system) = std::env::var_os("PATH") {
+        path.extend(std::env::split_paths(&system));
+    }
+    let mut env = vec![
+        ("PATH".to_string(), std::env::join_paths(path).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()),
+        ("CI".into(), "1".into()),
+        ("TERM".into(), "dumb".into()),
+        ("NO_COLOR".into(), "1".into()),
+    ];
+    for key in ["HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "SHELL", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "VIRTUAL_ENV", "npm_config_cache"] {
+        if let Ok(value) = std::env::var(key) {
+            env.push((key.to_string(), value));
+        }
+    }
+    env
+}
