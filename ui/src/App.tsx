@@ -6,6 +6,7 @@ import { EmptyState } from "./components/EmptyState";
 import { useRoute, paths } from "./router";
 import { ConnectScreen } from "./screens/ConnectScreen";
 import { Dashboard } from "./screens/Dashboard";
+import { EjectScreen } from "./screens/EjectScreen";
 import { NewSession } from "./screens/NewSession";
 import { OpenWorkspace } from "./screens/OpenWorkspace";
 import { SessionScreen } from "./screens/SessionScreen";
@@ -36,6 +37,8 @@ function Screen() {
       return <NewSession />;
     case "session":
       return <SessionScreen key={route.id} sessionId={route.id} openPreview={route.preview === true} />;
+    case "deliver":
+      return <EjectScreen key={route.id} sessionId={route.id} />;
     case "settings":
       return <SettingsScreen />;
     default:

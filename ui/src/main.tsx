@@ -7,6 +7,7 @@ import { startTheme } from "./lib/theme";
 import { StoreProvider } from "./state/store";
 import "./styles.css";
 import "./preview.css";
+import "./delivery.css";
 
 startTheme();
 const backend = createBackend();

@@ -21,6 +21,12 @@ describe("parseHash", () => {
     expect("preview" in plain).toBe(false);
   });
 
+  it("reads the eject route of a session", () => {
+    expect(parseHash("#/session/abc/deliver")).toEqual({ name: "deliver", id: "abc" });
+    expect(parseHash(paths.deliver("a/b c"))).toEqual({ name: "deliver", id: "a/b c" });
+    expect(parseHash("#/session/abc/other").name).toBe("notFound");
+  });
+
   it("round-trips session ids through paths.session", () => {
     expect(parseHash(paths.session("a/b c"))).toEqual({ name: "session", id: "a/b c" });
   });

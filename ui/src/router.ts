@@ -1,4 +1,4 @@
-// A tiny hash router: #/ (dashboard), #/new, #/session/<id> (`?preview=1` opens its preview), #/settings and #/workspace.
+// A tiny hash router: #/ (dashboard), #/new, #/session/<id> (`?preview=1` opens its preview), #/session/<id>/deliver (eject), #/settings and #/workspace.
 import { useSyncExternalStore } from "react";
 
 export type Route =
@@ -7,6 +7,7 @@ export type Route =
   | { name: "workspace" }
   | { name: "settings" }
   | { name: "session"; id: string; preview?: true }
+  | { name: "deliver"; id: string }
   | { name: "notFound"; path: string };
 
 export function parseHash(hash: string): Route {
@@ -15,6 +16,14 @@ export function parseHash(hash: string): Route {
   if (path === "/new") return { name: "new" };
   if (path === "/workspace") return { name: "workspace" };
   if (path === "/settings") return { name: "settings" };
+  const deliver = /^\/session\/([^/?]+)\/deliver$/.exec(path);
+  if (deliver) {
+    try {
+      return { name: "deliver", id: decodeURIComponent(deliver[1]) };
+    } catch {
+      return { name: "notFound", path };
+    }
+  }
   const session = /^\/session\/([^/?]+)(?:\?([^/]*))?$/.exec(path);
   if (session) {
     try {
@@ -34,6 +43,8 @@ export const paths = {
   settings: "#/settings",
   session: (id: string) => `#/session/${encodeURIComponent(id)}`,
   /** The session with its preview card open (e.g. KILN_UI_ROUTE for the desktop check). */
+  /** The session's eject screen: the delivery plan, its confirmation and the live steps. */
+  deliver: (id: string) => `#/session/${encodeURIComponent(id)}/deliver`,
   sessionPreview: (id: string) => `#/session/${encodeURIComponent(id)}?preview=1`,
 };
 

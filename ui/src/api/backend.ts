@@ -7,6 +7,9 @@ import type {
   AttachmentView,
   CreateSessionArgs,
   DeleteSessionArgs,
+  DeliverArgs,
+  DeliveryPlan,
+  DeliveryRun,
   DiffView,
   EmptyArgs,
   ErrorCode,
@@ -17,6 +20,7 @@ import type {
   ListSessionsArgs,
   ModuleArgs,
   OpenWorkspaceArgs,
+  PlanDeliveryArgs,
   PreviewView,
   RemoveAttachmentArgs,
   RestoreCheckpointArgs,
@@ -103,6 +107,17 @@ export interface CommandMap {
   stop_preview: { args: SessionIdArgs; result: PreviewView };
   /** Stops, then starts it again (a new gateway: a new origin and secret). */
   restart_preview: { args: SessionIdArgs; result: PreviewView };
+  /** Starts a read-only review turn of one module (its report lands in SessionView.reviews). */
+  review_module: { args: ModuleArgs; result: SessionView };
+  /** What delivering to a target would do, with its blockers and the planId a confirmation must carry. */
+  plan_delivery: { args: PlanDeliveryArgs; result: DeliveryPlan };
+  /**
+   * Starts delivering the confirmed plan; answers at once, steps follow as `delivery` events.
+   * PLAN_STALE, DELIVERY_BLOCKED, DELIVERY_CONFLICT, TARGET_UNAVAILABLE, BRANCH_MOVED.
+   */
+  deliver: { args: DeliverArgs; result: DeliveryRun };
+  /** The session's latest delivery run, or null when it never ran. */
+  get_delivery: { args: SessionIdArgs; result: DeliveryRun | null };
 }
 
 export type Command = keyof CommandMap;

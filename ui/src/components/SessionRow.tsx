@@ -1,4 +1,4 @@
-// One dashboard row: title, module ids, created time, usage (tokens, cost), state badges and the lifecycle actions.
+// One dashboard row: title, module ids, created time, when it was delivered, usage (tokens, cost), state badges and the lifecycle actions.
 import type { SessionView } from "../api/types";
 import { costNote, formatCost, formatTokens } from "../lib/usage";
 import { navigate, paths } from "../router";
@@ -29,6 +29,14 @@ export function SessionRow({ session }: { session: SessionView }) {
           ))}
           <span className="dot" aria-hidden="true">·</span>
           <RelativeTime value={session.createdAt} />
+          {session.deliveredAt && (
+            <>
+              <span className="dot" aria-hidden="true">·</span>
+              <span className="row-delivered" data-testid="delivered">
+                <RelativeTime value={session.deliveredAt} prefix="Delivered " />
+              </span>
+            </>
+          )}
           {usage && usage.turns > 0 && (
             <>
               <span className="dot" aria-hidden="true">·</span>

@@ -1,4 +1,4 @@
-// Session view: header with state and Preview, Chat, Changes and Gates tabs (the live transcript with restore points; the diff; the latest gate results) under the floating preview card, composer, approval card, and a sidebar (modules, checkpoints, handoffs, usage, brief).
+// Session view: header with state, each module's review state, Eject and Preview, Chat, Changes and Gates tabs (the live transcript with restore points; the diff; the latest gate results) under the floating preview card, composer, approval card, and a sidebar (modules, checkpoints, handoffs, usage, brief).
 import { lazy, Suspense, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { TranscriptEntry } from "../api/types";
@@ -15,6 +15,7 @@ import { GatesTabBadge } from "../components/GatesTabBadge";
 import { Loading } from "../components/Loading";
 import { PreviewCard } from "../components/PreviewCard";
 import { RelativeTime } from "../components/RelativeTime";
+import { ReviewStates } from "../components/ReviewStates";
 import { RunningBar } from "../components/RunningBar";
 import { SessionActions } from "../components/SessionActions";
 import { SessionModules } from "../components/SessionModules";
@@ -180,6 +181,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               <SetupBadge setup={session.setup} />
               <RelativeTime value={session.createdAt} prefix="created " />
               {session.model && <span className="muted small">{session.model}</span>}
+              <ReviewStates session={session} />
             </div>
           </div>
           <div className="actions">
@@ -187,6 +189,11 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               <button type="button" className="btn btn-small" aria-pressed={previewOpen} onClick={showPreview} data-testid="preview-button">
                 Preview
               </button>
+            )}
+            {lifecycleOf(session) === null && session.modules.length > 0 && (
+              <a className={session.deliveredAt ? "btn btn-small" : "btn btn-small btn-primary"} href={paths.deliver(session.id)} data-testid="eject">
+                {session.deliveredAt ? "Delivery" : "Eject"}
+              </a>
             )}
             <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
           </div>

@@ -1,7 +1,8 @@
-// Settings: the default driver, the planner agent, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key) and the connected application; Save sends only changes.
+// Settings: the default driver, the planner agent, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key), the connected application and delivery; Save sends only changes.
 import { type FormEvent, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { SettingsView } from "../api/types";
+import { DeliverySettingsFields } from "../components/DeliverySettingsFields";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { Loading } from "../components/Loading";
 import { SecretField } from "../components/SecretField";
@@ -59,6 +60,8 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
   const dirty = Object.keys(changes).length > 0;
   const keyNeeded = needsSecret("openaiBaseUrl" in changes, view.openaiKeyFingerprint, secrets.openaiKey);
   const tokenNeeded = needsSecret("bridgeUrl" in changes, view.bridgeTokenFingerprint, secrets.bridgeToken);
+  // The server's refusal of an API URL change goes next to that field.
+  const apiError = error?.code === "INVALID_INPUT" && "deliveryApiUrl" in changes;
   const set = (field: TextFieldName) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
   const setSecret = (name: keyof Secrets) => (input: Secrets[keyof Secrets]) => setSecrets((s) => ({ ...s, [name]: input }));
   // Only the drivers this server offers (self-hosted: bring-your-own-key only).
@@ -166,7 +169,16 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
         </p>
       )}
 
-      {error && <ErrorMessage error={error} />}
+      <DeliverySettingsFields
+        view={view.delivery}
+        form={form}
+        set={set}
+        token={secrets.deliveryToken}
+        onToken={setSecret("deliveryToken")}
+        apiError={apiError ? error : null}
+      />
+
+      {error && !apiError && <ErrorMessage error={error} />}
       <div className="form-actions">
         {justSaved && !dirty && (
           <span className="muted small" role="status" data-testid="saved">

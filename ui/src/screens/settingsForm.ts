@@ -1,4 +1,4 @@
-// The settings form's data: the view as editable fields, the write-only secrets as typed, and the update holding only what changed.
+// The settings form's data (drivers, connected application, delivery): the view as editable fields, the write-only secrets as typed, and the update holding only what changed.
 import type { SettingsView, UpdateSettingsArgs } from "../api/types";
 import type { SecretInput } from "../components/SecretField";
 
@@ -13,18 +13,48 @@ export interface SettingsForm {
   openaiModel: string;
   bridgeUrl: string;
   plannerAgent: boolean;
+  deliveryRepository: string;
+  /** Comma-separated logins. */
+  deliveryReviewers: string;
+  deliveryPushMode: string;
+  deliveryRemote: string;
+  deliveryBase: string;
+  deliveryBranchPrefix: string;
+  deliveryApiUrl: string;
 }
 
-export const TEXT_FIELDS = ["defaultDriver", "claudePath", "codexPath", "openaiBaseUrl", "openaiModel", "bridgeUrl"] as const;
-export type TextFieldName = (typeof TEXT_FIELDS)[number];
+export const TEXT_FIELDS = [
+  "defaultDriver",
+  "claudePath",
+  "codexPath",
+  "openaiBaseUrl",
+  "openaiModel",
+  "bridgeUrl",
+  "deliveryRepository",
+  "deliveryPushMode",
+  "deliveryRemote",
+  "deliveryBase",
+  "deliveryBranchPrefix",
+  "deliveryApiUrl",
+] as const;
+export type TextFieldName = (typeof TEXT_FIELDS)[number] | "deliveryReviewers";
 
 export interface Secrets {
   openaiKey: SecretInput;
   bridgeToken: SecretInput;
+  deliveryToken: SecretInput;
 }
 
 export const NO_SECRET: SecretInput = { value: "", clear: false };
-export const NO_SECRETS: Secrets = { openaiKey: NO_SECRET, bridgeToken: NO_SECRET };
+export const NO_SECRETS: Secrets = { openaiKey: NO_SECRET, bridgeToken: NO_SECRET, deliveryToken: NO_SECRET };
+
+/** "a, b,,c " → ["a", "b", "c"]. */
+export function splitList(text: string): string[] {
+  return text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
 
 export function formOf(view: SettingsView): SettingsForm {
   return {
@@ -35,6 +65,13 @@ export function formOf(view: SettingsView): SettingsForm {
     openaiModel: view.openaiModel ?? "",
     bridgeUrl: view.bridgeUrl ?? "",
     plannerAgent: view.plannerAgent,
+    deliveryRepository: view.delivery.repository ?? "",
+    deliveryReviewers: view.delivery.reviewers.join(", "),
+    deliveryPushMode: view.delivery.pushMode,
+    deliveryRemote: view.delivery.remote,
+    deliveryBase: view.delivery.base,
+    deliveryBranchPrefix: view.delivery.branchPrefix,
+    deliveryApiUrl: view.delivery.apiUrl,
   };
 }
 
@@ -52,10 +89,14 @@ export function changedFields(view: SettingsView, form: SettingsForm, secrets: S
     if (value !== before[field].trim()) args[field] = value;
   }
   if (form.plannerAgent !== before.plannerAgent) args.plannerAgent = form.plannerAgent;
+  const reviewers = splitList(form.deliveryReviewers);
+  if (reviewers.join(",") !== splitList(before.deliveryReviewers).join(",")) args.deliveryReviewers = reviewers;
   const openaiKey = secretChange(secrets.openaiKey);
   if (openaiKey !== undefined) args.openaiKey = openaiKey;
   const bridgeToken = secretChange(secrets.bridgeToken);
   if (bridgeToken !== undefined) args.bridgeToken = bridgeToken;
+  const deliveryToken = secretChange(secrets.deliveryToken);
+  if (deliveryToken !== undefined) args.deliveryToken = deliveryToken;
   return args;
 }
 

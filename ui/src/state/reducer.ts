@@ -1,6 +1,6 @@
-// App state (app info, sessions, transcripts, composer drafts, previews) and the reducer that applies fetches and live events.
+// App state (app info, sessions, transcripts, composer drafts, previews, delivery runs) and the reducer that applies fetches and live events.
 import type { KilnError } from "../api/backend";
-import type { AppState, AttachmentView, KilnEvent, PreviewView, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
+import type { AppState, AttachmentView, DeliveryRun, KilnEvent, PreviewView, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
 
 /** Text waiting in a session's composer (e.g. a brief whose first turn did not start), with why. */
 export interface Draft {
@@ -26,6 +26,10 @@ export interface State {
    * was on its way, since events are always at least as new as the answers sent before them.
    */
   previewEvents: Record<string, number>;
+  /** Each session's latest delivery run (by get_delivery, deliver or a `delivery` event). */
+  deliveries: Record<string, DeliveryRun>;
+  /** Delivery events seen per session, as previewEvents. */
+  deliveryEvents: Record<string, number>;
   /** Bumped by a `resync` event: everything shown must be fetched again. */
   epoch: number;
 }
@@ -43,6 +47,8 @@ export type Action =
   | { type: "setIncludeArchived"; value: boolean }
   /** A preview call's answer; `eventsSeen` is previewEvents[sessionId] when the call was made. */
   | { type: "previewLoaded"; preview: PreviewView; eventsSeen: number }
+  /** A delivery call's answer; dropped when an event about the same run came while it was on its way. */
+  | { type: "deliveryLoaded"; sessionId: string; run: DeliveryRun | null; eventsSeen: number }
   | { type: "event"; event: KilnEvent };
 
 export const initialState: State = {
@@ -54,6 +60,8 @@ export const initialState: State = {
   includeArchived: false,
   previews: {},
   previewEvents: {},
+  deliveries: {},
+  deliveryEvents: {},
   epoch: 0,
 };
 
@@ -94,7 +102,7 @@ function replaceWorkspace(state: State, workspace: WorkspaceView): State {
   const switched = state.app.workspace?.root !== workspace.root;
   const app = { ...state.app, workspace };
   if (!switched) return { ...state, app };
-  return { ...state, app, sessions: {}, removed: {}, transcripts: {}, previews: {} };
+  return { ...state, app, sessions: {}, removed: {}, transcripts: {}, previews: {}, deliveries: {} };
 }
 
 function upsertSession(state: State, session: SessionView): State {
@@ -139,6 +147,14 @@ function applyEvent(state: State, event: KilnEvent): State {
       const next = setPreview(state, body.preview);
       return { ...next, previewEvents: { ...state.previewEvents, [id]: (state.previewEvents[id] ?? 0) + 1 } };
     }
+    case "delivery": {
+      const id = body.run.sessionId;
+      return {
+        ...state,
+        deliveries: { ...state.deliveries, [id]: body.run },
+        deliveryEvents: { ...state.deliveryEvents, [id]: (state.deliveryEvents[id] ?? 0) + 1 },
+      };
+    }
     case "resync":
       return { ...state, epoch: state.epoch + 1 };
     default:
@@ -151,7 +167,7 @@ export function reducer(state: State, action: Action): State {
     case "appLoaded": {
       const switched = state.app?.workspace?.root !== action.app.workspace?.root;
       if (!switched || !state.app) return { ...state, app: action.app };
-      return { ...state, app: action.app, sessions: {}, removed: {}, transcripts: {}, previews: {} };
+      return { ...state, app: action.app, sessions: {}, removed: {}, transcripts: {}, previews: {}, deliveries: {} };
     }
     case "workspaceChanged":
       return replaceWorkspace(state, action.workspace);
@@ -192,6 +208,13 @@ export function reducer(state: State, action: Action): State {
     case "previewLoaded":
       if ((state.previewEvents[action.preview.sessionId] ?? 0) !== action.eventsSeen) return state;
       return setPreview(state, action.preview);
+    case "deliveryLoaded": {
+      const held = state.deliveries[action.sessionId];
+      const eventsCame = (state.deliveryEvents[action.sessionId] ?? 0) !== action.eventsSeen;
+      if (!action.run) return held && !eventsCame ? { ...state, deliveries: withoutKey(state.deliveries, action.sessionId) } : state;
+      if (held && held.id === action.run.id && eventsCame) return state;
+      return { ...state, deliveries: { ...state.deliveries, [action.sessionId]: action.run } };
+    }
     case "event":
       return applyEvent(state, action.event);
     default:
