@@ -215,6 +215,12 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
             }
         }
         let answer = match answer {
+            // A plan's id digests the module files, which hold each copy's own timestamps.
+            Ok(mut v) if command == "plan_delivery" => {
+                assert_eq!(v["planId"].as_str().map(str::len), Some(64), "{v}");
+                v["planId"] = json!("<plan>");
+                Ok(normalize(&v, &root, &id))
+            }
             Ok(v) => Ok(normalize(&v, &root, &id)),
             Err(e) => Err(normalize(&e, &root, &id)),
         };

@@ -34,8 +34,8 @@ impl Target for WorkspaceTarget {
         Ok(())
     }
 
-    async fn plan(&self, ws: &Arc<Workspace>, _: &SessionId, _: &DeliverySettingsView, changes: &[ModuleChanges], modules: &[PlannedModule]) -> Result<TargetPlan> {
-        let conflicts = conflicts(ws, changes)?;
+    async fn plan(&self, ws: &Arc<Workspace>, id: &SessionId, _: &DeliverySettingsView, changes: &[ModuleChanges], modules: &[PlannedModule]) -> Result<TargetPlan> {
+        let conflicts = conflicts(ws, &ws.session_workdir(id), changes)?;
         let blockers = if conflicts.is_empty() {
             Vec::new()
         } else {
@@ -52,7 +52,7 @@ impl Target for WorkspaceTarget {
         // since the plan; nothing is written when it did.
         let (written, deleted): (usize, usize) = ctx.changes.iter().fold((0, 0), |(w, d), c| (w + c.written.len(), d + c.deleted.len()));
         sink.start("copy", &copy_title(written, deleted), None);
-        let conflicts = conflicts(ws, &ctx.changes)?;
+        let conflicts = conflicts(ws, &ws.session_workdir(&ctx.id), &ctx.changes)?;
         if !conflicts.is_empty() {
             let blocker = conflict_blocker(conflicts);
             sink.fail("copy", &format!("{}:\n{}", blocker.message, blocker.paths.join("\n")));
@@ -80,7 +80,7 @@ impl Target for WorkspaceTarget {
             for (i, after) in d.after.iter().enumerate() {
                 let cmd = substitute(after, &c.module);
                 let id = format!("after:{}:{i}", c.module.id);
-                hook(ctx, sink, &id, &format!("After: {cmd}"), Some(&c.module.id), Some(&cmd), "").await?;
+                hook(ctx, sink, &id, &after_title(i, &c.module.id), Some(&c.module.id), Some(&cmd), "").await?;
             }
         }
         hook(ctx, sink, "typecheck", "Typecheck", None, d.typecheck.as_deref(), "no `typecheck` command in `[delivery]`").await?;
@@ -107,15 +107,19 @@ fn steps(ws: &Workspace, changes: &[ModuleChanges], modules: &[PlannedModule]) -
         out.push(StepSpec::new(format!("enable:{}", m.module_id), format!("Enable {}", m.module_id), Some(&m.module_id)));
     }
     for c in changes {
-        for (i, after) in ws.config.delivery.after.iter().enumerate() {
-            let cmd = substitute(after, &c.module);
-            out.push(StepSpec::new(format!("after:{}:{i}", c.module.id), format!("After: {cmd}"), Some(&c.module.id)));
+        for i in 0..ws.config.delivery.after.len() {
+            out.push(StepSpec::new(format!("after:{}:{i}", c.module.id), after_title(i, &c.module.id), Some(&c.module.id)));
         }
     }
     out.push(StepSpec::new("typecheck", "Typecheck", None));
     out.push(StepSpec::new("build", "Build", None));
     out.push(StepSpec::new("restart", "Restart note", None));
     out
+}
+
+/// Titles never quote a command (a command may carry a secret); the output shows it, redacted.
+fn after_title(i: usize, module: &str) -> String {
+    format!("After hook {} for {module}", i + 1)
 }
 
 fn copy_title(written: usize, deleted: usize) -> String {
@@ -132,8 +136,10 @@ fn conflict_blocker(paths: Vec<String>) -> Blocker {
 }
 
 /// Paths the session changes that the workspace changed too since the session's base:
-/// the workspace's file (or its absence) differs from the base's.
-pub fn conflicts(ws: &Workspace, changes: &[ModuleChanges]) -> Result<Vec<String>> {
+/// the workspace's file (or its absence) differs from the base's. A file that already
+/// holds what the session has (a run that stopped after its copy) is no conflict, so a
+/// failed delivery can be retried.
+pub fn conflicts(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges]) -> Result<Vec<String>> {
     let store = ws.open_store()?;
     let mut out = Vec::new();
     for c in changes {
@@ -145,7 +151,8 @@ pub fn conflicts(ws: &Workspace, changes: &[ModuleChanges]) -> Result<Vec<String
                 // A path that leads out of the workspace is never written: a conflict.
                 Err(_) => Some(Oid::zero()),
             };
-            if base != now {
+            let session = crate::paths::confine_no_links(workdir, path).ok().and_then(|f| current(&f));
+            if base != now && session != now {
                 out.push(path.clone());
             }
         }
@@ -269,7 +276,7 @@ async fn hook(ctx: &Context, sink: &dyn StepSink, id: &str, title: &str, module:
             (o.passed(), output)
         }
     };
-    let output = ctx.redactor.redact(&output);
+    let output = ctx.redactor.redact(&format!("$ {command}\n{output}"));
     if passed {
         sink.pass(id, &output);
         Ok(())
