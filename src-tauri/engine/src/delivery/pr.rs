@@ -2,10 +2,14 @@
 //! git repository with the configured remote, and `targets` naming it), the branch it
 //! pushes, and its steps. The steps after the gates (fetch, worktree, branch, copy,
 //! install, enable, typecheck, guardrail, commit, push, pull request) belong to the
-//! git-pr implementation, which reports them through the same `StepSink`.
+//! git-pr implementation (`git_pr::deliver`), which reports them through the same
+//! `StepSink`; this wrapper runs the gates first and resolves its input.
 
 use std::sync::Arc;
 
+use sha2::{Digest, Sha256};
+
+use super::git_pr::{GateRow, GitPrBody, GitPrInput, GitPrModule};
 use super::plan::{ModuleChanges, StepSpec};
 use super::{Applied, Context, StepSink, Target, TargetPlan};
 use crate::api::types::*;
@@ -48,10 +52,59 @@ impl Target for GitPrTarget {
 
     async fn apply(&self, ctx: &Context, sink: &dyn StepSink) -> Result<Applied> {
         super::run::gates_step(ctx, sink).await?;
-        // The git-pr steps proper are not wired into this build yet.
-        let _ = sink;
-        Err(ApiError::new(ErrorCode::TargetUnavailable, "the git-pr target is not part of this build yet"))
+        let input = input(ctx).await?;
+        let landed: Vec<String> = input.files.iter().map(|(p, _)| p.clone()).collect();
+        let pull_request = super::git_pr::deliver(input, sink).await?;
+        Ok(Applied { landed, pull_request: Some(pull_request) })
     }
+}
+
+/// Resolves what the git-pr implementation needs from the session, config and settings.
+async fn input(ctx: &Context) -> Result<GitPrInput> {
+    let ws = &ctx.ws;
+    let git = ws.git.as_ref().ok_or_else(|| ApiError::new(ErrorCode::TargetUnavailable, "the workspace is not in a git repository"))?;
+    let d = &ws.config.delivery;
+    let workdir = ws.session_workdir(&ctx.id);
+    let mut input = GitPrInput::new(&git.workdir, ctx.id.to_string(), ctx.settings.clone());
+    input.workspace_dir = git.prefix.trim_end_matches('/').into();
+    for c in &ctx.changes {
+        input.files.extend(c.written.iter().map(|p| (p.clone(), Some(workdir.join(p)))));
+        input.files.extend(c.deleted.iter().map(|p| (p.clone(), None)));
+        input.modules.push(GitPrModule {
+            id: c.module.id.clone(),
+            directory: c.module.directory.clone(),
+            is_new: c.module.kind == ModuleChange::New,
+            enable: d.enable.as_deref().filter(|e| !e.trim().is_empty()).map(|e| super::workspace::substitute(e, &c.module)),
+        });
+    }
+    input.max_changed_files = d.max_changed_files as usize;
+    input.max_new_dependencies = d.max_new_dependencies as usize;
+    input.new_dependencies = ctx.modules.iter().flat_map(|m| m.new_packages.iter().cloned()).collect();
+    input.install = d.install.clone().filter(|c| !c.trim().is_empty());
+    input.typecheck = d.typecheck.clone().filter(|c| !c.trim().is_empty());
+    input.token = crate::settings::delivery_token(ws).await?;
+    let gates = crate::gates::latest(ws, SessionIdArgs { session_id: ctx.id.to_string() }).await?;
+    input.body = GitPrBody {
+        title: None,
+        what_changed: ctx.session.brief.clone(),
+        gates: gates
+            .iter()
+            .map(|g| GateRow { module: g.module.clone(), gate: g.gate.clone(), status: crate::store::sessions::enum_text(g.status), duration_ms: g.duration_ms.max(0) as u64 })
+            .collect(),
+        added: ctx.modules.iter().flat_map(|m| m.added.iter().cloned()).collect(),
+        modified: ctx.modules.iter().flat_map(|m| m.overwritten.iter().cloned()).collect(),
+        removed: ctx.modules.iter().flat_map(|m| m.deleted.iter().cloned()).collect(),
+        spec_hashes: ctx
+            .session
+            .modules
+            .iter()
+            .filter_map(|m| {
+                let text = std::fs::read(workdir.join(&m.directory).join(&ws.config.modules.spec)).ok()?;
+                Some((m.id.clone(), Sha256::digest(&text).iter().map(|b| format!("{b:02x}")).collect()))
+            })
+            .collect(),
+    };
+    Ok(input)
 }
 
 /// `<prefix>/<module-dir>-<session id prefix>`: the first module's directory's last part.
