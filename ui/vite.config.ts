@@ -20,5 +20,7 @@ export default defineConfig({
     setupFiles: ["./src/test/setup.ts"],
     include: ["src/**/*.test.{ts,tsx}"],
     css: false,
+    // Generous for the same reason as the async timeout in src/test/setup.ts.
+    testTimeout: 20_000,
   },
 });
