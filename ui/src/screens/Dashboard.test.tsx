@@ -1,4 +1,4 @@
-// Tests for the dashboard: rows from the backend, lifecycle actions and their args, the archived toggle, workspace usage.
+// Tests for the dashboard: rows from the backend, lifecycle actions and their args, the archived toggle, workspace usage, when a session was delivered.
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { fakeBackend, makeSession, makeTotals } from "../test/fixtures";
@@ -245,5 +245,19 @@ describe("Dashboard", () => {
     expect(usage).toHaveTextContent("Usage: unavailable");
     expect(usage).toHaveAttribute("title", "INTERNAL: database is locked");
     expect(screen.queryByTestId("error")).not.toBeInTheDocument();
+  });
+
+  it("says when a delivered session landed, and nothing for the others", async () => {
+    const landed = new Date(Date.now() - 2 * 3600_000 - 60_000).toISOString();
+    const backend = fakeBackend({
+      list_sessions: () => [sessions[0], makeSession({ id: "s3", title: "Ship coupons", state: "delivered", deliveredAt: landed, createdAt: "2025-01-03T10:00:00Z" })],
+    });
+    renderWithStore(<Dashboard />, backend);
+    const rows = await screen.findAllByTestId("session-row");
+    const delivered = rows.find((r) => r.dataset.sessionId === "s3")!;
+    expect(within(delivered).getByTestId("delivered")).toHaveTextContent("Delivered 2 hours ago");
+    expect(within(delivered).getByTestId("delivered").querySelector("time")).toHaveAttribute("datetime", landed);
+    const other = rows.find((r) => r.dataset.sessionId === "s1")!;
+    expect(within(other).queryByTestId("delivered")).toBeNull();
   });
 });

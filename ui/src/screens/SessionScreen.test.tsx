@@ -1,4 +1,4 @@
-// Tests for the session view: modules, transcript, live events, Stop, the approval card, usage and auto-continue.
+// Tests for the session view: modules, transcript, live events, Stop, the approval card, usage, auto-continue, review states and Eject.
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { fakeBackend, makeEntry, makeSession, makeSettings, makeTotals } from "../test/fixtures";
@@ -263,4 +263,29 @@ describe("SessionScreen", () => {
     expect(await screen.findByTestId("error")).toHaveTextContent("SESSION_NOT_FOUND");
     expect(screen.getByTestId("auto-continue")).not.toBeChecked();
   });
+
+  it("shows each module's review state and links Eject to the delivery screen", async () => {
+    const reviewed = {
+      ...session,
+      reviews: [
+        { moduleId: "@shop/cart", passed: true, stale: true, summary: "ok", report: "", createdAt: "2025-01-01T11:00:00Z" },
+        { moduleId: "@shop/coupons", passed: false, stale: false, summary: "no tests for expiry", report: "", createdAt: "2025-01-01T11:00:00Z" },
+      ],
+    };
+    const backend = fakeBackend({ get_session: () => reviewed, get_transcript: () => entries });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+    await screen.findByRole("heading", { name: "Add coupons" });
+    const states = screen.getAllByTestId("review-state");
+    expect(states.map((s) => [s.dataset.module, s.dataset.review])).toEqual([
+      ["@shop/cart", "stale"],
+      ["@shop/coupons", "changes"],
+    ]);
+    expect(states[1]).toHaveTextContent("changes requested");
+    expect(states[1]).toHaveAttribute("title", "no tests for expiry");
+    expect(screen.getByTestId("eject")).toHaveAttribute("href", "#/session/s1/deliver");
+
+    act(() => backend.emit({ id: 20, at: "", body: { type: "session", session: { ...reviewed, reviews: [{ ...reviewed.reviews[0], stale: false }], updatedAt: "2025-01-01T12:00:00Z" } } }));
+    await waitFor(() => expect(screen.getAllByTestId("review-state").map((s) => s.dataset.review)).toEqual(["passed", "missing"]));
+  });
 });
+
