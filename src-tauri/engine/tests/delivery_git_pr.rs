@@ -415,7 +415,9 @@ async fn delivers_a_pull_request_and_a_second_delivery_updates_it() {
     // The token: only ever in Authorization, never in git, a step output or the answer.
     github.assert_token_only_in_authorization(&fx.token);
     fx.assert_token_never_in_git();
-    for text in [sink.all_text(), sink2.all_text(), format!("{view:?} {view2:?}")] {
+    let debug = format!("{:?}", fx.input(&github.base_url()));
+    assert!(debug.contains("<set>"), "{debug}");
+    for text in [sink.all_text(), sink2.all_text(), format!("{view:?} {view2:?}"), debug] {
         assert!(!text.contains(&fx.token), "{text}");
     }
 }

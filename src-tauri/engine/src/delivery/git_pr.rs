@@ -69,8 +69,9 @@ pub struct GitPrBody {
     pub spec_hashes: Vec<(String, String)>,
 }
 
-/// Everything one git-pr delivery needs, resolved by the delivery core.
-#[derive(Debug, Clone)]
+/// Everything one git-pr delivery needs, resolved by the delivery core. Its `Debug`
+/// never shows the token.
+#[derive(Clone)]
 pub struct GitPrInput {
     /// The git work tree that holds the workspace (the repository that has the remote).
     pub host_repo: PathBuf,
@@ -107,6 +108,21 @@ pub struct GitPrInput {
     pub git_env: Vec<(String, String)>,
     /// Another `gh`; `None`: `gh` on PATH, when there is one.
     pub gh_program: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for GitPrInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitPrInput")
+            .field("host_repo", &self.host_repo)
+            .field("workspace_dir", &self.workspace_dir)
+            .field("worktree_dir", &self.worktree_dir)
+            .field("session_id", &self.session_id)
+            .field("files", &self.files.len())
+            .field("modules", &self.modules)
+            .field("settings", &self.settings)
+            .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .finish_non_exhaustive()
+    }
 }
 
 impl GitPrInput {
