@@ -33,21 +33,30 @@ impl Target for GitPrTarget {
     }
 
     async fn plan(&self, _: &Arc<Workspace>, id: &SessionId, settings: &DeliverySettingsView, changes: &[ModuleChanges], modules: &[PlannedModule]) -> Result<TargetPlan> {
+        // Exactly the steps `git_pr::deliver` reports, by the same ids and in its order:
+        // a planned step it never reports would stay pending, and one it reports that the
+        // plan lacks would be put before the first pending one, out of order.
+        let branch = branch(settings, changes, id);
         let mut steps = vec![
             StepSpec::new("gates", "Run every gate", None),
+            StepSpec::new("access", "Check the repository and push access", None),
             StepSpec::new("fetch", format!("Fetch {} {}", settings.remote, settings.base), None),
-            StepSpec::new("worktree", format!("Temporary worktree of {}/{}", settings.remote, settings.base), None),
-            StepSpec::new("branch", "Create the session branch", None),
+            StepSpec::new("worktree", format!("Create a worktree of {}/{} on {branch}", settings.remote, settings.base), None),
             StepSpec::new("copy", "Copy and remove files", None),
             StepSpec::new("install", "Install dependencies", None),
         ];
-        for m in modules.iter().filter(|m| m.enable) {
+        // `enable` is set only for a new module when `[delivery] enable` is configured.
+        let enabled: Vec<&PlannedModule> = modules.iter().filter(|m| m.enable).collect();
+        if enabled.is_empty() {
+            steps.push(StepSpec::new("enable", "Enable new modules", None));
+        }
+        for m in enabled {
             steps.push(StepSpec::new(format!("enable:{}", m.module_id), format!("Enable {}", m.module_id), Some(&m.module_id)));
         }
-        for (title, id) in [("Typecheck", "typecheck"), ("Guardrail", "guardrail"), ("Commit", "commit"), ("Push", "push"), ("Pull request", "pull-request")] {
+        for (title, id) in [("Typecheck", "typecheck"), ("Guardrail", "guardrail"), ("Commit", "commit"), ("Push", "push"), ("Pull request", "pull-request"), ("Clean up", "cleanup")] {
             steps.push(StepSpec::new(id, title, None));
         }
-        Ok(TargetPlan { blockers: Vec::new(), steps, branch: Some(branch(settings, changes, id)) })
+        Ok(TargetPlan { blockers: Vec::new(), steps, branch: Some(branch) })
     }
 
     async fn apply(&self, ctx: &Context, sink: &dyn StepSink) -> Result<Applied> {
