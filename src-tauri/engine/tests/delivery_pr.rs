@@ -316,9 +316,16 @@ async fn catalog_session(w: &World) -> String {
 #[tokio::test]
 async fn a_session_is_delivered_as_a_pull_request_and_a_second_delivery_keeps_it() {
     let w = world().await;
-    w.settings().await;
     let id = catalog_session(&w).await;
     let gates = w.check_and_review(&id).await;
+    // Before the settings: the remote is a path, so git-pr cannot tell the repository.
+    let early = w.plan(&id).await;
+    let option = early.available_targets.iter().find(|t| t.target == DeliveryTarget::GitPr).unwrap();
+    assert!(!option.available && option.reason.as_deref().unwrap_or("").contains("owner/name"), "{option:?}");
+    let err = w.deliver(&early).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::TargetUnavailable, "{err:?}");
+    assert!(w.engine.get_delivery(SessionIdArgs { session_id: id.clone() }).await.unwrap().is_none());
+    w.settings().await;
     let main_before = w.remote_sha("main").unwrap();
 
     let (p, run) = w.plan_and_deliver(&id).await;

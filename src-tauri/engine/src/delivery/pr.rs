@@ -29,7 +29,9 @@ impl Target for GitPrTarget {
         if repo.find_remote(&settings.remote).is_err() {
             return Err(format!("the repository has no remote `{}`", settings.remote));
         }
-        Ok(())
+        // What the run itself would refuse at its first step (an unknown owner/name, push
+        // mode `fork`, an unusable base or prefix) makes it unavailable now, with that reason.
+        super::git_pr::available(Some(&git.workdir), settings)
     }
 
     async fn plan(&self, _: &Arc<Workspace>, id: &SessionId, settings: &DeliverySettingsView, changes: &[ModuleChanges], modules: &[PlannedModule]) -> Result<TargetPlan> {
