@@ -118,8 +118,10 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
     Ok(input)
 }
 
-/// `<prefix>/<module-dir>-<session id prefix>`: the first module's directory's last part.
+/// `<prefix>/<module-dir>-<session id prefix>`: the first module's directory's last part,
+/// named exactly as `git_pr::deliver` names the branch it pushes (`git_pr::branch_name`).
 pub fn branch(settings: &DeliverySettingsView, changes: &[ModuleChanges], id: &SessionId) -> String {
-    let dir = changes.first().map(|c| c.module.directory.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string()).unwrap_or_default();
-    format!("{}/{}-{}", settings.branch_prefix.trim_end_matches('/'), dir, &id.as_str()[..8])
+    let first: Vec<GitPrModule> =
+        changes.iter().take(1).map(|c| GitPrModule { id: c.module.id.clone(), directory: c.module.directory.clone(), is_new: false, enable: None }).collect();
+    super::git_pr::branch_name(&settings.branch_prefix, &first, id.as_str())
 }
