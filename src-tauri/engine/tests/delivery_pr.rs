@@ -219,7 +219,15 @@ impl World {
         assert!(p.blockers.is_empty(), "{:#?}", p.blockers);
         let option = p.available_targets.iter().find(|t| t.target == DeliveryTarget::GitPr).unwrap();
         assert!(option.available, "{option:?}");
-        let started = self.deliver(&p).await.unwrap();
+        // The previous run's task lets go of the session just after its last note.
+        let mut tries = 0;
+        let started = loop {
+            match self.deliver(&p).await {
+                Err(e) if e.code == ErrorCode::SessionRunning && tries < 50 => tries += 1,
+                other => break other.unwrap(),
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
         assert_eq!((started.state, started.target), (DeliveryState::Running, DeliveryTarget::GitPr));
         let run = self.finished(id).await;
         (p, run)
@@ -229,13 +237,23 @@ impl World {
         for _ in 0..1200 {
             let run = self.engine.get_delivery(SessionIdArgs { session_id: id.into() }).await.unwrap().expect("a run");
             if run.state != DeliveryState::Running {
-                // The run's last write and its transcript note come just after the state.
-                tokio::time::sleep(Duration::from_millis(300)).await;
-                return self.engine.get_delivery(SessionIdArgs { session_id: id.into() }).await.unwrap().unwrap();
+                return run;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         panic!("the delivery never ended");
+    }
+
+    /// Waits for the system note the run writes to the transcript after it ended.
+    async fn note(&self, id: &str, wanted: impl Fn(&str) -> bool) -> String {
+        for _ in 0..200 {
+            let entries = self.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap();
+            if let Some(e) = entries.iter().rev().find(|e| e.kind == EntryKind::System && wanted(&e.text)) {
+                return e.text.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("no such transcript note");
     }
 
     fn remote_sha(&self, branch: &str) -> Option<String> {
@@ -363,11 +381,8 @@ async fn a_session_is_delivered_as_a_pull_request_and_a_second_delivery_keeps_it
     assert_ne!(s.state, SessionState::Delivered);
     assert!(s.delivered_at.is_none());
     assert!(!w.host.join("modules/catalog/src/client/ratings.js").exists());
-    let entries = w.engine.get_transcript(GetTranscriptArgs { session_id: id.clone(), after: None }).await.unwrap();
-    assert!(
-        entries.iter().any(|e| e.kind == EntryKind::System && e.text.contains(&pr.url) && e.text.contains(&branch)),
-        "no transcript note of the pull request"
-    );
+    let text = w.note(&id, |t| t.starts_with("Delivered as a pull request")).await;
+    assert!(text.contains(&pr.url) && text.contains(&branch), "{text}");
 
     // The remote branch: one commit on main naming the session and the gate summary.
     let sha = w.remote_sha(&branch).expect("the branch was pushed");
@@ -465,8 +480,8 @@ async fn an_api_error_fails_the_run_at_the_pull_request_removes_the_new_branch_a
     assert!(!w.worktree(&id).exists(), "the worktree is removed");
     assert_eq!(sh_git(&w.host, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1);
     assert_eq!(rev(&w.host, &format!("refs/heads/{branch}")), None, "the local branch is removed");
-    let entries = w.engine.get_transcript(GetTranscriptArgs { session_id: id.clone(), after: None }).await.unwrap();
-    assert!(entries.iter().any(|e| e.kind == EntryKind::System && e.text.starts_with("Delivery stopped")));
+    let text = w.note(&id, |t| t.starts_with("Delivery stopped")).await;
+    assert!(text.contains("500"), "{text}");
     w.assert_token_nowhere(&id).await;
 
     // A retry (a fresh plan) succeeds and creates the pull request.
