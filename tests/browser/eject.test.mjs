@@ -36,11 +36,8 @@ describe("Eject in kiln serve", () => {
     const model = await startModelServer([review, review, review]);
     t.after(() => stopServer(model.child));
 
-    // The shop runs only `tests`; a skipped gate blocks delivery (SPEC §12), so this copy gives
-    // typecheck and format a command each.
+    // The shop gives every gate a command (a skipped gate would block delivery, SPEC §12).
     const workspace = copyExample();
-    const toml = path.join(workspace, "kiln.toml");
-    fs.writeFileSync(toml, fs.readFileSync(toml, "utf8").replace('tests = "npm test"', `tests = "npm test"\ntypecheck = 'node --check src/server/coupon.js'\nformat = 'node -e "0"'`));
     const { url, child } = await startServer({ workspace });
     t.after(() => stopServer(child));
     await api(url, "update_settings", {

@@ -39,7 +39,7 @@ async fn shop(after: &[&str]) -> World {
     let text = text[..text.find("[delivery]").unwrap()]
         .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "")
         .replace(
-            "[gates.node]\ntests = \"npm test\"",
+            "[gates.node]\ntests = \"npm test\"\ntypecheck = \"node ../../scripts/check.mjs syntax\"\nformat = \"node ../../scripts/check.mjs format\"",
             "[gates.node]\ndependencies = \"true\"\ntypecheck = \"true\"\ntests = \"test ! -e FAIL\"\nformat = \"true\"\n\n[modules.overrides.\"@shop/cart\".gates]\nformat = \"\"",
         );
     let after: Vec<String> = after.iter().map(|a| toml::Value::String(a.replace("LOG", &log)).to_string()).collect();

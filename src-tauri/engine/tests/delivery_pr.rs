@@ -118,7 +118,7 @@ fn quick_config(toml_path: &Path) {
     let text = std::fs::read_to_string(toml_path).unwrap();
     let text = text[..text.find("[delivery]").unwrap()]
         .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "")
-        .replace("[gates.node]\ntests = \"npm test\"", "[gates.node]\ndependencies = \"true\"\ntypecheck = \"true\"\ntests = \"test ! -e FAIL\"\nformat = \"true\"");
+        .replace("[gates.node]\ntests = \"npm test\"\ntypecheck = \"node ../../scripts/check.mjs syntax\"\nformat = \"node ../../scripts/check.mjs format\"", "[gates.node]\ndependencies = \"true\"\ntypecheck = \"true\"\ntests = \"test ! -e FAIL\"\nformat = \"true\"");
     let delivery = "[delivery]\ndefault = \"workspace\"\ntargets = [\"workspace\", \"git-pr\"]\ninstall = \"echo install ok\"\nenable = \"node scripts/enable-module.js {id}\"\ntypecheck = \"echo typecheck ok\"\nmax_changed_files = 18\nmax_new_dependencies = 3\n";
     std::fs::write(toml_path, format!("{text}\n{delivery}")).unwrap();
 }
