@@ -85,7 +85,7 @@ describe("a real agent turn in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () =>
     // The turn streams in and ends with its handoff; the session is ready for review.
     await page.locator('[data-testid=entry][data-kind=agent]').getByText(TURN_TEXT).waitFor({ timeout: 120_000 });
     const handoffs = page.locator('[data-testid=entry][data-kind=handoff]');
-    await handoffs.filter({ hasText: /review → pass/ }).waitFor({ timeout: 120_000 });
+    await handoffs.filter({ hasText: /review\s*→\s*pass/i }).waitFor({ timeout: 120_000 });
     assert.match(await handoffs.first().innerText(), /none/i);
     await page.getByText(/review passed/i).first().waitFor();
     // Approval handed the turn to the waiting role; nothing waits any more.

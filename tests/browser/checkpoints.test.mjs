@@ -18,8 +18,11 @@ describe("checkpoints in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {
     const model = await startModelServer([
       { tool: "write_file", arguments: { path: "modules/catalog/src/server/wishlist.js", content: "export const wishlist = [];\n" } },
       { text: "Added the wishlist store.\nHANDOFF: none - done" },
+      // Each satisfied turn is followed by its read-only review.
+      { text: "Checked.\nREVIEW: pass - ok" },
       { tool: "write_file", arguments: { path: "modules/catalog/src/server/favourites.js", content: "export const favourites = [];\n" } },
       { text: "Added favourites.\nHANDOFF: none - done" },
+      { text: "Checked again.\nREVIEW: pass - ok" },
     ]);
     t.after(() => stopServer(model.child));
     // The catalog's format gate is turned off in this copy, so one gate shows as skipped.
@@ -41,12 +44,17 @@ describe("checkpoints in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {
     await page.locator("[data-testid=create-session]").click();
     const handoffs = page.locator("[data-testid=entry][data-kind=handoff]");
     await handoffs.first().waitFor({ timeout: 60_000 });
-    await page.waitForFunction(() => !document.querySelector("[data-testid=running]"), null, { timeout: 60_000 });
+    // The turn's handoff, then its review's.
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid=entry][data-kind=handoff]').length >= 2 && !document.querySelector("[data-testid=running]"),
+      null,
+      { timeout: 60_000 },
+    );
 
     await page.locator("[data-testid=message]").fill("Now add favourites on the server");
     await page.locator("[data-testid=send]").click();
     await page.waitForFunction(
-      () => document.querySelectorAll('[data-testid=entry][data-kind=handoff]').length >= 2 && !document.querySelector("[data-testid=running]"),
+      () => document.querySelectorAll('[data-testid=entry][data-kind=handoff]').length >= 4 && !document.querySelector("[data-testid=running]"),
       null,
       { timeout: 60_000 },
     );
