@@ -120,7 +120,9 @@ done
 [[ -s $tmp/display ]] || fail "Xvfb did not report a display within 10 s"
 export DISPLAY=":$(tr -d '[:space:]' <"$tmp/display")"
 
+# No update check: nothing the tests run may reach beyond loopback.
 KILN_CONFIG_DIR="$tmp/config" \
+  KILN_NO_UPDATE_CHECK=1 \
   KILN_UI_ROUTE="#/session/$session?preview=1" \
   XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$tmp/runtime}" \
   WEBKIT_DISABLE_COMPOSITING_MODE=1 \

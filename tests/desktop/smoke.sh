@@ -72,7 +72,9 @@ import -window root "$tmp/empty.png"
 # A temp copy of the example workspace, without node_modules or .kiln.
 tar -C "$ROOT/examples/shop" --exclude=node_modules --exclude=.kiln -cf - . | tar -C "$tmp/shop" -xf -
 
+# No update check: nothing the tests run may reach beyond loopback.
 KILN_CONFIG_DIR="$tmp/config" \
+  KILN_NO_UPDATE_CHECK=1 \
   XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$tmp/runtime}" \
   WEBKIT_DISABLE_COMPOSITING_MODE=1 \
   LIBGL_ALWAYS_SOFTWARE=1 \

@@ -1,5 +1,6 @@
 // The app shell: header, and the screen chosen from the connection, the hash route and whether a workspace is open.
 import { ErrorMessage } from "./components/ErrorMessage";
+import { DesktopTouches } from "./components/DesktopTouches";
 import { Header } from "./components/Header";
 import { Loading } from "./components/Loading";
 import { EmptyState } from "./components/EmptyState";
@@ -7,6 +8,7 @@ import { useRoute, paths } from "./router";
 import { ConnectScreen } from "./screens/ConnectScreen";
 import { Dashboard } from "./screens/Dashboard";
 import { EjectScreen } from "./screens/EjectScreen";
+import { HelpScreen } from "./screens/HelpScreen";
 import { NewSession } from "./screens/NewSession";
 import { OpenWorkspace } from "./screens/OpenWorkspace";
 import { SessionScreen } from "./screens/SessionScreen";
@@ -29,6 +31,7 @@ function Screen() {
     }
     return <Loading label="Connecting to Kiln…" />;
   }
+  if (route.name === "help") return <HelpScreen />;
   if (!state.app.workspace || route.name === "workspace") return <OpenWorkspace />;
   switch (route.name) {
     case "dashboard":
@@ -64,6 +67,7 @@ export function App() {
       <main className="app-main">
         <Screen />
       </main>
+      {!needed && <DesktopTouches />}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-// A tiny hash router: #/ (dashboard), #/new, #/session/<id> (`?preview=1` opens its preview), #/session/<id>/deliver (eject), #/settings and #/workspace.
+// A tiny hash router: #/ (dashboard), #/new, #/session/<id> (`?preview=1` opens its preview), #/session/<id>/deliver (eject), #/settings, #/workspace and #/help.
 import { useSyncExternalStore } from "react";
 
 export type Route =
@@ -6,6 +6,7 @@ export type Route =
   | { name: "new" }
   | { name: "workspace" }
   | { name: "settings" }
+  | { name: "help" }
   | { name: "session"; id: string; preview?: true }
   | { name: "deliver"; id: string }
   | { name: "notFound"; path: string };
@@ -16,6 +17,7 @@ export function parseHash(hash: string): Route {
   if (path === "/new") return { name: "new" };
   if (path === "/workspace") return { name: "workspace" };
   if (path === "/settings") return { name: "settings" };
+  if (path === "/help") return { name: "help" };
   const deliver = /^\/session\/([^/?]+)\/deliver$/.exec(path);
   if (deliver) {
     try {
@@ -41,6 +43,8 @@ export const paths = {
   newSession: "#/new",
   workspace: "#/workspace",
   settings: "#/settings",
+  /** The local help page (Help ▸ Documentation): Kiln has no project site to send people to. */
+  help: "#/help",
   session: (id: string) => `#/session/${encodeURIComponent(id)}`,
   /** The session with its preview card open (e.g. KILN_UI_ROUTE for the desktop check). */
   /** The session's eject screen: the delivery plan, its confirmation and the live steps. */

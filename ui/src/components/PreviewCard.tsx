@@ -1,6 +1,7 @@
 // The preview card: floats over the right side of the chat (or fills the window) with the session's application, its state, log and controls.
 import { useEffect, useState } from "react";
 import type { SessionModule } from "../api/types";
+import { openExternal } from "../lib/openExternal";
 import { enterUrlFor, frameShown, modulePath } from "../lib/preview";
 import type { PreviewHandle } from "../state/usePreview";
 import { ErrorMessage } from "./ErrorMessage";
@@ -15,14 +16,6 @@ export interface PreviewCardProps {
   onModuleChange: (moduleId: string) => void;
   /** Stops the preview and closes the card. */
   onClose: () => void;
-}
-
-/**
- * Opens a URL in a new browser tab. In `kiln serve` that is the user's browser; in the desktop app
- * WebKit's window.open is what there is until the opener plugin is added, so both use it.
- */
-export function openExternal(url: string): void {
-  window.open(url, "_blank", "noopener");
 }
 
 export function PreviewCard({ handle, modules, moduleId, onModuleChange, onClose }: PreviewCardProps) {

@@ -1,0 +1,68 @@
+// The desktop app's updates: whether to check on start, and a check / download-with-progress /
+// install / restart flow over the updater and process plugins, injectable so vitest can drive it.
+// The updater plugin verifies the download's signature against tauri.conf.json's public key
+// before installing; an unsigned or wrongly signed update fails there and is shown as such.
+import { relaunch } from "@tauri-apps/plugin-process";
+import { check } from "@tauri-apps/plugin-updater";
+import { isTauri } from "../api";
+
+declare global {
+  interface Window {
+    /** Set by the desktop app before the UI's scripts run (src-tauri/src/desktop.rs). */
+    __KILN_DESKTOP__?: { updateCheckOnStart?: boolean };
+  }
+}
+
+/** Whether to look for an update at start: the desktop app only (never kiln serve), unless KILN_NO_UPDATE_CHECK. */
+export function checkOnStart(): boolean {
+  return isTauri() && window.__KILN_DESKTOP__?.updateCheckOnStart === true;
+}
+
+export interface AvailableUpdate {
+  version: string;
+  currentVersion: string;
+  /** The release notes (Markdown), empty when the release has none. */
+  notes: string;
+  date?: string;
+  /** Downloads (reporting bytes so far and the total when known), verifies and installs. */
+  install(onProgress: (downloaded: number, total: number | null) => void): Promise<void>;
+}
+
+export interface UpdaterDeps {
+  /** null when the app is up to date. */
+  check(): Promise<AvailableUpdate | null>;
+  relaunch(): Promise<void>;
+}
+
+export const pluginUpdater: UpdaterDeps = {
+  async check() {
+    const update = await check();
+    if (!update) return null;
+    return {
+      version: update.version,
+      currentVersion: update.currentVersion,
+      notes: update.body ?? "",
+      date: update.date,
+      async install(onProgress) {
+        let downloaded = 0;
+        let total: number | null = null;
+        await update.downloadAndInstall((event) => {
+          if (event.event === "Started") total = event.data.contentLength ?? null;
+          if (event.event === "Progress") downloaded += event.data.chunkLength;
+          onProgress(downloaded, total);
+        });
+      },
+    };
+  },
+  relaunch: () => relaunch(),
+};
+
+/** What a failed check or install says, in words the user can act on. */
+export function describeUpdateError(error: unknown, stage: "check" | "install"): string {
+  const raw = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error);
+  if (/signature|minisign|public key|pubkey/i.test(raw)) {
+    return `The update was refused: its signature does not match Kiln's release key, so it was not installed. (${raw})`;
+  }
+  if (stage === "check") return `Could not check for updates: ${raw}`;
+  return `The update could not be installed: ${raw}`;
+}
