@@ -527,7 +527,7 @@ async fn a_failed_gate_hands_the_fix_back_to_the_same_role_with_the_command_and_
     assert_eq!(tests.len(), 2, "{gates:#?}");
     assert!(tests[0].starts_with("**tests** failed") && tests[0].contains("wishlist totals"), "{}", tests[0]);
     assert!(tests[1].starts_with("**tests** passed"), "{}", tests[1]);
-    assert!(gates.iter().any(|t| t.starts_with("**typecheck** skipped")), "a gate with no command is skipped, not passed: {gates:#?}");
+    assert!(gates.iter().any(|t| t.starts_with("**dependencies** skipped")), "a gate with no command is skipped, not passed: {gates:#?}");
     let handoffs = texts(&entries, EntryKind::Handoff);
     assert!(handoffs.iter().any(|t| t.starts_with("**gate `tests` → backend-engineer**")), "{handoffs:#?}");
 
@@ -629,12 +629,12 @@ async fn a_message_during_setup_waits_for_it_instead_of_cutting_it_short() {
 async fn a_satisfied_request_is_reviewed_read_only_and_findings_go_back_to_implementation() {
     let file = "modules/catalog/src/server/wishlist.js";
     let w = world(vec![
-        Step::tool("write_file", json!({ "path": file, "content": "v1\n" })),
+        Step::tool("write_file", json!({ "path": file, "content": "export const limit = Infinity;\n" })),
         Step::text("Built.\nHANDOFF: none - done"),
         // The review is read-only: its write is put back.
-        Step::tool("write_file", json!({ "path": file, "content": "the reviewer was here\n" })),
+        Step::tool("write_file", json!({ "path": file, "content": "// the reviewer was here\n" })),
         Step::text("Correctness: the wishlist has no size limit.\nREVIEW: changes - add a limit"),
-        Step::tool("write_file", json!({ "path": file, "content": "v2 with a limit\n" })),
+        Step::tool("write_file", json!({ "path": file, "content": "export const limit = 100;\n" })),
         Step::text("Limited.\nHANDOFF: none - done"),
         Step::text("Correctness, security, compatibility, lifecycle, tests, UI: checked.\nREVIEW: pass - ready"),
         Step::text("Still fine.\nREVIEW: pass - ready again"),
@@ -645,7 +645,7 @@ async fn a_satisfied_request_is_reviewed_read_only_and_findings_go_back_to_imple
     let s = settled(&w, &s.id).await;
     assert_eq!(s.state, SessionState::Review, "{:#?}", transcript(&w, &s.id).await);
     let work = w.shop.join(".kiln/sessions").join(&s.id).join("workspace");
-    assert_eq!(std::fs::read_to_string(work.join(file)).unwrap(), "v2 with a limit\n");
+    assert_eq!(std::fs::read_to_string(work.join(file)).unwrap(), "export const limit = 100;\n");
     let handoffs = texts(&transcript(&w, &s.id).await, EntryKind::Handoff).join("\n");
     assert!(handoffs.contains("**review → changes**: add a limit") && handoffs.contains("**review → pass**: ready"), "{handoffs}");
     // The fix turn was told the findings.
@@ -660,7 +660,7 @@ async fn a_satisfied_request_is_reviewed_read_only_and_findings_go_back_to_imple
     assert!(review.report.contains("Correctness, security"));
 
     // An edit after the review makes it stale; a review on demand makes it current again.
-    std::fs::write(work.join(file), "v3 edited by hand\n").unwrap();
+    std::fs::write(work.join(file), "export const limit = 50;\n").unwrap();
     let s = w.engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     assert!(s.reviews[0].stale);
     w.engine.review_module(ModuleArgs { session_id: s.id.clone(), module_id: "@shop/catalog".into() }).await.unwrap();
