@@ -1,6 +1,7 @@
 //! The desktop's IPC is granted to the main window only: every app command needs a permission
 //! (src-tauri/commands.list, declared by src-tauri/build.rs), the one capability grants exactly
-//! those and the folder picker to the window labelled `main`, and no remote origin gets any IPC.
+//! those, the folder picker, http(s) links, menu events and the updater to the window labelled
+//! `main`, and no remote origin gets any IPC.
 //! Checked on the files and through Tauri's mock runtime with the real context and capabilities.
 
 use std::collections::BTreeSet;
@@ -64,6 +65,28 @@ fn the_command_list_names_exactly_the_handlers_commands() {
     );
 }
 
+/// The plugin permissions main.json grants besides the app's commands, and why.
+const PLUGIN_PERMISSIONS: &[&str] = &[
+    "dialog:allow-open",                   // the folder picker (Open Workspace…)
+    "shell:allow-open",                    // links in the system browser, http(s) only (plugins.shell.open)
+    "core:event:allow-listen",             // the menu's `menu` events
+    "core:event:allow-unlisten",           // ... and letting go of them
+    "updater:allow-check",                 // Check for Updates…
+    "updater:allow-download-and-install",  // the verified download and its install
+    "process:allow-restart",               // relaunching into the installed update
+];
+
+/// The IPC commands those permissions allow.
+const PLUGIN_COMMANDS: &[&str] = &[
+    "plugin:dialog|open",
+    "plugin:shell|open",
+    "plugin:event|listen",
+    "plugin:event|unlisten",
+    "plugin:updater|check",
+    "plugin:updater|download_and_install",
+    "plugin:process|restart",
+];
+
 #[test]
 fn the_main_capability_grants_the_commands_and_the_folder_picker_to_the_main_window_only() {
     let files = capability_files();
@@ -75,7 +98,7 @@ fn the_main_capability_grants_the_commands_and_the_folder_picker_to_the_main_win
     let granted: BTreeSet<String> =
         main["permissions"].as_array().unwrap().iter().map(|p| p.as_str().expect("plain permission names, no scopes").to_string()).collect();
     let mut expected: BTreeSet<String> = COMMANDS.iter().map(|c| allow(c)).collect();
-    expected.insert("dialog:allow-open".into());
+    expected.extend(PLUGIN_PERMISSIONS.iter().map(|p| p.to_string()));
     assert_eq!(granted, expected);
 }
 
@@ -101,7 +124,7 @@ fn the_resolved_acl_allows_the_commands_for_the_main_window_on_local_pages_only(
     let remote = Origin::Remote { url: "https://evil.example/".parse().unwrap() };
     // Where a later preview iframe will live: not the app's own origin, so no IPC either.
     let preview = Origin::Remote { url: "http://127.0.0.1:5173/".parse().unwrap() };
-    let granted: Vec<String> = COMMANDS.iter().map(|c| c.to_string()).chain(["plugin:dialog|open".to_string()]).collect();
+    let granted: Vec<String> = COMMANDS.iter().map(|c| c.to_string()).chain(PLUGIN_COMMANDS.iter().map(|c| c.to_string())).collect();
     for command in &granted {
         assert!(authority.resolve_access(command, "main", "main", &Origin::Local).is_some(), "main may not call {command}");
         assert!(authority.resolve_access(command, "other", "other", &Origin::Local).is_none(), "another window may call {command}");
@@ -111,7 +134,14 @@ fn the_resolved_acl_allows_the_commands_for_the_main_window_on_local_pages_only(
     }
     for command in [
         "plugin:app|version",
-        "plugin:event|listen",
+        "plugin:event|emit",
+        "plugin:event|emit_to",
+        "plugin:shell|execute",
+        "plugin:shell|spawn",
+        "plugin:shell|kill",
+        "plugin:process|exit",
+        "plugin:updater|download",
+        "plugin:updater|install",
         "plugin:window|close",
         "plugin:webview|create_webview_window",
         "plugin:path|resolve_directory",
@@ -159,6 +189,7 @@ fn only_the_main_window_on_its_own_pages_may_invoke_app_commands() {
     let tmp = tempfile::tempdir().unwrap();
     let app = mock_builder()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_shell::init())
         .manage(engine(tmp.path()))
         .invoke_handler(kiln_app::commands::mock_handler())
         .build(context())
@@ -182,4 +213,34 @@ fn only_the_main_window_on_its_own_pages_may_invoke_app_commands() {
     assert_refused(invoke(&main, "https://evil.example/", "get_state", json!({ "args": {} })), "a remote page calls get_state");
     assert_refused(invoke(&main, "http://127.0.0.1:5173/", "get_state", json!({ "args": {} })), "a loopback page calls get_state");
     assert_refused(invoke(&main, local, "plugin:app|version", json!({})), "main calls a core command it does not need");
+
+    // Links: another window, or a remote page, may not open any; main may open only http(s)
+    // URLs, so the shell plugin's scope refuses the rest before anything is launched. (An
+    // allowed URL is not sent here: it would open a browser.)
+    assert_refused(invoke(&other, local, "plugin:shell|open", json!({ "path": "https://example.com/" })), "another window opens a link");
+    assert_refused(
+        invoke(&main, "https://evil.example/", "plugin:shell|open", json!({ "path": "https://example.com/" })),
+        "a remote page opens a link",
+    );
+    for url in ["file:///nonexistent-kiln-test", "javascript:void(0)", "/etc/passwd", "-x", "mailto:someone", "http:/x", "https://a b"] {
+        let error = invoke(&main, local, "plugin:shell|open", json!({ "path": url })).expect_err(url);
+        let message = error.as_str().map(str::to_string).unwrap_or_else(|| error.to_string());
+        assert!(!message.contains("not allowed"), "the ACL, not the scope, refused {url}: {message}");
+        assert!(message.contains("validation") || message.contains("regex"), "{url}: {message}");
+    }
+}
+
+/// The shell plugin's open scope (plugins.shell.open, anchored with ^…$ by the plugin) admits
+/// http(s) URLs and nothing else.
+#[test]
+fn the_shell_open_scope_admits_only_http_urls() {
+    let config: Value = serde_json::from_str(&std::fs::read_to_string(Path::new(ROOT).join("tauri.conf.json")).unwrap()).unwrap();
+    let pattern = config["plugins"]["shell"]["open"].as_str().expect("plugins.shell.open is a validation regex, not `true`");
+    let scope = regex::Regex::new(&format!("^{pattern}$")).unwrap();
+    for url in ["https://github.com/o/r/pull/1", "http://127.0.0.1:4321/?kiln=1#x", "https://example.com/a%20b"] {
+        assert!(scope.is_match(url), "{url} is refused");
+    }
+    for url in ["file:///etc/passwd", "javascript:alert(1)", "mailto:a@b", "tel:1", "ftp://x", "-n", "https://a b", "https://a\nb", "https://a\u{7f}b", "https://é.example", "smb://host/share", ""] {
+        assert!(!scope.is_match(url), "{url} is admitted");
+    }
 }

@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
-use kiln_engine::types::{OpenWorkspaceArgs, Transport};
+use kiln_engine::types::{EmptyArgs, OpenWorkspaceArgs, Transport};
 use kiln_engine::{Engine, EngineOptions};
+use tauri::{Manager, Runtime};
 
 /// The app's context: configuration, capabilities and the embedded UI. Generated in
 /// one place so the UI is embedded in the binary once.
@@ -28,26 +29,135 @@ fn start_url(route: Option<String>) -> Option<tauri::WebviewUrl> {
     Some(tauri::WebviewUrl::App(format!("index.html{route}").into()))
 }
 
+/// `KILN_NO_UPDATE_CHECK=1` (tests, packagers, offline machines): the UI does not look for an
+/// update when it starts; Help ▸ Check for Updates… still does.
+pub const NO_UPDATE_CHECK_ENV: &str = "KILN_NO_UPDATE_CHECK";
+/// `KILN_UPDATE_ENDPOINT`: replaces the stable channel's endpoints in `plugins.updater` (another
+/// channel, or a loopback update server in tests).
+pub const UPDATE_ENDPOINT_ENV: &str = "KILN_UPDATE_ENDPOINT";
+
+fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"))
+}
+
+/// What the UI learns about the desktop before its scripts run, as `window.__KILN_DESKTOP__`:
+/// whether to check for an update on start. A plugin's init script, so no command and no
+/// permission is needed for it (and `kiln serve`'s pages never have it).
+fn desktop_info_script(update_check_on_start: bool) -> String {
+    format!("Object.defineProperty(window, '__KILN_DESKTOP__', {{ value: Object.freeze({{ updateCheckOnStart: {update_check_on_start} }}) }});")
+}
+
+/// The single-instance plugin's D-Bus name (Linux): the identifier, plus a hash of
+/// `KILN_CONFIG_DIR` when it is set, so a test app with its own config directory neither
+/// hands its arguments to the user's running Kiln nor receives theirs.
+fn instance_id(identifier: &str) -> String {
+    match std::env::var_os("KILN_CONFIG_DIR") {
+        Some(dir) => {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            dir.hash(&mut hasher);
+            format!("{identifier}.i{:016x}", hasher.finish())
+        }
+        None => identifier.to_string(),
+    }
+}
+
+/// `--workspace DIR` or `--workspace=DIR` in a second launch's arguments, resolved against its
+/// working directory.
+fn workspace_arg(argv: &[String], cwd: &str) -> Option<String> {
+    let mut args = argv.iter().skip(1);
+    while let Some(arg) = args.next() {
+        let value = if arg == "--workspace" {
+            args.next().cloned()
+        } else {
+            arg.strip_prefix("--workspace=").map(String::from)
+        };
+        if let Some(value) = value.filter(|v| !v.trim().is_empty()) {
+            return Some(std::path::Path::new(cwd).join(value).to_string_lossy().into_owned());
+        }
+    }
+    None
+}
+
+/// Brings the main window to the front (a second launch, a menu action).
+pub fn focus_main<R: Runtime>(app: &tauri::AppHandle<R>) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+}
+
+/// Opens `path` in the engine of this app (a recent workspace, a second launch's `--workspace`).
+pub fn open_workspace<R: Runtime>(app: &tauri::AppHandle<R>, path: String) {
+    if let Some(engine) = app.try_state::<Arc<Engine>>() {
+        crate::menu::open_in_engine(engine.inner().clone(), path);
+    }
+}
+
 /// Opens the window; with `workspace`, that workspace is open when the UI starts.
 pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
     let engine = Arc::new(Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Desktop, mode: kiln_engine::types::ServeMode::Loopback }));
-    if let Some(path) = workspace {
-        let opened = tauri::async_runtime::block_on(engine.open_workspace(OpenWorkspaceArgs { path }));
-        if let Err(e) = opened {
-            eprintln!("kiln: could not open the workspace: {} ({:?})", e.message, e.code);
-        }
-    }
     let mut context = context();
+    // First, before the engine touches anything: a second launch hands over and exits here.
+    let single_instance = tauri_plugin_single_instance::Builder::new()
+        .dbus_id(instance_id(&context.config().identifier))
+        .callback(|app, argv, cwd| {
+            focus_main(app);
+            if let Some(path) = workspace_arg(&argv, &cwd) {
+                open_workspace(app, path);
+            }
+        })
+        .build();
     if let Some(url) = start_url(std::env::var(UI_ROUTE_ENV).ok()) {
         for window in context.config_mut().app.windows.iter_mut().filter(|w| w.label == "main") {
             window.url = url.clone();
         }
     }
+    if let Some(endpoint) = std::env::var(UPDATE_ENDPOINT_ENV).ok().filter(|e| !e.trim().is_empty()) {
+        if let Some(updater) = context.config_mut().plugins.0.get_mut("updater") {
+            updater["endpoints"] = serde_json::json!([endpoint.trim()]);
+        }
+    }
+    // The window's size, position and maximized state, kept in Kiln's config directory (so
+    // KILN_CONFIG_DIR isolates it too); an absolute name replaces the plugin's own directory.
+    let window_state = tauri_plugin_window_state::Builder::new()
+        .with_state_flags(
+            tauri_plugin_window_state::StateFlags::SIZE | tauri_plugin_window_state::StateFlags::POSITION | tauri_plugin_window_state::StateFlags::MAXIMIZED,
+        )
+        .with_filename(crate::config_dir().join("window-state.json").to_string_lossy())
+        .build();
+    let desktop_info = tauri::plugin::Builder::<tauri::Wry>::new("kiln-desktop").js_init_script(desktop_info_script(!env_flag(NO_UPDATE_CHECK_ENV))).build();
     let app = tauri::Builder::default()
+        .plugin(single_instance)
+        .plugin(window_state)
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_shell::init())
+        .plugin(tauri_plugin_updater::Builder::new().build())
+        .plugin(tauri_plugin_process::init())
+        .plugin(desktop_info)
         .manage(engine.clone())
+        .setup(move |app| {
+            // Here, after the single-instance plugin let this process go on: a second launch
+            // must not open the workspace in its own engine (that would close the turns the
+            // running one is doing in it as orphans).
+            let engine = app.state::<Arc<Engine>>().inner().clone();
+            if let Some(path) = workspace {
+                let opened = tauri::async_runtime::block_on(engine.open_workspace(OpenWorkspaceArgs { path }));
+                if let Err(e) = opened {
+                    eprintln!("kiln: could not open the workspace: {} ({:?})", e.message, e.code);
+                }
+            }
+            let recent = tauri::async_runtime::block_on(engine.get_state(EmptyArgs::default())).map(|s| s.recent_workspaces).unwrap_or_default();
+            let (menu, open_recent) = crate::menu::build(app.handle(), &recent)?;
+            app.set_menu(menu)?;
+            app.manage(crate::menu::RecentMenu(std::sync::Mutex::new(open_recent)));
+            app.on_menu_event(crate::menu::on_event);
+            Ok(())
+        })
         .invoke_handler(crate::commands::handler())
         .build(context)?;
+    crate::menu::follow_recent(app.handle().clone(), engine.clone());
     exit_on_signal(app.handle().clone());
     app.run(move |_, event| {
         if let tauri::RunEvent::Exit = event {
@@ -97,7 +207,7 @@ pub fn embedded_assets() -> Arc<dyn kiln_serve::Assets> {
 
 #[cfg(test)]
 mod tests {
-    use super::start_url;
+    use super::{desktop_info_script, instance_id, start_url, workspace_arg};
 
     #[test]
     fn only_hash_routes_are_taken() {
@@ -108,5 +218,30 @@ mod tests {
             assert_eq!(url(bad), None, "{bad:?}");
         }
         assert_eq!(start_url(None).map(|u| u.to_string()), None);
+    }
+
+    #[test]
+    fn a_second_launch_names_its_workspace() {
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(workspace_arg(&argv(&["kiln", "--workspace", "shop"]), "/home/u").as_deref(), Some("/home/u/shop"));
+        assert_eq!(workspace_arg(&argv(&["kiln", "--workspace=/srv/app"]), "/home/u").as_deref(), Some("/srv/app"));
+        assert_eq!(workspace_arg(&argv(&["kiln"]), "/home/u"), None);
+        assert_eq!(workspace_arg(&argv(&["kiln", "--workspace"]), "/home/u"), None);
+        // The program's own name is never taken for an argument.
+        assert_eq!(workspace_arg(&argv(&["--workspace=x"]), "/"), None);
+    }
+
+    #[test]
+    fn the_instance_id_follows_the_config_dir() {
+        // KILN_CONFIG_DIR is set for every test run (or not): either way the id starts with the identifier.
+        let id = instance_id("dev.kiln.desktop");
+        assert!(id.starts_with("dev.kiln.desktop"), "{id}");
+        assert_eq!(std::env::var_os("KILN_CONFIG_DIR").is_some(), id != "dev.kiln.desktop");
+    }
+
+    #[test]
+    fn the_desktop_info_script_only_carries_the_flag() {
+        assert!(desktop_info_script(false).contains("updateCheckOnStart: false"));
+        assert!(desktop_info_script(true).contains("updateCheckOnStart: true"));
     }
 }

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod commands;
 pub mod desktop;
+pub mod menu;
 pub mod serve;
 
 use std::path::PathBuf;
