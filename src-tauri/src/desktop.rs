@@ -36,6 +36,23 @@ pub const NO_UPDATE_CHECK_ENV: &str = "KILN_NO_UPDATE_CHECK";
 /// channel, or a loopback update server in tests).
 pub const UPDATE_ENDPOINT_ENV: &str = "KILN_UPDATE_ENDPOINT";
 
+/// `endpoint` (`KILN_UPDATE_ENDPOINT`'s value) in place of `plugins.updater`'s endpoints, trimmed;
+/// none, or a blank one, leaves the shipped endpoints. Public so tests/updater.rs points the
+/// app's own config at its loopback update server the way the app does.
+pub fn apply_update_endpoint(config: &mut tauri::Config, endpoint: Option<&str>) {
+    let Some(endpoint) = endpoint.map(str::trim).filter(|e| !e.is_empty()) else { return };
+    if let Some(updater) = config.plugins.0.get_mut("updater") {
+        updater["endpoints"] = serde_json::json!([endpoint]);
+    }
+}
+
+/// The updater plugin as the app adds it: configured by `plugins.updater` (endpoints and the
+/// release public key that every download's signature must verify against). Public so
+/// tests/updater.rs checks, downloads and verifies through this very plugin.
+pub fn updater_plugin<R: Runtime>() -> tauri::plugin::TauriPlugin<R, tauri_plugin_updater::Config> {
+    tauri_plugin_updater::Builder::new().build()
+}
+
 fn env_flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"))
 }
@@ -114,11 +131,7 @@ pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> 
             window.url = url.clone();
         }
     }
-    if let Some(endpoint) = std::env::var(UPDATE_ENDPOINT_ENV).ok().filter(|e| !e.trim().is_empty()) {
-        if let Some(updater) = context.config_mut().plugins.0.get_mut("updater") {
-            updater["endpoints"] = serde_json::json!([endpoint.trim()]);
-        }
-    }
+    apply_update_endpoint(context.config_mut(), std::env::var(UPDATE_ENDPOINT_ENV).ok().as_deref());
     // The window's size, position and maximized state, kept in Kiln's config directory (so
     // KILN_CONFIG_DIR isolates it too); an absolute name replaces the plugin's own directory.
     let window_state = tauri_plugin_window_state::Builder::new()
@@ -133,7 +146,7 @@ pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> 
         .plugin(window_state)
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_shell::init())
-        .plugin(tauri_plugin_updater::Builder::new().build())
+        .plugin(updater_plugin())
         .plugin(tauri_plugin_process::init())
         .plugin(desktop_info)
         .manage(engine.clone())

@@ -35,7 +35,7 @@ describe("UpdateDialog", () => {
 
   it("refuses a badly signed update with a clear message", async () => {
     const install = vi.fn(async () => {
-      throw new Error("signature verification failed: the public key does not match");
+      throw new Error("The signature was created with a different key than the one provided");
     });
     const deps: UpdaterDeps = { check: async () => update(install), relaunch: vi.fn(async () => {}) };
     render(<UpdateDialog deps={deps} quiet={false} onClose={() => {}} />);

@@ -57,10 +57,23 @@ export const pluginUpdater: UpdaterDeps = {
   relaunch: () => relaunch(),
 };
 
+// How the updater plugin refuses a download (its error's text; tests/updater.rs sees these from the
+// plugin itself): minisign-verify's "The signature was created with a different key than the one
+// provided", "The signature verification failed" (changed bytes), "Invalid encoding in minisign
+// data" (an empty or non-minisign signature), and base64's "Invalid symbol 32, offset 4." when the
+// signature is not even base64 (the plugin decodes only the signature and key as base64).
+const BAD_SIGNATURE = /signature|minisign|public key|pubkey|^Invalid (symbol|last symbol|padding|input length)\b/i;
+// A genuine signature of another release than latest.json announces (an old build offered as new).
+const OTHER_VERSION = /signed for version \S+ but the update endpoint announced version/i;
+
 /** What a failed check or install says, in words the user can act on. */
 export function describeUpdateError(error: unknown, stage: "check" | "install"): string {
   const raw = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error);
-  if (/signature|minisign|public key|pubkey/i.test(raw)) {
+  // Only a download is verified: a check that mentions a signature found a broken latest.json.
+  if (stage === "install" && OTHER_VERSION.test(raw)) {
+    return `The update was refused: it is signed for another version than the one offered, so it was not installed. (${raw})`;
+  }
+  if (stage === "install" && BAD_SIGNATURE.test(raw)) {
     return `The update was refused: its signature does not match Kiln's release key, so it was not installed. (${raw})`;
   }
   if (stage === "check") return `Could not check for updates: ${raw}`;
