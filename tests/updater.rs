@@ -1,7 +1,8 @@
 //! The desktop app's update round trip against a loopback update server: the installed version
 //! (tauri.conf.json's) finds a newer signed build in latest.json, downloads it with progress and
 //! verifies its signature; a build signed with another key, tampered bytes, a missing or garbage
-//! signature and a signature made for another version are refused; a latest.json with a lower or
+//! signature, a signature made for another version and one naming no version (the shipped
+//! `requireSignedVersion`) are refused; a latest.json with a lower or
 //! equal version offers nothing. The app is Tauri's mock runtime with the app's own updater plugin
 //! (`desktop::updater_plugin`) and endpoint override (`desktop::apply_update_endpoint`), and the
 //! shipped `plugins.updater` block with only its public key swapped for a throwaway one: tests
@@ -128,6 +129,8 @@ struct Fixture {
     /// The .deb's .sig content by key A (bound to 0.2.0, as `tauri build` signs), and by key B.
     sig_a: String,
     sig_b: String,
+    /// Key A's signature of the .deb that names no version.
+    sig_a_unversioned: String,
     /// tauri.conf.json, parsed.
     shipped: Value,
     _scratch: tempfile::TempDir,
@@ -142,13 +145,14 @@ fn fixture() -> &'static Fixture {
         let (key_a, pubkey_a) = generate_key(&scratch.path().join("key-a"));
         let (key_b, pubkey_b) = generate_key(&scratch.path().join("key-b"));
         assert_ne!(pubkey_a, pubkey_b);
-        let sig_a = sign(&deb_path, &key_a, &scratch.path().join("signed-by-a"));
-        let sig_b = sign(&deb_path, &key_b, &scratch.path().join("signed-by-b"));
+        let sig_a = sign(&deb_path, &key_a, &scratch.path().join("signed-by-a"), Some(NEWER));
+        let sig_b = sign(&deb_path, &key_b, &scratch.path().join("signed-by-b"), Some(NEWER));
+        let sig_a_unversioned = sign(&deb_path, &key_a, &scratch.path().join("signed-by-a-bare"), None);
         let shipped: Value = serde_json::from_str(&std::fs::read_to_string(Path::new(ROOT).join("tauri.conf.json")).unwrap()).unwrap();
         assert_ne!(shipped["plugins"]["updater"]["pubkey"].as_str(), Some(pubkey_a.as_str()), "the test key must not be the shipped one");
         let deb = std::fs::read(&deb_path).unwrap();
         eprintln!("updater fixture: {DEB_NAME} of {} bytes, two key pairs and signatures in {:?}", deb.len(), started.elapsed());
-        Fixture { server: UpdateServer::start(), deb, pubkey_a, sig_a, sig_b, shipped, _scratch: scratch }
+        Fixture { server: UpdateServer::start(), deb, pubkey_a, sig_a, sig_b, sig_a_unversioned, shipped, _scratch: scratch }
     })
 }
 
@@ -171,14 +175,19 @@ fn generate_key(file: &Path) -> (String, String) {
     (read(file.to_path_buf()), read(file.with_extension("pub")))
 }
 
-/// `tauri signer sign` of a copy of `file` in `dir`, bound to the newer version as `tauri build`
-/// binds release signatures: the .sig's content, which is what latest.json carries.
-fn sign(file: &Path, private_key: &str, dir: &Path) -> String {
+/// `tauri signer sign` of a copy of `file` in `dir`, bound to `version` as `tauri build` binds
+/// release signatures (None: a bare signature naming no version): the .sig's content, which is
+/// what latest.json carries.
+fn sign(file: &Path, private_key: &str, dir: &Path, version: Option<&str>) -> String {
     std::fs::create_dir_all(dir).unwrap();
     let copy = dir.join(file.file_name().unwrap());
     std::fs::copy(file, &copy).unwrap();
-    run(Command::new(tauri_cli())
-        .args(["signer", "sign", "--app-version", NEWER])
+    let mut command = Command::new(tauri_cli());
+    command.args(["signer", "sign"]);
+    if let Some(version) = version {
+        command.args(["--app-version", version]);
+    }
+    run(command
         .arg(&copy)
         .env("TAURI_SIGNING_PRIVATE_KEY", private_key)
         .env("TAURI_SIGNING_PRIVATE_KEY_PASSWORD", "")
@@ -412,6 +421,19 @@ fn a_signature_made_for_another_version_is_refused() {
 }
 
 #[test]
+fn a_signature_that_names_no_version_is_refused() {
+    // The shipped requireSignedVersion: a genuine signature by the trusted key that is not bound to
+    // a version could be replayed under any version number, so it is refused.
+    let fx = fixture();
+    publish("unversioned", NEWER, &fx.sig_a_unversioned, fx.deb.clone());
+    let update = checked("unversioned", &app("unversioned", Some(&fx.pubkey_a)));
+    match refused("unversioned", &update) {
+        Error::MissingSignedVersion => {}
+        e => panic!("unversioned: not a missing signed version: {e:?}"),
+    }
+}
+
+#[test]
 fn a_lower_or_equal_version_offers_nothing() {
     let fx = fixture();
     for (case, version) in [("lower", "0.0.9".to_string()), ("equal", installed_version())] {
@@ -453,6 +475,7 @@ fn the_shipped_updater_config_is_https_with_the_release_key() {
     for endpoint in endpoints {
         assert!(endpoint.as_str().is_some_and(|e| e.starts_with("https://")), "not https: {endpoint}");
     }
+    assert_eq!(updater["requireSignedVersion"], json!(true), "release signatures must be bound to their version");
     for dangerous in ["dangerousInsecureTransportProtocol", "dangerousAcceptInvalidCerts", "dangerousAcceptInvalidHostnames"] {
         assert!(matches!(updater.get(dangerous), None | Some(Value::Bool(false))), "{dangerous} is set: {}", updater[dangerous]);
     }

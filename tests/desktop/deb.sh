@@ -166,11 +166,14 @@ const tampered = Buffer.from(hash); tampered[0] ^= 1;
 if (crypto.verify(null, tampered, key, raw.subarray(10, 74))) die("the check accepts a changed file");
 // The trusted comment is signed too (its global signature): over signature || comment.
 const trusted = sigLines[2].replace(/^trusted comment: /, "");
+// The signature names the version it was made for: with requireSignedVersion the app refuses an
+// old build offered as a newer one, and one whose signature names no version at all.
+if (!trusted.split("\t").includes(`version:${version}`)) die(`the signature's trusted comment does not name version ${version}: ${trusted}`);
 const global = Buffer.from(sigLines[3], "base64");
 if (!crypto.verify(null, Buffer.concat([raw.subarray(10, 74), Buffer.from(trusted)]), key, global))
   die("the trusted comment's signature does not verify");
 EOF
-ok "latest.json: version $version, $platform-deb and $platform point at the .deb with the .sig's signature, which verifies"
+ok "latest.json: version $version, $platform-deb and $platform point at the .deb with the .sig's signature, which verifies and names the version"
 
 # --- the installed binary on Xvfb -------------------------------------------------------------
 Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &

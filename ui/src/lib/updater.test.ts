@@ -1,6 +1,7 @@
 // describeUpdateError on the updater plugin's real refusals: the exact texts tests/updater.rs gets
 // from tauri-plugin-updater for a build signed with another key, changed bytes, an empty or garbage
-// signature and a signature of another version. The plugin's commands reject with that text.
+// signature, a signature of another version and one naming no version. The plugin's commands
+// reject with that text.
 import { describe, expect, it } from "vitest";
 import { describeUpdateError } from "./updater";
 
@@ -10,6 +11,9 @@ const UNSIGNED = "Invalid encoding in minisign data";
 const NOT_BASE64 = "Invalid symbol 32, offset 4.";
 const OTHER_VERSION =
   "The update was signed for version 0.2.0 but the update endpoint announced version 0.3.0. The endpoint response may have been tampered with to force installing a different release.";
+
+const NO_VERSION =
+  "The update signature does not specify the version it was signed for, which `requireSignedVersion` requires. Re-sign and re-publish this release, or disable `requireSignedVersion`.";
 
 describe("describeUpdateError", () => {
   it.each([OTHER_KEY, TAMPERED, UNSIGNED, NOT_BASE64])("refuses a download the plugin refused: %s", (message) => {
@@ -23,6 +27,12 @@ describe("describeUpdateError", () => {
   it("says a signature of another version is refused, without blaming the key", () => {
     const text = describeUpdateError(OTHER_VERSION, "install");
     expect(text).toMatch(/^The update was refused: it is signed for another version than the one offered/);
+    expect(text).not.toContain("release key");
+  });
+
+  it("says a signature bound to no version is refused (requireSignedVersion)", () => {
+    const text = describeUpdateError(new Error(NO_VERSION), "install");
+    expect(text).toMatch(/^The update was refused: its signature is not bound to a version, so it was not installed\./);
     expect(text).not.toContain("release key");
   });
 

@@ -65,6 +65,9 @@ export const pluginUpdater: UpdaterDeps = {
 const BAD_SIGNATURE = /signature|minisign|public key|pubkey|^Invalid (symbol|last symbol|padding|input length)\b/i;
 // A genuine signature of another release than latest.json announces (an old build offered as new).
 const OTHER_VERSION = /signed for version \S+ but the update endpoint announced version/i;
+// A signature by the right key that names no version (requireSignedVersion): it could be replayed
+// under any version number.
+const NO_VERSION = /does not specify the version it was signed for/i;
 
 /** What a failed check or install says, in words the user can act on. */
 export function describeUpdateError(error: unknown, stage: "check" | "install"): string {
@@ -72,6 +75,9 @@ export function describeUpdateError(error: unknown, stage: "check" | "install"):
   // Only a download is verified: a check that mentions a signature found a broken latest.json.
   if (stage === "install" && OTHER_VERSION.test(raw)) {
     return `The update was refused: it is signed for another version than the one offered, so it was not installed. (${raw})`;
+  }
+  if (stage === "install" && NO_VERSION.test(raw)) {
+    return `The update was refused: its signature is not bound to a version, so it was not installed. (${raw})`;
   }
   if (stage === "install" && BAD_SIGNATURE.test(raw)) {
     return `The update was refused: its signature does not match Kiln's release key, so it was not installed. (${raw})`;
