@@ -147,6 +147,16 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
     })
 }
 
+/// The rule that keeps a stored secret with its address: a request that moves the address
+/// while a secret is stored under `key` must give the secret again (or clear it), or it is
+/// refused with `refusal`. Without it the old secret would be sent to the new host.
+async fn secret_follows_address(ws: &Workspace, key: &str, address_changes: bool, secret_given: bool, refusal: &str) -> Result<()> {
+    if address_changes && !secret_given && get_setting(&ws.pool, key).await?.is_some() {
+        return Err(ApiError::invalid(refusal));
+    }
+    Ok(())
+}
+
 fn http_url(url: &str) -> Result<()> {
     if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(char::is_whitespace) || url.len() > 2048 {
         return Err(ApiError::invalid(format!("`{}` is not an http(s) URL", url.chars().take(80).collect::<String>())));
@@ -181,12 +191,8 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
     }
     let current_url = get_setting(&ws.pool, OPENAI_BASE_URL).await?;
     let url_changes = new_url.as_ref().is_some_and(|u| Some(u) != current_url.as_ref());
-    let has_key = get_setting(&ws.pool, OPENAI_KEY).await?.is_some();
-    if url_changes && has_key && args.openai_key.is_none() {
-        return Err(ApiError::invalid(
-            "give the API key again with the new endpoint: a stored key is never sent to another host",
-        ));
-    }
+    let refusal = "give the API key again with the new endpoint: a stored key is never sent to another host";
+    secret_follows_address(ws, OPENAI_KEY, url_changes, args.openai_key.is_some(), refusal).await?;
     let openai_url = if url_changes { new_url.clone().filter(|u| !u.is_empty()) } else { current_url };
     let new_key = clean(&args.openai_key);
     if new_key.as_deref().is_some_and(|k| !k.is_empty()) && openai_url.is_none() {
@@ -199,12 +205,8 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
     }
     let current_bridge = bridge_url(ws).await?;
     let bridge_changes = new_bridge.as_ref().is_some_and(|u| u.is_empty() || Some(u) != current_bridge.as_ref());
-    let has_token = get_setting(&ws.pool, BRIDGE_TOKEN).await?.is_some();
-    if bridge_changes && has_token && args.bridge_token.is_none() {
-        return Err(ApiError::invalid(
-            "give the application's token again with its new address: a stored token is never sent to another host",
-        ));
-    }
+    let refusal = "give the application's token again with its new address: a stored token is never sent to another host";
+    secret_follows_address(ws, BRIDGE_TOKEN, bridge_changes, args.bridge_token.is_some(), refusal).await?;
     let bridge_target = if bridge_changes {
         new_bridge.clone().filter(|u| !u.is_empty()).or_else(|| ws.config.preview.bridge.clone())
     } else {
@@ -249,12 +251,8 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
         Some("") => GITHUB_API.to_string(),
         Some(url) => url.to_string(),
     };
-    let has_delivery_token = get_setting(&ws.pool, DELIVERY_TOKEN).await?.is_some();
-    if api_target != current_api && has_delivery_token && args.delivery_token.is_none() {
-        return Err(ApiError::invalid(
-            "give the provider token again with the new API address: a stored token is never sent to another host",
-        ));
-    }
+    let refusal = "give the provider token again with the new API address: a stored token is never sent to another host";
+    secret_follows_address(ws, DELIVERY_TOKEN, api_target != current_api, args.delivery_token.is_some(), refusal).await?;
 
     let set = |key: &'static str, value: Option<String>| async move {
         match value {

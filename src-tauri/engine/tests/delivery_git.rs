@@ -4,6 +4,8 @@
 //! the allowlisted environment, a token that reaches a loopback HTTP remote only through
 //! the credential helper (never an argv, checked in /proc while git runs), and redaction.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
@@ -13,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use common::{bare_remote, pair, recording_git, rev, sh_git};
 use kiln_engine::delivery::git::{allowlisted_env, Git, GitErrorKind, Redactor, KEPT_VARIABLES};
 
 // ---------------------------------------------------------------------------------------
@@ -28,39 +31,15 @@ struct Fixture {
     home: PathBuf,
 }
 
-/// Runs the real git as a test's own hand would (not through the module), or panics.
-fn sh_git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=Someone Else", "-c", "user.email=else@example.com", "-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?} in {}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-/// The commit `rev` names in `dir`, if any.
-fn rev(dir: &Path, rev: &str) -> Option<String> {
-    let out = Command::new("git").args(["rev-parse", "--verify", "--quiet", rev]).current_dir(dir).output().unwrap();
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
 fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
-    sh_git(&root, &["init", "--quiet", "--bare", "-b", "main", "remote.git"]);
-    let remote = root.join("remote.git");
-    sh_git(&root, &["clone", "--quiet", "remote.git", "seed"]);
-    let seed = root.join("seed");
-    std::fs::create_dir_all(seed.join("src")).unwrap();
-    std::fs::write(seed.join("README.md"), "# shop\n").unwrap();
-    std::fs::write(seed.join("src/app.txt"), "app\n").unwrap();
-    std::fs::write(seed.join("old.txt"), "old\n").unwrap();
-    sh_git(&seed, &["add", "-A"]);
-    sh_git(&seed, &["commit", "--quiet", "-m", "init"]);
-    sh_git(&seed, &["push", "--quiet", "origin", "main"]);
-    sh_git(&root, &["clone", "--quiet", "remote.git", "work"]);
+    let remote = bare_remote(&root, "work", "init", |seed| {
+        std::fs::create_dir_all(seed.join("src")).unwrap();
+        std::fs::write(seed.join("README.md"), "# shop\n").unwrap();
+        std::fs::write(seed.join("src/app.txt"), "app\n").unwrap();
+        std::fs::write(seed.join("old.txt"), "old\n").unwrap();
+    });
     let home = root.join("home");
     std::fs::create_dir_all(&home).unwrap();
     Fixture { work: root.join("work"), remote, home, root, _tmp: tmp }
@@ -107,34 +86,11 @@ fn sorted(mut v: Vec<(String, String)>) -> Vec<(String, String)> {
     v
 }
 
-fn pair(status: &str, path: &str) -> (String, String) {
-    (status.to_string(), path.to_string())
-}
-
-/// A `git` that records its argv and environment (NUL-separated, one file pair per run)
-/// in `dir`, then runs the real git. Written as a script so it sees exactly what the
-/// module handed to the process it spawned.
-fn recording_git(dir: &Path) -> PathBuf {
-    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout).unwrap();
-    let script = dir.join("git");
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nn=$(date +%s%N)-$$\nprintf '%s\\0' \"$@\" > '{d}/argv-'$n\nenv -0 > '{d}/env-'$n\nexec '{real}' \"$@\"\n",
-            d = dir.display(),
-            real = real.trim()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
-}
-
 /// One recorded run: its argv and its environment.
 type Run = (Vec<String>, Vec<(String, String)>);
 
-/// Each recorded run.
+/// Each run the recording git (`recording_git(dir, dir)`) wrote to `dir`, its argv and
+/// environment split into their parts (the tests look at single arguments and variables).
 fn recorded_runs(dir: &Path) -> Vec<Run> {
     let mut runs = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -509,7 +465,7 @@ async fn git_sees_only_the_allowlisted_environment() {
     std::env::set_var("LC_KILN_TEST", "kept");
     let fx = fixture();
     let record = fx.root.join("record");
-    let g = fx.git(&fx.work).with_program(recording_git(&record));
+    let g = fx.git(&fx.work).with_program(recording_git(&record, &record));
     g.status_porcelain().await.unwrap();
     std::fs::write(fx.work.join("n.txt"), "n\n").unwrap();
     g.add_all().await.unwrap();
@@ -627,7 +583,7 @@ async fn a_token_reaches_only_its_origin_through_the_helper_never_an_argv() {
     let record = fx.root.join("record");
     let g = fx
         .git(&fx.work)
-        .with_program(recording_git(&record))
+        .with_program(recording_git(&record, &record))
         .with_token(&token, &format!("http://127.0.0.1:{port}/any/path"))
         .unwrap();
 

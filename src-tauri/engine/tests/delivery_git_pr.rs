@@ -6,11 +6,13 @@
 //! delivery, the guardrail, an API error after the push, a foreign branch, a missing base
 //! or remote, push modes, the compare link and `available`.
 
+mod common;
+
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::sync::Mutex;
 
+use common::{bare_remote, copy_tracked_shop, pair, recorded_git_runs, recording_git, rev, sh_git, write};
 use kiln_engine::api::types::DeliverySettingsView;
 use kiln_engine::delivery::git_pr::{self, GateRow, GitPrBody, GitPrInput, GitPrModule};
 use kiln_engine::delivery::StepSink;
@@ -33,69 +35,10 @@ struct Fixture {
     token: String,
 }
 
-fn sh_git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=Someone Else", "-c", "user.email=else@example.com", "-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?} in {}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn rev(dir: &Path, rev: &str) -> Option<String> {
-    let out = Command::new("git").args(["rev-parse", "--verify", "--quiet", rev]).current_dir(dir).output().unwrap();
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-fn shop_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/shop").canonicalize().unwrap()
-}
-
-/// A `git` that records each argv and environment, then runs the real git.
-fn recording_git(dir: &Path) -> PathBuf {
-    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout).unwrap();
-    std::fs::create_dir_all(dir).unwrap();
-    let script = dir.join("git");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nn=$(date +%s%N)-$$\nprintf '%s\\0' \"$@\" > '{d}/argv-'$n\nenv -0 > '{d}/env-'$n\nexec '{real}' \"$@\"\n",
-            d = dir.display(),
-            real = real.trim()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
 fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
-    sh_git(&root, &["init", "--quiet", "--bare", "-b", "main", "remote.git"]);
-    let remote = root.join("remote.git");
-    sh_git(&root, &["clone", "--quiet", "remote.git", "seed"]);
-    let seed = root.join("seed");
-    // The shop as git tracks it (no node_modules).
-    let shop = shop_dir();
-    let listed = Command::new("git").args(["ls-files", "-z", "."]).current_dir(&shop).output().unwrap();
-    assert!(listed.status.success());
-    for rel in String::from_utf8_lossy(&listed.stdout).split('\0').filter(|s| !s.is_empty()) {
-        let to = seed.join(rel);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(shop.join(rel), &to).unwrap();
-    }
-    sh_git(&seed, &["add", "-A"]);
-    sh_git(&seed, &["commit", "--quiet", "-m", "the shop"]);
-    sh_git(&seed, &["push", "--quiet", "origin", "main"]);
-    sh_git(&root, &["clone", "--quiet", "remote.git", "host"]);
+    let remote = bare_remote(&root, "host", "the shop", copy_tracked_shop);
     let home = root.join("home");
     std::fs::create_dir_all(&home).unwrap();
 
@@ -109,7 +52,7 @@ fn fixture() -> Fixture {
     write(&session.join("shell/app.js"), "// the agent touched the shell\n");
 
     let record = root.join("record");
-    let git = recording_git(&record);
+    let git = recording_git(&record, &record);
     Fixture {
         _tmp: tmp,
         remote,
@@ -221,21 +164,8 @@ impl Fixture {
         assert_eq!(rev(&self.host, &format!("refs/remotes/origin/{}", self.branch())), None, "the tracking ref is left");
     }
 
-    /// Every argv and environment the recording git saw.
-    fn runs(&self) -> Vec<(String, String)> {
-        let mut runs = Vec::new();
-        for entry in std::fs::read_dir(&self.record).unwrap() {
-            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-            let Some(id) = name.strip_prefix("argv-") else { continue };
-            let argv = String::from_utf8_lossy(&std::fs::read(self.record.join(&name)).unwrap()).replace('\0', " ");
-            let env = String::from_utf8_lossy(&std::fs::read(self.record.join(format!("env-{id}"))).unwrap()).into_owned();
-            runs.push((argv, env));
-        }
-        runs
-    }
-
     fn assert_token_never_in_git(&self) {
-        let runs = self.runs();
+        let runs = recorded_git_runs(&self.record);
         assert!(runs.len() > 5, "the wrapper recorded too little: {}", runs.len());
         for (argv, env) in &runs {
             assert!(!argv.contains(&self.token), "token in a git argv: {argv}");
@@ -282,10 +212,6 @@ impl Sink {
     fn all_text(&self) -> String {
         self.events.lock().unwrap().iter().map(|(_, id, text)| format!("{id}: {text}")).collect::<Vec<_>>().join("\n")
     }
-}
-
-fn pair(id: &str, how: &str) -> (String, String) {
-    (id.to_string(), how.to_string())
 }
 
 fn double(fx: &Fixture) -> GithubDouble {

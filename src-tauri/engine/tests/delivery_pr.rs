@@ -13,9 +13,7 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -38,44 +36,16 @@ struct Recorder {
 fn recorder() -> &'static Recorder {
     static REC: OnceLock<Recorder> = OnceLock::new();
     REC.get_or_init(|| {
-        let real = String::from_utf8(Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout).unwrap();
-        let real = real.trim().to_string();
-        assert!(!real.is_empty(), "git is not installed");
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("bin");
         let record = dir.path().join("record");
-        std::fs::create_dir_all(&bin).unwrap();
-        std::fs::create_dir_all(&record).unwrap();
-        let script = bin.join("git");
-        std::fs::write(
-            &script,
-            format!(
-                "#!/bin/sh\nn=$(date +%s%N)-$$\nprintf '%s\\0' \"$@\" > '{d}/argv-'$n\nenv -0 > '{d}/env-'$n\nexec '{real}' \"$@\"\n",
-                d = record.display()
-            ),
-        )
-        .unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        recording_git(&bin, &record);
         let path = std::env::var_os("PATH").unwrap_or_default();
         let mut parts = vec![bin];
         parts.extend(std::env::split_paths(&path));
         std::env::set_var("PATH", std::env::join_paths(parts).unwrap());
         Recorder { _dir: dir, record }
     })
-}
-
-/// Every `(argv, environment)` the recording git saw (all tests of this binary).
-fn git_runs() -> Vec<(String, String)> {
-    let record = &recorder().record;
-    let mut runs = Vec::new();
-    for entry in std::fs::read_dir(record).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        let Some(n) = name.strip_prefix("argv-") else { continue };
-        let argv = String::from_utf8_lossy(&std::fs::read(record.join(&name)).unwrap()).replace('\0', " ");
-        let env = std::fs::read(record.join(format!("env-{n}"))).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
-        runs.push((argv, env));
-    }
-    runs
 }
 
 // ---------------------------------------------------------------------------------------
@@ -92,27 +62,6 @@ struct World {
     events: Arc<Mutex<Vec<String>>>,
 }
 
-fn sh_git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=Someone Else", "-c", "user.email=else@example.com", "-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?} in {}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn rev(dir: &Path, rev: &str) -> Option<String> {
-    let out = Command::new("git").args(["rev-parse", "--verify", "--quiet", rev]).current_dir(dir).output().unwrap();
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
 /// The shop's kiln.toml with quick gates and delivery hooks (no npm, no network).
 fn quick_config(toml_path: &Path) {
     let text = std::fs::read_to_string(toml_path).unwrap();
@@ -127,23 +76,10 @@ async fn world() -> World {
     recorder();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
-    sh_git(&root, &["init", "--quiet", "--bare", "-b", "main", "remote.git"]);
-    let remote = root.join("remote.git");
-    sh_git(&root, &["clone", "--quiet", "remote.git", "seed"]);
-    let seed = root.join("seed");
-    let shop = repo_root().join("examples/shop");
-    let listed = Command::new("git").args(["ls-files", "-z", "."]).current_dir(&shop).output().unwrap();
-    assert!(listed.status.success());
-    for rel in String::from_utf8_lossy(&listed.stdout).split('\0').filter(|s| !s.is_empty()) {
-        let to = seed.join(rel);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(shop.join(rel), &to).unwrap();
-    }
-    quick_config(&seed.join("kiln.toml"));
-    sh_git(&seed, &["add", "-A"]);
-    sh_git(&seed, &["commit", "--quiet", "-m", "the shop"]);
-    sh_git(&seed, &["push", "--quiet", "origin", "main"]);
-    sh_git(&root, &["clone", "--quiet", "remote.git", "host"]);
+    let remote = bare_remote(&root, "host", "the shop", |seed| {
+        copy_tracked_shop(seed);
+        quick_config(&seed.join("kiln.toml"));
+    });
     let host = root.join("host");
 
     let token = format!("ghp_kilnpr{}", uuid::Uuid::new_v4().simple());
@@ -299,7 +235,8 @@ impl World {
             }
         }
 
-        let runs = git_runs();
+        // Every run of this binary's tests, not only this one's.
+        let runs = recorded_git_runs(&recorder().record);
         assert!(runs.iter().any(|(argv, _)| argv.starts_with("push ") || argv.contains(" push ")), "the recording git saw no push: PATH was not used");
         for (argv, env) in &runs {
             assert!(!argv.contains(&self.token), "token in a git argv: {argv}");

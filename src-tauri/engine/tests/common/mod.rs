@@ -1,10 +1,14 @@
 //! Shared pieces of the engine's integration tests: an engine on a temp config dir,
-//! the fixture workspaces, and a reader of a directory tree's files.
+//! the fixture workspaces, a reader of a directory tree's files, and the git fixtures of
+//! the delivery tests (git run by hand, a bare remote, a `git` that records its runs).
 
+// Each test binary compiles this module whole and uses only part of it.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::Arc;
 
 use kiln_engine::types::*;
@@ -98,4 +102,102 @@ pub async fn wait_setup(engine: &Engine, id: &str) -> SessionView {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     panic!("setup of {id} never finished");
+}
+
+/// Writes `text` to `path`, making its directories first.
+pub fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// An owned pair, to compare with the `(String, String)` lists the code returns.
+pub fn pair(a: &str, b: &str) -> (String, String) {
+    (a.to_string(), b.to_string())
+}
+
+// ---------------------------------------------------------------------------------------
+// Git fixtures
+
+/// Runs the real git as a test's own hand would (not through the module under test),
+/// as a committer who is not Kiln, or panics.
+pub fn sh_git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=Someone Else", "-c", "user.email=else@example.com", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?} in {}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The commit `rev` names in `dir`, if any.
+pub fn rev(dir: &Path, rev: &str) -> Option<String> {
+    let out = Command::new("git").args(["rev-parse", "--verify", "--quiet", rev]).current_dir(dir).output().unwrap();
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// A bare repository `root/remote.git` whose `main` holds one commit (`message`) of what
+/// `fill` writes into a fresh clone at `root/seed`, and the user's clone of it at
+/// `root/<clone>` (origin = the bare repository's path). Returns the bare repository.
+pub fn bare_remote(root: &Path, clone: &str, message: &str, fill: impl FnOnce(&Path)) -> PathBuf {
+    sh_git(root, &["init", "--quiet", "--bare", "-b", "main", "remote.git"]);
+    sh_git(root, &["clone", "--quiet", "remote.git", "seed"]);
+    let seed = root.join("seed");
+    fill(&seed);
+    sh_git(&seed, &["add", "-A"]);
+    sh_git(&seed, &["commit", "--quiet", "-m", message]);
+    sh_git(&seed, &["push", "--quiet", "origin", "main"]);
+    sh_git(root, &["clone", "--quiet", "remote.git", clone]);
+    root.join("remote.git")
+}
+
+/// Copies examples/shop into `dest` as git tracks it (no node_modules, nothing ignored),
+/// so a remote seeded with it holds what the repository does.
+pub fn copy_tracked_shop(dest: &Path) {
+    let shop = repo_root().join("examples/shop");
+    let listed = Command::new("git").args(["ls-files", "-z", "."]).current_dir(&shop).output().unwrap();
+    assert!(listed.status.success());
+    for rel in String::from_utf8_lossy(&listed.stdout).split('\0').filter(|s| !s.is_empty()) {
+        let to = dest.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(shop.join(rel), &to).unwrap();
+    }
+}
+
+/// Writes `bin/git`: a `git` that records its argv (NUL-separated) and its environment
+/// (`env -0`) in `record`, one file pair per run, then runs the real git. A script, so
+/// it sees exactly what the code under test handed to the process it spawned.
+pub fn recording_git(bin: &Path, record: &Path) -> PathBuf {
+    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout).unwrap();
+    let real = real.trim();
+    assert!(!real.is_empty(), "git is not installed");
+    std::fs::create_dir_all(bin).unwrap();
+    std::fs::create_dir_all(record).unwrap();
+    let script = bin.join("git");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nn=$(date +%s%N)-$$\nprintf '%s\\0' \"$@\" > '{d}/argv-'$n\nenv -0 > '{d}/env-'$n\nexec '{real}' \"$@\"\n",
+            d = record.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// Every run the recording git wrote to `record`: its argv joined by spaces and its
+/// environment as written. A run still starting may have its argv but not yet its
+/// environment (tests of one binary run at once); that environment reads as empty.
+pub fn recorded_git_runs(record: &Path) -> Vec<(String, String)> {
+    let mut runs = Vec::new();
+    for entry in std::fs::read_dir(record).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let Some(n) = name.strip_prefix("argv-") else { continue };
+        let argv = String::from_utf8_lossy(&std::fs::read(record.join(&name)).unwrap()).replace('\0', " ");
+        let env = std::fs::read(record.join(format!("env-{n}"))).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        runs.push((argv, env));
+    }
+    runs
 }
