@@ -7,8 +7,9 @@
 # window renders the dashboard: not blank, and laid out like the debug build's smoke screenshot
 # (tests/artifacts/desktop.png, from tests/desktop/smoke.sh, which runs first). Screenshots:
 # tests/artifacts/deb-dashboard.png and deb-header-diff.png.
-# The release build takes about 4 minutes on 2 cores. KILN_DEB_RELEASE_DIR=<dir with the .deb,
-# .sig, latest.json and key.pub> reuses an earlier run's output instead (for reruns by hand).
+# Then the installed app updates itself to a second, newer build (tests/desktop/update.mjs).
+# The release builds take about 5 minutes on 2 cores. KILN_DEB_KEEP_DIR=<dir> keeps them, and
+# KILN_DEB_RELEASE_DIR=<that dir> reuses them instead of building (for reruns by hand).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -33,7 +34,7 @@ done
 # lines up with the smoke screenshot's.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kiln-deb.XXXXXXXX")
 xvfb_pid="" app_pid=""
-cleanup() {
+stop_app() {
   if [[ -n $app_pid ]]; then
     pkill -TERM -P "$app_pid" 2>/dev/null || true
     kill -TERM "$app_pid" 2>/dev/null || true
@@ -41,7 +42,11 @@ cleanup() {
     pkill -KILL -P "$app_pid" 2>/dev/null || true
     kill -KILL "$app_pid" 2>/dev/null || true
     wait "$app_pid" 2>/dev/null || true
+    app_pid=""
   fi
+}
+cleanup() {
+  stop_app
   if [[ -n $xvfb_pid ]]; then
     kill -TERM "$xvfb_pid" 2>/dev/null || true
     wait "$xvfb_pid" 2>/dev/null || true
@@ -71,20 +76,44 @@ case "$(dpkg --print-architecture)" in
 esac
 
 # --- build: scripts/release with a throwaway key pair (never the release key) ----------------
+# Two TEST builds, with a config merged over tauri.conf.json: the throwaway public key (the app
+# must verify what the throwaway private key signed) and plain-http update endpoints allowed (the
+# loopback update server has no TLS). The first is installed; the second, one patch version newer,
+# is the update it receives (tests/desktop/update.mjs). Neither setting is in the shipped config
+# (tests/updater.rs checks that).
+newer=$(node -p 'const [a, b, c] = process.argv[1].split("."); `${a}.${b}.${Number(c) + 1}`' "$version")
+base_url=http://127.0.0.1:9/kiln
 if [[ -n ${KILN_DEB_RELEASE_DIR:-} ]]; then
-  release=$KILN_DEB_RELEASE_DIR
-  pubkey_file=$release/key.pub
-  say "reusing $release"
+  dist=$KILN_DEB_RELEASE_DIR
+  pubkey_file=$dist/key.pub
+  say "reusing $dist"
 else
   "$ROOT/ui/node_modules/.bin/tauri" signer generate --ci -p "" -w "$tmp/key" >/dev/null
   pubkey_file=$tmp/key.pub
-  started=$SECONDS
-  TAURI_SIGNING_PRIVATE_KEY=$(cat "$tmp/key") TAURI_SIGNING_PRIVATE_KEY_PASSWORD="" \
-    "$ROOT/scripts/release" --bundles deb --channel test --base-url http://127.0.0.1:9/kiln \
-    --notes "deb test build" --out "$tmp/dist" || fail "scripts/release failed"
-  say "scripts/release took $((SECONDS - started)) s"
-  release=$tmp/dist/test
+  dist=$tmp/dist
+  mkdir -p "$dist"
+  cp "$pubkey_file" "$dist/key.pub"
+  for build in installed update; do
+    node -e '
+      const [pubkeyFile, build, newer] = process.argv.slice(1);
+      const pubkey = require("fs").readFileSync(pubkeyFile, "utf8").trim();
+      const config = { plugins: { updater: { pubkey, dangerousInsecureTransportProtocol: true } } };
+      if (build === "update") config.version = newer;
+      console.log(JSON.stringify(config));' "$pubkey_file" "$build" "$newer" >"$tmp/$build.conf.json"
+    notes="deb test build"
+    [[ $build == update ]] && notes="Kiln $newer: the update tests/desktop/update.mjs installs."
+    started=$SECONDS
+    TAURI_SIGNING_PRIVATE_KEY=$(cat "$tmp/key") TAURI_SIGNING_PRIVATE_KEY_PASSWORD="" \
+      "$ROOT/scripts/release" --bundles deb --channel test --base-url "$base_url" --config "$tmp/$build.conf.json" \
+      --notes "$notes" --out "$dist/$build" || fail "scripts/release ($build build) failed"
+    say "scripts/release ($build build) took $((SECONDS - started)) s"
+  done
+  if [[ -n ${KILN_DEB_KEEP_DIR:-} ]]; then
+    rm -rf "$KILN_DEB_KEEP_DIR" && cp -a "$dist" "$KILN_DEB_KEEP_DIR" && say "kept the builds in $KILN_DEB_KEEP_DIR"
+  fi
 fi
+release=$dist/installed/test
+update=$dist/update/test
 debs=("$release"/*_"$version"_*.deb)
 [[ -f ${debs[0]} && ${#debs[@]} == 1 ]] || fail "want one .deb of version $version in $release, found: ${debs[*]}"
 deb=${debs[0]}
@@ -243,6 +272,13 @@ awk -v n="$header_diff" -v max="$MAX_HEADER_DIFF" 'BEGIN { exit !(n ~ /^[0-9.e+]
 awk -v n="$screen_diff" -v max="$MAX_SCREEN_DIFF" 'BEGIN { exit !(n ~ /^[0-9.e+]+$/ && n + 0 <= max) }' ||
   fail "the dashboard differs from the smoke screenshot's in $screen_diff pixels"
 ok "the dashboard is laid out as in the debug build"
+
+# --- the installed app receives the newer build ------------------------------------------------
+stop_app
+[[ -f $update/latest.json ]] || fail "no newer release in $update"
+"${netns[@]}" sh -c 'ip link set lo up && exec node "$@"' sh "$ROOT/tests/desktop/update.mjs" \
+  --installed "$tmp/root" --release "$update" --base-url "$base_url" || fail "the installed app did not update itself (tests/desktop/update.mjs)"
+ok "the installed app updated itself to $newer (tests/desktop/update.mjs)"
 
 say "passed"
 echo "desktop: $passed passed, 0 failed"

@@ -11,27 +11,36 @@
 // `unshare -n`): the app, the CLI and everything they start can reach nothing else.
 //   node tests/desktop/e2e.mjs
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import {
+  ARTIFACTS,
+  ROOT,
+  TAURI_DRIVER,
+  WEBKIT_DRIVER,
+  assertLoopbackOnly,
+  assertPresent,
+  childOutputs,
+  outputMatch,
+  sessionPids,
+  shot,
+  start,
+  startDisplay,
+  startDriver,
+  stopAll,
+  temp,
+} from "./harness.mjs";
 import { Session, waitFor } from "./webdriver.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const KILN = process.env.KILN_BIN ?? path.join(ROOT, "target/debug/kiln");
 const MODEL_SERVER = path.join(ROOT, "target/debug/kiln-model-server");
 const TAURI_CLI = path.join(ROOT, "ui/node_modules/.bin/tauri");
-const ARTIFACTS = path.join(ROOT, "tests/artifacts");
 const CLI_DIR = process.env.KILN_AGENT_CLI_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "kiln/agent-cli");
 const CLAUDE = path.join(CLI_DIR, "node_modules/.bin/claude");
-const WEBKIT_DRIVER = process.env.WEBKIT_WEBDRIVER ?? "/usr/bin/WebKitWebDriver";
-// scripts/deps installs tauri-driver with cargo: on PATH, or in cargo's bin directory.
-const TAURI_DRIVER = process.env.TAURI_DRIVER ?? [...(process.env.PATH ?? "").split(":"), path.join(process.env.CARGO_HOME ?? path.join(os.homedir(), ".cargo"), "bin")]
-  .map((dir) => path.join(dir, "tauri-driver"))
-  .find((file) => fs.existsSync(file)) ?? "tauri-driver";
 
 const BRIEF = "Add a wishlist to @shop/catalog";
 const FILE = "modules/catalog/src/client/wishlist.js";
@@ -50,69 +59,18 @@ function ok(what) {
 
 // --- what must be in place --------------------------------------------------------------------
 function preflight() {
-  const devices = fs.readFileSync("/proc/self/net/dev", "utf8").split("\n").slice(2).map((l) => l.split(":")[0].trim()).filter(Boolean);
-  assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does: unshare -n)");
-  for (const [file, why] of [
-    [KILN, "cargo build first"],
-    [MODEL_SERVER, "cargo build --workspace first"],
-    [TAURI_CLI, "run ./scripts/deps (npm ci in ui/)"],
-    [CLAUDE, "run ./scripts/deps (it installs the pinned claude CLI)"],
-    [WEBKIT_DRIVER, "run ./scripts/deps (webkit2gtk-driver)"],
-    [TAURI_DRIVER, "run ./scripts/deps (cargo install tauri-driver)"],
-  ]) {
-    assert.ok(fs.existsSync(file), `no ${file}: ${why}`);
-  }
-  for (const tool of ["Xvfb", "import", "convert"]) {
-    try {
-      execFileSync("sh", ["-c", `command -v ${tool}`], { stdio: "ignore" });
-    } catch {
-      throw new Error(`${tool} is missing: run ./scripts/deps`);
-    }
-  }
-}
-
-// --- processes and temp files, cleaned up whatever happens ------------------------------------
-const children = [];
-const temps = [];
-function temp(prefix) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-}
-function start(cmd, args, opts = {}) {
-  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], ...opts });
-  child.output = "";
-  child.stdout?.on("data", (d) => (child.output += d));
-  child.stderr?.on("data", (d) => (child.output += d));
-  children.push(child);
-  return child;
-}
-async function stopAll() {
-  for (const child of children.reverse()) {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-  }
-  await new Promise((r) => setTimeout(r, 1000));
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  }
-  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
-}
-
-/** Resolves with the first match of `re` in the child's output. */
-function outputMatch(child, re, what, timeout = 60_000) {
-  return waitFor(what, () => {
-    if (child.exitCode !== null) throw new Error(`${what}: the process exited (${child.exitCode}): ${child.output.slice(-2000)}`);
-    return re.exec(child.output);
-  }, timeout, 100);
-}
-
-/** A screenshot of the whole X display (the window as a user sees it), checked not blank. */
-function shot(display, name) {
-  const file = path.join(ARTIFACTS, `e2e-${name}.png`);
-  execFileSync("import", ["-window", "root", file], { env: { ...process.env, DISPLAY: display } });
-  const colours = Number(execFileSync("convert", [file, "-format", "%k", "info:"]).toString().trim());
-  assert.ok(colours > 20, `${file} looks blank: ${colours} colours`);
-  return file;
+  assertLoopbackOnly();
+  assertPresent(
+    [
+      [KILN, "cargo build first"],
+      [MODEL_SERVER, "cargo build --workspace first"],
+      [TAURI_CLI, "run ./scripts/deps (npm ci in ui/)"],
+      [CLAUDE, "run ./scripts/deps (it installs the pinned claude CLI)"],
+      [WEBKIT_DRIVER, "run ./scripts/deps (webkit2gtk-driver)"],
+      [TAURI_DRIVER, "run ./scripts/deps (cargo install tauri-driver)"],
+    ],
+    ["Xvfb", "import", "convert"],
+  );
 }
 
 // --- the scripted model and the update server -------------------------------------------------
@@ -167,33 +125,6 @@ async function startUpdateServer() {
   return { endpoint: `http://127.0.0.1:${server.address().port}/stable/latest.json`, requests, bundle, close: () => server.close() };
 }
 
-// --- the display and the driver ---------------------------------------------------------------
-async function startDisplay() {
-  const xvfb = spawn("Xvfb", ["-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp"], { stdio: ["ignore", "ignore", "pipe", "pipe"] });
-  children.push(xvfb);
-  let number = "";
-  xvfb.stdio[3].on("data", (d) => (number += d));
-  await waitFor("Xvfb's display number", () => /\d+\n/.test(number), 15_000, 50);
-  return `:${number.trim()}`;
-}
-
-async function startDriver(env) {
-  // A free port for tauri-driver, and the next one for WebKitWebDriver behind it.
-  const port = await new Promise((resolve) => {
-    const probe = http.createServer().listen(0, "127.0.0.1", () => {
-      const p = probe.address().port;
-      probe.close(() => resolve(p));
-    });
-  });
-  const driver = start(TAURI_DRIVER, ["--port", String(port), "--native-port", String(port + 1), "--native-driver", WEBKIT_DRIVER], { env });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor("tauri-driver's /status", async () => {
-    if (driver.exitCode !== null) throw new Error(`tauri-driver exited (${driver.exitCode}): ${driver.output}`);
-    return (await fetch(`${url}/status`).catch(() => null))?.ok;
-  }, 30_000, 200);
-  return url;
-}
-
 // --- the test ---------------------------------------------------------------------------------
 async function main() {
   preflight();
@@ -235,7 +166,7 @@ async function main() {
     await steps(s, { workspace, display, updates });
   } catch (e) {
     try {
-      shot(display, "failed");
+      shot(display, "e2e-failed");
       console.error(`desktop e2e: the screen at the failure: ${path.join(ARTIFACTS, "e2e-failed.png")}`);
       console.error(`desktop e2e: the page said:\n${(await s.script("return document.body.innerText")).slice(0, 3000)}`);
     } catch {}
@@ -248,32 +179,19 @@ async function main() {
   ok("the app quit and left no process of the workspace behind");
 }
 
-/** Pids whose working directory or command line is inside `dir`. */
-function sessionPids(dir) {
-  const pids = [];
-  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
-      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (cwd.startsWith(dir) || cmd.includes(`${dir}/.kiln/sessions`)) pids.push(pid);
-    } catch {}
-  }
-  return pids;
-}
-
 async function steps(s, { workspace, display, updates }) {
   // 1. The start-up update check finds 9.9.9 and shows what is new; downloading it is refused,
   //    since it is not signed with Kiln's release key, and nothing is installed.
   const offer = await s.waitFor("[data-testid=update-available]", { timeout: 90_000 });
   assert.match(await s.text(offer), new RegExp(`Kiln ${UPDATE_VERSION.replace(/\./g, "\\.")} is available \\(you have 0\\.1\\.0\\)`));
   assert.match(await s.text(await s.find("[data-testid=update-notes]")), /Faster checkpoints and a wishlist/);
-  shot(display, "1-update-offered");
+  shot(display, "e2e-1-update-offered");
   await s.click(await s.waitFor(".modal button.btn-primary", { text: /Download and install/ }));
   const refused = await s.waitFor("[data-testid=update-failed]", { timeout: 60_000 });
   assert.match(await s.text(refused), /refused/i);
   assert.match(await s.text(refused), /release key|different key/i);
   assert.ok(updates.requests.includes(`/stable/${path.basename(updates.bundle)}`), `the bundle was downloaded: ${updates.requests}`);
-  shot(display, "2-update-refused");
+  shot(display, "e2e-2-update-refused");
   await s.click(await s.waitFor(".modal button", { text: /^Close$/ }));
   await waitFor("the update dialog to close", async () => !(await s.find("[data-testid=update-failed]")));
   ok(`the start-up check offered ${UPDATE_VERSION} with its notes; its signature (another key) was refused after the download`);
@@ -286,7 +204,7 @@ async function steps(s, { workspace, display, updates }) {
   await s.click(await s.find("[data-testid=save-settings]"));
   await s.waitFor("[data-testid=saved]", { timeout: 30_000 });
   await s.waitFor('[data-testid=driver-list] [data-driver=claude][data-available=true]', { timeout: 30_000 });
-  shot(display, "3-settings");
+  shot(display, "e2e-3-settings");
   ok("Settings saved the claude CLI's path; the claude driver is available");
 
   // 3. A new session: the planner agent answers, the engineer's claude turn writes the file and
@@ -302,7 +220,7 @@ async function steps(s, { workspace, display, updates }) {
   const copy = path.join(workspace, ".kiln/sessions", id, "workspace");
   assert.equal(fs.readFileSync(path.join(copy, FILE), "utf8"), CONTENT, "claude wrote the file in the session's working copy");
   assert.ok(!fs.existsSync(path.join(workspace, FILE)), "the workspace is untouched until delivery");
-  shot(display, "4-turn");
+  shot(display, "e2e-4-turn");
   ok(`session ${id}: the real claude turn wrote ${FILE}, handed off, and its review passed`);
 
   // 4. The diff shows the new file; the gates the turn ran all passed.
@@ -310,7 +228,7 @@ async function steps(s, { workspace, display, updates }) {
   const file = await s.waitFor("[data-testid=diff-file]", { text: /wishlist\.js/, timeout: 60_000 });
   await s.click(file);
   await s.waitFor("[data-testid=diff-panel]", { text: /export const wishlist = new Set\(\);/, timeout: 30_000 });
-  shot(display, "5-diff");
+  shot(display, "e2e-5-diff");
   await s.click(await s.waitFor("[data-testid=tab-gates]"));
   await s.waitFor("[data-testid=gate-row]", { timeout: LONG });
   const gates = await waitFor("the gates to finish", async () => {
@@ -320,7 +238,7 @@ async function steps(s, { workspace, display, updates }) {
   const failed = gates.filter(([, st]) => st !== "passed");
   assert.deepEqual(failed, [], `every gate passed: ${JSON.stringify(gates)}`);
   for (const gate of ["tests", "typecheck", "format"]) assert.ok(gates.some(([n]) => n?.includes(gate)), `a ${gate} gate ran: ${JSON.stringify(gates)}`);
-  shot(display, "6-gates");
+  shot(display, "e2e-6-gates");
   ok(`the diff shows ${FILE}; gates passed: ${gates.map(([n]) => n).join(", ")}`);
 
   // 5. The preview: the shop, served from the session's working copy, inside the window's iframe.
@@ -338,7 +256,7 @@ async function steps(s, { workspace, display, updates }) {
     await s.frame(null);
   }
   await new Promise((r) => setTimeout(r, 1500)); // let the frame paint before the screenshot
-  shot(display, "7-preview");
+  shot(display, "e2e-7-preview");
   ok(`the preview shows the shop's catalog inside the window (${src.replace(/\?.*/, "")})`);
   await s.click(await s.find("[data-testid=preview-close]"));
 
@@ -346,16 +264,16 @@ async function steps(s, { workspace, display, updates }) {
   await s.click(await s.waitFor("[data-testid=eject]"));
   await s.waitFor('[data-testid=plan-module][data-module="@shop/catalog"] [data-testid=plan-added]', { text: /wishlist\.js/, timeout: 60_000 });
   assert.equal((await s.findAll("[data-testid=blocker]")).length, 0, "no blockers");
-  shot(display, "8-eject-plan");
+  shot(display, "e2e-8-eject-plan");
   await s.click(await s.find("[data-testid=confirm-delivery]"));
   const outcome = await waitFor("the delivery to end", async () => (await s.find("[data-testid=delivery-done]")) ?? ((await s.find("[data-testid=delivery-failed]")) ? "failed" : null), LONG, 500);
   if (outcome === "failed") throw new Error(`the delivery failed: ${await s.text(await s.find("[data-testid=eject-screen]"))}`);
   await s.waitFor("[data-testid=delivery-done] [data-testid=landed]", { text: /wishlist\.js/ });
   assert.equal(fs.readFileSync(path.join(workspace, FILE), "utf8"), CONTENT, "the file landed in the workspace");
-  shot(display, "9-delivered");
+  shot(display, "e2e-9-delivered");
   await s.script("location.hash = '#/'");
   await s.waitFor(`[data-testid=session-row][data-session-id="${id}"] [data-testid=delivered]`, { text: /Delivered/ });
-  shot(display, "10-dashboard");
+  shot(display, "e2e-10-dashboard");
   ok(`delivered into the workspace: ${FILE} landed, and the dashboard says Delivered`);
 }
 
@@ -366,9 +284,7 @@ try {
   console.log(`desktop: ${passed} passed, 0 failed`);
 } catch (e) {
   console.error(`desktop e2e: FAILED: ${e.stack ?? e}`);
-  for (const child of children) {
-    if (child.output) console.error(`--- last output of ${child.spawnfile} ---\n${child.output.slice(-2500)}`);
-  }
+  for (const output of childOutputs()) console.error(output);
   console.log(`desktop: ${passed} passed, 1 failed`);
   process.exitCode = 1;
 } finally {

@@ -1,0 +1,130 @@
+// The desktop tests' shared harness for driving the real app: temp dirs and child processes
+// cleaned up whatever happens, a virtual X display (Xvfb), tauri-driver in front of
+// WebKitWebDriver, screenshots of the display, and the processes a workspace left running.
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { waitFor } from "./webdriver.mjs";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const ARTIFACTS = path.join(ROOT, "tests/artifacts");
+export const WEBKIT_DRIVER = process.env.WEBKIT_WEBDRIVER ?? "/usr/bin/WebKitWebDriver";
+// scripts/deps installs tauri-driver with cargo: on PATH, or in cargo's bin directory.
+export const TAURI_DRIVER =
+  process.env.TAURI_DRIVER ??
+  [...(process.env.PATH ?? "").split(":"), path.join(process.env.CARGO_HOME ?? path.join(os.homedir(), ".cargo"), "bin")]
+    .map((dir) => path.join(dir, "tauri-driver"))
+    .find((file) => fs.existsSync(file)) ??
+  "tauri-driver";
+
+/** Fails unless this process's network namespace has only loopback (scripts/test: unshare -n). */
+export function assertLoopbackOnly() {
+  const devices = fs.readFileSync("/proc/self/net/dev", "utf8").split("\n").slice(2).map((l) => l.split(":")[0].trim()).filter(Boolean);
+  assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does: unshare -n)");
+}
+
+/** Fails naming how to get each of `files` ([path, how]) and each tool on PATH that is missing. */
+export function assertPresent(files, tools = []) {
+  for (const [file, how] of files) assert.ok(fs.existsSync(file), `no ${file}: ${how}`);
+  for (const tool of tools) {
+    try {
+      execFileSync("sh", ["-c", `command -v ${tool}`], { stdio: "ignore" });
+    } catch {
+      throw new Error(`${tool} is missing: run ./scripts/deps`);
+    }
+  }
+}
+
+// --- processes and temp files, cleaned up whatever happens ------------------------------------
+const children = [];
+const temps = [];
+export function temp(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+}
+export function start(cmd, args, opts = {}) {
+  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], ...opts });
+  child.output = "";
+  child.stdout?.on("data", (d) => (child.output += d));
+  child.stderr?.on("data", (d) => (child.output += d));
+  children.push(child);
+  return child;
+}
+export async function stopAll() {
+  for (const child of children.reverse()) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  }
+  await new Promise((r) => setTimeout(r, 1000));
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Resolves with the first match of `re` in the child's output. */
+export function outputMatch(child, re, what, timeout = 60_000) {
+  return waitFor(what, () => {
+    if (child.exitCode !== null) throw new Error(`${what}: the process exited (${child.exitCode}): ${child.output.slice(-2000)}`);
+    return re.exec(child.output);
+  }, timeout, 100);
+}
+
+/** A screenshot of the whole X display (the window as a user sees it) as tests/artifacts/<name>.png, checked not blank. */
+export function shot(display, name) {
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  execFileSync("import", ["-window", "root", file], { env: { ...process.env, DISPLAY: display } });
+  const colours = Number(execFileSync("convert", [file, "-format", "%k", "info:"]).toString().trim());
+  assert.ok(colours > 20, `${file} looks blank: ${colours} colours`);
+  return file;
+}
+
+/** Each child's last output, for a failure report. */
+export function childOutputs() {
+  return children.filter((c) => c.output).map((c) => `--- last output of ${c.spawnfile} ---\n${c.output.slice(-2500)}`);
+}
+
+// --- the display and the driver ---------------------------------------------------------------
+export async function startDisplay() {
+  const xvfb = spawn("Xvfb", ["-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp"], { stdio: ["ignore", "ignore", "pipe", "pipe"] });
+  children.push(xvfb);
+  let number = "";
+  xvfb.stdio[3].on("data", (d) => (number += d));
+  await waitFor("Xvfb's display number", () => /\d+\n/.test(number), 15_000, 50);
+  return `:${number.trim()}`;
+}
+
+export async function startDriver(env) {
+  // A free port for tauri-driver, and the next one for WebKitWebDriver behind it.
+  const port = await new Promise((resolve) => {
+    const probe = http.createServer().listen(0, "127.0.0.1", () => {
+      const p = probe.address().port;
+      probe.close(() => resolve(p));
+    });
+  });
+  const driver = start(TAURI_DRIVER, ["--port", String(port), "--native-port", String(port + 1), "--native-driver", WEBKIT_DRIVER], { env });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor("tauri-driver's /status", async () => {
+    if (driver.exitCode !== null) throw new Error(`tauri-driver exited (${driver.exitCode}): ${driver.output}`);
+    return (await fetch(`${url}/status`).catch(() => null))?.ok;
+  }, 30_000, 200);
+  return url;
+}
+
+/** Pids whose working directory or command line is inside `dir`. */
+export function sessionPids(dir) {
+  const pids = [];
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (cwd.startsWith(dir) || cmd.includes(`${dir}/.kiln/sessions`)) pids.push(pid);
+    } catch {}
+  }
+  return pids;
+}
+
