@@ -12,11 +12,12 @@
 # KILN_DEB_RELEASE_DIR=<that dir> reuses them instead of building (for reruns by hand).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ARTIFACTS=$ROOT/tests/artifacts
-WINDOW_TIMEOUT=${KILN_SMOKE_WINDOW_TIMEOUT:-40} # seconds for the window to appear
-RENDER_TIMEOUT=${KILN_SMOKE_RENDER_TIMEOUT:-60} # seconds for the page to render after that
-MIN_COLOURS=20
+NAME=deb
+# Same name length as smoke.sh's kiln-smoke.XXXXXX, so the workspace path shown in the header
+# lines up with the smoke screenshot's.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kiln-deb.XXXXXXXX")
+# shellcheck source=tests/desktop/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 MIN_CHANGED_PIXELS=50000 # of 1280x800, as in smoke.sh
 # Layout: the header band (logo, workspace, version and buttons) and the whole screen, against
 # the smoke screenshot. Only the scratch directory's name in the path text differs (same length).
@@ -25,48 +26,8 @@ FUZZ=8%
 MAX_HEADER_DIFF=1200 # of 66,560 pixels: a dozen differing characters of the path
 MAX_SCREEN_DIFF=4000 # of 1,024,000: the path twice
 
-say() { echo "desktop deb: $*"; }
-for tool in Xvfb xwininfo import convert compare dpkg-deb dpkg node unshare ip; do
-  command -v "$tool" >/dev/null || { echo "desktop deb: $tool is missing: run ./scripts/deps" >&2; exit 1; }
-done
-
-# Same name length as smoke.sh's kiln-smoke.XXXXXX, so the workspace path shown in the header
-# lines up with the smoke screenshot's.
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kiln-deb.XXXXXXXX")
-xvfb_pid="" app_pid=""
-stop_app() {
-  if [[ -n $app_pid ]]; then
-    pkill -TERM -P "$app_pid" 2>/dev/null || true
-    kill -TERM "$app_pid" 2>/dev/null || true
-    for _ in 1 2 3 4 5; do kill -0 "$app_pid" 2>/dev/null || break; sleep 1; done
-    pkill -KILL -P "$app_pid" 2>/dev/null || true
-    kill -KILL "$app_pid" 2>/dev/null || true
-    wait "$app_pid" 2>/dev/null || true
-    app_pid=""
-  fi
-}
-cleanup() {
-  stop_app
-  if [[ -n $xvfb_pid ]]; then
-    kill -TERM "$xvfb_pid" 2>/dev/null || true
-    wait "$xvfb_pid" 2>/dev/null || true
-  fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-passed=0
-ok() { passed=$((passed + 1)); say "ok: $*"; }
-fail() {
-  echo "desktop deb: FAILED: $*" >&2
-  if [[ -s $tmp/app.log ]]; then
-    echo "--- last lines of the app's output ---" >&2
-    tail -n 40 "$tmp/app.log" >&2
-  fi
-  echo "desktop: $passed passed, 1 failed"
-  exit 1
-}
-mkdir -p "$ARTIFACTS" "$tmp/config" "$tmp/shop" "$tmp/runtime" "$tmp/root"
-chmod 700 "$tmp/runtime"
+need_tools Xvfb xwininfo import convert compare dpkg-deb dpkg node unshare ip
+mkdir -p "$ARTIFACTS" "$tmp/root"
 
 version=$(node -p "require('$ROOT/tauri.conf.json').version")
 case "$(dpkg --print-architecture)" in
@@ -205,59 +166,20 @@ EOF
 ok "latest.json: version $version, $platform-deb and $platform point at the .deb with the .sig's signature, which verifies and names the version"
 
 # --- the installed binary on Xvfb -------------------------------------------------------------
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
-xvfb_pid=$!
-for _ in $(seq 1 100); do
-  [[ -s $tmp/display ]] && break
-  kill -0 "$xvfb_pid" 2>/dev/null || { cat "$tmp/xvfb.log" >&2; fail "Xvfb did not start"; }
-  sleep 0.1
-done
-[[ -s $tmp/display ]] || fail "Xvfb did not report a display within 10 s"
-DISPLAY=":$(tr -d '[:space:]' <"$tmp/display")"
-export DISPLAY
-import -window root "$tmp/empty.png"
-tar -C "$ROOT/examples/shop" --exclude=node_modules --exclude=.kiln -cf - . | tar -C "$tmp/shop" -xf -
-
+start_xvfb
+copy_shop "$tmp/shop"
 # Its own network namespace with only loopback: the installed app cannot reach any other address
 # (X is reached through its socket file, which the namespace does not hide).
 netns=(unshare -n)
 ((EUID == 0)) || netns=(unshare -rn)
 "${netns[@]}" true 2>/dev/null || fail "cannot make a network namespace (${netns[*]})"
-KILN_CONFIG_DIR="$tmp/config" KILN_NO_UPDATE_CHECK=1 \
-  XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$tmp/runtime}" \
-  WEBKIT_DISABLE_COMPOSITING_MODE=1 LIBGL_ALWAYS_SOFTWARE=1 NO_AT_BRIDGE=1 \
-  "${netns[@]}" sh -c 'ip link set lo up && exec "$@"' sh \
-  "$tmp/root/usr/bin/kiln" --workspace "$tmp/shop" >"$tmp/app.log" 2>&1 &
-app_pid=$!
-started=$SECONDS
-window=""
-while ((SECONDS - started < WINDOW_TIMEOUT)); do
-  kill -0 "$app_pid" 2>/dev/null || fail "the installed kiln exited before its window appeared"
-  window=$(xwininfo -root -tree 2>/dev/null | grep -E '^\s+0x[0-9a-f]+ "Kiln"' | head -n 1 || true)
-  [[ -n $window ]] && break
-  sleep 1
-done
-[[ -n $window ]] || fail "no window named \"Kiln\" within ${WINDOW_TIMEOUT} s"
-say "window after $((SECONDS - started)) s:$window"
+launch_app "${netns[@]}" sh -c 'ip link set lo up && exec "$@"' sh "$tmp/root/usr/bin/kiln" --workspace "$tmp/shop"
+wait_window
 [[ -d $tmp/shop/.kiln ]] || fail "the workspace was not opened (no $tmp/shop/.kiln)"
-
-render_start=$SECONDS
-while ((SECONDS - render_start < RENDER_TIMEOUT)); do
-  kill -0 "$app_pid" 2>/dev/null || fail "the installed kiln exited while its page was loading"
-  import -window root "$tmp/shot.png"
-  (($(convert "$tmp/shot.png" -format %k info:) > MIN_COLOURS)) && break
-  sleep 2
-done
-sleep 3
-kill -0 "$app_pid" 2>/dev/null || fail "the installed kiln exited after its page loaded"
 shot=$ARTIFACTS/deb-dashboard.png
-import -window root "$shot"
-colours=$(convert "$shot" -format %k info:)
-changed=$(compare -metric AE "$tmp/empty.png" "$shot" null: 2>&1 || true)
-((colours > MIN_COLOURS)) || fail "the window looks blank: only $colours colours"
-awk -v n="$changed" -v min="$MIN_CHANGED_PIXELS" 'BEGIN { exit !(n + 0 > min) }' ||
-  fail "the screenshot hardly differs from the empty screen ($changed pixels)"
-ok "the installed binary renders: $shot, $colours colours, $changed pixels differ from the empty screen"
+wait_render "$shot"
+assert_not_blank "$shot" "$MIN_CHANGED_PIXELS"
+ok "the installed binary renders: $shot"
 
 # The dashboard's layout, against the debug build's window in the smoke test.
 smoke=$ARTIFACTS/desktop.png
@@ -280,5 +202,4 @@ stop_app
   --installed "$tmp/root" --release "$update" --base-url "$base_url" || fail "the installed app did not update itself (tests/desktop/update.mjs)"
 ok "the installed app updated itself to $newer (tests/desktop/update.mjs)"
 
-say "passed"
-echo "desktop: $passed passed, 0 failed"
+done_passed

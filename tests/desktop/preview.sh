@@ -9,10 +9,11 @@
 # Builds nothing: it needs target/debug/kiln (./scripts/test builds it first).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+NAME=preview
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kiln-preview.XXXXXX")
+# shellcheck source=tests/desktop/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 KILN=${KILN_BIN:-$ROOT/target/debug/kiln}
-ARTIFACTS=$ROOT/tests/artifacts
-WINDOW_TIMEOUT=${KILN_SMOKE_WINDOW_TIMEOUT:-40}    # seconds for the window to appear
 PREVIEW_TIMEOUT=${KILN_PREVIEW_RENDER_TIMEOUT:-90} # seconds for the shop to show in the card
 # The shop's page background and accent (examples/shop/shell/style.css): Kiln uses neither.
 SHOP_BG="#F7F4EF"
@@ -22,39 +23,12 @@ CARD_REGION=560x420+360+200
 MIN_BG_PIXELS=20000
 MIN_ACCENT_PIXELS=300
 
-for tool in Xvfb xwininfo import convert node; do
-  command -v "$tool" >/dev/null || { echo "desktop preview: $tool is missing: run ./scripts/deps" >&2; exit 1; }
-done
-[[ -x $KILN ]] || { echo "desktop preview: no binary at $KILN: run cargo build first" >&2; exit 1; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kiln-preview.XXXXXX")
-xvfb_pid="" app_pid="" serve_pid=""
-stop_pid() { # pid: TERM, up to 10 s, then KILL
-  kill -TERM "$1" 2>/dev/null || return 0
-  for _ in $(seq 1 20); do kill -0 "$1" 2>/dev/null || break; sleep 0.5; done
-  kill -KILL "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
-}
-cleanup() {
-  [[ -n $serve_pid ]] && stop_pid "$serve_pid"
-  if [[ -n $app_pid ]]; then
-    pkill -TERM -P "$app_pid" 2>/dev/null || true
-    stop_pid "$app_pid"
-  fi
-  [[ -n $xvfb_pid ]] && stop_pid "$xvfb_pid"
-  # Anything still running from the temp workspace (a failed check) goes too.
+need_tools Xvfb xwininfo import convert node
+[[ -x $KILN ]] || fail "no binary at $KILN: run cargo build first"
+# Anything still running from the temp workspace (a failed check) goes too.
+cleanup_extra() {
+  local pid
   for pid in $(session_pids "$tmp"); do kill -KILL "$pid" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "desktop preview: FAILED: $*" >&2
-  for log in serve app; do
-    [[ -s $tmp/$log.log ]] && { echo "--- last lines of $log.log ---" >&2; tail -n 30 "$tmp/$log.log" >&2; }
-  done
-  echo "desktop: 0 passed, 1 failed"
-  exit 1
 }
 
 # Pids whose command line or working directory is inside $1.
@@ -69,9 +43,8 @@ session_pids() {
   done
 }
 
-mkdir -p "$ARTIFACTS" "$tmp/config" "$tmp/shop" "$tmp/runtime"
-chmod 700 "$tmp/runtime"
-tar -C "$ROOT/examples/shop" --exclude=node_modules --exclude=.kiln -cf - . | tar -C "$tmp/shop" -xf -
+mkdir -p "$ARTIFACTS" "$tmp/config"
+copy_shop "$tmp/shop"
 
 # 1. A session, created through `kiln serve` on the same workspace, its setup finished.
 KILN_CONFIG_DIR="$tmp/config" "$KILN" serve --port 0 --workspace "$tmp/shop" >"$tmp/serve.log" 2>&1 &
@@ -107,36 +80,13 @@ stop_pid "$serve_pid"
 serve_pid=""
 workcopy="$tmp/shop/.kiln/sessions/$session/workspace"
 [[ -d $workcopy ]] || fail "no working copy at $workcopy"
-echo "desktop preview: session $session"
 
 # 2. The window, opened on that session with its preview card.
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
-xvfb_pid=$!
-for _ in $(seq 1 100); do
-  [[ -s $tmp/display ]] && break
-  kill -0 "$xvfb_pid" 2>/dev/null || fail "Xvfb did not start"
-  sleep 0.1
-done
-[[ -s $tmp/display ]] || fail "Xvfb did not report a display within 10 s"
-export DISPLAY=":$(tr -d '[:space:]' <"$tmp/display")"
-
-# No update check: nothing the tests run may reach beyond loopback.
-KILN_CONFIG_DIR="$tmp/config" \
-  KILN_NO_UPDATE_CHECK=1 \
-  KILN_UI_ROUTE="#/session/$session?preview=1" \
-  XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$tmp/runtime}" \
-  WEBKIT_DISABLE_COMPOSITING_MODE=1 \
-  LIBGL_ALWAYS_SOFTWARE=1 \
-  NO_AT_BRIDGE=1 \
-  "$KILN" --workspace "$tmp/shop" >"$tmp/app.log" 2>&1 &
-app_pid=$!
-started=$SECONDS
-until xwininfo -root -tree 2>/dev/null | grep -qE '^\s+0x[0-9a-f]+ "Kiln"'; do
-  kill -0 "$app_pid" 2>/dev/null || fail "kiln exited before its window appeared"
-  (( SECONDS - started < WINDOW_TIMEOUT )) || fail "no window named \"Kiln\" within ${WINDOW_TIMEOUT} s"
-  sleep 1
-done
-echo "desktop preview: window after $(( SECONDS - started )) s"
+start_xvfb
+APP_ENV=(KILN_UI_ROUTE="#/session/$session?preview=1")
+launch_app "$KILN" --workspace "$tmp/shop"
+wait_window
+ok "session $session, its setup finished; the window opened on it"
 
 # 3. The shop inside the card: its background and accent where the card floats.
 count() { convert "$1" -crop "$CARD_REGION" +repage -fill black +opaque "$2" -fill white -opaque "$2" -format '%[fx:round(mean*w*h)]' info:; }
@@ -155,13 +105,15 @@ import -window root "$ARTIFACTS/preview-desktop.png"
 bg=$(count "$ARTIFACTS/preview-desktop.png" "$SHOP_BG")
 accent=$(count "$ARTIFACTS/preview-desktop.png" "$SHOP_ACCENT")
 colours=$(convert "$ARTIFACTS/preview-desktop.png" -format %k info:)
-echo "desktop preview: $ARTIFACTS/preview-desktop.png: $colours colours; in the card, $bg shop-background and $accent shop-accent pixels"
+say "$ARTIFACTS/preview-desktop.png: $colours colours; in the card, $bg shop-background and $accent shop-accent pixels"
 (( colours > 20 )) || fail "the window looks blank ($colours colours)"
 (( bg > MIN_BG_PIXELS && accent > MIN_ACCENT_PIXELS )) \
   || fail "the card does not show the shop ($bg background pixels, want > $MIN_BG_PIXELS; $accent accent pixels, want > $MIN_ACCENT_PIXELS)"
 [[ -n $(session_pids "$workcopy") ]] || fail "no process runs from the session's working copy"
+ok "the shop renders in the preview card: $ARTIFACTS/preview-desktop.png"
 
-# 4. SIGTERM closes the app as its window would: the preview's server goes with it.
+# 4. SIGTERM closes the app as its window would: the preview's server goes with it. The app
+#    alone is signalled (stop_app would signal its children, the preview's server among them).
 stop_pid "$app_pid"
 app_pid=""
 left=""
@@ -171,6 +123,6 @@ for _ in $(seq 1 20); do
   sleep 0.5
 done
 [[ -z $left ]] || fail "processes of the session's working copy outlived the app: $left"
+ok "after SIGTERM no process of the session's working copy is left"
 
-echo "desktop preview: passed"
-echo "desktop: 1 passed, 0 failed"
+done_passed
