@@ -77,11 +77,11 @@ mod repos;
 mod server;
 mod store;
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
+use kiln_double_support::{lock, LoopbackPort, LoopbackServer};
 use serde_json::Value;
-use tokio::sync::oneshot;
 
 pub use config::{
     Config, Endpoint, Fault, Permissions, RepoConfig, DEFAULT_API_VERSION, DEFAULT_LOGIN,
@@ -89,14 +89,15 @@ pub use config::{
 };
 pub use record::{RecordedRequest, TokenLeak};
 
-use server::{lock, Shared};
+use server::Shared;
 use store::Store;
 
 /// A running double; dropping it shuts the server down.
 pub struct GithubDouble {
     pub addr: SocketAddr,
     shared: Arc<Shared>,
-    shutdown: Option<oneshot::Sender<()>>,
+    // Held only so that dropping the GithubDouble stops serving.
+    _server: LoopbackServer,
 }
 
 impl GithubDouble {
@@ -112,38 +113,18 @@ impl GithubDouble {
 
     /// Starts a double on 127.0.0.1:`port` (0 for any free port).
     pub fn spawn_on(port: u16, config: Config) -> std::io::Result<GithubDouble> {
-        // Bound before returning, so the address accepts connections as soon as a client has it.
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
+        let port = LoopbackPort::bind(port)?;
+        let addr = port.addr;
+        // The store needs the address: pull request JSON carries URLs on the double.
         let shared = Arc::new(Shared {
             store: Mutex::new(Store::new(config, format!("http://{addr}"))),
             requests: Mutex::new(Vec::new()),
         });
-        let (shutdown, stopped) = oneshot::channel::<()>();
-        let app = server::router(shared.clone());
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        std::thread::Builder::new()
-            .name(format!("kiln-github-double:{}", addr.port()))
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let listener =
-                        tokio::net::TcpListener::from_std(listener).expect("adopt listener");
-                    let stop = async {
-                        let _ = stopped.await;
-                    };
-                    let _ = axum::serve(listener, app)
-                        .with_graceful_shutdown(stop)
-                        .await;
-                });
-                // Dropping the runtime here ends any connection still open.
-            })?;
+        let server = port.serve("kiln-github-double", server::router(shared.clone()))?;
         Ok(GithubDouble {
             addr,
             shared,
-            shutdown: Some(shutdown),
+            _server: server,
         })
     }
 
@@ -265,14 +246,6 @@ impl GithubDouble {
                 "the token appeared outside the Authorization header:\n  {}",
                 list.join("\n  ")
             );
-        }
-    }
-}
-
-impl Drop for GithubDouble {
-    fn drop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
-            let _ = shutdown.send(());
         }
     }
 }

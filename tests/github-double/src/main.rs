@@ -3,47 +3,35 @@
 //! with its status to stderr; Ctrl-C stops it.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
+use kiln_double_support::command_line::{port_value, serve_until_killed, usage_error};
 use kiln_github_double::{Config, GithubDouble, RepoConfig};
+
+const USAGE: &str = "kiln-github-double --token T --repo OWNER/NAME[=GIT_DIR]... [--port N] [--login L] [--read-only]";
 
 fn main() -> ExitCode {
     let (port, config) = match parse_args(std::env::args().skip(1)) {
         Ok(args) => args,
-        Err(message) => {
-            eprintln!(
-                "{message}\nusage: kiln-github-double --token T --repo OWNER/NAME[=GIT_DIR]... [--port N] [--login L] [--read-only]"
-            );
-            return ExitCode::from(2);
-        }
+        Err(message) => return usage_error(&message, USAGE),
     };
-    let server = match GithubDouble::spawn_on(port, config) {
-        Ok(server) => server,
-        Err(error) => {
-            eprintln!("kiln-github-double: cannot listen on 127.0.0.1:{port}: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    println!("listening on {}", server.base_url());
-
-    // Polling keeps the library free of logging hooks; a manual run needs no more.
-    let mut seen = 0;
-    loop {
-        std::thread::sleep(Duration::from_millis(200));
-        let requests = server.requests();
-        for request in &requests[seen..] {
+    serve_until_killed(
+        "kiln-github-double",
+        port,
+        GithubDouble::spawn_on(port, config),
+        GithubDouble::base_url,
+        GithubDouble::requests,
+        |request| {
             let query = request
                 .query
                 .as_deref()
                 .map(|q| format!("?{q}"))
                 .unwrap_or_default();
-            eprintln!(
+            format!(
                 "{} {}{query} -> {}",
                 request.method, request.path, request.status
-            );
-        }
-        seen = requests.len();
-    }
+            )
+        },
+    )
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(u16, Config), String> {
@@ -54,12 +42,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(u16, Config), S
     let mut repos = Vec::new();
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--port" => {
-                let value = args.next().ok_or("--port needs a value")?;
-                port = value
-                    .parse()
-                    .map_err(|_| format!("--port: not a port: {value}"))?;
-            }
+            "--port" => port = port_value(args.next())?,
             "--token" => token = Some(args.next().ok_or("--token needs a value")?),
             "--login" => login = Some(args.next().ok_or("--login needs a value")?),
             "--read-only" => read_only = true,

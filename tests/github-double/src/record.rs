@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use axum::http::{HeaderMap, Method, Uri};
+use kiln_double_support::header_value;
 use percent_encoding::percent_decode_str;
 use serde::Serialize;
 use serde_json::Value;
@@ -28,37 +29,22 @@ pub struct RecordedRequest {
 
 impl RecordedRequest {
     pub(crate) fn new(method: &Method, uri: &Uri, headers: &HeaderMap, body: &[u8]) -> Self {
-        let mut map: BTreeMap<String, String> = BTreeMap::new();
-        for (name, value) in headers {
-            let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
-            map.entry(name.as_str().to_owned())
-                .and_modify(|joined| {
-                    joined.push_str(", ");
-                    joined.push_str(&value);
-                })
-                .or_insert(value);
-        }
-        let raw_body = String::from_utf8_lossy(body).into_owned();
-        let body = if body.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(body).unwrap_or_else(|_| Value::String(raw_body.clone()))
-        };
+        // What both doubles record, plus the body as sent (a token may hide in what is not
+        // JSON) and, once answered, the status.
+        let recorded = kiln_double_support::RecordedRequest::new(method, uri, headers, body);
         RecordedRequest {
-            method: method.as_str().to_owned(),
-            path: uri.path().to_owned(),
-            query: uri.query().map(str::to_owned),
-            headers: map,
-            body,
-            raw_body,
+            method: recorded.method,
+            path: recorded.path,
+            query: recorded.query,
+            headers: recorded.headers,
+            body: recorded.body,
+            raw_body: String::from_utf8_lossy(body).into_owned(),
             status: 0,
         }
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .get(&name.to_ascii_lowercase())
-            .map(String::as_str)
+        header_value(&self.headers, name)
     }
 
     /// The query's `name` parameter, decoded (`None` when absent).

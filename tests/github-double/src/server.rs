@@ -2,13 +2,14 @@
 //! pass GitHub's checks in order (User-Agent, API version, Accept, token), then a queued
 //! fault for its endpoint answers instead, else the endpoint does.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, Method, Uri};
 use axum::response::Response;
 use axum::Router;
+use kiln_double_support::lock;
 use percent_encoding::percent_decode_str;
 use serde_json::{json, Value};
 
@@ -25,13 +26,6 @@ use crate::{pulls, repos};
 pub(crate) struct Shared {
     pub store: Mutex<Store>,
     pub requests: Mutex<Vec<RecordedRequest>>,
-}
-
-// A panicking handler must not hide later requests from the test: ignore poisoning.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 pub(crate) fn router(shared: Arc<Shared>) -> Router {

@@ -53,19 +53,18 @@
 mod anthropic;
 mod chat;
 mod openai_error;
-mod record;
 mod reply;
 mod responses;
 mod script;
 mod server;
 mod turn;
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
-use tokio::sync::oneshot;
+use kiln_double_support::{LoopbackPort, LoopbackServer};
 
-pub use record::RecordedRequest;
+pub use kiln_double_support::RecordedRequest;
 pub use script::{load_script, parse_script, ScriptedError, Step, EXHAUSTED};
 pub use turn::OUTPUT_TOKENS;
 
@@ -73,7 +72,8 @@ pub use turn::OUTPUT_TOKENS;
 pub struct ModelServer {
     pub addr: SocketAddr,
     shared: Arc<server::Shared>,
-    shutdown: Option<oneshot::Sender<()>>,
+    // Held only so that dropping the ModelServer stops serving.
+    _server: LoopbackServer,
 }
 
 impl ModelServer {
@@ -89,36 +89,14 @@ impl ModelServer {
 
     /// Starts a server on 127.0.0.1:`port` (0 for any free port).
     pub fn spawn_on(port: u16, script: Vec<Step>) -> std::io::Result<ModelServer> {
-        // Bound here, before returning, so the address is accepting connections as
-        // soon as the caller hands it to a client.
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
+        let port = LoopbackPort::bind(port)?;
+        let addr = port.addr;
         let shared = Arc::new(server::Shared::new(script));
-        let (shutdown, stopped) = oneshot::channel::<()>();
-        let app = server::router(shared.clone());
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        std::thread::Builder::new()
-            .name(format!("kiln-model-server:{}", addr.port()))
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let listener =
-                        tokio::net::TcpListener::from_std(listener).expect("adopt listener");
-                    let stop = async {
-                        let _ = stopped.await;
-                    };
-                    let _ = axum::serve(listener, app)
-                        .with_graceful_shutdown(stop)
-                        .await;
-                });
-                // Dropping the runtime here ends any connection still open.
-            })?;
+        let server = port.serve("kiln-model-server", server::router(shared.clone()))?;
         Ok(ModelServer {
             addr,
             shared,
-            shutdown: Some(shutdown),
+            _server: server,
         })
     }
 
@@ -135,13 +113,5 @@ impl ModelServer {
     /// Every request received so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         server::recorded(&self.shared)
-    }
-}
-
-impl Drop for ModelServer {
-    fn drop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
-            let _ = shutdown.send(());
-        }
     }
 }

@@ -3,17 +3,16 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
+use kiln_double_support::command_line::{port_value, serve_until_killed, usage_error};
 use kiln_model_server::{load_script, ModelServer};
+
+const USAGE: &str = "kiln-model-server [--port N] --script FILE.json";
 
 fn main() -> ExitCode {
     let (port, script) = match parse_args(std::env::args().skip(1)) {
         Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}\nusage: kiln-model-server [--port N] --script FILE.json");
-            return ExitCode::from(2);
-        }
+        Err(message) => return usage_error(&message, USAGE),
     };
     let steps = match load_script(&script) {
         Ok(steps) => steps,
@@ -22,25 +21,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let server = match ModelServer::spawn_on(port, steps) {
-        Ok(server) => server,
-        Err(error) => {
-            eprintln!("kiln-model-server: cannot listen on 127.0.0.1:{port}: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    println!("listening on {}", server.base_url());
-
-    // Polling keeps the library free of logging hooks; a manual run needs no more.
-    let mut seen = 0;
-    loop {
-        std::thread::sleep(Duration::from_millis(200));
-        let requests = server.requests();
-        for request in &requests[seen..] {
-            eprintln!("{} {}", request.method, request.path);
-        }
-        seen = requests.len();
-    }
+    serve_until_killed(
+        "kiln-model-server",
+        port,
+        ModelServer::spawn_on(port, steps),
+        ModelServer::base_url,
+        ModelServer::requests,
+        |request| format!("{} {}", request.method, request.path),
+    )
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(u16, PathBuf), String> {
@@ -48,12 +36,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(u16, PathBuf), 
     let mut script = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--port" => {
-                let value = args.next().ok_or("--port needs a value")?;
-                port = value
-                    .parse()
-                    .map_err(|_| format!("--port: not a port: {value}"))?;
-            }
+            "--port" => port = port_value(args.next())?,
             "--script" => script = Some(PathBuf::from(args.next().ok_or("--script needs a file")?)),
             other => return Err(format!("unknown argument: {other}")),
         }

@@ -9,9 +9,9 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
 use axum::Router;
+use kiln_double_support::{lock, RecordedRequest};
 use serde_json::{json, Value};
 
-use crate::record::RecordedRequest;
 use crate::script::{ScriptedError, Step, EXHAUSTED};
 use crate::turn::{input_tokens, Turn};
 use crate::{anthropic, chat, reply, responses};
@@ -44,13 +44,6 @@ impl Shared {
             .unwrap_or_else(|| Step::text(EXHAUSTED));
         (*answered, step)
     }
-}
-
-// A panicking handler must not hide later requests from the test: ignore poisoning.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 pub(crate) fn recorded(shared: &Shared) -> Vec<RecordedRequest> {

@@ -1,5 +1,5 @@
-//! What a client sent, kept so tests can assert on the exact requests a CLI made
-//! (which model, which tools, which tool results, which headers).
+//! What a client sent, kept so tests can assert on the exact requests it made (method,
+//! path, query, headers, body).
 
 use std::collections::BTreeMap;
 
@@ -10,8 +10,10 @@ use serde_json::Value;
 #[derive(Clone, Debug, Serialize)]
 pub struct RecordedRequest {
     pub method: String,
-    /// The path without the query, e.g. `/v1/messages` for `/v1/messages?beta=true`.
+    /// The path without the query, as sent (not percent-decoded), e.g. `/v1/messages` for
+    /// `/v1/messages?beta=true`.
     pub path: String,
+    /// The raw query string, e.g. `beta=true`.
     pub query: Option<String>,
     /// Lower-case names; repeated headers joined with `, `.
     pub headers: BTreeMap<String, String>,
@@ -20,7 +22,7 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
-    pub(crate) fn new(method: &Method, uri: &Uri, headers: &HeaderMap, body: &[u8]) -> Self {
+    pub fn new(method: &Method, uri: &Uri, headers: &HeaderMap, body: &[u8]) -> Self {
         let mut map: BTreeMap<String, String> = BTreeMap::new();
         for (name, value) in headers {
             let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
@@ -47,8 +49,12 @@ impl RecordedRequest {
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .get(&name.to_ascii_lowercase())
-            .map(String::as_str)
+        header_value(&self.headers, name)
     }
+}
+
+/// A header of a recorded request by name, in any case: for doubles that record more than
+/// [`RecordedRequest`] in a type of their own.
+pub fn header_value<'a>(headers: &'a BTreeMap<String, String>, name: &str) -> Option<&'a str> {
+    headers.get(&name.to_ascii_lowercase()).map(String::as_str)
 }
