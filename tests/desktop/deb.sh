@@ -198,7 +198,7 @@ ok "the dashboard is laid out as in the debug build"
 # --- the installed app receives the newer build ------------------------------------------------
 stop_app
 [[ -f $update/latest.json ]] || fail "no newer release in $update"
-"${netns[@]}" sh -c 'ip link set lo up && exec node "$@"' sh "$ROOT/tests/desktop/update.mjs" \
+timeout --kill-after=30 600 "${netns[@]}" sh -c 'ip link set lo up && exec node "$@"' sh "$ROOT/tests/desktop/update.mjs" \
   --installed "$tmp/root" --release "$update" --base-url "$base_url" || fail "the installed app did not update itself (tests/desktop/update.mjs)"
 ok "the installed app updated itself to $newer (tests/desktop/update.mjs)"
 

@@ -25,6 +25,7 @@ import {
   assertLoopbackOnly,
   assertPresent,
   childOutputs,
+  closeAtEnd,
   outputMatch,
   sessionPids,
   shot,
@@ -122,7 +123,11 @@ async function startUpdateServer() {
     }
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return { endpoint: `http://127.0.0.1:${server.address().port}/stable/latest.json`, requests, bundle, close: () => server.close() };
+  closeAtEnd(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { endpoint: `http://127.0.0.1:${server.address().port}/stable/latest.json`, requests, bundle };
 }
 
 // --- the test ---------------------------------------------------------------------------------

@@ -42,6 +42,11 @@ export function assertPresent(files, tools = []) {
 // --- processes and temp files, cleaned up whatever happens ------------------------------------
 const children = [];
 const temps = [];
+const closers = [];
+/** Runs `close` at stopAll, e.g. to close a server this test started: an open one keeps node alive. */
+export function closeAtEnd(close) {
+  closers.push(close);
+}
 export function temp(prefix) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   temps.push(dir);
@@ -63,6 +68,7 @@ export async function stopAll() {
   for (const child of children) {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   }
+  for (const close of closers) close();
   for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
 }
 

@@ -225,6 +225,7 @@ async function main() {
         process.kill(pid, "SIGTERM");
       } catch {}
     }
+    server.closeAllConnections();
     server.close();
   }
   await waitFor("the restarted app to exit", () => runningFrom(APP).length === 0, 20_000, 200).catch(() => {
