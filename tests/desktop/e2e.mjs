@@ -155,6 +155,7 @@ async function main() {
     HOME: home,
     XDG_RUNTIME_DIR: runtime,
     KILN_CONFIG_DIR: config,
+    // Plain http: a debug build takes it (with a warning); release builds need https.
     KILN_UPDATE_ENDPOINT: updates.endpoint,
     TAURI_WEBVIEW_AUTOMATION: "true",
     ANTHROPIC_BASE_URL: model,

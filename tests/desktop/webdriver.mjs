@@ -1,8 +1,10 @@
-// A small W3C WebDriver client for the desktop end-to-end test: tauri-driver in front of
-// WebKitWebDriver, which launches the real Kiln binary and drives its webview. Only what the
-// test uses: sessions, finding elements by CSS, clicks, typing, text, frames and script, plus
-// `waitFor`, which polls until a check holds (WebDriver has no auto-wait). No screenshots:
-// WebKitWebDriver's never answers for a Tauri window here, so the test takes the X display's.
+// A small W3C WebDriver client for the desktop tests that drive the real app (e2e.mjs,
+// update.mjs): tauri-driver in front of WebKitWebDriver, which launches the Kiln binary and drives
+// its webview. Only what they use: sessions, finding elements by CSS, clicks, typing, text,
+// frames and script, plus `waitFor`, which polls until a check holds (WebDriver has no
+// auto-wait). No screenshots: WebKitWebDriver's did not answer for a Tauri window here, so the
+// tests take the X display's (harness.mjs).
+
 /** Waits for `check()` to return something truthy; throws naming `what` after `timeout` ms. */
 export async function waitFor(what, check, timeout = 30_000, interval = 250) {
   const end = Date.now() + timeout;
@@ -38,10 +40,9 @@ export class Session {
   }
 
   /** The first element matching `css`, or null. */
-  async find(css, from) {
-    const scope = from ? `/element/${from}` : "";
-    const found = await this.cmd("POST", `${scope}/elements`, { using: "css selector", value: css });
-    return found.length ? found[0][ELEMENT] : null;
+  async find(css) {
+    const found = await this.findAll(css);
+    return found.length ? found[0] : null;
   }
 
   async findAll(css) {
