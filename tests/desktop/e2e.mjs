@@ -24,15 +24,14 @@ import {
   WEBKIT_DRIVER,
   assertLoopbackOnly,
   assertPresent,
-  childOutputs,
   closeAtEnd,
   outputMatch,
+  reporter,
   sessionPids,
   shot,
   start,
   startDisplay,
   startDriver,
-  stopAll,
   temp,
 } from "./harness.mjs";
 import { Session, waitFor } from "./webdriver.mjs";
@@ -52,11 +51,7 @@ const UPDATE_NOTES = "Faster checkpoints and a wishlist in the demo shop.";
 // CI has 2 cores and the app is a debug build: generous, and each wait names what it waits for.
 const LONG = 180_000;
 
-let passed = 0;
-function ok(what) {
-  passed += 1;
-  console.log(`desktop e2e: ok: ${what}`);
-}
+const { ok, run } = reporter("e2e");
 
 // --- what must be in place --------------------------------------------------------------------
 function preflight() {
@@ -283,16 +278,4 @@ async function steps(s, { workspace, display, updates }) {
   ok(`delivered into the workspace: ${FILE} landed, and the dashboard says Delivered`);
 }
 
-const started = Date.now();
-try {
-  await main();
-  console.log(`desktop e2e: passed in ${Math.round((Date.now() - started) / 1000)} s; screenshots in ${ARTIFACTS}/e2e-*.png`);
-  console.log(`desktop: ${passed} passed, 0 failed`);
-} catch (e) {
-  console.error(`desktop e2e: FAILED: ${e.stack ?? e}`);
-  for (const output of childOutputs()) console.error(output);
-  console.log(`desktop: ${passed} passed, 1 failed`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-}
+await run(main, "e2e-*.png");

@@ -90,8 +90,36 @@ export function shot(display, name) {
 }
 
 /** Each child's last output, for a failure report. */
-export function childOutputs() {
+function childOutputs() {
   return children.filter((c) => c.output).map((c) => `--- last output of ${c.spawnfile} ---\n${c.output.slice(-2500)}`);
+}
+
+/** Pass/fail reporting for the test `name`, in the form scripts/test counts ("desktop: N passed,
+ * M failed"): `ok` for each check that held; `run(main, artifacts)` runs the test, reports it
+ * (with the children's last output on a failure, and the exit code), and cleans up whatever happens. */
+export function reporter(name) {
+  let passed = 0;
+  return {
+    ok(what) {
+      passed += 1;
+      console.log(`desktop ${name}: ok: ${what}`);
+    },
+    async run(main, artifacts) {
+      const started = Date.now();
+      try {
+        await main();
+        console.log(`desktop ${name}: passed in ${Math.round((Date.now() - started) / 1000)} s; screenshots in ${ARTIFACTS}/${artifacts}`);
+        console.log(`desktop: ${passed} passed, 0 failed`);
+      } catch (e) {
+        console.error(`desktop ${name}: FAILED: ${e.stack ?? e}`);
+        for (const output of childOutputs()) console.error(output);
+        console.log(`desktop: ${passed} passed, 1 failed`);
+        process.exitCode = 1;
+      } finally {
+        await stopAll();
+      }
+    },
+  };
 }
 
 // --- the display and the driver ---------------------------------------------------------------

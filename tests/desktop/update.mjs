@@ -19,16 +19,14 @@ import http from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import {
-  ARTIFACTS,
   TAURI_DRIVER,
   WEBKIT_DRIVER,
   assertLoopbackOnly,
   assertPresent,
-  childOutputs,
+  reporter,
   shot,
   startDisplay,
   startDriver,
-  stopAll,
   temp,
 } from "./harness.mjs";
 import { Session, waitFor } from "./webdriver.mjs";
@@ -43,11 +41,7 @@ const BASE = opts["base-url"].replace(/\/$/, "");
 const PIECE = 64 * 1024;
 const PIECE_DELAY_MS = 10;
 
-let passed = 0;
-function ok(what) {
-  passed += 1;
-  console.log(`desktop update: ok: ${what}`);
-}
+const { ok, run } = reporter("update");
 
 const sha256 = (file) => crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
 
@@ -233,15 +227,4 @@ async function main() {
   });
 }
 
-try {
-  await main();
-  console.log(`desktop update: passed; screenshots in ${ARTIFACTS}/update-*.png`);
-  console.log(`desktop: ${passed} passed, 0 failed`);
-} catch (e) {
-  console.error(`desktop update: FAILED: ${e.stack ?? e}`);
-  for (const output of childOutputs()) console.error(output);
-  console.log(`desktop: ${passed} passed, 1 failed`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-}
+await run(main, "update-*.png");
