@@ -306,6 +306,14 @@ fn refused(case: &str, update: &Update) -> Error {
     error
 }
 
+/// A download refused by minisign's check with exactly `message`.
+fn refused_by_minisign(case: &str, update: &Update, message: &str) {
+    match refused(case, update) {
+        Error::Minisign(e) => assert_eq!(e.to_string(), message, "{case}"),
+        e => panic!("{case}: not a signature error: {e:?}"),
+    }
+}
+
 fn checked(case: &str, app: &tauri::App<MockRuntime>) -> Update {
     let update = check(app).unwrap_or_else(|e| panic!("{case}: check failed: {e}")).unwrap_or_else(|| panic!("{case}: check offered nothing"));
     assert_eq!(update.version, NEWER, "{case}");
@@ -350,10 +358,7 @@ fn a_build_signed_with_another_key_is_refused() {
     let fx = fixture();
     publish("other-key", NEWER, &fx.sig_b, fx.deb.clone());
     let update = checked("other-key", &app("other-key", Some(&fx.pubkey_a)));
-    match refused("other-key", &update) {
-        Error::Minisign(e) => assert_eq!(e.to_string(), "The signature was created with a different key than the one provided"),
-        e => panic!("other-key: not a signature error: {e:?}"),
-    }
+    refused_by_minisign("other-key", &update, "The signature was created with a different key than the one provided");
     assert_eq!(deb_gets("other-key"), 1);
 }
 
@@ -363,10 +368,7 @@ fn the_shipped_release_key_refuses_a_build_it_did_not_sign() {
     let fx = fixture();
     publish("release-key", NEWER, &fx.sig_a, fx.deb.clone());
     let update = checked("release-key", &app("release-key", None));
-    match refused("release-key", &update) {
-        Error::Minisign(e) => assert_eq!(e.to_string(), "The signature was created with a different key than the one provided"),
-        e => panic!("release-key: not a signature error: {e:?}"),
-    }
+    refused_by_minisign("release-key", &update, "The signature was created with a different key than the one provided");
 }
 
 #[test]
@@ -377,10 +379,7 @@ fn tampered_bytes_are_refused() {
     tampered[middle] ^= 0x01;
     publish("tampered", NEWER, &fx.sig_a, tampered);
     let update = checked("tampered", &app("tampered", Some(&fx.pubkey_a)));
-    match refused("tampered", &update) {
-        Error::Minisign(e) => assert_eq!(e.to_string(), "The signature verification failed"),
-        e => panic!("tampered: not a signature error: {e:?}"),
-    }
+    refused_by_minisign("tampered", &update, "The signature verification failed");
     // The same update accepts the genuine bytes: the refusal is the flipped byte's doing.
     update.verify(&fx.deb).expect("the genuine .deb verifies");
 }
