@@ -1,10 +1,12 @@
-// The app shell: header, and the screen chosen from the connection, the hash route and whether a workspace is open.
+// The app shell: header, and the screen chosen from the connection, the hash route and whether a workspace is open; a workspace opened for the first time (no kiln.toml) starts on its set-up.
+import { useEffect, useRef } from "react";
 import { ErrorMessage } from "./components/ErrorMessage";
 import { DesktopTouches } from "./components/DesktopTouches";
 import { Header } from "./components/Header";
 import { Loading } from "./components/Loading";
 import { EmptyState } from "./components/EmptyState";
-import { useRoute, paths } from "./router";
+import { wantsSetup } from "./lib/setup";
+import { navigate, parseHash, useRoute, paths } from "./router";
 import { ConnectScreen } from "./screens/ConnectScreen";
 import { Dashboard } from "./screens/Dashboard";
 import { EjectScreen } from "./screens/EjectScreen";
@@ -13,11 +15,29 @@ import { NewSession } from "./screens/NewSession";
 import { OpenWorkspace } from "./screens/OpenWorkspace";
 import { SessionScreen } from "./screens/SessionScreen";
 import { SettingsScreen } from "./screens/SettingsScreen";
+import { SetupScreen } from "./screens/SetupScreen";
 import { useStore } from "./state/store";
+
+/**
+ * A workspace opened for the first time (no kiln.toml, its set-up neither saved nor dismissed here)
+ * goes from the dashboard to its set-up, once each time it is opened or the app starts.
+ */
+function useFirstOpenSetup() {
+  const { state } = useStore();
+  const workspace = state.app?.workspace ?? null;
+  const seen = useRef<string | null>(null);
+  useEffect(() => {
+    if (!workspace || seen.current === workspace.root) return;
+    seen.current = workspace.root;
+    // Read the hash now: opening a workspace navigates to the dashboard in the same tick.
+    if (parseHash(window.location.hash).name === "dashboard" && wantsSetup(workspace)) navigate(paths.setup);
+  }, [workspace]);
+}
 
 function Screen() {
   const { state, appStatus, reloadApp, connection } = useStore();
   const route = useRoute();
+  useFirstOpenSetup();
 
   if (connection.status === "needed") return <ConnectScreen mode={connection.mode} reason={connection.reason} />;
   if (!state.app) {
@@ -44,6 +64,8 @@ function Screen() {
       return <EjectScreen key={route.id} sessionId={route.id} />;
     case "settings":
       return <SettingsScreen />;
+    case "setup":
+      return <SetupScreen />;
     default:
       return (
         <section className="screen">

@@ -8,6 +8,7 @@ import { StoreProvider } from "./state/store";
 import "./styles.css";
 import "./preview.css";
 import "./delivery.css";
+import "./setup.css";
 
 startTheme();
 const backend = createBackend();

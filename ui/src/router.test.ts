@@ -8,6 +8,8 @@ describe("parseHash", () => {
     expect(parseHash("#/")).toEqual({ name: "dashboard" });
     expect(parseHash("#/new")).toEqual({ name: "new" });
     expect(parseHash("#/workspace")).toEqual({ name: "workspace" });
+    expect(parseHash("#/workspace/setup")).toEqual({ name: "setup" });
+    expect(parseHash(paths.setup)).toEqual({ name: "setup" });
     expect(parseHash("#/settings")).toEqual({ name: "settings" });
     expect(parseHash("#/session/abc-123")).toEqual({ name: "session", id: "abc-123" });
     expect(parseHash("#/nope")).toEqual({ name: "notFound", path: "/nope" });

@@ -1,10 +1,11 @@
-// A tiny hash router: #/ (dashboard), #/new, #/session/<id> (`?preview=1` opens its preview), #/session/<id>/deliver (eject), #/settings, #/workspace and #/help.
+// A tiny hash router: #/ (dashboard), #/new, #/session/<id> (`?preview=1` opens its preview), #/session/<id>/deliver (eject), #/settings, #/workspace, #/workspace/setup and #/help.
 import { useSyncExternalStore } from "react";
 
 export type Route =
   | { name: "dashboard" }
   | { name: "new" }
   | { name: "workspace" }
+  | { name: "setup" }
   | { name: "settings" }
   | { name: "help" }
   | { name: "session"; id: string; preview?: true }
@@ -16,6 +17,7 @@ export function parseHash(hash: string): Route {
   if (path === "/") return { name: "dashboard" };
   if (path === "/new") return { name: "new" };
   if (path === "/workspace") return { name: "workspace" };
+  if (path === "/workspace/setup") return { name: "setup" };
   if (path === "/settings") return { name: "settings" };
   if (path === "/help") return { name: "help" };
   const deliver = /^\/session\/([^/?]+)\/deliver$/.exec(path);
@@ -42,6 +44,8 @@ export const paths = {
   dashboard: "#/",
   newSession: "#/new",
   workspace: "#/workspace",
+  /** The open workspace's set-up: what Kiln detected, "Save as kiln.toml". */
+  setup: "#/workspace/setup",
   settings: "#/settings",
   /** The local help page (Help ▸ Documentation): Kiln has no project site to send people to. */
   help: "#/help",

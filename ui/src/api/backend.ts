@@ -10,6 +10,7 @@ import type {
   DeliverArgs,
   DeliveryPlan,
   DeliveryRun,
+  DetectionView,
   DiffView,
   EmptyArgs,
   ErrorCode,
@@ -24,6 +25,7 @@ import type {
   PreviewView,
   RemoveAttachmentArgs,
   RestoreCheckpointArgs,
+  SaveConfigArgs,
   SaveSpecArgs,
   ServeMode,
   SendMessageArgs,
@@ -118,6 +120,19 @@ export interface CommandMap {
   deliver: { args: DeliverArgs; result: DeliveryRun };
   /** The session's latest delivery run, or null when it never ran. */
   get_delivery: { args: SessionIdArgs; result: DeliveryRun | null };
+  /**
+   * What Kiln detected in the open workspace's own tooling: its modules with every gate's command
+   * and where it came from (null: not configured, with a hint), the toolchains this machine has,
+   * the setup command, and the kiln.toml that "Save as kiln.toml" would write.
+   */
+  detect_workspace: { args: EmptyArgs; result: DetectionView };
+  /**
+   * Writes kiln.toml at the workspace root from the edited set-up (an empty command turns a gate
+   * off), reopens the workspace with it and answers the new detection. CONFIG_EXISTS when the
+   * workspace has a kiln.toml and `replace` is false, CONFIG_INVALID, SESSION_RUNNING while a turn
+   * or a setup runs.
+   */
+  save_config: { args: SaveConfigArgs; result: DetectionView };
 }
 
 export type Command = keyof CommandMap;

@@ -1,11 +1,11 @@
 // Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).
 // Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "INTERNAL";
 
 export type ApiError = { code: ErrorCode, message: string, };
 
-export type Toolchain = "node" | "rust" | "python" | "generic";
+export type Toolchain = "node" | "rust" | "python" | "go" | "generic";
 
 export type ModuleInfo = { id: string, 
 /**
@@ -17,7 +17,16 @@ directory: string, toolchain: Toolchain,
  */
 specStatus: string | null, };
 
-export type WorkspaceView = { root: string, name: string, isGit: boolean, configPath: string | null, idPattern: string | null, modules: Array<ModuleInfo>, };
+export type WorkspaceView = { root: string, name: string, isGit: boolean, configPath: string | null, 
+/**
+ * `direct` unless the workspace's `kiln.toml` chooses `specs`.
+ */
+workflow: Workflow, 
+/**
+ * The roles the composer's picker offers: `engineer` and the workspace's own in
+ * the direct workflow, the specialists in specs.
+ */
+roles: Array<RoleSummary>, idPattern: string | null, modules: Array<ModuleInfo>, };
 
 export type Transport = "desktop" | "serve";
 
@@ -304,9 +313,88 @@ export type ModuleDiff = { moduleId: string, directory: string, baseSequence: nu
 
 export type DiffView = { modules: Array<ModuleDiff>, };
 
-export type GateStatus = "passed" | "failed" | "skipped";
+export type GateStatus = "passed" | "failed" | "skipped" | "not-configured";
 
-export type GateResultView = { id: number, module: string | null, gate: string, command: string, status: GateStatus, exitCode: number | null, durationMs: number, outputHead: string, 
+export type Workflow = "direct" | "specs";
+
+export type RoleSummary = { id: string, name: string, };
+
+export type DetectionView = { root: string, 
+/**
+ * The workspace's `kiln.toml`, when it has one.
+ */
+configPath: string | null, workflow: Workflow, modules: Array<DetectedModule>, toolchains: Array<ToolchainCheck>, 
+/**
+ * The install step run after a session's working copy is made.
+ */
+setup: DetectedCommand | null, 
+/**
+ * The same, as the `kiln.toml` that "Save as kiln.toml" writes.
+ */
+toml: string, };
+
+export type DetectedModule = { id: string, directory: string, toolchain: Toolchain, gates: Array<DetectedGate>, };
+
+export type DetectedGate = { 
+/**
+ * `dependencies`, `typecheck`, `tests`, `format` or `lint`.
+ */
+gate: string, 
+/**
+ * `None`: not configured (never a blocker).
+ */
+command: string | null, 
+/**
+ * Where the command came from, or why there is none.
+ */
+source: string, 
+/**
+ * For a gate with no command: what would give it one.
+ */
+hint: string | null, };
+
+export type DetectedCommand = { command: string, source: string, };
+
+export type ToolchainCheck = { 
+/**
+ * The command: `node`, `pnpm`, `cargo`, `python3`, `uv`, `go`, `make`…
+ */
+name: string, 
+/**
+ * The version this machine has, `None` when it is missing.
+ */
+found: string | null, 
+/**
+ * The version the repository asks for (`go 1.23` in go.mod, `engines.node`…).
+ */
+required: string | null, ok: boolean, 
+/**
+ * What to install, when not ok.
+ */
+message: string | null, };
+
+export type SaveConfigArgs = { workflow: Workflow, 
+/**
+ * The install step; empty for none.
+ */
+setup: string | null, modules: Array<SaveModuleGates>, 
+/**
+ * Replace an existing `kiln.toml` (otherwise `CONFIG_EXISTS`).
+ */
+replace: boolean, };
+
+export type SaveModuleGates = { id: string, 
+/**
+ * Gate name to command; an empty command is written as off (not configured).
+ */
+gates: { [key in string]: string }, };
+
+export type GateResultView = { id: number, module: string | null, gate: string, command: string, status: GateStatus, 
+/**
+ * Where the command came from: `kiln.toml`, or what Kiln detected it from
+ * (`package.json scripts.test`, `vitest.config.ts at the root`, …).
+ */
+source: string, exitCode: number | null, durationMs: number, outputHead: string, 
 /**
  * Empty when the whole output fit in the head.
  */

@@ -1,7 +1,7 @@
 // Tests for the composer: the args it sends, Ctrl+Enter, errors keep the text, Continue, closed sessions.
 import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { fakeBackend, makeSession, makeSettings } from "../test/fixtures";
+import { appState, fakeBackend, makeSession, makeSettings, workspace } from "../test/fixtures";
 import { renderWithStore } from "../test/render";
 import { Composer } from "./Composer";
 
@@ -45,6 +45,8 @@ describe("Composer", () => {
     const withOpenAi = makeSettings({ drivers: [...settings.drivers.slice(0, 2), { id: "openai-compatible", available: true, detail: "gpt at x" }] });
     renderWithStore(<Composer session={session} settings={withOpenAi} />, backend);
 
+    // The roles come from the workspace (get_state).
+    await screen.findByRole("option", { name: "Backend Engineer" });
     fireEvent.change(screen.getByTestId("role-picker"), { target: { value: "backend-engineer" } });
     fireEvent.change(screen.getByTestId("module-picker"), { target: { value: "@shop/api" } });
     fireEvent.change(screen.getByTestId("driver-picker"), { target: { value: "openai-compatible" } });
@@ -64,14 +66,51 @@ describe("Composer", () => {
     );
   });
 
-  it("lists every role and shows unavailable drivers disabled with their detail", () => {
+  it("offers Auto then the workspace's roles, and shows unavailable drivers disabled with their detail", async () => {
     renderWithStore(<Composer session={session} settings={settings} />, fakeBackend());
+    await screen.findByRole("option", { name: "Business Manager" });
     const roles = Array.from(screen.getByTestId("role-picker").querySelectorAll("option")).map((o) => o.value);
     expect(roles).toEqual(["", "business-manager", "ux-designer", "frontend-engineer", "backend-engineer", "agentic-engineer"]);
+    expect(screen.getByTestId("role-picker")).toHaveValue("");
     expect(screen.getByRole("option", { name: "Auto (routing)" })).toBeInTheDocument();
     const codex = screen.getByRole("option", { name: /codex/ });
     expect(codex).toBeDisabled();
     expect(codex).toHaveAttribute("title", "install it with `npm i -g @openai/codex`");
+  });
+
+  it("in the direct workflow offers engineer and the workspace's own roles, not the specialists", async () => {
+    const direct = {
+      ...workspace,
+      workflow: "direct" as const,
+      roles: [
+        { id: "engineer", name: "Engineer" },
+        { id: "release-manager", name: "Release Manager" },
+      ],
+    };
+    const backend = fakeBackend({ get_state: () => ({ ...appState, workspace: direct }), send_message: () => session });
+    renderWithStore(<Composer session={session} settings={settings} />, backend);
+
+    await screen.findByRole("option", { name: "Release Manager" });
+    const picker = screen.getByTestId("role-picker");
+    expect(Array.from(picker.querySelectorAll("option")).map((o) => [o.value, o.textContent])).toEqual([
+      ["", "Auto (routing)"],
+      ["engineer", "Engineer"],
+      ["release-manager", "Release Manager"],
+    ]);
+    expect(picker).toHaveValue("");
+
+    fireEvent.change(picker, { target: { value: "engineer" } });
+    type("Fix the flaky test");
+    fireEvent.click(screen.getByTestId("send"));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("send_message", {
+        sessionId: "s1",
+        text: "Fix the flaky test",
+        role: "engineer",
+        module: "@shop/cart",
+        driver: "claude",
+      }),
+    );
   });
 
   it("keeps the text and shows the error code and message when the send fails", async () => {

@@ -2,7 +2,7 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { SendMessageArgs, SessionView, SettingsView } from "../api/types";
-import { ROLES, roleName } from "../lib/roles";
+import { pickerRoles, roleName } from "../lib/roles";
 import { pasteFiles, useFileDrop } from "../lib/useFileDrop";
 import { useStore } from "../state/store";
 import { useSessionAttachments } from "../state/useAttachments";
@@ -73,6 +73,8 @@ export function Composer({ session, settings, preset }: ComposerProps) {
   const chosenDriver = driver || defaultDriver;
   const driverStatus = drivers.find((d) => d.id === chosenDriver);
   const pending = session.pendingRole;
+  // The workspace's roles (engineer and its own in direct, the specialists in specs); "Auto" lets routing decide.
+  const roles = pickerRoles(state.app?.workspace?.roles, [pending, role]);
   const disabled = closed !== null || busy;
   // A message sent now would start a turn that does not see the files still uploading.
   const uploading = attachments.uploads.length > 0;
@@ -176,9 +178,9 @@ export function Composer({ session, settings, preset }: ComposerProps) {
           <span className="composer-label">Role</span>
           <select value={role} onChange={(e) => setRole(e.target.value)} disabled={disabled} data-testid="role-picker">
             <option value="">Auto (routing)</option>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {roleName(r)}
+            {roles.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.name}
               </option>
             ))}
           </select>

@@ -1,18 +1,28 @@
-// One gate's latest result: status (passed, failed, or a neutral "skipped"), name, duration, command, time, and its output behind a toggle.
+// One gate's latest result: status (passed, failed, a neutral "skipped" or "not configured" with its hint), name, duration, command and where it came from, time, and its output behind a toggle.
 import { useId, useState } from "react";
 import type { GateResultView, GateStatus } from "../api/types";
-import { formatDuration, gateOutput } from "../lib/gates";
+import { formatDuration, gateOutput, statusLabel } from "../lib/gates";
 import { Icon, type IconName } from "./Icon";
 import { RelativeTime } from "./RelativeTime";
 
-const STATUS_ICON: Record<GateStatus, IconName> = { passed: "check", failed: "cross", skipped: "skip" };
+const STATUS_ICON: Record<GateStatus, IconName> = { passed: "check", failed: "cross", skipped: "skip", "not-configured": "dash" };
 
-/** The status pill; each status has its own class, so a skipped gate never takes the passed look. */
+/** The status pill; each status has its own class, so neither a skipped nor a not-configured gate takes the passed (or failed) look. */
 export function GateStatusLabel({ status }: { status: GateStatus }) {
   return (
     <span className={`gate-status gate-status-${status}`} data-testid="gate-status">
       <Icon name={STATUS_ICON[status]} size={13} />
-      {status}
+      {statusLabel(status)}
+    </span>
+  );
+}
+
+/** Where a gate's command came from (`package.json scripts.test`, `kiln.toml`…), small and muted. */
+export function GateSource({ source, testId = "gate-source" }: { source: string; testId?: string }) {
+  if (!source) return null;
+  return (
+    <span className="gate-source muted small" title={`From ${source}`} data-testid={testId}>
+      {source}
     </span>
   );
 }
@@ -46,7 +56,30 @@ export function GateOutput({ gate }: { gate: GateResultView }) {
 export function GateRow({ gate }: { gate: GateResultView }) {
   const [open, setOpen] = useState(false);
   const outputId = useId();
-  const skipped = gate.status === "skipped";
+  const ran = gate.status === "passed" || gate.status === "failed";
+  // A gate with no command has no output to show: the engine puts its hint where the output goes.
+  if (gate.status === "not-configured") {
+    const hint = gate.outputHead.trim();
+    return (
+      <li className="gate-row gate-row-not-configured" data-testid="gate-row" data-status={gate.status} data-gate={gate.gate}>
+        <div className="gate-head">
+          <GateStatusLabel status={gate.status} />
+          <span className="gate-name" data-testid="gate-name">
+            {gate.gate}
+          </span>
+          <span className="gate-what">
+            <span className="gate-hint small" data-testid="gate-hint">
+              {hint || "No command applies to this module."}
+            </span>
+            <GateSource source={gate.source} />
+          </span>
+          <span className="gate-meta small">
+            <RelativeTime value={gate.at} />
+          </span>
+        </div>
+      </li>
+    );
+  }
   return (
     <li className={`gate-row gate-row-${gate.status}`} data-testid="gate-row" data-status={gate.status} data-gate={gate.gate}>
       <div className="gate-head">
@@ -54,19 +87,22 @@ export function GateRow({ gate }: { gate: GateResultView }) {
         <span className="gate-name" data-testid="gate-name">
           {gate.gate}
         </span>
-        {gate.command ? (
-          <code className="gate-command" title={gate.command} data-testid="gate-command">
-            {gate.command}
-          </code>
-        ) : (
-          <span className="gate-command gate-command-none muted small" data-testid="gate-command">
-            no command applies
-          </span>
-        )}
+        <span className="gate-what">
+          {gate.command ? (
+            <code className="gate-command" title={gate.command} data-testid="gate-command">
+              {gate.command}
+            </code>
+          ) : (
+            <span className="gate-command gate-command-none muted small" data-testid="gate-command">
+              no command applies
+            </span>
+          )}
+          <GateSource source={gate.source} />
+        </span>
         <span className="gate-meta small">
           {gate.status === "failed" && gate.exitCode !== null && <span className="gate-exit">exit {gate.exitCode}</span>}
           <span className="gate-duration" data-testid="gate-duration">
-            {skipped ? "—" : formatDuration(gate.durationMs)}
+            {ran ? formatDuration(gate.durationMs) : "—"}
           </span>
           <RelativeTime value={gate.at} />
         </span>

@@ -95,6 +95,56 @@ describe("GatesPanel", () => {
     expect(within(format).getByTestId("gate-duration")).toHaveTextContent("—");
   });
 
+  it("shows each command's source beside it, small and muted", async () => {
+    renderWithStore(<Harness />, fakeBackend({ get_gates: () => results }));
+    await screen.findAllByTestId("gate-row");
+
+    const tests = row("@shop/cart", "tests");
+    const source = within(tests).getByTestId("gate-source");
+    expect(source).toHaveTextContent("package.json scripts.test");
+    expect(source).toHaveClass("gate-source", "muted", "small");
+    // Beside the command, in the same line.
+    expect(within(tests).getByTestId("gate-command").nextElementSibling).toBe(source);
+  });
+
+  it("renders a not-configured gate as its own neutral state with the hint, never a failure nor a blocker", async () => {
+    const notConfigured = makeGate(8, {
+      module: "@shop/cart",
+      gate: "lint",
+      status: "not-configured",
+      command: "",
+      source: "nothing detected",
+      exitCode: null,
+      durationMs: 0,
+      outputHead: "No linter configured: add an eslint config or set [gates.node] lint in kiln.toml.",
+    });
+    const passing = results.filter((g) => g.status === "passed");
+    renderWithStore(<Harness />, fakeBackend({ get_gates: () => [...passing, notConfigured] }));
+    await screen.findAllByTestId("gate-row");
+
+    const lint = row("@shop/cart", "lint");
+    expect(lint).toHaveAttribute("data-status", "not-configured");
+    expect(lint).toHaveClass("gate-row-not-configured");
+    expect(lint).not.toHaveClass("gate-row-failed");
+    expect(lint).not.toHaveClass("gate-row-passed");
+    const status = within(lint).getByTestId("gate-status");
+    expect(status).toHaveTextContent("not configured");
+    expect(status).toHaveClass("gate-status-not-configured");
+    expect(status).not.toHaveClass("gate-status-failed");
+    expect(within(lint).getByTestId("gate-hint")).toHaveTextContent("No linter configured: add an eslint config");
+    expect(within(lint).getByTestId("gate-source")).toHaveTextContent("nothing detected");
+    // Nothing ran: no duration, no exit code, no output to open.
+    expect(within(lint).queryByTestId("gate-duration")).not.toBeInTheDocument();
+    expect(within(lint).queryByTestId("gate-output-toggle")).not.toBeInTheDocument();
+    expect(lint).not.toHaveTextContent(/exit/);
+    // Lint comes last in its module's gates, and the group is not marked failed.
+    const cart = screen.getAllByTestId("gate-group").find((g) => g.getAttribute("data-module") === "@shop/cart")!;
+    expect(within(cart).getAllByTestId("gate-row").map((r) => r.getAttribute("data-gate"))).toEqual(["dependencies", "tests", "lint"]);
+    expect(within(cart).getByRole("heading")).not.toHaveClass("gate-group-failed");
+    expect(screen.getByTestId("gates-summary")).toHaveTextContent("4 passed · 1 not configured");
+    expect(screen.getByTestId("gates-summary")).not.toHaveTextContent(/failed/);
+  });
+
   it("toggles the output: head, then …, then the tail; the head alone when the tail is empty", async () => {
     renderWithStore(<Harness />, fakeBackend({ get_gates: () => results }));
     await screen.findAllByTestId("gate-row");

@@ -1,6 +1,6 @@
-// The Gates tab: each gate's latest result grouped per module (the working copy's first), counts, and "Check modules" (check_modules).
+// The Gates tab: each gate's latest result grouped per module (the working copy's first), counts, and "Check modules" (check_modules); a not-configured gate is neutral, never a failure.
 import type { GateCounts, GateGroup } from "../lib/gates";
-import { countGates, groupGates } from "../lib/gates";
+import { countGates, groupGates, statusLabel } from "../lib/gates";
 import type { GatesState } from "../state/useGates";
 import { ErrorMessage } from "./ErrorMessage";
 import { GateRow } from "./GateRow";
@@ -14,15 +14,15 @@ export interface GatesPanelProps {
   running: boolean;
 }
 
-/** "5 passed · 1 failed · 2 skipped", leaving out zeros. */
+/** "5 passed · 1 failed · 2 skipped · 1 not configured", leaving out zeros. */
 export function GateCountsText({ counts }: { counts: GateCounts }) {
-  const parts = (["passed", "failed", "skipped"] as const).filter((s) => counts[s] > 0);
+  const parts = (["passed", "failed", "skipped", "not-configured"] as const).filter((s) => counts[s] > 0);
   return (
     <span className="gates-summary small" data-testid="gates-summary">
       {parts.map((s, i) => (
         <span key={s} className={`gates-count gates-count-${s}`}>
           {i > 0 && " · "}
-          {counts[s]} {s}
+          {counts[s]} {statusLabel(s)}
         </span>
       ))}
     </span>

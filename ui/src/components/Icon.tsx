@@ -8,6 +8,7 @@ const PATHS = {
   check: "M20 6L9 17l-5-5",
   cross: "M18 6L6 18M6 6l12 12",
   skip: "M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM8 12h8",
+  dash: "M7 12h10",
   chevron: "M9 6l6 6-6 6",
   gate: "M12 2l8 4v6c0 5-3.4 8.6-8 10-4.6-1.4-8-5-8-10V6z",
   handoff: "M5 12h14M13 6l6 6-6 6",

@@ -18,6 +18,8 @@ describe("gateOutcome", () => {
     expect(gateOutcome("**tests** passed in `@shop/cart` — `npm test` (1.2 s)")).toBe("pass");
     expect(gateOutcome("**typecheck** failed in `@shop/cart` — `tsc --noEmit` (0.8 s)\n\n```\n0 errors? no\n```")).toBe("fail");
     expect(gateOutcome("**format** skipped in `@shop/passed-errors`: no format command applies to this module")).toBe("skipped");
+    expect(gateOutcome("**lint** not-configured in `@shop/cart`: no linter configured; eslint would fail nothing")).toBe("not-configured");
+    expect(gateOutcome("**lint** not configured in `@shop/cart`: add an eslint config")).toBe("not-configured");
   });
 });
 

@@ -6,17 +6,17 @@ import { Icon, type IconName } from "./Icon";
 import { Md } from "./Markdown";
 import { RelativeTime } from "./RelativeTime";
 
-/** The engine's gate entries start "**gate** passed|failed|skipped …". */
-const GATE_HEAD = /^\s*\*\*[^*\n]+\*\*\s+(passed|failed|skipped)\b/i;
-const HEAD_OUTCOME = { passed: "pass", failed: "fail", skipped: "skipped" } as const;
+/** The engine's gate entries start "**gate** passed|failed|skipped|not-configured …". */
+const GATE_HEAD = /^\s*\*\*[^*\n]+\*\*\s+(passed|failed|skipped|not[- ]configured)\b/i;
+const HEAD_OUTCOME = { passed: "pass", failed: "fail", skipped: "skipped", "not-configured": "not-configured" } as const;
 
 /**
  * A gate entry's outcome, read from its text (the contract has no explicit field): the engine's
- * "**gate** status" head when there is one (skipped is never a pass), else words and marks.
+ * "**gate** status" head when there is one (skipped is never a pass, not-configured never a failure), else words and marks.
  */
-export function gateOutcome(text: string): "pass" | "fail" | "skipped" | "unknown" {
+export function gateOutcome(text: string): "pass" | "fail" | "skipped" | "not-configured" | "unknown" {
   const head = GATE_HEAD.exec(text);
-  if (head) return HEAD_OUTCOME[head[1].toLowerCase() as keyof typeof HEAD_OUTCOME];
+  if (head) return HEAD_OUTCOME[head[1].toLowerCase().replace(" ", "-") as keyof typeof HEAD_OUTCOME];
   const t = text.replace(/\b0\s+(failed|failures?|errors?)\b/gi, "");
   if (/\b(fail(ed|s|ures?)?|errors?)\b/i.test(t) || /[✗❌]/.test(t)) return "fail";
   if (/\b(pass(ed|es)?|ok|succeeded)\b/i.test(t) || /[✓✔✅]/.test(t)) return "pass";
@@ -181,11 +181,12 @@ function SystemEntry({ entry }: { entry: TranscriptEntry }) {
   );
 }
 
-const OUTCOME_LABEL = { pass: "passed", fail: "failed", skipped: "skipped" } as const;
+const OUTCOME_LABEL = { pass: "passed", fail: "failed", skipped: "skipped", "not-configured": "not configured" } as const;
+const OUTCOME_ICON: Record<keyof typeof OUTCOME_LABEL | "unknown", IconName> = { pass: "check", fail: "cross", skipped: "skip", "not-configured": "dash", unknown: "gate" };
 
 function GateEntry({ entry }: { entry: TranscriptEntry }) {
   const outcome = gateOutcome(entry.text);
-  const iconName: IconName = outcome === "pass" ? "check" : outcome === "fail" ? "cross" : outcome === "skipped" ? "skip" : "gate";
+  const iconName = OUTCOME_ICON[outcome];
   return (
     <Shell entry={entry} className={`entry-gate-${outcome}`} extra={{ "data-outcome": outcome }}>
       <header className="entry-head">

@@ -1,7 +1,7 @@
 // Tests for the gate helpers: grouping and order, counts, durations, head/tail output and the transcript's gate key.
 import { describe, expect, it } from "vitest";
 import { makeEntry, makeGate } from "../test/fixtures";
-import { countGates, formatDuration, gateOutput, groupGates, lastGateEntryId } from "./gates";
+import { countGates, formatDuration, gateOutput, groupGates, lastGateEntryId, statusLabel } from "./gates";
 
 describe("groupGates", () => {
   it("puts the working copy first, then the session's modules in order, each in gate order", () => {
@@ -14,18 +14,32 @@ describe("groupGates", () => {
       makeGate(6, { module: null, gate: "module-schema" }),
       makeGate(7, { module: "@shop/zeta", gate: "typecheck" }),
       makeGate(8, { module: "@shop/cart", gate: "typecheck" }),
+      makeGate(9, { module: "@shop/cart", gate: "lint" }),
     ];
     const groups = groupGates(gates, ["@shop/cart", "@shop/api"]);
     expect(groups.map((g) => g.module)).toEqual([null, "@shop/cart", "@shop/api", "@shop/zeta"]);
     expect(groups[0].gates.map((g) => g.gate)).toEqual(["spec-schema", "module-schema"]);
-    expect(groups[1].gates.map((g) => g.gate)).toEqual(["dependencies", "typecheck", "tests", "format"]);
+    expect(groups[1].gates.map((g) => g.gate)).toEqual(["dependencies", "typecheck", "tests", "format", "lint"]);
   });
 });
 
 describe("countGates", () => {
   it("counts each status", () => {
-    const gates = [makeGate(1), makeGate(2, { status: "failed" }), makeGate(3, { status: "skipped" }), makeGate(4, { status: "skipped" })];
-    expect(countGates(gates)).toEqual({ passed: 1, failed: 1, skipped: 2 });
+    const gates = [
+      makeGate(1),
+      makeGate(2, { status: "failed" }),
+      makeGate(3, { status: "skipped" }),
+      makeGate(4, { status: "skipped" }),
+      makeGate(5, { status: "not-configured", gate: "lint" }),
+    ];
+    expect(countGates(gates)).toEqual({ passed: 1, failed: 1, skipped: 2, "not-configured": 1 });
+  });
+});
+
+describe("statusLabel", () => {
+  it("reads not-configured as two words and keeps the others", () => {
+    expect(statusLabel("not-configured")).toBe("not configured");
+    expect(statusLabel("skipped")).toBe("skipped");
   });
 });
 

@@ -1,8 +1,11 @@
-// Gate helpers: results grouped per module (working copy first) in gate order, counts, durations, output and the transcript's gate key.
+// Gate helpers: results grouped per module (working copy first) in gate order, counts, status words, durations, output and the transcript's gate key.
 import type { GateResultView, GateStatus, TranscriptEntry } from "../api/types";
 
+/** A module's gates in the order they run (SPEC §10). */
+export const MODULE_GATES = ["dependencies", "typecheck", "tests", "format", "lint"] as const;
+
 /** The engine's gates in the order they run: the working copy's, then each module's. */
-export const GATE_ORDER = ["spec-schema", "module-schema", "dependencies", "typecheck", "tests", "format"];
+export const GATE_ORDER: readonly string[] = ["spec-schema", "module-schema", ...MODULE_GATES];
 
 export interface GateGroup {
   /** null: the whole working copy. */
@@ -42,9 +45,14 @@ export function groupGates(gates: GateResultView[], moduleOrder: string[] = []):
 }
 
 export function countGates(gates: GateResultView[]): GateCounts {
-  const counts: GateCounts = { passed: 0, failed: 0, skipped: 0 };
+  const counts: GateCounts = { passed: 0, failed: 0, skipped: 0, "not-configured": 0 };
   for (const g of gates) counts[g.status] += 1;
   return counts;
+}
+
+/** A status as words: "not-configured" reads "not configured". */
+export function statusLabel(status: GateStatus): string {
+  return status === "not-configured" ? "not configured" : status;
 }
 
 /** "0 ms", "420 ms", "3.2 s", "2 min 5 s". */

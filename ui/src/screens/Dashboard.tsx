@@ -1,4 +1,4 @@
-// Dashboard: the workspace's usage and modules, the session list with lifecycle actions, and "New session".
+// Dashboard: the workspace's usage and modules, its set-up (a review link while it has no kiln.toml), the session list with lifecycle actions, and "New session".
 import { useEffect, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import { EmptyState } from "../components/EmptyState";
@@ -62,6 +62,24 @@ export function Dashboard() {
         </div>
         {newButton}
       </div>
+      {workspace.configPath === null ? (
+        <p className="setup-banner small" data-testid="setup-banner">
+          <Icon name="info" size={14} />
+          <span>
+            Set-up: detected from your repository —{" "}
+            <a href={paths.setup} data-testid="setup-link">
+              review
+            </a>
+          </span>
+        </p>
+      ) : (
+        <p className="setup-config small muted">
+          Set-up from <code title={workspace.configPath}>kiln.toml</code> —{" "}
+          <a href={paths.setup} data-testid="setup-link">
+            review
+          </a>
+        </p>
+      )}
       <ModuleChips modules={workspace.modules} />
 
       <div className="toolbar">

@@ -1,4 +1,4 @@
-// Open-workspace screen: a path field, Browse… on desktop, and the recent workspaces.
+// Open-workspace screen: a path field, Browse… on desktop, the recent workspaces, and a link to the open one's set-up.
 import { type FormEvent, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import { ErrorMessage } from "../components/ErrorMessage";
@@ -84,7 +84,10 @@ export function OpenWorkspace() {
         {error && <ErrorMessage error={error} />}
         {current && (
           <p className="small muted">
-            Currently open: <code>{current.root}</code> — <a href={paths.dashboard}>back to its sessions</a>
+            Currently open: <code>{current.root}</code> — <a href={paths.dashboard}>back to its sessions</a> ·{" "}
+            <a href={paths.setup} data-testid="workspace-setup-link">
+              its set-up
+            </a>
           </p>
         )}
       </form>

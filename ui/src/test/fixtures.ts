@@ -5,6 +5,7 @@ import type {
   AppState,
   AttachmentView,
   CheckpointView,
+  DetectionView,
   FileDiff,
   GateResultView,
   KilnEvent,
@@ -21,6 +22,14 @@ export const workspace: WorkspaceView = {
   name: "shop",
   isGit: true,
   configPath: "/home/dev/shop/kiln.toml",
+  workflow: "specs",
+  roles: [
+    { id: "business-manager", name: "Business Manager" },
+    { id: "ux-designer", name: "UX Designer" },
+    { id: "frontend-engineer", name: "Frontend Engineer" },
+    { id: "backend-engineer", name: "Backend Engineer" },
+    { id: "agentic-engineer", name: "Agentic Engineer" },
+  ],
   idPattern: null,
   modules: [
     { id: "@shop/cart", directory: "modules/cart", toolchain: "node", specStatus: null },
@@ -137,11 +146,45 @@ export function makeGate(id: number, overrides: Partial<GateResultView> = {}): G
     gate: "tests",
     command: "npm test",
     status: "passed",
+    source: "package.json scripts.test",
     exitCode: 0,
     durationMs: 3200,
     outputHead: "ok 1 - adds an item\n",
     outputTail: "",
     at: "2025-01-01T10:20:00Z",
+    ...overrides,
+  };
+}
+
+/**
+ * What detect_workspace answers for a workspace without kiln.toml: one node module whose tests
+ * come from its package.json, lint not configured, node found and pnpm missing.
+ */
+export function makeDetection(overrides: Partial<DetectionView> = {}): DetectionView {
+  return {
+    root: "/home/dev/blog",
+    configPath: null,
+    workflow: "direct",
+    modules: [
+      {
+        id: "blog",
+        directory: ".",
+        toolchain: "node",
+        gates: [
+          { gate: "dependencies", command: "npm ci --offline", source: "package-lock.json", hint: null },
+          { gate: "typecheck", command: "npx tsc --noEmit", source: "tsconfig.json in the module", hint: null },
+          { gate: "tests", command: "npm test", source: "package.json scripts.test", hint: null },
+          { gate: "format", command: "npx prettier --check .", source: ".prettierrc at the repository root", hint: null },
+          { gate: "lint", command: null, source: "not detected", hint: "No linter configured: add an eslint config, or a lint command in kiln.toml." },
+        ],
+      },
+    ],
+    toolchains: [
+      { name: "node", found: "20.19.0", required: ">=20", ok: true, message: null },
+      { name: "pnpm", found: null, required: "9", ok: false, message: "Install pnpm 9 (corepack enable pnpm)." },
+    ],
+    setup: { command: "npm ci --offline", source: "package-lock.json" },
+    toml: '[workflow]\nmode = "direct"\n\n[session]\nsetup = "npm ci --offline"\n\n[gates.node]\ntests = "npm test"\n',
     ...overrides,
   };
 }
