@@ -45,6 +45,16 @@ pub enum Command {
         #[command(subcommand)]
         action: TokenAction,
     },
+    /// Print what Kiln detects in a repository (modules, toolchains, the setup step and
+    /// every gate command with its source) as a kiln.toml; writes nothing.
+    Detect {
+        /// The repository (default: the current directory).
+        #[arg(long, default_value = ".")]
+        workspace: String,
+        /// Print the detection as JSON instead.
+        #[arg(long)]
+        json: bool,
+    },
     /// List and tidy the sessions of a workspace.
     Session {
         /// The workspace (default: the current directory).
@@ -134,6 +144,46 @@ async fn token_action(action: TokenAction) -> kiln_engine::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Runs `kiln detect`; returns the process exit code.
+pub fn detect(workspace: String, json: bool) -> i32 {
+    match kiln_engine::detect::detect_path(std::path::Path::new(&workspace)) {
+        Err(e) => {
+            eprintln!("kiln: {} [{}]", e.message, e.code.as_str());
+            1
+        }
+        Ok(view) if json => {
+            println!("{}", serde_json::to_string_pretty(&view).expect("a detection is JSON"));
+            0
+        }
+        Ok(view) => {
+            print!("{}", detection_text(&view));
+            0
+        }
+    }
+}
+
+/// The detection as kiln.toml, with what the TOML cannot say (toolchains, the modules'
+/// toolchains, gates with nothing detected) as comments at the top.
+pub fn detection_text(view: &DetectionView) -> String {
+    let mut out = format!("# Kiln detected in {}:\n", view.root);
+    for t in &view.toolchains {
+        let found = t.found.as_deref().unwrap_or("missing");
+        let wanted = t.required.as_deref().map(|r| format!(" (the repository asks for {r})")).unwrap_or_default();
+        let problem = t.message.as_deref().map(|m| format!(" — {m}")).unwrap_or_default();
+        out.push_str(&format!("#   toolchain {}: {found}{wanted}{problem}\n", t.name));
+    }
+    for m in &view.modules {
+        let toolchain = serde_json::to_value(m.toolchain).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        out.push_str(&format!("#   module {} in {} ({toolchain})\n", m.id, m.directory));
+        for g in m.gates.iter().filter(|g| g.command.is_none()) {
+            out.push_str(&format!("#     {}: not configured — {}\n", g.gate, g.hint.as_deref().unwrap_or("nothing detected")));
+        }
+    }
+    out.push('\n');
+    out.push_str(&view.toml);
+    out
 }
 
 #[derive(Subcommand)]

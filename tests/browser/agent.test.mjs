@@ -50,7 +50,10 @@ describe("a real agent turn in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () =>
     const model = await startModelServer([
       // The planner agent (a read-only claude turn): it answers JSON.
       { text: '{"modules": [], "title": "Wishlist for the catalog", "role": "frontend-engineer", "reason": "The wishlist starts on the product cards."}' },
-      // The frontend engineer's turn, after the approval.
+      // The frontend engineer's turn, after the approval: it writes a file (a path relative
+      // to the session's working copy, where the turn runs), since a turn that changes
+      // nothing has nothing to review.
+      { tool: "Write", arguments: { file_path: "modules/catalog/src/client/wishlist.js", content: "export const wishlist = new Set();\n" } },
       { text: `${TURN_TEXT}\n\nHANDOFF: none - the wishlist is on the catalog screen` },
       // Its read-only auto-review.
       { text: "Correctness, security, compatibility, lifecycle, tests and UI checked.\n\nREVIEW: pass - the wishlist works" },

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::api::types::*;
 use crate::approval;
+use crate::config::Workflow;
 use crate::clock::now;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
@@ -39,7 +40,7 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
         })?,
         None => session.modules[0].clone(),
     };
-    let roles = roles::load(&ws.root)?;
+    let roles = ws.roles()?;
     let picked = match &args.role {
         Some(r) => Some(roles::find(&roles, r).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{r}`")))?),
         None => None,
@@ -154,7 +155,7 @@ pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: App
     record(ws, events, &id, EntryKind::System, Some(&module.id), &note).await?;
     records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
     if session.state == SessionState::AwaitingApproval && session.auto_continue {
-        let roles = roles::load(&ws.root)?;
+        let roles = ws.roles()?;
         // The role that was about to build goes on; else routing decides.
         let waiting = pending_role(ws, &id).await?.and_then(|p| roles::find(&roles, &p).cloned());
         set_pending_role(ws, &id, None).await?;
@@ -254,11 +255,14 @@ pub async fn spec_approved(ws: &Workspace, id: &SessionId, module: &SessionModul
 }
 
 async fn route_module(ws: &Workspace, id: &SessionId, module: &SessionModule, request: &str) -> Result<Route> {
+    if ws.config.workflow() == Workflow::Direct {
+        return Ok(Route::Role { role: roles::ENGINEER.into(), reason: "the engineer takes every turn of the direct workflow".into() });
+    }
     let dir = ws.session_workdir(id).join(&module.directory);
     let approved = spec_approved(ws, id, module).await?;
     let m = &ws.config.modules;
     let state = ModuleState::read(&dir, &m.spec, &m.server, &m.screen, approved);
-    let roles = roles::load(&ws.root)?;
+    let roles = ws.roles()?;
     let ids: Vec<&str> = roles.iter().map(|r| r.id.as_str()).collect();
     Ok(routing::route(&state, request, &ids))
 }
@@ -296,7 +300,8 @@ async fn begin(
         Route::Role { role, reason } => (role, reason),
     };
     let role = roles::find(roles, &role_id).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{role_id}`")))?;
-    if !BEFORE_APPROVAL.contains(&role.id.as_str()) && !spec_approved(ws, id, module).await? && has_spec(ws, id, module) {
+    let specs = ws.config.workflow() == Workflow::Specs;
+    if specs && !BEFORE_APPROVAL.contains(&role.id.as_str()) && !spec_approved(ws, id, module).await? && has_spec(ws, id, module) {
         let text = format!(
             "**{}** would build `{}` next ({reason}), but its specification is not approved. Approve it to go on.",
             role.name, module.id
@@ -377,6 +382,9 @@ async fn reviewed(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSu
     let reason_text = if reason.is_empty() { String::new() } else { format!(": {reason}") };
     record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &format!("**review → {word}**{reason_text}")).await?;
     if passed {
+        if changed_nothing(ws, id).await? {
+            return nothing_changed(ws, events, id, module).await;
+        }
         record(ws, events, id, EntryKind::System, Some(&module.id), "The review passed: ready for review and delivery.").await?;
         return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
     }
@@ -388,7 +396,7 @@ async fn reviewed(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSu
         set_pending_role(ws, id, Some(&turn.role.id)).await?;
         return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
     }
-    let roles = roles::load(&ws.root)?;
+    let roles = ws.roles()?;
     let prompt = format!(
         "The review of `{}` found changes to make before it can be delivered:\n\n{}\n\nAddress them.",
         module.id,
@@ -408,7 +416,7 @@ pub async fn review_module(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Mo
         return Err(ApiError::new(ErrorCode::SessionRunning, "a turn is running: review when it has ended"));
     }
     let module = session_module(&session, &args.module_id)?;
-    let roles = roles::load(&ws.root)?;
+    let roles = ws.roles()?;
     // The role that last worked on the module reviews it; else the one routing picks.
     let last: Option<String> = sqlx::query_scalar("SELECT role FROM turns WHERE session_id = ? AND module_id = ? ORDER BY id DESC LIMIT 1")
         .bind(id.as_str())
@@ -437,24 +445,32 @@ fn has_spec(ws: &Workspace, id: &SessionId, module: &SessionModule) -> bool {
 /// The role's instruction and the session context the driver receives.
 fn instructions(role: &Role, session: &SessionView, module: &SessionModule, roles: &[Role]) -> String {
     let modules: Vec<String> = session.modules.iter().map(|m| format!("`{}` in `{}`", m.id, m.directory)).collect();
-    let allowed: Vec<String> = role.allowed_paths.iter().map(|p| format!("`{}/{p}`", module.directory)).collect();
+    let where_ = match role.scope {
+        roles::Scope::Repository => {
+            "You may change any file of the working copy (sources, tests, manifests, lockfiles, docs); `.git/` and `.kiln/` are not yours to touch.".to_string()
+        }
+        roles::Scope::Module => {
+            let allowed: Vec<String> = role.allowed_paths.iter().map(|p| format!("`{}/{p}`", module.directory)).collect();
+            format!("You may change only {}; changes anywhere else are put back after your turn.", allowed.join(", "))
+        }
+    };
     let targets: Vec<String> = role
         .handoff
         .iter()
         .filter_map(|h| roles::find(roles, h))
         .map(|r| format!("`{}` ({})", r.id, r.name))
         .collect();
+    let handoff = if targets.is_empty() {
+        "End your answer with one line `HANDOFF: none - <why>` when the request is satisfied or you need the operator's answer.".to_string()
+    } else {
+        format!(
+            "End your answer with one line `HANDOFF: <role-id> - <why>` naming who should take the next turn, one of {}, or `HANDOFF: none - <why>` when the request is satisfied or you need the operator's answer.",
+            targets.join(", ")
+        )
+    };
     format!(
-        "{}\n\n## Kiln session\nYou are the {} ({}). The request: {}\n\nModules of this session: {}. This turn works in `{}` (`{}`).\nYou may change only {}; changes anywhere else are put back after your turn.\n\nEnd your answer with one line `HANDOFF: <role-id> - <why>` naming who should take the next turn, one of {}, or `HANDOFF: none - <why>` when the request is satisfied or you need the operator's answer.",
-        role.instruction,
-        role.name,
-        role.id,
-        session.brief,
-        modules.join(", "),
-        module.id,
-        module.directory,
-        allowed.join(", "),
-        targets.join(", ")
+        "{}\n\n## Kiln session\nYou are the {} ({}). The request: {}\n\nModules of this session: {}. This turn starts in `{}` (`{}`); your current directory is the root of the session's working copy.\n{where_}\n\n{handoff}",
+        role.instruction, role.name, role.id, session.brief, modules.join(", "), module.id, module.directory,
     )
 }
 
@@ -498,7 +514,7 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
     if turn.review {
         return reviewed(ws, events, turn, &end).await;
     }
-    let roles = roles::load(&ws.root)?;
+    let roles = ws.roles()?;
     let parsed = handoff::parse(&end.final_text, &roles);
     let (target, reason) = match parsed {
         Some(h) => (h.target, h.reason),
@@ -516,6 +532,7 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
     // The gates run for the modules the turn changed; a failed one is its own handoff:
     // the same role fixes it in the same module before anyone else works.
     if !end.changed.is_empty() {
+        join_changed_modules(ws, events, id, &end.changed).await?;
         let session = session::view(ws, id).await?;
         let touched: Vec<SessionModule> = session
             .modules
@@ -535,6 +552,9 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
                 record(ws, events, id, EntryKind::System, Some(&module.id), &format!("**{}** asks; your answer goes back to it.", turn.role.name)).await?;
                 set_pending_role(ws, id, Some(&turn.role.id)).await?;
                 return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
+            }
+            if changed_nothing(ws, id).await? {
+                return nothing_changed(ws, events, id, module).await;
             }
             if crate::review::current_pass(ws, id, module).await? {
                 record(ws, events, id, EntryKind::System, Some(&module.id), "The request is reported satisfied and its review still holds: ready for review.").await?;
@@ -579,6 +599,37 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
         if reason.is_empty() { ".".to_string() } else { format!(": {reason}") }
     );
     begin(ws, events, id, module, &roles, next, driver, turn.model.clone(), prompt, next_index).await
+}
+
+/// Whether the session's working copy still equals its base in every module: there is
+/// nothing to review or deliver.
+async fn changed_nothing(ws: &Arc<Workspace>, id: &SessionId) -> Result<bool> {
+    let diff = crate::diff::get(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await?;
+    Ok(diff.modules.iter().all(|m| m.files.is_empty()))
+}
+
+async fn nothing_changed(ws: &Workspace, events: &EventBus, id: &SessionId, module: &SessionModule) -> Result<()> {
+    let text = "The request is reported done, but the session has changed no file: there is nothing to review or deliver.";
+    record(ws, events, id, EntryKind::System, Some(&module.id), text).await?;
+    records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await
+}
+
+/// A turn of the direct workflow may change any module: each one it changed that is
+/// not yet in the session joins it (from the session's start, which no earlier turn
+/// changed for it), so its diff, gates, review and delivery follow.
+async fn join_changed_modules(ws: &Workspace, events: &EventBus, id: &SessionId, changed: &[String]) -> Result<()> {
+    if ws.config.workflow() != Workflow::Direct {
+        return Ok(());
+    }
+    let session = session::view(ws, id).await?;
+    for module in &ws.modules {
+        let inside = |p: &String| module.directory == "." || p.starts_with(&format!("{}/", module.directory));
+        if session.modules.iter().any(|m| m.id == module.id) || !changed.iter().any(inside) {
+            continue;
+        }
+        session::join(ws, events, id, module, 0, ": the turn changed its files").await?;
+    }
+    Ok(())
 }
 
 /// Hands a failed gate back to the role whose turn it followed, in the same module.

@@ -13,12 +13,52 @@ pub const FILE_NAME: &str = "kiln.toml";
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
+    pub workflow: WorkflowConfig,
     pub modules: ModulesConfig,
     pub session: SessionConfig,
-    /// Gate commands per toolchain (`node`, `rust`, `python`, `generic`).
+    /// Gate commands per toolchain (`node`, `rust`, `python`, `go`, `generic`).
     pub gates: BTreeMap<String, GateCommands>,
     pub preview: PreviewConfig,
     pub delivery: DeliveryConfig,
+}
+
+/// `[workflow]`: how turns are taken in this workspace (SPEC §6).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkflowConfig {
+    pub mode: Workflow,
+    /// Run the `spec-schema` gate in the direct workflow too.
+    pub spec_schema: bool,
+}
+
+/// `direct` (the default): one engineer role changes anything in the working copy.
+/// `specs`: specialists, spec-first routing, approval, allowed paths.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workflow {
+    #[default]
+    Direct,
+    Specs,
+}
+
+impl Workflow {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Workflow::Direct => "direct",
+            Workflow::Specs => "specs",
+        }
+    }
+}
+
+impl Config {
+    pub fn workflow(&self) -> Workflow {
+        self.workflow.mode
+    }
+
+    /// Whether `spec-schema` runs: always in specs, on request in direct.
+    pub fn checks_specs(&self) -> bool {
+        self.workflow.mode == Workflow::Specs || self.workflow.spec_schema
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -62,6 +102,21 @@ pub struct GateCommands {
     pub typecheck: Option<String>,
     pub tests: Option<String>,
     pub format: Option<String>,
+    pub lint: Option<String>,
+}
+
+impl GateCommands {
+    /// The command set for `gate`: `Some("")` turns a gate off, `None` leaves it to detection.
+    pub fn get(&self, gate: &str) -> Option<&String> {
+        match gate {
+            "dependencies" => self.dependencies.as_ref(),
+            "typecheck" => self.typecheck.as_ref(),
+            "tests" => self.tests.as_ref(),
+            "format" => self.format.as_ref(),
+            "lint" => self.lint.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -154,7 +209,7 @@ impl Default for DeliveryGitConfig {
     }
 }
 
-const TOOLCHAINS: &[&str] = &["node", "rust", "python", "generic"];
+const TOOLCHAINS: &[&str] = &["node", "rust", "python", "go", "generic"];
 const DATA_MODES: &[&str] = &["fixtures", "bridge"];
 const TARGETS: &[&str] = &["workspace", "git-pr"];
 

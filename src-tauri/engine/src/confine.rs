@@ -14,7 +14,9 @@ use crate::snapshot::{self, Source};
 /// Snapshots a session's working copy (gitignore rules apply; attachment copies are
 /// never part of it) and returns the tree.
 pub fn snapshot_workdir(store: &Repository, workdir: &Path) -> Result<Oid> {
-    let skip = [crate::attach::IN_WORKDIR];
+    // `.venv` is the virtual environment Kiln's setup makes for a Python project: never
+    // part of the change, even in a repository that does not ignore it.
+    let skip = [crate::attach::IN_WORKDIR, ".venv"];
     match workdir.parent() {
         // `sessions/<id>/index` beside `sessions/<id>/workspace` is the stat cache.
         Some(session_dir) => snapshot::snapshot_cached(store, workdir, &skip, &session_dir.join("index")),

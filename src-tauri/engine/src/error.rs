@@ -62,6 +62,10 @@ pub enum ErrorCode {
     TargetUnavailable,
     /// The remote branch moved: it is not this session's to overwrite.
     BranchMoved,
+    /// "Save as kiln.toml" where the workspace already has one (and `replace` is not set).
+    ConfigExists,
+    /// A toolchain the repository needs is missing or older than it asks for.
+    ToolchainMissing,
     Internal,
 }
 
@@ -93,6 +97,8 @@ impl ErrorCode {
             SecretUnreadable => 500,
             PreviewNotConfigured => 409,
             DeliveryBlocked | DeliveryConflict | PlanStale | TargetUnavailable | BranchMoved => 409,
+            ConfigExists => 409,
+            ToolchainMissing => 424,
             Internal => 500,
         }
     }
@@ -105,6 +111,8 @@ impl ErrorCode {
             WorkspaceNotFound => "WORKSPACE_NOT_FOUND",
             WorkspaceNotOpen => "WORKSPACE_NOT_OPEN",
             ConfigInvalid => "CONFIG_INVALID",
+            ConfigExists => "CONFIG_EXISTS",
+            ToolchainMissing => "TOOLCHAIN_MISSING",
             ModuleNotFound => "MODULE_NOT_FOUND",
             ModuleRequired => "MODULE_REQUIRED",
             ModuleAlreadyInSession => "MODULE_ALREADY_IN_SESSION",

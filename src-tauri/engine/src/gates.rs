@@ -1,16 +1,18 @@
 //! Gates (SPEC §10): the project's own checks, from a fixed list. Once per working
-//! copy: `spec-schema` and `module-schema`. Once per module that holds changes:
-//! `dependencies`, `typecheck`, `tests`, `format`. Commands come from the module's
-//! toolchain and `kiln.toml`; they run with the module's own binaries first on PATH, an
-//! allowlisted environment, a timeout, in their own process group. Skipped is not
-//! success, and a test suite that ran no test fails.
+//! copy: `module-schema`, and `spec-schema` in the specs workflow (or when asked for).
+//! Once per module that holds changes: `dependencies`, `typecheck`, `tests`, `format`,
+//! `lint`. Commands come from `kiln.toml`, else from the repository's own tooling
+//! (`detect`), each with its source; they run with the module's own binaries first on
+//! PATH, an allowlisted environment, a timeout, in their own process group. A gate with
+//! no command is *not configured* (never a blocker); skipped is not success; a test
+//! suite that ran no test fails.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::api::types::*;
 use crate::clock::now;
-use crate::config::GateCommands;
 use crate::error::Result;
 use crate::events::EventBus;
 use crate::ids::SessionId;
@@ -20,7 +22,7 @@ use crate::session::record;
 use crate::store::sessions::{self as records, GateRecord};
 use crate::workspace::Workspace;
 
-pub const MODULE_GATES: &[&str] = &["dependencies", "typecheck", "tests", "format"];
+pub const MODULE_GATES: &[&str] = &["dependencies", "typecheck", "tests", "format", "lint"];
 /// Output a failed gate hands to the fix turn.
 pub const FIX_OUTPUT: usize = 4000;
 /// Output the transcript keeps whole; longer output keeps head and tail.
@@ -32,6 +34,8 @@ pub struct Outcome {
     pub module: Option<String>,
     pub gate: String,
     pub command: String,
+    /// Where the command came from (`kiln.toml`, `package.json scripts.test`…).
+    pub source: String,
     pub status: GateStatus,
     pub exit_code: Option<i32>,
     pub duration_ms: i64,
@@ -48,6 +52,7 @@ impl Outcome {
             module: None,
             gate: gate.into(),
             command: format!("(Kiln checks {gate})"),
+            source: "Kiln".into(),
             status: if failed { GateStatus::Failed } else { GateStatus::Passed },
             exit_code: None,
             duration_ms: 0,
@@ -64,71 +69,17 @@ impl Outcome {
     }
 }
 
-/// The command a module's gate runs, or `None` when the gate does not apply (skipped).
-pub fn command(ws: &Workspace, workdir: &Path, module: &ModuleInfo, gate: &str) -> Option<String> {
-    let dir = workdir.join(&module.directory);
-    let own = |g: &GateCommands| -> Option<Option<String>> {
-        match gate {
-            "dependencies" => g.dependencies.clone(),
-            "typecheck" => g.typecheck.clone(),
-            "tests" => g.tests.clone(),
-            "format" => g.format.clone(),
-            _ => None,
-        }
-        .map(|c| Some(c).filter(|c| !c.trim().is_empty()))
-    };
-    // A module's override, then the toolchain's section, then the toolchain's default;
-    // an empty command in kiln.toml turns the gate off (skipped).
-    if let Some(set) = ws.config.modules.overrides.get(&module.id).and_then(|o| own(&o.gates)) {
-        return set;
-    }
-    let toolchain = serde_json::to_value(module.toolchain).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-    if let Some(set) = ws.config.gates.get(&toolchain).and_then(own) {
-        return set;
-    }
-    default_command(workdir, &dir, module, gate)
-}
-
-fn default_command(workdir: &Path, dir: &Path, module: &ModuleInfo, gate: &str) -> Option<String> {
-    let has = |name: &str| dir.join(name).exists() || workdir.join(name).exists();
-    match (module.toolchain, gate) {
-        (Toolchain::Node, "dependencies") => Some(
-            if has("pnpm-lock.yaml") {
-                "pnpm install --prefer-offline"
-            } else if has("yarn.lock") {
-                "yarn install --prefer-offline"
-            } else {
-                "npm install --prefer-offline --no-audit --no-fund"
-            }
-            .into(),
-        ),
-        (Toolchain::Node, "typecheck") => has("tsconfig.json").then(|| "tsc --noEmit".into()),
-        (Toolchain::Node, "tests") => {
-            let package: serde_json::Value =
-                std::fs::read_to_string(dir.join("package.json")).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
-            package["scripts"]["test"].is_string().then(|| "npm test".into())
-        }
-        (Toolchain::Node, "format") => {
-            [".prettierrc", ".prettierrc.json", ".prettierrc.js", "prettier.config.js", ".prettierrc.yaml"]
-                .iter()
-                .any(|f| has(f))
-                .then(|| "prettier --check .".into())
-        }
-        (Toolchain::Rust, "dependencies") => Some("cargo fetch --offline || cargo fetch".into()),
-        (Toolchain::Rust, "typecheck") => Some(format!("cargo check -p {}", module.id)),
-        (Toolchain::Rust, "tests") => Some(format!("cargo test -p {}", module.id)),
-        (Toolchain::Rust, "format") => Some(format!("cargo fmt -p {} --check", module.id)),
-        (Toolchain::Python, "tests") => Some("pytest".into()),
-        (Toolchain::Python, "format") => (has("ruff.toml") || has(".ruff.toml")).then(|| "ruff format --check .".into()),
-        (Toolchain::Python, "typecheck") => (has("mypy.ini") || has(".mypy.ini")).then(|| "mypy .".into()),
-        _ => None,
-    }
+/// The command a module's gate runs in the working copy, with its source, or why it
+/// has none (not configured).
+pub fn command(ws: &Workspace, workdir: &Path, module: &ModuleInfo, gate: &str) -> DetectedGate {
+    crate::detect::gate(workdir, &ws.config, module, gate)
 }
 
 /// The environment gates run with: only what builds and tests need, never the
 /// operator's tokens; the module's own binaries first on PATH.
 fn environment(workdir: &Path, dir: &Path) -> Vec<(String, String)> {
-    let mut path: Vec<PathBuf> = vec![dir.join("node_modules/.bin"), workdir.join("node_modules/.bin")];
+    let mut path: Vec<PathBuf> =
+        vec![dir.join("node_modules/.bin"), workdir.join("node_modules/.bin"), dir.join(".venv/bin"), workdir.join(".venv/bin")];
     if let Some(system) = std::env::var_os("PATH") {
         path.extend(std::env::split_paths(&system));
     }
@@ -138,70 +89,75 @@ fn environment(workdir: &Path, dir: &Path) -> Vec<(String, String)> {
         ("TERM".into(), "dumb".into()),
         ("NO_COLOR".into(), "1".into()),
     ];
-    for key in ["HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "SHELL", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "VIRTUAL_ENV", "npm_config_cache"] {
+    const PASSED: &[&str] = &[
+        "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "SHELL", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME",
+        "npm_config_cache", "COREPACK_HOME", "PNPM_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "GOPATH",
+        "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "UV_CACHE_DIR", "PIP_CACHE_DIR", "PYENV_ROOT", "PYENV_VERSION",
+    ];
+    for key in PASSED {
         if let Ok(value) = std::env::var(key) {
             env.push((key.to_string(), value));
         }
     }
+    // The project's own virtual environment, when setup made one.
+    for venv in [dir.join(".venv"), workdir.join(".venv")] {
+        if venv.join("bin/python").exists() {
+            env.push(("VIRTUAL_ENV".into(), venv.display().to_string()));
+            break;
+        }
+    }
+    // Go uses the toolchain installed here, never one it would download; corepack
+    // fetches a package manager without asking.
+    env.push(("GOTOOLCHAIN".into(), "local".into()));
+    env.push(("COREPACK_ENABLE_DOWNLOAD_PROMPT".into(), "0".into()));
     env
 }
 
-/// Runs one module gate.
-pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo, gate: &str) -> Outcome {
+/// Runs one module gate; `changed` are the repository-relative files the session
+/// changed (for commands that check only those).
+pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo, gate: &str, changed: &[String]) -> Outcome {
     let workdir = ws.session_workdir(id);
+    let outcome = |command: String, source: String, status: GateStatus, head: String, note: Option<String>| Outcome {
+        module: Some(module.id.clone()),
+        gate: gate.into(),
+        command,
+        source,
+        status,
+        exit_code: None,
+        duration_ms: 0,
+        head,
+        tail: String::new(),
+        note,
+    };
     // The module's directory is the agent's to change: one replaced by a link leading
     // out of the working copy fails the gate instead of running a command out there.
     let module_dir = match crate::paths::confine(&workdir, &module.directory) {
         Ok(dir) => dir,
         Err(e) => {
-            return Outcome {
-                module: Some(module.id.clone()),
-                gate: gate.into(),
-                command: String::new(),
-                status: GateStatus::Failed,
-                exit_code: None,
-                duration_ms: 0,
-                head: e.message,
-                tail: String::new(),
-                note: Some("the module's directory leads outside the working copy".into()),
-            }
+            let note = Some("the module's directory leads outside the working copy".into());
+            return outcome(String::new(), String::new(), GateStatus::Failed, e.message, note);
         }
     };
-    let dir = if gate == "dependencies" { workdir.clone() } else { module_dir.clone() };
-    let Some(command) = command(ws, &workdir, module, gate) else {
-        return Outcome {
-            module: Some(module.id.clone()),
-            gate: gate.into(),
-            command: String::new(),
-            status: GateStatus::Skipped,
-            exit_code: None,
-            duration_ms: 0,
-            head: String::new(),
-            tail: String::new(),
-            note: Some(format!("no {gate} command applies to this module")),
-        };
+    let detected = command(ws, &workdir, module, gate);
+    let Some(template) = detected.command else {
+        let hint = detected.hint.unwrap_or_else(|| format!("no {gate} command applies to this module"));
+        return outcome(String::new(), detected.source, GateStatus::NotConfigured, hint.clone(), Some(hint));
+    };
+    let Some(command) = crate::detect::with_changed(&template, changed) else {
+        let note = Some("none of the files it checks changed".to_string());
+        return outcome(template, detected.source, GateStatus::Passed, String::new(), note);
     };
     let env = environment(&workdir, &module_dir);
     let key = format!("{id}");
     let timeout = Duration::from_secs(ws.config.session.gate_timeout_seconds.max(1));
-    let result = process::run_in(&command, &dir, Environment::Only(&env), timeout, |running| {
+    let result = process::run_in(&command, &module_dir, Environment::Only(&env), timeout, |running| {
         // A stop of the session kills the gate's group too.
         ws.running.lock().unwrap().insert(key, running);
     })
     .await;
     ws.running.lock().unwrap().remove(id.as_str());
     match result {
-        Err(e) => Outcome {
-            module: Some(module.id.clone()),
-            gate: gate.into(),
-            command,
-            status: GateStatus::Failed,
-            exit_code: None,
-            duration_ms: 0,
-            head: format!("could not start: {e}"),
-            tail: String::new(),
-            note: Some("could not start".into()),
-        },
+        Err(e) => outcome(command, detected.source, GateStatus::Failed, format!("could not start: {e}"), Some("could not start".into())),
         Ok(o) => {
             let mut status = if o.passed() { GateStatus::Passed } else { GateStatus::Failed };
             let mut note = if o.timed_out { Some(format!("timed out after {} s", timeout.as_secs())) } else { None };
@@ -216,6 +172,7 @@ pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo
                 module: Some(module.id.clone()),
                 gate: gate.into(),
                 command,
+                source: detected.source,
                 status,
                 exit_code: o.exit_code,
                 duration_ms: o.duration.as_millis() as i64,
@@ -233,6 +190,11 @@ pub fn ran_no_test(output: &str) -> bool {
     let cargo: Vec<&str> = output.lines().filter(|l| l.trim_start().starts_with("test result:")).collect();
     if !cargo.is_empty() {
         return cargo.iter().all(|l| l.contains(" 0 passed") && l.contains(" 0 failed"));
+    }
+    // go test: every package says `[no test files]` and none says `ok`.
+    let go: Vec<&str> = output.lines().filter(|l| l.contains("[no test files]") || l.starts_with("ok ") || l.starts_with("ok\t")).collect();
+    if !go.is_empty() {
+        return go.iter().all(|l| l.contains("[no test files]"));
     }
     let node = regex::Regex::new(r"(?m)^\s*(#|ℹ)\s*tests\s+(\d+)\s*$").unwrap();
     let counts: Vec<u64> = node.captures_iter(output).filter_map(|c| c[2].parse().ok()).collect();
@@ -304,8 +266,13 @@ pub fn module_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) 
 
 /// Runs the working-copy gates and every module gate of `modules`, recording each
 /// result and its transcript entry; returns them in order.
-pub async fn run_all(ws: &Workspace, events: &EventBus, id: &SessionId, session: &SessionView, modules: &[SessionModule]) -> Result<Vec<Outcome>> {
-    let mut outcomes = vec![spec_schema(ws, id, &session.modules), module_schema(ws, id, &session.modules)];
+pub async fn run_all(ws: &Arc<Workspace>, events: &EventBus, id: &SessionId, session: &SessionView, modules: &[SessionModule]) -> Result<Vec<Outcome>> {
+    let mut outcomes = Vec::new();
+    if ws.config.checks_specs() {
+        outcomes.push(spec_schema(ws, id, &session.modules));
+    }
+    outcomes.push(module_schema(ws, id, &session.modules));
+    let changed = session_changes(ws, id).await;
     for m in modules {
         let info = ws.module(&m.id).cloned().unwrap_or_else(|| ModuleInfo {
             id: m.id.clone(),
@@ -314,7 +281,7 @@ pub async fn run_all(ws: &Workspace, events: &EventBus, id: &SessionId, session:
             spec_status: None,
         });
         for gate in MODULE_GATES {
-            outcomes.push(run_module_gate(ws, id, &info, gate).await);
+            outcomes.push(run_module_gate(ws, id, &info, gate, &changed).await);
         }
     }
     for o in &outcomes {
@@ -323,11 +290,31 @@ pub async fn run_all(ws: &Workspace, events: &EventBus, id: &SessionId, session:
     Ok(outcomes)
 }
 
+/// The files the session has now that differ from its base (added, modified, renamed
+/// to), repository-relative: what format and lint check.
+async fn session_changes(ws: &Arc<Workspace>, id: &SessionId) -> Vec<String> {
+    let args = GetDiffArgs { session_id: id.to_string(), module_id: None };
+    match crate::diff::get(ws, args).await {
+        Ok(diff) => {
+            let mut files: Vec<String> =
+                diff.modules.iter().flat_map(|m| m.files.iter()).filter(|f| f.status != FileStatus::Deleted).map(|f| f.path.clone()).collect();
+            files.sort();
+            files.dedup();
+            files
+        }
+        Err(e) => {
+            tracing::error!("listing the session's changes for its gates: {e}");
+            Vec::new()
+        }
+    }
+}
+
 async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) -> Result<()> {
     let status = match o.status {
         GateStatus::Passed => "passed",
         GateStatus::Failed => "failed",
         GateStatus::Skipped => "skipped",
+        GateStatus::NotConfigured => "not-configured",
     };
     records::insert_gate_result(
         &ws.pool,
@@ -336,6 +323,7 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) ->
             module: o.module.as_deref(),
             gate: &o.gate,
             command: &o.command,
+            source: &o.source,
             status,
             exit_code: o.exit_code,
             duration_ms: o.duration_ms,
@@ -346,12 +334,16 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) ->
     )
     .await?;
     let whom = o.module.as_deref().map(|m| format!(" in `{m}`")).unwrap_or_default();
-    let mut text = format!("**{}** {status}{whom}", o.gate);
+    let shown_status = if o.status == GateStatus::NotConfigured { "not configured" } else { status };
+    let mut text = format!("**{}** {shown_status}{whom}", o.gate);
     if let Some(note) = &o.note {
         text.push_str(&format!(": {note}"));
     }
     if !o.command.is_empty() {
         text.push_str(&format!(" — `{}` ({:.1} s)", o.command, o.duration_ms as f64 / 1000.0));
+    }
+    if !o.source.is_empty() && o.source != "Kiln" {
+        text.push_str(&format!(" · from {}", o.source));
     }
     let output = if o.tail.is_empty() { o.head.clone() } else { format!("{}\n…\n{}", o.head, o.tail) };
     let output = output.trim_matches(['\n', '\r']);
@@ -368,19 +360,20 @@ pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Vec<GateResul
     let id = SessionId::parse(&args.session_id)?;
     crate::session::view(ws, &id).await?;
     #[allow(clippy::type_complexity)]
-    let rows: Vec<(i64, Option<String>, String, String, String, Option<i64>, i64, String, String, String)> = sqlx::query_as(
-        "SELECT id, module_id, gate, command, status, exit_code, duration_ms, output_head, output_tail, created_at FROM gate_results g WHERE session_id = ?1 AND id = (SELECT MAX(id) FROM gate_results h WHERE h.session_id = ?1 AND h.gate = g.gate AND h.module_id IS g.module_id) ORDER BY module_id, gate",
+    let rows: Vec<(i64, Option<String>, String, String, String, String, Option<i64>, i64, String, String, String)> = sqlx::query_as(
+        "SELECT id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at FROM gate_results g WHERE session_id = ?1 AND id = (SELECT MAX(id) FROM gate_results h WHERE h.session_id = ?1 AND h.gate = g.gate AND h.module_id IS g.module_id) ORDER BY module_id, gate",
     )
     .bind(id.as_str())
     .fetch_all(&ws.pool)
     .await?;
     rows.into_iter()
-        .map(|(id, module, gate, command, status, exit_code, duration_ms, head, tail, at)| {
+        .map(|(id, module, gate, command, source, status, exit_code, duration_ms, head, tail, at)| {
             Ok(GateResultView {
                 id,
                 module,
                 gate,
                 command,
+                source,
                 status: records::parse_enum(&status)?,
                 exit_code,
                 duration_ms,
@@ -393,7 +386,7 @@ pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Vec<GateResul
 }
 
 /// "Check modules": every gate of every module of the session, now.
-pub async fn check_modules(ws: &Workspace, events: &EventBus, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+pub async fn check_modules(ws: &Arc<Workspace>, events: &EventBus, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     if ws.is_running(id.as_str()) {
         return Err(crate::error::ApiError::new(crate::error::ErrorCode::SessionRunning, "check the modules when the session stops"));

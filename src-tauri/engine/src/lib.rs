@@ -7,6 +7,7 @@ pub mod api;
 pub mod chain;
 pub mod checkpoint;
 pub mod delivery;
+pub mod detect;
 pub mod approval;
 pub mod attach;
 pub mod attachments;

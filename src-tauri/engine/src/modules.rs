@@ -18,7 +18,20 @@ pub enum Toolchain {
     Node,
     Rust,
     Python,
+    Go,
     Generic,
+}
+
+impl Toolchain {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Toolchain::Node => "node",
+            Toolchain::Rust => "rust",
+            Toolchain::Python => "python",
+            Toolchain::Go => "go",
+            Toolchain::Generic => "generic",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

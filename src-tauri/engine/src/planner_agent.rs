@@ -83,7 +83,7 @@ pub fn start(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, driver: A
 
 /// Runs the read-only turn; `Err` carries why there is no usable answer.
 async fn ask(ws: &Workspace, id: &SessionId, driver: Arc<dyn Driver>, brief: &str, pgid: Arc<AtomicI32>) -> std::result::Result<Answer, String> {
-    let roles = crate::roles::load(&ws.root).map_err(|e| e.message)?;
+    let roles = ws.roles().map_err(|e| e.message)?;
     let modules: Vec<String> = ws.modules.iter().map(|m| format!("- `{}` in `{}` ({:?})", m.id, m.directory, m.toolchain)).collect();
     let role_ids: Vec<&str> = roles.iter().map(|r| r.id.as_str()).collect();
     let pattern = ws.id_pattern.as_ref().map(|p| format!("A new module's id matches `{}`.", p.as_str())).unwrap_or_default();
@@ -187,7 +187,7 @@ async fn apply(ws: &Workspace, events: &EventBus, id: &SessionId, answer: std::r
         }
     }
     if let Some(role) = answer.role.as_deref() {
-        let roles = crate::roles::load(&ws.root)?;
+        let roles = ws.roles()?;
         match crate::roles::find(&roles, role) {
             Some(r) => {
                 sqlx::query("UPDATE sessions SET pending_role = ? WHERE id = ?").bind(&r.id).bind(id.as_str()).execute(&ws.pool).await?;

@@ -1,18 +1,25 @@
-//! Roles (SPEC §6): the specialists that take turns. Each is a Markdown document with
-//! front matter (`id`, `name`, `allowed_paths`, `handoff`, `gates`, `read_only`) and an
-//! instruction body. The defaults in `src-tauri/engine/roles/` ship inside the binary; a
-//! workspace overrides one by placing a document with the same id in `kiln/roles/`.
+//! Roles (SPEC §6): who takes turns. Each is a Markdown document with front matter
+//! (`id`, `name`, `allowed_paths`, `scope`, `handoff`, `gates`, `read_only`) and an
+//! instruction body. The defaults in `src-tauri/engine/roles/` ship inside the binary: the
+//! direct workflow's `engineer` and the specs workflow's specialists. A workspace adds
+//! roles, or overrides one, by placing a document with that id in `kiln/roles/`; they
+//! take part in either workflow.
 
 use std::path::Path;
 
+use crate::config::Workflow;
 use crate::error::{ApiError, ErrorCode, Result};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Role {
     pub id: String,
     pub name: String,
-    /// Globs relative to the module directory where this role may write.
+    /// Globs where this role may write, relative to the module directory (or to the
+    /// working copy's root when `scope` is `repository`).
     pub allowed_paths: Vec<String>,
+    /// `module` (the default): one turn writes in one module. `repository`: the whole
+    /// working copy is the role's to change.
+    pub scope: Scope,
     /// The roles this one may hand a turn to.
     pub handoff: Vec<String>,
     pub gates: Vec<String>,
@@ -20,17 +27,28 @@ pub struct Role {
     pub instruction: String,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    #[default]
+    Module,
+    Repository,
+}
+
+/// The role that takes every turn of the direct workflow.
+pub const ENGINEER: &str = "engineer";
+
 /// The bundled default documents, by file name. A test checks this list against the
 /// directory, so a document cannot be added or changed without shipping.
 pub const BUNDLED: &[(&str, &str)] = &[
     ("agentic-engineer.md", include_str!("../roles/agentic-engineer.md")),
     ("backend-engineer.md", include_str!("../roles/backend-engineer.md")),
     ("business-manager.md", include_str!("../roles/business-manager.md")),
+    ("engineer.md", include_str!("../roles/engineer.md")),
     ("frontend-engineer.md", include_str!("../roles/frontend-engineer.md")),
     ("ux-designer.md", include_str!("../roles/ux-designer.md")),
 ];
 
-const KEYS: &[&str] = &["id", "name", "allowed_paths", "handoff", "gates", "read_only"];
+const KEYS: &[&str] = &["id", "name", "allowed_paths", "scope", "handoff", "gates", "read_only"];
 
 impl Role {
     /// Parses a role document; `origin` names it in errors.
@@ -64,10 +82,16 @@ impl Role {
             "false" => false,
             other => return Err(invalid(format!("`read_only` must be true or false, not `{other}`"))),
         };
+        let scope = match fields.get("scope").map(String::as_str) {
+            None | Some("module") => Scope::Module,
+            Some("repository") => Scope::Repository,
+            Some(other) => return Err(invalid(format!("`scope` must be module or repository, not `{other}`"))),
+        };
         let role = Role {
             id: text_field("id")?,
             name: text_field("name")?,
             allowed_paths: list("allowed_paths")?,
+            scope,
             handoff: list("handoff")?,
             gates: list("gates")?,
             read_only,
@@ -80,10 +104,28 @@ impl Role {
     }
 }
 
-/// The roles in force for a workspace: the bundled defaults, each replaced by a
-/// document of the same id in `<root>/kiln/roles/`, in a stable order.
-pub fn load(root: &Path) -> Result<Vec<Role>> {
+/// The roles in force for a workspace in `workflow`: the direct workflow's `engineer`
+/// or the specs workflow's specialists, and the workspace's own documents in
+/// `<root>/kiln/roles/` (each replacing a bundled role of the same id), in a stable order.
+pub fn load(root: &Path, workflow: Workflow) -> Result<Vec<Role>> {
+    let (all, own) = load_all(root)?;
+    Ok(all
+        .into_iter()
+        .filter(|r| {
+            own.contains(&r.id)
+                || match workflow {
+                    Workflow::Direct => r.id == ENGINEER,
+                    Workflow::Specs => r.id != ENGINEER,
+                }
+        })
+        .collect())
+}
+
+/// Every bundled role and the workspace's own, checked together (a workspace role may
+/// hand off to any bundled one), with the ids the workspace defines.
+fn load_all(root: &Path) -> Result<(Vec<Role>, Vec<String>)> {
     let mut roles: Vec<Role> = BUNDLED.iter().map(|(name, text)| Role::parse(text, name)).collect::<Result<_>>()?;
+    let mut own = Vec::new();
     let dir = root.join("kiln").join("roles");
     if let Ok(entries) = std::fs::read_dir(&dir) {
         let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect();
@@ -91,6 +133,7 @@ pub fn load(root: &Path) -> Result<Vec<Role>> {
         for path in paths {
             let text = std::fs::read_to_string(&path)?;
             let role = Role::parse(&text, &path.display().to_string())?;
+            own.push(role.id.clone());
             match roles.iter_mut().find(|r| r.id == role.id) {
                 Some(slot) => *slot = role,
                 None => roles.push(role),
@@ -107,7 +150,7 @@ pub fn load(root: &Path) -> Result<Vec<Role>> {
             }
         }
     }
-    Ok(roles)
+    Ok((roles, own))
 }
 
 /// Finds a role by id or display name, forgiving case (`Frontend Engineer`, `frontend-engineer`).

@@ -114,8 +114,29 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
         Some(driver) => crate::planner_agent::start(ws.clone(), events.clone(), id.clone(), driver, brief.to_string(), args.title.as_deref().is_some_and(|t| !t.trim().is_empty())),
         None => records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?,
     }
-    if let Some(setup) = ws.config.session.setup.clone().filter(|s| !s.trim().is_empty()) {
-        start_setup(ws.clone(), events.clone(), id.clone(), setup).await?;
+    // The install step: kiln.toml's, else the one detected from the repository's own
+    // tooling, so the agent can run the tests during its turn.
+    let workdir = ws.session_workdir(&id);
+    let detected = crate::detect::setup(&workdir, &ws.config, &ws.modules);
+    if let Some(setup) = detected {
+        let missing = if ws.config.session.setup.is_some() {
+            None
+        } else {
+            crate::detect::toolchains::blocking(&crate::detect::toolchains::check(&workdir, &ws.modules))
+        };
+        match missing {
+            None => start_setup(ws.clone(), events.clone(), id.clone(), setup.command, setup.source).await?,
+            Some(message) => {
+                let text = format!("**dependencies** failed: {message} [{}]. Install it, then send a message to go on.", ErrorCode::ToolchainMissing.as_str());
+                records::insert_gate_result(
+                    &ws.pool,
+                    GateRecord { session: id.as_str(), module: None, gate: "dependencies", command: &setup.command, source: &setup.source, status: "failed", exit_code: None, duration_ms: 0, head: &message, tail: "", at: &now() },
+                )
+                .await?;
+                record(ws, events, &id, EntryKind::Gate, None, &text).await?;
+                records::set_setup(&ws.pool, id.as_str(), SetupState::Failed, &now()).await?;
+            }
+        }
     }
     publish(ws, events, &id).await
 }
@@ -172,16 +193,19 @@ fn copy_session_files(ws: &Workspace, workdir: &std::path::Path) {
     }
 }
 
-async fn start_setup(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, command: String) -> Result<()> {
+async fn start_setup(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, command: String, source: String) -> Result<()> {
     records::set_setup(&ws.pool, id.as_str(), SetupState::Running, &now()).await?;
     // Marked running before the task starts, so a delete issued right now is refused.
     ws.running.lock().unwrap().insert(id.to_string(), crate::process::Running { pgid: 0 });
-    record(&ws, &events, &id, EntryKind::System, None, &format!("Installing dependencies: `{command}`")).await?;
+    record(&ws, &events, &id, EntryKind::System, None, &format!("Installing dependencies: `{command}` (from {source})")).await?;
     tokio::spawn(async move {
         let dir = ws.session_workdir(&id);
         let ws_for_start = ws.clone();
         let key = id.to_string();
-        let outcome = crate::process::run(&command, &dir, &[], SETUP_TIMEOUT, move |running| {
+        // Go keeps to the toolchain installed here; corepack fetches a package manager
+        // without asking (there is no one to answer).
+        let env = [("GOTOOLCHAIN", "local"), ("COREPACK_ENABLE_DOWNLOAD_PROMPT", "0")].map(|(k, v)| (k.to_string(), v.to_string()));
+        let outcome = crate::process::run(&command, &dir, &env, SETUP_TIMEOUT, move |running| {
             let mut map = ws_for_start.running.lock().unwrap();
             match map.get_mut(&key) {
                 Some(slot) => *slot = running,
@@ -191,7 +215,7 @@ async fn start_setup(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, c
         })
         .await;
         let was_stopped = ws.running.lock().unwrap().remove(id.as_str()).is_none();
-        if let Err(e) = finish_setup(&ws, &events, &id, &command, outcome, was_stopped).await {
+        if let Err(e) = finish_setup(&ws, &events, &id, &command, &source, outcome, was_stopped).await {
             tracing::error!("recording the setup of {id}: {e}");
         }
     });
@@ -203,6 +227,7 @@ async fn finish_setup(
     events: &EventBus,
     id: &SessionId,
     command: &str,
+    source: &str,
     outcome: std::io::Result<crate::process::Outcome>,
     was_stopped: bool,
 ) -> Result<()> {
@@ -235,7 +260,7 @@ async fn finish_setup(
     let status = if passed { "passed" } else { "failed" };
     records::insert_gate_result(
         &ws.pool,
-        GateRecord { session: id.as_str(), module: None, gate: "dependencies", command, status, exit_code, duration_ms, head: &head, tail: &tail, at: &at },
+        GateRecord { session: id.as_str(), module: None, gate: "dependencies", command, source, status, exit_code, duration_ms, head: &head, tail: &tail, at: &at },
     )
     .await?;
     record(ws, events, id, EntryKind::Gate, None, &text).await?;
@@ -302,17 +327,23 @@ pub async fn add_module(ws: &Workspace, events: &EventBus, args: AddModuleArgs) 
         return Err(ApiError::new(ErrorCode::ModuleAlreadyInSession, format!("`{}` is already in this session", module.id)));
     }
     let (sequence, _) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
+    join(ws, events, &id, module, sequence, "").await?;
+    publish(ws, events, &id).await
+}
+
+/// Records `module` as part of the session from checkpoint `base` on, with a note.
+pub(crate) async fn join(ws: &Workspace, events: &EventBus, id: &SessionId, module: &crate::modules::ModuleInfo, base: i64, why: &str) -> Result<()> {
     let joined = SessionModule {
         id: module.id.clone(),
         directory: module.directory.clone(),
         kind: ModuleChange::Edit,
         joined_at: now(),
-        base_sequence: sequence,
+        base_sequence: base,
     };
     records::add_module(&ws.pool, id.as_str(), &joined).await?;
-    let text = format!("Added module `{}` ({}); its base is checkpoint {sequence}.", module.id, module.directory);
-    record(ws, events, &id, EntryKind::System, Some(&module.id), &text).await?;
-    publish(ws, events, &id).await
+    let text = format!("Added module `{}` ({}){why}; its base is checkpoint {base}.", module.id, module.directory);
+    record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
+    Ok(())
 }
 
 pub(crate) fn refuse_closed(session: &SessionView) -> Result<()> {

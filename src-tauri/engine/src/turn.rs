@@ -197,7 +197,12 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
         let confined = {
             let _guard = ws.store_lock.lock().await;
             ws.open_store().and_then(|store| {
-                crate::confine::put_back_outside(&store, &workdir, before, after, &plan.module.directory, &plan.role.allowed_paths)
+                // A repository-wide role's paths are relative to the working copy's root.
+                let scope = match plan.role.scope {
+                    crate::roles::Scope::Repository => ".",
+                    crate::roles::Scope::Module => plan.module.directory.as_str(),
+                };
+                crate::confine::put_back_outside(&store, &workdir, before, after, scope, &plan.role.allowed_paths)
             })
         };
         match confined {

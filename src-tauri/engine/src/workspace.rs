@@ -109,6 +109,11 @@ impl Workspace {
             name: self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             is_git: self.git.is_some(),
             config_path: self.config_path.as_ref().map(|p| p.display().to_string()),
+            workflow: self.config.workflow(),
+            roles: self
+                .roles()
+                .map(|roles| roles.into_iter().map(|r| crate::api::types::RoleSummary { id: r.id, name: r.name }).collect())
+                .unwrap_or_default(),
             id_pattern: self.config.modules.id_pattern.clone(),
             modules: self.modules.clone(),
         }
@@ -137,6 +142,11 @@ impl Workspace {
 
     pub fn open_store(&self) -> Result<git2::Repository> {
         crate::snapshot::open_store(&self.store_path(), self.git.as_ref().map(|g| g.objects.as_path()))
+    }
+
+    /// The roles of this workspace's workflow, its own documents included.
+    pub fn roles(&self) -> Result<Vec<crate::roles::Role>> {
+        crate::roles::load(&self.root, self.config.workflow())
     }
 
     pub fn module(&self, id: &str) -> Option<&ModuleInfo> {

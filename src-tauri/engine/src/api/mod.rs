@@ -54,6 +54,8 @@ macro_rules! for_each_operation {
             plan_delivery(PlanDeliveryArgs) -> DeliveryPlan;
             deliver(DeliverArgs) -> DeliveryRun;
             get_delivery(SessionIdArgs) -> Option<DeliveryRun>;
+            detect_workspace(EmptyArgs) -> DetectionView;
+            save_config(SaveConfigArgs) -> DetectionView;
         }
     };
 }
@@ -322,7 +324,7 @@ impl Engine {
     }
 
     pub async fn check_modules(&self, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
-        crate::gates::check_modules(&*self.workspace()?, &self.events, args).await
+        crate::gates::check_modules(&self.workspace()?, &self.events, args).await
     }
 
     pub async fn get_spec(&self, args: ModuleArgs) -> Result<SpecView> {
@@ -354,5 +356,40 @@ impl Engine {
 
     pub async fn update_settings(&self, args: UpdateSettingsArgs) -> Result<SettingsView> {
         crate::settings::update(&*self.workspace()?, args).await
+    }
+
+    /// What Kiln detects in the open workspace's own tooling: modules, toolchains, the
+    /// setup step and every gate's command with its source, and the same as kiln.toml.
+    pub async fn detect_workspace(&self, _: EmptyArgs) -> Result<DetectionView> {
+        let ws = self.workspace()?;
+        tokio::task::spawn_blocking(move || crate::detect::view(&ws)).await.map_err(|e| ApiError::internal("detecting", e))?
+    }
+
+    /// Saves the set-up as `kiln.toml` and reopens the workspace with it. Refused while
+    /// anything of the workspace runs: its turns, setups and gates would lose their
+    /// configuration mid-way.
+    pub async fn save_config(&self, args: SaveConfigArgs) -> Result<DetectionView> {
+        if self.options.mode == ServeMode::SelfHosted {
+            return Err(ApiError::new(ErrorCode::NotAllowedInMode, "a self-hosted server's kiln.toml is changed on the server, not over HTTP"));
+        }
+        let ws = self.workspace()?;
+        let busy = !ws.turns.lock().unwrap().is_empty()
+            || !ws.running.lock().unwrap().is_empty()
+            || !ws.planning.lock().unwrap().is_empty()
+            || !ws.queued.lock().unwrap().is_empty();
+        if busy {
+            return Err(ApiError::new(ErrorCode::SessionRunning, "a session is running: save the set-up when it has stopped"));
+        }
+        crate::detect::save(&ws, &args)?;
+        crate::preview::stop_all(&ws, &self.events).await;
+        let root = ws.root.display().to_string();
+        drop(ws);
+        let mut reopened = Workspace::open(&root).await?;
+        reopened.mode = self.options.mode;
+        let view = reopened.view();
+        *self.workspace.write().unwrap() = Some(Arc::new(reopened));
+        self.events.emit(EventBody::Workspace { workspace: view });
+        let ws = self.workspace()?;
+        tokio::task::spawn_blocking(move || crate::detect::view(&ws)).await.map_err(|e| ApiError::internal("detecting", e))?
     }
 }

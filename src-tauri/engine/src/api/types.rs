@@ -8,7 +8,97 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 pub use crate::error::{ApiError, ErrorCode};
+pub use crate::config::Workflow;
 pub use crate::modules::{ModuleInfo, Toolchain};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RoleSummary {
+    pub id: String,
+    pub name: String,
+}
+
+/// What Kiln found in a workspace's own tooling (SPEC §10): shown the first time a
+/// workspace is opened, printed by `kiln detect`, saved as `kiln.toml` on request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DetectionView {
+    pub root: String,
+    /// The workspace's `kiln.toml`, when it has one.
+    pub config_path: Option<String>,
+    pub workflow: Workflow,
+    pub modules: Vec<DetectedModule>,
+    pub toolchains: Vec<ToolchainCheck>,
+    /// The install step run after a session's working copy is made.
+    pub setup: Option<DetectedCommand>,
+    /// The same, as the `kiln.toml` that "Save as kiln.toml" writes.
+    pub toml: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DetectedModule {
+    pub id: String,
+    pub directory: String,
+    pub toolchain: Toolchain,
+    pub gates: Vec<DetectedGate>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DetectedGate {
+    /// `dependencies`, `typecheck`, `tests`, `format` or `lint`.
+    pub gate: String,
+    /// `None`: not configured (never a blocker).
+    pub command: Option<String>,
+    /// Where the command came from, or why there is none.
+    pub source: String,
+    /// For a gate with no command: what would give it one.
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DetectedCommand {
+    pub command: String,
+    pub source: String,
+}
+
+/// A toolchain the workspace needs and what this machine has.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolchainCheck {
+    /// The command: `node`, `pnpm`, `cargo`, `python3`, `uv`, `go`, `make`…
+    pub name: String,
+    /// The version this machine has, `None` when it is missing.
+    pub found: Option<String>,
+    /// The version the repository asks for (`go 1.23` in go.mod, `engines.node`…).
+    pub required: Option<String>,
+    pub ok: bool,
+    /// What to install, when not ok.
+    pub message: Option<String>,
+}
+
+/// "Save as kiln.toml": the set-up as the operator edited it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SaveConfigArgs {
+    pub workflow: Workflow,
+    /// The install step; empty for none.
+    pub setup: Option<String>,
+    pub modules: Vec<SaveModuleGates>,
+    /// Replace an existing `kiln.toml` (otherwise `CONFIG_EXISTS`).
+    #[serde(default)]
+    pub replace: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SaveModuleGates {
+    pub id: String,
+    /// Gate name to command; an empty command is written as off (not configured).
+    pub gates: BTreeMap<String, String>,
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -17,6 +107,11 @@ pub struct WorkspaceView {
     pub name: String,
     pub is_git: bool,
     pub config_path: Option<String>,
+    /// `direct` unless the workspace's `kiln.toml` chooses `specs`.
+    pub workflow: Workflow,
+    /// The roles the composer's picker offers: `engineer` and the workspace's own in
+    /// the direct workflow, the specialists in specs.
+    pub roles: Vec<RoleSummary>,
     pub id_pattern: Option<String>,
     pub modules: Vec<ModuleInfo>,
 }
@@ -252,12 +347,17 @@ pub struct TargetOption {
     pub reason: Option<String>,
 }
 
-/// What delivering does to one module.
+/// What delivering does to one module, or to the files outside every module (direct workflow).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PlannedModule {
+    /// The module's id; `(repository)` (`OUTSIDE_MODULES_ID`) for the files outside every module.
     pub module_id: String,
+    /// Empty for the files outside every module.
     pub directory: String,
+    /// A module of the session, a changed module not in it, or the files outside every
+    /// module (direct workflow), as the diff groups them.
+    pub group: DiffGroup,
     pub kind: ModuleChange,
     /// Files the session added (workspace-relative).
     pub added: Vec<String>,
@@ -682,12 +782,39 @@ pub struct FileDiff {
     pub hunks: Vec<Hunk>,
 }
 
-/// A module's changes against its base (checkpoint 0, or its state when it joined).
+/// The id of the diff group (and plan group) of the files in no module (direct workflow):
+/// no module id can be it, since npm, Cargo, Python and Go package names never hold `(`.
+pub const OUTSIDE_MODULES_ID: &str = "(repository)";
+
+/// What a group of the session diff holds (SPEC §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiffGroup {
+    /// A module of the session, against its base.
+    Module,
+    /// Direct workflow: a module of the workspace the session has not taken in, whose files
+    /// changed anyway (the engineer may write anywhere), against checkpoint 0. Its own group,
+    /// so it reads as that module's change; delivering it needs the module in the session
+    /// (its gates and review), which the plan says.
+    OtherModule,
+    /// Direct workflow: changed files in no module of the workspace (a root lockfile,
+    /// `CHANGELOG.md`, `.github/…`), against checkpoint 0. `module_id` is
+    /// [`OUTSIDE_MODULES_ID`], `directory` is empty; shown as "Repository root (outside
+    /// every module)". Only present when such files changed.
+    Outside,
+}
+
+/// A group of the session's changes: a module's against its base (checkpoint 0, or its
+/// state when it joined), or, in the direct workflow, a changed module not in the session
+/// or the files outside every module (see [`DiffGroup`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ModuleDiff {
+    /// The module's id; `(repository)` (`OUTSIDE_MODULES_ID`) for the files outside every module.
     pub module_id: String,
+    /// The module's directory; empty for the files outside every module.
     pub directory: String,
+    pub group: DiffGroup,
     pub base_sequence: i64,
     pub files: Vec<FileDiff>,
 }
@@ -703,7 +830,10 @@ pub struct DiffView {
 pub enum GateStatus {
     Passed,
     Failed,
+    /// It has a command and did not run: not success, it blocks delivery.
     Skipped,
+    /// No command applies (none detected, none configured): shown with a hint, never a blocker.
+    NotConfigured,
 }
 
 /// One gate's latest result. `skipped` is never success.
@@ -715,6 +845,9 @@ pub struct GateResultView {
     pub gate: String,
     pub command: String,
     pub status: GateStatus,
+    /// Where the command came from: `kiln.toml`, or what Kiln detected it from
+    /// (`package.json scripts.test`, `vitest.config.ts at the root`, …).
+    pub source: String,
     pub exit_code: Option<i64>,
     pub duration_ms: i64,
     pub output_head: String,
@@ -924,9 +1057,19 @@ pub fn typescript() -> String {
         DiffLine::decl(&cfg),
         Hunk::decl(&cfg),
         FileDiff::decl(&cfg),
+        DiffGroup::decl(&cfg),
         ModuleDiff::decl(&cfg),
         DiffView::decl(&cfg),
         GateStatus::decl(&cfg),
+        Workflow::decl(&cfg),
+        RoleSummary::decl(&cfg),
+        DetectionView::decl(&cfg),
+        DetectedModule::decl(&cfg),
+        DetectedGate::decl(&cfg),
+        DetectedCommand::decl(&cfg),
+        ToolchainCheck::decl(&cfg),
+        SaveConfigArgs::decl(&cfg),
+        SaveModuleGates::decl(&cfg),
         GateResultView::decl(&cfg),
         RestoreCheckpointArgs::decl(&cfg),
         ModuleArgs::decl(&cfg),

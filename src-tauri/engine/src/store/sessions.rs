@@ -276,6 +276,8 @@ pub struct GateRecord<'a> {
     pub module: Option<&'a str>,
     pub gate: &'a str,
     pub command: &'a str,
+    /// Where the command came from; empty for Kiln's own checks and the setup step.
+    pub source: &'a str,
     pub status: &'a str,
     pub exit_code: Option<i32>,
     pub duration_ms: i64,
@@ -286,12 +288,13 @@ pub struct GateRecord<'a> {
 
 pub async fn insert_gate_result(pool: &SqlitePool, g: GateRecord<'_>) -> Result<()> {
     sqlx::query(
-        "INSERT INTO gate_results (session_id, module_id, gate, command, status, exit_code, duration_ms, output_head, output_tail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO gate_results (session_id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(g.session)
     .bind(g.module)
     .bind(g.gate)
     .bind(g.command)
+    .bind(g.source)
     .bind(g.status)
     .bind(g.exit_code)
     .bind(g.duration_ms)

@@ -1,0 +1,150 @@
+//! The toolchains a workspace needs and what this machine has: each module's runtime
+//! and package manager, its version (`node --version`, `go version`…) and the version
+//! the repository asks for (`go 1.23` in go.mod, `rust-version`, `requires-python`,
+//! `engines.node`). A missing or too old one is named with what to install.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::others::{py_manager, PyManager};
+use super::{node, Repo};
+use crate::api::types::ToolchainCheck;
+use crate::modules::{ModuleInfo, Toolchain};
+
+/// Every toolchain the modules need, once each, in the modules' order.
+pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
+    let mut out: Vec<ToolchainCheck> = Vec::new();
+    let mut add = |check: ToolchainCheck| {
+        if !out.iter().any(|c| c.name == check.name) {
+            out.push(check);
+        }
+    };
+    for module in modules {
+        let repo = Repo { root, dir: root.join(&module.directory), module };
+        match module.toolchain {
+            Toolchain::Node => {
+                let engines = read_json(&repo.dir.join("package.json")).or_else(|| read_json(&root.join("package.json")));
+                let wanted = engines.as_ref().and_then(|p| p["engines"]["node"].as_str().map(str::to_string));
+                add(tool("node", &["--version"], wanted, "Node.js (https://nodejs.org, or your distribution's nodejs package)"));
+                match node::manager(&repo).manager {
+                    node::Manager::Pnpm | node::Manager::Yarn => {
+                        add(tool("corepack", &["--version"], None, "corepack (it ships with Node.js 16.9 and later; `npm install -g corepack`)"))
+                    }
+                    node::Manager::Bun => add(tool("bun", &["--version"], None, "bun (https://bun.sh)")),
+                    node::Manager::Npm => add(tool("npm", &["--version"], None, "npm (it ships with Node.js)")),
+                }
+            }
+            Toolchain::Rust => {
+                let manifest = std::fs::read_to_string(repo.dir.join("Cargo.toml")).unwrap_or_default();
+                let wanted = toml_string(&manifest, "rust-version");
+                add(tool("cargo", &["--version"], wanted, "the Rust toolchain (https://rustup.rs)"));
+            }
+            Toolchain::Python => {
+                let pyproject = std::fs::read_to_string(repo.dir.join("pyproject.toml")).unwrap_or_default();
+                let wanted = toml_string(&pyproject, "requires-python");
+                add(tool("python3", &["--version"], wanted, "Python 3 with venv (your distribution's python3 and python3-venv)"));
+                match py_manager(&repo).0 {
+                    PyManager::Uv => add(tool("uv", &["--version"], None, "uv (https://docs.astral.sh/uv/)")),
+                    PyManager::Poetry => add(tool("poetry", &["--version"], None, "Poetry (https://python-poetry.org)")),
+                    PyManager::Pip => {}
+                }
+            }
+            Toolchain::Go => {
+                let go_mod = std::fs::read_to_string(repo.dir.join("go.mod")).unwrap_or_default();
+                let wanted = go_mod.lines().find_map(|l| l.trim().strip_prefix("go ").map(|v| v.trim().to_string()));
+                add(tool("go", &["version"], wanted, "Go (https://go.dev/dl, or your distribution's golang-go)"));
+            }
+            Toolchain::Generic => {}
+        }
+        if ["Makefile", "makefile", "GNUmakefile"].iter().any(|f| repo.dir.join(f).is_file() || root.join(f).is_file()) {
+            add(tool("make", &["--version"], None, "make (your distribution's make or build-essential)"));
+        }
+    }
+    out
+}
+
+/// The first toolchain that stops a session's setup, as a sentence naming what to install.
+pub fn blocking(checks: &[ToolchainCheck]) -> Option<String> {
+    checks.iter().find(|c| !c.ok).and_then(|c| c.message.clone())
+}
+
+fn read_json(path: &Path) -> Option<serde_json::Value> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+/// `key = "value"` anywhere in a TOML text (the sections differ between tools).
+fn toml_string(text: &str, key: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        (k.trim() == key).then(|| v.trim().trim_matches(['"', '\'']).to_string())
+    })
+}
+
+fn tool(name: &str, args: &[&str], wanted: Option<String>, install: &str) -> ToolchainCheck {
+    let output = Command::new(name).args(args).env("GOTOOLCHAIN", "local").output();
+    let found = output.ok().filter(|o| o.status.success()).map(|o| {
+        let text = String::from_utf8_lossy(if o.stdout.is_empty() { &o.stderr } else { &o.stdout }).into_owned();
+        version_in(&text).unwrap_or_else(|| text.lines().next().unwrap_or_default().trim().to_string())
+    });
+    let (ok, message) = match (&found, &wanted) {
+        (None, _) => (false, Some(format!("`{name}` is not installed: install {install}"))),
+        (Some(have), Some(want)) if !satisfies(have, want) => {
+            (false, Some(format!("the repository asks for {name} {want} and this machine has {have}: install {install}")))
+        }
+        _ => (true, None),
+    };
+    ToolchainCheck { name: name.into(), found, required: wanted, ok, message }
+}
+
+/// The first dotted version number in a tool's output (`go1.19.8` → `1.19.8`).
+fn version_in(text: &str) -> Option<String> {
+    let re = regex::Regex::new(r"(\d+)\.(\d+)(\.\d+)?").unwrap();
+    re.find(text).map(|m| m.as_str().to_string())
+}
+
+fn numbers(version: &str) -> Vec<u64> {
+    version.split(['.', '-', '+']).map_while(|p| p.parse().ok()).collect()
+}
+
+/// Whether `have` meets a simple requirement: a bare version or `>=x.y` is a minimum;
+/// `^x`/`~x`/`x.*` need the same major; anything more complex is taken as met.
+pub fn satisfies(have: &str, wanted: &str) -> bool {
+    let have = numbers(have);
+    let wanted = wanted.trim();
+    if wanted.contains([',', '|', '<', ' ']) && !wanted.starts_with(">=") {
+        return true;
+    }
+    let (minimum, same_major) = if let Some(v) = wanted.strip_prefix(">=") {
+        (v.split([',', ' ']).next().unwrap_or(v), false)
+    } else if let Some(v) = wanted.strip_prefix('^').or_else(|| wanted.strip_prefix('~')) {
+        (v, true)
+    } else {
+        (wanted.trim_start_matches(['v', '=']), false)
+    };
+    let want = numbers(minimum.trim());
+    if want.is_empty() {
+        return true;
+    }
+    if same_major && have.first() != want.first() {
+        return false;
+    }
+    let pad = |v: &[u64]| (0..3).map(|i| v.get(i).copied().unwrap_or(0)).collect::<Vec<_>>();
+    pad(&have) >= pad(&want)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{satisfies, version_in};
+
+    #[test]
+    fn versions() {
+        assert_eq!(version_in("go version go1.19.8 linux/amd64").as_deref(), Some("1.19.8"));
+        assert!(!satisfies("1.19.8", "1.23"));
+        assert!(satisfies("1.23.0", "1.23"));
+        assert!(satisfies("3.11.7", ">=3.9"));
+        assert!(!satisfies("3.8.1", ">=3.9"));
+        assert!(satisfies("20.20.2", ">=20.19"));
+        assert!(!satisfies("18.1.0", "^20"));
+        assert!(satisfies("1.95.0", "1.70"));
+    }
+}
