@@ -1,6 +1,7 @@
 //! The command line: `kiln` opens the desktop app, `kiln serve` serves it over HTTP,
 //! `kiln session …` lists and tidies sessions (a dry run unless `--apply`), `kiln
-//! token …` makes, lists and revokes the access tokens a self-hosted server admits.
+//! token …` makes, lists and revokes the access tokens a self-hosted server admits,
+//! `kiln health` says which agent CLIs are found and whether commands are confined.
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -55,6 +56,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Say what this machine offers: each agent CLI found (path and version) and
+    /// whether the commands agents run are confined by the OS here.
+    Health,
     /// List and tidy the sessions of a workspace.
     Session {
         /// The workspace (default: the current directory).
@@ -144,6 +148,50 @@ async fn token_action(action: TokenAction) -> kiln_engine::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Runs `kiln health`: one line per agent CLI and one for the confinement; exit code 0.
+pub fn health() -> i32 {
+    println!("kiln {}", env!("CARGO_PKG_VERSION"));
+    for name in ["claude", "codex"] {
+        match kiln_engine::drivers::discover::find(name, None) {
+            Ok(path) => match cli_version(&path) {
+                Some(version) => println!("{name}: {} ({version})", path.display()),
+                None => println!("{name}: {}", path.display()),
+            },
+            Err(e) => println!("{name}: {}", e.message),
+        }
+    }
+    let support = kiln_engine::sandbox::support();
+    let how = match support.abi {
+        Some(abi) => format!("{} (ABI {abi}, {})", support.mechanism, support.enforcement.as_str()),
+        None => support.mechanism.to_string(),
+    };
+    println!("confinement: {how}: {}", support.detail);
+    0
+}
+
+/// The first line `<binary> --version` prints, if it answers within a few seconds.
+fn cli_version(binary: &std::path::Path) -> Option<String> {
+    let mut child = std::process::Command::new(binary)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().ok()?.is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
+    out.lines().next().map(|l| l.trim().to_string()).filter(|l| !l.is_empty())
 }
 
 /// Runs `kiln detect`; returns the process exit code.

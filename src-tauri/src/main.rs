@@ -24,6 +24,7 @@ fn main() {
         Some(Command::Token { action }) => std::process::exit(kiln_app::cli::token(action)),
         Some(Command::Session { workspace, action }) => std::process::exit(kiln_app::cli::session(workspace, action)),
         Some(Command::Detect { workspace, json }) => std::process::exit(kiln_app::cli::detect(workspace, json)),
+        Some(Command::Health) => std::process::exit(kiln_app::cli::health()),
     };
     if let Err(e) = result {
         eprintln!("kiln: {e}");

@@ -30,6 +30,7 @@ pub mod process;
 pub mod review;
 pub mod roles;
 pub mod routing;
+pub mod sandbox;
 pub mod secrets;
 pub mod session;
 pub mod settings;

@@ -1,6 +1,7 @@
-//! Commands Kiln runs for a session (setup now; gates later): `sh -c` in the session's
-//! working copy, in their own process group so a stop or a timeout kills everything
-//! they started, with their combined output kept as head and tail.
+//! Commands Kiln runs for a session (setup, gates, and the tool loop's `run_command`):
+//! `sh -c` in the session's working copy, in their own process group so a stop or a
+//! timeout kills everything they started, with their combined output kept as head and
+//! tail. Only an agent's commands are confined (`run_confined`, see `crate::sandbox`).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -103,6 +104,32 @@ pub async fn run_in(
     timeout: Duration,
     on_start: impl FnOnce(Running),
 ) -> std::io::Result<Outcome> {
+    run_with(command, dir, env, timeout, None, on_start).await
+}
+
+/// Like `run`, confined by `confinement` (a command an agent asked for: Kiln's own tool
+/// loop's `run_command`). The ruleset is made before the command starts; when it cannot
+/// be made the command does not run.
+pub async fn run_confined(
+    command: &str,
+    dir: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+    confinement: &crate::sandbox::Confinement,
+    on_start: impl FnOnce(Running),
+) -> std::io::Result<Outcome> {
+    let prepared = confinement.prepare()?;
+    run_with(command, dir, Environment::Inherit(env), timeout, Some(&prepared), on_start).await
+}
+
+async fn run_with(
+    command: &str,
+    dir: &Path,
+    env: Environment<'_>,
+    timeout: Duration,
+    confinement: Option<&crate::sandbox::Prepared>,
+    on_start: impl FnOnce(Running),
+) -> std::io::Result<Outcome> {
     let started = Instant::now();
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(command).current_dir(dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -115,7 +142,10 @@ pub async fn run_in(
     };
     cmd.envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     cmd.process_group(0).kill_on_drop(true);
-    let mut child = cmd.spawn()?;
+    let mut child = match confinement {
+        Some(prepared) => prepared.spawn(&mut cmd)?,
+        None => cmd.spawn()?,
+    };
     let pgid = child.id().map(|p| p as i32).unwrap_or(0);
     on_start(Running { pgid });
 

@@ -5,10 +5,13 @@
 //! the same request, and only fingerprints leave the engine. The delivery provider's
 //! token works the same way, bound to its API root. A self-hosted server
 //! offers bring-your-own-key drivers only, so binary paths are neither shown nor set.
+//! The command policy says which commands agents may run ("commands in the working
+//! copy", the default, or "no commands"); the view also says how those commands are
+//! confined on this machine (`crate::sandbox`).
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::types::{DeliverySettingsView, DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs};
+use crate::api::types::{CommandPolicy, ConfinementView, DeliverySettingsView, DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs};
 use crate::drivers::registry::{self, DRIVERS};
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::secrets::{fingerprint, Sealer};
@@ -22,6 +25,8 @@ pub const OPENAI_BASE_URL: &str = "driver.openai.base_url";
 pub const OPENAI_MODEL: &str = "driver.openai.model";
 pub const OPENAI_KEY: &str = "driver.openai.key";
 pub const PLANNER_AGENT: &str = "planner.agent";
+/// `workdir` or `none`; unset is `workdir`.
+pub const COMMANDS: &str = "agent.commands";
 pub const BRIDGE_URL: &str = "bridge.url";
 pub const BRIDGE_TOKEN: &str = "bridge.token";
 pub const DELIVERY_REPOSITORY: &str = "delivery.repository";
@@ -67,6 +72,37 @@ async fn store_bound(ws: &Workspace, key: &str, url: &str, secret: &str) -> Resu
 /// Whether the planner agent runs for new sessions (on unless turned off).
 pub async fn planner_agent(ws: &Workspace) -> Result<bool> {
     Ok(get_setting(&ws.pool, PLANNER_AGENT).await?.as_deref() != Some("off"))
+}
+
+/// Which commands agents may run: "commands in the working copy" unless set to none.
+pub async fn command_policy(ws: &Workspace) -> Result<CommandPolicy> {
+    Ok(match get_setting(&ws.pool, COMMANDS).await?.as_deref() {
+        Some("none") => CommandPolicy::None,
+        _ => CommandPolicy::Workdir,
+    })
+}
+
+fn parse_command_policy(value: &str) -> Result<CommandPolicy> {
+    match value {
+        "workdir" => Ok(CommandPolicy::Workdir),
+        "none" => Ok(CommandPolicy::None),
+        other => Err(ApiError::invalid(format!(
+            "the command policy is `workdir` (commands in the working copy) or `none` (no commands), not `{}`",
+            other.chars().take(40).collect::<String>()
+        ))),
+    }
+}
+
+/// How the commands agents run are confined here.
+pub fn confinement() -> ConfinementView {
+    let support = crate::sandbox::support();
+    ConfinementView {
+        available: support.available,
+        mechanism: support.mechanism.into(),
+        abi: support.abi,
+        enforcement: support.enforcement.as_str().into(),
+        detail: support.detail,
+    }
 }
 
 /// The OpenAI-compatible key, opened, when it was given for the endpoint now set.
@@ -134,6 +170,8 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
     let bridge_url = bridge_url(ws).await?;
     Ok(SettingsView {
         default_driver: default_driver.unwrap_or_else(|| registry::default_driver(ws.mode).into()),
+        command_policy: command_policy(ws).await?,
+        confinement: confinement(),
         drivers,
         claude_path,
         codex_path,
@@ -175,6 +213,12 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
             return Err(registry::not_offered(&driver));
         }
     }
+    // "" puts back the default, like clearing any other setting.
+    let commands = match clean(&args.command_policy) {
+        Some(policy) if policy.is_empty() => Some(CommandPolicy::Workdir),
+        Some(policy) => Some(parse_command_policy(&policy)?),
+        None => None,
+    };
     if ws.mode == ServeMode::SelfHosted && (args.claude_path.is_some() || args.codex_path.is_some()) {
         return Err(ApiError::new(ErrorCode::NotAllowedInMode, "a self-hosted server runs no local agent binaries"));
     }
@@ -264,6 +308,9 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
     set(DEFAULT, clean(&args.default_driver)).await?;
     if let Some(on) = args.planner_agent {
         set_setting(&ws.pool, PLANNER_AGENT, Some(if on { "on" } else { "off" })).await?;
+    }
+    if let Some(policy) = commands {
+        set_setting(&ws.pool, COMMANDS, Some(if policy == CommandPolicy::None { "none" } else { "workdir" })).await?;
     }
     set(CLAUDE_PATH, clean(&args.claude_path)).await?;
     set(CODEX_PATH, clean(&args.codex_path)).await?;

@@ -3,8 +3,11 @@
 //! server on 127.0.0.1. The parser tests read captured output; these prove what only a
 //! live CLI can: that it accepts the command line Kiln builds, that a scripted tool call
 //! really changes the session's working copy, that a resumed turn continues the same
-//! conversation, that Kiln's instructions reach the model, and that a provider error
-//! ends the turn as an error carrying the provider's message.
+//! conversation, that Kiln's instructions reach the model, that a provider error
+//! ends the turn as an error carrying the provider's message, and that the command
+//! policy and the OS confinement hold: a command in the working copy runs without
+//! asking, one writing elsewhere is refused by the kernel, and with "no commands" the
+//! shell tool is gone.
 //!
 //! A CLI run here must reach nothing but the scripted server, so every test is ignored by
 //! default and, when asked to run, fails unless it is inside a network namespace whose
@@ -16,9 +19,10 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use kiln_engine::api::types::CommandPolicy;
 use kiln_engine::drivers::claude::ClaudeDriver;
 use kiln_engine::drivers::codex::CodexDriver;
-use kiln_engine::drivers::events::{DriverEvent, FileChangeKind, ToolKind, Usage};
+use kiln_engine::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
 use kiln_engine::drivers::{Driver, TurnRequest, TurnSink};
 use kiln_engine::process::Running;
 use kiln_model_server::{ModelServer, RecordedRequest, Step};
@@ -152,7 +156,148 @@ fn claude(clis: &Path, server: &ModelServer, home: &Path) -> ClaudeDriver {
         base_url: Some(server.base_url()),
         api_key: Some("test-key".into()),
         env: vec![("HOME".into(), home.display().to_string())],
+        commands: CommandPolicy::Workdir,
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Commands: the policy and the confinement
+
+/// A home outside every path a turn may write (the system temp dir is writable to
+/// commands, so not there): only its agent state is writable.
+fn unwritable_home() -> TempDir {
+    tempfile::Builder::new().prefix("home-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// The result of the one tool call of a turn.
+fn tool_result(events: &[DriverEvent], server: &ModelServer) -> (ToolStatus, String) {
+    let results: Vec<(ToolStatus, String)> = events
+        .iter()
+        .filter_map(|e| if let DriverEvent::ToolResult { status, output, .. } = e { Some((*status, output.clone())) } else { None })
+        .collect();
+    assert_eq!(results.len(), 1, "one tool result; {}", explain(events, server));
+    results[0].clone()
+}
+
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn claude_runs_a_command_in_the_working_copy_without_asking() {
+    let clis = sandboxed_cli_dir();
+    let session = Session::new();
+    let command = "sh -c 'echo ok > made-by-agent.txt && cat made-by-agent.txt'";
+    let server = ModelServer::start(vec![
+        Step::tool("Bash", json!({"command": command, "description": "Make a file"})),
+        Step::text(format!("Made it.\n{HANDOFF}")),
+    ])
+    .await;
+    let home = unwritable_home();
+    let driver = claude(&clis, &server, home.path());
+
+    let events = run_turn(&driver, session.request(CLAUDE_MODEL, "Make the file.", None), &server).await;
+
+    let (status, output) = tool_result(&events, &server);
+    assert!(!output.contains("requires approval"), "Bash ran without asking: {output}");
+    assert_eq!((status, output.trim()), (ToolStatus::Completed, "ok"), "{}", explain(&events, &server));
+    assert_eq!(std::fs::read_to_string(session.root.join("made-by-agent.txt")).ok().as_deref(), Some("ok\n"));
+    assert!(!events.iter().any(|e| matches!(e, DriverEvent::PermissionRequest { .. })), "nothing refused; {}", explain(&events, &server));
+    ended_well(&events, &server);
+    // Claude keeps its state in the (otherwise unwritable) home, so the session can resume.
+    assert!(home.path().join(".claude/projects").is_dir(), "Claude's state in ~/.claude");
+}
+
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn claude_commands_cannot_write_outside_the_working_copy() {
+    let clis = sandboxed_cli_dir();
+    let session = Session::new();
+    let server = ModelServer::start(vec![
+        Step::tool("Bash", json!({"command": "echo x > \"$HOME/outside.txt\"", "description": "Write outside"})),
+        Step::text(format!("Tried.\n{HANDOFF}")),
+    ])
+    .await;
+    let home = unwritable_home();
+    let driver = claude(&clis, &server, home.path());
+
+    let events = run_turn(&driver, session.request(CLAUDE_MODEL, "Write outside.", None), &server).await;
+
+    let (_, output) = tool_result(&events, &server);
+    assert!(output.contains("Permission denied"), "the kernel refused the write: {}", explain(&events, &server));
+    assert!(!home.path().join("outside.txt").exists(), "nothing written outside the working copy");
+    ended_well(&events, &server);
+}
+
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn claude_with_no_commands_has_no_shell() {
+    let clis = sandboxed_cli_dir();
+    let session = Session::new();
+    let server = ModelServer::start(vec![
+        Step::tool("Bash", json!({"command": "echo ran > ran.txt", "description": "Run"})),
+        Step::text(format!("Could not.\n{HANDOFF}")),
+    ])
+    .await;
+    let home = TempDir::new().unwrap();
+    let driver = ClaudeDriver { commands: CommandPolicy::None, ..claude(&clis, &server, home.path()) };
+
+    let events = run_turn(&driver, session.request(CLAUDE_MODEL, "Run it.", None), &server).await;
+
+    let (status, output) = tool_result(&events, &server);
+    assert_eq!(status, ToolStatus::Failed, "{}", explain(&events, &server));
+    assert!(output.starts_with("Refused by Kiln's command policy \"no commands\""), "the decision shown: {output}");
+    assert!(!session.root.join("ran.txt").exists(), "the command did not run");
+    // The model is not even offered the shell tool.
+    let asked = model_requests(&server, "/v1/messages");
+    let tools: Vec<String> =
+        asked[0].body["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(String::from)).collect();
+    assert!(tools.contains(&"Write".to_string()) && !tools.contains(&"Bash".to_string()), "tools: {tools:?}");
+    ended_well(&events, &server);
+}
+
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn codex_commands_cannot_write_outside_the_working_copy() {
+    let clis = sandboxed_cli_dir();
+    let session = Session::new();
+    let outside = tempfile::Builder::new().prefix("outside-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let target = outside.path().join("outside.txt");
+    let command = format!("echo x > '{}'; echo ok > made-by-agent.txt && cat made-by-agent.txt", target.display());
+    let server = ModelServer::start(vec![
+        Step::tool("exec_command", json!({"cmd": command, "workdir": session.root})),
+        Step::text(format!("Tried.\n{HANDOFF}")),
+    ])
+    .await;
+    let codex = CodexHome::new(&clis);
+    let driver = codex.driver(&clis, &server);
+
+    let events = run_turn(&driver, session.request(CODEX_MODEL, "Write inside and out.", None), &server).await;
+
+    let (_, output) = tool_result(&events, &server);
+    assert!(output.contains("Permission denied") && output.contains("ok"), "refused outside, done inside: {}", explain(&events, &server));
+    assert!(!target.exists(), "nothing written outside the working copy");
+    assert_eq!(std::fs::read_to_string(session.root.join("made-by-agent.txt")).ok().as_deref(), Some("ok\n"));
+    ended_well(&events, &server);
+}
+
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn codex_with_no_commands_has_no_shell() {
+    let clis = sandboxed_cli_dir();
+    let session = Session::new();
+    let server = ModelServer::start(vec![Step::text(format!("Nothing to run.\n{HANDOFF}"))]).await;
+    let codex = CodexHome::new(&clis);
+    let driver = CodexDriver { commands: CommandPolicy::None, ..codex.driver(&clis, &server) };
+
+    let events = run_turn(&driver, session.request(CODEX_MODEL, "Run it.", None), &server).await;
+
+    ended_well(&events, &server);
+    let asked = model_requests(&server, "/v1/responses");
+    let tools: Vec<String> = asked[0].body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str().or(t["type"].as_str()).map(String::from))
+        .collect();
+    assert!(tools.contains(&"apply_patch".to_string()) && !tools.contains(&"exec_command".to_string()), "tools: {tools:?}");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -281,6 +426,7 @@ impl CodexHome {
             config: config.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             api_key: None,
             env: vec![("CODEX_HOME".into(), home.clone()), ("HOME".into(), home), ("KILN_TEST_OPENAI_KEY".into(), "test-key".into())],
+            commands: CommandPolicy::Workdir,
         }
     }
 }

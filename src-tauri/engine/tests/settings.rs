@@ -143,3 +143,70 @@ async fn self_hosted_offers_bring_your_own_key_drivers_only() {
     engine.open_workspace(OpenWorkspaceArgs { path: shop.display().to_string() }).await.unwrap();
     assert!(engine.get_state(EmptyArgs {}).await.unwrap().recent_workspaces.is_empty());
 }
+
+/// The command policy: "commands in the working copy" unless set to "no commands", a bad
+/// value refused, and the view saying how commands are confined here.
+#[tokio::test]
+async fn the_command_policy_is_set_checked_and_reaches_the_drivers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(&tmp.path().join("ws"));
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &shop).await;
+
+    let view = engine.get_settings(EmptyArgs {}).await.unwrap();
+    assert_eq!(view.command_policy, CommandPolicy::Workdir);
+    let support = kiln_engine::sandbox::support();
+    assert_eq!(view.confinement.available, support.available);
+    assert_eq!(view.confinement.detail, support.detail);
+    assert_eq!(view.confinement.mechanism, if support.available { "landlock" } else { "none" });
+    let json = serde_json::to_value(&view).unwrap();
+    assert_eq!(json["commandPolicy"], "workdir");
+    assert!(json["confinement"]["detail"].is_string());
+
+    for bad in ["all", "WORKDIR", "none; rm -rf /", "1"] {
+        let err = engine.update_settings(settings(serde_json::json!({ "commandPolicy": bad }))).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput, "{bad}");
+        assert!(err.message.contains("`workdir`") && err.message.contains("`none`"), "{}", err.message);
+    }
+    assert_eq!(engine.get_settings(EmptyArgs {}).await.unwrap(), view, "a refused value changes nothing");
+
+    let saved = engine.update_settings(settings(serde_json::json!({ "commandPolicy": "none" }))).await.unwrap();
+    assert_eq!(saved.command_policy, CommandPolicy::None);
+    assert_eq!(engine.get_settings(EmptyArgs {}).await.unwrap().command_policy, CommandPolicy::None);
+
+    // The policy reaches the driver `registry::resolve` builds: a turn of Kiln's own tool
+    // loop is offered no run_command, and one it calls anyway is refused in words.
+    let server = kiln_model_server::ModelServer::start(vec![
+        kiln_model_server::Step::tool("run_command", serde_json::json!({ "command": "echo ran > ran.txt" })),
+        kiln_model_server::Step::text("done"),
+    ])
+    .await;
+    engine.update_settings(settings(serde_json::json!({ "openaiBaseUrl": server.openai_base_url(), "openaiModel": "m" }))).await.unwrap();
+    let ws = engine.workspace().unwrap();
+    let driver = kiln_engine::drivers::registry::resolve(&ws, Some("openai-compatible")).await.unwrap();
+    let workdir = tempfile::tempdir().unwrap();
+    let request = kiln_engine::drivers::TurnRequest {
+        workdir: workdir.path().to_path_buf(),
+        prompt: "Run it.".into(),
+        instructions: String::new(),
+        resume_id: None,
+        model: None,
+        read_only: false,
+    };
+    let (events, mut received) = tokio::sync::mpsc::unbounded_channel();
+    driver.run(request, kiln_engine::drivers::TurnSink { events, on_process: Box::new(|_| {}) }).await.unwrap();
+    let mut outputs = Vec::new();
+    while let Ok(event) = received.try_recv() {
+        if let kiln_engine::drivers::events::DriverEvent::ToolResult { output, .. } = event {
+            outputs.push(output);
+        }
+    }
+    assert_eq!(outputs, [kiln_engine::drivers::tools::NO_COMMANDS]);
+    assert!(!workdir.path().join("ran.txt").exists());
+    let tools = server.requests()[0].body["tools"].to_string();
+    assert!(tools.contains("write_file") && !tools.contains("run_command"), "{tools}");
+
+    // Back to commands in the working copy: the same driver offers run_command again.
+    engine.update_settings(settings(serde_json::json!({ "commandPolicy": "workdir" }))).await.unwrap();
+    assert_eq!(engine.get_settings(EmptyArgs {}).await.unwrap().command_policy, CommandPolicy::Workdir);
+}

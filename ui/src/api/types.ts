@@ -441,7 +441,35 @@ export type DriverStatus = { id: string, available: boolean,
  */
 detail: string, };
 
-export type SettingsView = { defaultDriver: string, claudePath: string | null, codexPath: string | null, openaiBaseUrl: string | null, openaiModel: string | null, openaiKeyFingerprint: string | null, 
+export type CommandPolicy = "workdir" | "none";
+
+export type ConfinementView = { available: boolean, 
+/**
+ * `landlock`, or `none` where the kernel lacks it.
+ */
+mechanism: string, 
+/**
+ * The kernel's Landlock ABI version.
+ */
+abi: number | null, 
+/**
+ * `full`, `partial` (Landlock ABI 1 or 2) or `none`.
+ */
+enforcement: string, 
+/**
+ * One sentence saying what commands may write, or that they run with the policy alone.
+ */
+detail: string, };
+
+export type SettingsView = { defaultDriver: string, 
+/**
+ * Which commands agents may run.
+ */
+commandPolicy: CommandPolicy, 
+/**
+ * How their commands are confined on this machine.
+ */
+confinement: ConfinementView, claudePath: string | null, codexPath: string | null, openaiBaseUrl: string | null, openaiModel: string | null, openaiKeyFingerprint: string | null, 
 /**
  * Whether the planner agent amends the rules' classification of a new session.
  */
@@ -459,7 +487,11 @@ bridgeUrl: string | null,
  */
 bridgeTokenFingerprint: string | null, delivery: DeliverySettingsView, };
 
-export type UpdateSettingsArgs = { defaultDriver?: string, plannerAgent?: boolean, claudePath?: string, codexPath?: string, openaiBaseUrl?: string, openaiModel?: string, 
+export type UpdateSettingsArgs = { defaultDriver?: string, plannerAgent?: boolean, 
+/**
+ * `workdir` (commands in the working copy) or `none` (no commands).
+ */
+commandPolicy?: string, claudePath?: string, codexPath?: string, openaiBaseUrl?: string, openaiModel?: string, 
 /**
  * Stored sealed; required again whenever the endpoint changes, so a stored key is
  * never sent to a host it was not given for.

@@ -1,11 +1,11 @@
-// Tests for the settings screen: only changed fields are saved, the key and the bridge token are write-only and never shown, errors inline, only offered drivers.
+// Tests for the settings screen: only changed fields are saved, the key and the bridge token are write-only and never shown, errors inline, only offered drivers, the command policy and how commands are confined.
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import type { UpdateSettingsArgs } from "../api/types";
 import { fakeBackend, makeSettings } from "../test/fixtures";
 import { renderWithStore } from "../test/render";
 import { SettingsScreen } from "./SettingsScreen";
-import { changedFields, formOf, NO_SECRETS } from "./settingsForm";
+import { changedFields, confinementTone, formOf, NO_SECRETS } from "./settingsForm";
 
 const SECRET = "sk-test-very-secret-1234";
 const stored = makeSettings({ openaiBaseUrl: "https://api.example.com/v1", openaiModel: "gpt-4.1", openaiKeyFingerprint: "sha256:ab12cd" });
@@ -22,6 +22,16 @@ describe("changedFields", () => {
     expect(changedFields(stored, moved)).toEqual({ bridgeUrl: "https://app.example.com" });
     const planner = !stored.plannerAgent;
     expect(changedFields(stored, { ...formOf(stored), plannerAgent: planner })).toEqual({ plannerAgent: planner });
+    expect(changedFields(stored, { ...formOf(stored), commandPolicy: "none" })).toEqual({ commandPolicy: "none" });
+  });
+});
+
+describe("confinementTone", () => {
+  it("is success when Landlock confines fully, a warning when partly or not at all", () => {
+    const base = makeSettings().confinement;
+    expect(confinementTone(base)).toEqual({ tone: "success", label: "landlock" });
+    expect(confinementTone({ ...base, abi: 2, enforcement: "partial" })).toEqual({ tone: "warn", label: "landlock, partly" });
+    expect(confinementTone({ ...base, available: false, mechanism: "none", abi: null, enforcement: "none" })).toEqual({ tone: "warn", label: "not confined" });
   });
 });
 
@@ -150,6 +160,39 @@ describe("SettingsScreen", () => {
     const choices = within(screen.getByTestId("default-driver")).getAllByRole("option") as HTMLOptionElement[];
     expect(choices.filter((o) => !o.disabled).map((o) => o.value)).toEqual(["openai-compatible"]);
     expect(choices.find((o) => o.value === "claude")?.disabled).toBe(true);
+  });
+
+  it("shows the command policy and the confinement, and saves a new policy", async () => {
+    const backend = fakeBackend({
+      get_settings: () => makeSettings(),
+      update_settings: (args) => makeSettings({ commandPolicy: args.commandPolicy === "none" ? "none" : "workdir" }),
+    });
+    renderWithStore(<SettingsScreen />, backend);
+
+    const workdir = await screen.findByTestId("command-policy-workdir");
+    expect(workdir).toBeChecked();
+    expect(screen.getByTestId("command-policy")).toHaveTextContent("Commands in the working copy");
+    expect(screen.getByTestId("command-policy")).toHaveTextContent("No commands");
+    const confinement = screen.getByTestId("confinement");
+    expect(confinement).toHaveAttribute("data-available", "true");
+    expect(confinement).toHaveTextContent("landlock");
+    expect(confinement).toHaveTextContent("Commands run under Landlock (ABI 7): they may write only to the working copy");
+
+    fireEvent.click(screen.getByTestId("command-policy-none"));
+    fireEvent.click(screen.getByTestId("save-settings"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_settings", { commandPolicy: "none" }));
+    expect(await screen.findByTestId("saved")).toBeInTheDocument();
+    expect(screen.getByTestId("command-policy-none")).toBeChecked();
+  });
+
+  it("says when this kernel cannot confine commands", async () => {
+    const detail = "This kernel has no Landlock (Linux 5.13 or later, with Landlock enabled, has it): commands run with the policy alone.";
+    const confinement = { available: false, mechanism: "none", abi: null, enforcement: "none", detail };
+    renderWithStore(<SettingsScreen />, fakeBackend({ get_settings: () => makeSettings({ confinement }) }));
+    const line = await screen.findByTestId("confinement");
+    expect(line).toHaveAttribute("data-available", "false");
+    expect(line).toHaveTextContent("not confined");
+    expect(line).toHaveTextContent("commands run with the policy alone");
   });
 
   it("offers the local drivers' binaries when the server lists them", async () => {

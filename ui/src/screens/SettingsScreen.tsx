@@ -1,4 +1,4 @@
-// Settings: the default driver, the planner agent, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key), the connected application and delivery; Save sends only changes.
+// Settings: the default driver, the planner agent, the command policy with how commands are confined here, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key), the connected application and delivery; Save sends only changes.
 import { type FormEvent, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { SettingsView } from "../api/types";
@@ -11,7 +11,17 @@ import { TextField } from "../components/TextField";
 import { paths } from "../router";
 import { useStore } from "../state/store";
 import { useSettings } from "../state/useSettings";
-import { changedFields, formOf, needsSecret, NO_SECRETS, type Secrets, type SettingsForm, type TextFieldName } from "./settingsForm";
+import {
+  changedFields,
+  COMMAND_POLICIES,
+  confinementTone,
+  formOf,
+  needsSecret,
+  NO_SECRETS,
+  type Secrets,
+  type SettingsForm,
+  type TextFieldName,
+} from "./settingsForm";
 
 export function SettingsScreen() {
   const { settings, error, loading, setSettings, reload } = useSettings();
@@ -67,6 +77,7 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
   // Only the drivers this server offers (self-hosted: bring-your-own-key only).
   const offered = new Set(view.drivers.map((d) => d.id));
   const defaultOffered = offered.has(view.defaultDriver);
+  const confined = confinementTone(view.confinement);
 
   async function save(e: FormEvent) {
     e.preventDefault();
@@ -108,6 +119,29 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
         />
         Let the planner agent amend the rules' classification of a new session
       </label>
+
+      <h2 className="section-title">Commands</h2>
+      <p className="field-label" id="command-policy-label">
+        What agents may run
+      </p>
+      <div role="radiogroup" aria-labelledby="command-policy-label" data-testid="command-policy">
+        {COMMAND_POLICIES.map((p) => (
+          <label key={p.value} className="checkbox settings-checkbox">
+            <input
+              type="radio"
+              name="command-policy"
+              value={p.value}
+              checked={form.commandPolicy === p.value}
+              onChange={() => setForm((f) => ({ ...f, commandPolicy: p.value }))}
+              data-testid={`command-policy-${p.value}`}
+            />
+            {p.label} <span className="muted small">{p.hint}</span>
+          </label>
+        ))}
+      </div>
+      <p className="hint confinement" data-testid="confinement" data-available={view.confinement.available}>
+        <Badge tone={confined.tone}>{confined.label}</Badge> {view.confinement.detail}
+      </p>
 
       <h2 className="section-title">Drivers</h2>
       <ul className="driver-list" data-testid="driver-list">

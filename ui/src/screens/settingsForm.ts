@@ -1,5 +1,5 @@
-// The settings form's data (drivers, connected application, delivery): the view as editable fields, the write-only secrets as typed, and the update holding only what changed.
-import type { SettingsView, UpdateSettingsArgs } from "../api/types";
+// The settings form's data (drivers, command policy, connected application, delivery): the view as editable fields, the write-only secrets as typed, and the update holding only what changed.
+import type { CommandPolicy, SettingsView, UpdateSettingsArgs } from "../api/types";
 import type { SecretInput } from "../components/SecretField";
 
 export type { SecretInput };
@@ -13,6 +13,8 @@ export interface SettingsForm {
   openaiModel: string;
   bridgeUrl: string;
   plannerAgent: boolean;
+  /** Which commands agents may run. */
+  commandPolicy: CommandPolicy;
   deliveryRepository: string;
   /** Comma-separated logins. */
   deliveryReviewers: string;
@@ -65,6 +67,7 @@ export function formOf(view: SettingsView): SettingsForm {
     openaiModel: view.openaiModel ?? "",
     bridgeUrl: view.bridgeUrl ?? "",
     plannerAgent: view.plannerAgent,
+    commandPolicy: view.commandPolicy,
     deliveryRepository: view.delivery.repository ?? "",
     deliveryReviewers: view.delivery.reviewers.join(", "),
     deliveryPushMode: view.delivery.pushMode,
@@ -89,6 +92,7 @@ export function changedFields(view: SettingsView, form: SettingsForm, secrets: S
     if (value !== before[field].trim()) args[field] = value;
   }
   if (form.plannerAgent !== before.plannerAgent) args.plannerAgent = form.plannerAgent;
+  if (form.commandPolicy !== before.commandPolicy) args.commandPolicy = form.commandPolicy;
   const reviewers = splitList(form.deliveryReviewers);
   if (reviewers.join(",") !== splitList(before.deliveryReviewers).join(",")) args.deliveryReviewers = reviewers;
   const openaiKey = secretChange(secrets.openaiKey);
@@ -103,4 +107,25 @@ export function changedFields(view: SettingsView, form: SettingsForm, secrets: S
 /** Whether a changed address meets a stored secret with no new one given: the server refuses that (INVALID_INPUT). */
 export function needsSecret(addressChanged: boolean, fingerprint: string | null, secret: SecretInput): boolean {
   return addressChanged && fingerprint !== null && !secret.value.trim() && !secret.clear;
+}
+
+/** The two command policies, as Settings offers them. */
+export const COMMAND_POLICIES: { value: CommandPolicy; label: string; hint: string }[] = [
+  {
+    value: "workdir",
+    label: "Commands in the working copy",
+    hint: "Agents run builds and tests and edit files without asking.",
+  },
+  {
+    value: "none",
+    label: "No commands",
+    hint: "Agents edit files only: their shell tools are turned off.",
+  },
+];
+
+/** How the confinement reads as a badge: confined, partly, or not at all. */
+export function confinementTone(view: SettingsView["confinement"]): { tone: string; label: string } {
+  if (!view.available) return { tone: "warn", label: "not confined" };
+  if (view.enforcement === "partial") return { tone: "warn", label: `${view.mechanism}, partly` };
+  return { tone: "success", label: view.mechanism };
 }

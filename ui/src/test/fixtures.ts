@@ -83,6 +83,14 @@ export function makeTotals(overrides: Partial<UsageTotals> = {}): UsageTotals {
 export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsView {
   return {
     defaultDriver: "claude",
+    commandPolicy: "workdir",
+    confinement: {
+      available: true,
+      mechanism: "landlock",
+      abi: 7,
+      enforcement: "full",
+      detail: "Commands run under Landlock (ABI 7): they may write only to the working copy, temporary directories, the agents' own state and the package caches.",
+    },
     claudePath: null,
     codexPath: null,
     openaiBaseUrl: null,

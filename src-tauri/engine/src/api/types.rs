@@ -904,11 +904,43 @@ pub struct DriverStatus {
     pub detail: String,
 }
 
+/// Which commands agents may run (SPEC §7), answered for them by Kiln: the setting
+/// "commands" in Settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum CommandPolicy {
+    /// Commands in the working copy: the agent runs shell commands (builds, tests) and
+    /// edits files without asking, confined by the OS where it can be.
+    #[default]
+    Workdir,
+    /// No commands: edits only; the agents' shell tools are turned off.
+    None,
+}
+
+/// Whether the commands agents run are confined by the OS here (`crate::sandbox`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfinementView {
+    pub available: bool,
+    /// `landlock`, or `none` where the kernel lacks it.
+    pub mechanism: String,
+    /// The kernel's Landlock ABI version.
+    pub abi: Option<u32>,
+    /// `full`, `partial` (Landlock ABI 1 or 2) or `none`.
+    pub enforcement: String,
+    /// One sentence saying what commands may write, or that they run with the policy alone.
+    pub detail: String,
+}
+
 /// The workspace's driver settings. A key is never sent back: only its fingerprint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SettingsView {
     pub default_driver: String,
+    /// Which commands agents may run.
+    pub command_policy: CommandPolicy,
+    /// How their commands are confined on this machine.
+    pub confinement: ConfinementView,
     pub claude_path: Option<String>,
     pub codex_path: Option<String>,
     pub openai_base_url: Option<String>,
@@ -935,6 +967,10 @@ pub struct UpdateSettingsArgs {
     #[serde(default)]
     #[ts(optional)]
     pub planner_agent: Option<bool>,
+    /// `workdir` (commands in the working copy) or `none` (no commands).
+    #[serde(default)]
+    #[ts(optional)]
+    pub command_policy: Option<String>,
     #[serde(default)]
     #[ts(optional)]
     pub claude_path: Option<String>,
@@ -1079,6 +1115,8 @@ pub fn typescript() -> String {
         RemoveAttachmentArgs::decl(&cfg),
         UpdateSessionArgs::decl(&cfg),
         DriverStatus::decl(&cfg),
+        CommandPolicy::decl(&cfg),
+        ConfinementView::decl(&cfg),
         SettingsView::decl(&cfg),
         UpdateSettingsArgs::decl(&cfg),
     ];

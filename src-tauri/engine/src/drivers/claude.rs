@@ -2,12 +2,23 @@
 //! and the parser that reads its stdout, one JSON line at a time, into driver events.
 //! Each content block arrives as its own `assistant` line, tool results come back in
 //! `user` lines, and the closing `result` line says whether the turn failed.
+//!
+//! Permissions: stdin is closed, so Claude Code cannot ask anyone; in `-p` mode it
+//! refuses whatever its permission rules do not allow, and says so in a
+//! `permission_denied` line. Kiln's command policy is those rules: with "commands in the
+//! working copy" the turn runs with `--permission-mode acceptEdits --allowedTools Bash`
+//! (edits and shell commands without asking; `bypassPermissions` is refused as root),
+//! with "no commands" `--disallowedTools Bash Monitor` takes the shell tools away. A
+//! read-only turn runs in plan mode without `--allowedTools` (an allowed Bash would run
+//! there even in plan mode). The OS confinement (`crate::sandbox`) is what keeps the
+//! commands' writes inside the working copy.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::events::{count, title_line, DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
+use crate::api::types::CommandPolicy;
 
 const SOURCE: &str = "claude";
 
@@ -24,6 +35,10 @@ pub struct ClaudeOptions {
     pub append_system_prompt: Option<String>,
     /// `--permission-mode`; `acceptEdits` lets the agent edit without asking.
     pub permission_mode: String,
+    /// `--allowedTools`: tools used without asking (`Bash`).
+    pub allowed_tools: Vec<String>,
+    /// `--disallowedTools`: tools taken away altogether.
+    pub disallowed_tools: Vec<String>,
     /// Bring-your-own-key: an Anthropic-compatible endpoint and its key. Unset, the
     /// CLI uses the operator's own login.
     pub base_url: Option<String>,
@@ -38,6 +53,8 @@ impl ClaudeOptions {
             model: None,
             append_system_prompt: None,
             permission_mode: "acceptEdits".into(),
+            allowed_tools: Vec::new(),
+            disallowed_tools: Vec::new(),
             base_url: None,
             api_key: None,
         }
@@ -54,6 +71,18 @@ pub fn command(opts: &ClaudeOptions) -> (Vec<String>, Vec<(String, String)>) {
         if let Some(value) = value {
             args.extend([flag.to_string(), value.clone()]);
         }
+    }
+    let lists = [("--allowedTools", &opts.allowed_tools), ("--disallowedTools", &opts.disallowed_tools)];
+    let mut listed = false;
+    for (flag, tools) in lists.into_iter().filter(|(_, tools)| !tools.is_empty()) {
+        args.push(flag.to_string());
+        args.extend(tools.iter().cloned());
+        listed = true;
+    }
+    // The tool lists take every argument up to the next option: `--` ends them, or the
+    // prompt would be read as one more tool.
+    if listed {
+        args.push("--".into());
     }
     args.push(opts.prompt.clone());
 
@@ -156,6 +185,12 @@ impl ClaudeParser {
 
 fn system(line: Value) -> Vec<DriverEvent> {
     match (line["subtype"].as_str(), line["session_id"].as_str()) {
+        // Claude Code refused a tool call by its permission rules (Kiln's policy), without asking.
+        (Some("permission_denied"), _) => vec![DriverEvent::PermissionRequest {
+            id: text_of(&line, "tool_use_id"),
+            tool: text_of(&line, "tool_name"),
+            input: json!({"decision": "denied", "reason": line["decision_reason"].as_str().or(line["message"].as_str())}),
+        }],
         (Some("init"), Some(id)) => {
             vec![DriverEvent::SessionStarted { resume_id: id.to_string(), model: line["model"].as_str().map(String::from) }]
         }
@@ -277,6 +312,76 @@ fn unknown(raw: Value) -> DriverEvent {
     DriverEvent::Unknown { source: SOURCE.into(), raw }
 }
 
+/// The shell tools: allowed by the policy "commands in the working copy", taken away by
+/// "no commands".
+const COMMAND_TOOLS: &[&str] = &["Bash", "Monitor"];
+
+/// The permission mode and tool lists for a turn under `policy`.
+pub fn permissions(policy: CommandPolicy, read_only: bool) -> (String, Vec<String>, Vec<String>) {
+    let mode = if read_only { "plan" } else { "acceptEdits" };
+    let list = |tools: &[&str]| tools.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+    match (policy, read_only) {
+        (CommandPolicy::None, _) => (mode.into(), Vec::new(), list(COMMAND_TOOLS)),
+        // In plan mode an allowed Bash would still run (and write): leave it to plan mode.
+        (CommandPolicy::Workdir, true) => (mode.into(), Vec::new(), Vec::new()),
+        (CommandPolicy::Workdir, false) => (mode.into(), list(&["Bash"]), Vec::new()),
+    }
+}
+
+/// Says in the transcript what Kiln's policy decided when Claude Code refuses a call:
+/// the refused call's result starts with the decision.
+#[derive(Debug)]
+pub struct Decisions {
+    policy: CommandPolicy,
+    read_only: bool,
+    commands: HashSet<String>,
+    denied: HashSet<String>,
+}
+
+impl Decisions {
+    pub fn new(policy: CommandPolicy, read_only: bool) -> Self {
+        Decisions { policy, read_only, commands: HashSet::new(), denied: HashSet::new() }
+    }
+
+    pub fn note(&mut self, event: DriverEvent) -> DriverEvent {
+        match event {
+            DriverEvent::ToolCall { ref id, kind: ToolKind::Execute, .. } => {
+                self.commands.insert(id.clone());
+                event
+            }
+            DriverEvent::PermissionRequest { ref id, .. } => {
+                self.denied.insert(id.clone());
+                event
+            }
+            DriverEvent::ToolResult { id, status: ToolStatus::Failed, output } => {
+                let command = self.commands.remove(&id);
+                let denied = self.denied.remove(&id);
+                let why = match (command, denied) {
+                    (true, _) if self.policy == CommandPolicy::None => {
+                        Some("Refused by Kiln's command policy \"no commands\" (Settings): the agent runs no commands.")
+                    }
+                    (true, true) if self.read_only => Some("Refused by Kiln's policy: a read-only turn runs no command that needs approval."),
+                    (_, true) => Some(
+                        "Refused by Kiln's policy: the agent edits files in the working copy and runs commands there, and nothing else is allowed without asking.",
+                    ),
+                    _ => None,
+                };
+                let output = match why {
+                    Some(why) => format!("{why}\n\n{output}"),
+                    None => output,
+                };
+                DriverEvent::ToolResult { id, status: ToolStatus::Failed, output }
+            }
+            DriverEvent::ToolResult { ref id, .. } => {
+                self.commands.remove(id);
+                self.denied.remove(id);
+                event
+            }
+            other => other,
+        }
+    }
+}
+
 /// The `claude` driver: the Claude Code CLI, continued across turns with `--resume`.
 /// No `Debug`: it may hold an API key.
 #[derive(Clone, Default)]
@@ -289,6 +394,8 @@ pub struct ClaudeDriver {
     /// Extra environment for the CLI (`HOME`, …), set after the driver's own variables
     /// (so one named here wins): a caller can give it another home without a setting each.
     pub env: Vec<(String, String)>,
+    /// Which commands the agent may run (Settings).
+    pub commands: CommandPolicy,
 }
 
 impl super::Driver for ClaudeDriver {
@@ -305,14 +412,79 @@ impl super::Driver for ClaudeDriver {
             opts.model = request.model;
             opts.append_system_prompt = Some(request.instructions).filter(|s| !s.is_empty());
             // A read-only turn plans: Claude's plan mode edits nothing.
-            opts.permission_mode = if request.read_only { "plan".into() } else { "acceptEdits".into() };
+            (opts.permission_mode, opts.allowed_tools, opts.disallowed_tools) = permissions(driver.commands, request.read_only);
             opts.base_url = driver.base_url;
             opts.api_key = driver.api_key;
             let (args, mut env) = command(&opts);
             env.extend(driver.env);
+            // Confined to the working copy, temp, caches and its own state (~/.claude,
+            // made first so a first run keeps its sessions for --resume).
+            let mut confinement = crate::sandbox::Confinement::for_turn(&request.workdir, request.read_only, &env);
+            if let Some(home) = super::runner::home(&env) {
+                confinement.create(home.join(".claude"));
+            }
             let mut parser = ClaudeParser::new();
-            let cli = super::runner::CliRun { binary: &binary, args, env, workdir: &request.workdir };
-            super::runner::run(cli, sink, move |line| parser.parse_line(line)).await
+            let mut decisions = Decisions::new(driver.commands, request.read_only);
+            let cli = super::runner::CliRun { binary: &binary, args, env, workdir: &request.workdir, confinement: Some(confinement) };
+            super::runner::run(cli, sink, move |line| parser.parse_line(line).into_iter().map(|e| decisions.note(e)).collect()).await
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_policy_becomes_the_permission_mode_and_tool_lists() {
+        let bash = strings(&["Bash"]);
+        let shell = strings(&["Bash", "Monitor"]);
+        assert_eq!(permissions(CommandPolicy::Workdir, false), ("acceptEdits".into(), bash, vec![]));
+        assert_eq!(permissions(CommandPolicy::None, false), ("acceptEdits".into(), vec![], shell.clone()));
+        assert_eq!(permissions(CommandPolicy::Workdir, true), ("plan".into(), vec![], vec![]));
+        assert_eq!(permissions(CommandPolicy::None, true), ("plan".into(), vec![], shell));
+    }
+
+    #[test]
+    fn tool_lists_end_before_the_prompt() {
+        let mut opts = ClaudeOptions::new("--looks like a flag");
+        opts.allowed_tools = strings(&["Bash"]);
+        let (args, _) = command(&opts);
+        assert_eq!(args[args.len() - 4..], strings(&["--allowedTools", "Bash", "--", "--looks like a flag"]));
+    }
+
+    #[test]
+    fn a_refusal_says_what_the_policy_decided() {
+        let mut parser = ClaudeParser::new();
+        let denied = r#"{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"call_1","decision_reason":"This command requires approval","session_id":"s"}"#;
+        let events = parser.parse_line(denied);
+        let request = DriverEvent::PermissionRequest {
+            id: "call_1".into(),
+            tool: "Bash".into(),
+            input: json!({"decision": "denied", "reason": "This command requires approval"}),
+        };
+        assert_eq!(events, vec![request.clone()]);
+
+        let call = DriverEvent::ToolCall { id: "call_1".into(), kind: ToolKind::Execute, title: "make".into(), input: json!({}) };
+        let failed = |output: &str| DriverEvent::ToolResult { id: "call_1".into(), status: ToolStatus::Failed, output: output.into() };
+        let mut decisions = Decisions::new(CommandPolicy::Workdir, true);
+        decisions.note(call.clone());
+        decisions.note(request);
+        let DriverEvent::ToolResult { output, .. } = decisions.note(failed("This command requires approval")) else { panic!() };
+        assert!(output.starts_with("Refused by Kiln's policy: a read-only turn") && output.ends_with("requires approval"), "{output}");
+
+        let mut decisions = Decisions::new(CommandPolicy::None, false);
+        decisions.note(call.clone());
+        let DriverEvent::ToolResult { output, .. } = decisions.note(failed("No such tool available: Bash")) else { panic!() };
+        assert!(output.starts_with("Refused by Kiln's command policy \"no commands\""), "{output}");
+
+        // A command that ran and failed on its own is left as it is.
+        let mut decisions = Decisions::new(CommandPolicy::Workdir, false);
+        decisions.note(call);
+        assert_eq!(decisions.note(failed("exit code 1")), failed("exit code 1"));
     }
 }

@@ -2,6 +2,15 @@
 //! reads its stdout, one JSON line at a time, into driver events. Codex reports items
 //! (messages, commands, patches…) as started, updated and completed, and tokens but
 //! never a cost.
+//!
+//! Permissions: approvals are never asked (`approval_policy="never"`): Kiln's command
+//! policy decides. "No commands" turns Codex's shell tool off (`features.shell_tool=false`:
+//! no `exec_command`), leaving its edits. Codex's own sandbox for `workspace-write` is
+//! bubblewrap, which cannot start inside a Landlock domain (it needs mounts and a uid map
+//! there, both refused). So where Kiln confines the CLI with Landlock (`crate::sandbox`),
+//! Codex runs with `--sandbox danger-full-access` inside Kiln's confinement, which then
+//! keeps the working copy read-only for a read-only turn; where the kernel has no
+//! Landlock, Codex's own `workspace-write` (or `read-only`) sandbox is what confines it.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -9,6 +18,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::events::{count, title_line, DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
+use crate::api::types::CommandPolicy;
 
 const SOURCE: &str = "codex";
 
@@ -27,11 +37,21 @@ pub struct CodexOptions {
     pub config: Vec<(String, String)>,
     /// Bring-your-own-key; unset, the CLI uses the operator's own login.
     pub api_key: Option<String>,
+    /// `--sandbox`: `workspace-write`, `read-only` or `danger-full-access`.
+    pub sandbox: String,
 }
 
 impl CodexOptions {
     pub fn new(prompt: impl Into<String>, dir: impl Into<PathBuf>) -> Self {
-        CodexOptions { prompt: prompt.into(), dir: dir.into(), thread_id: None, model: None, config: Vec::new(), api_key: None }
+        CodexOptions {
+            prompt: prompt.into(),
+            dir: dir.into(),
+            thread_id: None,
+            model: None,
+            config: Vec::new(),
+            api_key: None,
+            sandbox: "workspace-write".into(),
+        }
     }
 }
 
@@ -39,7 +59,7 @@ impl CodexOptions {
 pub fn command(opts: &CodexOptions) -> (Vec<String>, Vec<(String, String)>) {
     let dir = opts.dir.to_string_lossy().into_owned();
     let mut args: Vec<String> =
-        ["exec", "--json", "--skip-git-repo-check", "-C", dir.as_str(), "--sandbox", "workspace-write"].map(String::from).into();
+        ["exec", "--json", "--skip-git-repo-check", "-C", dir.as_str(), "--sandbox", opts.sandbox.as_str()].map(String::from).into();
     if let Some(model) = &opts.model {
         args.extend(["--model".to_string(), model.clone()]);
     }
@@ -249,6 +269,23 @@ pub struct CodexDriver {
     /// Extra environment for the CLI (`CODEX_HOME`, a provider's key variable, …), set after
     /// the driver's own variables (so one named here wins): no setting needed for each.
     pub env: Vec<(String, String)>,
+    /// Which commands the agent may run (Settings).
+    pub commands: CommandPolicy,
+}
+
+/// Codex's `--sandbox` and the `-c` settings for a turn under `policy`; `confined` says
+/// whether Kiln's own confinement (Landlock) wraps the CLI.
+pub fn permissions(policy: CommandPolicy, read_only: bool, confined: bool) -> (String, Vec<(String, String)>) {
+    let sandbox = match (confined, read_only) {
+        (true, _) => "danger-full-access",
+        (false, true) => "read-only",
+        (false, false) => "workspace-write",
+    };
+    let mut config = vec![("approval_policy".to_string(), "\"never\"".to_string())];
+    if policy == CommandPolicy::None {
+        config.push(("features.shell_tool".into(), "false".into()));
+    }
+    (sandbox.into(), config)
 }
 
 impl super::Driver for CodexDriver {
@@ -264,21 +301,28 @@ impl super::Driver for CodexDriver {
             opts.thread_id = request.resume_id;
             opts.model = request.model;
             opts.api_key = driver.api_key;
-            opts.config = driver.config;
+            let confined = crate::sandbox::kernel_abi().is_some();
+            let (sandbox, policy_config) = permissions(driver.commands, request.read_only, confined);
+            opts.sandbox = sandbox;
+            opts.config = policy_config;
+            opts.config.extend(driver.config);
             if !request.instructions.is_empty() {
                 // Kiln's context goes in Codex's own instructions setting, never AGENTS.md.
                 opts.config.push(("developer_instructions".into(), toml_string(&request.instructions)));
             }
-            let (mut args, mut env) = command(&opts);
+            let (args, mut env) = command(&opts);
             env.extend(driver.env);
-            if request.read_only {
-                // A read-only turn (the planner, a review) runs in Codex's read-only sandbox.
-                if let Some(i) = args.iter().position(|a| a == "workspace-write") {
-                    args[i] = "read-only".into();
-                }
+            // Confined like every agent CLI, with its state directory made first.
+            let mut confinement = crate::sandbox::Confinement::for_turn(&request.workdir, request.read_only, &env);
+            let codex_home = match env.iter().rev().find(|(k, _)| k == "CODEX_HOME") {
+                Some((_, home)) => Some(PathBuf::from(home)),
+                None => std::env::var_os("CODEX_HOME").map(PathBuf::from).or_else(|| super::runner::home(&env).map(|h| h.join(".codex"))),
+            };
+            if let Some(home) = codex_home.filter(|h| h.is_absolute()) {
+                confinement.create(home);
             }
             let mut parser = CodexParser::new();
-            let cli = super::runner::CliRun { binary: &binary, args, env, workdir: &request.workdir };
+            let cli = super::runner::CliRun { binary: &binary, args, env, workdir: &request.workdir, confinement: Some(confinement) };
             super::runner::run(cli, sink, move |line| parser.parse_line(line)).await
         })
     }
@@ -287,4 +331,23 @@ impl super::Driver for CodexDriver {
 /// A TOML basic string, so `-c key=value` keeps quotes, newlines and backslashes intact.
 fn toml_string(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_and_the_confinement_choose_the_sandbox_and_settings() {
+        let never = ("approval_policy".to_string(), "\"never\"".to_string());
+        let no_shell = ("features.shell_tool".to_string(), "false".to_string());
+        // Under Kiln's Landlock, Codex's own (bubblewrap) sandbox could not start.
+        assert_eq!(permissions(CommandPolicy::Workdir, false, true), ("danger-full-access".into(), vec![never.clone()]));
+        assert_eq!(permissions(CommandPolicy::Workdir, true, true), ("danger-full-access".into(), vec![never.clone()]));
+        assert_eq!(permissions(CommandPolicy::None, false, true), ("danger-full-access".into(), vec![never.clone(), no_shell.clone()]));
+        // Without it, Codex's own sandbox confines.
+        assert_eq!(permissions(CommandPolicy::Workdir, false, false), ("workspace-write".into(), vec![never.clone()]));
+        assert_eq!(permissions(CommandPolicy::Workdir, true, false), ("read-only".into(), vec![never.clone()]));
+        assert_eq!(permissions(CommandPolicy::None, false, false), ("workspace-write".into(), vec![never, no_shell]));
+    }
 }

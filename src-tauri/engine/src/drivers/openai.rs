@@ -26,6 +26,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::events::{DriverEvent, Usage};
 use super::tools::{self, Toolbox};
 use super::{Driver, TurnFuture, TurnRequest, TurnSink};
+use crate::api::types::CommandPolicy;
 use crate::error::{ApiError, ErrorCode};
 use stream::{Assembly, EventReader, Reply};
 
@@ -70,6 +71,8 @@ pub struct OpenAiDriver {
     pub max_steps: u32,
     /// How long one `run_command` may run before its process group is killed.
     pub command_timeout: Duration,
+    /// Which commands the model may run (Settings): "no commands" takes `run_command` away.
+    pub commands: CommandPolicy,
     conversations: Conversations,
 }
 
@@ -81,6 +84,7 @@ impl OpenAiDriver {
             model: model.into(),
             max_steps: DEFAULT_MAX_STEPS,
             command_timeout: DEFAULT_COMMAND_TIMEOUT,
+            commands: CommandPolicy::Workdir,
             conversations: Conversations::default(),
         }
     }
@@ -125,7 +129,7 @@ impl OpenAiDriver {
         }
         emit(DriverEvent::SessionStarted { resume_id: resume_id.clone(), model: Some(model.clone()) });
         let toolbox = match Toolbox::new(&request.workdir, request.read_only, self.command_timeout) {
-            Ok(toolbox) => toolbox,
+            Ok(toolbox) => toolbox.with_commands(self.commands),
             Err(e) => return failed(format!("the working copy {} cannot be used: {e}", request.workdir.display())),
         };
         conversation.push(Message::User { content: request.prompt.clone() });

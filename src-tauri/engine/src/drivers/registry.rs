@@ -2,6 +2,8 @@
 //! workspace's default from Settings. A CLI driver whose binary is missing fails here,
 //! before anything is recorded, so the operator's message stays in the composer. A
 //! self-hosted server never runs the local CLIs: they carry the operator's own login.
+//! Every driver gets the command policy from Settings ("commands in the working copy"
+//! or "no commands").
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,16 +55,17 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
         return Err(not_offered(&name));
     }
     let path = |key: &'static str| async move { get_setting(&ws.pool, key).await.map(|p| p.map(PathBuf::from)) };
+    let commands = crate::settings::command_policy(ws).await?;
     match name.as_str() {
         "claude" => {
             let binary = path("driver.claude.path").await?;
             super::discover::find("claude", binary.as_deref())?;
-            Ok(Arc::new(ClaudeDriver { binary, ..Default::default() }))
+            Ok(Arc::new(ClaudeDriver { binary, commands, ..Default::default() }))
         }
         "codex" => {
             let binary = path("driver.codex.path").await?;
             super::discover::find("codex", binary.as_deref())?;
-            Ok(Arc::new(CodexDriver { binary, ..Default::default() }))
+            Ok(Arc::new(CodexDriver { binary, commands, ..Default::default() }))
         }
         "openai-compatible" => {
             let settings = crate::settings::view(ws).await?;
@@ -76,15 +79,18 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             // One driver per endpoint, model and key, kept so its conversations last
             // from one turn to the next.
             let identity = format!("{base_url}\n{model}\n{}", key.as_deref().map(crate::secrets::fingerprint).unwrap_or_default());
+            // The policy is set on each turn's clone (clones share the conversations).
             let mut slot = ws.openai.lock().unwrap();
-            match slot.as_ref() {
-                Some((id, driver)) if *id == identity => Ok(Arc::new(driver.clone())),
+            let mut driver = match slot.as_ref() {
+                Some((id, driver)) if *id == identity => driver.clone(),
                 _ => {
                     let driver = super::openai::OpenAiDriver::new(base_url, key, model);
                     *slot = Some((identity, driver.clone()));
-                    Ok(Arc::new(driver))
+                    driver
                 }
-            }
+            };
+            driver.commands = commands;
+            Ok(Arc::new(driver))
         }
         other => Err(ApiError::invalid(format!("there is no driver `{other}`; the drivers are {}", DRIVERS.join(", ")))),
     }

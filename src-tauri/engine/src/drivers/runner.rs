@@ -2,9 +2,11 @@
 //! closed (Codex waits for EOF otherwise) and in its own process group (so Stop kills
 //! everything it started), each stdout line parsed into driver events as it arrives.
 //! A CLI that dies without a final line still ends its turn, with what it printed on
-//! stderr as the reason.
+//! stderr as the reason. The CLI runs confined (`crate::sandbox`): it and everything it
+//! starts may write only to the working copy, temporary directories, its own state and
+//! the package caches; when the ruleset cannot be made the turn does not start.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
@@ -23,6 +25,17 @@ pub struct CliRun<'a> {
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
     pub workdir: &'a Path,
+    /// Where the CLI and its commands may write; `None` runs it unconfined.
+    pub confinement: Option<crate::sandbox::Confinement>,
+}
+
+/// The home directory the CLI will see: `HOME` in its extra environment, else Kiln's.
+pub fn home(env: &[(String, String)]) -> Option<PathBuf> {
+    let home = match env.iter().rev().find(|(k, _)| k == "HOME") {
+        Some((_, v)) => Some(v.clone()),
+        None => std::env::var("HOME").ok(),
+    };
+    home.filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 
 /// Runs the CLI to its end; `parse` turns one stdout line into events.
@@ -36,9 +49,17 @@ pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) ->
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| ApiError::new(crate::error::ErrorCode::DriverFailed, format!("could not start `{}`: {e}", cli.binary.display())))?;
+    let failed = |e: std::io::Error| {
+        ApiError::new(crate::error::ErrorCode::DriverFailed, format!("could not start `{}`: {e}", cli.binary.display()))
+    };
+    let mut child = match &cli.confinement {
+        Some(confinement) => {
+            let prepared = confinement.prepare().map_err(failed)?;
+            tracing::info!("{} runs with confinement: {}", cli.binary.display(), prepared.enforcement().as_str());
+            prepared.spawn(&mut cmd).map_err(failed)?
+        }
+        None => cmd.spawn().map_err(failed)?,
+    };
     let pgid = child.id().map(|p| p as i32).unwrap_or(0);
     (sink.on_process)(Running { pgid });
 

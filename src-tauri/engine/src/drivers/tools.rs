@@ -2,7 +2,8 @@
 //! edit a file, list a directory, glob, grep and run a command, all confined to the
 //! session's working copy. Each tool answers the model with a result, failed or not;
 //! a bad argument or a refused path is a failed result the model can correct, never a
-//! panic and never a write outside the working copy.
+//! panic and never a write outside the working copy. `run_command` runs under the OS
+//! confinement (`crate::sandbox`), and the command policy "no commands" takes it away.
 
 mod command;
 mod confine;
@@ -15,6 +16,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::events::{title_line, FileChangeKind, ToolKind, ToolStatus};
+use crate::api::types::CommandPolicy;
 use confine::Root;
 
 /// What a tool call came to: the result the model reads, and the file it changed.
@@ -102,12 +104,24 @@ pub struct Toolbox {
     root: Root,
     read_only: bool,
     command_timeout: Duration,
+    commands: CommandPolicy,
 }
 
+/// What the model reads when it calls `run_command` under "no commands".
+pub const NO_COMMANDS: &str =
+    "`run_command` is not available: Kiln's command policy is \"no commands\" (Settings), so this turn runs no commands; read and edit files with the other tools";
+
 impl Toolbox {
-    /// Fails when the working copy cannot be resolved (it does not exist).
+    /// Fails when the working copy cannot be resolved (it does not exist). Commands are
+    /// allowed ("commands in the working copy") until `with_commands` says otherwise.
     pub fn new(workdir: &Path, read_only: bool, command_timeout: Duration) -> std::io::Result<Toolbox> {
-        Ok(Toolbox { root: Root::new(workdir)?, read_only, command_timeout })
+        Ok(Toolbox { root: Root::new(workdir)?, read_only, command_timeout, commands: CommandPolicy::Workdir })
+    }
+
+    /// The same tools under the command policy `commands`.
+    pub fn with_commands(mut self, commands: CommandPolicy) -> Toolbox {
+        self.commands = commands;
+        self
     }
 
     /// The tools offered this turn, as Chat Completions `tools`: a read-only turn gets
@@ -117,13 +131,17 @@ impl Toolbox {
     }
 
     fn offered(&self) -> impl Iterator<Item = &'static Spec> + '_ {
-        SPECS.iter().filter(|spec| spec.reads_only || !self.read_only)
+        let commands = self.commands != CommandPolicy::None;
+        SPECS.iter().filter(move |spec| (spec.reads_only || !self.read_only) && (commands || spec.name != "run_command"))
     }
 
     /// Runs one call. A tool that was not offered fails like any other mistake, so a
     /// model that calls `write_file` in a read-only turn is told, not obeyed.
     pub async fn run(&self, name: &str, input: &Value) -> ToolOutcome {
         if !self.offered().any(|spec| spec.name == name) {
+            if name == "run_command" && self.commands == CommandPolicy::None && !self.read_only {
+                return ToolOutcome::failed(NO_COMMANDS);
+            }
             let why = if SPECS.iter().any(|spec| spec.name == name) { "is not available in a read-only turn" } else { "is not a tool here" };
             return ToolOutcome::failed(format!("`{name}` {why}"));
         }

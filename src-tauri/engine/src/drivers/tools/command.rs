@@ -1,7 +1,9 @@
 //! `run_command`: a shell command in the working copy, through the same runner as setup
 //! and gates (`sh -c`, stdin closed, its own process group, head and tail of the output
 //! kept). A timeout kills the whole group, and so does a stopped turn: the runner only
-//! kills its own child when dropped, not what that child started.
+//! kills its own child when dropped, not what that child started. Unlike setup and
+//! gates, the command is the model's: it runs confined (`crate::sandbox`), able to write
+//! only to the working copy, temporary directories and the package caches.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -18,7 +20,9 @@ pub async fn run(workdir: &Path, command: &str, timeout: Duration) -> ToolOutcom
     let env: Vec<(String, String)> = ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let group = AtomicI32::new(0);
     let guard = KillOnDrop(&group);
-    let outcome = process::run(command, workdir, &env, timeout, |running| group.store(running.pgid, Ordering::SeqCst)).await;
+    let confinement = crate::sandbox::Confinement::for_turn(workdir, false, &env);
+    let outcome =
+        process::run_confined(command, workdir, &env, timeout, &confinement, |running| group.store(running.pgid, Ordering::SeqCst)).await;
     // The runner has killed the group already; a later kill could hit a reused id.
     std::mem::forget(guard);
     let outcome = match outcome {

@@ -1,0 +1,391 @@
+//! OS confinement for the commands agents run (SPEC §7): the agent CLIs Kiln starts
+//! (claude, codex, and so everything they start in turn) and the `run_command` tool of
+//! Kiln's own tool loop run inside a Landlock domain that lets them write only to the
+//! session's working copy, temporary directories, a few devices, the agents' own state
+//! and the package caches that builds and tests write to. Everything else stays readable
+//! and executable, but not writable. Gates and setup are Kiln's own commands, from the
+//! workspace's `kiln.toml`, and are not confined here.
+//!
+//! Why Landlock rather than bubblewrap or a container: it is part of the kernel (Linux
+//! 5.13 and later), so it needs no extra package, no user namespaces and no setuid
+//! helper; it works when Kiln itself runs inside a namespace or a container; and a
+//! domain is inherited across fork and exec, so nothing an agent starts can leave it.
+//! The ruleset is built in Kiln (where paths can be opened and errors reported) and
+//! applied in the child between fork and exec (`pre_exec`), with two raw system calls.
+//!
+//! Landlock handles the write rights of the highest ABI the running kernel offers, in
+//! best-effort mode: on ABI 3 and later every way of changing a file (write, truncate,
+//! create, remove, rename, link) is covered ("full"); ABI 1 and 2 cannot stop a file
+//! elsewhere being truncated ("partial"). Ioctls on devices and connecting to UNIX
+//! sockets are not writes to the filesystem and stay allowed. Reads are never limited.
+//! Where the kernel has no Landlock (or `KILN_NO_LANDLOCK=1`), commands run with the
+//! permission policy alone, and Settings and `kiln health` say so.
+
+use std::path::{Path, PathBuf};
+
+/// Set to `1` to run without Landlock, as on a kernel that lacks it.
+pub const DISABLE_ENV: &str = "KILN_NO_LANDLOCK";
+
+/// How much of the confinement the kernel enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enforcement {
+    /// Every write outside the writable paths is refused.
+    Full,
+    /// Landlock ABI 1 or 2: truncating a file elsewhere is not refused.
+    Partial,
+    /// No Landlock: the permission policy alone.
+    None,
+}
+
+impl Enforcement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Enforcement::Full => "full",
+            Enforcement::Partial => "partial",
+            Enforcement::None => "none",
+        }
+    }
+}
+
+/// Whether commands can be confined here, for Settings and `kiln health`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Support {
+    pub available: bool,
+    /// `landlock`, or `none`.
+    pub mechanism: &'static str,
+    /// The kernel's Landlock ABI version, when it has Landlock.
+    pub abi: Option<u32>,
+    pub enforcement: Enforcement,
+    /// One sentence for people.
+    pub detail: String,
+}
+
+/// The kernel's Landlock ABI version; `None` without Landlock, or when `KILN_NO_LANDLOCK`
+/// turns it off.
+pub fn kernel_abi() -> Option<u32> {
+    if disabled() {
+        return None;
+    }
+    imp::kernel_abi()
+}
+
+fn disabled() -> bool {
+    std::env::var(DISABLE_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+fn enforcement(abi: Option<u32>) -> Enforcement {
+    match abi {
+        Some(abi) if abi >= 3 => Enforcement::Full,
+        Some(abi) if abi >= 1 => Enforcement::Partial,
+        _ => Enforcement::None,
+    }
+}
+
+/// Whether the commands agents run are confined here, and a sentence saying how.
+pub fn support() -> Support {
+    let abi = kernel_abi();
+    let enforcement = enforcement(abi);
+    const WHERE: &str = "the working copy, temporary directories, the agents' own state and the package caches";
+    let detail = match (abi, enforcement) {
+        (Some(abi), Enforcement::Full) => format!("Commands run under Landlock (ABI {abi}): they may write only to {WHERE}."),
+        (Some(abi), _) => format!(
+            "Commands run under Landlock (ABI {abi}), partly: they may write only to {WHERE}, \
+             but this kernel cannot stop them truncating files elsewhere (ABI 3 can)."
+        ),
+        (None, _) if disabled() => format!("Landlock is turned off ({DISABLE_ENV}=1): commands run with the policy alone."),
+        (None, _) if cfg!(target_os = "linux") => {
+            "This kernel has no Landlock (Linux 5.13 or later, with Landlock enabled, has it): commands run with the policy alone."
+                .to_string()
+        }
+        (None, _) => "Landlock is Linux only: commands run with the policy alone.".to_string(),
+    };
+    Support { available: abi.is_some(), mechanism: if abi.is_some() { "landlock" } else { "none" }, abi, enforcement, detail }
+}
+
+/// The paths a turn's commands may write to; everything else is read-only to them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Confinement {
+    writable: Vec<PathBuf>,
+    /// Directories created before the rules are made, so a rule exists for them (an
+    /// agent's state directory on its first run).
+    create: Vec<PathBuf>,
+}
+
+impl Confinement {
+    /// Nothing writable at all.
+    pub fn new() -> Confinement {
+        Confinement::default()
+    }
+
+    /// The usual writable paths of a turn in `workdir` (left out for a read-only turn),
+    /// for a child whose environment is Kiln's own with `env` set over it: HOME,
+    /// TMPDIR, CODEX_HOME, CARGO_HOME… are read from `env` first.
+    ///
+    /// - the working copy;
+    /// - `/tmp`, `/var/tmp`, `$TMPDIR` and `/dev/shm`;
+    /// - the devices a shell writes to: `/dev/null`, `zero`, `full`, `random`,
+    ///   `urandom`, `tty`, `ptmx` and `/dev/pts`;
+    /// - the agents' own state: `~/.claude`, `~/.claude.json` (and its `.backup`),
+    ///   `$CLAUDE_CONFIG_DIR`, `~/.codex`, `$CODEX_HOME`;
+    /// - the caches builds and tests write to: `~/.cache` (`$XDG_CACHE_HOME`), `~/.npm`
+    ///   (`$npm_config_cache`), `~/.local/share/pnpm`, `~/.cargo/registry` and `git`
+    ///   and Cargo's package-cache lock (also under `$CARGO_HOME`), `~/go/pkg/mod`
+    ///   (`$GOPATH/pkg/mod`, `$GOMODCACHE`), `$GOCACHE`.
+    ///
+    /// Paths that do not exist when the turn starts get no rule, so they stay
+    /// unwritable; `~/.cache` and `~/.npm` are created first when missing, as npm and
+    /// most tools fail without them. Not writable: the rest of the home directory (its
+    /// shell start-up files, `~/.config` with Kiln's own state, `~/.cargo/bin` and
+    /// `~/.local/bin` on PATH), the repository the session came from and its `.kiln`.
+    pub fn for_turn(workdir: &Path, read_only: bool, env: &[(String, String)]) -> Confinement {
+        let var = |key: &str| -> Option<PathBuf> {
+            let value = match env.iter().rev().find(|(k, _)| k == key) {
+                Some((_, v)) => Some(v.clone()),
+                None => std::env::var(key).ok(),
+            };
+            value.filter(|v| !v.is_empty()).map(PathBuf::from).filter(|p| p.is_absolute())
+        };
+        let mut c = Confinement::new();
+        if !read_only {
+            c.allow(workdir);
+        }
+        for dir in ["/tmp", "/var/tmp", "/dev/shm"] {
+            c.allow(dir);
+        }
+        c.allow_opt(var("TMPDIR"));
+        for device in ["null", "zero", "full", "random", "urandom", "tty", "ptmx", "pts"] {
+            c.allow(Path::new("/dev").join(device));
+        }
+        c.allow_opt(var("CLAUDE_CONFIG_DIR"));
+        c.allow_opt(var("CODEX_HOME"));
+        c.allow_opt(var("XDG_CACHE_HOME"));
+        c.allow_opt(var("npm_config_cache"));
+        c.allow_opt(var("GOMODCACHE"));
+        c.allow_opt(var("GOCACHE"));
+        c.allow_opt(var("GOPATH").map(|p| p.join("pkg/mod")));
+        if let Some(cargo) = var("CARGO_HOME") {
+            c.allow_cargo(&cargo);
+        }
+        if let Some(home) = var("HOME") {
+            for state in [".claude", ".claude.json", ".claude.json.backup", ".codex"] {
+                c.allow(home.join(state));
+            }
+            for cache in [".cache", ".npm", ".local/share/pnpm", "go/pkg/mod"] {
+                c.allow(home.join(cache));
+            }
+            c.allow_cargo(&home.join(".cargo"));
+            c.create(home.join(".cache"));
+            c.create(home.join(".npm"));
+        }
+        c
+    }
+
+    fn allow_cargo(&mut self, cargo_home: &Path) {
+        for part in ["registry", "git", ".package-cache", ".package-cache-mutate", ".global-cache"] {
+            self.allow(cargo_home.join(part));
+        }
+    }
+
+    fn allow_opt(&mut self, path: Option<PathBuf>) {
+        if let Some(path) = path {
+            self.allow(path);
+        }
+    }
+
+    /// Adds a writable path (a directory and everything under it, or one file).
+    pub fn allow(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        let path = path.into();
+        if !self.writable.contains(&path) {
+            self.writable.push(path);
+        }
+        self
+    }
+
+    /// Adds a writable directory, created before the rules are made when it is missing.
+    pub fn create(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        let dir = dir.into();
+        self.allow(dir.clone());
+        if !self.create.contains(&dir) {
+            self.create.push(dir);
+        }
+        self
+    }
+
+    /// The writable paths, as described (some may not exist).
+    pub fn writable(&self) -> &[PathBuf] {
+        &self.writable
+    }
+
+    /// Builds the ruleset, in Kiln, for one child. Without Landlock this confines
+    /// nothing (`Enforcement::None`). An error means Landlock is there but the ruleset
+    /// could not be made: the caller must not start the command unconfined.
+    pub fn prepare(&self) -> std::io::Result<Prepared> {
+        let Some(abi) = kernel_abi() else {
+            return Ok(Prepared { inner: None, enforcement: Enforcement::None });
+        };
+        for dir in &self.create {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let inner = imp::ruleset(abi, &self.writable)?;
+        Ok(Prepared { enforcement: if inner.is_some() { enforcement(Some(abi)) } else { Enforcement::None }, inner })
+    }
+}
+
+/// A ruleset ready to be applied to children. Keep it until they are spawned.
+#[derive(Debug)]
+pub struct Prepared {
+    inner: Option<imp::Ruleset>,
+    enforcement: Enforcement,
+}
+
+impl Prepared {
+    /// What the children spawned with it get.
+    pub fn enforcement(&self) -> Enforcement {
+        self.enforcement
+    }
+
+    /// Confines the children `command` spawns while `self` lives: between fork and exec
+    /// the child sets no-new-privileges (setuid programs gain nothing in it) and enters
+    /// the Landlock domain. If that fails the child never runs: spawning fails instead.
+    pub fn apply(&self, command: &mut std::process::Command) {
+        if let Some(ruleset) = &self.inner {
+            ruleset.apply(command);
+        }
+    }
+
+    /// Spawns `command` confined.
+    pub fn spawn(&self, command: &mut tokio::process::Command) -> std::io::Result<tokio::process::Child> {
+        self.apply(command.as_std_mut());
+        command.spawn()
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod imp {
+    use std::os::fd::{AsRawFd, OwnedFd};
+    use std::os::unix::process::CommandExt;
+    use std::path::PathBuf;
+
+    use landlock::{AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, RulesetAttr, RulesetCreatedAttr, ABI};
+
+    /// The ruleset's file descriptor (close-on-exec, as the kernel makes it).
+    #[derive(Debug)]
+    pub struct Ruleset {
+        fd: OwnedFd,
+    }
+
+    pub fn kernel_abi() -> Option<u32> {
+        // SAFETY: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) only
+        // answers the ABI version (or fails with ENOSYS/EOPNOTSUPP).
+        let version = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<libc::c_void>(), 0usize, 1u32) };
+        u32::try_from(version).ok().filter(|v| *v > 0)
+    }
+
+    fn landlock_error(e: impl std::fmt::Display) -> std::io::Error {
+        std::io::Error::other(format!("could not make the Landlock ruleset: {e}"))
+    }
+
+    /// Every write right of `abi` except ioctls on devices and connecting to UNIX
+    /// sockets, which change no file.
+    fn handled(abi: ABI) -> BitFlags<AccessFs> {
+        AccessFs::from_write(abi) & !(AccessFs::IoctlDev | AccessFs::ResolveUnix)
+    }
+
+    pub fn ruleset(kernel: u32, writable: &[PathBuf]) -> std::io::Result<Option<Ruleset>> {
+        let abi = ABI::from(i32::try_from(kernel).unwrap_or(i32::MAX));
+        let handled = handled(abi);
+        let file_rights = handled & AccessFs::from_file(abi);
+        let mut created = landlock::Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(handled)
+            .and_then(|r| r.create())
+            .map_err(landlock_error)?;
+        for path in writable {
+            // A path that does not exist (or cannot be opened) gets no rule: unwritable.
+            let Ok(fd) = PathFd::new(path) else { continue };
+            let is_dir = std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false);
+            let rights = if is_dir { handled } else { file_rights };
+            created = created.add_rule(PathBeneath::new(fd, rights)).map_err(landlock_error)?;
+        }
+        let fd: Option<OwnedFd> = created.into();
+        Ok(fd.map(|fd| Ruleset { fd }))
+    }
+
+    impl Ruleset {
+        pub fn apply(&self, command: &mut std::process::Command) {
+            let fd = self.fd.as_raw_fd();
+            // SAFETY: between fork and exec the closure makes two system calls and
+            // allocates nothing; `fd` stays open in the parent until the spawn returns
+            // (the caller keeps the ruleset), so the child's copy is valid.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod imp {
+    use std::path::PathBuf;
+
+    #[derive(Debug)]
+    pub struct Ruleset;
+
+    pub fn kernel_abi() -> Option<u32> {
+        None
+    }
+
+    pub fn ruleset(_kernel: u32, _writable: &[PathBuf]) -> std::io::Result<Option<Ruleset>> {
+        Ok(None)
+    }
+
+    impl Ruleset {
+        pub fn apply(&self, _command: &mut std::process::Command) {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_turn_writes_to_its_working_copy_temp_state_and_caches_only() {
+        let env = [("HOME".to_string(), "/home/agent".to_string()), ("CARGO_HOME".to_string(), "/opt/cargo".to_string())];
+        let c = Confinement::for_turn(Path::new("/work/session"), false, &env);
+        let has = |p: &str| c.writable().contains(&PathBuf::from(p));
+        for path in ["/work/session", "/tmp", "/var/tmp", "/dev/null", "/dev/pts", "/home/agent/.claude", "/home/agent/.claude.json"] {
+            assert!(has(path), "{path} writable: {:?}", c.writable());
+        }
+        for path in ["/home/agent/.codex", "/home/agent/.cache", "/home/agent/.npm", "/opt/cargo/registry", "/home/agent/.cargo/git"] {
+            assert!(has(path), "{path} writable: {:?}", c.writable());
+        }
+        for path in ["/home/agent", "/home/agent/.config", "/home/agent/.cargo", "/opt/cargo", "/opt/cargo/bin", "/dev", "/"] {
+            assert!(!has(path), "{path} not writable: {:?}", c.writable());
+        }
+        let read_only = Confinement::for_turn(Path::new("/work/session"), true, &env);
+        assert!(!read_only.writable().contains(&PathBuf::from("/work/session")));
+    }
+
+    #[test]
+    fn relative_and_empty_variables_are_ignored() {
+        let env = [("TMPDIR".to_string(), "relative/tmp".to_string()), ("CODEX_HOME".to_string(), String::new())];
+        let c = Confinement::for_turn(Path::new("/w"), false, &env);
+        assert!(c.writable().iter().all(|p| p.is_absolute()), "{:?}", c.writable());
+    }
+
+    #[test]
+    fn enforcement_follows_the_abi() {
+        assert_eq!(enforcement(None), Enforcement::None);
+        assert_eq!(enforcement(Some(2)), Enforcement::Partial);
+        assert_eq!(enforcement(Some(3)), Enforcement::Full);
+        assert_eq!(enforcement(Some(7)), Enforcement::Full);
+    }
+}
