@@ -3,6 +3,7 @@ import { useId, useState } from "react";
 import type { GateResultView, GateStatus } from "../api/types";
 import { formatDuration, gateOutput, statusLabel } from "../lib/gates";
 import { Icon, type IconName } from "./Icon";
+import { InlineCode } from "./InlineCode";
 import { RelativeTime } from "./RelativeTime";
 
 const STATUS_ICON: Record<GateStatus, IconName> = { passed: "check", failed: "cross", skipped: "skip", "not-configured": "dash" };
@@ -69,9 +70,10 @@ export function GateRow({ gate }: { gate: GateResultView }) {
           </span>
           <span className="gate-what">
             <span className="gate-hint small" data-testid="gate-hint">
-              {hint || "No command applies to this module."}
+              <InlineCode text={hint || "No command applies to this module."} />
             </span>
-            <GateSource source={gate.source} />
+            {/* "turned off in kiln.toml …" already says where from. */}
+            {!hint.includes(gate.source) && <GateSource source={gate.source} />}
           </span>
           <span className="gate-meta small">
             <RelativeTime value={gate.at} />

@@ -4,6 +4,7 @@ import { type KilnError, toKilnError } from "../api/backend";
 import type { DetectedGate, DetectedModule, DetectionView, ToolchainCheck } from "../api/types";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { Icon } from "../components/Icon";
+import { InlineCode } from "../components/InlineCode";
 import { Loading } from "../components/Loading";
 import { Badge } from "../components/StateBadge";
 import { editedGates, formOf, isDirty, markSetupDone, orderedGates, saveArgsOf, type SetupForm, WORKFLOWS } from "../lib/setup";
@@ -251,7 +252,7 @@ function ToolchainRow({ check }: { check: ToolchainCheck }) {
       <span className="setup-toolchain-required muted small">{check.required ? <>requires {check.required}</> : "any version"}</span>
       {!check.ok && (
         <p className="setup-toolchain-message" data-testid="toolchain-message">
-          {check.message ?? `Install ${check.name}${check.required ? ` ${check.required}` : ""}.`}
+          <InlineCode text={check.message ?? `Install ${check.name}${check.required ? ` ${check.required}` : ""}.`} />
         </p>
       )}
     </li>
@@ -332,7 +333,13 @@ function GateLine({ moduleId, gate, value, edited, onChange }: GateLineProps) {
           <>
             <span className="setup-tag setup-tag-off">not configured</span>
             <span className="setup-gate-hint muted" data-testid={`gate-hint-${id}`}>
-              {edited && gate.command ? `Turned off; detected: ${gate.command}` : (gate.hint ?? "No command applies.")}
+              {edited && gate.command ? (
+                <>
+                  Turned off; detected: <code>{gate.command}</code>
+                </>
+              ) : (
+                <InlineCode text={gate.hint ?? "No command applies."} />
+              )}
             </span>
           </>
         ) : edited ? (
