@@ -103,7 +103,8 @@ async fn claude_resumes_the_same_session() {
     let session = Session::new();
     let server =
         ModelServer::start(vec![Step::text(format!("First answer.\n{HANDOFF}")), Step::text(format!("Second answer.\n{HANDOFF}"))]).await;
-    let home = TempDir::new().unwrap();
+    // A home Claude may not write but for its own state: the conversation still resumes.
+    let home = unwritable_home();
     let driver = claude(&clis, &server, home.path());
 
     let first = run_turn(&driver, session.request(CLAUDE_MODEL, "First question.", None), &server).await;
