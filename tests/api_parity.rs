@@ -35,7 +35,7 @@ fn shop_copy(dest: &Path) -> PathBuf {
     copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop"), &shop);
     // Setup runs in the background; leave it out so both runs see the same transcript.
     let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
+    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(toml, text).unwrap();
     shop
 }

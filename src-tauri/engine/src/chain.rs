@@ -354,7 +354,7 @@ async fn begin_review(
     let plan = TurnPlan {
         session: id.clone(),
         module: module.clone(),
-        instructions: format!("{}\n\n{}", role.instruction, crate::review::instruction(&role.name, &session, module)),
+        instructions: format!("{}\n\n{}", role.instruction, crate::review::instruction(&role.name, &session, &reviewed_together(ws, &session, module))),
         resume_id: session.resume_ids.get(driver.id()).cloned(),
         role: reviewer,
         driver,
@@ -377,7 +377,10 @@ async fn reviewed(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSu
         record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
         return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
     };
-    crate::review::store(ws, id, module, passed, &reason, end.final_text.trim()).await?;
+    let session = session::view(ws, id).await?;
+    for m in reviewed_together(ws, &session, module) {
+        crate::review::store(ws, id, &m, passed, &reason, end.final_text.trim()).await?;
+    }
     let word = if passed { "pass" } else { "changes" };
     let reason_text = if reason.is_empty() { String::new() } else { format!(": {reason}") };
     record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &format!("**review → {word}**{reason_text}")).await?;
@@ -388,7 +391,6 @@ async fn reviewed(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSu
         record(ws, events, id, EntryKind::System, Some(&module.id), "The review passed: ready for review and delivery.").await?;
         return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
     }
-    let session = session::view(ws, id).await?;
     let next_index = turn.chain_index + 1;
     if !session.auto_continue || next_index >= MAX_CHAIN {
         let text = format!("Paused with review findings. Continue with **{}** to address them.", turn.role.name);
@@ -556,7 +558,7 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
             if changed_nothing(ws, id).await? {
                 return nothing_changed(ws, events, id, module).await;
             }
-            if crate::review::current_pass(ws, id, module).await? {
+            if all_pass(ws, id, module).await? {
                 record(ws, events, id, EntryKind::System, Some(&module.id), "The request is reported satisfied and its review still holds: ready for review.").await?;
                 return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
             }
@@ -599,6 +601,26 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
         if reason.is_empty() { ".".to_string() } else { format!(": {reason}") }
     );
     begin(ws, events, id, module, &roles, next, driver, turn.model.clone(), prompt, next_index).await
+}
+
+/// The modules one review covers: the turn's in the specs workflow; every module of the
+/// session in the direct workflow, where one engineer made one change across them.
+fn reviewed_together(ws: &Workspace, session: &SessionView, module: &SessionModule) -> Vec<SessionModule> {
+    match ws.config.workflow() {
+        Workflow::Direct => session.modules.clone(),
+        Workflow::Specs => vec![module.clone()],
+    }
+}
+
+/// Whether every module the review of `module` covers has a passing review of its files now.
+async fn all_pass(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
+    let session = session::view(ws, id).await?;
+    for m in reviewed_together(ws, &session, module) {
+        if !crate::review::current_pass(ws, id, &m).await? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Whether the session's working copy still equals its base in every module: there is

@@ -277,7 +277,7 @@ pub async fn run_all(ws: &Arc<Workspace>, events: &EventBus, id: &SessionId, ses
         let info = ws.module(&m.id).cloned().unwrap_or_else(|| ModuleInfo {
             id: m.id.clone(),
             directory: m.directory.clone(),
-            toolchain: Toolchain::Node,
+            toolchain: Toolchain::Generic,
             spec_status: None,
         });
         for gate in MODULE_GATES {

@@ -1,7 +1,8 @@
 //! Module discovery (SPEC §1, §3): which units of change a workspace holds, each with
 //! an id, a directory and a toolchain. Sources, first match wins: `[modules] globs`,
-//! pnpm-workspace.yaml, package.json `workspaces`, Cargo `[workspace] members`, and
-//! otherwise the whole repository as one module.
+//! pnpm-workspace.yaml, package.json `workspaces`, Cargo `[workspace] members`, go.work
+//! `use` directories, and otherwise the whole repository as one module (a package, a
+//! crate, a Python project, a Go module, or a Makefile project).
 
 use std::path::Path;
 
@@ -57,6 +58,8 @@ pub fn discover(root: &Path, config: &Config) -> Result<Vec<ModuleInfo>> {
     } else if let Some(p) = npm_patterns(root) {
         p
     } else if let Some(p) = cargo_patterns(root) {
+        p
+    } else if let Some(p) = go_work_patterns(root) {
         p
     } else {
         Vec::new()
@@ -133,7 +136,7 @@ fn collect_dirs(root: &Path, dir: &Path, depth: usize, out: &mut Vec<String>) {
 }
 
 fn is_module_dir(dir: &Path) -> bool {
-    ["package.json", "Cargo.toml", "pyproject.toml", "module.json", "setup.py"]
+    ["package.json", "Cargo.toml", "pyproject.toml", "module.json", "setup.py", "go.mod"]
         .iter()
         .any(|f| dir.join(f).is_file())
 }
@@ -151,11 +154,14 @@ fn describe(dir: &Path, rel: &str, spec: &str, fallback: String) -> ModuleInfo {
     let pyproject = read_toml("pyproject.toml");
     let cargo_name = cargo.as_ref().and_then(|c| c.get("package")?.get("name")?.as_str().map(str::to_string));
     let py_name = pyproject.as_ref().and_then(|c| c.get("project")?.get("name")?.as_str().map(str::to_string));
+    let go_mod = std::fs::read_to_string(dir.join("go.mod")).ok();
+    let go_name = go_mod.as_deref().and_then(|t| t.lines().find_map(|l| l.trim().strip_prefix("module ").map(|m| m.trim().trim_matches('"').to_string())));
 
     let id = module_json_id
         .or_else(|| package.as_ref().and_then(|p| string_at(p, "name")))
         .or(cargo_name)
         .or(py_name)
+        .or(go_name)
         .unwrap_or(fallback);
     let toolchain = if package.is_some() {
         Toolchain::Node
@@ -163,6 +169,8 @@ fn describe(dir: &Path, rel: &str, spec: &str, fallback: String) -> ModuleInfo {
         Toolchain::Rust
     } else if pyproject.is_some() || dir.join("setup.py").is_file() {
         Toolchain::Python
+    } else if go_mod.is_some() {
+        Toolchain::Go
     } else {
         Toolchain::Generic
     };
@@ -215,6 +223,31 @@ fn npm_patterns(root: &Path) -> Option<Vec<String>> {
     let ws = v.get("workspaces")?;
     let list = ws.as_array().or_else(|| ws.get("packages")?.as_array())?;
     let out: Vec<String> = list.iter().filter_map(|s| s.as_str().map(str::to_string)).collect();
+    (!out.is_empty()).then_some(out)
+}
+
+/// The directories of a `go.work` file's `use` lines (one-line and block form).
+fn go_work_patterns(root: &Path) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(root.join("go.work")).ok()?;
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for line in text.lines().map(|l| l.split("//").next().unwrap_or_default().trim()) {
+        if in_block {
+            if line == ")" {
+                in_block = false;
+            } else if !line.is_empty() {
+                out.push(line.trim_matches('"').to_string());
+            }
+        } else if let Some(rest) = line.strip_prefix("use") {
+            let rest = rest.trim();
+            if rest == "(" {
+                in_block = true;
+            } else if !rest.is_empty() {
+                out.push(rest.trim_matches('"').to_string());
+            }
+        }
+    }
+    let out: Vec<String> = out.into_iter().map(|d| d.trim_start_matches("./").to_string()).filter(|d| !d.is_empty() && d != ".").collect();
     (!out.is_empty()).then_some(out)
 }
 

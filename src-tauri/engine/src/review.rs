@@ -13,50 +13,52 @@ use crate::error::Result;
 use crate::ids::SessionId;
 use crate::workspace::Workspace;
 
-/// Directories never part of a module's reviewed files: dependencies and VCS data.
-const SKIPPED: &[&str] = &["node_modules", ".git", ".kiln", "target"];
+/// Directories never part of a module's reviewed files: dependencies, build output, VCS
+/// data and the virtual environment Kiln's setup makes, whatever the ignore files say.
+const SKIPPED: &[&str] = &["node_modules", ".git", ".kiln", "target", ".venv"];
 
-/// SHA-256 over the module's files in the session's working copy: each relative path
-/// and content, in path order, so a rename, an edit, an addition or a removal changes it.
+/// SHA-256 over the module's files in the session's working copy, as a checkpoint sees
+/// them (ignored files left out, so a test run's caches do not make a review stale):
+/// each relative path and content in path order, a link by what it says, so a rename,
+/// an edit, an addition or a removal changes it.
 pub fn module_digest(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<String> {
     let root = ws.session_workdir(id);
     let dir = crate::paths::confine(&root, if module.directory.is_empty() { "." } else { &module.directory })?;
-    let mut files = Vec::new();
-    collect(&dir, &dir, &mut files)?;
+    let mut files = collect(&dir)?;
     files.sort();
     let mut hash = Sha256::new();
-    for rel in files {
-        let content = std::fs::read(dir.join(&rel))?;
+    for (rel, link) in files {
+        let path = dir.join(&rel);
+        let content = if link { std::fs::read_link(&path)?.into_os_string().into_encoded_bytes() } else { std::fs::read(&path)? };
         hash.update(rel.as_bytes());
-        hash.update([0]);
+        hash.update([u8::from(link)]);
         hash.update((content.len() as u64).to_le_bytes());
         hash.update(&content);
     }
     Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e),
-    };
-    for entry in entries {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let path = entry.path();
-        if kind.is_dir() {
-            if !SKIPPED.iter().any(|s| entry.file_name() == *s) {
-                collect(root, &path, out)?;
-            }
-        } else if kind.is_file() {
-            out.push(path.strip_prefix(root).unwrap_or(&path).to_string_lossy().into_owned());
-        } else if kind.is_symlink() {
-            // A link is reviewed as what it says, not what it points to.
-            out.push(path.strip_prefix(root).unwrap_or(&path).to_string_lossy().into_owned());
+/// Every file and link under `dir` (relative), by the ignore rules; `true` for a link.
+fn collect(dir: &Path) -> Result<Vec<(String, bool)>> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    let walk = ignore::WalkBuilder::new(dir)
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && SKIPPED.iter().any(|s| e.file_name() == *s)))
+        .build();
+    for entry in walk {
+        let entry = entry.map_err(|e| crate::error::ApiError::internal("reading the module's files", e))?;
+        let Some(kind) = entry.file_type() else { continue };
+        if kind.is_file() || kind.is_symlink() {
+            let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path()).to_string_lossy().into_owned();
+            out.push((rel, kind.is_symlink()));
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// The verdict a review turn ended with: `Some((passed, reason))`, or `None` without one.
@@ -77,15 +79,20 @@ pub fn verdict(text: &str) -> Option<(bool, String)> {
 }
 
 /// The review turn's instruction: read-only, the six areas, evidence, one verdict line.
-pub fn instruction(role_name: &str, session: &SessionView, module: &SessionModule) -> String {
+/// `modules` are the ones the verdict covers: the turn's module, or in the direct
+/// workflow every module of the session (one change, reviewed as one).
+pub fn instruction(role_name: &str, session: &SessionView, modules: &[SessionModule]) -> String {
+    let named: Vec<String> = modules.iter().map(|m| format!("`{}` (`{}`)", m.id, m.directory)).collect();
+    let what = if modules.len() == 1 { "the module's files and its specification, if it has one" } else { "the changed files of each module" };
     format!(
-        "## Kiln review\nYou are the {role_name}, reviewing the change made in `{}` (`{}`) for this request: {}\n\n\
-         This turn is read-only: any file you write is put back. Read the module's files and its specification, run its \
+        "## Kiln review\nYou are the {role_name}, reviewing the change made in {} for this request: {}\n\n\
+         This turn is read-only: any file you write is put back. Read {what}, run its \
          tests or checks if useful, and report on each of: correctness, security, compatibility, lifecycle (setup, \
          migrations, enabling), tests, and UI. For each, give evidence (file and line, command and output) or say it \
-         does not apply.\n\nEnd with exactly one line: `REVIEW: pass - <one sentence>` when the module is ready to \
+         does not apply.\n\nEnd with exactly one line: `REVIEW: pass - <one sentence>` when the change is ready to \
          deliver, or `REVIEW: changes - <the findings to fix>` when it is not.",
-        module.id, module.directory, session.brief
+        named.join(", "),
+        session.brief
     )
 }
 

@@ -19,7 +19,7 @@ async fn restore_round_trips_every_kind_of_change() {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
+    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(toml, text).unwrap();
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &shop).await;
@@ -80,7 +80,7 @@ async fn pruned_checkpoints_are_collected_and_the_kept_ones_still_restore() {
     let toml = shop.join("kiln.toml");
     let text = std::fs::read_to_string(&toml)
         .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "max_checkpoints = 3");
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"\nmax_checkpoints = 3");
     std::fs::write(toml, text).unwrap();
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &shop).await;

@@ -13,7 +13,7 @@ async fn shop_with(tests: &str, extra_session: &str) -> (tempfile::TempDir, std:
     let toml = shop.join("kiln.toml");
     let text = std::fs::read_to_string(&toml)
         .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", extra_session)
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", &format!("setup = \"\"\n{extra_session}"))
         .replace("tests = \"npm test\"", &format!("dependencies = \"\"\ntests = {}", toml::Value::String(tests.into())));
     std::fs::write(toml, text).unwrap();
     let engine = engine(&tmp.path().join("config"));

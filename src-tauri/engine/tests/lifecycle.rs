@@ -24,7 +24,7 @@ fn session_dirs(root: &Path) -> usize {
 
 fn without_setup(shop: &Path) {
     let path = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&path).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
+    let text = std::fs::read_to_string(&path).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(path, text).unwrap();
 }
 

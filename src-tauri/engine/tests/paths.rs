@@ -33,7 +33,7 @@ impl Setup {
         let tmp = tempfile::tempdir().unwrap();
         let shop = shop_copy(tmp.path());
         let toml = shop.join("kiln.toml");
-        let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
+        let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
         std::fs::write(toml, text).unwrap();
         let outside = tmp.path().join("outside");
         std::fs::create_dir_all(outside.join("dir")).unwrap();
@@ -402,7 +402,7 @@ async fn specifications_behind_a_link_leading_out_are_neither_read_nor_written()
     let schema = kiln_engine::gates::module_schema(&ws, &id, &modules);
     assert_eq!(schema.status, GateStatus::Failed);
     let info = ws.module("@shop/catalog").unwrap().clone();
-    let gate = kiln_engine::gates::run_module_gate(&ws, &id, &info, "tests").await;
+    let gate = kiln_engine::gates::run_module_gate(&ws, &id, &info, "tests", &[]).await;
     assert_eq!(gate.status, GateStatus::Failed);
     assert_eq!(gate.exit_code, None, "nothing ran");
     assert_eq!(s.outside_state(), before);
@@ -421,7 +421,7 @@ async fn session_copy_entries_follow_the_same_rules() {
     let toml = shop.join("kiln.toml");
     let text = std::fs::read_to_string(&toml)
         .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "")
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"")
         .replace("copy = [\".env\"]", "copy = [\".env\", \".kiln/private.txt\", \"../outside.txt\", \"/etc/hostname\", \"fixtures/.env.local\"]");
     std::fs::write(toml, text).unwrap();
     std::fs::write(shop.join(".env"), "A=1\n").unwrap();

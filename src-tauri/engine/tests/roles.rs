@@ -1,7 +1,8 @@
 //! Roles, the handoff line and routing (SPEC §6).
 
 use kiln_engine::handoff::{self, Target};
-use kiln_engine::roles::{self, Role, BUNDLED};
+use kiln_engine::config::Workflow;
+use kiln_engine::roles::{self, Role, Scope, BUNDLED};
 use kiln_engine::routing::{route, ModuleState, Route};
 
 #[test]
@@ -20,9 +21,13 @@ fn bundled_roles_are_exactly_their_source_documents() {
 #[test]
 fn defaults_parse_and_hand_off_only_to_known_roles() {
     let tmp = tempfile::tempdir().unwrap();
-    let roles = roles::load(tmp.path()).unwrap();
+    let roles = roles::load(tmp.path(), Workflow::Specs).unwrap();
     let ids: Vec<&str> = roles.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["agentic-engineer", "backend-engineer", "business-manager", "frontend-engineer", "ux-designer"]);
+    // The direct workflow has one bundled role, which may change the whole working copy.
+    let direct = roles::load(tmp.path(), Workflow::Direct).unwrap();
+    assert_eq!(direct.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["engineer"]);
+    assert_eq!((direct[0].scope, direct[0].allowed_paths.clone(), direct[0].handoff.len()), (Scope::Repository, vec!["**".to_string()], 0));
     let bm = roles::find(&roles, "Business Manager").unwrap();
     assert_eq!(bm.allowed_paths, ["SPEC.md", "docs/**"]);
     assert!(bm.instruction.contains("specification"));
@@ -36,10 +41,13 @@ fn a_workspace_document_overrides_a_default_and_bad_ones_are_refused() {
     std::fs::create_dir_all(&dir).unwrap();
     let custom = "---\nid: frontend-engineer\nname: Screen Builder\nallowed_paths: [web/**]\nhandoff: [backend-engineer]\ngates: [tests]\nread_only: false\n---\nBuild screens in web/.\n";
     std::fs::write(dir.join("frontend-engineer.md"), custom).unwrap();
-    let roles = roles::load(tmp.path()).unwrap();
+    let roles = roles::load(tmp.path(), Workflow::Specs).unwrap();
     let fe = roles::find(&roles, "frontend-engineer").unwrap();
     assert_eq!((fe.name.as_str(), fe.allowed_paths.clone()), ("Screen Builder", vec!["web/**".to_string()]));
     assert_eq!(roles.len(), 5);
+    // A workspace's own roles take part in the direct workflow too, beside the engineer.
+    let direct = roles::load(tmp.path(), Workflow::Direct).unwrap();
+    assert_eq!(direct.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["engineer", "frontend-engineer"]);
 
     for (bad, needle) in [
         (custom.replace("gates:", "gatez:"), "gatez"),
@@ -47,16 +55,17 @@ fn a_workspace_document_overrides_a_default_and_bad_ones_are_refused() {
         (custom.replace("handoff: [backend-engineer]", "handoff: [ghost]"), "ghost"),
         (custom.replace("handoff: [backend-engineer]", "handoff: [frontend-engineer]"), "itself"),
         (custom.replacen("---\n", "", 1), "front matter"),
+        (custom.replace("gates: [tests]", "gates: [tests]\nscope: galaxy"), "scope"),
     ] {
         std::fs::write(dir.join("frontend-engineer.md"), &bad).unwrap();
-        let err = roles::load(tmp.path()).unwrap_err();
+        let err = roles::load(tmp.path(), Workflow::Specs).unwrap_err();
         assert_eq!(err.code, kiln_engine::ErrorCode::ConfigInvalid);
         assert!(err.message.contains(needle), "{needle}: {}", err.message);
     }
 }
 
 fn defaults() -> Vec<Role> {
-    roles::load(tempfile::tempdir().unwrap().path()).unwrap()
+    roles::load(tempfile::tempdir().unwrap().path(), Workflow::Specs).unwrap()
 }
 
 #[test]

@@ -38,7 +38,7 @@ async fn world_edit(script: Vec<Step>, planner: bool, gates: bool, edit: impl Fn
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
-    let mut text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
+    let mut text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     if !gates {
         // Module gates off (an empty command skips a gate): these tests are about turns.
         text = text.replace("tests = \"npm test\"", "dependencies = \"\"\ntests = \"\"");
@@ -81,6 +81,11 @@ async fn settled(w: &World, id: &str) -> SessionView {
 
 async fn transcript(w: &World, id: &str) -> Vec<TranscriptEntry> {
     w.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap()
+}
+
+/// A write of a small server file: a turn that changes nothing has nothing to review.
+fn server_file(name: &str) -> Step {
+    Step::tool("write_file", json!({ "path": format!("modules/catalog/src/server/{name}.js"), "content": format!("export const {name} = [];\n") }))
 }
 
 fn texts(entries: &[TranscriptEntry], kind: EntryKind) -> Vec<String> {
@@ -145,6 +150,7 @@ async fn handoffs_chain_up_to_four_turns_then_offer_to_continue() {
 #[tokio::test]
 async fn a_handoff_to_no_known_role_falls_back_to_routing_with_a_reason() {
     let w = world(vec![
+        server_file("featured"),
         Step::text("Done.\nHANDOFF: qa-engineer - please test it"),
         Step::text("Looks right.\nHANDOFF: none - the request is satisfied"),
         Step::text("Checked it.\nREVIEW: pass - ready"),
@@ -235,7 +241,8 @@ async fn a_new_message_supersedes_a_running_turn_after_its_process_is_gone() {
     let marker = "superseded-marker";
     let w = world(vec![
         Step::tool("run_command", json!({ "command": format!("sleep 4 && touch {marker}") })),
-        Step::text("never reached"),
+        // The stopped turn asks nothing more: the next request is the second turn's.
+        server_file("second"),
         Step::text("Second turn.\nHANDOFF: none - done"),
         Step::text("Checked it.\nREVIEW: pass - ready"),
     ])
@@ -255,8 +262,8 @@ async fn a_new_message_supersedes_a_running_turn_after_its_process_is_gone() {
     assert!(started.elapsed() < Duration::from_secs(3), "supersede waited for the command to finish");
     assert!(second.running);
     let s = settled(&w, &s.id).await;
-    assert_eq!(s.state, SessionState::Review);
     let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
+    assert_eq!(s.state, SessionState::Review, "{systems}");
     assert!(systems.contains("Stopped by the operator."), "{systems}");
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert!(!work.join(marker).exists(), "the old turn's process outlived the stop");
@@ -264,7 +271,7 @@ async fn a_new_message_supersedes_a_running_turn_after_its_process_is_gone() {
 
 #[tokio::test]
 async fn a_turn_runs_to_its_end_when_every_view_has_gone() {
-    let w = world(vec![Step::text("All done.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")]).await;
+    let w = world(vec![server_file("quick"), Step::text("All done.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")]).await;
     let s = create(&w.engine, "Quick @shop/catalog change").await;
     let sub = w.engine.subscribe(None);
     send(&w, &s.id, "Tweak the server validation").await;
@@ -350,7 +357,8 @@ async fn with_auto_continue_off_a_handoff_waits_for_the_operator() {
 #[tokio::test]
 async fn the_planner_agent_adds_modules_a_title_and_the_first_role_but_never_drops_one() {
     let answer = r#"Plan: {"modules": ["@shop/cart", "@shop/catalog", "billing.core"], "title": "Wishlist everywhere", "role": "UX Designer", "reason": "The cart shows the wishlist too."}"#;
-    let w = world_with_planner(vec![Step::text(answer), Step::text("Designed.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")], true).await;
+    let design = Step::tool("write_file", json!({ "path": "modules/catalog/docs/wishlist.md", "content": "# Wishlist\n" }));
+    let w = world_with_planner(vec![Step::text(answer), design, Step::text("Designed.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")], true).await;
     let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
     assert_eq!(s.state, SessionState::Planning);
     // The first message waits for the planner, then goes to the role it suggested.
@@ -380,7 +388,7 @@ async fn without_a_usable_planner_answer_the_rules_decide_alone() {
 
 #[tokio::test]
 async fn a_lost_conversation_continues_fresh_with_the_transcript_replayed() {
-    let w = world(vec![Step::text("First answer.\nHANDOFF: none - done"),
+    let w = world(vec![server_file("validation"), Step::text("First answer.\nHANDOFF: none - done"),
         Step::text("Checked it.\nREVIEW: pass - ready"),
         Step::text("Second answer.\nHANDOFF: none - done")]).await;
     let s = create(&w.engine, "Two steps in @shop/catalog").await;
@@ -395,9 +403,10 @@ async fn a_lost_conversation_continues_fresh_with_the_transcript_replayed() {
     let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
     assert!(systems.contains("no longer holds this session's conversation"), "{systems}");
     let requests = w.server.requests();
-    // The first turn and its review; the second turn changed no file, so the review holds.
-    assert_eq!(requests.len(), 3);
-    let replayed = requests[2].body["messages"].to_string();
+    // The first turn (a write, then its answer) and its review; the second turn changed no
+    // file, so the review holds.
+    assert_eq!(requests.len(), 4);
+    let replayed = requests[3].body["messages"].to_string();
     assert!(replayed.contains("This continues an earlier conversation"), "{replayed}");
     assert!(replayed.contains("Operator: Tighten the server validation") && replayed.contains("First answer."), "{replayed}");
     assert!(replayed.contains("Now the second server step"));
@@ -408,6 +417,7 @@ async fn a_lost_conversation_continues_fresh_with_the_transcript_replayed() {
 async fn reopening_the_workspace_keeps_its_turns_and_a_new_process_closes_orphans() {
     let w = world(vec![
         Step::tool("run_command", json!({ "command": "sleep 1" })),
+        server_file("slow"),
         Step::text("Done.\nHANDOFF: none - done"),
         Step::text("Checked it.\nREVIEW: pass - ready"),
     ])
@@ -527,7 +537,7 @@ async fn a_failed_gate_hands_the_fix_back_to_the_same_role_with_the_command_and_
     assert_eq!(tests.len(), 2, "{gates:#?}");
     assert!(tests[0].starts_with("**tests** failed") && tests[0].contains("wishlist totals"), "{}", tests[0]);
     assert!(tests[1].starts_with("**tests** passed"), "{}", tests[1]);
-    assert!(gates.iter().any(|t| t.starts_with("**dependencies** skipped")), "a gate with no command is skipped, not passed: {gates:#?}");
+    assert!(gates.iter().any(|t| t.starts_with("**dependencies** not configured")), "a gate with no command is not configured, not passed: {gates:#?}");
     let handoffs = texts(&entries, EntryKind::Handoff);
     assert!(handoffs.iter().any(|t| t.starts_with("**gate `tests` → backend-engineer**")), "{handoffs:#?}");
 
@@ -557,13 +567,19 @@ async fn check_modules_runs_every_gate_and_an_empty_rust_suite_fails() {
     let tests = by_gate("tests");
     assert_eq!(tests.status, GateStatus::Failed, "an empty suite must fail: {tests:?}");
     assert_eq!(tests.exit_code, Some(0));
-    assert_eq!(by_gate("format").status, GateStatus::Skipped);
+    assert_eq!(by_gate("format").status, GateStatus::NotConfigured, "turned off in kiln.toml");
+    assert_eq!(by_gate("format").source, "kiln.toml [gates.rust]");
+    assert_eq!(by_gate("tests").source, "Cargo.toml");
     let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
     assert!(entries.iter().any(|e| e.kind == EntryKind::Gate && e.text.contains("ran no test")));
 }
 
 fn session_settings(extra: &'static str) -> impl Fn(String) -> String {
-    move |text: String| text.replace("[session]\n", &format!("[session]\n{extra}\n"))
+    // A `setup` given here replaces the empty one the world starts with.
+    move |text: String| {
+        let text = if extra.contains("setup =") { text.replace("setup = \"\"\n", "") } else { text };
+        text.replace("[session]\n", &format!("[session]\n{extra}\n"))
+    }
 }
 
 #[tokio::test]
@@ -608,7 +624,7 @@ async fn long_turns_autosave_and_old_checkpoints_are_pruned_but_never_the_start(
 #[tokio::test]
 async fn a_message_during_setup_waits_for_it_instead_of_cutting_it_short() {
     let w = world_edit(
-        vec![Step::text("Done.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")],
+        vec![server_file("tweak"), Step::text("Done.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")],
         false,
         false,
         session_settings("setup = \"sleep 1 && touch setup-done\""),

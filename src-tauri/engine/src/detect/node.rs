@@ -44,7 +44,9 @@ pub fn manager(repo: &Repo) -> Pm {
         };
         if let Some(manager) = manager {
             let run = if manager == Manager::Npm { "npm".into() } else { format!("corepack {name}") };
-            return Pm { manager, run, source: format!("packageManager `{spec}` in package.json") };
+            // `pnpm@9.15.9+sha512.…`: the hash is corepack's business, not the reader's.
+            let shown = spec.split('+').next().unwrap_or(spec);
+            return Pm { manager, run, source: format!("packageManager `{shown}` in package.json") };
         }
     }
     let lock = |name: &str| repo.root_file(name) || repo.module_file(name);
@@ -75,6 +77,7 @@ pub fn gate(repo: &Repo, gate: &str) -> Result<Found, String> {
 }
 
 /// Offline first, from the machine's own store or cache; then fetch only what it lacks.
+/// Without a lockfile none is written: the install must not change the repository.
 fn install(repo: &Repo, pm: &Pm) -> Found {
     let up = repo.to_root();
     let run = &pm.run;
@@ -83,14 +86,17 @@ fn install(repo: &Repo, pm: &Pm) -> Found {
         Manager::Pnpm if locked("pnpm-lock.yaml") => {
             format!("{up}{{ {run} install --frozen-lockfile --offline || {run} install --frozen-lockfile --prefer-offline; }}")
         }
-        Manager::Pnpm => format!("{up}{{ {run} install --offline || {run} install --prefer-offline; }}"),
-        Manager::Yarn => format!("{up}{{ {run} install --frozen-lockfile --offline || {run} install --frozen-lockfile --prefer-offline; }}"),
+        Manager::Pnpm => format!("{up}{{ {run} install --no-lockfile --offline || {run} install --no-lockfile --prefer-offline; }}"),
+        Manager::Yarn if locked("yarn.lock") => {
+            format!("{up}{{ {run} install --frozen-lockfile --offline || {run} install --frozen-lockfile --prefer-offline; }}")
+        }
+        Manager::Yarn => format!("{up}{{ {run} install --no-lockfile --offline || {run} install --no-lockfile --prefer-offline; }}"),
         Manager::Bun => format!("{up}bun install"),
         Manager::Npm if locked("package-lock.json") || repo.module_file("package-lock.json") => {
             let up = if locked("package-lock.json") { up } else { String::new() };
             format!("{up}{{ npm ci --offline --no-audit --no-fund || npm ci --prefer-offline --no-audit --no-fund; }}")
         }
-        Manager::Npm => format!("{up}npm install --prefer-offline --no-audit --no-fund"),
+        Manager::Npm => format!("{up}npm install --no-package-lock --prefer-offline --no-audit --no-fund"),
     };
     Found::new(command, pm.source.clone())
 }
@@ -194,7 +200,7 @@ fn typecheck(repo: &Repo, pm: &Pm) -> Result<Found, String> {
     if repo.root_file("tsconfig.json") {
         return Ok(Found::new(format!("{}tsc --noEmit -p tsconfig.json", repo.to_root()), "tsconfig.json at the repository root"));
     }
-    Err("no TypeScript config or `typecheck` script: plain JavaScript has no type check".into())
+    Err("no tsconfig.json and no `typecheck` script found".into())
 }
 
 const PRETTIER: &[&str] = &[
