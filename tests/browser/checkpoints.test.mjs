@@ -25,7 +25,7 @@ describe("checkpoints in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {
       { text: "Checked again.\nREVIEW: pass - ok" },
     ]);
     t.after(() => stopServer(model.child));
-    // The catalog's format gate is turned off in this copy, so one gate shows as skipped.
+    // The catalog's format gate is turned off in this copy, so one gate shows as not configured.
     const workspace = copyExample();
     fs.appendFileSync(path.join(workspace, "kiln.toml"), '\n[modules.overrides."@shop/catalog".gates]\nformat = ""\n');
     const { url, child } = await startServer({ workspace });
@@ -78,14 +78,14 @@ describe("checkpoints in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {
     await page.screenshot({ path: path.join(ARTIFACTS, "restored-diff.png"), fullPage: true });
 
     // The gates that ran after the turns: the module's real `node --test` suite passed,
-    // and a gate with no command is shown skipped, never as passed.
+    // and a gate with no command is shown as not configured, never as passed.
     await page.locator("[data-testid=tab-gates]").click();
     await page.locator("[data-testid=gate-row]").first().waitFor();
     const tests = page.locator('[data-testid=gate-row][data-status=passed]', { hasText: "tests" });
     await tests.first().waitFor();
-    const skipped = page.locator('[data-testid=gate-row][data-status=skipped]');
-    assert.ok((await skipped.count()) > 0);
-    assert.match(await skipped.first().innerText(), /skipped/i);
+    const off = page.locator('[data-testid=gate-row][data-status=not-configured]');
+    assert.ok((await off.count()) > 0);
+    assert.match(await off.first().innerText(), /not\s+configured/i);
     await page.screenshot({ path: path.join(ARTIFACTS, "gates.png"), fullPage: true });
     assert.deepEqual(errors, []);
   });
