@@ -406,8 +406,14 @@ impl TurnLog<'_> {
                 let change = serde_json::to_value(change).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                 self.entry(EntryKind::Tool, &format!("**{change}** `{path}`")).await
             }
-            DriverEvent::PermissionRequest { tool, .. } => {
-                self.entry(EntryKind::System, &format!("The agent asked to use `{tool}`; Kiln answers by the turn's policy.")).await
+            DriverEvent::PermissionRequest { tool, input, .. } => {
+                // The drivers answer by the command policy in Settings; say what it decided.
+                let text = match (input["decision"].as_str(), input["reason"].as_str()) {
+                    (Some(decision), Some(reason)) => format!("The agent asked to use `{tool}`: {decision} by the command policy ({reason})."),
+                    (Some(decision), None) => format!("The agent asked to use `{tool}`: {decision} by the command policy."),
+                    _ => format!("The agent asked to use `{tool}`; Kiln answers by the command policy in Settings."),
+                };
+                self.entry(EntryKind::System, &text).await
             }
             DriverEvent::Usage(usage) => self.usage(&usage).await,
             DriverEvent::Error { message } => self.entry(EntryKind::System, &format!("The agent reported: {message}")).await,
