@@ -3,6 +3,20 @@
 //! Files added, modified, deleted and renamed, binary ones marked, hunks with line
 //! numbers, workspace-relative paths only. The last view per session is cached by
 //! the ids it was computed from, so any change to the working copy invalidates it.
+//!
+//! In the direct workflow the engineer may write anywhere, so the view also holds every
+//! other changed file, against checkpoint 0, in groups after the session's modules:
+//! - one per workspace module the session has not taken in whose files changed
+//!   ([`DiffGroup::OtherModule`]): grouped by the workspace's modules rather than thrown
+//!   in with the root files, because a change to `packages/b` is that module's change
+//!   (its gates and review apply once it joins the session, and the plan says so);
+//! - one for the files in no module at all ([`DiffGroup::Outside`], id
+//!   [`OUTSIDE_MODULES_ID`]): a root lockfile, `CHANGELOG.md`, `.github/…`.
+//!
+//! A file belongs to one group only: a session module's when it lies under one, else the
+//! deepest workspace module holding it, else the outside group. Renames are found within a
+//! group. In the specs workflow only the session's modules are shown, as turns cannot
+//! write outside them.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,6 +39,15 @@ const MAX_SHOWN_BYTES: u64 = 1024 * 1024;
 struct Key {
     workdir: Oid,
     bases: Vec<Base>,
+    /// Direct workflow: what the groups beyond the session's modules are computed from.
+    rest: Option<Rest>,
+}
+
+/// Checkpoint 0 and the workspace's modules that are not the session's `(id, directory)`.
+#[derive(Clone, PartialEq)]
+struct Rest {
+    start: Oid,
+    modules: Vec<(String, String)>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -51,8 +74,11 @@ impl DiffCache {
 pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     // A deleted session has no working copy and no checkpoints left to compare.
     let (id, session) = session::live(ws, &args.session_id).await?;
+    let direct = ws.config.workflow() == Workflow::Direct;
     if let Some(wanted) = &args.module_id {
-        if !session.modules.iter().any(|m| &m.id == wanted) {
+        // Direct: the outside group and any workspace module are groups too.
+        let known = session.modules.iter().any(|m| &m.id == wanted) || direct && (wanted == OUTSIDE_MODULES_ID || ws.modules.iter().any(|m| &m.id == wanted));
+        if !known {
             return Err(ApiError::new(ErrorCode::ModuleNotFound, format!("`{wanted}` is not a module of this session")));
         }
     }
@@ -60,8 +86,15 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     for module in &session.modules {
         bases.push(Base { module: module.clone(), commit: base_commit(ws, &id, module.base_sequence).await? });
     }
+    let rest = match direct {
+        true => Some(Rest {
+            start: base_commit(ws, &id, 0).await?,
+            modules: ws.modules.iter().filter(|m| !session.modules.iter().any(|s| s.id == m.id)).map(|m| (m.id.clone(), m.directory.clone())).collect(),
+        }),
+        false => None,
+    };
     let workdir = snapshot(ws, &id).await?;
-    let key = Key { workdir, bases };
+    let key = Key { workdir, bases, rest };
 
     let cached = ws.diffs.views.lock().unwrap().get(id.as_str()).filter(|(k, _)| *k == key).map(|(_, v)| v.clone());
     let view = match cached {
@@ -113,25 +146,104 @@ fn compute(store: &Repository, key: &Key) -> Result<DiffView> {
     let mut modules = Vec::new();
     for base in &key.bases {
         let tree = store.find_commit(base.commit)?.tree()?;
+        let directory = base.module.directory.trim_end_matches('/');
         modules.push(ModuleDiff {
             module_id: base.module.id.clone(),
             directory: base.module.directory.clone(),
+            group: DiffGroup::Module,
             base_sequence: base.module.base_sequence,
-            files: module_files(store, &tree, &workdir, &base.module.directory)?,
+            files: files_under(store, &tree, &workdir, if whole(directory) { &[][..] } else { std::slice::from_ref(&directory) })?,
         });
+    }
+    if let Some(rest) = &key.rest {
+        modules.extend(rest_groups(store, key, rest, &workdir)?);
     }
     Ok(DiffView { modules })
 }
 
-/// Every changed file under `directory` (`.` is the whole tree), sorted by path.
-fn module_files(store: &Repository, base: &git2::Tree<'_>, now: &git2::Tree<'_>, directory: &str) -> Result<Vec<FileDiff>> {
+/// Whether a module directory is the whole repository (`.`).
+fn whole(directory: &str) -> bool {
+    matches!(directory.trim_end_matches('/'), "" | ".")
+}
+
+/// Whether workspace-relative `path` lies in module `directory` (`.` holds everything).
+pub fn in_directory(path: &str, directory: &str) -> bool {
     let directory = directory.trim_end_matches('/');
+    whole(directory) || path == directory || path.strip_prefix(directory).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The direct workflow's groups beyond the session's modules: each changed workspace
+/// module not in the session, then the files in no module (only those that changed).
+fn rest_groups(store: &Repository, key: &Key, rest: &Rest, now: &git2::Tree<'_>) -> Result<Vec<ModuleDiff>> {
+    let session_dirs: Vec<&str> = key.bases.iter().map(|b| b.module.directory.as_str()).collect();
+    if session_dirs.iter().any(|d| whole(d)) {
+        return Ok(Vec::new()); // a whole-repository module holds every file already
+    }
+    let start = store.find_commit(rest.start)?.tree()?;
+    // Every path that changed since the start, before renames pair them (so each side of
+    // a rename lands in its own group).
     let mut opts = DiffOptions::new();
-    // An exact pathspec matches the directory and everything below it, and nothing
-    // else: a directory whose name holds `*` or `[` is not read as a glob.
+    let changed = store.diff_tree_to_tree(Some(&start), Some(now), Some(&mut opts))?;
+    let mut paths: Vec<String> = Vec::new();
+    for delta in changed.deltas() {
+        for side in [delta.old_file().path(), delta.new_file().path()].into_iter().flatten() {
+            let path = rel_path(side);
+            if !hidden(&path) && !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    let mut by_module: Vec<Vec<&str>> = vec![Vec::new(); rest.modules.len()];
+    let mut outside: Vec<&str> = Vec::new();
+    for path in &paths {
+        if session_dirs.iter().any(|d| in_directory(path, d)) {
+            continue;
+        }
+        // The deepest module holding it: `packages/a/sub` over `packages/a`.
+        let holder = rest
+            .modules
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, dir))| in_directory(path, dir))
+            .max_by_key(|(_, (_, dir))| if whole(dir) { 0 } else { dir.trim_end_matches('/').len() + 1 })
+            .map(|(i, _)| i);
+        match holder {
+            Some(i) => by_module[i].push(path),
+            None => outside.push(path),
+        }
+    }
+    let mut out = Vec::new();
+    for ((id, directory), paths) in rest.modules.iter().zip(by_module) {
+        if !paths.is_empty() {
+            out.push(ModuleDiff {
+                module_id: id.clone(),
+                directory: directory.clone(),
+                group: DiffGroup::OtherModule,
+                base_sequence: 0,
+                files: files_under(store, &start, now, &paths)?,
+            });
+        }
+    }
+    if !outside.is_empty() {
+        out.push(ModuleDiff {
+            module_id: OUTSIDE_MODULES_ID.to_string(),
+            directory: String::new(),
+            group: DiffGroup::Outside,
+            base_sequence: 0,
+            files: files_under(store, &start, now, &outside)?,
+        });
+    }
+    Ok(out.into_iter().filter(|g| !g.files.is_empty()).collect())
+}
+
+/// Every changed file under the given paths (none: the whole tree), sorted by path.
+fn files_under(store: &Repository, base: &git2::Tree<'_>, now: &git2::Tree<'_>, pathspecs: &[&str]) -> Result<Vec<FileDiff>> {
+    let mut opts = DiffOptions::new();
+    // An exact pathspec matches the path and everything below it, and nothing else: a
+    // directory whose name holds `*` or `[` is not read as a glob.
     opts.disable_pathspec_match(true);
-    if !directory.is_empty() && directory != "." {
-        opts.pathspec(directory);
+    for path in pathspecs {
+        opts.pathspec(path);
     }
     let mut diff = store.diff_tree_to_tree(Some(base), Some(now), Some(&mut opts))?;
     diff.find_similar(Some(DiffFindOptions::new().renames(true)))?;

@@ -29,7 +29,7 @@ impl World {
 }
 
 /// The shop without its setup; gates that pass quickly (cart's `format` turned off, so
-/// it is skipped); delivery hooks appending to `hooks.log`, `after` as given.
+/// it is not configured); delivery hooks appending to `hooks.log`, `after` as given.
 async fn shop(after: &[&str]) -> World {
     let tmp = tempfile::tempdir().unwrap();
     let root = shop_copy(tmp.path());
@@ -37,7 +37,7 @@ async fn shop(after: &[&str]) -> World {
     let toml = root.join("kiln.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
     let text = text[..text.find("[delivery]").unwrap()]
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "")
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"")
         .replace(
             "[gates.node]\ntests = \"npm test\"\ntypecheck = \"node ../../scripts/check.mjs syntax\"\nformat = \"node ../../scripts/check.mjs format\"",
             "[gates.node]\ndependencies = \"true\"\ntypecheck = \"true\"\ntests = \"test ! -e FAIL\"\nformat = \"true\"\n\n[modules.overrides.\"@shop/cart\".gates]\nformat = \"\"",
@@ -120,7 +120,9 @@ async fn a_workspace_delivery_lands_files_runs_the_hooks_in_order_and_delivers_t
     let w = shop(&["echo after {id} {directory} >> LOG"]).await;
     let id = reviews_session(&w).await;
     let gates = check_and_review(&w, &id).await;
-    assert!(gates.iter().all(|g| g.status == GateStatus::Passed), "{gates:#?}");
+    // `lint` has no command in the shop: not configured, which never blocks.
+    assert!(gates.iter().all(|g| matches!(g.status, GateStatus::Passed | GateStatus::NotConfigured)), "{gates:#?}");
+    assert!(gates.iter().any(|g| g.status == GateStatus::NotConfigured), "{gates:#?}");
     let original_screen = std::fs::read_to_string(w.root.join("modules/catalog/src/client/screen.js")).unwrap();
 
     let p = plan(&w, &id).await;
@@ -135,7 +137,7 @@ async fn a_workspace_delivery_lands_files_runs_the_hooks_in_order_and_delivers_t
     assert_eq!(catalog.deleted, ["modules/catalog/test/routes.test.js"]);
     assert!(!catalog.enable);
     assert!(p.restart_needed);
-    assert!(p.gates.contains(&"tests (@shop/reviews)".to_string()) && p.gates.contains(&"spec-schema".to_string()));
+    assert!(p.gates.contains(&"tests (@shop/reviews)".to_string()) && p.gates.contains(&"spec-schema".to_string()), "{:?}", p.gates);
     // git-pr is reported unavailable with its reason: the copy is no git repository.
     let pr = p.available_targets.iter().find(|t| t.target == DeliveryTarget::GitPr).unwrap();
     assert!(!pr.available && pr.reason.as_deref().unwrap().contains("not in a git repository"), "{pr:?}");
@@ -247,13 +249,28 @@ async fn a_missing_or_stale_review_and_a_failed_or_skipped_gate_block_delivery()
     assert_eq!(err.code, ErrorCode::DeliveryBlocked);
     assert!(err.message.contains("tests"), "{}", err.message);
 
-    // A skipped gate (cart's `format` is turned off) blocks too: skipped is not success.
+    // Cart's `format` is turned off: not configured, which never blocks, and the plan says so.
     let cart = create(&w.engine, "Tidy @shop/cart").await;
     write(&workdir(&w, &cart.id).join("modules/cart/src/client/screen.js"), "export const screen = 3;\n");
-    check_and_review(&w, &cart.id).await;
+    let gates = check_and_review(&w, &cart.id).await;
+    let format = gates.iter().find(|g| g.gate == "format" && g.module.as_deref() == Some("@shop/cart")).unwrap();
+    assert_eq!(format.status, GateStatus::NotConfigured, "{format:#?}");
+    let p = plan(&w, &cart.id).await;
+    assert!(p.blockers.is_empty(), "{:#?}", p.blockers);
+    assert!(p.gates.contains(&"format (@shop/cart): not configured".to_string()), "{:?}", p.gates);
+    assert!(p.gates.contains(&"tests (@shop/cart)".to_string()), "{:?}", p.gates);
+
+    // A skipped gate blocks: skipped is not success. Runs no longer skip a gate that has a
+    // command, but a result stored as skipped (by an older Kiln) still blocks.
+    let ws = w.engine.workspace().unwrap();
+    sqlx::query("UPDATE gate_results SET status = 'skipped' WHERE session_id = ? AND module_id = '@shop/cart' AND gate = 'tests'")
+        .bind(&cart.id)
+        .execute(&ws.pool)
+        .await
+        .unwrap();
     let p = plan(&w, &cart.id).await;
     assert_eq!(p.blockers.len(), 1, "{:#?}", p.blockers);
-    assert!(blocked_by(&p, "the `format` gate in `@shop/cart` was skipped"), "{:#?}", p.blockers);
+    assert!(blocked_by(&p, "the `tests` gate in `@shop/cart` was skipped"), "{:#?}", p.blockers);
     assert_eq!(deliver(&w, &p).await.unwrap_err().code, ErrorCode::DeliveryBlocked);
     assert!(w.engine.get_delivery(SessionIdArgs { session_id: cart.id.clone() }).await.unwrap().is_none());
 }

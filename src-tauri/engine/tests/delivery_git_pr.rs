@@ -396,6 +396,72 @@ async fn the_guardrail_stops_before_any_commit() {
     assert!(github.requests_to("POST", "/repos/acme/shop/pulls").is_empty());
 }
 
+// ---------------------------------------------------------------------------------------
+// The commit message, and the root files of the direct workflow
+
+#[tokio::test]
+async fn the_commit_carries_the_title_and_brief_in_the_repositorys_style_and_root_files_land() {
+    let fx = fixture();
+    let github = double(&fx);
+    let main_before = fx.remote_sha("main").unwrap();
+    write(&fx.session.join("CHANGELOG.md"), "- a wishlist\n");
+    let input = || {
+        let mut input = fx.input(&github.base_url());
+        input.title = Some("Add a wishlist".into());
+        input.brief = Some("Let shoppers keep products for later.\n\nThe cart shows v2 too.".into());
+        // Direct workflow: a root file the session changed is allowed as it is.
+        input.files.push(("CHANGELOG.md".into(), Some(fx.session.join("CHANGELOG.md"))));
+        input.root_files = vec!["CHANGELOG.md".into()];
+        input
+    };
+
+    // A plain history (`the shop`): the title as the subject, the brief in the body.
+    let sink = Sink::default();
+    git_pr::deliver(input(), &sink).await.unwrap_or_else(|e| panic!("{e:?}\n{}", sink.all_text()));
+    let sha = fx.remote_sha(&fx.branch()).expect("the branch was pushed");
+    let message = sh_git(&fx.remote, &["log", "-1", "--format=%B", &sha]);
+    assert!(
+        message.starts_with("Add a wishlist\n\nLet shoppers keep products for later.\n\nThe cart shows v2 too.\n\nDelivered by Kiln from session "),
+        "{message}"
+    );
+    assert!(message.contains("Gates: 3 passed, 0 failed, 1 skipped"), "{message}");
+    assert!(message.trim_end().ends_with(&format!("Kiln-Session: {}", fx.id)), "{message}");
+    assert!(sink.output("guardrail").contains("CHANGELOG.md (outside the modules, changed by the session)"), "{}", sink.output("guardrail"));
+    let files = sh_git(&fx.remote, &["diff", "--name-status", &main_before, &sha]);
+    assert!(files.lines().any(|l| l == "A\tCHANGELOG.md"), "{files}");
+    assert!(!files.contains("shell/app.js"), "only the root files the session named: {files}");
+    let created = github.requests_to("POST", "/repos/acme/shop/pulls");
+    assert_eq!(created[0].body["title"], "Add a wishlist");
+    assert!(sink.all_text().contains("Commit \"Add a wishlist\""), "{}", sink.all_text());
+
+    // Someone lands conventional commits on main: the next delivery speaks that way, scoped
+    // by the first module's directory (the history's scopes name none of the session's).
+    let seed = fx.root.join("seed");
+    sh_git(&seed, &["pull", "--quiet", "origin", "main"]);
+    for (file, subject) in [("shell/a.txt", "fix(shell): keep the header"), ("shell/b.txt", "feat(catalog): show ratings"), ("shell/c.txt", "chore: tidy")] {
+        write(&seed.join(file), subject);
+        sh_git(&seed, &["add", "-A"]);
+        sh_git(&seed, &["commit", "--quiet", "-m", subject]);
+    }
+    sh_git(&seed, &["push", "--quiet", "origin", "main"]);
+    let sink = Sink::default();
+    git_pr::deliver(input(), &sink).await.unwrap_or_else(|e| panic!("{e:?}\n{}", sink.all_text()));
+    let sha = fx.remote_sha(&fx.branch()).unwrap();
+    let message = sh_git(&fx.remote, &["log", "-1", "--format=%B", &sha]);
+    assert!(message.starts_with("feat(wishlist): add a wishlist\n\nLet shoppers keep products for later.\n"), "{message}");
+    let patched = github.requests_to("PATCH", "/repos/acme/shop/pulls/1");
+    assert_eq!(patched[0].body["title"], "feat(wishlist): add a wishlist");
+
+    // A fault in the brief makes it a fix.
+    let mut fix = input();
+    fix.brief = Some("The wishlist is broken on an empty cart.".into());
+    let sink = Sink::default();
+    git_pr::deliver(fix, &sink).await.unwrap_or_else(|e| panic!("{e:?}\n{}", sink.all_text()));
+    let message = sh_git(&fx.remote, &["log", "-1", "--format=%s", &fx.remote_sha(&fx.branch()).unwrap()]);
+    assert_eq!(message, "fix(wishlist): add a wishlist");
+    fx.assert_token_never_in_git();
+}
+
 #[tokio::test]
 async fn a_failing_install_stops_there_and_leaves_nothing() {
     let fx = fixture();

@@ -1,6 +1,8 @@
 //! The session diff (SPEC §9) in a copy of examples/shop: statuses, hunks with line
 //! numbers, counts, binary and too-large files, workspace-relative paths, modules kept
-//! apart and filtered, a late module's own base, the cache, and what never shows.
+//! apart and filtered, a late module's own base, the cache, and what never shows. And in
+//! the direct workflow (a pnpm monorepo without kiln.toml): the files outside every module
+//! in a group of their own, a changed module not in the session in its own group.
 
 mod common;
 
@@ -31,7 +33,7 @@ async fn shop() -> World {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "");
+    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(toml, text).unwrap();
     let catalog = shop.join("modules/catalog");
     write(&catalog.join("src/notes.txt"), "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n");
@@ -174,10 +176,12 @@ async fn modules_are_kept_apart_and_filtered() {
     write(&wc.join("modules/catalog/src/new.txt"), "catalog\n");
     write(&wc.join("modules/cart/src/new.txt"), "cart\n");
     write(&wc.join("modules/orders/src/new.txt"), "orders, not in the session\n");
+    write(&wc.join("CHANGELOG.md"), "a root file: the specs workflow shows only the session's modules\n");
 
     let view = diff(&w, &s.id, None).await;
     let ids: Vec<&str> = view.modules.iter().map(|m| m.module_id.as_str()).collect();
     assert_eq!(ids, ["@shop/catalog", "@shop/cart"]);
+    assert!(view.modules.iter().all(|m| m.group == DiffGroup::Module));
     assert_eq!(paths(module(&view, "@shop/catalog")), ["modules/catalog/src/new.txt"]);
     assert_eq!(paths(module(&view, "@shop/cart")), ["modules/cart/src/new.txt"]);
 
@@ -270,4 +274,88 @@ async fn attachment_copies_and_node_modules_never_show() {
 
     let view = diff(&w, &s.id, None).await;
     assert_eq!(paths(&view.modules[0]), ["index.js"]);
+    assert_eq!(view.modules.len(), 1, "a whole-repository module leaves nothing outside: {view:#?}");
+}
+
+/// What `pnpm install` writes for the monorepo (so the detected install step leaves it be).
+const LOCKFILE: &str = "lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .: {}\n\n  packages/a: {}\n\n  packages/b: {}\n";
+
+/// A pnpm monorepo with no kiln.toml (so the direct workflow): `packages/a` and
+/// `packages/b`, a root lockfile, a changelog and docs.
+fn monorepo(root: &Path) {
+    write(&root.join("pnpm-workspace.yaml"), "packages:\n  - \"packages/*\"\n");
+    write(&root.join("package.json"), "{ \"name\": \"mono\", \"private\": true }\n");
+    write(&root.join("pnpm-lock.yaml"), LOCKFILE);
+    write(&root.join("CHANGELOG.md"), "# Changes\n");
+    write(&root.join("docs/old.md"), "one\ntwo\nthree\nfour\n");
+    write(&root.join("packages/a/package.json"), "{ \"name\": \"@mono/a\", \"version\": \"1.0.0\" }\n");
+    write(&root.join("packages/a/src/x.js"), "export const x = 1;\n");
+    write(&root.join("packages/b/package.json"), "{ \"name\": \"@mono/b\", \"version\": \"1.0.0\" }\n");
+    write(&root.join("packages/b/src/y.js"), "export const y = 1;\n");
+}
+
+#[tokio::test]
+async fn direct_workflow_groups_root_files_and_modules_not_in_the_session_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("mono");
+    monorepo(&root);
+    let w = world_at(tmp, root).await;
+    let ws = w.engine.workspace().unwrap();
+    assert_eq!(ws.config.workflow(), Workflow::Direct, "no kiln.toml: direct");
+    let s = create(&w.engine, "Make x two in @mono/a").await;
+    // The detected install step (pnpm) runs first; what it installs never shows.
+    wait_setup(&w.engine, &s.id).await;
+    assert_eq!(s.modules.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["@mono/a"]);
+
+    // Nothing changed yet: the session's module, empty, and no other group.
+    let view = diff(&w, &s.id, None).await;
+    assert_eq!(view.modules.len(), 1, "{view:#?}");
+    assert!(view.modules[0].files.is_empty());
+
+    let wc = workdir(&w, &s.id);
+    write(&wc.join("packages/a/src/x.js"), "export const x = 2;\n");
+    write(&wc.join("pnpm-lock.yaml"), &format!("{LOCKFILE}\n# regenerated\n"));
+    write(&wc.join("CHANGELOG.md"), "# Changes\n\n- x is two\n");
+    write(&wc.join(".github/workflows/ci.yml"), "on: push\n");
+    std::fs::rename(wc.join("docs/old.md"), wc.join("docs/new.md")).unwrap();
+    write(&wc.join("packages/b/src/y.js"), "export const y = 2;\n");
+    write(&wc.join("node_modules/left-pad/index.js"), "module.exports = 1;\n");
+
+    let view = diff(&w, &s.id, None).await;
+    let groups: Vec<(&str, &str, DiffGroup)> = view.modules.iter().map(|m| (m.module_id.as_str(), m.directory.as_str(), m.group)).collect();
+    assert_eq!(
+        groups,
+        [("@mono/a", "packages/a", DiffGroup::Module), ("@mono/b", "packages/b", DiffGroup::OtherModule), (OUTSIDE_MODULES_ID, "", DiffGroup::Outside)]
+    );
+    assert_eq!(OUTSIDE_MODULES_ID, "(repository)");
+    assert_eq!(paths(module(&view, "@mono/a")), ["packages/a/src/x.js"]);
+    assert_eq!(paths(module(&view, "@mono/b")), ["packages/b/src/y.js"]);
+    let outside = module(&view, OUTSIDE_MODULES_ID);
+    assert_eq!(paths(outside), [".github/workflows/ci.yml", "CHANGELOG.md", "docs/new.md", "pnpm-lock.yaml"], "sorted, no node_modules");
+    assert_eq!(outside.base_sequence, 0);
+    let renamed = file(outside, "docs/new.md");
+    assert_eq!((renamed.status, renamed.old_path.as_deref()), (FileStatus::Renamed, Some("docs/old.md")), "a rename within the group");
+    let lock = file(outside, "pnpm-lock.yaml");
+    assert_eq!((lock.status, lock.additions, lock.deletions), (FileStatus::Modified, 2, 0));
+    assert_eq!(lock.hunks[0].lines.last().unwrap(), &line(LineKind::Add, None, Some(15), "# regenerated"));
+
+    // Each group can be asked for alone; an unknown id cannot.
+    let only = diff(&w, &s.id, Some(OUTSIDE_MODULES_ID)).await;
+    assert_eq!(only.modules, std::slice::from_ref(outside));
+    assert_eq!(diff(&w, &s.id, Some("@mono/b")).await.modules, [module(&view, "@mono/b").clone()]);
+    let err = w.engine.get_diff(GetDiffArgs { session_id: s.id.clone(), module_id: Some("@mono/zzz".into()) }).await.unwrap_err();
+    assert_eq!(err.code, kiln_engine::ErrorCode::ModuleNotFound);
+
+    // Once @mono/b joins the session it is one of its modules, against the checkpoint it joined at.
+    w.engine.add_module(AddModuleArgs { session_id: s.id.clone(), module_id: "@mono/b".into() }).await.unwrap();
+    let view = diff(&w, &s.id, None).await;
+    let groups: Vec<(&str, DiffGroup)> = view.modules.iter().map(|m| (m.module_id.as_str(), m.group)).collect();
+    assert_eq!(groups, [("@mono/a", DiffGroup::Module), ("@mono/b", DiffGroup::Module), (OUTSIDE_MODULES_ID, DiffGroup::Outside)]);
+
+    // A file moved from the root into a module shows on both sides: deleted outside, added in the module.
+    std::fs::rename(wc.join("CHANGELOG.md"), wc.join("packages/a/CHANGELOG.md")).unwrap();
+    let view = diff(&w, &s.id, None).await;
+    let moved = file(module(&view, OUTSIDE_MODULES_ID), "CHANGELOG.md");
+    assert_eq!(moved.status, FileStatus::Deleted);
+    assert_eq!(file(module(&view, "@mono/a"), "packages/a/CHANGELOG.md").status, FileStatus::Added);
 }

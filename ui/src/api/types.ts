@@ -100,7 +100,20 @@ export type DeliveryTarget = "workspace" | "git-pr";
 
 export type TargetOption = { target: DeliveryTarget, available: boolean, reason: string | null, };
 
-export type PlannedModule = { moduleId: string, directory: string, kind: ModuleChange, 
+export type PlannedModule = { 
+/**
+ * The module's id; `(repository)` (`OUTSIDE_MODULES_ID`) for the files outside every module.
+ */
+moduleId: string, 
+/**
+ * Empty for the files outside every module.
+ */
+directory: string, 
+/**
+ * A module of the session, a changed module not in it, or the files outside every
+ * module (direct workflow), as the diff groups them.
+ */
+group: DiffGroup, kind: ModuleChange, 
 /**
  * Files the session added (workspace-relative).
  */
@@ -309,7 +322,17 @@ export type Hunk = { oldStart: number, oldLines: number, newStart: number, newLi
 
 export type FileDiff = { path: string, oldPath: string | null, status: FileStatus, binary: boolean, tooLarge: boolean, additions: number, deletions: number, hunks: Array<Hunk>, };
 
-export type ModuleDiff = { moduleId: string, directory: string, baseSequence: number, files: Array<FileDiff>, };
+export type DiffGroup = "module" | "other-module" | "outside";
+
+export type ModuleDiff = { 
+/**
+ * The module's id; `(repository)` (`OUTSIDE_MODULES_ID`) for the files outside every module.
+ */
+moduleId: string, 
+/**
+ * The module's directory; empty for the files outside every module.
+ */
+directory: string, group: DiffGroup, baseSequence: number, files: Array<FileDiff>, };
 
 export type DiffView = { modules: Array<ModuleDiff>, };
 

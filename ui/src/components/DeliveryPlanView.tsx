@@ -1,5 +1,8 @@
-// The delivery plan: per module the files that land (added, overwritten), the files deleted, new packages and whether it must be enabled; then the gates that run first, the steps, the branch and the restart note.
+// The delivery plan: per module the files that land (added, overwritten), the files deleted, new packages and whether it must be enabled
+// (in the direct workflow also the repository root's files and any changed module not in the session); then the gates that run first,
+// the steps, the branch and the restart note.
 import type { DeliveryPlan, PlannedModule } from "../api/types";
+import { OUTSIDE_MODULES_LABEL } from "../lib/diff";
 
 function FileList({ label, files, kind }: { label: string; files: string[]; kind: string }) {
   if (files.length === 0) return null;
@@ -22,11 +25,26 @@ function FileList({ label, files, kind }: { label: string; files: string[]; kind
 function PlannedModuleCard({ module }: { module: PlannedModule }) {
   const nothing = module.added.length + module.overwritten.length + module.deleted.length === 0;
   return (
-    <li className="card plan-module" data-testid="plan-module" data-module={module.moduleId}>
+    <li className="card plan-module" data-testid="plan-module" data-module={module.moduleId} data-group={module.group}>
       <div className="plan-module-head">
-        <code className="module-id">{module.moduleId}</code>
-        <span className="muted small">{module.directory}</span>
-        <span className="badge badge-neutral">{module.kind}</span>
+        {module.group === "outside" ? (
+          <span className="module-id" data-testid="plan-module-label">
+            {OUTSIDE_MODULES_LABEL}
+          </span>
+        ) : (
+          <>
+            <code className="module-id" data-testid="plan-module-label">
+              {module.moduleId}
+            </code>
+            <span className="muted small">{module.directory}</span>
+            <span className="badge badge-neutral">{module.kind}</span>
+          </>
+        )}
+        {module.group === "other-module" && (
+          <span className="badge badge-warn" data-testid="plan-not-in-session">
+            not in the session
+          </span>
+        )}
         {module.enable && (
           <span className="badge badge-info" data-testid="plan-enable">
             enable needed

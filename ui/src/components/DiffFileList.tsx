@@ -1,6 +1,7 @@
-// The changed files of a diff, grouped by module: status letter (A/M/D/R), path and +/− counts; one is selected.
-import type { FileDiff, FileStatus } from "../api/types";
-import { type DiffFileRef, pathInModule, STATUS_LETTER } from "../lib/diff";
+// The changed files of a diff, grouped by module (and, in the direct workflow, modules not in the session and the
+// repository root): status letter (A/M/D/R), path and +/− counts; one is selected.
+import type { DiffGroup, FileDiff, FileStatus } from "../api/types";
+import { type DiffFileRef, OUTSIDE_MODULES_LABEL, pathInModule, STATUS_LETTER } from "../lib/diff";
 
 export function StatusLetter({ status }: { status: FileStatus }) {
   return (
@@ -44,7 +45,33 @@ export interface DiffFileListProps {
 interface Group {
   moduleId: string;
   directory: string;
+  group: DiffGroup;
   files: DiffFileRef[];
+}
+
+function GroupHead({ g }: { g: Group }) {
+  if (g.group === "outside") {
+    return (
+      <div className="diff-module-head">
+        <span className="module-id" data-testid="diff-group-label">
+          {OUTSIDE_MODULES_LABEL}
+        </span>
+      </div>
+    );
+  }
+  return (
+    <div className="diff-module-head">
+      <code className="module-id" data-testid="diff-group-label">
+        {g.moduleId}
+      </code>
+      <code className="muted small">{g.directory}</code>
+      {g.group === "other-module" && (
+        <span className="badge badge-neutral" title="Its files changed; add it to the session so its gates and review run">
+          not in the session
+        </span>
+      )}
+    </div>
+  );
 }
 
 function groups(files: DiffFileRef[]): Group[] {
@@ -52,7 +79,7 @@ function groups(files: DiffFileRef[]): Group[] {
   for (const f of files) {
     const last = out[out.length - 1];
     if (last && last.moduleId === f.moduleId) last.files.push(f);
-    else out.push({ moduleId: f.moduleId, directory: f.directory, files: [f] });
+    else out.push({ moduleId: f.moduleId, directory: f.directory, group: f.group, files: [f] });
   }
   return out;
 }
@@ -61,11 +88,8 @@ export function DiffFileList({ files, selected, onSelect }: DiffFileListProps) {
   return (
     <div className="diff-files" data-testid="diff-files">
       {groups(files).map((g) => (
-        <div key={g.moduleId} className="diff-module-group" data-module={g.moduleId}>
-          <div className="diff-module-head">
-            <code className="module-id">{g.moduleId}</code>
-            <code className="muted small">{g.directory}</code>
-          </div>
+        <div key={g.moduleId} className="diff-module-group" data-module={g.moduleId} data-group={g.group}>
+          <GroupHead g={g} />
           <ul className="diff-file-list">
             {g.files.map((f) => (
               <li key={f.key}>

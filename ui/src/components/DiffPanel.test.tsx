@@ -17,6 +17,7 @@ const modules: SessionModule[] = [
 const cart = {
   moduleId: "@shop/cart",
   directory: "modules/cart",
+  group: "module" as const,
   baseSequence: 0,
   files: [
     makeFileDiff("modules/cart/src/cart.ts", { additions: 12, deletions: 3 }),
@@ -29,6 +30,7 @@ const cart = {
 const coupons = {
   moduleId: "@shop/coupons",
   directory: "modules/coupons",
+  group: "module" as const,
   baseSequence: 1,
   files: [
     makeFileDiff("modules/coupons/src/index.ts", { status: "added", additions: 5, deletions: 0 }),
@@ -102,6 +104,44 @@ describe("DiffPanel", () => {
 
     fireEvent.change(select, { target: { value: "" } });
     await waitFor(() => expect(files()).toHaveLength(6));
+  });
+
+  it("shows the direct workflow's other groups: the repository root and a changed module not in the session, each filterable", async () => {
+    const orders = { moduleId: "@shop/orders", directory: "modules/orders", group: "other-module" as const, baseSequence: 0, files: [makeFileDiff("modules/orders/src/a.ts")] };
+    const root = {
+      moduleId: "(repository)",
+      directory: "",
+      group: "outside" as const,
+      baseSequence: 0,
+      files: [makeFileDiff("pnpm-lock.yaml", { additions: 2, deletions: 1 }), makeFileDiff(".github/workflows/ci.yml", { status: "added" })],
+    };
+    const all = [cart, orders, root];
+    const backend = fakeBackend({ get_diff: (args) => ({ modules: args.moduleId ? all.filter((m) => m.moduleId === args.moduleId) : all }) });
+    renderWithStore(<DiffPanel sessionId="s1" modules={modules} />, backend);
+    await screen.findAllByTestId("diff-file");
+
+    const group = (id: string) => document.querySelector(`.diff-module-group[data-module="${id}"]`) as HTMLElement;
+    expect(group("(repository)")).toHaveAttribute("data-group", "outside");
+    expect(within(group("(repository)")).getByTestId("diff-group-label")).toHaveTextContent("Repository root (outside every module)");
+    // Root paths are shown whole.
+    expect(within(group("(repository)")).getAllByTestId("diff-file")[0]).toHaveTextContent("pnpm-lock.yaml");
+    expect(within(group("(repository)")).getAllByTestId("diff-file")[1]).toHaveTextContent(".github/workflows/ci.yml");
+    expect(group("@shop/orders")).toHaveTextContent("not in the session");
+    expect(within(group("@shop/cart")).getByTestId("diff-group-label")).toHaveTextContent("@shop/cart");
+
+    // The filter offers the session's modules, then the other groups the diff has.
+    const select = screen.getByTestId("diff-module") as HTMLSelectElement;
+    expect([...select.options].map((o) => o.textContent)).toEqual([
+      "All modules",
+      "@shop/cart",
+      "@shop/coupons",
+      "@shop/orders (not in the session)",
+      "Repository root (outside every module)",
+    ]);
+    fireEvent.change(select, { target: { value: "(repository)" } });
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("get_diff", { sessionId: "s1", moduleId: "(repository)" }));
+    await waitFor(() => expect(files()).toHaveLength(2));
+    expect(screen.getByTestId("diff-summary")).toHaveTextContent("2 files");
   });
 
   it("switches between unified and split views", async () => {

@@ -1,8 +1,10 @@
 // The session's changes (get_diff): a module filter, the changed files, and the selected file's diff, unified or split.
+// In the direct workflow the diff also has groups beyond the session's modules (the repository root, a changed module
+// not in the session): the filter offers those seen in the unfiltered view.
 import { useEffect, useId, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
-import type { DiffView, SessionModule } from "../api/types";
-import { diffFiles } from "../lib/diff";
+import type { DiffGroup, DiffView, SessionModule } from "../api/types";
+import { diffFiles, groupLabel } from "../lib/diff";
 import { useDebounced } from "../lib/useDebounced";
 import { useStore } from "../state/store";
 import { DiffFileList } from "./DiffFileList";
@@ -44,6 +46,8 @@ export function DiffPanel(props: DiffPanelProps) {
   const [error, setError] = useState<KilnError | null>(null);
   const [attempt, setAttempt] = useState(0);
   const [selected, setSelected] = useState<string | null>(null);
+  // Groups that are not session modules, as the last unfiltered view had them.
+  const [extraGroups, setExtraGroups] = useState<{ moduleId: string; group: DiffGroup }[]>([]);
   const [mode, setMode] = useState<DiffMode>("unified");
   const settledKey = useDebounced(refreshKey, debounceMs);
   // Answers that arrive after a newer request (a refetch racing a filter change) are dropped.
@@ -58,6 +62,9 @@ export function DiffPanel(props: DiffPanelProps) {
       .then((view) => {
         if (request !== requestRef.current) return;
         setLoaded({ moduleId, view });
+        if (!moduleId) {
+          setExtraGroups(view.modules.filter((m) => m.group !== "module").map((m) => ({ moduleId: m.moduleId, group: m.group })));
+        }
         setError(null);
       })
       .catch((e: unknown) => {
@@ -107,6 +114,13 @@ export function DiffPanel(props: DiffPanelProps) {
                 {m.id}
               </option>
             ))}
+            {extraGroups
+              .filter((g) => !modules.some((m) => m.id === g.moduleId))
+              .map((g) => (
+                <option key={g.moduleId} value={g.moduleId}>
+                  {groupLabel(g.moduleId, g.group)}
+                </option>
+              ))}
           </select>
         </label>
         {current && files.length > 0 && (

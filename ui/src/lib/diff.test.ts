@@ -40,8 +40,8 @@ describe("diff helpers", () => {
     const file = { path: "a/x.ts", oldPath: null, status: "added" as const, binary: false, tooLarge: false, additions: 1, deletions: 0, hunks: [] };
     const refs = diffFiles({
       modules: [
-        { moduleId: "@a", directory: "a", baseSequence: 0, files: [file] },
-        { moduleId: "@b", directory: ".", baseSequence: 0, files: [file] },
+        { moduleId: "@a", directory: "a", group: "module", baseSequence: 0, files: [file] },
+        { moduleId: "@b", directory: ".", group: "module", baseSequence: 0, files: [file] },
       ],
     });
     expect(refs.map((r) => r.moduleId)).toEqual(["@a", "@b"]);

@@ -1,6 +1,6 @@
-// Diff helpers: the engine's hunks as react-diff-view hunks, status letters, file keys and a file's language.
+// Diff helpers: the engine's hunks as react-diff-view hunks, status letters, file keys, group labels and a file's language.
 import type { ChangeData, DiffType, HunkData } from "react-diff-view";
-import type { DiffLine, DiffView, FileDiff, FileStatus, Hunk } from "../api/types";
+import type { DiffGroup, DiffLine, DiffView, FileDiff, FileStatus, Hunk } from "../api/types";
 
 export const STATUS_LETTER: Record<FileStatus, string> = { added: "A", modified: "M", deleted: "D", renamed: "R" };
 
@@ -10,12 +10,25 @@ export function diffTypeOf(status: FileStatus): DiffType {
   return DIFF_TYPE[status];
 }
 
-/** One file of a DiffView with the module it belongs to. */
+/** One file of a DiffView with the module (or group) it belongs to. */
 export interface DiffFileRef {
   key: string;
   moduleId: string;
   directory: string;
+  group: DiffGroup;
   file: FileDiff;
+}
+
+/** The id the engine gives the files outside every module (direct workflow); no module id holds "(". */
+export const OUTSIDE_MODULES_ID = "(repository)";
+
+export const OUTSIDE_MODULES_LABEL = "Repository root (outside every module)";
+
+/** How a group of the diff or the plan is named: its module id, the repository root, or a module not in the session. */
+export function groupLabel(moduleId: string, group: DiffGroup): string {
+  if (group === "outside") return OUTSIDE_MODULES_LABEL;
+  if (group === "other-module") return `${moduleId} (not in the session)`;
+  return moduleId;
 }
 
 export function fileKey(moduleId: string, path: string): string {
@@ -26,7 +39,7 @@ export function fileKey(moduleId: string, path: string): string {
 export function diffFiles(view: DiffView | null): DiffFileRef[] {
   if (!view) return [];
   return view.modules.flatMap((m) =>
-    m.files.map((file) => ({ key: fileKey(m.moduleId, file.path), moduleId: m.moduleId, directory: m.directory, file })),
+    m.files.map((file) => ({ key: fileKey(m.moduleId, file.path), moduleId: m.moduleId, directory: m.directory, group: m.group, file })),
   );
 }
 

@@ -27,8 +27,8 @@ function makePlan(overrides: Partial<DeliveryPlan> = {}): DeliveryPlan {
       { target: "git-pr", available: false, reason: "no git remote named origin" },
     ],
     modules: [
-      { moduleId: "@shop/cart", directory: "modules/cart", kind: "edit", added: ["modules/cart/src/server/coupon.ts"], overwritten: ["modules/cart/src/server/index.ts"], deleted: ["modules/cart/src/old.ts"], newPackages: [], enable: false },
-      { moduleId: "@shop/coupons", directory: "modules/coupons", kind: "new", added: ["modules/coupons/package.json"], overwritten: [], deleted: [], newPackages: ["zod"], enable: true },
+      { moduleId: "@shop/cart", directory: "modules/cart", group: "module", kind: "edit", added: ["modules/cart/src/server/coupon.ts"], overwritten: ["modules/cart/src/server/index.ts"], deleted: ["modules/cart/src/old.ts"], newPackages: [], enable: false },
+      { moduleId: "@shop/coupons", directory: "modules/coupons", group: "module", kind: "new", added: ["modules/coupons/package.json"], overwritten: [], deleted: [], newPackages: ["zod"], enable: true },
     ],
     gates: ["tests (@shop/cart)", "typecheck (@shop/coupons)"],
     steps: ["Run the gates", "Copy into the workspace", "install", "enable @shop/coupons", "typecheck"],

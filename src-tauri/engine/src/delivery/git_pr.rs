@@ -1,7 +1,9 @@
 //! The `git-pr` delivery target (SPEC §12): lands a session's files on a branch made
 //! from a fresh `<remote>/<base>` in a temporary worktree, runs install/enable/typecheck
-//! there, holds the change to the guardrail (module directories and lockfiles only,
-//! within the limits) before any commit, pushes with a lease that never overwrites a
+//! there, holds the change to the guardrail (module directories, lockfiles and, in the
+//! direct workflow, the files outside every module the session changed; within the
+//! limits) before any commit, commits with the session's title in the repository's own
+//! commit style, pushes with a lease that never overwrites a
 //! branch that is not this session's, and opens (or updates) the pull request through
 //! GitHub's REST API, else `gh`, else a compare link. Every step is reported through a
 //! [`StepSink`] with redacted output; the worktree is always removed, and a failed run
@@ -48,7 +50,7 @@ pub struct GateRow {
     /// `None` for a workspace gate.
     pub module: Option<String>,
     pub gate: String,
-    /// `passed`, `failed` or `skipped`.
+    /// `passed`, `failed`, `skipped` or `not configured`.
     pub status: String,
     pub duration_ms: u64,
 }
@@ -56,7 +58,7 @@ pub struct GateRow {
 /// What the pull request (and the commit) say.
 #[derive(Debug, Clone, Default)]
 pub struct GitPrBody {
-    /// The title; `None`: the commit subject (`kiln: add @shop/wishlist`).
+    /// The title; `None`: the commit subject (see [`commit_subject_for`]).
     pub title: Option<String>,
     /// A short description of the change (markdown).
     pub what_changed: String,
@@ -89,6 +91,15 @@ pub struct GitPrInput {
     pub modules: Vec<GitPrModule>,
     /// Lockfile names allowed to change at the workspace root (see [`DEFAULT_LOCKFILES`]).
     pub lockfiles: Vec<String>,
+    /// Direct workflow: the workspace-relative files outside every module that the session
+    /// changed (a root lockfile, `CHANGELOG.md`, `.github/…`). The guardrail allows exactly
+    /// these besides the module directories and lockfiles; empty in the specs workflow.
+    pub root_files: Vec<String>,
+    /// The session's title: the commit subject is made from it (else from the brief's first
+    /// line), in the base branch's commit style. With neither: `kiln: add|update <module>`.
+    pub title: Option<String>,
+    /// The session's brief: the commit body carries it.
+    pub brief: Option<String>,
     pub max_changed_files: usize,
     pub max_new_dependencies: usize,
     /// The packages the session adds that the workspace lacks.
@@ -138,6 +149,9 @@ impl GitPrInput {
             files: Vec::new(),
             modules: Vec::new(),
             lockfiles: DEFAULT_LOCKFILES.iter().map(|s| s.to_string()).collect(),
+            root_files: Vec::new(),
+            title: None,
+            brief: None,
             max_changed_files: 50,
             max_new_dependencies: 5,
             new_dependencies: Vec::new(),
@@ -271,12 +285,152 @@ pub fn commit_subject(modules: &[GitPrModule]) -> String {
 
 fn gate_counts(gates: &[GateRow]) -> String {
     let count = |s: &str| gates.iter().filter(|g| g.status == s).count();
-    format!("{} passed, {} failed, {} skipped", count("passed"), count("failed"), count("skipped"))
+    let mut text = format!("{} passed, {} failed, {} skipped", count("passed"), count("failed"), count("skipped"));
+    if count("not configured") > 0 {
+        text.push_str(&format!(", {} not configured", count("not configured")));
+    }
+    text
 }
 
-/// The commit message: subject, session, gate summary, and the session trailer.
-pub fn commit_message(input: &GitPrInput) -> String {
-    let mut text = format!("{}\n\nDelivered by Kiln from session {}.\n\nGates: {}\n", commit_subject(&input.modules), input.session_id, gate_counts(&input.body.gates));
+/// The commit style a base branch's recent subjects show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommitStyle {
+    /// Most subjects are plain sentences (or there is no history to read): `<Title>`.
+    Plain,
+    /// Most subjects are conventional commits (`fix(cart): …`, `feat: …`). `scoped`: most
+    /// of those name a scope; `scopes`: the scopes seen, most recent first.
+    Conventional { scoped: bool, scopes: Vec<String> },
+}
+
+/// The commit types of conventional commits.
+const CONVENTIONAL_TYPES: &[&str] = &["feat", "fix", "docs", "style", "refactor", "perf", "test", "build", "ci", "chore", "revert"];
+
+/// A subject's conventional prefix: `(type, scope)` of `type(scope)!: text`, if it has one.
+fn conventional(subject: &str) -> Option<(&str, Option<&str>)> {
+    let (head, rest) = subject.split_once(':')?;
+    if !rest.starts_with(' ') || rest.trim().is_empty() {
+        return None;
+    }
+    let head = head.strip_suffix('!').unwrap_or(head);
+    let (kind, scope) = match head.split_once('(') {
+        Some((kind, scope)) => (kind, Some(scope.strip_suffix(')')?.trim())),
+        None => (head, None),
+    };
+    CONVENTIONAL_TYPES.contains(&kind).then_some((kind, scope.filter(|s| !s.is_empty())))
+}
+
+/// The style of `subjects` (most recent first; merges are not counted): conventional when
+/// more than half of the last 20 are.
+pub fn commit_style(subjects: &[String]) -> CommitStyle {
+    let recent: Vec<&str> = subjects.iter().map(|s| s.trim()).filter(|s| !s.is_empty() && !s.starts_with("Merge ")).take(20).collect();
+    let parsed: Vec<(&str, Option<&str>)> = recent.iter().filter_map(|s| conventional(s)).collect();
+    if recent.is_empty() || parsed.len() * 2 <= recent.len() {
+        return CommitStyle::Plain;
+    }
+    let mut scopes: Vec<String> = Vec::new();
+    for scope in parsed.iter().filter_map(|(_, scope)| *scope) {
+        if !scopes.iter().any(|s| s == scope) {
+            scopes.push(scope.to_string());
+        }
+    }
+    let scoped = parsed.iter().filter(|(_, scope)| scope.is_some()).count() * 2 > parsed.len();
+    CommitStyle::Conventional { scoped, scopes }
+}
+
+/// The recent commit subjects of `rev` in `repo`, most recent first (at most 20).
+pub fn recent_subjects(repo: &Path, rev: &str) -> Vec<String> {
+    let read = || -> std::result::Result<Vec<String>, git2::Error> {
+        let repo = git2::Repository::open(repo)?;
+        let mut walk = repo.revwalk()?;
+        walk.push(repo.revparse_single(rev)?.peel_to_commit()?.id())?;
+        let mut out = Vec::new();
+        for oid in walk.take(40) {
+            let commit = repo.find_commit(oid?)?;
+            if commit.parent_count() > 1 {
+                continue;
+            }
+            out.push(commit.summary().unwrap_or_default().to_string());
+            if out.len() == 20 {
+                break;
+            }
+        }
+        Ok(out)
+    };
+    read().unwrap_or_default()
+}
+
+/// `fix` when the brief or title speaks of a fault (fix, bug, broken, crash, wrong), else `feat`.
+fn change_type(text: &str) -> &'static str {
+    const FAULT: &[&str] =
+        &["fix", "fixes", "fixed", "fixing", "bug", "bugs", "buggy", "broken", "crash", "crashes", "crashed", "crashing", "wrong", "wrongly"];
+    let fault = text.split(|c: char| !c.is_alphanumeric()).any(|w| FAULT.contains(&w.to_lowercase().as_str()));
+    if fault {
+        "fix"
+    } else {
+        "feat"
+    }
+}
+
+/// The first letter in lower case, unless the first word is an acronym or a name
+/// (`API`, `GitHub`, `README`).
+fn lower_first(text: &str) -> String {
+    let first_word = text.split_whitespace().next().unwrap_or_default();
+    if first_word.chars().skip(1).any(char::is_uppercase) {
+        return text.to_string();
+    }
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The commit subject: the session's title (else the brief's first line) in `style`;
+/// with neither, the Kiln subject ([`commit_subject`]). Conventional: `type(scope): title`
+/// (the type from the brief's words, the scope a module's directory name when the history
+/// uses scopes, preferring one it has used), a title already in that form kept as it is.
+pub fn commit_subject_for(input: &GitPrInput, style: &CommitStyle) -> String {
+    let title = input
+        .title
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .or_else(|| input.brief.as_deref().and_then(|b| b.lines().map(str::trim).find(|l| !l.is_empty())));
+    let Some(title) = title else { return commit_subject(&input.modules) };
+    let title = title.trim_end_matches('.').trim_end();
+    let CommitStyle::Conventional { scoped, scopes } = style else { return title.to_string() };
+    if conventional(title).is_some() {
+        return title.to_string();
+    }
+    let words = format!("{title}\n{}", input.brief.as_deref().unwrap_or_default());
+    let kind = change_type(&words);
+    let names: Vec<String> = input
+        .modules
+        .iter()
+        .flat_map(|m| {
+            let dir = Path::new(&m.directory).file_name().map(|n| n.to_string_lossy().into_owned()).filter(|n| n != ".");
+            let id = m.id.rsplit('/').next().map(str::to_string);
+            dir.into_iter().chain(id)
+        })
+        .filter(|n| !n.is_empty())
+        .collect();
+    let scope = names.iter().find(|n| scopes.contains(n)).or(if *scoped { names.first() } else { None });
+    match scope {
+        Some(scope) => format!("{kind}({scope}): {}", lower_first(title)),
+        None => format!("{kind}: {}", lower_first(title)),
+    }
+}
+
+/// The commit message: subject, the brief (unless it says no more than the title),
+/// session, gate summary, and the session trailer.
+pub fn commit_message(input: &GitPrInput, subject: &str) -> String {
+    let mut text = format!("{subject}\n\n");
+    let title = input.title.as_deref().map(|t| t.trim().trim_end_matches('.'));
+    if let Some(brief) = input.brief.as_deref().map(str::trim).filter(|b| !b.is_empty() && Some(b.trim_end_matches('.')) != title) {
+        text.push_str(brief);
+        text.push_str("\n\n");
+    }
+    text.push_str(&format!("Delivered by Kiln from session {}.\n\nGates: {}\n", input.session_id, gate_counts(&input.body.gates)));
     for g in &input.body.gates {
         text.push_str(&format!("- {}{}: {}\n", g.module.as_deref().map(|m| format!("{m} ")).unwrap_or_default(), g.gate, g.status));
     }
@@ -610,7 +764,7 @@ async fn run(ctx: &Ctx<'_>, undo: &mut Undo) -> Result<PullRequestView> {
     command_step(ctx, "typecheck", "Typecheck", None, input.typecheck.as_deref()).await?;
 
     // guardrail
-    steps.start("guardrail", "Check what changed: module directories and lockfiles only, within the limits", None);
+    steps.start("guardrail", "Check what changed: the session's modules, lockfiles and root files only, within the limits", None);
     let (changed, _) = match wt.changed_paths(&ctx.base_ref).await {
         Ok(found) => found,
         Err(e) => return Err(steps.git_stop("guardrail", e)),
@@ -621,9 +775,9 @@ async fn run(ctx: &Ctx<'_>, undo: &mut Undo) -> Result<PullRequestView> {
         Err((message, report)) => return Err(steps.stop("guardrail", ErrorCode::DeliveryBlocked, &message, &report)),
     }
 
-    // commit
-    let message = commit_message(input);
-    let subject = commit_subject(&input.modules);
+    // commit: the subject in the base branch's own style, as `git log` shows it
+    let subject = commit_subject_for(input, &commit_style(&recent_subjects(&input.host_repo, &format!("refs/remotes/{}", ctx.base_ref))));
+    let message = commit_message(input, &subject);
     steps.start("commit", &format!("Commit \"{subject}\""), None);
     let commit_sha = match wt.commit(&message, None).await {
         Ok((sha, out)) => {
@@ -649,7 +803,7 @@ async fn run(ctx: &Ctx<'_>, undo: &mut Undo) -> Result<PullRequestView> {
 
     // pull request
     steps.start("pull-request", "Open the pull request", None);
-    match pull_request(ctx, api.as_ref()).await {
+    match pull_request(ctx, api.as_ref(), &subject).await {
         Ok((view, out)) => {
             steps.pass("pull-request", &out);
             Ok(view)
@@ -817,8 +971,14 @@ async fn command_step(ctx: &Ctx<'_>, id: &str, title: &str, module: Option<&str>
 /// The guardrail's report, or `(message, report)` naming the violations.
 fn guardrail(ctx: &Ctx<'_>, changed: &[(String, String)], enabled: &BTreeSet<String>) -> std::result::Result<String, (String, String)> {
     let input = ctx.input;
-    let prefixes: Vec<String> = input.modules.iter().map(|m| format!("{}/", ctx.repo_path(m.directory.trim_end_matches('/')))).collect();
+    // A whole-repository module (`.`) allows everything under the workspace.
+    let prefix = |dir: &str| match dir.trim_end_matches('/') {
+        "" | "." => ctx.repo_path("").trim_end_matches('/').to_string(),
+        dir => ctx.repo_path(dir),
+    };
+    let prefixes: Vec<String> = input.modules.iter().map(|m| prefix(&m.directory)).map(|p| if p.is_empty() { p } else { format!("{p}/") }).collect();
     let lockfiles: Vec<String> = input.lockfiles.iter().map(|l| ctx.repo_path(l)).collect();
+    let root_files: BTreeSet<String> = input.root_files.iter().map(|f| ctx.repo_path(f)).collect();
     let by_enable: BTreeSet<&str> = enabled.iter().filter_map(|e| e.split_once('\0').map(|(_, p)| p)).collect();
     let mut outside = Vec::new();
     let mut report = Vec::new();
@@ -827,6 +987,8 @@ fn guardrail(ctx: &Ctx<'_>, changed: &[(String, String)], enabled: &BTreeSet<Str
             "module"
         } else if lockfiles.contains(path) {
             "lockfile"
+        } else if root_files.contains(path) {
+            "outside the modules, changed by the session"
         } else if by_enable.contains(path.as_str()) {
             "written by enable"
         } else {
@@ -840,7 +1002,7 @@ fn guardrail(ctx: &Ctx<'_>, changed: &[(String, String)], enabled: &BTreeSet<Str
         problems.push(format!("nothing changed against {}: there is nothing to deliver", ctx.base_ref));
     }
     if !outside.is_empty() {
-        problems.push(format!("{} path(s) outside the session's modules and the lockfiles changed: {}", outside.len(), outside.join(", ")));
+        problems.push(format!("{} path(s) outside the session's modules, the lockfiles and its own root files changed: {}", outside.len(), outside.join(", ")));
     }
     if changed.len() > input.max_changed_files {
         problems.push(format!("{} files changed, more than max_changed_files = {}", changed.len(), input.max_changed_files));
@@ -914,10 +1076,10 @@ async fn lease(ctx: &Ctx<'_>) -> Result<(Option<String>, Vec<String>)> {
 
 /// Opens or updates the pull request: API with the token, else gh, else a compare link.
 /// On failure, `(message, output)`.
-async fn pull_request(ctx: &Ctx<'_>, api: Option<&github::Api>) -> std::result::Result<(PullRequestView, String), (String, String)> {
+async fn pull_request(ctx: &Ctx<'_>, api: Option<&github::Api>, subject: &str) -> std::result::Result<(PullRequestView, String), (String, String)> {
     let input = ctx.input;
     let s = &input.settings;
-    let title = input.body.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| commit_subject(&input.modules));
+    let title = input.body.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| subject.to_string());
     let body = pr_body(input);
     let view = |url: String, number: Option<u64>, via: &str, created: bool| PullRequestView { url, number, branch: ctx.branch.clone(), via: via.into(), created };
 
@@ -1095,6 +1257,91 @@ mod tests {
         assert_eq!(branch_name("kiln", &m, "1a2b3c4d-5e6f-4000-8000-000000000000"), "kiln/wishlist-1a2b3c4d");
         assert_eq!(commit_subject(&m), "kiln: add @shop/wishlist; update @shop/cart");
         assert_eq!(commit_subject(&m[1..]), "kiln: update @shop/cart");
+    }
+
+    fn subjects(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn titled(title: Option<&str>, brief: Option<&str>, modules: &[GitPrModule]) -> GitPrInput {
+        let settings = DeliverySettingsView {
+            repository: None,
+            reviewers: Vec::new(),
+            push_mode: "auto".into(),
+            remote: "origin".into(),
+            base: "main".into(),
+            branch_prefix: "kiln".into(),
+            api_url: "https://api.github.com".into(),
+            token_fingerprint: None,
+        };
+        let mut input = GitPrInput::new("/tmp", "s", settings);
+        input.title = title.map(str::to_string);
+        input.brief = brief.map(str::to_string);
+        input.modules = modules.to_vec();
+        input
+    }
+
+    #[test]
+    fn commit_styles_from_history() {
+        let conventional =
+            subjects(&["fix(cart): keep the total", "feat(catalog): ratings", "Merge pull request #4 from x/y", "chore: bump", "docs(readme): typo"]);
+        assert_eq!(commit_style(&conventional), CommitStyle::Conventional { scoped: true, scopes: vec!["cart".into(), "catalog".into(), "readme".into()] });
+        let unscoped = subjects(&["feat: one", "fix: two", "feat!: three", "Tidy up"]);
+        assert_eq!(commit_style(&unscoped), CommitStyle::Conventional { scoped: false, scopes: Vec::new() });
+        let plain = subjects(&["Add a cart", "Fix the total", "feat: one", "Update README.md"]);
+        assert_eq!(commit_style(&plain), CommitStyle::Plain);
+        assert_eq!(commit_style(&[]), CommitStyle::Plain);
+        // `Note: …` or `fix:nothing` is no conventional commit.
+        assert_eq!(commit_style(&subjects(&["Note: later", "fix:nothing", "feature: x"])), CommitStyle::Plain);
+    }
+
+    #[test]
+    fn subjects_from_the_title_or_brief_in_the_history_style() {
+        let m = [module("@shop/cart", "modules/cart", false)];
+        let scoped = CommitStyle::Conventional { scoped: true, scopes: vec!["catalog".into()] };
+        let unscoped = CommitStyle::Conventional { scoped: false, scopes: Vec::new() };
+
+        // Plain history: the title as it is (no trailing full stop).
+        let input = titled(Some("Keep the cart total."), Some("The total is wrong after a removal."), &m);
+        assert_eq!(commit_subject_for(&input, &CommitStyle::Plain), "Keep the cart total");
+        // Conventional: fix for a fault, the module's directory as the scope when scopes are used.
+        assert_eq!(commit_subject_for(&input, &scoped), "fix(cart): keep the cart total");
+        assert_eq!(commit_subject_for(&input, &unscoped), "fix: keep the cart total");
+        let feature = titled(Some("Show ratings"), Some("Show each product's ratings."), &m);
+        assert_eq!(commit_subject_for(&feature, &scoped), "feat(cart): show ratings");
+        // A scope the history used wins over the first module's directory.
+        let two = [module("@shop/cart", "modules/cart", false), module("@shop/catalog", "modules/catalog", false)];
+        assert_eq!(commit_subject_for(&titled(Some("Show ratings"), None, &two), &scoped), "feat(catalog): show ratings");
+        // Unscoped history: a scope only when the history used that one.
+        assert_eq!(commit_subject_for(&titled(Some("Show ratings"), None, &two), &unscoped), "feat: show ratings");
+        // Acronyms and names keep their case; a title already conventional is kept.
+        assert_eq!(commit_subject_for(&titled(Some("API keys for the cart"), None, &m), &unscoped), "feat: API keys for the cart");
+        assert_eq!(commit_subject_for(&titled(Some("GitHub login"), None, &m), &unscoped), "feat: GitHub login");
+        assert_eq!(commit_subject_for(&titled(Some("fix(cart): total"), None, &m), &scoped), "fix(cart): total");
+        // No title: the brief's first line; neither: Kiln's own subject.
+        assert_eq!(commit_subject_for(&titled(None, Some("\nCrash on an empty cart\nsee #3"), &m), &unscoped), "fix: crash on an empty cart");
+        assert_eq!(commit_subject_for(&titled(Some("  "), None, &m), &scoped), "kiln: update @shop/cart");
+        // A whole-repository module (`.`) is scoped by its id; `fixture` is not a fix.
+        let root = [module("solo", ".", false)];
+        assert_eq!(commit_subject_for(&titled(Some("Add a fixture"), None, &root), &scoped), "feat(solo): add a fixture");
+    }
+
+    #[test]
+    fn commit_messages_carry_the_brief_and_the_gates() {
+        let mut input =
+            titled(Some("Show ratings"), Some("Show each product's ratings.\n\nOn the catalog screen."), &[module("@shop/catalog", "modules/catalog", false)]);
+        input.body.gates = vec![
+            GateRow { module: Some("@shop/catalog".into()), gate: "tests".into(), status: "passed".into(), duration_ms: 1 },
+            GateRow { module: Some("@shop/catalog".into()), gate: "lint".into(), status: "not configured".into(), duration_ms: 0 },
+        ];
+        let message = commit_message(&input, "feat(catalog): show ratings");
+        assert!(message.starts_with("feat(catalog): show ratings\n\nShow each product's ratings.\n\nOn the catalog screen.\n\nDelivered by Kiln"), "{message}");
+        assert!(message.contains("Gates: 1 passed, 0 failed, 0 skipped, 1 not configured\n"), "{message}");
+        assert!(message.contains("- @shop/catalog lint: not configured\n"), "{message}");
+        assert!(message.ends_with("\nKiln-Session: s\n"), "{message}");
+        // A one-line brief that is the title is not said twice.
+        let same = titled(Some("Show ratings"), Some("Show ratings."), &[]);
+        assert!(commit_message(&same, "Show ratings").starts_with("Show ratings\n\nDelivered by Kiln"), "{}", commit_message(&same, "Show ratings"));
     }
 
     #[test]

@@ -2,6 +2,13 @@
 //! session deleted, the packages it adds that the workspace lacks, whether it must be
 //! enabled; the gates that run first; whether the app must restart; the blockers
 //! (review, gates, and the target's own); and a `plan_id` binding a confirmation to it.
+//!
+//! In the direct workflow delivery carries every changed file: besides the session's
+//! modules, the diff's other groups (a changed module not in the session, the files
+//! outside every module) are planned and delivered too. Review and gates stay per module:
+//! the files outside every module need none, a changed module not in the session blocks
+//! until it joins (so its gates and review run), and a session that changed nothing
+//! offers nothing to deliver.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -16,10 +23,15 @@ use crate::gates::MODULE_GATES;
 use crate::ids::SessionId;
 use crate::workspace::Workspace;
 
-/// One module's change against its base: what a target copies and removes.
+/// One module's change against its base: what a target copies and removes. For a
+/// group that is not a session module (direct workflow) `module` stands for it: the
+/// module's id and directory (or [`OUTSIDE_MODULES_ID`] and an empty directory), kind
+/// `edit`, base sequence 0.
 #[derive(Debug, Clone)]
 pub struct ModuleChanges {
     pub module: SessionModule,
+    /// Which diff group it is.
+    pub group: DiffGroup,
     /// The store commit the module's diff starts from (checkpoint `base_sequence`).
     pub base: Oid,
     /// Files the session has now (added or modified), workspace-relative.
@@ -50,29 +62,48 @@ impl StepSpec {
 }
 
 /// Each module's changes, from the session diff (which already leaves out ignored
-/// files, `node_modules` and the attachment copies, as the review shows them).
+/// files, `node_modules` and the attachment copies, as the review shows them): the
+/// session's modules in order, then (direct workflow) the diff's other groups.
 pub async fn changes(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView) -> Result<Vec<ModuleChanges>> {
     let diff = crate::diff::get(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await?;
     let mut out = Vec::new();
     for module in &session.modules {
-        let files = diff.modules.iter().find(|m| m.module_id == module.id).map(|m| m.files.clone()).unwrap_or_default();
-        let mut written = Vec::new();
-        let mut deleted = Vec::new();
-        for f in files {
-            match f.status {
-                FileStatus::Deleted => deleted.push(f.path),
-                FileStatus::Renamed => {
-                    deleted.extend(f.old_path);
-                    written.push(f.path);
-                }
-                _ => written.push(f.path),
-            }
-        }
-        written.sort();
-        deleted.sort();
-        out.push(ModuleChanges { module: module.clone(), base: base_commit(ws, id, module.base_sequence).await?, written, deleted });
+        let files = diff.modules.iter().find(|m| m.group == DiffGroup::Module && m.module_id == module.id).map(|m| m.files.as_slice()).unwrap_or_default();
+        let (written, deleted) = split(files);
+        let base = base_commit(ws, id, module.base_sequence).await?;
+        out.push(ModuleChanges { module: module.clone(), group: DiffGroup::Module, base, written, deleted });
+    }
+    for g in diff.modules.iter().filter(|m| m.group != DiffGroup::Module) {
+        let (written, deleted) = split(&g.files);
+        let module = SessionModule {
+            id: g.module_id.clone(),
+            directory: g.directory.clone(),
+            kind: ModuleChange::Edit,
+            joined_at: session.created_at.clone(),
+            base_sequence: 0,
+        };
+        out.push(ModuleChanges { module, group: g.group, base: base_commit(ws, id, 0).await?, written, deleted });
     }
     Ok(out)
+}
+
+/// `(written, deleted)`, each sorted: a rename writes its new path and deletes its old one.
+fn split(files: &[FileDiff]) -> (Vec<String>, Vec<String>) {
+    let mut written = Vec::new();
+    let mut deleted = Vec::new();
+    for f in files {
+        match f.status {
+            FileStatus::Deleted => deleted.push(f.path.clone()),
+            FileStatus::Renamed => {
+                deleted.extend(f.old_path.clone());
+                written.push(f.path.clone());
+            }
+            _ => written.push(f.path.clone()),
+        }
+    }
+    written.sort();
+    deleted.sort();
+    (written, deleted)
 }
 
 /// The checkpoint a module's diff starts from (as diff.rs finds it: the nearest one at
@@ -94,6 +125,7 @@ pub fn planned(ws: &Workspace, id: &SessionId, c: &ModuleChanges) -> PlannedModu
     PlannedModule {
         module_id: c.module.id.clone(),
         directory: c.module.directory.clone(),
+        group: c.group,
         kind: c.module.kind,
         added: c.written.iter().filter(|p| !exists(p)).cloned().collect(),
         overwritten: c.written.iter().filter(|p| exists(p)).cloned().collect(),
@@ -173,26 +205,68 @@ pub fn restart_needed(ws: &Workspace, modules: &[PlannedModule], changes: &[Modu
     })
 }
 
-/// The gates delivery runs first, as the plan names them.
-pub fn gate_names(session: &SessionView) -> Vec<String> {
-    let mut out = vec!["spec-schema".to_string(), "module-schema".to_string()];
+/// The workspace gates delivery needs: `spec-schema` only where specifications are
+/// checked (the specs workflow, or when asked for in direct).
+fn workspace_gates(ws: &Workspace) -> Vec<&'static str> {
+    if ws.config.checks_specs() {
+        vec!["spec-schema", "module-schema"]
+    } else {
+        vec!["module-schema"]
+    }
+}
+
+/// The gates delivery runs first, as the plan names them (`tests (@shop/cart)`); one
+/// whose latest result is `not-configured` says so (`lint (@shop/cart): not configured`),
+/// so the plan shows it without it blocking.
+pub fn gate_names(ws: &Workspace, session: &SessionView, latest: &[GateResultView]) -> Vec<String> {
+    let name = |module: Option<&str>, gate: &str| {
+        let mut text = match module {
+            Some(m) => format!("{gate} ({m})"),
+            None => gate.to_string(),
+        };
+        if latest.iter().any(|r| r.gate == gate && r.module.as_deref() == module && r.status == GateStatus::NotConfigured) {
+            text.push_str(": not configured");
+        }
+        text
+    };
+    let mut out: Vec<String> = workspace_gates(ws).into_iter().map(|g| name(None, g)).collect();
     for m in &session.modules {
-        out.extend(MODULE_GATES.iter().map(|g| format!("{g} ({})", m.id)));
+        out.extend(MODULE_GATES.iter().map(|g| name(Some(&m.id), g)));
+    }
+    out
+}
+
+fn blocked(message: String, module: Option<&str>) -> Blocker {
+    Blocker { code: ErrorCode::DeliveryBlocked, message, module_id: module.map(str::to_string), paths: Vec::new() }
+}
+
+/// What the changes themselves block: a session that changed no file has nothing to
+/// deliver; a changed module that is not in the session (direct workflow) must join it
+/// first, so its gates and review run like every delivered module's.
+pub fn change_blockers(changes: &[ModuleChanges]) -> Vec<Blocker> {
+    let mut out = Vec::new();
+    if changes.iter().all(|c| c.written.is_empty() && c.deleted.is_empty()) {
+        out.push(blocked("nothing to deliver: the session changed no file".into(), None));
+    }
+    for c in changes.iter().filter(|c| c.group == DiffGroup::OtherModule) {
+        let mut b = blocked(
+            format!("`{}` changed but is not in the session: add it to the session so its gates and review run, or undo its changes", c.module.id),
+            Some(&c.module.id),
+        );
+        b.paths = c.paths().cloned().collect();
+        b.paths.sort();
+        out.push(b);
     }
     out
 }
 
 /// Review and gate blockers, the same for every target: each module needs a current
-/// passing review, and every gate's latest result must be `passed` (missing, failed or
-/// skipped block: skipped is not success).
-pub async fn common_blockers(ws: &Workspace, id: &SessionId, session: &SessionView) -> Result<Vec<Blocker>> {
+/// passing review, and every gate's latest result must be `passed` or `not-configured`
+/// (no command applies: never a blocker); missing, failed or skipped block (skipped is
+/// not success).
+/// `latest` is every gate's latest result in the session.
+pub async fn common_blockers(ws: &Workspace, id: &SessionId, session: &SessionView, latest: &[GateResultView]) -> Result<Vec<Blocker>> {
     let mut out = Vec::new();
-    let blocked = |message: String, module: Option<&str>| Blocker {
-        code: ErrorCode::DeliveryBlocked,
-        message,
-        module_id: module.map(str::to_string),
-        paths: Vec::new(),
-    };
     for m in &session.modules {
         if !crate::review::current_pass(ws, id, m).await? {
             let stored = session.reviews.iter().find(|r| r.module_id == m.id);
@@ -204,8 +278,7 @@ pub async fn common_blockers(ws: &Workspace, id: &SessionId, session: &SessionVi
             out.push(blocked(why, Some(&m.id)));
         }
     }
-    let latest = crate::gates::latest(ws, SessionIdArgs { session_id: id.to_string() }).await?;
-    let mut wanted: Vec<(Option<&str>, &str)> = vec![(None, "spec-schema"), (None, "module-schema")];
+    let mut wanted: Vec<(Option<&str>, &str)> = workspace_gates(ws).into_iter().map(|g| (None, g)).collect();
     for m in &session.modules {
         wanted.extend(MODULE_GATES.iter().map(|g| (Some(m.id.as_str()), *g)));
     }
@@ -213,7 +286,7 @@ pub async fn common_blockers(ws: &Workspace, id: &SessionId, session: &SessionVi
         let result = latest.iter().find(|r| r.gate == gate && r.module.as_deref() == module);
         let whom = module.map(|m| format!(" in `{m}`")).unwrap_or_default();
         let why = match result.map(|r| r.status) {
-            Some(GateStatus::Passed) => continue,
+            Some(GateStatus::Passed | GateStatus::NotConfigured) => continue,
             None => format!("the `{gate}` gate{whom} has not run: check the modules"),
             Some(GateStatus::Failed) => format!("the `{gate}` gate{whom} failed"),
             Some(GateStatus::Skipped) => format!("the `{gate}` gate{whom} was skipped (skipped is not success)"),
@@ -223,9 +296,10 @@ pub async fn common_blockers(ws: &Workspace, id: &SessionId, session: &SessionVi
     Ok(out)
 }
 
-/// SHA-256 over the plan (its `plan_id` empty) and each module's file digest, so a
+/// SHA-256 over the plan (its `plan_id` empty), each module's file digest and the
+/// content of every other file that lands (the direct workflow's other groups), so a
 /// change to what would land, to the blockers or to any file makes it another plan.
-pub fn plan_id(ws: &Workspace, id: &SessionId, session: &SessionView, plan: &DeliveryPlan) -> Result<String> {
+pub fn plan_id(ws: &Workspace, id: &SessionId, session: &SessionView, plan: &DeliveryPlan, changes: &[ModuleChanges]) -> Result<String> {
     let mut plan = plan.clone();
     plan.plan_id = String::new();
     let mut hash = Sha256::new();
@@ -233,6 +307,16 @@ pub fn plan_id(ws: &Workspace, id: &SessionId, session: &SessionView, plan: &Del
     for m in &session.modules {
         hash.update([0]);
         hash.update(crate::review::module_digest(ws, id, m)?.as_bytes());
+    }
+    let workdir = ws.session_workdir(id);
+    for c in changes.iter().filter(|c| c.group != DiffGroup::Module) {
+        for path in &c.written {
+            hash.update([1]);
+            hash.update(path.as_bytes());
+            hash.update([0]);
+            let file = crate::paths::confine_no_links(&workdir, path).ok();
+            hash.update(file.and_then(|f| std::fs::read(f).ok()).unwrap_or_default());
+        }
     }
     Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }

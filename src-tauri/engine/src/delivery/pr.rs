@@ -81,6 +81,11 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
     for c in &ctx.changes {
         input.files.extend(c.written.iter().map(|p| (p.clone(), Some(workdir.join(p)))));
         input.files.extend(c.deleted.iter().map(|p| (p.clone(), None)));
+        // Direct workflow: the files outside every module land too, allowed one by one.
+        if c.group == DiffGroup::Outside {
+            input.root_files.extend(c.paths().cloned());
+            continue;
+        }
         input.modules.push(GitPrModule {
             id: c.module.id.clone(),
             directory: c.module.directory.clone(),
@@ -94,13 +99,20 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
     input.install = d.install.clone().filter(|c| !c.trim().is_empty());
     input.typecheck = d.typecheck.clone().filter(|c| !c.trim().is_empty());
     input.token = crate::settings::delivery_token(ws).await?;
+    input.title = Some(ctx.session.title.clone());
+    input.brief = Some(ctx.session.brief.clone());
     let gates = crate::gates::latest(ws, SessionIdArgs { session_id: ctx.id.to_string() }).await?;
     input.body = GitPrBody {
         title: None,
         what_changed: ctx.session.brief.clone(),
         gates: gates
             .iter()
-            .map(|g| GateRow { module: g.module.clone(), gate: g.gate.clone(), status: crate::store::sessions::enum_text(g.status), duration_ms: g.duration_ms.max(0) as u64 })
+            .map(|g| GateRow {
+                module: g.module.clone(),
+                gate: g.gate.clone(),
+                status: super::run::gate_status_text(g.status).into(),
+                duration_ms: g.duration_ms.max(0) as u64,
+            })
             .collect(),
         added: ctx.modules.iter().flat_map(|m| m.added.iter().cloned()).collect(),
         modified: ctx.modules.iter().flat_map(|m| m.overwritten.iter().cloned()).collect(),

@@ -76,7 +76,9 @@ async fn build(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView, targe
     let changes = plan::changes(ws, id, session).await?;
     let modules: Vec<PlannedModule> = changes.iter().map(|c| plan::planned(ws, id, c)).collect();
     let restart_needed = plan::restart_needed(ws, &modules, &changes);
-    let mut blockers = plan::common_blockers(ws, id, session).await?;
+    let latest = crate::gates::latest(ws, SessionIdArgs { session_id: id.to_string() }).await?;
+    let mut blockers = plan::change_blockers(&changes);
+    blockers.extend(plan::common_blockers(ws, id, session, &latest).await?);
     let TargetPlan { blockers: own, steps, branch } = match target {
         DeliveryTarget::Workspace => WorkspaceTarget.plan(ws, id, &settings, &changes, &modules).await?,
         DeliveryTarget::GitPr => GitPrTarget.plan(ws, id, &settings, &changes, &modules).await?,
@@ -87,14 +89,14 @@ async fn build(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView, targe
         target,
         available_targets,
         modules,
-        gates: plan::gate_names(session),
+        gates: plan::gate_names(ws, session, &latest),
         steps: steps.iter().map(|s| s.title.clone()).collect(),
         restart_needed,
         blockers,
         branch,
         plan_id: String::new(),
     };
-    plan.plan_id = plan::plan_id(ws, id, session, &plan)?;
+    plan.plan_id = plan::plan_id(ws, id, session, &plan, &changes)?;
     Ok(Planned { plan, steps, changes, settings })
 }
 
@@ -244,7 +246,7 @@ async fn landed(ctx: &Context, run: &DeliveryRun) -> Result<()> {
 }
 
 /// The first step of every target: every gate of every module, now. Anything but
-/// `passed` (a failure, or a gate that was skipped) stops the run.
+/// `passed` or `not-configured` (a failure, or a gate that was skipped) stops the run.
 pub async fn gates_step(ctx: &Context, sink: &dyn StepSink) -> Result<()> {
     sink.start("gates", "Run every gate", None);
     let outcomes = crate::gates::run_all(&ctx.ws, &ctx.events, &ctx.id, &ctx.session, &ctx.session.modules).await?;
@@ -252,9 +254,8 @@ pub async fn gates_step(ctx: &Context, sink: &dyn StepSink) -> Result<()> {
     let mut bad = Vec::new();
     for o in &outcomes {
         let whom = o.module.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
-        let status = enum_text(o.status);
-        table.push_str(&format!("{}{whom}: {status}\n", o.gate));
-        if o.status != GateStatus::Passed {
+        table.push_str(&format!("{}{whom}: {}\n", o.gate, gate_status_text(o.status)));
+        if !matches!(o.status, GateStatus::Passed | GateStatus::NotConfigured) {
             bad.push((format!("{}{whom}", o.gate), o));
         }
     }
@@ -269,6 +270,17 @@ pub async fn gates_step(ctx: &Context, sink: &dyn StepSink) -> Result<()> {
     sink.fail("gates", &ctx.redactor.redact(output.trim_end()));
     let names: Vec<&str> = bad.iter().map(|(n, _)| n.as_str()).collect();
     Err(ApiError::new(ErrorCode::DeliveryBlocked, format!("gates did not pass: {}", names.join(", "))))
+}
+
+/// A gate result as the run and the pull request show it: `passed`, `failed`, `skipped`,
+/// `not configured`.
+pub fn gate_status_text(status: GateStatus) -> &'static str {
+    match status {
+        GateStatus::Passed => "passed",
+        GateStatus::Failed => "failed",
+        GateStatus::Skipped => "skipped",
+        GateStatus::NotConfigured => "not configured",
+    }
 }
 
 /// The `StepSink` of a run: updates the run, tells every view, queues the write.

@@ -1,6 +1,7 @@
 //! The `workspace` target (SPEC §12): every gate → copy into the workspace and remove
 //! deleted files (refused, with the list, when the workspace changed them since the
-//! session's base) → `install` → `enable` for new modules → `after` hooks per module →
+//! session's base; in the direct workflow the files outside every module too) →
+//! `install` → `enable` for new modules → `after` hooks per module →
 //! `typecheck` → optional `build` → a restart note. The copy never leaves half a
 //! change: each file goes through a temp file and a rename, overwritten and deleted
 //! files are backed up first and put back if the copy fails. Later steps failing do
@@ -76,7 +77,7 @@ impl Target for WorkspaceTarget {
                 hook(ctx, sink, &format!("enable:{}", m.module_id), &format!("Enable {}", m.module_id), Some(&m.module_id), Some(&cmd), "").await?;
             }
         }
-        for c in &ctx.changes {
+        for c in ctx.changes.iter().filter(|c| c.group != DiffGroup::Outside) {
             for (i, after) in d.after.iter().enumerate() {
                 let cmd = substitute(after, &c.module);
                 let id = format!("after:{}:{i}", c.module.id);
@@ -106,7 +107,8 @@ fn steps(ws: &Workspace, changes: &[ModuleChanges], modules: &[PlannedModule]) -
     for m in modules.iter().filter(|m| m.enable) {
         out.push(StepSpec::new(format!("enable:{}", m.module_id), format!("Enable {}", m.module_id), Some(&m.module_id)));
     }
-    for c in changes {
+    // `after` hooks are per module: the files outside every module have none.
+    for c in changes.iter().filter(|c| c.group != DiffGroup::Outside) {
         for i in 0..ws.config.delivery.after.len() {
             out.push(StepSpec::new(format!("after:{}:{i}", c.module.id), after_title(i, &c.module.id), Some(&c.module.id)));
         }
