@@ -175,7 +175,8 @@ netns=(unshare -n)
 "${netns[@]}" true 2>/dev/null || fail "cannot make a network namespace (${netns[*]})"
 launch_app "${netns[@]}" sh -c 'ip link set lo up && exec "$@"' sh "$tmp/root/usr/bin/kiln" --workspace "$tmp/shop"
 wait_window
-[[ -d $tmp/shop/.kiln ]] || fail "the workspace was not opened (no $tmp/shop/.kiln)"
+# The workspace's .kiln is made as the engine opens it, which may be after the window appears.
+wait_for "$tmp/shop/.kiln (the workspace opened)" "$STATE_TIMEOUT" test -d "$tmp/shop/.kiln"
 shot=$ARTIFACTS/deb-dashboard.png
 wait_render "$shot"
 assert_not_blank "$shot" "$MIN_CHANGED_PIXELS"

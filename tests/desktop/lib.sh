@@ -1,12 +1,15 @@
 # The desktop shell tests' shared part (smoke.sh, preview.sh, deb.sh), sourced after each sets
 # NAME (its name in messages) and tmp (its scratch directory): pass/fail reporting in the form
 # scripts/test counts, a virtual X display, the app launched with the tests' environment and
-# stopped with its WebKit helpers, waits for its window and its page, and cleanup on exit.
+# stopped with its WebKit helpers, waits for its window, its page and any condition (never a
+# check right after an event: the app does its work in its own time on a loaded machine), and
+# cleanup on exit.
 # shellcheck shell=bash
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ARTIFACTS=$ROOT/tests/artifacts
 WINDOW_TIMEOUT=${KILN_SMOKE_WINDOW_TIMEOUT:-40} # seconds for the window to appear
+STATE_TIMEOUT=${KILN_DESKTOP_STATE_TIMEOUT:-30} # seconds for what the app writes (wait_for)
 RENDER_TIMEOUT=${KILN_SMOKE_RENDER_TIMEOUT:-60} # seconds for the page to render after that
 MIN_COLOURS=20
 xvfb_pid="" app_pid="" serve_pid=""
@@ -102,6 +105,20 @@ launch_app() {
     WEBKIT_DISABLE_COMPOSITING_MODE=1 LIBGL_ALWAYS_SOFTWARE=1 NO_AT_BRIDGE=1 "${APP_ENV[@]}" \
     "$@" >"$tmp/app.log" 2>&1 &
   app_pid=$!
+}
+
+# Polls the command "$@" every half second until it succeeds, and says how long it took; fails the
+# test naming $1 after $2 seconds, or at once when the app exits meanwhile.
+#   wait_for "the workspace's .kiln" "$STATE_TIMEOUT" test -d "$dir/.kiln"
+wait_for() {
+  local what=$1 limit=$2 started=$SECONDS
+  shift 2
+  until "$@"; do
+    [[ -z $app_pid ]] || kill -0 "$app_pid" 2>/dev/null || fail "kiln exited while waiting for $what"
+    ((SECONDS - started < limit)) || fail "no $what within $limit s"
+    sleep 0.5
+  done
+  say "$what after $((SECONDS - started)) s"
 }
 
 # Waits for a top-level window named "Kiln" (sets window to xwininfo's line).
