@@ -274,11 +274,13 @@ pub async fn run_all(ws: &Arc<Workspace>, events: &EventBus, id: &SessionId, ses
     outcomes.push(module_schema(ws, id, &session.modules));
     let changed = session_changes(ws, id).await;
     for m in modules {
-        let info = ws.module(&m.id).cloned().unwrap_or_else(|| ModuleInfo {
-            id: m.id.clone(),
-            directory: m.directory.clone(),
-            toolchain: Toolchain::Generic,
-            spec_status: None,
+        // A module the session creates is read from the working copy, where it exists.
+        let info = ws.module(&m.id).cloned().unwrap_or_else(|| {
+            let workdir = ws.session_workdir(id);
+            match crate::paths::confine(&workdir, &m.directory) {
+                Ok(_) => crate::modules::describe_new(&workdir, &m.id, &m.directory, &ws.config),
+                Err(_) => ModuleInfo { id: m.id.clone(), directory: m.directory.clone(), toolchain: Toolchain::Generic, spec_status: None },
+            }
         });
         for gate in MODULE_GATES {
             outcomes.push(run_module_gate(ws, id, &info, gate, &changed).await);

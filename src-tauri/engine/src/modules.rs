@@ -141,6 +141,14 @@ fn is_module_dir(dir: &Path) -> bool {
         .any(|f| dir.join(f).is_file())
 }
 
+/// A module the workspace does not have yet (one a session creates), read from its
+/// directory in the session's working copy: its toolchain from the manifests there.
+pub fn describe_new(workdir: &Path, id: &str, directory: &str, config: &Config) -> ModuleInfo {
+    let mut info = describe(&workdir.join(directory), directory, &config.modules.spec, id.to_string());
+    info.id = id.to_string();
+    info
+}
+
 fn describe(dir: &Path, rel: &str, spec: &str, fallback: String) -> ModuleInfo {
     let read_json = |name: &str| -> Option<serde_json::Value> {
         serde_json::from_str(&std::fs::read_to_string(dir.join(name)).ok()?).ok()
