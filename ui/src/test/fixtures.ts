@@ -255,7 +255,8 @@ export interface FakeBackend extends Backend {
   /** HTTP only (absent for "tauri"): resolves as connected in the app state's mode unless re-mocked. */
   connect?: NonNullable<Backend["connect"]> & ReturnType<typeof vi.fn>;
   disconnect?: NonNullable<Backend["disconnect"]> & ReturnType<typeof vi.fn>;
-  /** Delivers an event to every subscriber. */
+  /** Delivers an event to every subscriber; before the app has subscribed (it does once
+   * connected), the event waits for the first subscriber instead of being lost. */
   emit: (event: KilnEvent) => void;
   /** Replaces or adds command handlers. */
   handle: (handlers: Handlers) => void;
@@ -274,6 +275,7 @@ export function fakeBackend(handlers: Handlers = {}, kind: "tauri" | "http" = "h
     ...handlers,
   };
   const listeners = new Set<(e: KilnEvent) => void>();
+  const pending: KilnEvent[] = [];
   const call = vi.fn(async (command: Command, args: unknown) => {
     const handler = table[command] as ((a: unknown) => unknown) | undefined;
     if (!handler) throw new Error(`fake backend: no handler for ${command}`);
@@ -292,10 +294,11 @@ export function fakeBackend(handlers: Handlers = {}, kind: "tauri" | "http" = "h
     ...connection,
     subscribe: (onEvent) => {
       listeners.add(onEvent);
+      pending.splice(0).forEach((event) => onEvent(event));
       return () => listeners.delete(onEvent);
     },
     pickFolder: vi.fn(async () => (kind === "tauri" ? "/picked/folder" : null)),
-    emit: (event) => listeners.forEach((l) => l(event)),
+    emit: (event) => (listeners.size ? listeners.forEach((l) => l(event)) : pending.push(event)),
     handle: (more) => Object.assign(table, more),
   };
 }
