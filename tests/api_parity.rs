@@ -205,6 +205,10 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("delete_session", json!({ "sessionId": "$id", "keepTranscript": false })),
         ("get_session", json!({ "sessionId": "$id" })),
         ("get_session", json!({ "sessionId": "$id", "extra": 1 })),
+        ("detect_workspace", json!({})),
+        // The shop has a kiln.toml: saving over it must be asked for; a bad workflow changes nothing.
+        ("save_config", json!({ "workflow": "direct", "modules": [] })),
+        ("save_config", json!({ "workflow": "sideways", "modules": [] })),
     ];
     for (command, args) in steps {
         let args: Value = serde_json::from_str(&args.to_string().replace("$id", &id)).unwrap();
@@ -271,6 +275,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "INVALID_INPUT", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_ALREADY_IN_SESSION", "MODULE_NOT_FOUND",
             "ATTACHMENT_MISMATCH", "ATTACHMENT_NOT_FOUND", "INVALID_INPUT",
             "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_INPUT", "CHECKPOINT_NOT_FOUND", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_NOT_FOUND", "DELIVERY_BLOCKED", "INVALID_INPUT", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
+            "CONFIG_EXISTS", "INVALID_INPUT",
         ]
     );
     let created = ipc_answers.iter().find(|(c, a)| c == "create_session" && a.is_ok()).unwrap().1.as_ref().unwrap();
@@ -289,6 +294,12 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     assert_eq!(run.1, Ok(Value::Null));
     let purged = ipc_answers.iter().filter(|(c, _)| c == "delete_session").last().unwrap();
     assert_eq!(purged.1, Ok(Value::Null));
+    // What Kiln detects in the shop: its kiln.toml chooses the specs workflow and its gates.
+    let detected = ipc_answers.iter().find(|(c, _)| c == "detect_workspace").unwrap().1.as_ref().unwrap();
+    assert_eq!(detected["workflow"], "specs");
+    let catalog = detected["modules"].as_array().unwrap().iter().find(|m| m["id"] == "@shop/catalog").unwrap();
+    let tests = catalog["gates"].as_array().unwrap().iter().find(|g| g["gate"] == "tests").unwrap();
+    assert_eq!((tests["command"].as_str(), tests["source"].as_str()), (Some("npm test"), Some("kiln.toml [gates.node]")));
 
     // A command that does not exist is Tauri's own refusal on the desktop; HTTP names it.
     assert!(ipc.call("no_such_command", json!({})).await.is_err());

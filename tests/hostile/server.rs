@@ -27,10 +27,12 @@ pub fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let workspace = tmp.path().join("shop");
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop"), &workspace);
-    // Setup would run in the background and write to the database mid-test.
+    // Setup would run in the background and write to the database mid-test: none at all
+    // (an empty command; without the key Kiln would run the detected install step).
     let toml = workspace.join("kiln.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
-    let text: String = text.lines().filter(|l| !l.trim_start().starts_with("setup")).map(|l| format!("{l}\n")).collect();
+    let text: String =
+        text.lines().map(|l| if l.trim_start().starts_with("setup") { "setup = \"\"\n".to_string() } else { format!("{l}\n") }).collect();
     std::fs::write(&toml, text).unwrap();
     let config = tmp.path().join("config");
     std::fs::create_dir_all(&config).unwrap();
