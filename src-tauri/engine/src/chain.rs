@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use crate::api::types::*;
 use crate::approval;
-use crate::config::Workflow;
 use crate::clock::now;
+use crate::config::Workflow;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::handoff::{self, Target};

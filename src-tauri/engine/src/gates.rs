@@ -344,7 +344,8 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) ->
     if !o.command.is_empty() {
         text.push_str(&format!(" — `{}` ({:.1} s)", o.command, o.duration_ms as f64 / 1000.0));
     }
-    if !o.source.is_empty() && o.source != "Kiln" {
+    // A gate with no command has its hint as the note; "from not detected" says nothing.
+    if !o.source.is_empty() && o.source != "Kiln" && o.status != GateStatus::NotConfigured {
         text.push_str(&format!(" · from {}", o.source));
     }
     let output = if o.tail.is_empty() { o.head.clone() } else { format!("{}\n…\n{}", o.head, o.tail) };
