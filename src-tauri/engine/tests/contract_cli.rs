@@ -14,6 +14,8 @@
 //! only interface is loopback. scripts/test builds them outside such a namespace and runs
 //! them inside one (`unshare -n`), with `KILN_AGENT_CLI_DIR` naming the installed CLIs.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
@@ -167,7 +169,7 @@ fn claude(clis: &Path, server: &ModelServer, home: &Path) -> ClaudeDriver {
 /// A home outside every path a turn may write (the system temp dir is writable to
 /// commands, so not there): only its agent state is writable.
 fn unwritable_home() -> TempDir {
-    tempfile::Builder::new().prefix("home-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    common::unwritable_temp("home-")
 }
 
 /// The result of the one tool call of a turn.
@@ -259,7 +261,7 @@ async fn claude_with_no_commands_has_no_shell() {
 async fn codex_commands_cannot_write_outside_the_working_copy() {
     let clis = sandboxed_cli_dir();
     let session = Session::new();
-    let outside = tempfile::Builder::new().prefix("outside-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let outside = common::unwritable_temp("outside-");
     let target = outside.path().join("outside.txt");
     let command = format!("echo x > '{}'; echo ok > made-by-agent.txt && cat made-by-agent.txt", target.display());
     let server = ModelServer::start(vec![

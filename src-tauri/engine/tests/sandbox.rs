@@ -6,8 +6,10 @@
 //! fallback: with `KILN_NO_LANDLOCK=1` (as on a kernel without Landlock) nothing is
 //! confined, and the support report says so.
 //!
-//! The paths that must stay unwritable live under Cargo's per-target temporary directory
-//! (`target/tmp`), since the system temporary directory is writable to commands.
+//! The paths that must stay unwritable live outside the temporary directories, which are
+//! writable to commands (`common::unwritable_temp`).
+
+mod common;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -39,7 +41,7 @@ struct Scene {
 impl Scene {
     fn new() -> Scene {
         let workdir_dir = TempDir::new().unwrap();
-        let outside_dir = tempfile::Builder::new().prefix("outside-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let outside_dir = common::unwritable_temp("outside-");
         let outside = outside_dir.path().canonicalize().unwrap();
         std::fs::write(outside.join("existing.txt"), "kept\n").unwrap();
         let home = outside.join("home");

@@ -201,3 +201,22 @@ pub fn recorded_git_runs(record: &Path) -> Vec<(String, String)> {
     }
     runs
 }
+
+/// A temporary directory outside every path the confinement lets commands write
+/// (`sandbox::Confinement::for_turn` allows the temporary directories): Cargo's per-target
+/// temporary directory, unless the checkout itself lies under a temporary directory (a CI
+/// clone in /tmp), then the home directory (only its agent state and caches are writable).
+pub fn unwritable_temp(prefix: &str) -> tempfile::TempDir {
+    let temp_roots: Vec<PathBuf> = ["/tmp", "/var/tmp", "/dev/shm"]
+        .into_iter()
+        .map(PathBuf::from)
+        .chain(std::env::var_os("TMPDIR").map(PathBuf::from))
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    let under_temp = |p: &Path| p.canonicalize().is_ok_and(|p| temp_roots.iter().any(|r| p.starts_with(r)));
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(&target).unwrap();
+    let base = if under_temp(&target) { PathBuf::from(std::env::var_os("HOME").expect("HOME is set")) } else { target };
+    assert!(!under_temp(&base), "no directory outside the temporary directories to test the confinement with: {}", base.display());
+    tempfile::Builder::new().prefix(prefix).tempdir_in(base).unwrap()
+}
