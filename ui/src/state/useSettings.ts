@@ -1,8 +1,7 @@
 // Loads the workspace's driver settings (get_settings) for the composer and the settings screen.
-import { useCallback, useEffect, useState } from "react";
-import { type KilnError, toKilnError } from "../api/backend";
+import type { KilnError } from "../api/backend";
 import type { SettingsView } from "../api/types";
-import { useStore } from "./store";
+import { useWorkspaceQuery } from "./useWorkspaceQuery";
 
 export interface SettingsState {
   settings: SettingsView | null;
@@ -14,34 +13,6 @@ export interface SettingsState {
 }
 
 export function useSettings(): SettingsState {
-  const { backend, state } = useStore();
-  const root = state.app?.workspace?.root;
-  const [settings, setSettings] = useState<SettingsView | null>(null);
-  const [error, setError] = useState<KilnError | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    if (!root) return;
-    let cancelled = false;
-    setLoading(true);
-    setError(null);
-    backend
-      .call("get_settings", {})
-      .then((s) => {
-        if (!cancelled) setSettings(s);
-      })
-      .catch((e: unknown) => {
-        if (!cancelled) setError(toKilnError(e));
-      })
-      .finally(() => {
-        if (!cancelled) setLoading(false);
-      });
-    return () => {
-      cancelled = true;
-    };
-  }, [backend, root, state.epoch, attempt]);
-
-  const reload = useCallback(() => setAttempt((a) => a + 1), []);
-  return { settings, error, loading, setSettings, reload };
+  const { data, error, loading, setData, reload } = useWorkspaceQuery("get_settings");
+  return { settings: data, error, loading, setSettings: setData, reload };
 }
