@@ -55,29 +55,12 @@ async fn world(script: Vec<Step>) -> World {
     let view = open(&engine, &repo).await;
     assert_eq!((view.workflow, view.config_path.clone()), (Workflow::Direct, None));
     let server = ModelServer::start(script).await;
-    engine
-        .update_settings(UpdateSettingsArgs {
-            default_driver: Some("openai-compatible".into()),
-            openai_base_url: Some(server.openai_base_url()),
-            openai_model: Some("scripted".into()),
-            openai_key: Some("sk-test-key".into()),
-            planner_agent: Some(false),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    use_scripted_model(&engine, &server, false).await;
     World { _tmp: tmp, repo, engine, server }
 }
 
 async fn settled(w: &World, id: &str) -> SessionView {
-    for _ in 0..1200 {
-        let s = w.engine.get_session(SessionIdArgs { session_id: id.into() }).await.unwrap();
-        if !s.running && s.state != SessionState::Running {
-            return s;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("session {id} never settled");
+    wait_settled(&w.engine, id, Duration::from_secs(60)).await
 }
 
 async fn entries(w: &World, id: &str, kind: EntryKind) -> Vec<String> {

@@ -49,17 +49,7 @@ async fn world_edit(script: Vec<Step>, planner: bool, gates: bool, edit: impl Fn
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &shop).await;
     let server = ModelServer::start(script).await;
-    engine
-        .update_settings(UpdateSettingsArgs {
-            default_driver: Some("openai-compatible".into()),
-            openai_base_url: Some(server.openai_base_url()),
-            openai_model: Some("scripted".into()),
-            openai_key: Some("sk-test-key".into()),
-            planner_agent: Some(planner),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    use_scripted_model(&engine, &server, planner).await;
     World { _tmp: tmp, shop, engine, server }
 }
 
@@ -69,14 +59,7 @@ async fn send(w: &World, id: &str, text: &str) -> SessionView {
 
 /// Waits until no turn runs and the chain has settled.
 async fn settled(w: &World, id: &str) -> SessionView {
-    for _ in 0..600 {
-        let s = w.engine.get_session(SessionIdArgs { session_id: id.into() }).await.unwrap();
-        if !s.running && s.state != SessionState::Running {
-            return s;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("session {id} never settled");
+    wait_settled(&w.engine, id, Duration::from_secs(30)).await
 }
 
 async fn transcript(w: &World, id: &str) -> Vec<TranscriptEntry> {

@@ -104,6 +104,35 @@ pub async fn wait_setup(engine: &Engine, id: &str) -> SessionView {
     panic!("setup of {id} never finished");
 }
 
+/// Runs turns with Kiln's own OpenAI-compatible driver against the scripted model server,
+/// the planner agent on or off.
+pub async fn use_scripted_model(engine: &Engine, server: &kiln_model_server::ModelServer, planner: bool) {
+    engine
+        .update_settings(UpdateSettingsArgs {
+            default_driver: Some("openai-compatible".into()),
+            openai_base_url: Some(server.openai_base_url()),
+            openai_model: Some("scripted".into()),
+            openai_key: Some("sk-test-key".into()),
+            planner_agent: Some(planner),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+}
+
+/// Waits until no turn runs and the session's chain has settled, for at most `limit`.
+pub async fn wait_settled(engine: &Engine, id: &str, limit: std::time::Duration) -> SessionView {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let s = engine.get_session(SessionIdArgs { session_id: id.into() }).await.unwrap();
+        if !s.running && s.state != SessionState::Running {
+            return s;
+        }
+        assert!(std::time::Instant::now() < deadline, "session {id} never settled");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// Writes `text` to `path`, making its directories first.
 pub fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
