@@ -138,7 +138,7 @@ pub(crate) struct Repo<'a> {
 }
 
 impl<'a> Repo<'a> {
-    fn new(root: &'a Path, module: &'a ModuleInfo) -> Repo<'a> {
+    pub fn new(root: &'a Path, module: &'a ModuleInfo) -> Repo<'a> {
         Repo { root, dir: root.join(&module.directory), module }
     }
 
@@ -179,6 +179,11 @@ impl<'a> Repo<'a> {
             format!(" in `{}`", self.module.directory)
         }
     }
+}
+
+/// A JSON file's text parsed, or `null` when it is missing or does not parse.
+pub(crate) fn json(text: Option<String>) -> serde_json::Value {
+    text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
 }
 
 /// `text` as one shell word: plain when it is safe, else single-quoted.

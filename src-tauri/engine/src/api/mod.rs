@@ -389,7 +389,6 @@ impl Engine {
         let view = reopened.view();
         *self.workspace.write().unwrap() = Some(Arc::new(reopened));
         self.events.emit(EventBody::Workspace { workspace: view });
-        let ws = self.workspace()?;
-        tokio::task::spawn_blocking(move || crate::detect::view(&ws)).await.map_err(|e| ApiError::internal("detecting", e))?
+        self.detect_workspace(EmptyArgs {}).await
     }
 }

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::{shell_word, Found, Repo};
+use super::{json, shell_word, Found, Repo};
 
 /// npm's placeholder `test` script, which only fails.
 const NO_TEST: &str = "no test specified";
@@ -24,10 +24,6 @@ pub struct Pm {
     /// How to invoke it: `npm`, `corepack pnpm`, `pnpm`…
     pub run: String,
     pub source: String,
-}
-
-fn json(text: Option<String>) -> Value {
-    text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
 }
 
 /// The package manager of the repository: `packageManager` in the root package.json

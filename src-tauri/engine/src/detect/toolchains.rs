@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::others::{py_manager, PyManager};
-use super::{node, Repo};
+use super::{json, node, Repo};
 use crate::api::types::ToolchainCheck;
 use crate::modules::{ModuleInfo, Toolchain};
 
@@ -20,11 +20,11 @@ pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
         }
     };
     for module in modules {
-        let repo = Repo { root, dir: root.join(&module.directory), module };
+        let repo = Repo::new(root, module);
         match module.toolchain {
             Toolchain::Node => {
-                let engines = read_json(&repo.dir.join("package.json")).or_else(|| read_json(&root.join("package.json")));
-                let wanted = engines.as_ref().and_then(|p| p["engines"]["node"].as_str().map(str::to_string));
+                let engines = |text: Option<String>| json(text)["engines"]["node"].as_str().map(str::to_string);
+                let wanted = engines(repo.read_module("package.json")).or_else(|| engines(repo.read_root("package.json")));
                 add(tool("node", &["--version"], wanted, "Node.js (https://nodejs.org, or your distribution's nodejs package)"));
                 match node::manager(&repo).manager {
                     node::Manager::Pnpm | node::Manager::Yarn => {
@@ -35,12 +35,12 @@ pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
                 }
             }
             Toolchain::Rust => {
-                let manifest = std::fs::read_to_string(repo.dir.join("Cargo.toml")).unwrap_or_default();
+                let manifest = repo.read_module("Cargo.toml").unwrap_or_default();
                 let wanted = toml_string(&manifest, "rust-version");
                 add(tool("cargo", &["--version"], wanted, "the Rust toolchain (https://rustup.rs)"));
             }
             Toolchain::Python => {
-                let pyproject = std::fs::read_to_string(repo.dir.join("pyproject.toml")).unwrap_or_default();
+                let pyproject = repo.read_module("pyproject.toml").unwrap_or_default();
                 let wanted = toml_string(&pyproject, "requires-python");
                 add(tool("python3", &["--version"], wanted, "Python 3 with venv (your distribution's python3 and python3-venv)"));
                 match py_manager(&repo).0 {
@@ -50,13 +50,13 @@ pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
                 }
             }
             Toolchain::Go => {
-                let go_mod = std::fs::read_to_string(repo.dir.join("go.mod")).unwrap_or_default();
+                let go_mod = repo.read_module("go.mod").unwrap_or_default();
                 let wanted = go_mod.lines().find_map(|l| l.trim().strip_prefix("go ").map(|v| v.trim().to_string()));
                 add(tool("go", &["version"], wanted, "Go (https://go.dev/dl, or your distribution's golang-go)"));
             }
             Toolchain::Generic => {}
         }
-        if ["Makefile", "makefile", "GNUmakefile"].iter().any(|f| repo.dir.join(f).is_file() || root.join(f).is_file()) {
+        if ["Makefile", "makefile", "GNUmakefile"].iter().any(|f| repo.module_file(f) || repo.root_file(f)) {
             add(tool("make", &["--version"], None, "make (your distribution's make or build-essential)"));
         }
     }
@@ -66,10 +66,6 @@ pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
 /// The first toolchain that stops a session's setup, as a sentence naming what to install.
 pub fn blocking(checks: &[ToolchainCheck]) -> Option<String> {
     checks.iter().find(|c| !c.ok).and_then(|c| c.message.clone())
-}
-
-fn read_json(path: &Path) -> Option<serde_json::Value> {
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
 
 /// `key = "value"` anywhere in a TOML text (the sections differ between tools).
