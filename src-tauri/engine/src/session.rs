@@ -128,13 +128,8 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
             None => start_setup(ws.clone(), events.clone(), id.clone(), setup.command, setup.source).await?,
             Some(message) => {
                 let text = format!("**dependencies** failed: {message} [{}]. Install it, then send a message to go on.", ErrorCode::ToolchainMissing.as_str());
-                records::insert_gate_result(
-                    &ws.pool,
-                    GateRecord { session: id.as_str(), module: None, gate: "dependencies", command: &setup.command, source: &setup.source, status: "failed", exit_code: None, duration_ms: 0, head: &message, tail: "", at: &now() },
-                )
-                .await?;
-                record(ws, events, &id, EntryKind::Gate, None, &text).await?;
-                records::set_setup(&ws.pool, id.as_str(), SetupState::Failed, &now()).await?;
+                let end = SetupEnd { passed: false, text, exit_code: None, duration_ms: 0, head: message, tail: String::new() };
+                record_setup(ws, events, &id, &setup.command, &setup.source, end).await?;
             }
         }
     }
@@ -231,8 +226,7 @@ async fn finish_setup(
     outcome: std::io::Result<crate::process::Outcome>,
     was_stopped: bool,
 ) -> Result<()> {
-    let at = now();
-    let (passed, text, exit_code, duration_ms, head, tail) = match outcome {
+    let end = match outcome {
         Ok(o) => {
             let verdict = if o.passed() {
                 "passed".to_string()
@@ -249,24 +243,56 @@ async fn finish_setup(
             if !shown.trim().is_empty() {
                 text.push_str(&format!("\n\n```\n{}\n```", shown.trim_end()));
             }
-            (o.passed(), text, o.exit_code, o.duration.as_millis() as i64, o.head, o.tail)
+            SetupEnd { passed: o.passed(), text, exit_code: o.exit_code, duration_ms: o.duration.as_millis() as i64, head: o.head, tail: o.tail }
         }
-        Err(e) => (false, format!("**dependencies** could not start `{command}`: {e}"), None, 0, e.to_string(), String::new()),
+        Err(e) => SetupEnd {
+            passed: false,
+            text: format!("**dependencies** could not start `{command}`: {e}"),
+            exit_code: None,
+            duration_ms: 0,
+            head: e.to_string(),
+            tail: String::new(),
+        },
     };
     // A session deleted while its setup ran has no record left to write to.
     if records::load(&ws.pool, id.as_str(), false).await.map(|s| s.deleted_at.is_some()).unwrap_or(true) {
         return Ok(());
     }
-    let status = if passed { "passed" } else { "failed" };
-    records::insert_gate_result(
-        &ws.pool,
-        GateRecord { session: id.as_str(), module: None, gate: "dependencies", command, source, status, exit_code, duration_ms, head: &head, tail: &tail, at: &at },
-    )
-    .await?;
-    record(ws, events, id, EntryKind::Gate, None, &text).await?;
-    records::set_setup(&ws.pool, id.as_str(), if passed { SetupState::Passed } else { SetupState::Failed }, &at).await?;
+    record_setup(ws, events, id, command, source, end).await?;
     publish(ws, events, id).await?;
     Ok(())
+}
+
+/// How a session's setup ended, as its `dependencies` result and transcript entry say.
+struct SetupEnd {
+    passed: bool,
+    text: String,
+    exit_code: Option<i32>,
+    duration_ms: i64,
+    head: String,
+    tail: String,
+}
+
+/// Records the setup's end: its gate result, its transcript entry and the session's setup state.
+async fn record_setup(ws: &Workspace, events: &EventBus, id: &SessionId, command: &str, source: &str, end: SetupEnd) -> Result<()> {
+    let at = now();
+    let status = if end.passed { "passed" } else { "failed" };
+    let row = GateRecord {
+        session: id.as_str(),
+        module: None,
+        gate: "dependencies",
+        command,
+        source,
+        status,
+        exit_code: end.exit_code,
+        duration_ms: end.duration_ms,
+        head: &end.head,
+        tail: &end.tail,
+        at: &at,
+    };
+    records::insert_gate_result(&ws.pool, row).await?;
+    record(ws, events, id, EntryKind::Gate, None, &end.text).await?;
+    records::set_setup(&ws.pool, id.as_str(), if end.passed { SetupState::Passed } else { SetupState::Failed }, &at).await
 }
 
 /// A session that may still be changed: exists and is not a tombstone.

@@ -202,3 +202,22 @@ async fn save_as_kiln_toml_writes_what_was_edited_and_keeps_a_replaced_file() {
     assert_eq!(backups.len(), 1);
     assert_eq!(std::fs::read_to_string(backups[0].path()).unwrap(), user_text);
 }
+
+#[tokio::test]
+async fn a_session_whose_toolchain_is_too_old_fails_its_setup_saying_what_to_install() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("future");
+    write(&repo.join("go.mod"), "module example.com/future\n\ngo 1.999\n");
+    write(&repo.join("future.go"), "package future\n");
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &repo).await;
+    let s = create(&engine, "Anything").await;
+    let s = wait_setup(&engine, &s.id).await;
+    assert_eq!(s.setup, SetupState::Failed);
+    let gates = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let entry = gates.iter().find(|e| e.kind == EntryKind::Gate).expect("the setup's entry");
+    assert!(entry.text.contains("go 1.999") && entry.text.contains("TOOLCHAIN_MISSING"), "{}", entry.text);
+    let results = engine.get_gates(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    let setup = results.iter().find(|g| g.gate == "dependencies" && g.module.is_none()).unwrap();
+    assert_eq!((setup.status, setup.source.as_str()), (GateStatus::Failed, "go.mod"));
+}
