@@ -69,12 +69,6 @@ impl Outcome {
     }
 }
 
-/// The command a module's gate runs in the working copy, with its source, or why it
-/// has none (not configured).
-pub fn command(ws: &Workspace, workdir: &Path, module: &ModuleInfo, gate: &str) -> DetectedGate {
-    crate::detect::gate(workdir, &ws.config, module, gate)
-}
-
 /// The environment gates run with: only what builds and tests need, never the
 /// operator's tokens; the module's own binaries first on PATH.
 fn environment(workdir: &Path, dir: &Path) -> Vec<(String, String)> {
@@ -138,7 +132,8 @@ pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo
             return outcome(String::new(), String::new(), GateStatus::Failed, e.message, note);
         }
     };
-    let detected = command(ws, &workdir, module, gate);
+    // kiln.toml's command, else the one detected in the working copy, with its source.
+    let detected = crate::detect::gate(&workdir, &ws.config, module, gate);
     let Some(template) = detected.command else {
         let hint = detected.hint.unwrap_or_else(|| format!("no {gate} command applies to this module"));
         return outcome(String::new(), detected.source, GateStatus::NotConfigured, hint.clone(), Some(hint));
