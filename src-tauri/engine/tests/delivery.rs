@@ -88,14 +88,7 @@ async fn deliver(w: &World, plan: &DeliveryPlan) -> kiln_engine::Result<Delivery
 
 /// Polls until the session's latest run has ended.
 async fn finished(w: &World, id: &str) -> DeliveryRun {
-    for _ in 0..600 {
-        let run = w.engine.get_delivery(SessionIdArgs { session_id: id.into() }).await.unwrap().expect("a run");
-        if run.state != DeliveryState::Running {
-            return run;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the delivery never ended");
+    delivery_finished(&w.engine, id, Duration::from_secs(60)).await
 }
 
 fn step<'a>(run: &'a DeliveryRun, id: &str) -> &'a DeliveryStep {

@@ -137,14 +137,7 @@ impl World {
     }
 
     async fn finished(&self, id: &str) -> DeliveryRun {
-        for _ in 0..1200 {
-            let run = self.engine.get_delivery(SessionIdArgs { session_id: id.into() }).await.unwrap().expect("a run");
-            if run.state != DeliveryState::Running {
-                return run;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("the delivery never ended");
+        delivery_finished(&self.engine, id, Duration::from_secs(120)).await
     }
 }
 

@@ -133,6 +133,19 @@ pub async fn wait_settled(engine: &Engine, id: &str, limit: std::time::Duration)
     }
 }
 
+/// Waits until the session's latest delivery run has ended, for at most `limit`.
+pub async fn delivery_finished(engine: &Engine, id: &str, limit: std::time::Duration) -> DeliveryRun {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let run = engine.get_delivery(SessionIdArgs { session_id: id.into() }).await.unwrap().expect("a run");
+        if run.state != DeliveryState::Running {
+            return run;
+        }
+        assert!(std::time::Instant::now() < deadline, "the delivery never ended");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
 /// Writes `text` to `path`, making its directories first.
 pub fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
