@@ -567,7 +567,7 @@ async fn static_files_stay_inside_their_root() {
     let head = fetch(port, "HEAD", "/app.js", &with).await;
     assert_eq!((head.status, head.header("content-length"), head.body.as_str()), (200, "14", ""));
     let moved = fetch(port, "GET", "/sub?x=1", &with).await;
-    assert_eq!((moved.status, moved.header("location")), (302, "/sub/?x=1"));
+    assert_eq!((moved.status, moved.header("location")), (302, "./sub/?x=1"));
     assert_eq!(fetch(port, "GET", "/sub/", &with).await.body, "<h1>sub</h1>");
     assert_eq!(fetch(port, "GET", "/%61pp.js", &with).await.status, 200, "the path is percent-decoded");
 
@@ -579,6 +579,38 @@ async fn static_files_stay_inside_their_root() {
     }
     let post = fetch(port, "POST", "/", &with).await;
     assert_eq!((post.status, post.header("allow")), (405, "GET, HEAD"));
+    gateway.stop().await;
+}
+
+#[tokio::test]
+async fn a_directory_without_its_slash_moves_within_the_preview_never_to_another_host() {
+    let site = tempfile::tempdir().unwrap();
+    let root = site.path().join("public");
+    std::fs::create_dir_all(root.join("evil.example")).unwrap();
+    std::fs::create_dir_all(root.join("sub/deeper")).unwrap();
+    std::fs::write(root.join("evil.example/index.html"), "<h1>a directory</h1>").unwrap();
+
+    let (gateway, _) = gateway(Upstream::Static(root.clone()), None).await;
+    let port = gateway.port;
+    let cookie = enter(&gateway).await;
+    let with = [("cookie", cookie.as_str())];
+    // `//evil.example/` as a location is another host to a browser; `./evil.example/` is
+    // this page's own directory.
+    for (target, location) in [
+        ("//evil.example", "./evil.example/"),
+        ("///evil.example", "./evil.example/"),
+        ("//evil.example?next=1", "./evil.example/?next=1"),
+        ("/evil.example", "./evil.example/"),
+        ("/sub/deeper", "./deeper/"),
+        ("//sub//deeper", "./deeper/"),
+    ] {
+        let moved = fetch(port, "GET", target, &with).await;
+        assert_eq!((moved.status, moved.header("location")), (302, location), "{target}");
+        assert_eq!(moved.header("cache-control"), "no-store", "{target}");
+    }
+    // Where the browser lands, resolving `./evil.example/` against `//evil.example`.
+    let landed = fetch(port, "GET", "//evil.example/", &with).await;
+    assert_eq!((landed.status, landed.body.as_str()), (200, "<h1>a directory</h1>"));
     gateway.stop().await;
 }
 

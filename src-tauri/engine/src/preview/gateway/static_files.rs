@@ -32,10 +32,12 @@ pub(super) async fn serve(root: &Path, request: &Request<Incoming>) -> Response<
     let Ok(mut metadata) = tokio::fs::metadata(&file).await else { return not_found() };
     if metadata.is_dir() {
         if !raw.ends_with('/') {
-            // So the page's relative links resolve inside the directory.
+            // So the page's relative links resolve inside the directory. The location is
+            // relative (`./<last segment>/`): the path itself as the location would turn
+            // `//evil.example` into a link to another site.
             let query = request.uri().query().map(|q| format!("?{q}")).unwrap_or_default();
             let mut moved = reply::empty_response(StatusCode::FOUND);
-            if let Ok(location) = HeaderValue::from_str(&format!("{raw}/{query}")) {
+            if let Ok(location) = HeaderValue::from_str(&format!("{}{query}", directory_location(raw))) {
                 moved.headers_mut().insert(LOCATION, location);
             }
             moved.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -69,6 +71,14 @@ pub(super) async fn serve(root: &Path, request: &Request<Incoming>) -> Response<
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     response
+}
+
+/// Where a directory asked for without its trailing slash moves to: `./<last segment>/`,
+/// relative to the page, so however many slashes lead the path (`//evil.example`,
+/// which a browser reads as another host) the answer stays on the preview's origin.
+fn directory_location(raw: &str) -> String {
+    let last = raw.trim_start_matches('/').rsplit('/').next().unwrap_or_default();
+    format!("./{last}/")
 }
 
 fn not_found() -> Response<Body> {
