@@ -2,12 +2,14 @@
 //! copy: `module-schema`, and `spec-schema` in the specs workflow (or when asked for).
 //! Once per module that holds changes: `dependencies`, `typecheck`, `tests`, `format`,
 //! `lint`. Commands come from `kiln.toml`, else from the repository's own tooling
-//! (`detect`), each with its source; they run with the module's own binaries first on
-//! PATH, an allowlisted environment, a timeout, in their own process group. A gate with
+//! (`detect`), each with its source; they run the agent's code, so they run scoped
+//! (`crate::sandbox::Scope`: an allowlisted environment, the session's home, writing
+//! only to the working copy) with the module's own binaries first on PATH, a timeout,
+//! in their own process group. A gate with
 //! no command is *not configured* (never a blocker); skipped is not success; a test
 //! suite that ran no test fails.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,7 +19,7 @@ use crate::error::Result;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::modules::{ModuleInfo, Toolchain};
-use crate::process::{self, Environment};
+use crate::process;
 use crate::session::record;
 use crate::store::sessions::{self as records, GateRecord};
 use crate::workspace::Workspace;
@@ -69,42 +71,14 @@ impl Outcome {
     }
 }
 
-/// The environment gates run with: only what builds and tests need, never the
-/// operator's tokens; the module's own binaries first on PATH.
-fn environment(workdir: &Path, dir: &Path) -> Vec<(String, String)> {
-    let mut path: Vec<PathBuf> =
-        vec![dir.join("node_modules/.bin"), workdir.join("node_modules/.bin"), dir.join(".venv/bin"), workdir.join(".venv/bin")];
-    if let Some(system) = std::env::var_os("PATH") {
-        path.extend(std::env::split_paths(&system));
-    }
-    let mut env = vec![
-        ("PATH".to_string(), std::env::join_paths(path).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()),
-        ("CI".into(), "1".into()),
-        ("TERM".into(), "dumb".into()),
-        ("NO_COLOR".into(), "1".into()),
-    ];
-    const PASSED: &[&str] = &[
-        "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "SHELL", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME",
-        "npm_config_cache", "COREPACK_HOME", "PNPM_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "GOPATH",
-        "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "UV_CACHE_DIR", "PIP_CACHE_DIR", "PYENV_ROOT", "PYENV_VERSION",
-    ];
-    for key in PASSED {
-        if let Ok(value) = std::env::var(key) {
-            env.push((key.to_string(), value));
-        }
-    }
-    // The project's own virtual environment, when setup made one.
-    for venv in [dir.join(".venv"), workdir.join(".venv")] {
-        if venv.join("bin/python").exists() {
-            env.push(("VIRTUAL_ENV".into(), venv.display().to_string()));
-            break;
-        }
-    }
-    // Go uses the toolchain installed here, never one it would download; corepack
-    // fetches a package manager without asking.
-    env.push(("GOTOOLCHAIN".into(), "local".into()));
-    env.push(("COREPACK_ENABLE_DOWNLOAD_PROMPT".into(), "0".into()));
-    env
+/// The scope gates run in (`crate::sandbox::Scope`): the session's cleared environment
+/// and home, writing only to the working copy, with the module's own binaries first on
+/// PATH and its virtual environment when setup made one.
+fn scope(ws: &Workspace, id: &SessionId, workdir: &Path, dir: &Path) -> std::io::Result<crate::sandbox::Scope> {
+    let bins = [dir.join("node_modules/.bin"), workdir.join("node_modules/.bin"), dir.join(".venv/bin"), workdir.join(".venv/bin")];
+    let venv = [dir.join(".venv"), workdir.join(".venv")].into_iter().find(|v| v.join("bin/python").exists());
+    let extra: Vec<(String, String)> = venv.map(|v| ("VIRTUAL_ENV".to_string(), v.display().to_string())).into_iter().collect();
+    crate::sandbox::Scope::new(&ws.session_dir(id), &[workdir], &bins, &extra)
 }
 
 /// Runs one module gate; `changed` are the repository-relative files the session
@@ -142,14 +116,18 @@ pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo
         let note = Some("none of the files it checks changed".to_string());
         return outcome(template, detected.source, GateStatus::Passed, String::new(), note);
     };
-    let env = environment(&workdir, &module_dir);
     let key = format!("{id}");
     let timeout = Duration::from_secs(ws.config.session.gate_timeout_seconds.max(1));
-    let result = process::run_in(&command, &module_dir, Environment::Only(&env), timeout, |running| {
-        // A stop of the session kills the gate's group too.
-        ws.running.lock().unwrap().insert(key, running);
-    })
-    .await;
+    let result = match scope(ws, id, &workdir, &module_dir) {
+        Ok(scope) => {
+            process::run_scoped(&command, &module_dir, &scope, timeout, |running| {
+                // A stop of the session kills the gate's group too.
+                ws.running.lock().unwrap().insert(key, running);
+            })
+            .await
+        }
+        Err(e) => Err(e),
+    };
     ws.running.lock().unwrap().remove(id.as_str());
     match result {
         Err(e) => outcome(command, detected.source, GateStatus::Failed, format!("could not start: {e}"), Some("could not start".into())),

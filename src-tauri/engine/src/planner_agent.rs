@@ -96,6 +96,7 @@ async fn ask(ws: &Workspace, id: &SessionId, driver: Arc<dyn Driver>, brief: &st
     let sink = TurnSink { events: tx, on_process: Box::new(move |r: Running| pgid.store(r.pgid, Ordering::SeqCst)) };
     let request = TurnRequest {
         workdir: ws.session_workdir(id),
+        session_dir: ws.session_dir(id),
         prompt: format!("Plan this change:\n\n{brief}"),
         instructions,
         resume_id: None,

@@ -1,7 +1,8 @@
-//! Commands Kiln runs for a session (setup, gates, and the tool loop's `run_command`):
-//! `sh -c` in the session's working copy, in their own process group so a stop or a
-//! timeout kills everything they started, with their combined output kept as head and
-//! tail. Only an agent's commands are confined (`run_confined`, see `crate::sandbox`).
+//! Commands Kiln runs for a session (setup, gates, the tool loop's `run_command`,
+//! delivery hooks): `sh -c` in the session's working copy, in their own process group so
+//! a stop or a timeout kills everything they started, with their combined output kept as
+//! head and tail. They run on code the agent may have written, so they run scoped
+//! (`run_scoped`): a cleared environment, a session home, Landlock (`crate::sandbox`).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -78,38 +79,45 @@ impl Running {
 }
 
 /// Runs `command` with `sh -c` in `dir`, with Kiln's environment plus `env`; `on_start`
-/// receives the group to allow a stop.
-pub async fn run(
+/// receives the group to allow a stop. Only for tests of the runner itself: a session's
+/// commands run scoped.
+#[cfg(test)]
+async fn run(
     command: &str,
     dir: &Path,
     env: &[(String, String)],
     timeout: Duration,
     on_start: impl FnOnce(Running),
 ) -> std::io::Result<Outcome> {
-    run_in(command, dir, Environment::Inherit(env), timeout, on_start).await
+    run_with(command, dir, Environment::Inherit(env), timeout, None, on_start).await
 }
 
 /// What a command's environment holds.
-pub enum Environment<'a> {
+enum Environment<'a> {
     /// Kiln's own environment plus these.
     Inherit(&'a [(String, String)]),
-    /// Only these (an allowlisted environment, for gates).
+    /// Only these (a scope's allowlisted environment).
     Only(&'a [(String, String)]),
 }
 
-pub async fn run_in(
+/// Runs `command` in `dir` within `scope`: only its environment, confined to its
+/// writable paths (a command of a session, on code the agent may have written: setup,
+/// gates, `run_command`, delivery hooks). The ruleset is made before the command
+/// starts; when it cannot be made the command does not run.
+pub async fn run_scoped(
     command: &str,
     dir: &Path,
-    env: Environment<'_>,
+    scope: &crate::sandbox::Scope,
     timeout: Duration,
     on_start: impl FnOnce(Running),
 ) -> std::io::Result<Outcome> {
-    run_with(command, dir, env, timeout, None, on_start).await
+    let prepared = scope.confinement().prepare()?;
+    run_with(command, dir, Environment::Only(scope.env()), timeout, Some(&prepared), on_start).await
 }
 
-/// Like `run`, confined by `confinement` (a command an agent asked for: Kiln's own tool
-/// loop's `run_command`). The ruleset is made before the command starts; when it cannot
-/// be made the command does not run.
+/// Like `run`, confined by `confinement` as an agent CLI is (`drivers::runner`): Kiln's
+/// environment plus `env`. The tests of the CLIs' confinement run shell commands
+/// through it; a session's own commands run scoped instead.
 pub async fn run_confined(
     command: &str,
     dir: &Path,

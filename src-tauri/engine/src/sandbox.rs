@@ -1,10 +1,11 @@
 //! OS confinement for the commands agents run (SPEC §7): the agent CLIs Kiln starts
-//! (claude, codex, and so everything they start in turn) and the `run_command` tool of
-//! Kiln's own tool loop run inside a Landlock domain that lets them write only to the
-//! session's working copy, temporary directories, a few devices, the agents' own state
-//! and the package caches that builds and tests write to. Everything else stays readable
-//! and executable, but not writable. Gates and setup are Kiln's own commands, from the
-//! workspace's `kiln.toml`, and are not confined here.
+//! (claude, codex, and so everything they start in turn) run inside a Landlock domain
+//! that lets them write only to the session's working copy, temporary directories, a
+//! few devices, the agents' own state and the package caches that builds and tests
+//! write to. Everything else stays readable and executable, but not writable. The
+//! commands Kiln itself runs on code the agent may have written (setup, gates,
+//! `run_command`, the preview, delivery hooks) get a narrower domain and a cleared
+//! environment: see `Scope`.
 //!
 //! Why Landlock rather than bubblewrap or a container: it is part of the kernel (Linux
 //! 5.13 and later), so it needs no extra package, no user namespaces and no setuid
@@ -22,6 +23,9 @@
 //! permission policy alone, and Settings and `kiln health` say so.
 
 use std::path::{Path, PathBuf};
+
+mod scope;
+pub use scope::Scope;
 
 /// Set to `1` to run without Landlock, as on a kernel that lacks it.
 pub const DISABLE_ENV: &str = "KILN_NO_LANDLOCK";
@@ -58,6 +62,11 @@ pub struct Support {
     pub enforcement: Enforcement,
     /// One sentence for people.
     pub detail: String,
+}
+
+/// A variable's value as a path, when it is an absolute one.
+fn absolute(value: Option<String>) -> Option<PathBuf> {
+    value.filter(|v| !v.is_empty()).map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
 /// The kernel's Landlock ABI version; `None` without Landlock, or when `KILN_NO_LANDLOCK`
@@ -143,7 +152,7 @@ impl Confinement {
                 Some((_, v)) => Some(v.clone()),
                 None => std::env::var(key).ok(),
             };
-            value.filter(|v| !v.is_empty()).map(PathBuf::from).filter(|p| p.is_absolute())
+            absolute(value)
         };
         let mut c = Confinement::new();
         if !read_only {
@@ -153,31 +162,57 @@ impl Confinement {
             c.allow(dir);
         }
         c.allow_opt(var("TMPDIR"));
-        for device in ["null", "zero", "full", "random", "urandom", "tty", "ptmx", "pts"] {
-            c.allow(Path::new("/dev").join(device));
-        }
+        c.allow_devices();
         c.allow_opt(var("CLAUDE_CONFIG_DIR"));
         c.allow_opt(var("CODEX_HOME"));
-        c.allow_opt(var("XDG_CACHE_HOME"));
-        c.allow_opt(var("npm_config_cache"));
-        c.allow_opt(var("GOMODCACHE"));
-        c.allow_opt(var("GOCACHE"));
-        c.allow_opt(var("GOPATH").map(|p| p.join("pkg/mod")));
-        if let Some(cargo) = var("CARGO_HOME") {
-            c.allow_cargo(&cargo);
-        }
+        c.allow_caches(&var);
         if let Some(home) = var("HOME") {
             for state in [".claude", ".claude.json", ".claude.json.backup", ".codex"] {
                 c.allow(home.join(state));
             }
-            for cache in [".cache", ".npm", ".local/share/pnpm", "go/pkg/mod"] {
-                c.allow(home.join(cache));
-            }
-            c.allow_cargo(&home.join(".cargo"));
             c.create(home.join(".cache"));
             c.create(home.join(".npm"));
         }
         c
+    }
+
+    /// The writable paths of a command Kiln runs for a session (setup, gates,
+    /// `run_command`, the preview, delivery hooks; see `Scope`), whose whole environment
+    /// is `env`: the devices a shell writes to and the package caches `env` names, and
+    /// nothing else until the caller adds its directories. Neither `/tmp` nor the agents'
+    /// state: the command has a temporary directory of its own.
+    pub fn for_commands(env: &[(String, String)]) -> Confinement {
+        let var = |key: &str| absolute(env.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone()));
+        let mut c = Confinement::new();
+        c.allow_devices();
+        c.allow_caches(&var);
+        c
+    }
+
+    fn allow_devices(&mut self) {
+        for device in ["null", "zero", "full", "random", "urandom", "tty", "ptmx", "pts"] {
+            self.allow(Path::new("/dev").join(device));
+        }
+    }
+
+    /// The caches builds and tests write to, where `var` says they are (or under HOME).
+    fn allow_caches(&mut self, var: &dyn Fn(&str) -> Option<PathBuf>) {
+        self.allow_opt(var("XDG_CACHE_HOME"));
+        self.allow_opt(var("npm_config_cache"));
+        self.allow_opt(var("COREPACK_HOME"));
+        self.allow_opt(var("GOMODCACHE"));
+        self.allow_opt(var("GOCACHE"));
+        self.allow_opt(var("GOPATH").map(|p| p.join("pkg/mod")));
+        self.allow_opt(var("XDG_DATA_HOME").map(|p| p.join("pnpm")));
+        if let Some(cargo) = var("CARGO_HOME") {
+            self.allow_cargo(&cargo);
+        }
+        if let Some(home) = var("HOME") {
+            for cache in [".cache", ".npm", ".local/share/pnpm", "go/pkg/mod"] {
+                self.allow(home.join(cache));
+            }
+            self.allow_cargo(&home.join(".cargo"));
+        }
     }
 
     fn allow_cargo(&mut self, cargo_home: &Path) {

@@ -197,18 +197,24 @@ async fn start_setup(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, c
         let dir = ws.session_workdir(&id);
         let ws_for_start = ws.clone();
         let key = id.to_string();
-        // Go keeps to the toolchain installed here; corepack fetches a package manager
-        // without asking (there is no one to answer).
-        let env = [("GOTOOLCHAIN", "local"), ("COREPACK_ENABLE_DOWNLOAD_PROMPT", "0")].map(|(k, v)| (k.to_string(), v.to_string()));
-        let outcome = crate::process::run(&command, &dir, &env, SETUP_TIMEOUT, move |running| {
-            let mut map = ws_for_start.running.lock().unwrap();
-            match map.get_mut(&key) {
-                Some(slot) => *slot = running,
-                // Stopped before it even started: it goes at once.
-                None => running.kill(),
+        // The install runs the repository's scripts (npm's, a setup.py), which the agent
+        // may have written: scoped like gates, writing only to the working copy and the
+        // package caches.
+        let scope = crate::sandbox::Scope::new(&ws.session_dir(&id), &[&dir], &[], &[]);
+        let outcome = match scope {
+            Ok(scope) => {
+                crate::process::run_scoped(&command, &dir, &scope, SETUP_TIMEOUT, move |running| {
+                    let mut map = ws_for_start.running.lock().unwrap();
+                    match map.get_mut(&key) {
+                        Some(slot) => *slot = running,
+                        // Stopped before it even started: it goes at once.
+                        None => running.kill(),
+                    }
+                })
+                .await
             }
-        })
-        .await;
+            Err(e) => Err(e),
+        };
         let was_stopped = ws.running.lock().unwrap().remove(id.as_str()).is_none();
         if let Err(e) = finish_setup(&ws, &events, &id, &command, &source, outcome, was_stopped).await {
             tracing::error!("recording the setup of {id}: {e}");

@@ -74,8 +74,12 @@ pub async fn planner_agent(ws: &Workspace) -> Result<bool> {
     Ok(get_setting(&ws.pool, PLANNER_AGENT).await?.as_deref() != Some("off"))
 }
 
-/// Which commands agents may run: "commands in the working copy" unless set to none.
+/// Which commands agents may run: "commands in the working copy" unless set to none, or
+/// none at all on a self-hosted server not started with `--allow-agent-commands`.
 pub async fn command_policy(ws: &Workspace) -> Result<CommandPolicy> {
+    if !ws.agent_commands {
+        return Ok(CommandPolicy::None);
+    }
     Ok(match get_setting(&ws.pool, COMMANDS).await?.as_deref() {
         Some("none") => CommandPolicy::None,
         _ => CommandPolicy::Workdir,
@@ -219,6 +223,12 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
         Some(policy) => Some(parse_command_policy(&policy)?),
         None => None,
     };
+    if commands == Some(CommandPolicy::Workdir) && !ws.agent_commands {
+        return Err(ApiError::new(
+            ErrorCode::NotAllowedInMode,
+            "this self-hosted server lets agents run no commands: its operator can allow them with `kiln serve --allow-agent-commands`",
+        ));
+    }
     if ws.mode == ServeMode::SelfHosted && (args.claude_path.is_some() || args.codex_path.is_some()) {
         return Err(ApiError::new(ErrorCode::NotAllowedInMode, "a self-hosted server runs no local agent binaries"));
     }

@@ -253,6 +253,7 @@ async fn attempt(handle: &TurnHandle, log: &mut TurnLog<'_>, resume_id: Option<S
     let sink = TurnSink { events: tx, on_process: Box::new(move |r: Running| inner.pgid.store(r.pgid, Ordering::SeqCst)) };
     let request = TurnRequest {
         workdir: log.ws.session_workdir(&plan.session),
+        session_dir: log.ws.session_dir(&plan.session),
         prompt,
         instructions: plan.instructions.clone(),
         resume_id,

@@ -488,6 +488,7 @@ impl Session {
     fn request(&self, model: &str, prompt: &str, resume_id: Option<String>) -> TurnRequest {
         TurnRequest {
             workdir: self.root.clone(),
+            session_dir: self.root.with_extension("session"),
             prompt: prompt.into(),
             instructions: INSTRUCTIONS.into(),
             resume_id,

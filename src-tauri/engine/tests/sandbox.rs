@@ -137,13 +137,13 @@ async fn a_command_started_like_an_agent_cli_writes_only_where_it_may() {
     assert!(output.contains("NoNewPrivs:\t1"), "no new privileges: {output}");
 }
 
-/// Kiln's own tool loop: `run_command` is confined the same way, and the model reads the
-/// kernel's refusal in the tool's output.
+/// Kiln's own tool loop: `run_command` is confined too (more narrowly, see `scope.rs`),
+/// and the model reads the kernel's refusal in the tool's output.
 #[tokio::test]
 async fn the_tool_loops_run_command_is_refused_outside_the_working_copy() {
     landlock_here();
     let scene = Scene::new();
-    let toolbox = Toolbox::new(&scene.workdir, false, TIMEOUT).unwrap();
+    let toolbox = Toolbox::new(&scene.workdir, &scene.workdir.with_extension("session"), false, TIMEOUT).unwrap();
     let outside_file = scene.outside.join("from-the-model.txt");
 
     let refused = toolbox.run("run_command", &json!({ "command": format!("echo x > '{}'", outside_file.display()) })).await;
@@ -151,10 +151,8 @@ async fn the_tool_loops_run_command_is_refused_outside_the_working_copy() {
     assert!(refused.output.contains("Permission denied"), "{}", refused.output);
     assert!(!outside_file.exists());
 
-    let tmp = PathBuf::from("/tmp").join(unique("kiln-tool"));
-    let command = format!("echo ok > made.txt && cat made.txt && echo t > '{0}' && cat '{0}'", tmp.display());
+    let command = "echo ok > made.txt && cat made.txt && echo t > \"$TMPDIR/t\" && cat \"$TMPDIR/t\"";
     let allowed = toolbox.run("run_command", &json!({ "command": command })).await;
-    let _ = std::fs::remove_file(&tmp);
     assert_eq!(allowed.status, ToolStatus::Completed, "{}", allowed.output);
     assert!(allowed.output.contains("ok\nt"), "{}", allowed.output);
     assert_eq!(std::fs::read_to_string(scene.workdir.join("made.txt")).unwrap(), "ok\n");
@@ -164,7 +162,7 @@ async fn the_tool_loops_run_command_is_refused_outside_the_working_copy() {
 #[tokio::test]
 async fn no_commands_takes_run_command_away() {
     let scene = Scene::new();
-    let toolbox = Toolbox::new(&scene.workdir, false, TIMEOUT).unwrap().with_commands(CommandPolicy::None);
+    let toolbox = Toolbox::new(&scene.workdir, &scene.workdir.with_extension("session"), false, TIMEOUT).unwrap().with_commands(CommandPolicy::None);
     let names: Vec<String> = toolbox.definitions().iter().filter_map(|d| d["function"]["name"].as_str().map(String::from)).collect();
     assert!(!names.contains(&"run_command".to_string()) && names.contains(&"write_file".to_string()), "{names:?}");
     let refused = toolbox.run("run_command", &json!({ "command": "echo ran > ran.txt" })).await;

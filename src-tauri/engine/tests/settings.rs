@@ -11,7 +11,7 @@ use kiln_engine::types::*;
 use kiln_engine::{Engine, EngineOptions, ErrorCode};
 
 fn engine_in(config: &std::path::Path, mode: ServeMode) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve, mode }))
+    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve, mode, allow_agent_commands: false }))
 }
 
 fn settings(args: serde_json::Value) -> UpdateSettingsArgs {
@@ -187,6 +187,7 @@ async fn the_command_policy_is_set_checked_and_reaches_the_drivers() {
     let workdir = tempfile::tempdir().unwrap();
     let request = kiln_engine::drivers::TurnRequest {
         workdir: workdir.path().to_path_buf(),
+        session_dir: workdir.path().with_extension("session"),
         prompt: "Run it.".into(),
         instructions: String::new(),
         resume_id: None,

@@ -22,7 +22,7 @@ use crate::api::types::{DeliverySettingsView, PullRequestView};
 use crate::delivery::git::{Git, GitError, GitErrorKind, GitOutput, Redactor};
 use crate::delivery::StepSink;
 use crate::error::{ApiError, ErrorCode, Result};
-use crate::process::{self, Environment};
+use crate::process;
 
 /// The trailer a Kiln commit carries; a remote branch whose tip has this session's is
 /// this session's to update.
@@ -83,6 +83,9 @@ pub struct GitPrInput {
     /// Where the temporary worktree goes: `<host>/.kiln/worktrees/<session>` (absolute,
     /// or relative to `host_repo`). Whatever a crash left there is cleaned first.
     pub worktree_dir: PathBuf,
+    /// Where `install` and `typecheck` get their home and temporary directory
+    /// (`crate::sandbox::Scope`): the session's directory; by default beside the worktree.
+    pub session_dir: PathBuf,
     pub session_id: String,
     /// The files to land: `(workspace-relative path, Some(file in the session's working
     /// copy) | None for a deletion)`.
@@ -143,6 +146,7 @@ impl GitPrInput {
         let session_id = session_id.into();
         GitPrInput {
             worktree_dir: host_repo.join(".kiln/worktrees").join(&session_id),
+            session_dir: host_repo.join(".kiln/worktrees").join(format!("{session_id}.session")),
             host_repo,
             workspace_dir: PathBuf::new(),
             session_id,
@@ -919,24 +923,12 @@ fn copy_files(ctx: &Ctx<'_>) -> Result<String> {
     Ok(lines.join("\n"))
 }
 
-/// The environment install/enable/typecheck run with: what builds need, no token.
-fn command_env(dir: &Path) -> Vec<(String, String)> {
-    let mut path: Vec<PathBuf> = vec![dir.join("node_modules/.bin")];
-    if let Some(system) = std::env::var_os("PATH") {
-        path.extend(std::env::split_paths(&system));
-    }
-    let mut env = vec![
-        ("PATH".to_string(), std::env::join_paths(path).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()),
-        ("CI".into(), "1".into()),
-        ("TERM".into(), "dumb".into()),
-        ("NO_COLOR".into(), "1".into()),
-    ];
-    for key in ["HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "SHELL", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "VIRTUAL_ENV", "npm_config_cache"] {
-        if let Ok(value) = std::env::var(key) {
-            env.push((key.to_string(), value));
-        }
-    }
-    env
+/// The scope of a configured command in the delivery worktree: it runs the delivered
+/// code, so like gates (`crate::sandbox::Scope`), writing only to the worktree, with the
+/// session's cleared environment and home and the worktree's binaries first on PATH.
+fn command_scope(ctx: &Ctx<'_>, dir: &Path) -> std::io::Result<crate::sandbox::Scope> {
+    let writable = [ctx.worktree.as_path()];
+    crate::sandbox::Scope::new(&ctx.input.session_dir, &writable, &[dir.join("node_modules/.bin")], &[])
 }
 
 async fn command_step(ctx: &Ctx<'_>, id: &str, title: &str, module: Option<&str>, command: Option<&str>) -> Result<()> {
@@ -947,8 +939,11 @@ async fn command_step(ctx: &Ctx<'_>, id: &str, title: &str, module: Option<&str>
         return Ok(());
     };
     let dir = ctx.wt_workspace();
-    let env = command_env(&dir);
-    let outcome = match process::run_in(command, &dir, Environment::Only(&env), ctx.input.command_timeout, |_| {}).await {
+    let ran = match command_scope(ctx, &dir) {
+        Ok(scope) => process::run_scoped(command, &dir, &scope, ctx.input.command_timeout, |_| {}).await,
+        Err(e) => Err(e),
+    };
+    let outcome = match ran {
         Ok(outcome) => outcome,
         Err(e) => return Err(steps.stop(id, ErrorCode::DeliveryBlocked, &format!("`{command}` could not start: {e}"), "")),
     };

@@ -77,6 +77,7 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
     let d = &ws.config.delivery;
     let workdir = ws.session_workdir(&ctx.id);
     let mut input = GitPrInput::new(&git.workdir, ctx.id.to_string(), ctx.settings.clone());
+    input.session_dir = ctx.ws.session_dir(&ctx.id);
     input.workspace_dir = git.prefix.trim_end_matches('/').into();
     for c in &ctx.changes {
         input.files.extend(c.written.iter().map(|p| (p.clone(), Some(workdir.join(p)))));

@@ -26,6 +26,9 @@ use events::DriverEvent;
 pub struct TurnRequest {
     /// The session's working copy: where the agent works.
     pub workdir: PathBuf,
+    /// The session's own directory (`.kiln/sessions/<id>`), where the commands Kiln runs
+    /// for the agent get their home and temporary directory (`crate::sandbox::Scope`).
+    pub session_dir: PathBuf,
     /// The operator's message, with the attachments note in front when there are any.
     pub prompt: String,
     /// The role's instruction and the session context, given through the agent's own

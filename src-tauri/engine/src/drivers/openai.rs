@@ -128,7 +128,7 @@ impl OpenAiDriver {
             return failed(format!("No conversation found with session ID: {lost} (this driver keeps conversations in memory only)"));
         }
         emit(DriverEvent::SessionStarted { resume_id: resume_id.clone(), model: Some(model.clone()) });
-        let toolbox = match Toolbox::new(&request.workdir, request.read_only, self.command_timeout) {
+        let toolbox = match Toolbox::new(&request.workdir, &request.session_dir, request.read_only, self.command_timeout) {
             Ok(toolbox) => toolbox.with_commands(self.commands),
             Err(e) => return failed(format!("the working copy {} cannot be used: {e}", request.workdir.display())),
         };

@@ -41,6 +41,14 @@ pub fn home(env: &[(String, String)]) -> Option<PathBuf> {
 /// Runs the CLI to its end; `parse` turns one stdout line into events.
 pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) -> Vec<DriverEvent>) -> Result<()> {
     let mut cmd = Command::new(cli.binary);
+    // The CLI keeps the operator's environment (its login, its provider settings), but
+    // not Kiln's own variables: `KILN_CONFIG_DIR` would lead its commands to the access
+    // tokens, and the rest is no business of theirs.
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("KILN_") {
+            cmd.env_remove(&key);
+        }
+    }
     cmd.args(&cli.args)
         .envs(cli.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .current_dir(cli.workdir)

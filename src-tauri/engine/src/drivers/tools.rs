@@ -10,7 +10,7 @@ mod confine;
 mod files;
 mod search;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -102,6 +102,8 @@ const SPECS: &[Spec] = &[
 #[derive(Debug, Clone)]
 pub struct Toolbox {
     root: Root,
+    /// The session's directory, for the home and temp of `run_command` (see `TurnRequest`).
+    session_dir: PathBuf,
     read_only: bool,
     command_timeout: Duration,
     commands: CommandPolicy,
@@ -114,8 +116,9 @@ pub const NO_COMMANDS: &str =
 impl Toolbox {
     /// Fails when the working copy cannot be resolved (it does not exist). Commands are
     /// allowed ("commands in the working copy") until `with_commands` says otherwise.
-    pub fn new(workdir: &Path, read_only: bool, command_timeout: Duration) -> std::io::Result<Toolbox> {
-        Ok(Toolbox { root: Root::new(workdir)?, read_only, command_timeout, commands: CommandPolicy::Workdir })
+    pub fn new(workdir: &Path, session_dir: &Path, read_only: bool, command_timeout: Duration) -> std::io::Result<Toolbox> {
+        let session_dir = session_dir.to_path_buf();
+        Ok(Toolbox { root: Root::new(workdir)?, session_dir, read_only, command_timeout, commands: CommandPolicy::Workdir })
     }
 
     /// The same tools under the command policy `commands`.
@@ -147,7 +150,7 @@ impl Toolbox {
         }
         let result = if name == "run_command" {
             match string(input, "command") {
-                Ok(line) => Ok(command::run(self.root.path(), line, self.command_timeout).await),
+                Ok(line) => Ok(command::run(self.root.path(), &self.session_dir, line, self.command_timeout).await),
                 Err(e) => Err(e),
             }
         } else {

@@ -3,7 +3,8 @@
 //! line matching `re:<regex>`, or else the port accepting connections), points the
 //! gateway at it, and starts it again when it exits. Quick failures back off (1, 2, 4 s)
 //! and the third in a row is a crash, shown with the log rather than retried forever.
-//! The process runs in its own group, which is killed whole, and dies with Kiln.
+//! The process runs in its own group, which is killed whole, and dies with Kiln. It is
+//! the agent's code, so it runs scoped like gates (`crate::sandbox::Scope`).
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -176,7 +177,11 @@ async fn retire(job: &Job, why: String) {
 /// One run: start, wait for ready, serve until it exits or is stopped.
 async fn once(job: &mut Job) -> std::io::Result<Ended> {
     let port = free_port()?;
-    let mut child = spawn(&job.command, &job.workdir, port)?;
+    // The server is the agent's code: scoped like gates, writing only to the working copy.
+    let bins = [job.workdir.join("node_modules/.bin")];
+    let extra = [("PORT".to_string(), port.to_string())];
+    let scope = crate::sandbox::Scope::new(&job.ws.session_dir(&job.session_id), &[&job.workdir], &bins, &extra)?;
+    let mut child = spawn(&job.command, &job.workdir, &scope)?;
     let pgid = child.id().map(|p| p as i32).unwrap_or(0);
     let started = Instant::now();
     job.preview.set(&job.events, |s| {
@@ -292,12 +297,14 @@ fn shell_line(command: &str) -> String {
     }
 }
 
-fn spawn(command: &str, dir: &std::path::Path, port: u16) -> std::io::Result<Child> {
+fn spawn(command: &str, dir: &std::path::Path, scope: &crate::sandbox::Scope) -> std::io::Result<Child> {
+    let prepared = scope.confinement().prepare()?;
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(shell_line(command))
         .current_dir(dir)
-        .env("PORT", port.to_string())
+        .env_clear()
+        .envs(scope.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -311,7 +318,9 @@ fn spawn(command: &str, dir: &std::path::Path, port: u16) -> std::io::Result<Chi
             Ok(())
         });
     }
-    cmd.spawn()
+    // Confined after the parent-death signal is set; the ruleset lives until the spawn
+    // returns.
+    prepared.spawn(&mut cmd)
 }
 
 /// Asks the group to exit, then kills whatever is left of it.

@@ -1,9 +1,10 @@
 //! `run_command`: a shell command in the working copy, through the same runner as setup
 //! and gates (`sh -c`, stdin closed, its own process group, head and tail of the output
 //! kept). A timeout kills the whole group, and so does a stopped turn: the runner only
-//! kills its own child when dropped, not what that child started. Unlike setup and
-//! gates, the command is the model's: it runs confined (`crate::sandbox`), able to write
-//! only to the working copy, temporary directories and the package caches.
+//! kills its own child when dropped, not what that child started. The command is the
+//! model's: it runs scoped (`crate::sandbox::Scope`), with a cleared environment and the
+//! session's own home, able to write only to the working copy, its temporary directory
+//! and the package caches.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -12,17 +13,14 @@ use std::time::Duration;
 use super::ToolOutcome;
 use crate::process::{self, Running};
 
-/// Commands run without a terminal: anything that would wait for one must fail fast
-/// instead (git asking for a password, a pager waiting for a key).
-const ENV: [(&str, &str); 3] = [("GIT_TERMINAL_PROMPT", "0"), ("PAGER", "cat"), ("GIT_PAGER", "cat")];
-
-pub async fn run(workdir: &Path, command: &str, timeout: Duration) -> ToolOutcome {
-    let env: Vec<(String, String)> = ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+pub async fn run(workdir: &Path, session_dir: &Path, command: &str, timeout: Duration) -> ToolOutcome {
+    let scope = match crate::sandbox::Scope::new(session_dir, &[workdir], &[], &[]) {
+        Ok(scope) => scope,
+        Err(e) => return ToolOutcome::failed(format!("could not prepare the command's home: {e}")),
+    };
     let group = AtomicI32::new(0);
     let guard = KillOnDrop(&group);
-    let confinement = crate::sandbox::Confinement::for_turn(workdir, false, &env);
-    let outcome =
-        process::run_confined(command, workdir, &env, timeout, &confinement, |running| group.store(running.pgid, Ordering::SeqCst)).await;
+    let outcome = process::run_scoped(command, workdir, &scope, timeout, |running| group.store(running.pgid, Ordering::SeqCst)).await;
     // The runner has killed the group already; a later kill could hit a reused id.
     std::mem::forget(guard);
     let outcome = match outcome {

@@ -1,0 +1,181 @@
+//! The scope of the commands Kiln runs on code an agent may have written (setup, gates,
+//! the tool loop's `run_command`, the preview): with the real kernel, each sees only the
+//! allowlisted environment (no `KILN_*` variable, no operator secret) and the session's
+//! own home and temporary directory, and a write outside the working copy, into `/tmp`
+//! or into Kiln's config directory is refused. Then the self-hosted switch: a server not
+//! started with `--allow-agent-commands` gives agents no `run_command` at all.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use kiln_engine::drivers::events::ToolStatus;
+use kiln_engine::drivers::tools::{Toolbox, NO_COMMANDS};
+use kiln_engine::sandbox;
+use kiln_engine::types::*;
+use kiln_engine::{Engine, EngineOptions};
+use serde_json::json;
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+fn landlock_here() {
+    assert!(std::env::var_os(sandbox::DISABLE_ENV).is_none(), "unset {}: these tests check the confinement", sandbox::DISABLE_ENV);
+    sandbox::kernel_abi().expect("this kernel has no Landlock: the confinement cannot be tested here");
+}
+
+fn unique(name: &str) -> String {
+    format!("{name}-{}", uuid::Uuid::new_v4().simple())
+}
+
+/// The shop with `setup` as its setup step and `tests` as the catalog's test gate.
+async fn shop_with(tmp: &Path, setup: &str, tests: &str) -> (Arc<Engine>, PathBuf) {
+    let shop = shop_copy(tmp);
+    let toml = shop.join("kiln.toml");
+    let quoted = |s: &str| toml::Value::String(s.into()).to_string();
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", &format!("setup = {}", quoted(setup)))
+        .replace("tests = \"npm test\"", &format!("dependencies = \"\"\ntests = {}", quoted(tests)));
+    std::fs::write(toml, text).unwrap();
+    let engine = engine(&tmp.join("config"));
+    open(&engine, &shop).await;
+    (engine, shop)
+}
+
+/// A shell line that tries every way out, printing a marker for each that worked (spelt
+/// with quotes inside, so a transcript showing the command line does not show them).
+fn escape_attempts(outside: &Path, tmp_file: &Path, config: &Path) -> String {
+    format!(
+        "echo x > '{o}/escaped.txt' 2>/dev/null && echo WROTE\"\"-OUTSIDE; \
+         echo x > '{t}' 2>/dev/null && echo WROTE\"\"-TMP; \
+         echo x > '{c}/minted' 2>/dev/null && echo WROTE\"\"-CONFIG; \
+         echo x > \"$TMPDIR/own\" && echo OWN\"\"-TMP-OK; \
+         echo x > \"$HOME/.profile\" && echo OWN\"\"-HOME-OK; \
+         echo \"HOME=$HOME\"; echo \"CONFIG=${{KILN_CONFIG_DIR:-unset}}\"; echo \"SECRET=${{KILN_SCOPE_TEST_SECRET:-unset}}\"",
+        o = outside.display(),
+        t = tmp_file.display(),
+        c = config.display()
+    )
+}
+
+/// What every scoped command must show.
+fn assert_scoped(output: &str, session_dir: &Path, outside: &Path, tmp_file: &Path) {
+    for marker in ["WROTE-OUTSIDE", "WROTE-TMP", "WROTE-CONFIG"] {
+        assert!(!output.contains(marker), "{marker}: {output}");
+    }
+    for marker in ["OWN-TMP-OK", "OWN-HOME-OK", "CONFIG=unset", "SECRET=unset"] {
+        assert!(output.contains(marker), "{marker}: {output}");
+    }
+    assert!(output.contains(&format!("HOME={}", session_dir.join("home").display())), "the session's home: {output}");
+    assert!(!outside.join("escaped.txt").exists() && !tmp_file.exists(), "nothing written outside");
+}
+
+/// Gates run the agent's code (finding: a turn that may only write tests got its test
+/// run as the user): scoped, they cannot write outside the working copy.
+#[tokio::test]
+async fn a_gate_runs_the_agents_code_scoped() {
+    landlock_here();
+    std::env::set_var("KILN_SCOPE_TEST_SECRET", "do-not-leak");
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = unwritable_temp("outside-");
+    let tmp_file = PathBuf::from("/tmp").join(unique("kiln-gate"));
+    let config = tmp.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    let (engine, shop) = shop_with(tmp.path(), "", &escape_attempts(outside.path(), &tmp_file, &config)).await;
+    let s = create(&engine, "Gates in @shop/catalog").await;
+    let results = engine.check_modules(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    let tests = results.iter().find(|r| r.gate == "tests").expect("a tests gate");
+    let _ = std::fs::remove_file(&tmp_file);
+    assert_eq!(tests.status, GateStatus::Passed, "{}", tests.output_head);
+    assert_scoped(&tests.output_head, &shop.join(".kiln/sessions").join(&s.id), outside.path(), &tmp_file);
+    assert!(!config.join("minted").exists(), "Kiln's config directory is not writable");
+}
+
+/// Setup runs the repository's install scripts: scoped the same way.
+#[tokio::test]
+async fn setup_runs_scoped() {
+    landlock_here();
+    std::env::set_var("KILN_SCOPE_TEST_SECRET", "do-not-leak");
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = unwritable_temp("outside-");
+    let tmp_file = PathBuf::from("/tmp").join(unique("kiln-setup"));
+    let config = tmp.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    let (engine, shop) = shop_with(tmp.path(), &escape_attempts(outside.path(), &tmp_file, &config), "true").await;
+    let s = create(&engine, "Setup in @shop/catalog").await;
+    let s = wait_setup(&engine, &s.id).await;
+    let _ = std::fs::remove_file(&tmp_file);
+    assert_eq!(s.setup, SetupState::Passed, "{s:#?}");
+    let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let output: String = entries.iter().map(|e| e.text.clone()).collect::<Vec<_>>().join("\n");
+    assert_scoped(&output, &shop.join(".kiln/sessions").join(&s.id), outside.path(), &tmp_file);
+    assert!(!config.join("minted").exists());
+}
+
+/// The tool loop's `run_command`: the reproduction of the self-hosted escalation. The
+/// model's command finds neither Kiln's config directory (nor could write it) nor the
+/// operator's secrets.
+#[tokio::test]
+async fn run_command_sees_no_kiln_state_and_cannot_reach_it() {
+    landlock_here();
+    std::env::set_var("KILN_SCOPE_TEST_SECRET", "do-not-leak");
+    let tmp = tempfile::tempdir().unwrap();
+    let workdir = tmp.path().join("session/workspace");
+    std::fs::create_dir_all(&workdir).unwrap();
+    let outside = unwritable_temp("outside-");
+    let tmp_file = PathBuf::from("/tmp").join(unique("kiln-tool"));
+    let config = tmp.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    let toolbox = Toolbox::new(&workdir, &tmp.path().join("session"), false, TIMEOUT).unwrap();
+    let line = escape_attempts(outside.path(), &tmp_file, &config);
+    let ran = toolbox.run("run_command", &json!({ "command": format!("{line}; env") })).await;
+    let _ = std::fs::remove_file(&tmp_file);
+    assert_eq!(ran.status, ToolStatus::Completed, "{}", ran.output);
+    assert_scoped(&ran.output, &tmp.path().join("session"), outside.path(), &tmp_file);
+    assert!(!ran.output.contains("do-not-leak") && !ran.output.contains("KILN_"), "{}", ran.output);
+    assert!(!config.join("minted").exists());
+    // The working copy stays the command's to change.
+    let wrote = toolbox.run("run_command", &json!({ "command": "echo made > made.txt" })).await;
+    assert_eq!(wrote.status, ToolStatus::Completed, "{}", wrote.output);
+    assert_eq!(std::fs::read_to_string(workdir.join("made.txt")).unwrap(), "made\n");
+}
+
+fn self_hosted(config: &Path, allow_agent_commands: bool) -> Arc<Engine> {
+    Arc::new(Engine::new(EngineOptions {
+        config_dir: config.to_path_buf(),
+        transport: Transport::Serve,
+        mode: ServeMode::SelfHosted,
+        allow_agent_commands,
+    }))
+}
+
+/// A self-hosted server gives agents commands only when its operator said so: without
+/// `--allow-agent-commands` the policy is "no commands", asking for more is refused,
+/// and the tool loop offers no `run_command`.
+#[tokio::test]
+async fn a_self_hosted_server_runs_no_agent_commands_unless_allowed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(tmp.path());
+
+    let engine = self_hosted(&tmp.path().join("config"), false);
+    open(&engine, &shop).await;
+    assert_eq!(engine.get_settings(EmptyArgs {}).await.unwrap().command_policy, CommandPolicy::None);
+    let args: UpdateSettingsArgs = serde_json::from_value(json!({ "commandPolicy": "workdir" })).unwrap();
+    let refused = engine.update_settings(args).await.unwrap_err();
+    assert_eq!(refused.code, kiln_engine::error::ErrorCode::NotAllowedInMode);
+    assert!(refused.message.contains("--allow-agent-commands"), "{}", refused.message);
+    let ws = engine.workspace().unwrap();
+    let policy = kiln_engine::settings::command_policy(&ws).await.unwrap();
+    let toolbox = Toolbox::new(&shop, &tmp.path().join("session"), false, TIMEOUT).unwrap().with_commands(policy);
+    let ran = toolbox.run("run_command", &json!({ "command": "echo ran > ran.txt" })).await;
+    assert_eq!((ran.status, ran.output.as_str()), (ToolStatus::Failed, NO_COMMANDS));
+    assert!(!shop.join("ran.txt").exists());
+    drop((ws, engine));
+
+    let allowed = self_hosted(&tmp.path().join("config"), true);
+    open(&allowed, &shop).await;
+    assert_eq!(allowed.get_settings(EmptyArgs {}).await.unwrap().command_policy, CommandPolicy::Workdir);
+}
