@@ -24,6 +24,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod hidden;
 mod scope;
 pub use scope::Scope;
 
@@ -118,6 +119,9 @@ pub struct Confinement {
     /// Directories created before the rules are made, so a rule exists for them (an
     /// agent's state directory on its first run).
     create: Vec<PathBuf>,
+    /// Paths not even readable (`hidden`), and paths inside them readable again.
+    hidden: Vec<PathBuf>,
+    shown: Vec<PathBuf>,
 }
 
 impl Confinement {
@@ -246,6 +250,14 @@ impl Confinement {
         self
     }
 
+    /// Makes `hidden` unreadable too, except `shown` inside them (see `hidden`). Paths
+    /// that do not exist are left out.
+    pub fn hide(&mut self, hidden: &[PathBuf], shown: &[&Path]) -> &mut Self {
+        self.hidden.extend(hidden.iter().filter_map(|p| p.canonicalize().ok()));
+        self.shown.extend(shown.iter().filter_map(|p| p.canonicalize().ok()));
+        self
+    }
+
     /// The writable paths, as described (some may not exist).
     pub fn writable(&self) -> &[PathBuf] {
         &self.writable
@@ -261,7 +273,8 @@ impl Confinement {
         for dir in &self.create {
             let _ = std::fs::create_dir_all(dir);
         }
-        let inner = imp::ruleset(abi, &self.writable)?;
+        let readable = (!self.hidden.is_empty()).then(|| hidden::readable_roots(&self.hidden, &self.shown));
+        let inner = imp::ruleset(abi, &self.writable, readable.as_deref())?;
         Ok(Prepared { enforcement: if inner.is_some() { enforcement(Some(abi)) } else { Enforcement::None }, inner })
     }
 }
@@ -326,9 +339,12 @@ mod imp {
         AccessFs::from_write(abi) & !(AccessFs::IoctlDev | AccessFs::ResolveUnix)
     }
 
-    pub fn ruleset(kernel: u32, writable: &[PathBuf]) -> std::io::Result<Option<Ruleset>> {
+    /// Writes are allowed only beneath `writable`; with `readable`, reads only beneath
+    /// those paths too.
+    pub fn ruleset(kernel: u32, writable: &[PathBuf], readable: Option<&[PathBuf]>) -> std::io::Result<Option<Ruleset>> {
         let abi = ABI::from(i32::try_from(kernel).unwrap_or(i32::MAX));
-        let handled = handled(abi);
+        let reads = if readable.is_some() { AccessFs::ReadFile | AccessFs::ReadDir } else { BitFlags::empty() };
+        let handled = handled(abi) | reads;
         let file_rights = handled & AccessFs::from_file(abi);
         let mut created = landlock::Ruleset::default()
             .set_compatibility(CompatLevel::BestEffort)
@@ -340,6 +356,12 @@ mod imp {
             let Ok(fd) = PathFd::new(path) else { continue };
             let is_dir = std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false);
             let rights = if is_dir { handled } else { file_rights };
+            created = created.add_rule(PathBeneath::new(fd, rights)).map_err(landlock_error)?;
+        }
+        for path in readable.unwrap_or_default() {
+            let Ok(fd) = PathFd::new(path) else { continue };
+            let is_dir = std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false);
+            let rights = if is_dir { reads } else { reads & AccessFs::from_file(abi) };
             created = created.add_rule(PathBeneath::new(fd, rights)).map_err(landlock_error)?;
         }
         let fd: Option<OwnedFd> = created.into();
@@ -378,7 +400,7 @@ mod imp {
         None
     }
 
-    pub fn ruleset(_kernel: u32, _writable: &[PathBuf]) -> std::io::Result<Option<Ruleset>> {
+    pub fn ruleset(_kernel: u32, _writable: &[PathBuf], _readable: Option<&[PathBuf]>) -> std::io::Result<Option<Ruleset>> {
         Ok(None)
     }
 

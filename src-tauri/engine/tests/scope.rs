@@ -1,9 +1,11 @@
 //! The scope of the commands Kiln runs on code an agent may have written (setup, gates,
 //! the tool loop's `run_command`, the preview): with the real kernel, each sees only the
 //! allowlisted environment (no `KILN_*` variable, no operator secret) and the session's
-//! own home and temporary directory, and a write outside the working copy, into `/tmp`
-//! or into Kiln's config directory is refused. Then the self-hosted switch: a server not
-//! started with `--allow-agent-commands` gives agents no `run_command` at all.
+//! own home and temporary directory; a write outside the working copy, into `/tmp` or
+//! into Kiln's config directory is refused, and so is reading Kiln's config directory or
+//! the workspace's `.kiln` (its database, the other sessions). Then the self-hosted
+//! switch: a server not started with `--allow-agent-commands` gives agents no
+//! `run_command` at all.
 
 mod common;
 
@@ -45,11 +47,22 @@ async fn shop_with(tmp: &Path, setup: &str, tests: &str) -> (Arc<Engine>, PathBu
     (engine, shop)
 }
 
+/// A config directory holding an access store, as `kiln serve` leaves it.
+fn config_with_tokens(dir: &Path) -> PathBuf {
+    let config = dir.join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("access.db"), "tokens").unwrap();
+    config
+}
+
 /// A shell line that tries every way out, printing a marker for each that worked (spelt
 /// with quotes inside, so a transcript showing the command line does not show them).
-fn escape_attempts(outside: &Path, tmp_file: &Path, config: &Path) -> String {
+fn escape_attempts(outside: &Path, tmp_file: &Path, config: &Path, kiln: &Path) -> String {
     format!(
-        "echo x > '{o}/escaped.txt' 2>/dev/null && echo WROTE\"\"-OUTSIDE; \
+        "head -c 16 '{k}/kiln.db' 2>/dev/null && echo READ\"\"-DATABASE; \
+         cat '{c}/access.db' 2>/dev/null && echo READ\"\"-CONFIG; \
+         ls '{k}/sessions' 2>/dev/null && echo LISTED\"\"-SESSIONS; \
+         echo x > '{o}/escaped.txt' 2>/dev/null && echo WROTE\"\"-OUTSIDE; \
          echo x > '{t}' 2>/dev/null && echo WROTE\"\"-TMP; \
          echo x > '{c}/minted' 2>/dev/null && echo WROTE\"\"-CONFIG; \
          echo x > \"$TMPDIR/own\" && echo OWN\"\"-TMP-OK; \
@@ -57,13 +70,14 @@ fn escape_attempts(outside: &Path, tmp_file: &Path, config: &Path) -> String {
          echo \"HOME=$HOME\"; echo \"CONFIG=${{KILN_CONFIG_DIR:-unset}}\"; echo \"SECRET=${{KILN_SCOPE_TEST_SECRET:-unset}}\"",
         o = outside.display(),
         t = tmp_file.display(),
-        c = config.display()
+        c = config.display(),
+        k = kiln.display()
     )
 }
 
 /// What every scoped command must show.
 fn assert_scoped(output: &str, session_dir: &Path, outside: &Path, tmp_file: &Path) {
-    for marker in ["WROTE-OUTSIDE", "WROTE-TMP", "WROTE-CONFIG"] {
+    for marker in ["READ-DATABASE", "READ-CONFIG", "LISTED-SESSIONS", "WROTE-OUTSIDE", "WROTE-TMP", "WROTE-CONFIG"] {
         assert!(!output.contains(marker), "{marker}: {output}");
     }
     for marker in ["OWN-TMP-OK", "OWN-HOME-OK", "CONFIG=unset", "SECRET=unset"] {
@@ -82,9 +96,9 @@ async fn a_gate_runs_the_agents_code_scoped() {
     let tmp = tempfile::tempdir().unwrap();
     let outside = unwritable_temp("outside-");
     let tmp_file = PathBuf::from("/tmp").join(unique("kiln-gate"));
-    let config = tmp.path().join("config");
-    std::fs::create_dir_all(&config).unwrap();
-    let (engine, shop) = shop_with(tmp.path(), "", &escape_attempts(outside.path(), &tmp_file, &config)).await;
+    let config = config_with_tokens(tmp.path());
+    let kiln = tmp.path().join("shop/.kiln");
+    let (engine, shop) = shop_with(tmp.path(), "", &escape_attempts(outside.path(), &tmp_file, &config, &kiln)).await;
     let s = create(&engine, "Gates in @shop/catalog").await;
     let results = engine.check_modules(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     let tests = results.iter().find(|r| r.gate == "tests").expect("a tests gate");
@@ -102,9 +116,9 @@ async fn setup_runs_scoped() {
     let tmp = tempfile::tempdir().unwrap();
     let outside = unwritable_temp("outside-");
     let tmp_file = PathBuf::from("/tmp").join(unique("kiln-setup"));
-    let config = tmp.path().join("config");
-    std::fs::create_dir_all(&config).unwrap();
-    let (engine, shop) = shop_with(tmp.path(), &escape_attempts(outside.path(), &tmp_file, &config), "true").await;
+    let config = config_with_tokens(tmp.path());
+    let kiln = tmp.path().join("shop/.kiln");
+    let (engine, shop) = shop_with(tmp.path(), &escape_attempts(outside.path(), &tmp_file, &config, &kiln), "true").await;
     let s = create(&engine, "Setup in @shop/catalog").await;
     let s = wait_setup(&engine, &s.id).await;
     let _ = std::fs::remove_file(&tmp_file);
@@ -123,18 +137,24 @@ async fn run_command_sees_no_kiln_state_and_cannot_reach_it() {
     landlock_here();
     std::env::set_var("KILN_SCOPE_TEST_SECRET", "do-not-leak");
     let tmp = tempfile::tempdir().unwrap();
-    let workdir = tmp.path().join("session/workspace");
+    let kiln = tmp.path().join("ws/.kiln");
+    let session = kiln.join("sessions/one");
+    let workdir = session.join("workspace");
     std::fs::create_dir_all(&workdir).unwrap();
+    std::fs::create_dir_all(kiln.join("sessions/two")).unwrap();
+    std::fs::write(kiln.join("kiln.db"), "SQLite format 3").unwrap();
     let outside = unwritable_temp("outside-");
     let tmp_file = PathBuf::from("/tmp").join(unique("kiln-tool"));
-    let config = tmp.path().join("config");
-    std::fs::create_dir_all(&config).unwrap();
-    let toolbox = Toolbox::new(&workdir, &tmp.path().join("session"), false, TIMEOUT).unwrap();
-    let line = escape_attempts(outside.path(), &tmp_file, &config);
+    let config = config_with_tokens(tmp.path());
+    // As the engine does on opening a workspace.
+    sandbox::hidden::hide(&config);
+    sandbox::hidden::hide(&kiln);
+    let toolbox = Toolbox::new(&workdir, &session, false, TIMEOUT).unwrap();
+    let line = escape_attempts(outside.path(), &tmp_file, &config, &kiln);
     let ran = toolbox.run("run_command", &json!({ "command": format!("{line}; env") })).await;
     let _ = std::fs::remove_file(&tmp_file);
     assert_eq!(ran.status, ToolStatus::Completed, "{}", ran.output);
-    assert_scoped(&ran.output, &tmp.path().join("session"), outside.path(), &tmp_file);
+    assert_scoped(&ran.output, &session, outside.path(), &tmp_file);
     assert!(!ran.output.contains("do-not-leak") && !ran.output.contains("KILN_"), "{}", ran.output);
     assert!(!config.join("minted").exists());
     // The working copy stays the command's to change.

@@ -14,7 +14,9 @@
 //! - the Landlock confinement (`super::Confinement`): writable are the directory the
 //!   command works in, the session's home and temporary directory, the devices a shell
 //!   writes to and those caches. Not `/tmp`: a command that writes there would share it
-//!   with every other program, Kiln's own state included when it lives there.
+//!   with every other program, Kiln's own state included when it lives there. Kiln's
+//!   config directory and the workspace's `.kiln`, but for the session's own directory,
+//!   are not even readable (`super::hidden`).
 
 use std::path::{Path, PathBuf};
 
@@ -154,6 +156,14 @@ impl Scope {
         }
         confinement.allow(&home);
         confinement.allow(&tmp);
+        // Kiln's own state is not even readable, but for this session's directory. What
+        // lies inside a writable directory cannot be hidden (a delivery hook writes the
+        // workspace, `.kiln` included), so it is not.
+        let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let writable_real: Vec<PathBuf> = writable.iter().map(|p| real(p)).collect();
+        let hidden: Vec<PathBuf> =
+            super::hidden::hidden().into_iter().filter(|h| !writable_real.iter().any(|w| h.starts_with(w))).collect();
+        confinement.hide(&hidden, &[session_dir]);
         Ok(Scope { env, confinement, home, tmp })
     }
 
