@@ -17,23 +17,24 @@ use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 
 struct World {
-    tmp: tempfile::TempDir,
+    _tmp: tempfile::TempDir,
     root: PathBuf,
     engine: Arc<Engine>,
 }
 
 impl World {
     fn log(&self) -> String {
-        std::fs::read_to_string(self.tmp.path().join("hooks.log")).unwrap_or_default()
+        std::fs::read_to_string(self.root.join(".kiln/hooks.log")).unwrap_or_default()
     }
 }
 
 /// The shop without its setup; gates that pass quickly (cart's `format` turned off, so
-/// it is not configured); delivery hooks appending to `hooks.log`, `after` as given.
+/// it is not configured); delivery hooks appending to `.kiln/hooks.log` (hooks may
+/// write only inside the workspace), `after` as given.
 async fn shop(after: &[&str]) -> World {
     let tmp = tempfile::tempdir().unwrap();
     let root = shop_copy(tmp.path());
-    let log = tmp.path().join("hooks.log").display().to_string();
+    let log = root.join(".kiln/hooks.log").display().to_string();
     let toml = root.join("kiln.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
     let text = text[..text.find("[delivery]").unwrap()]
@@ -51,7 +52,7 @@ async fn shop(after: &[&str]) -> World {
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &root).await;
     engine.update_settings(UpdateSettingsArgs { planner_agent: Some(false), ..Default::default() }).await.unwrap();
-    World { tmp, root, engine }
+    World { _tmp: tmp, root, engine }
 }
 
 fn workdir(w: &World, id: &str) -> PathBuf {
