@@ -20,6 +20,7 @@ pub mod error;
 pub mod events;
 pub mod gates;
 pub mod ids;
+pub mod listening;
 pub mod modules;
 pub mod paths;
 pub mod handoff;

@@ -6,7 +6,9 @@
 //! (`/__kiln/enter` turns the secret into the cookie) or the cookie check, the cookie
 //! isolation (`cookies`), then the upstream: the application (`proxy`, composed with
 //! the connected application by `bridge` under `/api/`) or the files (`static_files`).
-//! HTTP is parsed by hyper on both sides; nothing here reads raw bytes.
+//! HTTP is parsed by hyper on both sides; nothing here reads raw bytes. A client gets
+//! `listening::HEADER_READ_TIMEOUT` to send its headers, and a gateway keeps at most
+//! `listening::MAX_CONNECTIONS` connections open.
 
 mod bridge;
 mod cookies;
@@ -26,7 +28,7 @@ use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CACHE_CONTROL, HOST, LOCATION, REFERRER_POLICY, SET_COOKIE};
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use subtle::ConstantTimeEq;
 use tokio::sync::{mpsc, watch};
 
@@ -170,6 +172,7 @@ impl Gateway {
 }
 
 async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+    let slots = crate::listening::ConnectionSlots::new();
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -180,6 +183,10 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
                 continue;
             }
         };
+        let Some(slot) = slots.take() else {
+            tracing::debug!("preview gateway: {} connections open, closing one from {peer}", crate::listening::max_connections());
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let for_requests = shared.clone();
         let service = service_fn(move |request| {
@@ -187,13 +194,11 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
             async move { Ok::<_, Infallible>(handle(shared, peer, request).await) }
         });
         shared.spawn(async move {
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .serve_connection(TokioIo::new(stream), service)
-                .with_upgrades();
+            let connection = crate::listening::http1_builder().serve_connection(TokioIo::new(stream), service).with_upgrades();
             if let Err(e) = connection.await {
                 tracing::debug!("preview gateway connection: {e}");
             }
+            drop(slot);
         });
     }
 }
@@ -330,6 +335,55 @@ mod tests {
         for foreign in ["https://evil.example/", "//evil.example/", "/\\evil.example/", "/\t/evil.example", "relative", ""] {
             assert!(local_target(foreign).is_none(), "{foreign:?} must not be a target");
         }
+    }
+
+    async fn static_gateway() -> (tempfile::TempDir, Gateway) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("index.html"), "<p>hi</p>").unwrap();
+        let options = GatewayOptions { upstream: Upstream::Static(dir.path().into()), bridge: None, activity: Default::default() };
+        (dir, Gateway::start(options).await.unwrap())
+    }
+
+    /// Reads until the gateway closes the connection: what it wrote first, if anything.
+    async fn until_closed(stream: &mut tokio::net::TcpStream, within: Duration) -> Option<Vec<u8>> {
+        use tokio::io::AsyncReadExt;
+        let mut got = Vec::new();
+        let read = tokio::time::timeout(within, async {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = stream.read(&mut buf).await {
+                got.extend_from_slice(&buf[..n]);
+            }
+        });
+        read.await.ok().map(|_| got)
+    }
+
+    /// Cut off at `HEADER_READ_TIMEOUT` (hyper's own default, 30 s, would fail the wait).
+    #[tokio::test]
+    async fn a_client_that_never_finishes_its_headers_is_cut_off() {
+        use tokio::io::AsyncWriteExt;
+        let (_dir, gateway) = static_gateway().await;
+        let mut slow = tokio::net::TcpStream::connect(("127.0.0.1", gateway.port)).await.unwrap();
+        slow.write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nX-Half: ", gateway.port).as_bytes()).await.unwrap();
+        let within = crate::listening::HEADER_READ_TIMEOUT + Duration::from_secs(10);
+        let written = until_closed(&mut slow, within).await.expect("still open long after the header timeout");
+        assert!(written.is_empty(), "{}", String::from_utf8_lossy(&written));
+    }
+
+    #[tokio::test]
+    async fn connections_over_the_cap_are_closed() {
+        use tokio::io::AsyncWriteExt;
+        let (_dir, gateway) = static_gateway().await;
+        let mut held = Vec::new();
+        for _ in 0..crate::listening::MAX_CONNECTIONS {
+            held.push(tokio::net::TcpStream::connect(("127.0.0.1", gateway.port)).await.unwrap());
+        }
+        // Accepted in the order they connected: this one finds every place taken.
+        let mut over = tokio::net::TcpStream::connect(("127.0.0.1", gateway.port)).await.unwrap();
+        over.write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", gateway.port).as_bytes()).await.unwrap();
+        let written = until_closed(&mut over, Duration::from_secs(20)).await.expect("a connection over the cap stays open");
+        assert!(written.is_empty(), "answered over the cap: {}", String::from_utf8_lossy(&written));
+        drop(held);
+        gateway.stop().await;
     }
 
     #[test]
