@@ -6,12 +6,19 @@
 //! Also: cookies that are forged, revoked, expired or disconnected; failed connects
 //! rate-limited; sealed secrets never shown, sealed afresh each time, and a tampered one
 //! refused with `SECRET_UNREADABLE`; a self-hosted server offers no local CLI drivers; a
-//! non-loopback `--host` serves self-hosted. Traffic goes to 127.0.0.1 only.
+//! non-loopback `--host` serves self-hosted; every answer, refusals by the guard included,
+//! carries the security headers. Traffic goes to 127.0.0.1 only. What the transport
+//! does with streams, slow clients and signals is in tests/hostile_transport.rs.
 //!
 //! The contract these tests encode is /work/notes/serve-contract.md (issue 5).
 
+#[path = "hostile/api.rs"]
+mod api;
+// Shared with tests/hostile_transport.rs, which uses parts this suite does not.
+#[allow(dead_code)]
 #[path = "hostile/http.rs"]
 mod http;
+#[allow(dead_code)]
 #[path = "hostile/server.rs"]
 mod server;
 #[path = "hostile/snapshot.rs"]
@@ -21,6 +28,7 @@ use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use api::{connect_req, cookie_of, host, max_age_of, page_req};
 use base64::Engine as _;
 use http::{Req, Resp};
 use serde_json::{json, Value};
@@ -147,57 +155,6 @@ struct Run {
     /// Every byte every response carried, for the leak scans.
     seen: Vec<u8>,
     failures: Vec<String>,
-}
-
-fn host(port: u16) -> String {
-    format!("127.0.0.1:{port}")
-}
-
-/// A request as Kiln's own page sends it, without a cookie.
-fn page_req(port: u16, op: &str, body: &Value) -> Req {
-    Req::new("POST", &format!("/api/{op}")).header("Host", &host(port)).header("x-kiln", "1").json(body)
-}
-
-fn connect_req(port: u16, token: Option<&str>) -> Req {
-    let body = match token {
-        Some(t) => json!({ "token": t }),
-        None => json!({}),
-    };
-    page_req(port, "connect", &body)
-}
-
-/// The `Max-Age` of the `kiln_session_<port>` cookie an answer sets.
-fn max_age_of(resp: &Resp, port: u16) -> Option<i64> {
-    let set = resp.headers_named("set-cookie").into_iter().find(|c| c.starts_with(&format!("kiln_session_{port}=")))?;
-    set.split(';').find_map(|a| a.trim().to_ascii_lowercase().strip_prefix("max-age=").and_then(|v| v.parse().ok()))
-}
-
-/// The cookie a successful connect set, checked against the contract's attributes.
-fn cookie_of(resp: &Resp, port: u16) -> Result<String, String> {
-    let name = format!("kiln_session_{port}");
-    let set = resp
-        .headers_named("set-cookie")
-        .into_iter()
-        .find(|c| c.starts_with(&format!("{name}=")))
-        .ok_or_else(|| format!("no `Set-Cookie: {name}=…` in {:?}", resp.headers))?
-        .to_string();
-    let mut parts = set.split(';').map(str::trim);
-    let pair = parts.next().unwrap().to_string();
-    let attrs: Vec<String> = parts.map(|p| p.to_ascii_lowercase()).collect();
-    for want in ["httponly", "samesite=strict", "secure", "path=/"] {
-        if !attrs.iter().any(|a| a == want) {
-            return Err(format!("the cookie lacks `{want}`: {set}"));
-        }
-    }
-    let max_age = max_age_of(resp, port).ok_or_else(|| format!("the cookie has no Max-Age: {set}"))?;
-    if !(1..=12 * 3600).contains(&max_age) {
-        return Err(format!("Max-Age {max_age} is not within 12 hours: {set}"));
-    }
-    let secret = &pair[name.len() + 1..];
-    if secret.len() < 32 {
-        return Err(format!("a cookie secret of {} characters is guessable: {set}", secret.len()));
-    }
-    Ok(pair)
 }
 
 impl Run {
@@ -365,6 +322,10 @@ impl Run {
         }
         if let Some(acao) = resp.header("access-control-allow-origin") {
             self.fail(format!("{name}: answers with Access-Control-Allow-Origin: {acao}"));
+        }
+        let missing = http::missing_security_headers(&resp, case.req.target.starts_with("/api/"));
+        if !missing.is_empty() {
+            self.fail(format!("{name}: the answer ({}) lacks the security headers {missing:?}", resp.status));
         }
         let changes = before.changes(&after);
         match &case.after {

@@ -1,9 +1,11 @@
-//! A tiny raw HTTP/1.1 client for the hostile-input suite. It writes a request byte for
+//! A tiny raw HTTP/1.1 client for the hostile-input suites. It writes a request byte for
 //! byte (so a test can omit `Host`, send odd Hosts, NUL bytes or unnormalized paths) to
-//! 127.0.0.1 only, and reads one response with `Connection: close`.
+//! 127.0.0.1 only, and reads one response with `Connection: close`, or keeps reading a
+//! stream of server-sent events on a thread of its own.
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, Shutdown, SocketAddr, TcpStream};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a response may take. A server that waits for a body it should refuse
@@ -121,6 +123,33 @@ impl Req {
         response
     }
 
+    /// Sends the request and keeps reading its answer on a thread of its own until the
+    /// server ends it (or the `Streaming` is dropped).
+    pub fn open(&self, port: u16) -> Result<Streaming, String> {
+        let mut stream = self.connect(port).map_err(|e| format!("connect: {e}"))?;
+        stream.write_all(&self.head()).map_err(|e| format!("write: {e}"))?;
+        if let Body::Bytes(b) = &self.body {
+            stream.write_all(b).map_err(|e| format!("write: {e}"))?;
+        }
+        stream.set_read_timeout(None).map_err(|e| e.to_string())?;
+        let state = Arc::new(Mutex::new(Received::default()));
+        let (mut reader, into) = (stream.try_clone().map_err(|e| e.to_string())?, state.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 16 * 1024];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => into.lock().unwrap().bytes.extend_from_slice(&buf[..n]),
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    // A reset ends the answer as surely as a close does.
+                    Err(_) => break,
+                }
+            }
+            into.lock().unwrap().ended = true;
+        });
+        Ok(Streaming { stream, state })
+    }
+
     /// Sends the request and collects whatever arrives for `duration` (a stream of
     /// server-sent events never ends by itself): the raw bytes, head included.
     pub fn stream_for(&self, port: u16, duration: Duration) -> Result<Vec<u8>, String> {
@@ -143,6 +172,118 @@ impl Req {
         }
         Ok(out)
     }
+}
+
+#[derive(Default)]
+struct Received {
+    bytes: Vec<u8>,
+    ended: bool,
+}
+
+/// An answer being read as it arrives (see `Req::open`).
+pub struct Streaming {
+    stream: TcpStream,
+    state: Arc<Mutex<Received>>,
+}
+
+impl Streaming {
+    /// Everything received so far, head included.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.state.lock().unwrap().bytes).into_owned()
+    }
+
+    /// Whether the server ended the answer (closed or reset the connection).
+    pub fn ended(&self) -> bool {
+        self.state.lock().unwrap().ended
+    }
+
+    /// Waits until what was received satisfies `done`, or the answer ended, or `within`
+    /// passed; returns whether `done` holds.
+    pub fn wait_for(&self, within: Duration, done: impl Fn(&str) -> bool) -> bool {
+        let deadline = Instant::now() + within;
+        loop {
+            let text = self.text();
+            if done(&text) {
+                return true;
+            }
+            if self.ended() || Instant::now() > deadline {
+                return done(&self.text());
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+
+    /// Waits until the server ends the answer, at most `within`; returns whether it did.
+    pub fn wait_ended(&self, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        while !self.ended() {
+            if Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        true
+    }
+}
+
+impl Drop for Streaming {
+    fn drop(&mut self) {
+        // Ends the reading thread too.
+        let _ = self.stream.shutdown(Shutdown::Both);
+    }
+}
+
+/// Connects and writes `bytes` as they are, and nothing else: the start of a request
+/// that never finishes, or no request at all.
+pub fn partial(port: u16, bytes: &[u8]) -> std::io::Result<TcpStream> {
+    let mut stream = TcpStream::connect(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port))?;
+    stream.write_all(bytes)?;
+    Ok(stream)
+}
+
+/// Waits until the server closes `stream` (or resets it) without having written a byte,
+/// at most `within`: `Ok(())` then, else what happened instead.
+pub fn closed_unanswered(stream: &mut TcpStream, within: Duration) -> Result<(), String> {
+    let deadline = Instant::now() + within;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(format!("still open after {within:?}; received {:?}", String::from_utf8_lossy(&got)));
+        }
+        stream.set_read_timeout(Some(left.min(Duration::from_millis(500)))).map_err(|e| e.to_string())?;
+        match stream.read(&mut buf) {
+            Ok(0) if got.is_empty() => return Ok(()),
+            Ok(0) => return Err(format!("closed after an answer: {:?}", String::from_utf8_lossy(&got))),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
+            Err(e) if got.is_empty() && matches!(e.kind(), ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted) => return Ok(()),
+            Err(e) => return Err(format!("read: {e}; received {:?}", String::from_utf8_lossy(&got))),
+        }
+    }
+}
+
+/// The security headers SECURITY.md promises on every answer that `resp` lacks (and
+/// `Cache-Control: no-store` on an answer of the API).
+pub fn missing_security_headers(resp: &Resp, api: bool) -> Vec<&'static str> {
+    let mut missing = Vec::new();
+    if !resp.header("content-security-policy").is_some_and(|v| v.contains("frame-ancestors 'none'")) {
+        missing.push("Content-Security-Policy");
+    }
+    if resp.header("x-content-type-options") != Some("nosniff") {
+        missing.push("X-Content-Type-Options: nosniff");
+    }
+    if !resp.header("x-frame-options").is_some_and(|v| v.eq_ignore_ascii_case("deny")) {
+        missing.push("X-Frame-Options: DENY");
+    }
+    if resp.header("referrer-policy") != Some("no-referrer") {
+        missing.push("Referrer-Policy: no-referrer");
+    }
+    if api && !resp.header("cache-control").is_some_and(|v| v.contains("no-store")) {
+        missing.push("Cache-Control: no-store");
+    }
+    missing
 }
 
 fn write_later(stream: &TcpStream, bytes: Vec<u8>, chunked: bool) -> std::thread::JoinHandle<()> {

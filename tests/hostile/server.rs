@@ -77,9 +77,14 @@ pub struct Server {
 
 impl Server {
     pub fn start(fx: &Fixture, mode: &str) -> Server {
+        Server::start_with(fx, mode, &[])
+    }
+
+    /// `start` with more environment (the transport's limits, which tests shorten).
+    pub fn start_with(fx: &Fixture, mode: &str, env: &[(&str, &str)]) -> Server {
         let ws = fx.workspace.display().to_string();
         let ui = fx.ui.display().to_string();
-        Server::spawn(&fx.config, &["serve", "--port", "0", "--mode", mode, "--workspace", &ws, "--ui-dir", &ui], &[])
+        Server::spawn(&fx.config, &["serve", "--port", "0", "--mode", mode, "--workspace", &ws, "--ui-dir", &ui], env)
             .unwrap_or_else(|e| panic!("`kiln serve --mode {mode}` did not start: {e}"))
     }
 
@@ -136,6 +141,26 @@ impl Server {
 
     pub fn output(&self) -> String {
         self.output.lock().unwrap().clone()
+    }
+
+    /// Sends a signal (`TERM`, `INT`, …) by its name, as `kill -<name>` does.
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill").arg(format!("-{name}")).arg(self.child.id().to_string()).status().expect("run kill");
+        assert!(status.success(), "kill -{name} {}: {status}", self.child.id());
+    }
+
+    /// Waits until the server exits, at most `within`: its status, or `None` while it runs.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait for kiln serve") {
+                return Some(status);
+            }
+            if std::time::Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
     }
 
     /// Kills the server and waits for it (the database is left as a crash leaves it).

@@ -2,7 +2,8 @@
 //! with its arguments as the JSON body; events stream from `GET /api/events` as
 //! server-sent events that resume from `Last-Event-ID`; any other path serves the UI.
 //! Every request passes the guard (Host, same-site changes, body size) and every
-//! `/api/` call a connection check; see SECURITY.md for what each mode promises.
+//! `/api/` call a connection check, and every answer, the guard's refusals included,
+//! carries the security headers; see SECURITY.md for what each mode promises.
 
 mod assets;
 mod connection;
@@ -79,8 +80,9 @@ pub fn router(engine: Arc<Engine>, assets: Arc<dyn Assets>, serving: Serving) ->
         .with_state(app)
         .merge(api)
         .layer(axum::middleware::from_fn_with_state(connections, connection::require))
-        .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn_with_state(guard::Guard::new(serving.mode, serving.port), guard::check))
+        // Outermost (the last layer added), so the guard's refusals carry them too.
+        .layer(axum::middleware::map_response(security_headers))
 }
 
 /// What the page may load and who may frame it: the same policy as the desktop
