@@ -77,7 +77,7 @@ function codexHome(t, modelUrl) {
       'name = "kiln"',
       `base_url = "${modelUrl}/v1"`,
       'wire_api = "responses"',
-      'env_key = "KILN_TEST_OPENAI_KEY"',
+      'env_key = "SCRIPTED_MODEL_KEY"',
       "",
       "[analytics]",
       "enabled = false",
@@ -214,7 +214,7 @@ describe("any repository, out of the box: chat to delivery with no kiln.toml", {
       const model = await startModelServer(script(fixture, driver));
       t.after(() => stopServer(model.child));
       const env = { HOME: homeWithCaches(), ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-test", GOTOOLCHAIN: "local" };
-      if (driver === "codex") Object.assign(env, { CODEX_HOME: codexHome(t, model.url), KILN_TEST_OPENAI_KEY: "test-key" });
+      if (driver === "codex") Object.assign(env, { CODEX_HOME: codexHome(t, model.url), SCRIPTED_MODEL_KEY: "test-key" });
       const { url, child } = await startServer({ workspace, env });
       t.after(() => stopServer(child));
 

@@ -416,7 +416,7 @@ impl CodexHome {
             ("model_providers.kiln.name", toml("kiln")),
             ("model_providers.kiln.base_url", toml(&server.openai_base_url())),
             ("model_providers.kiln.wire_api", toml("responses")),
-            ("model_providers.kiln.env_key", toml("KILN_TEST_OPENAI_KEY")),
+            ("model_providers.kiln.env_key", toml("SCRIPTED_MODEL_KEY")),
             ("analytics.enabled", "false".into()),
             ("otel.metrics_exporter", toml("none")),
             ("features.plugins", "false".into()),
@@ -428,7 +428,7 @@ impl CodexHome {
             binary: Some(clis.join("node_modules/.bin/codex")),
             config: config.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             api_key: None,
-            env: vec![("CODEX_HOME".into(), home.clone()), ("HOME".into(), home), ("KILN_TEST_OPENAI_KEY".into(), "test-key".into())],
+            env: vec![("CODEX_HOME".into(), home.clone()), ("HOME".into(), home), ("SCRIPTED_MODEL_KEY".into(), "test-key".into())],
             commands: CommandPolicy::Workdir,
         }
     }
