@@ -59,7 +59,8 @@ pub enum Command {
     /// Say what this machine offers: each agent CLI found (path and version) and
     /// whether the commands agents run are confined by the OS here.
     Health,
-    /// List and tidy the sessions of a workspace.
+    /// List and tidy the sessions of a workspace (refused with WORKSPACE_IN_USE while the
+    /// desktop app or `kiln serve` has it open).
     Session {
         /// The workspace (default: the current directory).
         #[arg(long, default_value = ".")]
@@ -268,7 +269,8 @@ pub enum SessionAction {
 pub fn session(workspace: String, action: SessionAction) -> i32 {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     runtime.block_on(async move {
-        let engine = Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback });
+        let engine = Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback })
+            .held_by(kiln_engine::workspace_lock::HolderKind::Cli);
         match session_action(&engine, workspace, action).await {
             Ok(()) => 0,
             Err(e) => {

@@ -21,6 +21,8 @@ use crate::error::{ApiError, ErrorCode, Result};
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-access");
 
 pub const DB_FILE: &str = "access.db";
+/// Held while the access store's schema is brought up to date.
+const MIGRATION_LOCK: &str = "access.migrate.lock";
 /// How long a browser session lasts at most.
 pub const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 60 * 60);
 const TOKEN_PREFIX: &str = "kiln_";
@@ -70,7 +72,12 @@ impl Access {
     pub async fn open(config_dir: &Path) -> Result<Access> {
         std::fs::create_dir_all(config_dir)?;
         let path = config_dir.join(DB_FILE);
+        // Every Kiln process of the user shares this store (servers, `kiln token`). sqlx
+        // takes no lock to migrate SQLite, so two opening a fresh store at once would both
+        // apply its migration: they take turns.
+        let migrating = crate::workspace_lock::wait_exclusive(&config_dir.join(MIGRATION_LOCK)).await?;
         let pool = crate::store::open_with(&path, &MIGRATOR).await?;
+        drop(migrating);
         use std::os::unix::fs::PermissionsExt;
         for file in [path.clone(), path.with_extension("db-wal"), path.with_extension("db-shm")] {
             if file.exists() {

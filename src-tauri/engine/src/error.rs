@@ -66,6 +66,9 @@ pub enum ErrorCode {
     ConfigExists,
     /// A toolchain the repository needs is missing or older than it asks for.
     ToolchainMissing,
+    /// Another Kiln process (the desktop app, `kiln serve`, a `kiln` command) has the
+    /// workspace open; one process works on a workspace at a time.
+    WorkspaceInUse,
     Internal,
 }
 
@@ -99,6 +102,7 @@ impl ErrorCode {
             DeliveryBlocked | DeliveryConflict | PlanStale | TargetUnavailable | BranchMoved => 409,
             ConfigExists => 409,
             ToolchainMissing => 424,
+            WorkspaceInUse => 409,
             Internal => 500,
         }
     }
@@ -113,6 +117,7 @@ impl ErrorCode {
             ConfigInvalid => "CONFIG_INVALID",
             ConfigExists => "CONFIG_EXISTS",
             ToolchainMissing => "TOOLCHAIN_MISSING",
+            WorkspaceInUse => "WORKSPACE_IN_USE",
             ModuleNotFound => "MODULE_NOT_FOUND",
             ModuleRequired => "MODULE_REQUIRED",
             ModuleAlreadyInSession => "MODULE_ALREADY_IN_SESSION",

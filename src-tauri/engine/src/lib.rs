@@ -39,6 +39,7 @@ pub mod snapshot;
 pub mod store;
 pub mod turn;
 pub mod workspace;
+pub mod workspace_lock;
 
 pub use api::types;
 pub use api::{Engine, EngineOptions, OPERATIONS};

@@ -15,6 +15,7 @@ use crate::error::{ApiError, ErrorCode, Result};
 use crate::ids::SessionId;
 use crate::modules::{self, ModuleInfo};
 use crate::process::Running;
+use crate::workspace_lock::{HolderKind, WorkspaceLock};
 
 pub struct Workspace {
     pub root: PathBuf,
@@ -43,6 +44,9 @@ pub struct Workspace {
     pub previews: Mutex<HashMap<String, Arc<crate::preview::Preview>>>,
     /// The server's mode: a self-hosted workspace runs bring-your-own-key drivers only.
     pub mode: crate::api::types::ServeMode,
+    /// This process's hold on the workspace (`.kiln/engine.lock`), shared by a reopening
+    /// of the same workspace and released when the last of them is dropped.
+    pub lock: Arc<WorkspaceLock>,
 }
 
 #[derive(Debug, Clone)]
@@ -56,7 +60,11 @@ pub struct GitHost {
 }
 
 impl Workspace {
-    pub async fn open(path: &str) -> Result<Workspace> {
+    /// Opens the workspace at `path` for a process of `kind`. `held` is the lock this
+    /// process already holds on the workspace it has open: reopening that workspace keeps
+    /// it, any other takes the new workspace's own lock (`WORKSPACE_IN_USE` when another
+    /// process has it).
+    pub async fn open(path: &str, kind: HolderKind, held: Option<&Arc<WorkspaceLock>>) -> Result<Workspace> {
         if path.trim().is_empty() {
             return Err(ApiError::invalid("give the path of the workspace to open"));
         }
@@ -79,6 +87,12 @@ impl Workspace {
         // Everything is valid: from here on the workspace gains its `.kiln/`.
         let kiln = root.join(".kiln");
         std::fs::create_dir_all(kiln.join("sessions"))?;
+        // Before the database: its migrations run under the lock, so two processes started
+        // together on a fresh workspace never apply one twice.
+        let lock = match held {
+            Some(held) if held.guards(&kiln) => held.clone(),
+            _ => Arc::new(WorkspaceLock::take(&kiln, kind).await?),
+        };
         if let Some(git) = &git {
             exclude_kiln_dir(&git.common_dir)?;
         }
@@ -100,6 +114,7 @@ impl Workspace {
             store_lock: tokio::sync::Mutex::new(()),
             previews: Mutex::new(HashMap::new()),
             mode: Default::default(),
+            lock,
         })
     }
 

@@ -199,3 +199,41 @@ async fn a_self_hosted_server_runs_no_agent_commands_unless_allowed() {
     open(&allowed, &shop).await;
     assert_eq!(allowed.get_settings(EmptyArgs {}).await.unwrap().command_policy, CommandPolicy::Workdir);
 }
+
+/// The preview server is the agent's code too: scoped like the rest, it prints what it
+/// could reach into its log, then serves.
+#[tokio::test]
+async fn the_preview_runs_scoped() {
+    landlock_here();
+    std::env::set_var("KILN_SCOPE_TEST_SECRET", "do-not-leak");
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = unwritable_temp("outside-");
+    let tmp_file = PathBuf::from("/tmp").join(unique("kiln-preview"));
+    let config = config_with_tokens(tmp.path());
+    let root = tmp.path().join("app");
+    let kiln = root.join(".kiln");
+    std::fs::create_dir_all(root.join("modules/web")).unwrap();
+    std::fs::write(root.join("package.json"), r#"{"name":"app","private":true,"workspaces":["modules/*"]}"#).unwrap();
+    std::fs::write(root.join("modules/web/package.json"), r#"{"name":"web","version":"1.0.0"}"#).unwrap();
+    std::fs::write(root.join("kiln.toml"), "[modules]\nglobs = [\"modules/*\"]\n\n[preview]\ncommand = \"sh preview.sh\"\n").unwrap();
+    let serve = "exec node -e \"require('http').createServer((q,s)=>s.end('ok')).listen(process.env.PORT,'127.0.0.1')\"";
+    std::fs::write(root.join("preview.sh"), format!("{}\n{serve}\n", escape_attempts(outside.path(), &tmp_file, &config, &kiln))).unwrap();
+    let engine = engine(&config);
+    open(&engine, &root).await;
+    let s = create(&engine, "Preview web").await;
+    wait_setup(&engine, &s.id).await;
+    engine.start_preview(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    let view = loop {
+        let view = engine.get_preview(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+        if view.state == PreviewState::Ready {
+            break view;
+        }
+        assert!(std::time::Instant::now() < deadline && view.state != PreviewState::Crashed, "the preview never became ready: {view:#?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    engine.stop_preview(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    let _ = std::fs::remove_file(&tmp_file);
+    assert_scoped(&view.log.join("\n"), &kiln.join("sessions").join(&s.id), outside.path(), &tmp_file);
+    assert!(!config.join("minted").exists());
+}

@@ -13,6 +13,7 @@ use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::{EventBus, Subscription};
 use crate::session;
 use crate::workspace::Workspace;
+use crate::workspace_lock::HolderKind;
 use types::*;
 
 /// Calls `$callback! { name(Args) -> Result; ... }` with every operation of the API.
@@ -100,6 +101,8 @@ pub struct Engine {
     options: EngineOptions,
     workspace: RwLock<Option<Arc<Workspace>>>,
     events: Arc<EventBus>,
+    /// What this process is, as a workspace's lock names it to another process.
+    holder: HolderKind,
 }
 
 const RECENT_FILE: &str = "recent-workspaces.json";
@@ -107,7 +110,18 @@ const RECENT_MAX: usize = 10;
 
 impl Engine {
     pub fn new(options: EngineOptions) -> Engine {
-        Engine { options, workspace: RwLock::new(None), events: Arc::new(EventBus::default()) }
+        let holder = match options.transport {
+            Transport::Desktop => HolderKind::Desktop,
+            Transport::Serve => HolderKind::Serve,
+        };
+        Engine { options, workspace: RwLock::new(None), events: Arc::new(EventBus::default()), holder }
+    }
+
+    /// The same engine, naming itself `kind` in the workspace lock (`kiln session` runs
+    /// the serve transport but is a command, not a server).
+    pub fn held_by(mut self, kind: HolderKind) -> Engine {
+        self.holder = kind;
+        self
     }
 
     /// Stops everything the open workspace runs (turns, planners, setups), each with its
@@ -196,9 +210,11 @@ impl Engine {
                 }
             }
         }
-        let mut opened = Workspace::open(&args.path).await?;
-        opened.mode = self.options.mode;
         let current = self.workspace.read().unwrap().clone();
+        // Reopening the open workspace keeps this process's lock on it; another workspace
+        // takes its own, and the one open now lets its lock go once nothing of it is left.
+        let mut opened = Workspace::open(&args.path, self.holder, current.as_ref().map(|c| &c.lock)).await?;
+        opened.mode = self.options.mode;
         let ws = match current {
             // Opening the open workspace again keeps it, and the turns it runs.
             Some(current) if current.root == opened.root => current,
@@ -383,10 +399,10 @@ impl Engine {
         crate::detect::save(&ws, &args)?;
         crate::preview::stop_all(&ws, &self.events).await;
         let root = ws.root.display().to_string();
-        drop(ws);
-        let mut reopened = Workspace::open(&root).await?;
+        let mut reopened = Workspace::open(&root, self.holder, Some(&ws.lock)).await?;
         reopened.mode = self.options.mode;
         let view = reopened.view();
+        drop(ws);
         *self.workspace.write().unwrap() = Some(Arc::new(reopened));
         self.events.emit(EventBody::Workspace { workspace: view });
         self.detect_workspace(EmptyArgs {}).await

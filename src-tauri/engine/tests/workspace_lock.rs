@@ -1,0 +1,71 @@
+//! One engine per workspace: a second engine opening a workspace another one holds is
+//! refused with `WORKSPACE_IN_USE` naming the holder, and gets in once the holder has let
+//! go (dropped, or switched to another workspace). Two engines in one process conflict as
+//! two processes do: the lock belongs to each opening, not to the process.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::{engine, open};
+use kiln_engine::types::*;
+use kiln_engine::{Engine, EngineOptions, ErrorCode};
+
+fn workspace(root: &Path, name: &str) -> std::path::PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("package.json"), format!(r#"{{"name":"{name}"}}"#)).unwrap();
+    dir
+}
+
+async fn try_open(engine: &Engine, path: &Path) -> kiln_engine::Result<WorkspaceView> {
+    engine.open_workspace(OpenWorkspaceArgs { path: path.display().to_string() }).await
+}
+
+#[tokio::test]
+async fn a_second_engine_is_refused_naming_the_holder_until_the_first_is_gone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = workspace(tmp.path(), "app");
+    let first = engine(&tmp.path().join("config-1"));
+    open(&first, &app).await;
+    // Reopening the open workspace in the same engine keeps its hold.
+    open(&first, &app).await;
+
+    let second = engine(&tmp.path().join("config-2"));
+    let refused = try_open(&second, &app).await.unwrap_err();
+    assert_eq!(refused.code, ErrorCode::WorkspaceInUse, "{}", refused.message);
+    assert_eq!(refused.code.http_status(), 409);
+    let holder = format!("`kiln serve` (pid {}", std::process::id());
+    assert!(refused.message.contains(&holder), "the refusal names the holder: {}", refused.message);
+    assert_eq!(second.workspace().err().map(|e| e.code), Some(ErrorCode::WorkspaceNotOpen));
+    // The first engine still works on it.
+    first.list_sessions(ListSessionsArgs { include_archived: None }).await.unwrap();
+
+    drop(first);
+    let view = try_open(&second, &app).await.unwrap();
+    assert_eq!(Path::new(&view.root), app.canonicalize().unwrap());
+}
+
+#[tokio::test]
+async fn switching_workspaces_lets_the_first_go() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (workspace(tmp.path(), "a"), workspace(tmp.path(), "b"));
+    let desktop = Arc::new(Engine::new(EngineOptions {
+        config_dir: tmp.path().join("config-1"),
+        transport: Transport::Desktop,
+        mode: ServeMode::Loopback,
+        allow_agent_commands: false,
+    }));
+    open(&desktop, &a).await;
+    let server = engine(&tmp.path().join("config-2"));
+    let refused = try_open(&server, &a).await.unwrap_err();
+    assert_eq!(refused.code, ErrorCode::WorkspaceInUse);
+    assert!(refused.message.contains(&format!("the Kiln desktop app (pid {}", std::process::id())), "{}", refused.message);
+
+    open(&desktop, &b).await;
+    try_open(&server, &a).await.expect("the desktop let `a` go when it opened `b`");
+    // A refused switch keeps the workspace the engine has open.
+    assert_eq!(try_open(&desktop, &a).await.unwrap_err().code, ErrorCode::WorkspaceInUse);
+    assert_eq!(Path::new(&desktop.workspace().unwrap().root), b.canonicalize().unwrap());
+}
