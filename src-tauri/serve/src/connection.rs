@@ -2,11 +2,13 @@
 //! needs an access token, loopback none) and sets an `HttpOnly; SameSite=Strict;
 //! Secure` cookie; every other `/api/` call needs it, except that a loopback page may
 //! read the state unconnected, which is how it learns it must connect. Failed connects
-//! are counted per client address, and five within a minute close the door until the
-//! minute is over, so tokens cannot be guessed at speed.
+//! are counted per client (an IPv4 address, or an IPv6 /64), and five within a minute
+//! close the door until the minute is over, so tokens cannot be guessed at speed. A
+//! connect counts as failed from before its body is read until it succeeds, and a client
+//! may have only two in flight, so guesses sent all at once meet the same limit.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,25 +25,82 @@ use serde::Deserialize;
 
 use crate::ErrorResponse;
 
-/// Failed connects one address may make per window.
+/// Failed connects one client may make per window.
 const MAX_FAILURES: u32 = 5;
+/// Connects one client may have in flight at once.
+const MAX_IN_FLIGHT: u32 = 2;
 const WINDOW: Duration = Duration::from_secs(60);
+
+/// Whom the rate limit counts against: one IPv4 address, or one IPv6 /64, the block a
+/// single host is usually given (so hopping addresses within it does not help).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Client {
+    V4(Ipv4Addr),
+    V6Net(u64),
+    Unknown,
+}
+
+impl Client {
+    fn of(ip: Option<IpAddr>) -> Client {
+        match ip {
+            Some(IpAddr::V4(v4)) => Client::V4(v4),
+            Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+                Some(v4) => Client::V4(v4),
+                None => Client::V6Net((u128::from(v6) >> 64) as u64),
+            },
+            None => Client::Unknown,
+        }
+    }
+}
+
+/// One client's connects in the current window.
+struct Attempts {
+    since: Instant,
+    failures: u32,
+    in_flight: u32,
+}
 
 pub struct Connections {
     pub mode: ServeMode,
     access: Arc<Access>,
     cookie: String,
-    failures: Mutex<HashMap<Option<IpAddr>, (Instant, u32)>>,
+    attempts: Mutex<HashMap<Client, Attempts>>,
 }
 
 /// Whether the request carries a live connection; handlers read it to report `connected`.
 #[derive(Clone, Copy)]
 pub struct Connected(pub bool);
 
+/// A connect in flight, counted as failed until `succeeded`; dropping it (the answer
+/// sent, or the client gone mid-body) settles the count.
+struct Reservation {
+    connections: Arc<Connections>,
+    client: Client,
+    succeeded: bool,
+}
+
+impl Reservation {
+    fn succeeded(mut self) {
+        self.succeeded = true;
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let mut attempts = self.connections.attempts.lock().unwrap();
+        if let Some(entry) = attempts.get_mut(&self.client) {
+            entry.in_flight = entry.in_flight.saturating_sub(1);
+            if !self.succeeded {
+                entry.failures += 1;
+            }
+        }
+    }
+}
+
 impl Connections {
     pub fn new(mode: ServeMode, port: u16, access: Arc<Access>) -> Connections {
         // Cookies are shared by every port of a host: name this server's by its port.
-        Connections { mode, access, cookie: format!("kiln_session_{port}"), failures: Mutex::default() }
+        Connections { mode, access, cookie: format!("kiln_session_{port}"), attempts: Mutex::default() }
     }
 
     fn secret<'a>(&self, headers: &'a HeaderMap) -> Option<&'a str> {
@@ -59,25 +118,29 @@ impl Connections {
         format!("{}={secret}; HttpOnly; SameSite=Strict; Secure; Path=/; Max-Age={max_age}", self.cookie)
     }
 
-    /// Seconds until `client` may try again, when it has failed too often.
-    fn blocked(&self, client: Option<IpAddr>) -> Option<u64> {
-        let mut failures = self.failures.lock().unwrap();
-        failures.retain(|_, (start, _)| start.elapsed() < WINDOW);
-        match failures.get(&client) {
-            Some((start, count)) if *count >= MAX_FAILURES => Some((WINDOW - start.elapsed()).as_secs().max(1)),
-            _ => None,
+    /// Counts a connect from `client` before anything of it is read, or says how many
+    /// seconds it must wait: counting after the answer would let guesses sent together
+    /// all pass the check before any of them failed.
+    fn reserve(self: &Arc<Self>, client: Client) -> Result<Reservation, u64> {
+        let mut attempts = self.attempts.lock().unwrap();
+        attempts.retain(|_, a| a.in_flight > 0 || a.since.elapsed() < WINDOW);
+        let entry = attempts.entry(client).or_insert(Attempts { since: Instant::now(), failures: 0, in_flight: 0 });
+        if entry.since.elapsed() >= WINDOW {
+            (entry.since, entry.failures) = (Instant::now(), 0);
         }
-    }
-
-    fn failed(&self, client: Option<IpAddr>) {
-        let mut failures = self.failures.lock().unwrap();
-        let entry = failures.entry(client).or_insert((Instant::now(), 0));
-        entry.1 += 1;
+        if entry.failures + entry.in_flight >= MAX_FAILURES {
+            return Err(WINDOW.saturating_sub(entry.since.elapsed()).as_secs().max(1));
+        }
+        if entry.in_flight >= MAX_IN_FLIGHT {
+            return Err(1);
+        }
+        entry.in_flight += 1;
+        Ok(Reservation { connections: self.clone(), client, succeeded: false })
     }
 }
 
-fn client(request_extensions: &axum::http::Extensions) -> Option<IpAddr> {
-    request_extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())
+fn client(request_extensions: &axum::http::Extensions) -> Client {
+    Client::of(request_extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()))
 }
 
 /// Lets a request reach `/api/` only with a live connection (see the module doc).
@@ -110,11 +173,13 @@ struct ConnectArgs {
 }
 
 pub async fn connect(State(connections): State<Arc<Connections>>, request: Request) -> Response {
-    let client = client(request.extensions());
-    if let Some(wait) = connections.blocked(client) {
-        let error = ApiError::new(ErrorCode::RateLimited, format!("too many failed connects: try again in {wait} s"));
-        return ([(RETRY_AFTER, wait.to_string())], ErrorResponse(error)).into_response();
-    }
+    let reservation = match connections.reserve(client(request.extensions())) {
+        Ok(reservation) => reservation,
+        Err(wait) => {
+            let error = ApiError::new(ErrorCode::RateLimited, format!("too many connects that failed or are under way: try again in {wait} s"));
+            return ([(RETRY_AFTER, wait.to_string())], ErrorResponse(error)).into_response();
+        }
+    };
     let body = match crate::read_body(request, crate::MAX_BODY).await {
         Ok(body) => body,
         Err(e) => return ErrorResponse(e).into_response(),
@@ -129,6 +194,7 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
     };
     match connections.access.connect(connections.mode, args.token.as_deref()).await {
         Ok(connection) => {
+            reservation.succeeded();
             let body = serde_json::json!({
                 "connected": true,
                 "mode": connections.mode,
@@ -137,8 +203,9 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
             ([(SET_COOKIE, connections.set_cookie(&connection.secret, connection.max_age()))], Json(body)).into_response()
         }
         Err(e) => {
-            if e.code == ErrorCode::TokenInvalid {
-                connections.failed(client);
+            // Only a wrong token is a guess; a store error says nothing about the token.
+            if e.code != ErrorCode::TokenInvalid {
+                reservation.succeeded();
             }
             ErrorResponse(e).into_response()
         }
@@ -152,4 +219,42 @@ pub async fn disconnect(State(connections): State<Arc<Connections>>, headers: He
         }
     }
     ([(SET_COOKIE, connections.set_cookie("", 0))], Json(serde_json::json!({ "connected": false }))).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn connections() -> (tempfile::TempDir, Arc<Connections>) {
+        let dir = tempfile::tempdir().unwrap();
+        let access = Arc::new(Access::open(dir.path()).await.unwrap());
+        (dir, Arc::new(Connections::new(ServeMode::SelfHosted, 4320, access)))
+    }
+
+    #[test]
+    fn an_ipv6_client_is_its_64_block() {
+        let ip = |s: &str| Some(s.parse::<IpAddr>().unwrap());
+        assert_eq!(Client::of(ip("2001:db8:1:2::1")), Client::of(ip("2001:db8:1:2:ffff:ffff:ffff:fffe")));
+        assert_ne!(Client::of(ip("2001:db8:1:2::1")), Client::of(ip("2001:db8:1:3::1")));
+        assert_eq!(Client::of(ip("::ffff:10.0.0.1")), Client::of(ip("10.0.0.1")));
+        assert_ne!(Client::of(ip("10.0.0.1")), Client::of(ip("10.0.0.2")));
+    }
+
+    #[tokio::test]
+    async fn connects_count_before_they_are_answered() {
+        let (_dir, connections) = connections().await;
+        let client = Client::of(Some("2001:db8::1".parse().unwrap()));
+        let (a, b) = (connections.reserve(client).unwrap(), connections.reserve(client).unwrap());
+        // Two in flight: a third waits, whatever becomes of the two.
+        assert_eq!(connections.reserve(client).err(), Some(1));
+        assert!(connections.reserve(Client::of(Some("2001:db8:0:1::1".parse().unwrap()))).is_ok(), "another /64");
+        a.succeeded();
+        drop(b);
+        // One failure so far; four more fill the window.
+        for _ in 0..4 {
+            drop(connections.reserve(client).unwrap());
+        }
+        let wait = connections.reserve(client).err().expect("the limit after five failures");
+        assert!((1..=60).contains(&wait), "{wait}");
+    }
 }
