@@ -150,5 +150,7 @@ mod tests {
         let second = WorkspaceLock::take(&kiln, HolderKind::Desktop).await.unwrap();
         assert!(second.guards(&kiln));
         assert_eq!(read_holder(&kiln.join(LOCK_FILE)).unwrap().kind, HolderKind::Desktop);
+        let refused = WorkspaceLock::take(&kiln, HolderKind::Cli).await.unwrap_err();
+        assert!(refused.message.contains(&format!("the Kiln desktop app (pid {}", std::process::id())), "{}", refused.message);
     }
 }

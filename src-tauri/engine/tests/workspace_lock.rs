@@ -6,11 +6,10 @@
 mod common;
 
 use std::path::Path;
-use std::sync::Arc;
 
 use common::{engine, open};
 use kiln_engine::types::*;
-use kiln_engine::{Engine, EngineOptions, ErrorCode};
+use kiln_engine::{Engine, ErrorCode};
 
 fn workspace(root: &Path, name: &str) -> std::path::PathBuf {
     let dir = root.join(name);
@@ -51,21 +50,16 @@ async fn a_second_engine_is_refused_naming_the_holder_until_the_first_is_gone() 
 async fn switching_workspaces_lets_the_first_go() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = (workspace(tmp.path(), "a"), workspace(tmp.path(), "b"));
-    let desktop = Arc::new(Engine::new(EngineOptions {
-        config_dir: tmp.path().join("config-1"),
-        transport: Transport::Desktop,
-        mode: ServeMode::Loopback,
-        allow_agent_commands: false,
-    }));
-    open(&desktop, &a).await;
-    let server = engine(&tmp.path().join("config-2"));
-    let refused = try_open(&server, &a).await.unwrap_err();
+    let switcher = engine(&tmp.path().join("config-1"));
+    open(&switcher, &a).await;
+    let other = engine(&tmp.path().join("config-2"));
+    let refused = try_open(&other, &a).await.unwrap_err();
     assert_eq!(refused.code, ErrorCode::WorkspaceInUse);
-    assert!(refused.message.contains(&format!("the Kiln desktop app (pid {}", std::process::id())), "{}", refused.message);
+    assert!(refused.message.contains(&format!("(pid {}", std::process::id())), "{}", refused.message);
 
-    open(&desktop, &b).await;
-    try_open(&server, &a).await.expect("the desktop let `a` go when it opened `b`");
+    open(&switcher, &b).await;
+    try_open(&other, &a).await.expect("the switcher let `a` go when it opened `b`");
     // A refused switch keeps the workspace the engine has open.
-    assert_eq!(try_open(&desktop, &a).await.unwrap_err().code, ErrorCode::WorkspaceInUse);
-    assert_eq!(Path::new(&desktop.workspace().unwrap().root), b.canonicalize().unwrap());
+    assert_eq!(try_open(&switcher, &a).await.unwrap_err().code, ErrorCode::WorkspaceInUse);
+    assert_eq!(Path::new(&switcher.workspace().unwrap().root), b.canonicalize().unwrap());
 }
