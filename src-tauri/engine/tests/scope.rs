@@ -237,3 +237,24 @@ async fn the_preview_runs_scoped() {
     assert_scoped(&view.log.join("\n"), &kiln.join("sessions").join(&s.id), outside.path(), &tmp_file);
     assert!(!config.join("minted").exists());
 }
+
+/// A command working in a directory inside a hidden one (git-pr's worktree in
+/// `.kiln/worktrees`) still reads and writes its own directory, and nothing else there.
+#[tokio::test]
+async fn a_command_working_inside_kilns_state_sees_its_own_directory_only() {
+    landlock_here();
+    let tmp = tempfile::tempdir().unwrap();
+    let kiln = tmp.path().join("repo/.kiln");
+    let worktree = kiln.join("worktrees/one");
+    let session = kiln.join("sessions/one");
+    std::fs::create_dir_all(&worktree).unwrap();
+    std::fs::create_dir_all(&session).unwrap();
+    std::fs::write(worktree.join("package.json"), "{}").unwrap();
+    std::fs::write(kiln.join("kiln.db"), "SQLite format 3").unwrap();
+    sandbox::hidden::hide(&kiln);
+    let scope = sandbox::Scope::new(&session, &[&worktree], &[], &[]).unwrap();
+    let line = "cat package.json && echo made > made.txt && cat made.txt; cat ../../kiln.db 2>/dev/null && echo READ\"\"-DATABASE";
+    let out = kiln_engine::process::run_scoped(line, &worktree, &scope, TIMEOUT, |_| {}).await.unwrap();
+    assert!(out.head.contains("{}") && out.head.contains("made"), "{out:?}");
+    assert!(!out.head.contains("READ-DATABASE"), "{out:?}");
+}

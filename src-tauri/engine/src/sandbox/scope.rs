@@ -163,7 +163,10 @@ impl Scope {
         let writable_real: Vec<PathBuf> = writable.iter().map(|p| real(p)).collect();
         let hidden: Vec<PathBuf> =
             super::hidden::hidden().into_iter().filter(|h| !writable_real.iter().any(|w| h.starts_with(w))).collect();
-        confinement.hide(&hidden, &[session_dir]);
+        // What the command works in stays readable even inside a hidden path (git-pr's
+        // worktree lives in `.kiln/worktrees`).
+        let shown: Vec<&Path> = writable.iter().copied().chain([session_dir]).collect();
+        confinement.hide(&hidden, &shown);
         Ok(Scope { env, confinement, home, tmp })
     }
 
