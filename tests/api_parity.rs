@@ -120,7 +120,7 @@ impl Transport2 for Http {
 }
 
 fn engine(config: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve, mode: ServeMode::Loopback }))
+    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve, mode: ServeMode::Loopback, allow_agent_commands: false }))
 }
 
 /// Replaces what legitimately differs between two runs: ids, times, temp paths.

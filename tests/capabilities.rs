@@ -154,7 +154,7 @@ fn the_resolved_acl_allows_the_commands_for_the_main_window_on_local_pages_only(
 }
 
 fn engine(config: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Desktop, mode: kiln_engine::types::ServeMode::Loopback }))
+    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Desktop, mode: kiln_engine::types::ServeMode::Loopback, allow_agent_commands: false }))
 }
 
 /// Sends `command` from `webview` as a page at `url` would: `Ok(result)` or Tauri's refusal.

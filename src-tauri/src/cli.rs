@@ -37,6 +37,11 @@ pub enum Command {
         /// The workspace to open at start (required when self-hosted: it is the only one served).
         #[arg(long)]
         workspace: Option<String>,
+        /// Self-hosted: let agents run shell commands (the tool loop's `run_command`).
+        /// Off by default, because a command runs on this server: with it, an access
+        /// token is worth a shell here (confined to the session, see SECURITY.md).
+        #[arg(long)]
+        allow_agent_commands: bool,
         /// Serve the UI from this directory instead of the embedded copy.
         #[arg(long, env = "KILN_UI_DIR")]
         ui_dir: Option<PathBuf>,
@@ -131,6 +136,10 @@ async fn token_action(action: TokenAction) -> kiln_engine::Result<()> {
             println!("{token}");
             let until = info.expires_at.map(|e| format!("until {}", rfc3339(e))).unwrap_or_else(|| "until revoked".into());
             eprintln!("Created token {} \"{}\", valid {until}. It is shown only this once.", info.id, info.name);
+            eprintln!(
+                "It starts agents' turns. On a server run with --allow-agent-commands those run shell commands \
+                 there, so the token is worth a shell on that server (confined to a session's working copy)."
+            );
         }
         TokenAction::List => {
             let tokens = access.list_tokens().await?;
@@ -269,7 +278,7 @@ pub enum SessionAction {
 pub fn session(workspace: String, action: SessionAction) -> i32 {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     runtime.block_on(async move {
-        let engine = Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback })
+        let engine = Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback, allow_agent_commands: false })
             .held_by(kiln_engine::workspace_lock::HolderKind::Cli);
         match session_action(&engine, workspace, action).await {
             Ok(()) => 0,

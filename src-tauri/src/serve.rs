@@ -12,6 +12,8 @@ pub struct ServeOptions {
     pub port: u16,
     pub mode: ServeMode,
     pub workspace: Option<String>,
+    /// Self-hosted: let agents run commands (`--allow-agent-commands`).
+    pub allow_agent_commands: bool,
     /// Serve the UI from this directory instead of the copy embedded in the binary.
     pub ui_dir: Option<std::path::PathBuf>,
 }
@@ -25,7 +27,7 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
     runtime.block_on(async move {
         let config_dir = crate::config_dir();
         let access = Arc::new(Access::open(&config_dir).await.map_err(|e| format!("the access store: {}", e.message))?);
-        let engine = Arc::new(Engine::new(EngineOptions { config_dir, transport: Transport::Serve, mode: options.mode }));
+        let engine = Arc::new(Engine::new(EngineOptions { config_dir, transport: Transport::Serve, mode: options.mode, allow_agent_commands: options.allow_agent_commands }));
         if let Some(path) = options.workspace {
             engine
                 .open_workspace(OpenWorkspaceArgs { path })
@@ -38,12 +40,18 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
         };
         let addr = SocketAddr::new(options.host, options.port);
         let mode = options.mode;
+        let agent_commands = options.allow_agent_commands;
         kiln_serve::serve(engine, assets, addr, mode, access, |bound| {
             let host = if bound.ip().is_ipv6() { format!("[{}]", bound.ip()) } else { bound.ip().to_string() };
             let name = if mode == ServeMode::SelfHosted { "self-hosted" } else { "loopback" };
             println!("Kiln is serving http://{host}:{}/ ({name})", bound.port());
             if mode == ServeMode::SelfHosted {
                 println!("Browsers connect with an access token (`kiln token create`); serve it over https, as its cookie is Secure.");
+                if agent_commands {
+                    println!("Agents may run commands (--allow-agent-commands): a token is worth a shell on this server, confined to a session.");
+                } else {
+                    println!("Agents run no commands here; start with --allow-agent-commands to let them.");
+                }
             }
         })
         .await?;

@@ -494,7 +494,7 @@ async fn run(tmp: &Path, files: usize) {
     let tracked = git_out(&root, &["ls-files"]).lines().count();
     assert_eq!(tracked, plan.specs.len() - plan.ignored + 1, "node_modules/ must be ignored (kiln.toml is tracked)");
 
-    let engine = Engine::new(EngineOptions { config_dir: tmp.join("config"), transport: Transport::Serve, mode: ServeMode::Loopback });
+    let engine = Engine::new(EngineOptions { config_dir: tmp.join("config"), transport: Transport::Serve, mode: ServeMode::Loopback, allow_agent_commands: false });
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     // No planner agent: a session must be idle at once, or a restore would be refused.
     engine.update_settings(UpdateSettingsArgs { planner_agent: Some(false), ..Default::default() }).await.unwrap();

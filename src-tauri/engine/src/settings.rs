@@ -60,10 +60,23 @@ async fn bound_secret(ws: &Workspace, key: &str, url: Option<&str>, legacy_url: 
             None => return Ok(None),
         },
     };
+    // Held for redaction whether or not it is handed out now: it is a secret Kiln holds.
+    crate::redact::hold(&bound.secret);
     Ok(url.filter(|u| *u == bound.url).map(|_| bound.secret))
 }
 
+/// Opens every stored secret once, so each is redacted from whatever this process
+/// stores or shows from the moment the workspace opens. One that cannot be opened is
+/// skipped: Settings say so where it is used.
+pub async fn hold_secrets(ws: &Workspace) {
+    for key in [OPENAI_KEY, BRIDGE_TOKEN, DELIVERY_TOKEN] {
+        // Any address, a legacy bare secret included: the point is the secret, not its use.
+        let _ = bound_secret(ws, key, None, Some("")).await;
+    }
+}
+
 async fn store_bound(ws: &Workspace, key: &str, url: &str, secret: &str) -> Result<()> {
+    crate::redact::hold(secret);
     let bound = serde_json::to_vec(&Bound { url: url.into(), secret: secret.into() }).expect("two strings serialize");
     let sealed = Sealer::open_or_create(&ws.kiln_dir())?.seal(&bound);
     set_setting(&ws.pool, key, Some(&sealed)).await
@@ -175,6 +188,7 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
     Ok(SettingsView {
         default_driver: default_driver.unwrap_or_else(|| registry::default_driver(ws.mode).into()),
         command_policy: command_policy(ws).await?,
+        commands_allowed: ws.agent_commands,
         confinement: confinement(),
         drivers,
         claude_path,

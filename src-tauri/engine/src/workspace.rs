@@ -44,6 +44,10 @@ pub struct Workspace {
     pub previews: Mutex<HashMap<String, Arc<crate::preview::Preview>>>,
     /// The server's mode: a self-hosted workspace runs bring-your-own-key drivers only.
     pub mode: crate::api::types::ServeMode,
+    /// Whether agents may run commands at all. Always in loopback mode and on the
+    /// desktop; in self-hosted mode only when the operator started the server with
+    /// `--allow-agent-commands`, since a command is a shell for whoever holds a token.
+    pub agent_commands: bool,
     /// This process's hold on the workspace (`.kiln/engine.lock`), shared by a reopening
     /// of the same workspace and released when the last of them is dropped.
     pub lock: Arc<WorkspaceLock>,
@@ -114,6 +118,7 @@ impl Workspace {
             store_lock: tokio::sync::Mutex::new(()),
             previews: Mutex::new(HashMap::new()),
             mode: Default::default(),
+            agent_commands: true,
             lock,
         })
     }

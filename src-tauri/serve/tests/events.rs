@@ -73,7 +73,7 @@ async fn events_stream_live_and_resume_from_the_last_id() {
     std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
     // No install step: its transcript entries would interleave with the ones counted here.
     std::fs::write(root.join("kiln.toml"), "[session]\nsetup = \"\"\n").unwrap();
-    let engine = Arc::new(Engine::new(EngineOptions { config_dir: tmp.path().join("config"), transport: Transport::Serve, mode: ServeMode::Loopback }));
+    let engine = Arc::new(Engine::new(EngineOptions { config_dir: tmp.path().join("config"), transport: Transport::Serve, mode: ServeMode::Loopback, allow_agent_commands: false }));
     let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
 
     let live = tokio::spawn(read_events(addr, cookie.clone(), None, 3));

@@ -490,6 +490,11 @@ export type SettingsView = { defaultDriver: string,
  */
 commandPolicy: CommandPolicy, 
 /**
+ * Whether this server lets agents run commands at all: a self-hosted server started
+ * without `--allow-agent-commands` does not, whatever the policy says.
+ */
+commandsAllowed: boolean, 
+/**
  * How their commands are confined on this machine.
  */
 confinement: ConfinementView, claudePath: string | null, codexPath: string | null, openaiBaseUrl: string | null, openaiModel: string | null, openaiKeyFingerprint: string | null, 

@@ -185,6 +185,13 @@ describe("SettingsScreen", () => {
     expect(screen.getByTestId("command-policy-none")).toBeChecked();
   });
 
+  it("offers no commands when the server allows none", async () => {
+    renderWithStore(<SettingsScreen />, fakeBackend({ get_settings: () => makeSettings({ commandPolicy: "none", commandsAllowed: false }) }));
+    expect(await screen.findByTestId("command-policy-none")).toBeChecked();
+    expect(screen.getByTestId("command-policy-workdir")).toBeDisabled();
+    expect(screen.getByTestId("commands-not-allowed")).toHaveTextContent("kiln serve --allow-agent-commands");
+  });
+
   it("says when this kernel cannot confine commands", async () => {
     const detail = "This kernel has no Landlock (Linux 5.13 or later, with Landlock enabled, has it): commands run with the policy alone.";
     const confinement = { available: false, mechanism: "none", abi: null, enforcement: "none", detail };

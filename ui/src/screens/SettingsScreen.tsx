@@ -132,6 +132,7 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
               name="command-policy"
               value={p.value}
               checked={form.commandPolicy === p.value}
+              disabled={p.value === "workdir" && !view.commandsAllowed}
               onChange={() => setForm((f) => ({ ...f, commandPolicy: p.value }))}
               data-testid={`command-policy-${p.value}`}
             />
@@ -139,6 +140,12 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
           </label>
         ))}
       </div>
+      {!view.commandsAllowed && (
+        <p className="hint" data-testid="commands-not-allowed">
+          This server lets agents run no commands. Its operator can allow them by starting it with{" "}
+          <code>kiln serve --allow-agent-commands</code>.
+        </p>
+      )}
       <p className="hint confinement" data-testid="confinement" data-available={view.confinement.available}>
         <Badge tone={confined.tone}>{confined.label}</Badge> {view.confinement.detail}
       </p>

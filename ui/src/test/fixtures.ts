@@ -84,6 +84,7 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
   return {
     defaultDriver: "claude",
     commandPolicy: "workdir",
+    commandsAllowed: true,
     confinement: {
       available: true,
       mechanism: "landlock",

@@ -95,6 +95,10 @@ pub struct EngineOptions {
     pub transport: Transport,
     /// What the server trusts; decides, among other things, which drivers are offered.
     pub mode: ServeMode,
+    /// Self-hosted only (`kiln serve --allow-agent-commands`): let agents run commands,
+    /// which makes an access token worth a shell on the server. Ignored in loopback mode
+    /// and on the desktop, where they always may.
+    pub allow_agent_commands: bool,
 }
 
 pub struct Engine {
@@ -115,6 +119,12 @@ impl Engine {
             Transport::Serve => HolderKind::Serve,
         };
         Engine { options, workspace: RwLock::new(None), events: Arc::new(EventBus::default()), holder }
+    }
+
+    /// Whether agents may run commands in this engine's workspaces (see
+    /// `EngineOptions::allow_agent_commands`).
+    fn agent_commands(&self) -> bool {
+        self.options.mode != ServeMode::SelfHosted || self.options.allow_agent_commands
     }
 
     /// The same engine, naming itself `kind` in the workspace lock (`kiln session` runs
@@ -215,6 +225,7 @@ impl Engine {
         // takes its own, and the one open now lets its lock go once nothing of it is left.
         let mut opened = Workspace::open(&args.path, self.holder, current.as_ref().map(|c| &c.lock)).await?;
         opened.mode = self.options.mode;
+        opened.agent_commands = self.agent_commands();
         let ws = match current {
             // Opening the open workspace again keeps it, and the turns it runs.
             Some(current) if current.root == opened.root => current,
@@ -227,6 +238,9 @@ impl Engine {
         };
         let view = ws.view();
         self.remember(&view.root);
+        // The commands sessions run may not read Kiln's own state (see `sandbox::hidden`).
+        crate::sandbox::hidden::hide(&self.options.config_dir);
+        crate::sandbox::hidden::hide(&ws.kiln_dir());
         *self.workspace.write().unwrap() = Some(ws);
         self.events.emit(EventBody::Workspace { workspace: view.clone() });
         Ok(view)
@@ -401,6 +415,7 @@ impl Engine {
         let root = ws.root.display().to_string();
         let mut reopened = Workspace::open(&root, self.holder, Some(&ws.lock)).await?;
         reopened.mode = self.options.mode;
+        reopened.agent_commands = self.agent_commands();
         let view = reopened.view();
         drop(ws);
         *self.workspace.write().unwrap() = Some(Arc::new(reopened));

@@ -939,6 +939,9 @@ pub struct SettingsView {
     pub default_driver: String,
     /// Which commands agents may run.
     pub command_policy: CommandPolicy,
+    /// Whether this server lets agents run commands at all: a self-hosted server started
+    /// without `--allow-agent-commands` does not, whatever the policy says.
+    pub commands_allowed: bool,
     /// How their commands are confined on this machine.
     pub confinement: ConfinementView,
     pub claude_path: Option<String>,

@@ -19,7 +19,7 @@ pub fn repo_root() -> PathBuf {
 }
 
 pub fn engine(config_dir: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions { config_dir: config_dir.to_path_buf(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback }))
+    Arc::new(Engine::new(EngineOptions { config_dir: config_dir.to_path_buf(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback, allow_agent_commands: false }))
 }
 
 /// Builds the git fixture (tests/fixtures/git-workspace.sh) at `dir`.
