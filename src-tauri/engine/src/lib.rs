@@ -28,6 +28,7 @@ pub mod planner;
 pub mod preview;
 pub mod planner_agent;
 pub mod process;
+pub mod redact;
 pub mod review;
 pub mod roles;
 pub mod routing;

@@ -233,6 +233,7 @@ impl Engine {
                 // No turn survives the process that ran it: one still marked running
                 // when this process opens the workspace was cut short.
                 crate::store::turns::close_orphans(&opened.pool, &crate::clock::now()).await?;
+                crate::settings::hold_secrets(&opened).await;
                 Arc::new(opened)
             }
         };

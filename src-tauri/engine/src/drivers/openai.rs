@@ -78,6 +78,10 @@ pub struct OpenAiDriver {
 
 impl OpenAiDriver {
     pub fn new(base_url: impl Into<String>, api_key: Option<String>, model: impl Into<String>) -> Self {
+        // Whoever gave the key, what the provider echoes of it is never stored or shown.
+        if let Some(key) = &api_key {
+            crate::redact::hold(key);
+        }
         OpenAiDriver {
             base_url: base_url.into(),
             api_key,
@@ -308,8 +312,9 @@ fn ended(emit: &impl Fn(DriverEvent), usage: Option<Usage>, outcome: Result<(Opt
     }
 }
 
+/// The failed end, redacted: a provider's error may echo the key it was sent.
 fn failed(message: String) -> DriverEvent {
-    DriverEvent::TurnEnded { is_error: true, stop_reason: None, final_text: None, error: Some(message) }
+    DriverEvent::TurnEnded { is_error: true, stop_reason: None, final_text: None, error: Some(crate::redact::redact_owned(message)) }
 }
 
 /// The provider's own message and the status: `{"error": {"message"}}` as OpenAI and

@@ -110,6 +110,8 @@ pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) ->
         } else {
             format!("the agent exited ({status}) without finishing its turn: {detail}")
         };
+        // The agent's stderr may hold a key it was given or echoed.
+        let error = crate::redact::redact_owned(error);
         let _ = sink.events.send(DriverEvent::TurnEnded { is_error: true, stop_reason: None, final_text: None, error: Some(error) });
     }
     Ok(())

@@ -40,7 +40,10 @@ pub struct NewEntry<'a> {
     pub at: &'a str,
 }
 
+/// Appends an entry with every secret redacted: what an agent or a provider said may
+/// echo a key, and the transcript is stored, shown and replayed to later turns.
 pub async fn append(pool: &SqlitePool, e: NewEntry<'_>) -> Result<TranscriptEntry> {
+    let text = crate::redact::redact(e.text);
     let row: EntryRow = sqlx::query_as(
         "INSERT INTO transcript_entries (session_id, kind, module_id, role, text, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
     )
@@ -48,7 +51,7 @@ pub async fn append(pool: &SqlitePool, e: NewEntry<'_>) -> Result<TranscriptEntr
     .bind(enum_text(e.kind))
     .bind(e.module)
     .bind(e.role)
-    .bind(e.text)
+    .bind(text.as_ref())
     .bind(e.at)
     .fetch_one(pool)
     .await?;
