@@ -82,6 +82,62 @@ pub fn confine_no_links(root: &Path, raw: &str) -> Result<PathBuf> {
     Ok(confined)
 }
 
+/// What stands on the way to a path where a real directory should: a symbolic link or a
+/// file, by its root-relative name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InTheWay {
+    Link(String),
+    File(String),
+}
+
+/// The first name on the way to `raw` under `root` (not `raw` itself) that exists but is
+/// no real directory, or `None` when every directory on the way that exists is a real
+/// one. Nothing is resolved: a link is reported, never followed. For writing into a
+/// root (delivery), where a directory link could send a write anywhere, and even a link
+/// that stays inside would land a file somewhere its path does not say.
+pub fn in_the_way(root: &Path, raw: &str) -> Result<Option<InTheWay>> {
+    let relative = relative(raw)?;
+    let real_root = match root.canonicalize() {
+        Ok(real_root) => real_root,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ApiError::internal("resolving a path's root", e)),
+    };
+    let names: Vec<&OsStr> = relative.iter().collect();
+    let mut at = real_root;
+    let mut shown = PathBuf::new();
+    for name in names.iter().take(names.len().saturating_sub(1)) {
+        at.push(name);
+        shown.push(name);
+        match at.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => return Ok(Some(InTheWay::Link(shown.to_string_lossy().into_owned()))),
+            Ok(m) if !m.is_dir() => return Ok(Some(InTheWay::File(shown.to_string_lossy().into_owned()))),
+            Ok(_) => {}
+            // The rest does not exist yet: plain names, made as directories when written.
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound) => break,
+            Err(e) => return Err(refused(raw, &e.to_string())),
+        }
+    }
+    Ok(None)
+}
+
+/// `raw` under `root`'s real path with no link followed on the way and its last name
+/// left as it is: every directory above it that exists is a real one ([`in_the_way`]),
+/// so a write or a removal there happens where the path says, and a link in the last
+/// place is the thing replaced or removed, never where it points.
+pub fn confine_as_named(root: &Path, raw: &str) -> Result<PathBuf> {
+    let relative = relative(raw)?;
+    match in_the_way(root, raw)? {
+        Some(InTheWay::Link(at)) => return Err(refused(raw, &format!("`{at}` is a symbolic link, and a link is never written through"))),
+        Some(InTheWay::File(at)) => return Err(refused(raw, &format!("`{at}` is a file, not a directory"))),
+        None => {}
+    }
+    match root.canonicalize() {
+        Ok(real_root) => Ok(real_root.join(relative)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(root.join(relative)),
+        Err(e) => Err(ApiError::internal("resolving a path's root", e)),
+    }
+}
+
 /// `confine` under a root already known by its real path: the existing part of the
 /// path is resolved and must stay inside.
 pub(crate) fn confine_real(real_root: &Path, raw: &str, relative: &Path) -> Result<PathBuf> {
@@ -227,6 +283,29 @@ mod tests {
         assert_eq!(confine_no_links(&root, "inner/a.txt").unwrap_err().code, ErrorCode::PathNotAllowed);
         assert_eq!(confine_no_links(&root, "out/x").unwrap_err().code, ErrorCode::PathNotAllowed);
         assert_eq!(confine_no_links(&root, "../x").unwrap_err().code, ErrorCode::PathNotAllowed);
+    }
+
+    #[test]
+    fn as_named_follows_no_link_on_the_way_and_leaves_the_last_name_as_it_is() {
+        let (_tmp, root, outside) = fixture();
+        let real = root.canonicalize().unwrap();
+        assert_eq!(confine_as_named(&root, "src/a.txt").unwrap(), real.join("src/a.txt"));
+        assert_eq!(confine_as_named(&root, "src/new/deeper.txt").unwrap(), real.join("src/new/deeper.txt"));
+        // A link in the last place is named, not resolved: it is what a write replaces.
+        for last in ["inner", "out", "secret", "dangling", "loop"] {
+            assert_eq!(confine_as_named(&root, last).unwrap(), real.join(last), "{last}");
+        }
+        // A link or a file on the way is refused, naming it, wherever the link leads.
+        assert_eq!(in_the_way(&root, "inner/a.txt").unwrap(), Some(InTheWay::Link("inner".into())));
+        assert_eq!(in_the_way(&root, "out/new/x.txt").unwrap(), Some(InTheWay::Link("out".into())));
+        assert_eq!(in_the_way(&root, "src/a.txt/x").unwrap(), Some(InTheWay::File("src/a.txt".into())));
+        assert_eq!(in_the_way(&root, "src/new/x").unwrap(), None);
+        for raw in ["inner/a.txt", "inner/new.txt", "out/new.txt", "dangling/x", "git-alias/config", "src/a.txt/x", "../x", ".git/config"] {
+            let err = confine_as_named(&root, raw).unwrap_err();
+            assert_eq!(err.code, ErrorCode::PathNotAllowed, "{raw}");
+        }
+        assert!(confine_as_named(&root, "inner/a.txt").unwrap_err().message.contains("`inner` is a symbolic link"));
+        assert!(!outside.join("new.txt").exists() && !outside.join("new").exists());
     }
 
     #[test]

@@ -890,14 +890,18 @@ fn copy_files(ctx: &Ctx<'_>) -> Result<String> {
     let root = ctx.wt_workspace();
     let mut lines = Vec::new();
     for (rel, source) in &ctx.input.files {
-        let dest = crate::paths::confine(&root, rel)?;
+        // As named, with no link followed on the way: the base branch may hold a link to a
+        // directory where the session has a real one, and writing through it would land
+        // the file wherever the link leads. A link in the file's own place is replaced or
+        // removed itself, never what it points to.
+        let dest = crate::paths::confine_as_named(&root, rel)?;
         match source {
             Some(source) => {
                 let meta = std::fs::symlink_metadata(source).map_err(|e| ApiError::invalid(format!("{rel}: the session's file cannot be read: {e}")))?;
                 if !meta.is_file() {
                     return Err(ApiError::new(ErrorCode::PathNotAllowed, format!("{rel}: the session's copy is not a regular file")));
                 }
-                let existed = dest.exists();
+                let existed = dest.symlink_metadata().is_ok();
                 if let Some(parent) = dest.parent() {
                     std::fs::create_dir_all(parent).map_err(|e| ApiError::internal(&format!("creating the directory of {rel}"), e))?;
                 }

@@ -3,6 +3,10 @@
 //! enabled; the gates that run first; whether the app must restart; the blockers
 //! (review, gates, and the target's own); and a `plan_id` binding a confirmation to it.
 //!
+//! Links block rather than fail: a file the session has as a symbolic link (delivery
+//! carries regular files only), and, for the workspace target, a destination with a
+//! link or a file among the directories above it (never written through).
+//!
 //! In the direct workflow delivery carries every changed file: besides the session's
 //! modules, the diff's other groups (a changed module not in the session, the files
 //! outside every module) are planned and delivered too. Review and gates stay per module:
@@ -21,6 +25,7 @@ use crate::api::types::*;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::gates::MODULE_GATES;
 use crate::ids::SessionId;
+use crate::paths::InTheWay;
 use crate::workspace::Workspace;
 
 /// One module's change against its base: what a target copies and removes. For a
@@ -88,6 +93,9 @@ pub async fn changes(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView)
 }
 
 /// `(written, deleted)`, each sorted: a rename writes its new path and deletes its old one.
+/// A path in both is a change of kind (a link made a file: the diff shows it removed and
+/// added): it is only written, since the write replaces what is there, a link included,
+/// and removing it afterwards would undo the write.
 fn split(files: &[FileDiff]) -> (Vec<String>, Vec<String>) {
     let mut written = Vec::new();
     let mut deleted = Vec::new();
@@ -102,6 +110,7 @@ fn split(files: &[FileDiff]) -> (Vec<String>, Vec<String>) {
         }
     }
     written.sort();
+    deleted.retain(|p| written.binary_search(p).is_err());
     deleted.sort();
     (written, deleted)
 }
@@ -256,6 +265,63 @@ pub fn change_blockers(changes: &[ModuleChanges]) -> Vec<Blocker> {
         b.paths = c.paths().cloned().collect();
         b.paths.sort();
         out.push(b);
+    }
+    out
+}
+
+/// What the session's own files block, for every target: delivery carries regular
+/// files, so a written path the session has as a symbolic link (say one an agent left to
+/// a directory), or as anything else but a file, is a blocker naming it.
+pub fn session_file_blockers(workdir: &Path, changes: &[ModuleChanges]) -> Vec<Blocker> {
+    let mut out = Vec::new();
+    for c in changes {
+        for path in &c.written {
+            let what = match crate::paths::confine_as_named(workdir, path).map(|f| f.symlink_metadata()) {
+                Ok(Ok(meta)) if meta.is_file() => continue,
+                Ok(Ok(meta)) if meta.file_type().is_symlink() => "is a symbolic link in the session, not a file",
+                Ok(Ok(_)) => "is not a regular file in the session",
+                Ok(Err(_)) => "is gone from the session since its diff was taken",
+                Err(_) => "lies behind a symbolic link (or a file) in the session",
+            };
+            out.push(Blocker {
+                code: ErrorCode::PathNotAllowed,
+                message: format!("`{path}` {what}: delivery carries regular files only; replace it with the file it stands for, or remove it"),
+                module_id: Some(c.module.id.clone()),
+                paths: vec![path.clone()],
+            });
+        }
+    }
+    out
+}
+
+/// What the workspace blocks as a destination: a path with a symbolic link or a file
+/// among the directories above it there. A link would send the write (or the removal)
+/// wherever it leads, outside the module or the workspace, so it is never followed, even
+/// when the session replaced it with a directory: the user changes it in the workspace.
+/// One blocker per link or file in the way, naming it and the session's paths behind it.
+pub fn destination_blockers(root: &Path, changes: &[ModuleChanges]) -> Vec<Blocker> {
+    let mut out: Vec<Blocker> = Vec::new();
+    for c in changes {
+        for path in c.paths() {
+            let message = match crate::paths::in_the_way(root, path) {
+                Ok(None) => continue,
+                Ok(Some(InTheWay::Link(at))) => format!(
+                    "`{at}` is a symbolic link in the workspace: delivery never writes through a link; replace it with a directory, or remove it, in the workspace first"
+                ),
+                Ok(Some(InTheWay::File(at))) => {
+                    format!("`{at}` is a file in the workspace where the session has a directory: move or remove it in the workspace first")
+                }
+                Err(e) => e.message,
+            };
+            match out.iter_mut().find(|b| b.message == message) {
+                Some(b) => b.paths.push(path.clone()),
+                None => out.push(Blocker { code: ErrorCode::PathNotAllowed, message, module_id: Some(c.module.id.clone()), paths: vec![path.clone()] }),
+            }
+        }
+    }
+    for b in &mut out {
+        b.paths.sort();
+        b.paths.dedup();
     }
     out
 }

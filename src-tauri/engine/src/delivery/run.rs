@@ -78,6 +78,7 @@ async fn build(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView, targe
     let restart_needed = plan::restart_needed(ws, &modules, &changes);
     let latest = crate::gates::latest(ws, SessionIdArgs { session_id: id.to_string() }).await?;
     let mut blockers = plan::change_blockers(&changes);
+    blockers.extend(plan::session_file_blockers(&ws.session_workdir(id), &changes));
     blockers.extend(plan::common_blockers(ws, id, session, &latest).await?);
     let TargetPlan { blockers: own, steps, branch } = match target {
         DeliveryTarget::Workspace => WorkspaceTarget.plan(ws, id, &settings, &changes, &modules).await?,

@@ -7,7 +7,16 @@
 //! files are backed up first and put back if the copy fails. Later steps failing do
 //! not undo the copy (it is one step that passed); the session stays undelivered and
 //! the delivery can be retried.
+//!
+//! Nothing is written through a symbolic link of the workspace: a destination with a
+//! link (or a file) among the directories above it blocks the plan and is refused again
+//! when the copy writes; the temp files are made exclusively under random names, so a
+//! link planted at a temp name is never opened; a link in a destination's own place is
+//! what gets replaced or removed, never where it points.
 
+use std::fs::{File, Permissions};
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,11 +46,12 @@ impl Target for WorkspaceTarget {
 
     async fn plan(&self, ws: &Arc<Workspace>, id: &SessionId, _: &DeliverySettingsView, changes: &[ModuleChanges], modules: &[PlannedModule]) -> Result<TargetPlan> {
         let conflicts = conflicts(ws, &ws.session_workdir(id), changes)?;
-        let blockers = if conflicts.is_empty() {
+        let mut blockers = if conflicts.is_empty() {
             Vec::new()
         } else {
             vec![conflict_blocker(conflicts)]
         };
+        blockers.extend(super::plan::destination_blockers(&ws.root, changes));
         Ok(TargetPlan { blockers, steps: steps(ws, changes, modules), branch: None })
     }
 
@@ -58,6 +68,13 @@ impl Target for WorkspaceTarget {
             let blocker = conflict_blocker(conflicts);
             sink.fail("copy", &format!("{}:\n{}", blocker.message, blocker.paths.join("\n")));
             return Err(ApiError::new(ErrorCode::DeliveryConflict, format!("{}: {}", blocker.message, blocker.paths.join(", "))));
+        }
+        // A link may have appeared in the workspace since the plan, too.
+        let in_the_way = super::plan::destination_blockers(&ws.root, &ctx.changes);
+        if !in_the_way.is_empty() {
+            let text: Vec<String> = in_the_way.iter().map(|b| format!("{}: {}", b.message, b.paths.join(", "))).collect();
+            sink.fail("copy", &format!("{}\nNothing was changed.", text.join("\n")));
+            return Err(ApiError::new(ErrorCode::PathNotAllowed, text.join("; ")));
         }
         let backup = ws.kiln_dir().join("deliveries").join(&ctx.run_id).join("backup");
         let landed = match copy(ws, &ws.session_workdir(&ctx.id), &ctx.changes, &backup) {
@@ -140,7 +157,9 @@ fn conflict_blocker(paths: Vec<String>) -> Blocker {
 /// Paths the session changes that the workspace changed too since the session's base:
 /// the workspace's file (or its absence) differs from the base's. A file that already
 /// holds what the session has (a run that stopped after its copy) is no conflict, so a
-/// failed delivery can be retried.
+/// failed delivery can be retried. The workspace's side is read as named (a link there
+/// by what it says, as the base holds it); a path with a link or a file in the way is
+/// left to [`super::plan::destination_blockers`], which names what is in the way.
 pub fn conflicts(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges]) -> Result<Vec<String>> {
     let store = ws.open_store()?;
     let mut out = Vec::new();
@@ -148,11 +167,8 @@ pub fn conflicts(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges]) -> R
         let tree = store.find_commit(c.base)?.tree()?;
         for path in c.paths() {
             let base = tree.get_path(Path::new(path)).ok().map(|e| e.id());
-            let now = match crate::paths::confine(&ws.root, path) {
-                Ok(file) => current(&file),
-                // A path that leads out of the workspace is never written: a conflict.
-                Err(_) => Some(Oid::zero()),
-            };
+            let Ok(file) = crate::paths::confine_as_named(&ws.root, path) else { continue };
+            let now = current(&file);
             let session = crate::paths::confine_no_links(workdir, path).ok().and_then(|f| current(&f));
             if base != now && session != now {
                 out.push(path.clone());
@@ -177,24 +193,32 @@ fn current(file: &Path) -> Option<Oid> {
     Oid::hash_file(ObjectType::Blob, file).ok()
 }
 
+/// What was at a destination before the copy changed it, to put back.
+enum Saved {
+    /// A regular file, copied into the run's backup directory.
+    File(PathBuf),
+    /// A symbolic link, by what it says: put back as a link, never followed.
+    Link(PathBuf),
+}
+
 /// What the copy did so far, to undo it.
 enum Done {
-    /// A file written where `backup` (if any) held the one it replaced.
-    Wrote(PathBuf, Option<PathBuf>),
-    Removed(PathBuf, PathBuf),
+    /// A file written where `Saved` (if any) was before.
+    Wrote(PathBuf, Option<Saved>),
+    Removed(PathBuf, Saved),
 }
 
 /// Copies every written file and removes every deleted one; on any failure puts every
-/// file back as it was and returns the error.
+/// file back as it was (the same way: a temp file of its own, then a rename) and returns
+/// the error.
 fn copy(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges], backup: &Path) -> Result<Vec<String>> {
     let mut done = Vec::new();
     let result = copy_all(ws, workdir, changes, backup, &mut done);
     if result.is_err() {
         for step in done.into_iter().rev() {
             let _ = match step {
-                Done::Wrote(dest, Some(saved)) => std::fs::copy(&saved, &dest).map(|_| ()),
+                Done::Wrote(dest, Some(saved)) | Done::Removed(dest, saved) => put_back(&dest, &saved),
                 Done::Wrote(dest, None) => std::fs::remove_file(&dest),
-                Done::Removed(dest, saved) => std::fs::copy(&saved, &dest).map(|_| ()),
             };
         }
     }
@@ -203,37 +227,26 @@ fn copy(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges], backup: &Path
 
 fn copy_all(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges], backup: &Path, done: &mut Vec<Done>) -> Result<Vec<String>> {
     let mut landed = Vec::new();
-    let save = |dest: &Path, rel: &str| -> Result<Option<PathBuf>> {
-        if !dest.is_file() {
-            return Ok(None);
-        }
-        let saved = backup.join(rel);
-        std::fs::create_dir_all(saved.parent().unwrap_or(backup))?;
-        std::fs::copy(dest, &saved)?;
-        Ok(Some(saved))
-    };
     for c in changes {
         for rel in &c.written {
             // A link in the session is never followed out of it, nor delivered as one.
             let source = crate::paths::confine_no_links(workdir, rel)?;
-            if !source.symlink_metadata()?.is_file() {
-                return Err(ApiError::new(ErrorCode::PathNotAllowed, format!("`{rel}` is not a regular file in the session; it cannot be delivered")));
-            }
-            let dest = crate::paths::confine(&ws.root, rel)?;
-            let saved = save(&dest, rel)?;
+            let (content, permissions) = match open_file(&source) {
+                Ok(Some(opened)) => opened,
+                _ => return Err(ApiError::new(ErrorCode::PathNotAllowed, format!("`{rel}` is not a regular file in the session; it cannot be delivered"))),
+            };
+            // Checked again as it is written: no link on the way into the workspace.
+            let dest = crate::paths::confine_as_named(&ws.root, rel)?;
+            let saved = save(&dest, rel, backup)?;
             std::fs::create_dir_all(dest.parent().unwrap_or(&ws.root))?;
-            let tmp = dest.with_file_name(format!(".{}.kiln-tmp", dest.file_name().unwrap_or_default().to_string_lossy()));
-            std::fs::copy(&source, &tmp)?;
-            if let Err(e) = std::fs::rename(&tmp, &dest) {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e.into());
-            }
+            place(&dest, content, permissions)?;
             done.push(Done::Wrote(dest, saved));
             landed.push(rel.clone());
         }
         for rel in &c.deleted {
-            let dest = crate::paths::confine(&ws.root, rel)?;
-            if let Some(saved) = save(&dest, rel)? {
+            let dest = crate::paths::confine_as_named(&ws.root, rel)?;
+            // A link is removed itself; what it points to stays.
+            if let Some(saved) = save(&dest, rel, backup)? {
                 std::fs::remove_file(&dest)?;
                 done.push(Done::Removed(dest, saved));
             }
@@ -241,6 +254,78 @@ fn copy_all(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges], backup: &
         }
     }
     Ok(landed)
+}
+
+/// `file` opened for reading if it is a regular file, never through a link in its own
+/// place (and never waiting on a fifo); with its permissions. `None` when it is
+/// something else.
+fn open_file(file: &Path) -> std::io::Result<Option<(File, Permissions)>> {
+    let opened = match File::options().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(file) {
+        Ok(opened) => opened,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let meta = opened.metadata()?;
+    Ok(meta.is_file().then(|| (opened, meta.permissions())))
+}
+
+/// Keeps what is at `dest` (workspace-relative `rel`) before it is overwritten or
+/// removed: a regular file copied into `backup`, a link by what it says; `None` when
+/// nothing (or a directory, which no file replaces) is there.
+fn save(dest: &Path, rel: &str, backup: &Path) -> Result<Option<Saved>> {
+    let meta = match dest.symlink_metadata() {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    if meta.file_type().is_symlink() {
+        return Ok(Some(Saved::Link(std::fs::read_link(dest)?)));
+    }
+    let Some((mut content, permissions)) = open_file(dest)? else { return Ok(None) };
+    let saved = backup.join(rel);
+    std::fs::create_dir_all(saved.parent().unwrap_or(backup))?;
+    let mut copy = File::options().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW).open(&saved)?;
+    std::io::copy(&mut content, &mut copy)?;
+    copy.set_permissions(permissions)?;
+    Ok(Some(Saved::File(saved)))
+}
+
+/// Puts `saved` back at `dest`, the way the copy writes.
+fn put_back(dest: &Path, saved: &Saved) -> std::io::Result<()> {
+    match saved {
+        Saved::File(file) => match open_file(file)? {
+            Some((content, permissions)) => place(dest, content, permissions),
+            None => Err(std::io::Error::other("the backup is not a regular file")),
+        },
+        Saved::Link(target) => {
+            let dir = dest.parent().unwrap_or(Path::new("."));
+            // `symlink` never replaces anything: a name taken is tried again.
+            let made = temp_name().make_in(dir, |name| std::os::unix::fs::symlink(target, name))?;
+            made.persist(dest).map(|_| ()).map_err(|e| e.error)
+        }
+    }
+}
+
+/// Writes `content` to a new regular file beside `dest` and renames it into `dest`'s
+/// place. The temp file is made exclusively (`O_CREAT|O_EXCL|O_NOFOLLOW`) under a random
+/// name, so whatever is already in the directory, a planted link included, is never
+/// opened; the rename replaces what is at `dest` itself (a link there included) without
+/// following it. A failure leaves no temp file behind.
+fn place(dest: &Path, mut content: impl Read, permissions: Permissions) -> std::io::Result<()> {
+    let dir = dest.parent().unwrap_or(Path::new("."));
+    let mut temp = temp_name().make_in(dir, |name| {
+        File::options().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).mode(0o600).open(name)
+    })?;
+    std::io::copy(&mut content, temp.as_file_mut())?;
+    temp.as_file().set_permissions(permissions)?;
+    temp.persist(dest).map(|_| ()).map_err(|e| e.error)
+}
+
+/// Temp names in a workspace directory: hidden, and saying whose they are.
+fn temp_name() -> tempfile::Builder<'static, 'static> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".kiln-delivery-").suffix(".tmp");
+    builder
 }
 
 /// `{id}` and `{directory}` in a configured command, each quoted for `sh`.
