@@ -1,0 +1,153 @@
+//! The hostile suite's agent half (issue 14, finding 1): what a self-hosted access token
+//! can make the server do through an agent. The token holder points the
+//! OpenAI-compatible driver at a model of their own (the scripted model server) whose
+//! `run_command` tries what the review reproduced: print the server's environment, read
+//! the access store, mint a token with `kiln token create` through the server's own
+//! binary, and write outside the session. Without `--allow-agent-commands` no command
+//! runs at all; with it the command runs scoped, and every one of those attempts fails:
+//! after the turn the access store holds only the operator's token. The real `kiln serve`
+//! binary, traffic to 127.0.0.1 only.
+
+#[allow(dead_code)]
+#[path = "hostile/api.rs"]
+mod api;
+#[allow(dead_code)]
+#[path = "hostile/http.rs"]
+mod http;
+#[allow(dead_code)]
+#[path = "hostile/server.rs"]
+mod server;
+#[allow(dead_code)]
+#[path = "hostile/snapshot.rs"]
+mod snapshot;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use api::{connect_req, cookie_of, page_req};
+use kiln_model_server::{ModelServer, Step};
+use serde_json::{json, Value};
+use server::{create_token, fixture, kiln, Fixture, Server, BIN};
+
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// The model's command: every escape the review tried, each printing a marker when it
+/// worked (spelt with quotes inside, so the command line itself does not show them).
+fn attack(fx: &Fixture) -> String {
+    let config = fx.config.display();
+    let outside = fx.outside.display();
+    format!(
+        "echo \"CONFIG=${{KILN_CONFIG_DIR:-unset}}\"; \
+         head -c 16 '{config}/access.db' 2>/dev/null && echo READ\"\"-ACCESS; \
+         KILN_CONFIG_DIR='{config}' /proc/$PPID/exe token create --name backdoor 2>&1 | grep -q '^kiln_' && echo MINTED\"\"-PROC; \
+         KILN_CONFIG_DIR='{config}' '{BIN}' token create --name backdoor 2>&1 | grep -q '^kiln_' && echo MINTED\"\"-BIN; \
+         echo x > '{outside}/shell.txt' 2>/dev/null && echo WROTE\"\"-OUTSIDE; \
+         echo RAN-TO-THE-END"
+    )
+}
+
+/// A self-hosted server (with `extra` arguments) and a connection to it.
+fn serve(fx: &Fixture, token: &str, extra: &[&str]) -> (Server, String) {
+    let ws = fx.workspace.display().to_string();
+    let ui = fx.ui.display().to_string();
+    let mut args = vec!["serve", "--port", "0", "--mode", "self-hosted", "--workspace", &ws, "--ui-dir", &ui];
+    args.extend(extra);
+    let server = Server::spawn(&fx.config, &args, &[]).unwrap_or_else(|e| panic!("kiln serve: {e}"));
+    let r = connect_req(server.port, Some(token)).send(server.port).unwrap();
+    assert_eq!(r.status, 200, "connect: {}", r.text());
+    let cookie = cookie_of(&r, server.port).unwrap();
+    (server, cookie)
+}
+
+fn call(server: &Server, cookie: &str, op: &str, body: Value) -> Value {
+    let r = page_req(server.port, op, &body).header("Cookie", cookie).send(server.port).unwrap_or_else(|e| panic!("{op}: {e}"));
+    assert_eq!(r.status, 200, "{op}: {}", r.text());
+    r.json()
+}
+
+/// Points the driver at `model`, starts a session and one turn, and waits for the turn
+/// to end: the transcript's text.
+fn one_turn(server: &Server, cookie: &str, model: &ModelServer) -> String {
+    let settings = json!({
+        "defaultDriver": "openai-compatible", "openaiBaseUrl": model.openai_base_url(), "openaiModel": "theirs",
+        "openaiKey": "sk-their-own", "plannerAgent": false,
+    });
+    call(server, cookie, "update_settings", settings);
+    let session = call(server, cookie, "create_session", json!({ "brief": "Tidy @shop/catalog" }));
+    let id = session["id"].as_str().unwrap().to_string();
+    call(server, cookie, "send_message", json!({ "sessionId": id, "text": "Run the tests in @shop/catalog" }));
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let s = call(server, cookie, "get_session", json!({ "sessionId": id }));
+        let entries = call(server, cookie, "get_transcript", json!({ "sessionId": id }));
+        let text: Vec<String> = entries.as_array().unwrap().iter().map(|e| format!("[{}] {}", e["kind"], e["text"].as_str().unwrap_or(""))).collect();
+        let text = text.join("\n");
+        if s["running"] == false && model.requests().len() >= 2 {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "the turn never ended: {s}\n{text}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn tokens(config: &Path) -> String {
+    let (code, out, err) = kiln(config, &["token", "list"], &[]);
+    assert_eq!(code, 0, "kiln token list: {err}");
+    out
+}
+
+/// The tools the model was offered on its first request.
+fn offered_tools(model: &ModelServer) -> Vec<String> {
+    let first = &model.requests()[0];
+    first.body["tools"].as_array().map(|t| t.iter().filter_map(|t| t["function"]["name"].as_str().map(String::from)).collect()).unwrap_or_default()
+}
+
+/// The hostile fixture in the direct workflow, where the engineer's turn may write and
+/// so is offered `run_command` when commands are allowed.
+fn direct_fixture() -> Fixture {
+    let fx = fixture();
+    let toml = fx.workspace.join("kiln.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replace("mode = \"specs\"", "mode = \"direct\"");
+    std::fs::write(toml, text).unwrap();
+    fx
+}
+
+#[test]
+fn a_self_hosted_token_runs_no_command_unless_the_operator_allows_it() {
+    let fx = direct_fixture();
+    let token = create_token(&fx.config, "operator", None);
+    let model = ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
+    let (server, cookie) = serve(&fx, &token, &[]);
+    assert!(server.output().contains("Agents run no commands here"), "{}", server.output());
+    let settings = call(&server, &cookie, "get_settings", json!({}));
+    assert_eq!((settings["commandPolicy"].as_str(), settings["commandsAllowed"].as_bool()), (Some("none"), Some(false)));
+    let transcript = one_turn(&server, &cookie, &model);
+
+    let tools = offered_tools(&model);
+    assert!(!tools.is_empty() && !tools.contains(&"run_command".to_string()), "offered: {tools:?}");
+    assert!(!transcript.contains("RAN-TO-THE-END"), "a command ran: {transcript}");
+    assert!(transcript.contains("`run_command` is not available"), "{transcript}");
+    assert!(!tokens(&fx.config).contains("backdoor") && !fx.outside.join("shell.txt").exists());
+}
+
+#[test]
+fn with_agent_commands_allowed_a_token_is_a_scoped_shell_and_no_more() {
+    let fx = direct_fixture();
+    let token = create_token(&fx.config, "operator", None);
+    let model = ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
+    let (server, cookie) = serve(&fx, &token, &["--allow-agent-commands"]);
+    assert!(server.output().contains("a token is worth a shell"), "{}", server.output());
+    let transcript = one_turn(&server, &cookie, &model);
+
+    assert!(offered_tools(&model).contains(&"run_command".to_string()));
+    // The command ran, and the model was told what it printed.
+    let answer = model.requests()[1].body.to_string();
+    assert!(answer.contains("RAN-TO-THE-END"), "the command did not run to its end: {answer}\n{transcript}");
+    assert!(answer.contains("CONFIG=unset"), "Kiln's config directory leaked: {answer}");
+    for marker in ["READ-ACCESS", "MINTED-PROC", "MINTED-BIN", "WROTE-OUTSIDE"] {
+        assert!(!answer.contains(marker), "{marker}: {answer}");
+    }
+    let list = tokens(&fx.config);
+    assert!(list.contains("operator") && !list.contains("backdoor"), "{list}");
+    assert!(!fx.outside.join("shell.txt").exists());
+}
