@@ -23,6 +23,7 @@ use kiln_engine::types::ServeMode;
 use kiln_engine::{ApiError, ErrorCode};
 use serde::Deserialize;
 
+use crate::streams::Streams;
 use crate::ErrorResponse;
 
 /// Failed connects one client may make per window.
@@ -65,11 +66,17 @@ pub struct Connections {
     access: Arc<Access>,
     cookie: String,
     attempts: Mutex<HashMap<Client, Attempts>>,
+    /// Told when a browser session ends here, so its event streams end at once.
+    streams: Arc<Streams>,
 }
 
 /// Whether the request carries a live connection; handlers read it to report `connected`.
 #[derive(Clone, Copy)]
 pub struct Connected(pub bool);
+
+/// The cookie secret of the live browser session a request carries.
+#[derive(Clone)]
+pub struct Session(pub String);
 
 /// A connect in flight, counted as failed until `succeeded`; dropping it (the answer
 /// sent, or the client gone mid-body) settles the count.
@@ -98,9 +105,15 @@ impl Drop for Reservation {
 }
 
 impl Connections {
-    pub fn new(mode: ServeMode, port: u16, access: Arc<Access>) -> Connections {
+    pub fn new(mode: ServeMode, port: u16, access: Arc<Access>, streams: Arc<Streams>) -> Connections {
         // Cookies are shared by every port of a host: name this server's by its port.
-        Connections { mode, access, cookie: format!("kiln_session_{port}"), attempts: Mutex::default() }
+        Connections { mode, access, cookie: format!("kiln_session_{port}"), attempts: Mutex::default(), streams }
+    }
+
+    /// Whether the browser session with this cookie secret is still live (not ended,
+    /// expired or revoked, by this process or another).
+    pub async fn session_live(&self, secret: &str) -> bool {
+        self.access.check(self.mode, secret).await.is_ok()
     }
 
     fn secret<'a>(&self, headers: &'a HeaderMap) -> Option<&'a str> {
@@ -149,10 +162,13 @@ pub async fn require(State(connections): State<Arc<Connections>>, mut request: R
     if !path.starts_with("/api/") || path == "/api/connect" || path == "/api/disconnect" {
         return next.run(request).await;
     }
-    let connected = match connections.secret(request.headers()) {
-        Some(secret) => connections.access.check(connections.mode, secret).await.is_ok(),
-        None => false,
-    };
+    let mut live = None;
+    if let Some(secret) = connections.secret(request.headers()) {
+        if connections.session_live(secret).await {
+            live = Some(secret.to_string());
+        }
+    }
+    let connected = live.is_some();
     let open_to_all = connections.mode == ServeMode::Loopback && (path == "/api/state" || path == "/api/get_state");
     if !connected && !open_to_all {
         if path == "/api/state" {
@@ -163,6 +179,9 @@ pub async fn require(State(connections): State<Arc<Connections>>, mut request: R
         return ErrorResponse(not_connected()).into_response();
     }
     request.extensions_mut().insert(Connected(connected));
+    if let Some(secret) = live {
+        request.extensions_mut().insert(Session(secret));
+    }
     next.run(request).await
 }
 
@@ -217,6 +236,7 @@ pub async fn disconnect(State(connections): State<Arc<Connections>>, headers: He
         if let Err(e) = connections.access.disconnect(secret).await {
             return ErrorResponse(e).into_response();
         }
+        connections.streams.session_ended();
     }
     ([(SET_COOKIE, connections.set_cookie("", 0))], Json(serde_json::json!({ "connected": false }))).into_response()
 }
@@ -228,7 +248,7 @@ mod tests {
     async fn connections() -> (tempfile::TempDir, Arc<Connections>) {
         let dir = tempfile::tempdir().unwrap();
         let access = Arc::new(Access::open(dir.path()).await.unwrap());
-        (dir, Arc::new(Connections::new(ServeMode::SelfHosted, 4320, access)))
+        (dir, Arc::new(Connections::new(ServeMode::SelfHosted, 4320, access, Arc::new(Streams::new()))))
     }
 
     #[test]

@@ -4,27 +4,27 @@
 //! Every request passes the guard (Host, same-site changes, body size) and every
 //! `/api/` call a connection check, and every answer, the guard's refusals included,
 //! carries the security headers; see SECURITY.md for what each mode promises.
+//! `transport` holds the connections, `streams` the event streams.
 
 mod assets;
 mod connection;
 mod guard;
+mod streams;
+mod transport;
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use futures_util::stream::{self, Stream, StreamExt};
 use kiln_engine::access::Access;
 use kiln_engine::types::ServeMode;
 use kiln_engine::{ApiError, Engine, ErrorCode};
 use serde::Deserialize;
-use tokio_stream::wrappers::BroadcastStream;
 
 pub use assets::{mime_for as assets_mime, Assets, DirAssets};
 
@@ -55,6 +55,8 @@ pub(crate) async fn read_body(request: axum::extract::Request, limit: usize) -> 
 struct App {
     engine: Arc<Engine>,
     assets: Arc<dyn Assets>,
+    connections: Arc<connection::Connections>,
+    streams: Arc<streams::Streams>,
 }
 
 /// How a server is reached and whom it trusts.
@@ -66,8 +68,13 @@ pub struct Serving {
 
 /// The router for a server listening on `serving.port`.
 pub fn router(engine: Arc<Engine>, assets: Arc<dyn Assets>, serving: Serving) -> Router {
-    let app = App { engine, assets };
-    let connections = Arc::new(connection::Connections::new(serving.mode, serving.port, serving.access));
+    router_with(engine, assets, serving, Arc::new(streams::Streams::new()))
+}
+
+/// `router`, its event streams ended through `streams`.
+fn router_with(engine: Arc<Engine>, assets: Arc<dyn Assets>, serving: Serving, streams: Arc<streams::Streams>) -> Router {
+    let connections = Arc::new(connection::Connections::new(serving.mode, serving.port, serving.access, streams.clone()));
+    let app = App { engine, assets, connections: connections.clone(), streams };
     let api = Router::new()
         .route("/api/connect", post(connection::connect))
         .route("/api/disconnect", post(connection::disconnect))
@@ -128,10 +135,9 @@ pub async fn serve(
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     on_ready(bound);
-    let app = router(engine.clone(), assets, Serving { port: bound.port(), mode, access });
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(stop_signal())
-        .await?;
+    let streams = Arc::new(streams::Streams::new());
+    let app = router_with(engine.clone(), assets, Serving { port: bound.port(), mode, access }, streams.clone());
+    transport::run(listener, app, streams, stop_signal()).await;
     // Turns and setups run in process groups of their own: stop them with the server.
     engine.shutdown().await;
     Ok(())
@@ -204,23 +210,17 @@ struct EventsQuery {
 
 async fn events(
     State(app): State<App>,
+    connected: Option<axum::Extension<connection::Session>>,
     headers: HeaderMap,
     Query(query): Query<EventsQuery>,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let last_id = headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
-    let sub = app.engine.subscribe(last_id.or(query.since));
-    let to_sse = |e: kiln_engine::types::KilnEvent| {
-        Event::default().id(e.id.to_string()).data(serde_json::to_string(&e).unwrap_or_default())
+) -> Response {
+    // `require` lets no one here without a live browser session, and says which.
+    let Some(axum::Extension(connection::Session(secret))) = connected else {
+        return ErrorResponse(kiln_engine::access::not_connected()).into_response();
     };
-    let backlog = stream::iter(sub.backlog.into_iter().map(move |e| Ok(to_sse(e))));
-    let live = BroadcastStream::new(sub.receiver).filter_map(move |r| async move {
-        match r {
-            Ok(e) => Some(Ok(to_sse(e))),
-            // A subscriber too slow to keep up is told to refetch rather than miss events.
-            Err(_) => Some(Ok(Event::default().data(r#"{"id":0,"at":"","body":{"type":"resync"}}"#))),
-        }
-    });
-    Sse::new(backlog.chain(live)).keep_alive(KeepAlive::default())
+    let last_id = headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    let subscription = app.engine.subscribe(last_id.or(query.since));
+    Sse::new(app.streams.watch(app.connections, secret, subscription)).keep_alive(KeepAlive::default()).into_response()
 }
 
 async fn asset(State(app): State<App>, uri: axum::http::Uri) -> Response {

@@ -1,0 +1,144 @@
+//! `GET /api/events`: the engine's events as server-sent events, for as long as the
+//! browser session that opened the stream lives. The cookie is checked when the stream
+//! opens (by `connection::require`) and again before every event, every few seconds
+//! while it is quiet, and at once when this server ends a session. So a stream ends on
+//! `kiln token revoke` (another process, which only writes access.db), on
+//! `POST /api/disconnect` and on expiry; and every stream ends when the server stops.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::response::sse::Event;
+use futures_util::stream::{self, Stream};
+use kiln_engine::events::Subscription;
+use kiln_engine::types::KilnEvent;
+use tokio::sync::{broadcast, watch};
+
+use crate::connection::Connections;
+
+/// How often a quiet stream asks whether its browser session still lives: a revocation
+/// or expiry closes it within this long even when no event is due.
+pub const SESSION_RECHECK: Duration = Duration::from_secs(2);
+
+/// What ends the open streams of one server.
+pub struct Streams {
+    /// `true` once the server stops: every stream ends.
+    stopping: watch::Sender<bool>,
+    /// Bumped when this server ends a browser session: every stream rechecks its own.
+    sessions_ended: watch::Sender<u64>,
+}
+
+impl Streams {
+    pub fn new() -> Streams {
+        Streams { stopping: watch::channel(false).0, sessions_ended: watch::channel(0).0 }
+    }
+
+    /// Ends every stream (the server is stopping).
+    pub fn stop_all(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// A browser session ended here: streams recheck theirs now rather than on the timer.
+    pub fn session_ended(&self) {
+        self.sessions_ended.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// The events of `subscription` for the browser session whose cookie is `secret`.
+    pub fn watch(
+        &self,
+        connections: Arc<Connections>,
+        secret: String,
+        subscription: Subscription,
+    ) -> impl Stream<Item = Result<Event, Infallible>> + Send + 'static {
+        let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + SESSION_RECHECK, SESSION_RECHECK);
+        recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let watch = Watch {
+            backlog: subscription.backlog.into_iter(),
+            events: subscription.receiver,
+            connections,
+            secret,
+            stopping: self.stopping.subscribe(),
+            sessions_ended: self.sessions_ended.subscribe(),
+            recheck,
+        };
+        stream::unfold(watch, Watch::next)
+    }
+}
+
+impl Default for Streams {
+    fn default() -> Self {
+        Streams::new()
+    }
+}
+
+struct Watch {
+    backlog: std::vec::IntoIter<KilnEvent>,
+    events: broadcast::Receiver<KilnEvent>,
+    connections: Arc<Connections>,
+    secret: String,
+    stopping: watch::Receiver<bool>,
+    sessions_ended: watch::Receiver<u64>,
+    recheck: tokio::time::Interval,
+}
+
+/// What woke a stream.
+enum Woke {
+    Stop,
+    Recheck,
+    Event(Event),
+}
+
+impl Watch {
+    async fn next(mut self) -> Option<(Result<Event, Infallible>, Watch)> {
+        // The backlog was asked for by a request the connection check just let through.
+        if let Some(event) = self.backlog.next() {
+            return Some((Ok(to_sse(event)), self));
+        }
+        loop {
+            let woke = tokio::select! {
+                biased;
+                // Also when the server is gone (the sender dropped).
+                _ = raised(&mut self.stopping) => Woke::Stop,
+                ended = self.sessions_ended.changed() => if ended.is_ok() { Woke::Recheck } else { Woke::Stop },
+                _ = self.recheck.tick() => Woke::Recheck,
+                received = self.events.recv() => match received {
+                    Ok(event) => Woke::Event(to_sse(event)),
+                    // A subscriber too slow to keep up is told to refetch rather than miss events.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        Woke::Event(Event::default().data(r#"{"id":0,"at":"","body":{"type":"resync"}}"#))
+                    }
+                    Err(broadcast::error::RecvError::Closed) => Woke::Stop,
+                },
+            };
+            let event = match woke {
+                Woke::Stop => return None,
+                Woke::Recheck => {
+                    if !self.live().await {
+                        return None;
+                    }
+                    continue;
+                }
+                Woke::Event(event) => event,
+            };
+            // Checked before each event, so none reaches a session that has just ended.
+            if !self.live().await {
+                return None;
+            }
+            return Some((Ok(event), self));
+        }
+    }
+
+    async fn live(&self) -> bool {
+        self.connections.session_live(&self.secret).await
+    }
+}
+
+/// Resolves once the flag is raised, or its sender is gone.
+pub async fn raised(flag: &mut watch::Receiver<bool>) {
+    let _ = flag.wait_for(|raised| *raised).await;
+}
+
+fn to_sse(event: KilnEvent) -> Event {
+    Event::default().id(event.id.to_string()).data(serde_json::to_string(&event).unwrap_or_default())
+}
