@@ -1,7 +1,8 @@
 //! The hostile suite's agent half (issue 14, finding 1): what a self-hosted access token
 //! can make the server do through an agent. The token holder points the
 //! OpenAI-compatible driver at a model of their own (the scripted model server) whose
-//! `run_command` tries what the review reproduced: print the server's environment, read
+//! `run_command` tries what the review reproduced: print the server's environment (its
+//! own and, through `/proc`, the server's), read
 //! the access store, mint a token with `kiln token create` through the server's own
 //! binary, and write outside the session. Without `--allow-agent-commands` no command
 //! runs at all; with it the command runs scoped, and every one of those attempts fails:
@@ -38,6 +39,7 @@ fn attack(fx: &Fixture) -> String {
     let outside = fx.outside.display();
     format!(
         "echo \"CONFIG=${{KILN_CONFIG_DIR:-unset}}\"; \
+         tr '\\0' '\\n' < /proc/$PPID/environ 2>/dev/null | grep -q KILN_CONFIG_DIR && echo READ\"\"-ENVIRON; \
          head -c 16 '{config}/access.db' 2>/dev/null && echo READ\"\"-ACCESS; \
          KILN_CONFIG_DIR='{config}' /proc/$PPID/exe token create --name backdoor 2>&1 | grep -q '^kiln_' && echo MINTED\"\"-PROC; \
          KILN_CONFIG_DIR='{config}' '{BIN}' token create --name backdoor 2>&1 | grep -q '^kiln_' && echo MINTED\"\"-BIN; \
@@ -144,7 +146,7 @@ fn with_agent_commands_allowed_a_token_is_a_scoped_shell_and_no_more() {
     let answer = model.requests()[1].body.to_string();
     assert!(answer.contains("RAN-TO-THE-END"), "the command did not run to its end: {answer}\n{transcript}");
     assert!(answer.contains("CONFIG=unset"), "Kiln's config directory leaked: {answer}");
-    for marker in ["READ-ACCESS", "MINTED-PROC", "MINTED-BIN", "WROTE-OUTSIDE"] {
+    for marker in ["READ-ENVIRON", "READ-ACCESS", "MINTED-PROC", "MINTED-BIN", "WROTE-OUTSIDE"] {
         assert!(!answer.contains(marker), "{marker}: {answer}");
     }
     let list = tokens(&fx.config);

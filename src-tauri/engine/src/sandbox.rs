@@ -25,6 +25,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod hidden;
+pub mod own_environment;
 mod scope;
 pub use scope::Scope;
 
