@@ -21,6 +21,8 @@ fn driver(server: &ModelServer) -> OpenAiDriver {
 fn request(workdir: &Path, prompt: &str) -> TurnRequest {
     TurnRequest {
         workdir: workdir.to_path_buf(),
+        // Beside the working copy, as `.kiln/sessions/<id>` holds `workspace`.
+        session_dir: workdir.with_extension("session"),
         prompt: prompt.into(),
         instructions: INSTRUCTIONS.into(),
         resume_id: None,

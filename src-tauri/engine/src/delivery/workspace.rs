@@ -28,7 +28,7 @@ use super::{Applied, Context, StepSink, Target, TargetPlan};
 use crate::api::types::*;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::ids::SessionId;
-use crate::process::{self, Environment};
+use crate::process;
 use crate::workspace::Workspace;
 
 /// Install and builds can be slow; a hook hanging longer is killed with its group.
@@ -349,8 +349,10 @@ async fn hook(ctx: &Context, sink: &dyn StepSink, id: &str, title: &str, module:
         sink.skip(id, none);
         return Ok(());
     };
-    let env = environment(&ctx.ws.root);
-    let result = process::run_in(command, &ctx.ws.root, Environment::Only(&env), HOOK_TIMEOUT, |_| {}).await;
+    let result = match scope(ctx) {
+        Ok(scope) => process::run_scoped(command, &ctx.ws.root, &scope, HOOK_TIMEOUT, |_| {}).await,
+        Err(e) => Err(e),
+    };
     let (passed, output) = match result {
         Err(e) => (false, format!("could not start `{command}`: {e}")),
         Ok(o) => {
@@ -373,23 +375,11 @@ async fn hook(ctx: &Context, sink: &dyn StepSink, id: &str, title: &str, module:
     }
 }
 
-/// Hooks run with an allowlisted environment like gates: what installs and builds need,
-/// never Kiln's own tokens; the workspace's binaries first on PATH.
-fn environment(root: &Path) -> Vec<(String, String)> {
-    let mut path = vec![root.join("node_modules/.bin")];
-    if let Some(system) = std::env::var_os("PATH") {
-        path.extend(std::env::split_paths(&system));
-    }
-    let mut env = vec![
-        ("PATH".to_string(), std::env::join_paths(path).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()),
-        ("CI".into(), "1".into()),
-        ("TERM".into(), "dumb".into()),
-        ("NO_COLOR".into(), "1".into()),
-    ];
-    for key in ["HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "SHELL", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME", "VIRTUAL_ENV", "npm_config_cache"] {
-        if let Ok(value) = std::env::var(key) {
-            env.push((key.to_string(), value));
-        }
-    }
-    env
+/// Hooks run the delivered code (an install's scripts, a build), which the agent wrote:
+/// scoped like gates (`crate::sandbox::Scope`), with the session's cleared environment
+/// and home and the workspace's binaries first on PATH. They work in the workspace, so
+/// they may write there: Landlock cannot leave its `.kiln` out of a writable directory.
+fn scope(ctx: &Context) -> std::io::Result<crate::sandbox::Scope> {
+    let root = &ctx.ws.root;
+    crate::sandbox::Scope::new(&ctx.ws.session_dir(&ctx.id), &[root], &[root.join("node_modules/.bin")], &[])
 }
