@@ -24,8 +24,19 @@ async fn session_commands_are_dry_runs_unless_applied() {
     drop(engine);
     let ws = root.display().to_string();
 
-    let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "list"]);
-    assert!(ok && out.contains(&s.id) && out.contains("Speed up the app"), "{out}");
+    // One process works on a workspace at a time: the dropped engine's lock goes when the
+    // last of its work (the session's setup, run in the background) has ended.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let (ok, out, err) = loop {
+        let (ok, out, err) = kiln(&config, &["session", "--workspace", &ws, "list"]);
+        if !err.contains("WORKSPACE_IN_USE") {
+            break (ok, out, err);
+        }
+        assert!(std::time::Instant::now() < deadline, "the engine never let the workspace go: {err}");
+        // Asleep on the runtime, not the thread: the setup's task runs on this runtime.
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert!(ok && out.contains(&s.id) && out.contains("Speed up the app"), "{out}{err}");
 
     let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "archive", &s.id]);
     assert!(ok && out.starts_with("Would archive"), "{out}");

@@ -413,12 +413,16 @@ async fn reopening_the_workspace_keeps_its_turns_and_a_new_process_closes_orphan
     assert_eq!(s.state, SessionState::Review);
 
     // Another process (Kiln restarted) finds a turn marked running: it was cut short.
+    // One process at a time works on a workspace, so each one here starts when the one
+    // before has gone.
+    drop(w.engine);
     let running = common::engine(&w.shop.join("../config2"));
-    open(&running, &w.shop).await;
+    open_when_released(&running, &w.shop, Duration::from_secs(30)).await;
     let s2 = create(&running, "Another @shop/catalog change").await;
     sqlx::query("UPDATE sessions SET state = 'running' WHERE id = ?").bind(&s2.id).execute(&sqlite(&w.shop).await).await.unwrap();
+    drop(running);
     let restarted = common::engine(&w.shop.join("../config3"));
-    open(&restarted, &w.shop).await;
+    open_when_released(&restarted, &w.shop, Duration::from_secs(30)).await;
     let after = restarted.get_session(SessionIdArgs { session_id: s2.id.clone() }).await.unwrap();
     assert_eq!(after.state, SessionState::Blocked);
 }

@@ -88,6 +88,21 @@ pub async fn open(engine: &Engine, path: &Path) -> WorkspaceView {
     engine.open_workspace(OpenWorkspaceArgs { path: path.display().to_string() }).await.unwrap()
 }
 
+/// Opens `path` once the engine that had it open (dropped by the caller) has let it go:
+/// its lock goes with the last of its work, which may still be ending.
+pub async fn open_when_released(engine: &Engine, path: &Path, limit: std::time::Duration) -> WorkspaceView {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        match engine.open_workspace(OpenWorkspaceArgs { path: path.display().to_string() }).await {
+            Err(e) if e.code == kiln_engine::ErrorCode::WorkspaceInUse => {
+                assert!(std::time::Instant::now() < deadline, "the workspace was never let go: {}", e.message);
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            opened => return opened.unwrap(),
+        }
+    }
+}
+
 pub async fn create(engine: &Engine, brief: &str) -> SessionView {
     engine.create_session(CreateSessionArgs { brief: brief.into(), title: None }).await.unwrap()
 }
