@@ -107,8 +107,9 @@ pub async fn store(ws: &Workspace, id: &SessionId, module: &SessionModule, passe
     .bind(&module.id)
     .bind(digest)
     .bind(passed)
-    .bind(summary)
-    .bind(report)
+    // The reviewer's words, redacted as the transcript that carries them is.
+    .bind(crate::redact::redact(summary).as_ref())
+    .bind(crate::redact::redact(report).as_ref())
     .bind(crate::clock::now())
     .execute(&ws.pool)
     .await?;

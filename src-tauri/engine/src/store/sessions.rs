@@ -286,7 +286,9 @@ pub struct GateRecord<'a> {
     pub at: &'a str,
 }
 
+/// Stores a gate's result, its output redacted: a command may print a key or token.
 pub async fn insert_gate_result(pool: &SqlitePool, g: GateRecord<'_>) -> Result<()> {
+    let (head, tail) = (crate::redact::redact(g.head), crate::redact::redact(g.tail));
     sqlx::query(
         "INSERT INTO gate_results (session_id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
@@ -298,8 +300,8 @@ pub async fn insert_gate_result(pool: &SqlitePool, g: GateRecord<'_>) -> Result<
     .bind(g.status)
     .bind(g.exit_code)
     .bind(g.duration_ms)
-    .bind(g.head)
-    .bind(g.tail)
+    .bind(head.as_ref())
+    .bind(tail.as_ref())
     .bind(g.at)
     .execute(pool)
     .await?;
