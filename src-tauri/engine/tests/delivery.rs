@@ -294,7 +294,7 @@ async fn a_plan_that_changed_since_it_was_shown_is_stale() {
 
 #[tokio::test]
 async fn a_failing_after_hook_stops_the_run_with_its_redacted_output() {
-    let w = shop(&["echo after {id} >> LOG", "echo about to fail with sk-sealed-test-key; exit 3"]).await;
+    let w = shop(&["echo after {id} >> LOG", "echo about to fail with sk-sealed-test-key and Bearer hook0token0printed; exit 3"]).await;
     w.engine
         .update_settings(UpdateSettingsArgs {
             openai_base_url: Some("http://127.0.0.1:9/v1".into()),
@@ -319,6 +319,12 @@ async fn a_failing_after_hook_stops_the_run_with_its_redacted_output() {
     assert!(failed.output.contains("about to fail with"), "{}", failed.output);
     assert!(failed.output.contains("exit code 3"), "{}", failed.output);
     assert!(!failed.output.contains("sk-sealed-test-key"), "the sealed key leaked: {}", failed.output);
+    // A credential Kiln never held is redacted by its shape, in the stored run too.
+    assert!(!failed.output.contains("hook0token0printed"), "a credential leaked: {}", failed.output);
+    for db in ["kiln.db", "kiln.db-wal"] {
+        let bytes = std::fs::read(w.root.join(".kiln").join(db)).unwrap_or_default();
+        assert!(!bytes.windows(18).any(|b| b == b"hook0token0printed"), "{db} holds the credential");
+    }
     assert_eq!(step(&run, "after:@shop/catalog:0").state, StepState::Passed);
     // Nothing after it ran.
     assert_eq!(step(&run, "typecheck").state, StepState::Pending);

@@ -412,8 +412,11 @@ async fn update(pool: &sqlx::SqlitePool, run: &DeliveryRun) -> Result<()> {
     Ok(())
 }
 
+/// A run's part as stored: redacted (`crate::redact`), as its steps hold command output.
 fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("API types serialize")
+    let mut value = serde_json::to_value(value).expect("API types serialize");
+    crate::redact::redact_json(&mut value);
+    value.to_string()
 }
 
 /// The session's latest run, if it was ever delivered or tried.
