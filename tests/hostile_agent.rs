@@ -5,9 +5,10 @@
 //! own and, through `/proc`, the server's), read
 //! the access store, mint a token with `kiln token create` through the server's own
 //! binary, and write outside the session. Without `--allow-agent-commands` no command
-//! runs at all; with it the command runs scoped, and every one of those attempts fails:
-//! after the turn the access store holds only the operator's token. The real `kiln serve`
-//! binary, traffic to 127.0.0.1 only.
+//! runs at all; with it (and in loopback mode, where commands always run) the command
+//! runs scoped, and every one of those attempts fails: after the turn the access store
+//! holds only the operator's token. The real `kiln serve` binary, traffic to 127.0.0.1
+//! only.
 
 #[allow(dead_code)]
 #[path = "hostile/api.rs"]
@@ -48,14 +49,15 @@ fn attack(fx: &Fixture) -> String {
     )
 }
 
-/// A self-hosted server (with `extra` arguments) and a connection to it.
-fn serve(fx: &Fixture, token: &str, extra: &[&str]) -> (Server, String) {
+/// A server in `mode` (with `extra` arguments) and a connection to it (with `token` in
+/// self-hosted mode).
+fn serve(fx: &Fixture, mode: &str, token: Option<&str>, extra: &[&str]) -> (Server, String) {
     let ws = fx.workspace.display().to_string();
     let ui = fx.ui.display().to_string();
-    let mut args = vec!["serve", "--port", "0", "--mode", "self-hosted", "--workspace", &ws, "--ui-dir", &ui];
+    let mut args = vec!["serve", "--port", "0", "--mode", mode, "--workspace", &ws, "--ui-dir", &ui];
     args.extend(extra);
     let server = Server::spawn(&fx.config, &args, &[]).unwrap_or_else(|e| panic!("kiln serve: {e}"));
-    let r = connect_req(server.port, Some(token)).send(server.port).unwrap();
+    let r = connect_req(server.port, token).send(server.port).unwrap();
     assert_eq!(r.status, 200, "connect: {}", r.text());
     let cookie = cookie_of(&r, server.port).unwrap();
     (server, cookie)
@@ -119,7 +121,7 @@ fn a_self_hosted_token_runs_no_command_unless_the_operator_allows_it() {
     let fx = direct_fixture();
     let token = create_token(&fx.config, "operator", None);
     let model = ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
-    let (server, cookie) = serve(&fx, &token, &[]);
+    let (server, cookie) = serve(&fx, "self-hosted", Some(&token), &[]);
     assert!(server.output().contains("Agents run no commands here"), "{}", server.output());
     let settings = call(&server, &cookie, "get_settings", json!({}));
     assert_eq!((settings["commandPolicy"].as_str(), settings["commandsAllowed"].as_bool()), (Some("none"), Some(false)));
@@ -132,16 +134,28 @@ fn a_self_hosted_token_runs_no_command_unless_the_operator_allows_it() {
     assert!(!tokens(&fx.config).contains("backdoor") && !fx.outside.join("shell.txt").exists());
 }
 
+/// Where commands run (a self-hosted server that allows them, and loopback mode, where
+/// they always may), the model's command runs to its end and every attempt fails.
 #[test]
-fn with_agent_commands_allowed_a_token_is_a_scoped_shell_and_no_more() {
-    let fx = direct_fixture();
-    let token = create_token(&fx.config, "operator", None);
-    let model = ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
-    let (server, cookie) = serve(&fx, &token, &["--allow-agent-commands"]);
-    assert!(server.output().contains("a token is worth a shell"), "{}", server.output());
-    let transcript = one_turn(&server, &cookie, &model);
+fn where_agent_commands_run_they_are_a_scoped_shell_and_no_more() {
+    for mode in ["self-hosted", "loopback"] {
+        let fx = direct_fixture();
+        let token = create_token(&fx.config, "operator", None);
+        let model = ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
+        let (server, cookie) = if mode == "self-hosted" {
+            let (server, cookie) = serve(&fx, mode, Some(&token), &["--allow-agent-commands"]);
+            assert!(server.output().contains("a token is worth a shell"), "{}", server.output());
+            (server, cookie)
+        } else {
+            serve(&fx, mode, None, &[])
+        };
+        let transcript = one_turn(&server, &cookie, &model);
+        attempts_failed(&fx, &model, &transcript);
+    }
+}
 
-    assert!(offered_tools(&model).contains(&"run_command".to_string()));
+fn attempts_failed(fx: &Fixture, model: &ModelServer, transcript: &str) {
+    assert!(offered_tools(model).contains(&"run_command".to_string()));
     // The command ran, and the model was told what it printed.
     let answer = model.requests()[1].body.to_string();
     assert!(answer.contains("RAN-TO-THE-END"), "the command did not run to its end: {answer}\n{transcript}");
