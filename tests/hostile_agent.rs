@@ -1,14 +1,13 @@
 //! The hostile suite's agent half (issue 14, finding 1): what a self-hosted access token
 //! can make the server do through an agent. The token holder points the
 //! OpenAI-compatible driver at a model of their own (the scripted model server) whose
-//! `run_command` tries what the review reproduced: print the server's environment (its
-//! own and, through `/proc`, the server's), read
-//! the access store, mint a token with `kiln token create` through the server's own
-//! binary, and write outside the session. Without `--allow-agent-commands` no command
-//! runs at all; with it (and in loopback mode, where commands always run) the command
-//! runs scoped, and every one of those attempts fails: after the turn the access store
-//! holds only the operator's token. The real `kiln serve` binary, traffic to 127.0.0.1
-//! only.
+//! `run_command` tries what the review reproduced: print its environment and, through
+//! `/proc`, the server's; read the access store; mint a token with `kiln token create`
+//! through the server's own binary; write outside the session. Without
+//! `--allow-agent-commands` no command runs at all; with it (and in loopback mode, where
+//! commands always run) the command runs scoped, and every one of those attempts fails:
+//! after the turn the access store holds only the operator's token. The real `kiln serve`
+//! binary, traffic to 127.0.0.1 only.
 
 #[allow(dead_code)]
 #[path = "hostile/api.rs"]
