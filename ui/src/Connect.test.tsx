@@ -45,6 +45,15 @@ describe("connecting to kiln serve", () => {
     expect(screen.queryByTestId("disconnect")).not.toBeInTheDocument();
   });
 
+  it("tries the silent connect again when other tabs connecting at the same moment got it rate limited", async () => {
+    const backend = fakeBackend({ get_state: () => ({ ...appState, connected: false }) });
+    backend.connect!.mockRejectedValueOnce({ code: "RATE_LIMITED", message: "too many connects under way" });
+    renderWithStore(<App />, backend);
+
+    expect(await screen.findByTestId("new-session", {}, { timeout: 3000 })).toBeInTheDocument();
+    expect(backend.connect).toHaveBeenCalledTimes(2);
+  });
+
   it("does not connect when the loopback state says it is connected already", async () => {
     const backend = fakeBackend({ get_state: () => ({ ...appState, connected: true }) });
     renderWithStore(<App />, backend);

@@ -30,8 +30,27 @@ export async function startApp(backend: Backend): Promise<StartResult> {
   }
   if (app.connected !== false || !backend.connect) return { kind: "ready", app };
   if (app.mode === "self-hosted") return { kind: "connect", mode: app.mode };
-  await backend.connect();
+  await connectSilently(backend.connect);
   return { kind: "ready", app: { ...app, connected: true } };
+}
+
+/** Tries of the silent connect, a second apart. */
+const SILENT_CONNECT_TRIES = 5;
+
+/**
+ * The loopback connect. The server lets one browser have only two connects under way at once
+ * (so guesses sent together meet its rate limit), so tabs opening together may be told
+ * RATE_LIMITED: those try again a moment later.
+ */
+async function connectSilently(connect: NonNullable<Backend["connect"]>) {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await connect();
+    } catch (e) {
+      if (toKilnError(e).code !== "RATE_LIMITED" || tried >= SILENT_CONNECT_TRIES) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
 
 /** The backend the screens use: a call that fails with NOT_CONNECTED also calls onLost (the error is still thrown). */
