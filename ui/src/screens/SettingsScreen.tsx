@@ -143,7 +143,7 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
       {!view.commandsAllowed && (
         <p className="hint" data-testid="commands-not-allowed">
           This server lets agents run no commands. Its operator can allow them by starting it with{" "}
-          <code>kiln serve --allow-agent-commands</code>.
+          <code style={{ whiteSpace: "nowrap" }}>kiln serve --allow-agent-commands</code>.
         </p>
       )}
       <p className="hint confinement" data-testid="confinement" data-available={view.confinement.available}>
