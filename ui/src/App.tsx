@@ -7,15 +7,15 @@ import { Loading } from "./components/Loading";
 import { EmptyState } from "./components/EmptyState";
 import { wantsSetup } from "./lib/setup";
 import { navigate, parseHash, useRoute, paths } from "./router";
-import { ConnectScreen } from "./screens/ConnectScreen";
-import { Dashboard } from "./screens/Dashboard";
-import { EjectScreen } from "./screens/EjectScreen";
-import { HelpScreen } from "./screens/HelpScreen";
-import { NewSession } from "./screens/NewSession";
-import { OpenWorkspace } from "./screens/OpenWorkspace";
-import { SessionScreen } from "./screens/SessionScreen";
-import { SettingsScreen } from "./screens/SettingsScreen";
-import { SetupScreen } from "./screens/SetupScreen";
+import { ConnectScreen } from "./features/connect/ConnectScreen";
+import { Dashboard } from "./features/dashboard/Dashboard";
+import { EjectScreen } from "./features/delivery/EjectScreen";
+import { HelpScreen } from "./features/help/HelpScreen";
+import { NewSession } from "./features/dashboard/NewSession";
+import { OpenWorkspace } from "./features/setup/OpenWorkspace";
+import { SessionScreen } from "./features/session/SessionScreen";
+import { SettingsScreen } from "./features/settings/SettingsScreen";
+import { SetupScreen } from "./features/setup/SetupScreen";
 import { useStore } from "./state/store";
 
 /**

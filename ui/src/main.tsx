@@ -6,9 +6,9 @@ import { App } from "./App";
 import { startTheme } from "./lib/theme";
 import { StoreProvider } from "./state/store";
 import "./styles.css";
-import "./preview.css";
-import "./delivery.css";
-import "./setup.css";
+import "./features/preview/preview.css";
+import "./features/delivery/delivery.css";
+import "./features/setup/setup.css";
 
 startTheme();
 const backend = createBackend();

@@ -7,7 +7,7 @@ import { isTauri, toKilnError } from "../api";
 import { navigate, paths } from "../router";
 import { useStore } from "../state/store";
 import { checkOnStart, pluginUpdater, type UpdaterDeps } from "../lib/updater";
-import { UpdateDialog } from "./UpdateDialog";
+import { UpdateDialog } from "../features/settings/UpdateDialog";
 
 /** How the UI hears the menu: injectable for tests. Returns the unlisten function. */
 export type MenuListener = (onItem: (id: string) => void) => Promise<() => void>;

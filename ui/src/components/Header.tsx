@@ -3,7 +3,7 @@ import type { AppState, ServeMode } from "../api/types";
 import { useState } from "react";
 import { applyTheme, loadTheme, nextTheme, type ThemeChoice } from "../lib/theme";
 import { navigate, paths } from "../router";
-import { ServeModeControls } from "./ServeModeControls";
+import { ServeModeControls } from "../features/connect/ServeModeControls";
 
 const THEME_LABEL: Record<ThemeChoice, string> = { system: "Theme: system", dark: "Theme: dark", light: "Theme: light" };
 

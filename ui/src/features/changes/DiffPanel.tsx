@@ -1,0 +1,148 @@
+// The session's changes (get_diff): a module filter, the changed files, and the selected file's diff, unified or split.
+// In the direct workflow the diff also has groups beyond the session's modules (the repository root, a changed module
+// not in the session): the filter offers those seen in the unfiltered view.
+import { useEffect, useId, useRef, useState } from "react";
+import { type KilnError, toKilnError } from "../../api/backend";
+import type { DiffGroup, DiffView, SessionModule } from "../../api/types";
+import { diffFiles, groupLabel } from "../../lib/diff";
+import { useDebounced } from "../../lib/useDebounced";
+import { useStore } from "../../state/store";
+import { DiffFileList } from "./DiffFileList";
+import { ErrorMessage } from "../../components/ErrorMessage";
+import { type DiffMode, FileDiffView } from "./FileDiffView";
+import { Loading } from "../../components/Loading";
+
+/** How long the refresh key must stay put before the diff is fetched again (a turn adds entries in bursts). */
+export const DIFF_REFRESH_MS = 500;
+
+export interface DiffPanelProps {
+  sessionId: string;
+  modules: SessionModule[];
+  /** The diff is fetched again (debounced) whenever this changes: the transcript's length, restores. */
+  refreshKey?: string | number;
+  /** False while the panel is hidden: nothing is fetched; it is fetched again when shown. */
+  active?: boolean;
+  debounceMs?: number;
+  /** The module filter ("" for every module), when the parent holds it (the preview's module selector sets it). */
+  moduleId?: string;
+  onModuleChange?: (moduleId: string) => void;
+}
+
+/** A fetched diff and the filter it was fetched with ("" for every module). */
+interface Loaded {
+  moduleId: string;
+  view: DiffView;
+}
+
+export function DiffPanel(props: DiffPanelProps) {
+  const { sessionId, modules, refreshKey = 0, active = true, debounceMs = DIFF_REFRESH_MS } = props;
+  const { backend } = useStore();
+  const selectId = useId();
+  const [ownModuleId, setOwnModuleId] = useState("");
+  const moduleId = props.moduleId ?? ownModuleId;
+  const setModuleId = props.onModuleChange ?? setOwnModuleId;
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<KilnError | null>(null);
+  const [attempt, setAttempt] = useState(0);
+  const [selected, setSelected] = useState<string | null>(null);
+  // Groups that are not session modules, as the last unfiltered view had them.
+  const [extraGroups, setExtraGroups] = useState<{ moduleId: string; group: DiffGroup }[]>([]);
+  const [mode, setMode] = useState<DiffMode>("unified");
+  const settledKey = useDebounced(refreshKey, debounceMs);
+  // Answers that arrive after a newer request (a refetch racing a filter change) are dropped.
+  const requestRef = useRef(0);
+
+  useEffect(() => {
+    if (!active) return;
+    const request = ++requestRef.current;
+    setLoading(true);
+    backend
+      .call("get_diff", moduleId ? { sessionId, moduleId } : { sessionId })
+      .then((view) => {
+        if (request !== requestRef.current) return;
+        setLoaded({ moduleId, view });
+        if (!moduleId) {
+          setExtraGroups(view.modules.filter((m) => m.group !== "module").map((m) => ({ moduleId: m.moduleId, group: m.group })));
+        }
+        setError(null);
+      })
+      .catch((e: unknown) => {
+        if (request === requestRef.current) setError(toKilnError(e));
+      })
+      .finally(() => {
+        if (request === requestRef.current) setLoading(false);
+      });
+  }, [backend, sessionId, moduleId, settledKey, active, attempt]);
+
+  // Data fetched for another filter is not shown while this one loads.
+  const current = loaded && loaded.moduleId === moduleId ? loaded.view : null;
+  const files = diffFiles(current);
+  const shown = files.find((f) => f.key === selected) ?? files[0] ?? null;
+  const additions = files.reduce((n, f) => n + f.file.additions, 0);
+  const deletions = files.reduce((n, f) => n + f.file.deletions, 0);
+
+  let body;
+  if (!current) {
+    body = error ? null : <Loading label="Loading changes…" />;
+  } else if (files.length === 0) {
+    body = (
+      <p className="diff-empty muted" data-testid="diff-empty">
+        No changes yet
+      </p>
+    );
+  } else {
+    body = (
+      <div className="diff-content">
+        <DiffFileList files={files} selected={shown?.key ?? null} onSelect={setSelected} />
+        <div className="diff-viewer" data-testid="diff-viewer">
+          {shown && <FileDiffView key={shown.key} file={shown.file} mode={mode} />}
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div className="diff-panel" data-testid="diff-panel" data-mode={mode} aria-busy={loading || undefined}>
+      <div className="diff-toolbar">
+        <label className="diff-filter" htmlFor={selectId}>
+          <span className="muted small">Module</span>
+          <select id={selectId} className="input" value={moduleId} onChange={(e) => setModuleId(e.target.value)} data-testid="diff-module">
+            <option value="">All modules</option>
+            {modules.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.id}
+              </option>
+            ))}
+            {extraGroups
+              .filter((g) => !modules.some((m) => m.id === g.moduleId))
+              .map((g) => (
+                <option key={g.moduleId} value={g.moduleId}>
+                  {groupLabel(g.moduleId, g.group)}
+                </option>
+              ))}
+          </select>
+        </label>
+        {current && files.length > 0 && (
+          <span className="diff-summary small" data-testid="diff-summary">
+            {files.length} {files.length === 1 ? "file" : "files"} <span className="diff-add">+{additions}</span>{" "}
+            <span className="diff-del">−{deletions}</span>
+          </span>
+        )}
+        {loading && current && <span className="muted small diff-refreshing">Refreshing…</span>}
+        <button
+          type="button"
+          className="btn btn-small diff-mode"
+          aria-pressed={mode === "split"}
+          onClick={() => setMode((m) => (m === "split" ? "unified" : "split"))}
+          title="Show the old and the new side by side"
+          data-testid="diff-mode"
+        >
+          Side by side
+        </button>
+      </div>
+      {error && <ErrorMessage error={error} onRetry={() => setAttempt((a) => a + 1)} testId="diff-error" />}
+      {body}
+    </div>
+  );
+}

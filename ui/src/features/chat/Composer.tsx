@@ -1,0 +1,238 @@
+// The message composer: text (from the session's draft), attachments, role/module/driver/model pickers, Send (Ctrl/⌘+Enter) and "Continue with <role>".
+import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { type KilnError, toKilnError } from "../../api/backend";
+import type { SendMessageArgs, SessionView, SettingsView } from "../../api/types";
+import { pickerRoles, roleName } from "../../lib/roles";
+import { pasteFiles, useFileDrop } from "../../lib/useFileDrop";
+import { useStore } from "../../state/store";
+import { useSessionAttachments } from "../../state/useAttachments";
+import { AttachButton } from "./AttachButton";
+import { AttachmentChips, AttachmentRefusals } from "./AttachmentChips";
+import { ErrorMessage } from "../../components/ErrorMessage";
+import { lifecycleOf } from "../../components/StateBadge";
+
+/** Asks the composer to preselect a role and take focus; `seq` makes a repeated request count. */
+export interface ComposerPreset {
+  role: string;
+  seq: number;
+}
+
+export interface ComposerProps {
+  session: SessionView;
+  settings: SettingsView | null;
+  preset?: ComposerPreset | null;
+}
+
+/** Why the composer is closed for this session, or null when messages can be sent. */
+export function composerClosedReason(session: SessionView): string | null {
+  const lifecycle = lifecycleOf(session);
+  if (lifecycle === "deleted") return "This session was deleted.";
+  if (lifecycle === "rejected") return "This session was rejected: restore it to send messages.";
+  if (lifecycle === "archived") return "This session is archived: restore it to send messages.";
+  if (session.state === "delivered" || session.deliveredAt) return "This session was delivered.";
+  return null;
+}
+
+export function Composer({ session, settings, preset }: ComposerProps) {
+  const { backend, dispatch, state } = useStore();
+  const textRef = useRef<HTMLTextAreaElement>(null);
+  // A draft (e.g. a brief whose first turn did not start) is where the composer starts.
+  const draft = state.drafts[session.id];
+  const [text, setText] = useState(() => draft?.text ?? "");
+  const [note, setNote] = useState<string | null>(() => draft?.note ?? null);
+  const [role, setRole] = useState("");
+  const [moduleId, setModuleId] = useState("");
+  const [driver, setDriver] = useState("");
+  const [model, setModel] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<KilnError | null>(() => draft?.error ?? null);
+  const attachments = useSessionAttachments(session);
+
+  // Leaving the session keeps unsent text as its draft.
+  const latestText = useRef(text);
+  latestText.current = text;
+  useEffect(() => {
+    const sessionId = session.id;
+    return () => {
+      const unsent = latestText.current;
+      dispatch(unsent.trim() ? { type: "draftSet", sessionId, draft: { text: unsent, error: null } } : { type: "draftCleared", sessionId });
+    };
+  }, [dispatch, session.id]);
+
+  useEffect(() => {
+    if (!preset) return;
+    setRole(preset.role);
+    textRef.current?.focus();
+  }, [preset]);
+
+  const closed = composerClosedReason(session);
+  const primary = session.modules[0]?.id ?? "";
+  const module = session.modules.some((m) => m.id === moduleId) ? moduleId : primary;
+  const drivers = settings?.drivers ?? [];
+  const defaultDriver = session.driver ?? settings?.defaultDriver ?? "";
+  const chosenDriver = driver || defaultDriver;
+  const driverStatus = drivers.find((d) => d.id === chosenDriver);
+  const pending = session.pendingRole;
+  // The workspace's roles (engineer and its own in direct, the specialists in specs); "Auto" lets routing decide.
+  const roles = pickerRoles(state.app?.workspace?.roles, [pending, role]);
+  const disabled = closed !== null || busy;
+  // A message sent now would start a turn that does not see the files still uploading.
+  const uploading = attachments.uploads.length > 0;
+  const drop = useFileDrop(attachments.add, closed !== null);
+
+  async function send(message: string, turnRole: string, clearAfter: boolean) {
+    if (disabled || uploading || !message.trim()) return;
+    setBusy(true);
+    setError(null);
+    const args: SendMessageArgs = { sessionId: session.id, text: message.trim() };
+    if (turnRole) args.role = turnRole;
+    if (module) args.module = module;
+    if (chosenDriver) args.driver = chosenDriver;
+    if (model.trim()) args.model = model.trim();
+    try {
+      const updated = await backend.call("send_message", args);
+      dispatch({ type: "sessionUpserted", session: updated });
+      setNote(null);
+      attachments.dismiss();
+      if (clearAfter) {
+        latestText.current = "";
+        dispatch({ type: "draftCleared", sessionId: session.id });
+        setText("");
+        setRole("");
+      }
+    } catch (e) {
+      setError(toKilnError(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    void send(text, role, true);
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      void send(text, role, true);
+    }
+  };
+
+  return (
+    <form
+      className={drop.dragging ? "composer composer-dragging" : "composer"}
+      data-testid="composer"
+      onSubmit={onSubmit}
+      aria-label="Message the agents"
+      {...drop.dropProps}
+    >
+      {closed && <p className="hint composer-closed" data-testid="composer-closed">{closed}</p>}
+      {pending && !closed && (
+        <div className="composer-pending" data-testid="pending-role">
+          <span>
+            {role ? (
+              <>
+                <strong>{roleName(pending)}</strong> is waiting for you; this message goes to {roleName(role)}.
+              </>
+            ) : (
+              <>
+                Your message goes to <strong>{roleName(pending)}</strong>.
+              </>
+            )}
+          </span>
+          <button type="button" className="btn btn-small" onClick={() => void send("Continue.", pending, false)} disabled={disabled || uploading} data-testid="continue">
+            Continue with {roleName(pending)}
+          </button>
+        </div>
+      )}
+      <textarea
+        ref={textRef}
+        className="input textarea composer-text"
+        data-testid="message"
+        aria-label="Message"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={onKeyDown}
+        onPaste={(e) => pasteFiles(e, attachments.add)}
+        placeholder={closed ? "" : "Ask for a change, answer a question, or give feedback…"}
+        rows={3}
+        disabled={closed !== null}
+      />
+      {drop.dragging && <p className="hint drop-hint">Drop the files to attach them to this session.</p>}
+      <AttachmentChips
+        items={session.attachments.map((a) => ({ ...a, removing: attachments.removing.has(a.id) }))}
+        uploads={attachments.uploads}
+        onRemove={attachments.remove}
+        disabled={closed !== null}
+      />
+      <AttachmentRefusals refusals={attachments.refusals} />
+      {note && (
+        <p className="hint composer-note" data-testid="composer-note">
+          {note}
+        </p>
+      )}
+      {error && <ErrorMessage error={error} />}
+      <div className="composer-bar">
+        <AttachButton onFiles={attachments.add} disabled={closed !== null} />
+        <label className="composer-field">
+          <span className="composer-label">Role</span>
+          <select value={role} onChange={(e) => setRole(e.target.value)} disabled={disabled} data-testid="role-picker">
+            <option value="">Auto (routing)</option>
+            {roles.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="composer-field">
+          <span className="composer-label">Module</span>
+          <select value={module} onChange={(e) => setModuleId(e.target.value)} disabled={disabled || session.modules.length === 0} data-testid="module-picker">
+            {session.modules.map((m, i) => (
+              <option key={m.id} value={m.id}>
+                {i === 0 ? `${m.id} (primary)` : m.id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="composer-field">
+          <span className="composer-label">Driver</span>
+          <select value={chosenDriver} onChange={(e) => setDriver(e.target.value)} disabled={disabled || drivers.length === 0} data-testid="driver-picker">
+            {drivers.length === 0 && <option value="">{settings ? "No drivers" : "Default"}</option>}
+            {drivers.map((d) => (
+              <option key={d.id} value={d.id} disabled={!d.available} title={d.detail}>
+                {d.available ? d.id : `${d.id} (unavailable)`}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="composer-field composer-model">
+          <span className="composer-label">Model</span>
+          <input
+            className="input"
+            value={model}
+            onChange={(e) => setModel(e.target.value)}
+            placeholder={session.model ?? "default"}
+            disabled={disabled}
+            data-testid="model"
+            autoComplete="off"
+          />
+        </label>
+        <button
+          type="submit"
+          className="btn btn-primary composer-send"
+          disabled={disabled || uploading || !text.trim()}
+          data-testid="send"
+          title={uploading ? "Wait until the attachments are uploaded" : "Send (Ctrl/⌘+Enter)"}
+        >
+          {busy ? "Sending…" : "Send"}
+        </button>
+      </div>
+      {driverStatus && !driverStatus.available && !closed && (
+        <p className="hint warn-text" data-testid="driver-unavailable">
+          {driverStatus.id} is not available: {driverStatus.detail}
+        </p>
+      )}
+    </form>
+  );
+}

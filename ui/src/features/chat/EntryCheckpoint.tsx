@@ -1,0 +1,42 @@
+// Under a transcript entry that closed a turn with a checkpoint: the checkpoint's number and "Restore to here".
+import type { CheckpointView, SessionView } from "../../api/types";
+import { CheckpointRestore } from "../checkpoints/CheckpointRestore";
+import { Icon } from "../../components/Icon";
+
+/** Each linked entry's checkpoint (the latest, should two name one entry). */
+export function checkpointsByEntry(checkpoints: CheckpointView[]): Map<number, CheckpointView> {
+  const map = new Map<number, CheckpointView>();
+  for (const cp of checkpoints) {
+    if (cp.entryId === undefined || cp.entryId === null) continue;
+    const held = map.get(cp.entryId);
+    if (!held || held.sequence < cp.sequence) map.set(cp.entryId, cp);
+  }
+  return map;
+}
+
+export interface EntryCheckpointProps {
+  session: SessionView;
+  checkpoint: CheckpointView;
+  closed?: boolean;
+  onRestored?: () => void;
+}
+
+export function EntryCheckpoint({ session, checkpoint, closed, onRestored }: EntryCheckpointProps) {
+  return (
+    <div className="entry-checkpoint" data-testid="entry-checkpoint" data-sequence={checkpoint.sequence}>
+      <span className="entry-checkpoint-label">
+        <Icon name="history" className="entry-icon" />
+        Checkpoint {checkpoint.sequence}
+      </span>
+      <CheckpointRestore
+        sessionId={session.id}
+        checkpoint={checkpoint}
+        running={session.running}
+        closed={closed}
+        label="Restore to here"
+        testId="restore-here"
+        onRestored={onRestored}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,196 @@
+// Tests for the new-session screen: module chips, Ctrl+Enter, create args, inline errors, held files and the first turn.
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { App } from "../../App";
+import type { AddAttachmentArgs, AttachmentView } from "../../api/types";
+import { type FakeBackend, fakeBackend, makeAttachment, makeSession } from "../../test/fixtures";
+import { renderWithStore } from "../../test/render";
+import { insertAt, NewSession } from "./NewSession";
+
+const created = makeSession({ id: "new-1", title: "Coupons", brief: "Add coupons to @shop/cart", state: "editing" });
+
+/** The commands called, in order, without the app's own fetches. */
+function flow(backend: FakeBackend): string[] {
+  const own = new Set(["get_state", "list_sessions", "workspace_usage", "get_session", "get_transcript", "get_settings", "get_gates"]);
+  return backend.call.mock.calls.map((c) => c[0] as string).filter((c) => !own.has(c));
+}
+
+/** The whole app on the new-session screen, so the session view it leads to is there too. */
+async function renderApp(backend: FakeBackend) {
+  window.location.hash = "#/new";
+  renderWithStore(<App />, backend);
+  return (await screen.findByTestId("brief")) as HTMLTextAreaElement;
+}
+
+async function arrived(sessionId: string) {
+  await waitFor(() => expect(window.location.hash).toBe(`#/session/${sessionId}`));
+  await act(async () => window.dispatchEvent(new HashChangeEvent("hashchange")));
+}
+
+/** Handlers for the session the screen creates; get_session answers with what was attached so far. */
+function sessionHandlers() {
+  const attachments: AttachmentView[] = [];
+  return {
+    create_session: () => created,
+    get_session: () => ({ ...created, attachments: [...attachments] }),
+    get_transcript: () => [],
+    add_attachment: (args: AddAttachmentArgs) => {
+      const attachment = makeAttachment({ id: `id-${args.name}`, name: args.name });
+      attachments.push(attachment);
+      return attachment;
+    },
+  };
+}
+
+describe("insertAt", () => {
+  it("pads the inserted id with spaces", () => {
+    expect(insertAt("", 0, 0, "@a")).toEqual({ value: "@a ", caret: 3 });
+    expect(insertAt("fix in", 6, 6, "@a")).toEqual({ value: "fix in @a ", caret: 10 });
+    expect(insertAt("fix  now", 4, 4, "@a")).toEqual({ value: "fix @a now", caret: 6 });
+  });
+});
+
+describe("NewSession", () => {
+  it("inserts a module id from its chip and creates the session with Ctrl+Enter", async () => {
+    const backend = fakeBackend({ create_session: () => makeSession({ id: "new-1" }) });
+    renderWithStore(<NewSession />, backend);
+
+    const brief = (await screen.findByTestId("brief")) as HTMLTextAreaElement;
+    fireEvent.change(brief, { target: { value: "Add coupons to" } });
+    brief.setSelectionRange(brief.value.length, brief.value.length);
+    fireEvent.click(screen.getByRole("button", { name: "@shop/cart" }));
+    expect(brief.value).toBe("Add coupons to @shop/cart ");
+
+    fireEvent.keyDown(brief, { key: "Enter", ctrlKey: true });
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("create_session", { brief: "Add coupons to @shop/cart" }));
+    await waitFor(() => expect(window.location.hash).toBe("#/session/new-1"));
+  });
+
+  it("sends the title when given", async () => {
+    const backend = fakeBackend({ create_session: () => makeSession() });
+    renderWithStore(<NewSession />, backend);
+    fireEvent.change(await screen.findByTestId("brief"), { target: { value: "Do it in @shop/api" } });
+    fireEvent.change(screen.getByTestId("title"), { target: { value: " Rate limits " } });
+    fireEvent.click(screen.getByTestId("create-session"));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("create_session", { brief: "Do it in @shop/api", title: "Rate limits" }),
+    );
+  });
+
+  it("shows MODULE_REQUIRED inline and stays on the form", async () => {
+    const backend = fakeBackend({
+      create_session: () => {
+        throw { code: "MODULE_REQUIRED", message: "Name at least one module" };
+      },
+    });
+    renderWithStore(<NewSession />, backend);
+    fireEvent.change(await screen.findByTestId("brief"), { target: { value: "Make it faster" } });
+    fireEvent.click(screen.getByTestId("create-session"));
+    const error = await screen.findByTestId("error");
+    expect(error).toHaveTextContent("Name at least one module");
+    expect(error).toHaveTextContent("MODULE_REQUIRED");
+    expect(screen.getByTestId("create-session")).toBeEnabled();
+    expect(window.location.hash).toBe("");
+  });
+
+  it("keeps Create disabled while the brief is empty", async () => {
+    renderWithStore(<NewSession />, fakeBackend());
+    expect(await screen.findByTestId("create-session")).toBeDisabled();
+  });
+
+  it("holds chosen, pasted and dropped files as chips, refuses bad ones at once, and removes one", async () => {
+    renderWithStore(<NewSession />, fakeBackend());
+    const brief = await screen.findByTestId("brief");
+    await userEvent.upload(screen.getByTestId("attach-input"), new File(["png"], "mock.png", { type: "image/png" }));
+    fireEvent.paste(brief, { clipboardData: { files: [new File(["# Spec"], "spec.md")], types: ["Files"], items: [] } });
+    fireEvent.drop(brief.closest("form")!, { dataTransfer: { files: [new File([""], "empty.txt")], types: ["Files"], items: [] } });
+
+    const chips = screen.getAllByTestId("attachment-chip");
+    expect(chips.map((c) => c.textContent)).toEqual(["mock.png3 B", "spec.md6 B"]);
+    expect(screen.getByTestId("attachment-error")).toHaveTextContent("ATTACHMENT_EMPTY");
+    fireEvent.click(within(chips[0]).getByTestId("remove-attachment"));
+    expect(screen.getAllByTestId("attachment-chip").map((c) => c.textContent)).toEqual(["spec.md6 B"]);
+  });
+
+  it("creates the session, attaches each held file, then sends the brief, in that order", async () => {
+    const backend = fakeBackend({ ...sessionHandlers(), send_message: () => ({ ...created, running: true }) });
+    const brief = await renderApp(backend);
+    fireEvent.change(brief, { target: { value: "  Add coupons to @shop/cart  " } });
+    await userEvent.upload(screen.getByTestId("attach-input"), [
+      new File(["hello"], "notes.txt", { type: "text/plain" }),
+      new File(["{}"], "data.json", { type: "application/json" }),
+    ]);
+    expect(screen.getByTestId("start-now")).toBeChecked();
+    fireEvent.click(screen.getByTestId("create-session"));
+
+    await arrived("new-1");
+    expect(flow(backend)).toEqual(["create_session", "add_attachment", "add_attachment", "send_message"]);
+    expect(backend.call).toHaveBeenCalledWith("create_session", { brief: "Add coupons to @shop/cart" });
+    expect(backend.call).toHaveBeenCalledWith("add_attachment", { sessionId: "new-1", name: "notes.txt", dataBase64: "aGVsbG8=" });
+    expect(backend.call).toHaveBeenCalledWith("add_attachment", { sessionId: "new-1", name: "data.json", dataBase64: "e30=" });
+    expect(backend.call).toHaveBeenCalledWith("send_message", { sessionId: "new-1", text: "Add coupons to @shop/cart" });
+    expect(await screen.findByTestId("message")).toHaveValue("");
+    expect(screen.getAllByTestId("attachment-chip").map((c) => c.textContent)).toEqual(["notes.txt2 KB", "data.json2 KB"]);
+  });
+
+  it("opens the session with the brief in its composer and the error when send_message fails", async () => {
+    const backend = fakeBackend({
+      ...sessionHandlers(),
+      send_message: () => {
+        throw { code: "DRIVER_NOT_FOUND", message: "claude is not installed" };
+      },
+    });
+    const brief = await renderApp(backend);
+    fireEvent.change(brief, { target: { value: "Add coupons to @shop/cart" } });
+    fireEvent.click(screen.getByTestId("create-session"));
+
+    await arrived("new-1");
+    expect(await screen.findByTestId("message")).toHaveValue("Add coupons to @shop/cart");
+    const error = within(screen.getByTestId("composer")).getByTestId("error");
+    expect(error).toHaveTextContent("DRIVER_NOT_FOUND");
+    expect(error).toHaveTextContent("claude is not installed");
+    expect(screen.getByTestId("composer-note")).toHaveTextContent("first turn could not start");
+  });
+
+  it("does not call send_message when \"Start the first turn now\" is off, and prefills the composer", async () => {
+    const backend = fakeBackend({ ...sessionHandlers(), send_message: () => created });
+    const brief = await renderApp(backend);
+    fireEvent.change(brief, { target: { value: "Add coupons to @shop/cart" } });
+    fireEvent.click(screen.getByTestId("start-now"));
+    expect(screen.getByTestId("start-now")).not.toBeChecked();
+    fireEvent.click(screen.getByTestId("create-session"));
+
+    await arrived("new-1");
+    expect(await screen.findByTestId("message")).toHaveValue("Add coupons to @shop/cart");
+    expect(flow(backend)).toEqual(["create_session"]);
+    expect(within(screen.getByTestId("composer")).queryByTestId("error")).not.toBeInTheDocument();
+  });
+
+  it("stops at a refused file: the session opens with the error and the brief, nothing more is attached or sent", async () => {
+    const handlers = sessionHandlers();
+    const backend = fakeBackend({
+      ...handlers,
+      add_attachment: (args) => {
+        if (args.name === "fake.pdf") throw { code: "ATTACHMENT_MISMATCH", message: "the content of `fake.pdf` is not a valid .pdf file" };
+        return handlers.add_attachment(args);
+      },
+      send_message: () => created,
+    });
+    const brief = await renderApp(backend);
+    fireEvent.change(brief, { target: { value: "Add coupons to @shop/cart" } });
+    await userEvent.upload(screen.getByTestId("attach-input"), [
+      new File(["a"], "a.txt", { type: "text/plain" }),
+      new File(["not a pdf"], "fake.pdf", { type: "application/pdf" }),
+      new File(["c"], "c.txt", { type: "text/plain" }),
+    ]);
+    fireEvent.click(screen.getByTestId("create-session"));
+
+    await arrived("new-1");
+    expect(flow(backend)).toEqual(["create_session", "add_attachment", "add_attachment"]);
+    expect(await screen.findByTestId("message")).toHaveValue("Add coupons to @shop/cart");
+    expect(within(screen.getByTestId("composer")).getByTestId("error")).toHaveTextContent("ATTACHMENT_MISMATCH");
+    expect(screen.getByTestId("composer-note")).toHaveTextContent("fake.pdf was not attached");
+    expect(screen.getAllByTestId("attachment-chip").map((c) => c.querySelector(".attachment-name")?.textContent)).toEqual(["a.txt"]);
+  });
+});

@@ -1,0 +1,227 @@
+// New-session screen: the brief (with module chips that insert ids), files to attach, an optional title, "Start the first turn now", Create.
+import { type FormEvent, type KeyboardEvent, useRef, useState } from "react";
+import { type KilnError, toKilnError } from "../../api/backend";
+import type { CreateSessionArgs, SessionView } from "../../api/types";
+import { AttachButton } from "../chat/AttachButton";
+import { AttachmentChips, AttachmentRefusals } from "../chat/AttachmentChips";
+import { ErrorMessage } from "../../components/ErrorMessage";
+import { kindOf, nameOf, precheck, readBase64, type Refusal } from "../../lib/attachments";
+import { pasteFiles, useFileDrop } from "../../lib/useFileDrop";
+import { navigate, paths } from "../../router";
+import type { Draft } from "../../state/reducer";
+import { useStore } from "../../state/store";
+
+/** A file chosen before the session exists, attached right after it is created. */
+interface HeldFile {
+  id: string;
+  name: string;
+  file: File;
+}
+
+let heldKeys = 0;
+
+/** Inserts text at the selection of a textarea value, padded with spaces where needed. */
+export function insertAt(value: string, start: number, end: number, text: string): { value: string; caret: number } {
+  const before = value.slice(0, start);
+  const after = value.slice(end);
+  const lead = before && !/\s$/.test(before) ? " " : "";
+  const trail = !after || !/^\s/.test(after) ? " " : "";
+  const inserted = `${lead}${text}${trail}`;
+  return { value: before + inserted + after, caret: before.length + inserted.length };
+}
+
+export function NewSession() {
+  const { backend, dispatch, state } = useStore();
+  const modules = state.app?.workspace?.modules ?? [];
+  const [brief, setBrief] = useState("");
+  const [title, setTitle] = useState("");
+  const [startNow, setStartNow] = useState(true);
+  const [held, setHeld] = useState<HeldFile[]>([]);
+  const [refusals, setRefusals] = useState<Refusal[]>([]);
+  /** What Create is doing now ("Creating…", "Attaching 1 of 2…", "Starting the first turn…"), null when idle. */
+  const [stage, setStage] = useState<string | null>(null);
+  const busy = stage !== null;
+  const [error, setError] = useState<KilnError | null>(null);
+  const briefRef = useRef<HTMLTextAreaElement>(null);
+
+  /** Holds the files that pass the client-side checks; the engine checks them again on Create. */
+  function hold(files: File[]) {
+    if (busy) return;
+    const kept: HeldFile[] = [];
+    const refused: Refusal[] = [];
+    for (const file of files) {
+      const id = `h${++heldKeys}`;
+      const name = nameOf(file);
+      const early = precheck(name, file.size, held.length + kept.length);
+      if (early) refused.push({ key: id, name, error: early });
+      else kept.push({ id, name, file });
+    }
+    if (kept.length > 0) setHeld((h) => [...h, ...kept]);
+    setRefusals(refused);
+  }
+  const drop = useFileDrop(hold, busy);
+
+  function insertModule(id: string) {
+    const el = briefRef.current;
+    const start = el?.selectionStart ?? brief.length;
+    const end = el?.selectionEnd ?? brief.length;
+    const next = insertAt(brief, start, end, id);
+    setBrief(next.value);
+    requestAnimationFrame(() => {
+      if (!el) return;
+      el.focus();
+      el.setSelectionRange(next.caret, next.caret);
+    });
+  }
+
+  async function submit() {
+    if (busy || !brief.trim()) return;
+    setStage("Creating…");
+    setError(null);
+    const args: CreateSessionArgs = { brief: brief.trim() };
+    if (title.trim()) args.title = title.trim();
+    let session: SessionView;
+    try {
+      session = await backend.call("create_session", args);
+    } catch (e) {
+      setError(toKilnError(e));
+      setStage(null);
+      return;
+    }
+    dispatch({ type: "sessionUpserted", session });
+    await attachAndStart(session, args.brief);
+  }
+
+  /**
+   * After create_session: add_attachment for each held file, then send_message with the brief.
+   * Whatever fails, the session exists: it opens, and the brief waits in its composer with the error.
+   */
+  async function attachAndStart(session: SessionView, text: string) {
+    const sessionId = session.id;
+    const open = (draft?: Draft) => {
+      if (draft) dispatch({ type: "draftSet", sessionId, draft });
+      navigate(paths.session(sessionId));
+    };
+    for (const [i, h] of held.entries()) {
+      setStage(`Attaching ${i + 1} of ${held.length}…`);
+      try {
+        const dataBase64 = await readBase64(h.file);
+        const attachment = await backend.call("add_attachment", { sessionId, name: h.name, dataBase64 });
+        dispatch({ type: "attachmentAdded", sessionId, attachment });
+      } catch (e) {
+        const rest = held.length - i - 1;
+        const skipped = rest > 0 ? ` The ${rest} file${rest === 1 ? "" : "s"} after it ${rest === 1 ? "was" : "were"} not attached either.` : "";
+        const turn = startNow ? " The first turn has not started: the brief waits here." : "";
+        open({ text, error: toKilnError(e), note: `The session was created, but ${h.name} was not attached.${skipped}${turn}` });
+        return;
+      }
+    }
+    if (!startNow) {
+      open({ text, error: null, note: "The brief is ready to send as the first message." });
+      return;
+    }
+    setStage("Starting the first turn…");
+    try {
+      const updated = await backend.call("send_message", { sessionId, text });
+      dispatch({ type: "sessionUpserted", session: updated });
+      open();
+    } catch (e) {
+      open({ text, error: toKilnError(e), note: "The session was created, but its first turn could not start: the brief waits here." });
+    }
+  }
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    void submit();
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      void submit();
+    }
+  };
+
+  return (
+    <section className="screen narrow" aria-labelledby="new-title">
+      <a className="back" href={paths.dashboard}>
+        ← Sessions
+      </a>
+      <h1 id="new-title">New session</h1>
+      <form
+        className={drop.dragging ? "card form drop-target dragging" : "card form drop-target"}
+        onSubmit={onSubmit}
+        onKeyDown={onKeyDown}
+        {...drop.dropProps}
+      >
+        <label className="field-label" htmlFor="brief">
+          Brief
+        </label>
+        <textarea
+          id="brief"
+          ref={briefRef}
+          className="input textarea"
+          data-testid="brief"
+          value={brief}
+          onChange={(e) => setBrief(e.target.value)}
+          onPaste={(e) => pasteFiles(e, hold)}
+          placeholder="Describe the change you want…"
+          rows={8}
+          autoFocus
+          aria-describedby="brief-hint"
+        />
+        <p id="brief-hint" className="hint">
+          Name a module by its id, e.g. <code>@shop/cart</code>, or as <code>module modules/cart</code>. Press{" "}
+          <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> to create.
+        </p>
+        {modules.length > 0 && (
+          <div className="module-picker">
+            <span className="small muted">Insert a module:</span>
+            <ul className="chips">
+              {modules.map((m) => (
+                <li key={m.id}>
+                  <button type="button" className="chip chip-button" onClick={() => insertModule(m.id)} data-testid="module-chip" title={m.directory}>
+                    <code>{m.id}</code>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+        <div className="attach-row">
+          <AttachButton onFiles={hold} disabled={busy} />
+          <span className="hint">
+            {drop.dragging ? "Drop the files to attach them." : "Screenshots, mock-ups, specs: paste or drop them here too (up to 10, 5 MB each)."}
+          </span>
+        </div>
+        <AttachmentChips
+          items={held.map((h) => ({ id: h.id, name: h.name, size: h.file.size, kind: kindOf(h.name) }))}
+          onRemove={(id) => setHeld((hs) => hs.filter((h) => h.id !== id))}
+          disabled={busy}
+        />
+        <AttachmentRefusals refusals={refusals} />
+        <label className="field-label" htmlFor="title">
+          Title <span className="muted">(optional)</span>
+        </label>
+        <input id="title" className="input" value={title} onChange={(e) => setTitle(e.target.value)} data-testid="title" autoComplete="off" />
+        {error && <ErrorMessage error={error} />}
+        <div className="form-actions">
+          <label className="checkbox start-now" title="Off: the session is created and the brief waits in its composer">
+            <input type="checkbox" data-testid="start-now" checked={startNow} onChange={(e) => setStartNow(e.target.checked)} disabled={busy} />
+            Start the first turn now
+          </label>
+          <a className="btn" href={paths.dashboard}>
+            Cancel
+          </a>
+          <button type="submit" className="btn btn-primary" disabled={busy || !brief.trim()} data-testid="create-session">
+            {stage ?? "Create session"}
+          </button>
+        </div>
+        {stage?.startsWith("Starting") && (
+          <p className="hint form-progress" data-testid="create-progress" role="status">
+            The session exists; its first turn starts once the planner has read the brief, which can take a minute.
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

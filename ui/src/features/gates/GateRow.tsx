@@ -1,0 +1,128 @@
+// One gate's latest result: status (passed, failed, a neutral "skipped" or "not configured" with its hint), name, duration, command and where it came from, time, and its output behind a toggle.
+import { useId, useState } from "react";
+import type { GateResultView, GateStatus } from "../../api/types";
+import { formatDuration, gateOutput, statusLabel } from "../../lib/gates";
+import { Icon, type IconName } from "../../components/Icon";
+import { InlineCode } from "../../components/InlineCode";
+import { RelativeTime } from "../../components/RelativeTime";
+
+const STATUS_ICON: Record<GateStatus, IconName> = { passed: "check", failed: "cross", skipped: "skip", "not-configured": "dash" };
+
+/** The status pill; each status has its own class, so neither a skipped nor a not-configured gate takes the passed (or failed) look. */
+export function GateStatusLabel({ status }: { status: GateStatus }) {
+  return (
+    <span className={`gate-status gate-status-${status}`} data-testid="gate-status">
+      <Icon name={STATUS_ICON[status]} size={13} />
+      {statusLabel(status)}
+    </span>
+  );
+}
+
+/** Where a gate's command came from (`package.json scripts.test`, `kiln.toml`…), small and muted. */
+export function GateSource({ source, testId = "gate-source" }: { source: string; testId?: string }) {
+  if (!source) return null;
+  return (
+    <span className="gate-source muted small" title={`From ${source}`} data-testid={testId}>
+      {source}
+    </span>
+  );
+}
+
+export function GateOutput({ gate }: { gate: GateResultView }) {
+  const { head, tail } = gateOutput(gate);
+  if (!head && !tail) {
+    return (
+      <p className="gate-output-none muted small" data-testid="gate-output">
+        No output.
+      </p>
+    );
+  }
+  return (
+    <pre className="gate-output" data-testid="gate-output" tabIndex={0}>
+      <span data-testid="gate-output-head">{head}</span>
+      {tail && (
+        <>
+          {"\n"}
+          <span className="gate-output-gap" data-testid="gate-output-gap" title="Output left out between the head and the tail">
+            …
+          </span>
+          {"\n"}
+          <span data-testid="gate-output-tail">{tail}</span>
+        </>
+      )}
+    </pre>
+  );
+}
+
+export function GateRow({ gate }: { gate: GateResultView }) {
+  const [open, setOpen] = useState(false);
+  const outputId = useId();
+  const ran = gate.status === "passed" || gate.status === "failed";
+  // A gate with no command has no output to show: the engine puts its hint where the output goes.
+  if (gate.status === "not-configured") {
+    const hint = gate.outputHead.trim();
+    return (
+      <li className="gate-row gate-row-not-configured" data-testid="gate-row" data-status={gate.status} data-gate={gate.gate}>
+        <div className="gate-head">
+          <GateStatusLabel status={gate.status} />
+          <span className="gate-name" data-testid="gate-name">
+            {gate.gate}
+          </span>
+          <span className="gate-what">
+            <span className="gate-hint small" data-testid="gate-hint">
+              <InlineCode text={hint || "No command applies to this module."} />
+            </span>
+            {/* "turned off in kiln.toml …" already says where from. */}
+            {!hint.includes(gate.source) && <GateSource source={gate.source} />}
+          </span>
+          <span className="gate-meta small">
+            <RelativeTime value={gate.at} />
+          </span>
+        </div>
+      </li>
+    );
+  }
+  return (
+    <li className={`gate-row gate-row-${gate.status}`} data-testid="gate-row" data-status={gate.status} data-gate={gate.gate}>
+      <div className="gate-head">
+        <GateStatusLabel status={gate.status} />
+        <span className="gate-name" data-testid="gate-name">
+          {gate.gate}
+        </span>
+        <span className="gate-what">
+          {gate.command ? (
+            <code className="gate-command" title={gate.command} data-testid="gate-command">
+              {gate.command}
+            </code>
+          ) : (
+            <span className="gate-command gate-command-none muted small" data-testid="gate-command">
+              no command applies
+            </span>
+          )}
+          <GateSource source={gate.source} />
+        </span>
+        <span className="gate-meta small">
+          {gate.status === "failed" && gate.exitCode !== null && <span className="gate-exit">exit {gate.exitCode}</span>}
+          <span className="gate-duration" data-testid="gate-duration">
+            {ran ? formatDuration(gate.durationMs) : "—"}
+          </span>
+          <RelativeTime value={gate.at} />
+        </span>
+        <button
+          type="button"
+          className="gate-toggle btn btn-small"
+          aria-expanded={open}
+          aria-controls={outputId}
+          onClick={() => setOpen((o) => !o)}
+          data-testid="gate-output-toggle"
+        >
+          <Icon name="chevron" size={12} className="gate-toggle-icon" />
+          Output
+        </button>
+      </div>
+      <div id={outputId} hidden={!open}>
+        {open && <GateOutput gate={gate} />}
+      </div>
+    </li>
+  );
+}

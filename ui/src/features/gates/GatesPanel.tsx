@@ -1,0 +1,99 @@
+// The Gates tab: each gate's latest result grouped per module (the working copy's first), counts, and "Check modules" (check_modules); a not-configured gate is neutral, never a failure.
+import type { GateCounts, GateGroup } from "../../lib/gates";
+import { countGates, groupGates, statusLabel } from "../../lib/gates";
+import type { GatesState } from "../../state/useGates";
+import { ErrorMessage } from "../../components/ErrorMessage";
+import { GateRow } from "./GateRow";
+import { Loading } from "../../components/Loading";
+
+export interface GatesPanelProps {
+  gates: GatesState;
+  /** The session's modules in their order (the groups follow it). */
+  moduleOrder?: string[];
+  /** A turn runs: gates cannot be checked now. */
+  running: boolean;
+}
+
+/** "5 passed · 1 failed · 2 skipped · 1 not configured", leaving out zeros. */
+export function GateCountsText({ counts }: { counts: GateCounts }) {
+  const parts = (["passed", "failed", "skipped", "not-configured"] as const).filter((s) => counts[s] > 0);
+  return (
+    <span className="gates-summary small" data-testid="gates-summary">
+      {parts.map((s, i) => (
+        <span key={s} className={`gates-count gates-count-${s}`}>
+          {i > 0 && " · "}
+          {counts[s]} {statusLabel(s)}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+function GateGroupView({ group }: { group: GateGroup }) {
+  const title = group.module ?? "Working copy";
+  const failed = group.gates.some((g) => g.status === "failed");
+  return (
+    <section className="gate-group" data-testid="gate-group" data-module={group.module ?? ""} aria-label={title}>
+      <h3 className={`gate-group-title${failed ? " gate-group-failed" : ""}`}>
+        {group.module ? <code className="module-id">{group.module}</code> : <span>Working copy</span>}
+        {!group.module && <span className="muted small gate-group-note">specifications and manifests</span>}
+      </h3>
+      <ul className="gate-rows">
+        {group.gates.map((g) => (
+          <GateRow key={g.id} gate={g} />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function GatesPanel({ gates, moduleOrder = [], running }: GatesPanelProps) {
+  const { gates: list, loading, error, checking, checkError, reload, check } = gates;
+  const busy = checking || running;
+
+  let body;
+  if (list === null) {
+    body = error ? null : <Loading label="Loading gates…" />;
+  } else if (list.length === 0) {
+    body = (
+      <div className="gates-empty" data-testid="gates-empty">
+        <p>No gate has run yet</p>
+        <p className="muted small">Gates run when a turn ends; Check modules runs them all now.</p>
+      </div>
+    );
+  } else {
+    body = (
+      <div className="gate-groups">
+        {groupGates(list, moduleOrder).map((group) => (
+          <GateGroupView key={group.module ?? ""} group={group} />
+        ))}
+      </div>
+    );
+  }
+
+  return (
+    <div className="gates-panel" data-testid="gates-panel" aria-busy={loading || checking || undefined}>
+      <div className="gates-toolbar">
+        {list && list.length > 0 && <GateCountsText counts={countGates(list)} />}
+        {loading && list && <span className="muted small gates-refreshing">Refreshing…</span>}
+        {running && !checking && <span className="muted small">Gates can be checked once the turn ends.</span>}
+        <button
+          type="button"
+          className="btn btn-small gates-check"
+          onClick={() => void check()}
+          disabled={busy}
+          aria-busy={checking || undefined}
+          title={running ? "The session is running" : "Run every gate of every module now"}
+          data-testid="check-modules"
+          data-state={checking ? "running" : "idle"}
+        >
+          {checking && <span className="spinner" aria-hidden="true" />}
+          {checking ? "Checking modules…" : "Check modules"}
+        </button>
+      </div>
+      {checkError && <ErrorMessage error={checkError} subject="Check modules" testId="check-modules-error" />}
+      {error && <ErrorMessage error={error} onRetry={reload} testId="gates-error" />}
+      {body}
+    </div>
+  );
+}

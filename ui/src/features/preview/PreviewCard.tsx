@@ -1,0 +1,85 @@
+// The preview card: floats over the right side of the chat (or fills the window) with the session's application, its state, log and controls.
+import { useEffect, useState } from "react";
+import type { SessionModule } from "../../api/types";
+import { openExternal } from "../../lib/openExternal";
+import { enterUrlFor, frameShown, modulePath } from "../../lib/preview";
+import type { PreviewHandle } from "../../state/usePreview";
+import { ErrorMessage } from "../../components/ErrorMessage";
+import { PreviewToolbar } from "./PreviewToolbar";
+import { PreviewViewport } from "./PreviewViewport";
+
+export interface PreviewCardProps {
+  handle: PreviewHandle;
+  modules: SessionModule[];
+  /** The selected module: its first screen shows, and the diff is filtered to it. */
+  moduleId: string;
+  onModuleChange: (moduleId: string) => void;
+  /** Stops the preview and closes the card. */
+  onClose: () => void;
+}
+
+export function PreviewCard({ handle, modules, moduleId, onModuleChange, onClose }: PreviewCardProps) {
+  const { preview, error, busy } = handle;
+  const [reloads, setReloads] = useState(0);
+  const [logShown, setLogShown] = useState(false);
+  const [fullScreen, setFullScreen] = useState(false);
+  const url = preview ? enterUrlFor(preview, modulePath(preview, moduleId)) : null;
+  // Reload and Open need an application that answers.
+  const liveUrl = preview && frameShown(preview) ? url : null;
+  // Before any answer: starting, unless the start was refused.
+  const state = preview?.state ?? (error ? "stopped" : "starting");
+
+  useEffect(() => {
+    if (!fullScreen) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") setFullScreen(false);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [fullScreen]);
+
+  const bridge = preview?.bridge ?? null;
+  return (
+    <section
+      className={fullScreen ? "preview-card preview-card-full" : "preview-card"}
+      aria-label="Preview"
+      data-testid="preview-card"
+      data-state={state}
+    >
+      <PreviewToolbar
+        state={state}
+        modules={modules}
+        moduleId={moduleId}
+        onModuleChange={onModuleChange}
+        url={liveUrl}
+        onReload={() => setReloads((n) => n + 1)}
+        logShown={logShown}
+        onToggleLog={() => setLogShown((v) => !v)}
+        fullScreen={fullScreen}
+        onToggleFullScreen={() => setFullScreen((v) => !v)}
+        onOpen={() => liveUrl && openExternal(liveUrl)}
+        onRestart={() => void handle.restart()}
+        onClose={onClose}
+        busy={busy !== null}
+      />
+      {error && (
+        <div className="preview-error">
+          <ErrorMessage error={error} testId="preview-error" />
+          {error.code === "PREVIEW_NOT_CONFIGURED" && (
+            <p className="hint">
+              Add a <code>[preview]</code> section with a <code>command</code> (or a <code>root</code> of static files) to the workspace's{" "}
+              <code>kiln.toml</code>.
+            </p>
+          )}
+        </div>
+      )}
+      <PreviewViewport preview={preview} refused={error !== null && preview === null} url={url} reloads={reloads} moduleId={moduleId} logShown={logShown} />
+      {bridge && (
+        <p className="preview-bridge small muted" data-testid="preview-bridge">
+          Data from <code>{bridge.url}</code>: {bridge.forwarded} forwarded · {bridge.unavailable} unavailable
+          {bridge.refused > 0 && ` · ${bridge.refused} refused`}
+        </p>
+      )}
+    </section>
+  );
+}

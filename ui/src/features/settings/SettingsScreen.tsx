@@ -1,0 +1,235 @@
+// Settings: the default driver, the planner agent, the command policy with how commands are confined here, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key), the connected application and delivery; Save sends only changes.
+import { type FormEvent, useState } from "react";
+import { type KilnError, toKilnError } from "../../api/backend";
+import type { SettingsView } from "../../api/types";
+import { DeliverySettingsFields } from "../delivery/DeliverySettingsFields";
+import { ErrorMessage } from "../../components/ErrorMessage";
+import { Loading } from "../../components/Loading";
+import { SecretField } from "../../components/SecretField";
+import { Badge } from "../../components/StateBadge";
+import { TextField } from "../../components/TextField";
+import { paths } from "../../router";
+import { useStore } from "../../state/store";
+import { useSettings } from "../../state/useSettings";
+import {
+  changedFields,
+  COMMAND_POLICIES,
+  confinementTone,
+  formOf,
+  needsSecret,
+  NO_SECRETS,
+  type Secrets,
+  type SettingsForm,
+  type TextFieldName,
+} from "./settingsForm";
+
+export function SettingsScreen() {
+  const { settings, error, loading, setSettings, reload } = useSettings();
+  const [version, setVersion] = useState(0);
+  return (
+    <section className="screen narrow" aria-labelledby="settings-title">
+      <a className="back" href={paths.dashboard}>
+        ← Sessions
+      </a>
+      <h1 id="settings-title">Settings</h1>
+      <p className="lead">How this workspace runs its agents. Settings are stored in the workspace's Kiln database.</p>
+      {error && <ErrorMessage error={error} onRetry={reload} />}
+      {!settings ? (
+        loading && !error && <Loading label="Loading settings…" />
+      ) : (
+        <SettingsFormView
+          key={version}
+          view={settings}
+          justSaved={version > 0}
+          onSaved={(next) => {
+            setSettings(next);
+            setVersion((v) => v + 1);
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+interface SettingsFormProps {
+  view: SettingsView;
+  /** The view is update_settings' answer: say "Saved" until something changes. */
+  justSaved: boolean;
+  onSaved: (next: SettingsView) => void;
+}
+
+function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
+  const { backend } = useStore();
+  const [form, setForm] = useState<SettingsForm>(() => formOf(view));
+  // Secrets typed here are sent once and never shown back: the view only carries their fingerprints.
+  const [secrets, setSecrets] = useState<Secrets>(NO_SECRETS);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<KilnError | null>(null);
+
+  const changes = changedFields(view, form, secrets);
+  const dirty = Object.keys(changes).length > 0;
+  const keyNeeded = needsSecret("openaiBaseUrl" in changes, view.openaiKeyFingerprint, secrets.openaiKey);
+  const tokenNeeded = needsSecret("bridgeUrl" in changes, view.bridgeTokenFingerprint, secrets.bridgeToken);
+  // The server's refusal of an API URL change goes next to that field.
+  const apiError = error?.code === "INVALID_INPUT" && "deliveryApiUrl" in changes;
+  const set = (field: TextFieldName) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
+  const setSecret = (name: keyof Secrets) => (input: Secrets[keyof Secrets]) => setSecrets((s) => ({ ...s, [name]: input }));
+  // Only the drivers this server offers (self-hosted: bring-your-own-key only).
+  const offered = new Set(view.drivers.map((d) => d.id));
+  const defaultOffered = offered.has(view.defaultDriver);
+  const confined = confinementTone(view.confinement);
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    if (!dirty || busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      onSaved(await backend.call("update_settings", changes));
+    } catch (err) {
+      setError(toKilnError(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="card form settings" onSubmit={(e) => void save(e)} data-testid="settings-form">
+      <label className="field-label" htmlFor="default-driver">
+        Default driver
+      </label>
+      <select id="default-driver" value={form.defaultDriver} onChange={(e) => set("defaultDriver")(e.target.value)} data-testid="default-driver">
+        {!defaultOffered && (
+          <option value={view.defaultDriver} disabled>
+            {view.defaultDriver} (not offered here)
+          </option>
+        )}
+        {view.drivers.map((d) => (
+          <option key={d.id} value={d.id}>
+            {d.id}
+          </option>
+        ))}
+      </select>
+
+      <label className="checkbox settings-checkbox">
+        <input
+          type="checkbox"
+          checked={form.plannerAgent}
+          onChange={(e) => setForm((f) => ({ ...f, plannerAgent: e.target.checked }))}
+          data-testid="planner-agent"
+        />
+        Let the planner agent amend the rules' classification of a new session
+      </label>
+
+      <h2 className="section-title">Commands</h2>
+      <p className="field-label" id="command-policy-label">
+        What agents may run
+      </p>
+      <div role="radiogroup" aria-labelledby="command-policy-label" data-testid="command-policy">
+        {COMMAND_POLICIES.map((p) => (
+          <label key={p.value} className="checkbox settings-checkbox">
+            <input
+              type="radio"
+              name="command-policy"
+              value={p.value}
+              checked={form.commandPolicy === p.value}
+              disabled={p.value === "workdir" && !view.commandsAllowed}
+              onChange={() => setForm((f) => ({ ...f, commandPolicy: p.value }))}
+              data-testid={`command-policy-${p.value}`}
+            />
+            {p.label} <span className="muted small">{p.hint}</span>
+          </label>
+        ))}
+      </div>
+      {!view.commandsAllowed && (
+        <p className="hint" data-testid="commands-not-allowed">
+          This server lets agents run no commands. Its operator can allow them by starting it with{" "}
+          <code style={{ whiteSpace: "nowrap" }}>kiln serve --allow-agent-commands</code>.
+        </p>
+      )}
+      <p className="hint confinement" data-testid="confinement" data-available={view.confinement.available}>
+        <Badge tone={confined.tone}>{confined.label}</Badge> {view.confinement.detail}
+      </p>
+
+      <h2 className="section-title">Drivers</h2>
+      <ul className="driver-list" data-testid="driver-list">
+        {view.drivers.map((d) => (
+          <li key={d.id} className="driver-item" data-driver={d.id} data-available={d.available}>
+            <code>{d.id}</code>
+            <Badge tone={d.available ? "success" : "muted"}>{d.available ? "available" : "unavailable"}</Badge>
+            <span className="muted small driver-detail">{d.detail}</span>
+          </li>
+        ))}
+      </ul>
+
+      {offered.has("claude") && (
+        <TextField id="claude-path" label="Claude Code binary" value={form.claudePath} onChange={set("claudePath")} placeholder="found on PATH" hint="An absolute path; leave empty to search PATH." />
+      )}
+      {offered.has("codex") && (
+        <TextField id="codex-path" label="Codex binary" value={form.codexPath} onChange={set("codexPath")} placeholder="found on PATH" hint="An absolute path; leave empty to search PATH." />
+      )}
+
+      {offered.has("openai-compatible") && (
+        <>
+          <h2 className="section-title">OpenAI-compatible endpoint</h2>
+          <TextField id="openai-base-url" label="Base URL" value={form.openaiBaseUrl} onChange={set("openaiBaseUrl")} placeholder="https://api.example.com/v1" />
+          <TextField id="openai-model" label="Model" value={form.openaiModel} onChange={set("openaiModel")} placeholder="e.g. gpt-4.1" />
+          <SecretField
+            id="openai-key"
+            label="API key"
+            noun="key"
+            input={secrets.openaiKey}
+            onChange={setSecret("openaiKey")}
+            fingerprint={view.openaiKeyFingerprint}
+            fingerprintTestId="key-fingerprint"
+            clearTestId="clear-key"
+          />
+          {keyNeeded && (
+            <p className="hint warn-text" data-testid="key-needed">
+              Give the API key again with the new base URL: a stored key is never sent to another host.
+            </p>
+          )}
+        </>
+      )}
+
+      <h2 className="section-title">Connected application</h2>
+      <p className="hint">The application the preview talks to. Its access token is stored sealed, bound to this address.</p>
+      <TextField id="bridge-url" label="Address" value={form.bridgeUrl} onChange={set("bridgeUrl")} placeholder="https://app.example.com" />
+      <SecretField
+        id="bridge-token"
+        label="Access token"
+        noun="token"
+        input={secrets.bridgeToken}
+        onChange={setSecret("bridgeToken")}
+        fingerprint={view.bridgeTokenFingerprint}
+        fingerprintTestId="bridge-token-fingerprint"
+        clearTestId="clear-bridge-token"
+      />
+      {tokenNeeded && (
+        <p className="hint warn-text" data-testid="bridge-token-needed">
+          Give the access token again with the new address: a stored token is never sent to another host.
+        </p>
+      )}
+
+      <DeliverySettingsFields
+        view={view.delivery}
+        form={form}
+        set={set}
+        token={secrets.deliveryToken}
+        onToken={setSecret("deliveryToken")}
+        apiError={apiError ? error : null}
+      />
+
+      {error && !apiError && <ErrorMessage error={error} />}
+      <div className="form-actions">
+        {justSaved && !dirty && (
+          <span className="muted small" role="status" data-testid="saved">
+            Saved.
+          </span>
+        )}
+        <button type="submit" className="btn btn-primary" disabled={!dirty || busy} data-testid="save-settings">
+          {busy ? "Saving…" : "Save"}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,131 @@
+// The settings form's data (drivers, command policy, connected application, delivery): the view as editable fields, the write-only secrets as typed, and the update holding only what changed.
+import type { CommandPolicy, SettingsView, UpdateSettingsArgs } from "../../api/types";
+import type { SecretInput } from "../../components/SecretField";
+
+export type { SecretInput };
+
+/** The editable fields, as the form holds them ("" for unset). */
+export interface SettingsForm {
+  defaultDriver: string;
+  claudePath: string;
+  codexPath: string;
+  openaiBaseUrl: string;
+  openaiModel: string;
+  bridgeUrl: string;
+  plannerAgent: boolean;
+  /** Which commands agents may run. */
+  commandPolicy: CommandPolicy;
+  deliveryRepository: string;
+  /** Comma-separated logins. */
+  deliveryReviewers: string;
+  deliveryPushMode: string;
+  deliveryRemote: string;
+  deliveryBase: string;
+  deliveryBranchPrefix: string;
+  deliveryApiUrl: string;
+}
+
+export const TEXT_FIELDS = [
+  "defaultDriver",
+  "claudePath",
+  "codexPath",
+  "openaiBaseUrl",
+  "openaiModel",
+  "bridgeUrl",
+  "deliveryRepository",
+  "deliveryPushMode",
+  "deliveryRemote",
+  "deliveryBase",
+  "deliveryBranchPrefix",
+  "deliveryApiUrl",
+] as const;
+export type TextFieldName = (typeof TEXT_FIELDS)[number] | "deliveryReviewers";
+
+export interface Secrets {
+  openaiKey: SecretInput;
+  bridgeToken: SecretInput;
+  deliveryToken: SecretInput;
+}
+
+export const NO_SECRET: SecretInput = { value: "", clear: false };
+export const NO_SECRETS: Secrets = { openaiKey: NO_SECRET, bridgeToken: NO_SECRET, deliveryToken: NO_SECRET };
+
+/** "a, b,,c " → ["a", "b", "c"]. */
+export function splitList(text: string): string[] {
+  return text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+export function formOf(view: SettingsView): SettingsForm {
+  return {
+    defaultDriver: view.defaultDriver,
+    claudePath: view.claudePath ?? "",
+    codexPath: view.codexPath ?? "",
+    openaiBaseUrl: view.openaiBaseUrl ?? "",
+    openaiModel: view.openaiModel ?? "",
+    bridgeUrl: view.bridgeUrl ?? "",
+    plannerAgent: view.plannerAgent,
+    commandPolicy: view.commandPolicy,
+    deliveryRepository: view.delivery.repository ?? "",
+    deliveryReviewers: view.delivery.reviewers.join(", "),
+    deliveryPushMode: view.delivery.pushMode,
+    deliveryRemote: view.delivery.remote,
+    deliveryBase: view.delivery.base,
+    deliveryBranchPrefix: view.delivery.branchPrefix,
+    deliveryApiUrl: view.delivery.apiUrl,
+  };
+}
+
+function secretChange(input: SecretInput): string | undefined {
+  if (input.clear) return "";
+  return input.value.trim() || undefined;
+}
+
+/** The update to send: only fields that differ from the view ("" clears); a secret only when typed or cleared. */
+export function changedFields(view: SettingsView, form: SettingsForm, secrets: Secrets = NO_SECRETS): UpdateSettingsArgs {
+  const before = formOf(view);
+  const args: UpdateSettingsArgs = {};
+  for (const field of TEXT_FIELDS) {
+    const value = form[field].trim();
+    if (value !== before[field].trim()) args[field] = value;
+  }
+  if (form.plannerAgent !== before.plannerAgent) args.plannerAgent = form.plannerAgent;
+  if (form.commandPolicy !== before.commandPolicy) args.commandPolicy = form.commandPolicy;
+  const reviewers = splitList(form.deliveryReviewers);
+  if (reviewers.join(",") !== splitList(before.deliveryReviewers).join(",")) args.deliveryReviewers = reviewers;
+  const openaiKey = secretChange(secrets.openaiKey);
+  if (openaiKey !== undefined) args.openaiKey = openaiKey;
+  const bridgeToken = secretChange(secrets.bridgeToken);
+  if (bridgeToken !== undefined) args.bridgeToken = bridgeToken;
+  const deliveryToken = secretChange(secrets.deliveryToken);
+  if (deliveryToken !== undefined) args.deliveryToken = deliveryToken;
+  return args;
+}
+
+/** Whether a changed address meets a stored secret with no new one given: the server refuses that (INVALID_INPUT). */
+export function needsSecret(addressChanged: boolean, fingerprint: string | null, secret: SecretInput): boolean {
+  return addressChanged && fingerprint !== null && !secret.value.trim() && !secret.clear;
+}
+
+/** The two command policies, as Settings offers them. */
+export const COMMAND_POLICIES: { value: CommandPolicy; label: string; hint: string }[] = [
+  {
+    value: "workdir",
+    label: "Commands in the working copy",
+    hint: "Agents run builds and tests and edit files without asking.",
+  },
+  {
+    value: "none",
+    label: "No commands",
+    hint: "Agents edit files only: their shell tools are turned off.",
+  },
+];
+
+/** How the confinement reads as a badge: confined, partly, or not at all. */
+export function confinementTone(view: SettingsView["confinement"]): { tone: string; label: string } {
+  if (!view.available) return { tone: "warn", label: "not confined" };
+  if (view.enforcement === "partial") return { tone: "warn", label: `${view.mechanism}, partly` };
+  return { tone: "success", label: view.mechanism };
+}
