@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ROOT, tempDir } from "./harness.mjs";
 
-export const MODEL_SERVER = path.join(ROOT, "target/debug/kiln-model-server");
+export const MODEL_SERVER = process.env.KILN_MODEL_SERVER_BIN ?? path.join(ROOT, "target/debug/kiln-model-server");
 
 /** Starts the scripted model server on a free port with `steps`; resolves with its base URL. */
 export function startModelServer(steps) {
