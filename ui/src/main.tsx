@@ -9,6 +9,8 @@ import "./styles.css";
 import "./features/preview/preview.css";
 import "./features/delivery/delivery.css";
 import "./features/setup/setup.css";
+import "./features/gates/gates.css";
+import "./features/checkpoints/checkpoints.css";
 
 startTheme();
 const backend = createBackend();

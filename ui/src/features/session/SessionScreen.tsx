@@ -16,6 +16,8 @@ import { Loading } from "../../components/Loading";
 import { PreviewCard } from "../preview/PreviewCard";
 import { RelativeTime } from "../../components/RelativeTime";
 import { ReviewStates } from "./ReviewStates";
+import { EjectButton } from "../delivery/EjectButton";
+import { NothingChanged } from "../delivery/NothingChanged";
 import { RunningBar } from "./RunningBar";
 import { SessionActions } from "./SessionActions";
 import { SessionModules } from "./SessionModules";
@@ -95,8 +97,8 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   const gates = useGates({ sessionId, gateKey, active: tab === "gates" });
   const moduleOrder = useMemo(() => (session?.modules ?? []).map((m) => m.id), [session?.modules]);
   const tabs = useMemo(
-    () => TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} /> } : t)),
-    [gates.gates, gates.checking],
+    () => TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} entries={entries} /> } : t)),
+    [gates.gates, gates.checking, entries],
   );
   // After the first full load, refetches (resync, retry) only ask for entries after the last one held.
   const loadedRef = useRef(false);
@@ -182,6 +184,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               <RelativeTime value={session.createdAt} prefix="created " />
               {session.model && <span className="muted small">{session.model}</span>}
               <ReviewStates session={session} />
+              <NothingChanged session={session} />
             </div>
           </div>
           <div className="actions">
@@ -191,9 +194,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               </button>
             )}
             {lifecycleOf(session) === null && session.modules.length > 0 && (
-              <a className={session.deliveredAt ? "btn btn-small" : "btn btn-small btn-primary"} href={paths.deliver(session.id)} data-testid="eject">
-                {session.deliveredAt ? "Delivery" : "Eject"}
-              </a>
+              <EjectButton session={session} />
             )}
             <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
           </div>
@@ -233,7 +234,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               )}
             </div>
             <div className="tab-panel" role="tabpanel" id={`${tabsId}-gates`} aria-labelledby={`${tabsId}-tab-gates`} hidden={tab !== "gates"}>
-              {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} />}
+              {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} entries={entries} />}
             </div>
             {previewOpen && (
               <PreviewCard
@@ -260,7 +261,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
           <SessionModules modules={session.modules} session={session} entries={entries} editable={open} />
           {open && <AddModule session={session} modules={workspaceModules} />}
           <h2 className="section-title">Checkpoints</h2>
-          <CheckpointList session={session} closed={closed} onRestored={onRestored} />
+          <CheckpointList session={session} closed={closed} onRestored={onRestored} entries={entries} />
           <h2 className="section-title">Handoffs</h2>
           <AutoContinueToggle session={session} />
           <h2 className="section-title">Usage</h2>
