@@ -17,6 +17,7 @@ import { SessionScreen } from "./features/session/SessionScreen";
 import { SettingsScreen } from "./features/settings/SettingsScreen";
 import { SetupScreen } from "./features/setup/SetupScreen";
 import { useStore } from "./state/store";
+import { GlobalShortcuts } from "./features/shortcuts/GlobalShortcuts";
 
 /**
  * A workspace opened for the first time (no kiln.toml, its set-up neither saved nor dismissed here)
@@ -90,6 +91,7 @@ export function App() {
         <Screen />
       </main>
       {!needed && <DesktopTouches />}
+      {!needed && <GlobalShortcuts workspace={Boolean(state.app?.workspace)} />}
     </div>
   );
 }

@@ -9,8 +9,8 @@ import "./styles.css";
 import "./features/preview/preview.css";
 import "./features/delivery/delivery.css";
 import "./features/setup/setup.css";
-import "./features/gates/gates.css";
-import "./features/checkpoints/checkpoints.css";
+import "./features/shortcuts/shortcuts.css";
+import "./features/attention/attention.css";
 
 startTheme();
 const backend = createBackend();

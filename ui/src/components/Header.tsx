@@ -1,9 +1,11 @@
-// The app header: Kiln mark, the open workspace (name and root), the serve mode with Disconnect, and the theme, Settings and "Switch workspace" buttons.
+// The app header: Kiln mark, the open workspace (name and root), the serve mode with Disconnect, the notifications bell, the shortcuts sheet, and the theme, Settings and "Switch workspace" buttons.
 import type { AppState, ServeMode } from "../api/types";
 import { useState } from "react";
 import { applyTheme, loadTheme, nextTheme, type ThemeChoice } from "../lib/theme";
 import { navigate, paths } from "../router";
 import { ServeModeControls } from "../features/connect/ServeModeControls";
+import { NotifyToggle } from "../features/attention/NotifyToggle";
+import { emitShortcut } from "../features/shortcuts/bus";
 
 const THEME_LABEL: Record<ThemeChoice, string> = { system: "Theme: system", dark: "Theme: dark", light: "Theme: light" };
 
@@ -40,6 +42,12 @@ export function Header({ app, mode = null, onDisconnect }: HeaderProps) {
       <div className="header-end">
         <ServeModeControls mode={mode} onDisconnect={onDisconnect} />
         {app && <span className="muted small" title={`Transport: ${app.transport}`}>v{app.version}</span>}
+        {workspace && <NotifyToggle />}
+        {app && (
+          <button type="button" className="btn btn-small" onClick={() => emitShortcut("help")} data-testid="shortcuts" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
+            <kbd>?</kbd>
+          </button>
+        )}
         <button type="button" className="btn btn-small" onClick={cycleTheme} data-testid="theme" title="Switch between the system, dark and light themes">
           {THEME_LABEL[theme]}
         </button>

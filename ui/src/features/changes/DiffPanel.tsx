@@ -8,6 +8,7 @@ import { diffFiles, groupLabel } from "../../lib/diff";
 import { useDebounced } from "../../lib/useDebounced";
 import { useStore } from "../../state/store";
 import { DiffFileList } from "./DiffFileList";
+import { useDiffFileShortcuts } from "../shortcuts/useDiffFileShortcuts";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { type DiffMode, FileDiffView } from "./FileDiffView";
 import { Loading } from "../../components/Loading";
@@ -79,6 +80,7 @@ export function DiffPanel(props: DiffPanelProps) {
   const current = loaded && loaded.moduleId === moduleId ? loaded.view : null;
   const files = diffFiles(current);
   const shown = files.find((f) => f.key === selected) ?? files[0] ?? null;
+  useDiffFileShortcuts(files.map((f) => f.key), shown?.key ?? null, setSelected, active);
   const additions = files.reduce((n, f) => n + f.file.additions, 0);
   const deletions = files.reduce((n, f) => n + f.file.deletions, 0);
 

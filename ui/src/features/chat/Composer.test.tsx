@@ -1,6 +1,7 @@
-// Tests for the composer: the args it sends, Ctrl+Enter, errors keep the text, Continue, closed sessions.
-import { fireEvent, screen, waitFor } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+// Tests for the composer: the args it sends, the send key (Enter, Shift+Enter, the Ctrl+Enter setting, IME) and its hint, errors keep the text, Continue, closed sessions.
+import { act, fireEvent, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { saveSendKey } from "../shortcuts/keymap";
 import { appState, fakeBackend, makeSession, makeSettings, workspace } from "../../test/fixtures";
 import { renderWithStore } from "../../test/render";
 import { Composer } from "./Composer";
@@ -159,5 +160,38 @@ describe("Composer", () => {
       expect(screen.getByTestId("composer-closed")).toBeInTheDocument();
       unmount();
     }
+  });
+
+  describe("the send key", () => {
+    afterEach(() => localStorage.clear());
+
+    it("sends on Enter, not on Shift+Enter nor while an input method composes, and says so", async () => {
+      const backend = fakeBackend({ send_message: () => session });
+      renderWithStore(<Composer session={session} settings={settings} />, backend);
+      expect(screen.getByTestId("send-hint")).toHaveTextContent("Enter to send · Shift+Enter for a new line");
+      type("Add a coupon field");
+      const box = screen.getByTestId("message");
+      fireEvent.keyDown(box, { key: "Enter", shiftKey: true });
+      fireEvent.keyDown(box, { key: "Enter", isComposing: true });
+      fireEvent.keyDown(box, { key: "Enter", keyCode: 229 });
+      expect(backend.call).not.toHaveBeenCalledWith("send_message", expect.anything());
+      fireEvent.keyDown(box, { key: "Enter" });
+      await waitFor(() => expect(backend.call).toHaveBeenCalledWith("send_message", expect.objectContaining({ text: "Add a coupon field" })));
+    });
+
+    it("with the Ctrl+Enter setting, Enter makes a newline and Ctrl+Enter sends; the hint follows the setting", async () => {
+      saveSendKey("ctrl-enter");
+      const backend = fakeBackend({ send_message: () => session });
+      renderWithStore(<Composer session={session} settings={settings} />, backend);
+      expect(screen.getByTestId("send-hint")).toHaveTextContent("Ctrl+Enter to send · Enter for a new line");
+      type("Two lines");
+      const box = screen.getByTestId("message");
+      expect(fireEvent.keyDown(box, { key: "Enter" })).toBe(true); // not prevented: the newline goes in
+      expect(backend.call).not.toHaveBeenCalledWith("send_message", expect.anything());
+      fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+      await waitFor(() => expect(backend.call).toHaveBeenCalledWith("send_message", expect.objectContaining({ text: "Two lines" })));
+      act(() => saveSendKey("enter"));
+      expect(screen.getByTestId("send-hint")).toHaveTextContent("Enter to send");
+    });
   });
 });

@@ -1,4 +1,4 @@
-// The message composer: text (from the session's draft), attachments, role/module/driver/model pickers, Send (Ctrl/⌘+Enter) and "Continue with <role>".
+// The message composer: text (from the session's draft), attachments, role/module/driver/model pickers, Send (Enter, or Ctrl/⌘+Enter by a setting; a hint says which) and "Continue with <role>".
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { SendMessageArgs, SessionView, SettingsView } from "../../api/types";
@@ -10,6 +10,8 @@ import { AttachButton } from "./AttachButton";
 import { AttachmentChips, AttachmentRefusals } from "./AttachmentChips";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { lifecycleOf } from "../../components/StateBadge";
+import { isSendKey, sendHint, useSendKey } from "../shortcuts/keymap";
+import { useShortcut } from "../shortcuts/bus";
 
 /** Asks the composer to preselect a role and take focus; `seq` makes a repeated request count. */
 export interface ComposerPreset {
@@ -47,6 +49,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<KilnError | null>(() => draft?.error ?? null);
   const attachments = useSessionAttachments(session);
+  const sendKey = useSendKey();
 
   // Leaving the session keeps unsent text as its draft.
   const latestText = useRef(text);
@@ -66,6 +69,8 @@ export function Composer({ session, settings, preset }: ComposerProps) {
   }, [preset]);
 
   const closed = composerClosedReason(session);
+  // The `/` shortcut: the session screen shows Chat first, so focus once it has rendered.
+  useShortcut("focus-composer", () => requestAnimationFrame(() => textRef.current?.focus()), closed === null);
   const primary = session.modules[0]?.id ?? "";
   const module = session.modules.some((m) => m.id === moduleId) ? moduleId : primary;
   const drivers = settings?.drivers ?? [];
@@ -112,7 +117,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
     void send(text, role, true);
   };
   const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+    if (isSendKey(e.nativeEvent, sendKey)) {
       e.preventDefault();
       void send(text, role, true);
     }
@@ -223,11 +228,16 @@ export function Composer({ session, settings, preset }: ComposerProps) {
           className="btn btn-primary composer-send"
           disabled={disabled || uploading || !text.trim()}
           data-testid="send"
-          title={uploading ? "Wait until the attachments are uploaded" : "Send (Ctrl/⌘+Enter)"}
+          title={uploading ? "Wait until the attachments are uploaded" : `Send (${sendHint(sendKey).split(" to send")[0]})`}
         >
           {busy ? "Sending…" : "Send"}
         </button>
       </div>
+      {!closed && (
+        <p className="hint composer-hint" data-testid="send-hint">
+          {sendHint(sendKey)}
+        </p>
+      )}
       {driverStatus && !driverStatus.available && !closed && (
         <p className="hint warn-text" data-testid="driver-unavailable">
           {driverStatus.id} is not available: {driverStatus.detail}

@@ -1,4 +1,4 @@
-// Eject (#/session/<id>/deliver): the delivery plan with its blockers and target choice (or that nothing changed), one confirmation, then the live steps and the done or failed screen.
+// Eject (#/session/<id>/deliver): the delivery plan with its blockers and target choice, one confirmation, then the live steps and the done or failed screen.
 import { useEffect, useRef, useState } from "react";
 import { toKilnError } from "../../api/backend";
 import { DeliveryBlockers } from "./DeliveryBlockers";
@@ -10,7 +10,6 @@ import { Loading } from "../../components/Loading";
 import { ReviewStates } from "../session/ReviewStates";
 import { TargetChoice } from "./TargetChoice";
 import { reviewsKey } from "../../lib/reviews";
-import { nothingChangedText, planIsEmpty } from "../../lib/deliverable";
 import { paths } from "../../router";
 import { useDelivery } from "../../state/useDelivery";
 import { useStore } from "../../state/store";
@@ -95,8 +94,6 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
     );
   } else {
     const blocked = plan.blockers.length > 0;
-    // Nothing to deliver is said as such, never offered as ready.
-    const nothing = planIsEmpty(plan) ? ((session && nothingChangedText(session)) ?? "No file differs from the workspace") : null;
     body = (
       <>
         {delivery.note && (
@@ -106,11 +103,6 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
         )}
         {delivery.planError && <ErrorMessage error={delivery.planError} onRetry={() => void replan(plan.target)} />}
         <TargetChoice options={plan.availableTargets} value={plan.target} onChange={(t) => void replan(t)} disabled={delivery.planning || delivery.confirming} />
-        {nothing && (
-          <p className="notice eject-nothing" role="status" data-testid="nothing-to-deliver">
-            {nothing}: there is nothing to deliver.
-          </p>
-        )}
         {session && <DeliveryBlockers session={session} blockers={plan.blockers} onChecked={() => void replan(plan.target)} />}
         <DeliveryPlanView plan={plan} />
         {delivery.confirmError && <ErrorMessage error={delivery.confirmError} testId="confirm-error" />}
@@ -122,7 +114,7 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
           <button
             type="button"
             className="btn btn-primary"
-            disabled={blocked || nothing !== null || delivery.planning || delivery.confirming}
+            disabled={blocked || delivery.planning || delivery.confirming}
             onClick={() => void confirm()}
             data-testid="confirm-delivery"
           >

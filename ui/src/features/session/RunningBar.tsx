@@ -1,42 +1,66 @@
-// While a turn runs: who is working, the time since the turn started, and Stop (stop_turn).
+// While the session works (planning, setup or a turn): who is working, the time since it started, and Stop (stop_turn, also Ctrl/⌘+.). When a turn blocked the session: Retry (retry_turn).
 import { useEffect, useRef, useState } from "react";
-import { type KilnError, toKilnError } from "../../api/backend";
+import { type Backend, type KilnError, toKilnError } from "../../api/backend";
 import type { SessionView, TranscriptEntry } from "../../api/types";
 import { formatElapsed, lastTurnStart, turnStartedAt } from "../../lib/elapsed";
 import { roleName } from "../../lib/roles";
 import { useStore } from "../../state/store";
 import { ErrorMessage } from "../../components/ErrorMessage";
+import { lifecycleOf } from "../../components/StateBadge";
+import { isActive } from "../attention/attention";
+import { useShortcut } from "../shortcuts/bus";
+
+/** retry_turn re-runs the turn that blocked the session (typed by hand until the generated command map has it everywhere). */
+function retryTurn(backend: Backend, sessionId: string): Promise<SessionView> {
+  const call = backend.call as unknown as (command: string, args: { sessionId: string }) => Promise<SessionView>;
+  return call("retry_turn", { sessionId });
+}
 
 export function RunningBar({ session, entries }: { session: SessionView; entries: TranscriptEntry[] | undefined }) {
+  const active = isActive(session);
+  // Whether this screen saw the session idle: then the work began here, and its clock starts now.
+  const sawIdle = useRef(false);
+  if (!active) sawIdle.current = true;
+  if (active) return <WorkingBar session={session} entries={entries} startedHere={sawIdle.current} />;
+  if (session.state === "blocked" && lifecycleOf(session) === null) return <BlockedBar session={session} />;
+  return null;
+}
+
+/** What the session is doing now, in words. */
+function doing(session: SessionView, entries: TranscriptEntry[] | undefined) {
+  if (session.setup === "running") return "Setting up the working copy";
+  if (session.state === "planning") return "Planning: reading the brief and choosing the modules and the first role";
+  const who = lastTurnStart(entries)?.role ?? session.role;
+  return (
+    <>
+      <strong>{who ? roleName(who) : "The agent"}</strong> is working
+    </>
+  );
+}
+
+function WorkingBar({ session, entries, startedHere }: { session: SessionView; entries: TranscriptEntry[] | undefined; startedHere: boolean }) {
   const { backend, dispatch } = useStore();
-  const running = session.running;
   const [mountedAt] = useState(() => Date.now());
-  // The moment running was seen to turn true here (null when it already was at first sight).
-  const [runningSince, setRunningSince] = useState<number | null>(null);
-  const wasRunning = useRef(running);
+  // The moment work was seen to begin here (null when it already ran at first sight); a new phase starts the clock again.
+  const phase = session.setup === "running" ? "setup" : session.state === "planning" ? "planning" : "turn";
+  const [runningSince, setRunningSince] = useState<number | null>(() => (startedHere ? Date.now() : null));
+  const lastPhase = useRef(phase);
   const [now, setNow] = useState(() => Date.now());
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<KilnError | null>(null);
 
   useEffect(() => {
-    if (running && !wasRunning.current) setRunningSince(Date.now());
-    if (!running) setError(null);
-    wasRunning.current = running;
-  }, [running]);
+    if (lastPhase.current !== phase) setRunningSince(Date.now());
+    lastPhase.current = phase;
+  }, [phase]);
 
   useEffect(() => {
-    if (!running) return;
-    setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
-  }, [running]);
-
-  if (!running) return null;
-  const start = lastTurnStart(entries);
-  const since = turnStartedAt(start, runningSince, mountedAt);
-  const who = start?.role ?? session.role;
+  }, []);
 
   async function stop() {
+    if (busy) return;
     setBusy(true);
     setError(null);
     try {
@@ -48,28 +72,59 @@ export function RunningBar({ session, entries }: { session: SessionView; entries
       setBusy(false);
     }
   }
+  useShortcut("stop", () => void stop());
+
+  const start = phase === "turn" ? lastTurnStart(entries) : null;
+  const since = turnStartedAt(start, runningSince, mountedAt);
+  const what = phase === "setup" ? "setup" : phase === "planning" ? "planning" : "turn";
 
   return (
-    <div className="running-bar" data-testid="running" role="status">
+    <div className="running-bar" data-testid="running" data-phase={phase} role="status">
       <span className="pulse" aria-hidden="true" />
-      <span className="running-text">
-        {who ? (
-          <>
-            <strong>{roleName(who)}</strong> is working
-          </>
-        ) : session.setup === "running" ? (
-          "Setting up the working copy"
-        ) : (
-          <>
-            <strong>The agent</strong> is working
-          </>
-        )}
-      </span>
+      <span className="running-text">{doing(session, entries)}</span>
       <span className="running-elapsed mono" data-testid="elapsed" aria-label="Elapsed time">
         {formatElapsed(now - since)}
       </span>
-      <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => void stop()} disabled={busy} data-testid="stop-turn">
+      <button
+        type="button"
+        className="btn btn-small btn-danger-ghost"
+        onClick={() => void stop()}
+        disabled={busy}
+        data-testid="stop-turn"
+        title={`Stop the ${what} (Ctrl/⌘+.)`}
+      >
         {busy ? "Stopping…" : "Stop"}
+      </button>
+      {error && <ErrorMessage error={error} />}
+    </div>
+  );
+}
+
+function BlockedBar({ session }: { session: SessionView }) {
+  const { backend, dispatch } = useStore();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<KilnError | null>(null);
+
+  async function retry() {
+    setBusy(true);
+    setError(null);
+    try {
+      dispatch({ type: "sessionUpserted", session: await retryTurn(backend, session.id) });
+    } catch (e) {
+      setError(toKilnError(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="running-bar blocked-bar" data-testid="blocked" role="status">
+      <span className="running-text">
+        <strong>The last turn failed</strong>, so the session is blocked: nothing continues on its own. Retry runs the same turn again, or send a
+        message.
+      </span>
+      <button type="button" className="btn btn-small btn-primary" onClick={() => void retry()} disabled={busy} data-testid="retry-turn">
+        {busy ? "Retrying…" : "Retry"}
       </button>
       {error && <ErrorMessage error={error} />}
     </div>

@@ -16,8 +16,6 @@ import { Loading } from "../../components/Loading";
 import { PreviewCard } from "../preview/PreviewCard";
 import { RelativeTime } from "../../components/RelativeTime";
 import { ReviewStates } from "./ReviewStates";
-import { EjectButton } from "../delivery/EjectButton";
-import { NothingChanged } from "../delivery/NothingChanged";
 import { RunningBar } from "./RunningBar";
 import { SessionActions } from "./SessionActions";
 import { SessionModules } from "./SessionModules";
@@ -28,6 +26,7 @@ import { UsagePanel } from "./UsagePanel";
 import { lastGateEntryId } from "../../lib/gates";
 import { navigate, paths } from "../../router";
 import { useStore } from "../../state/store";
+import { useSessionShortcuts } from "../shortcuts/useSessionShortcuts";
 import { useGates } from "../../state/useGates";
 import { usePreview } from "../../state/usePreview";
 import { useSettings } from "../../state/useSettings";
@@ -75,6 +74,8 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
     setPreviewOpen(true);
     void startPreview();
   }, [startPreview]);
+  // Keys 1–4 and `/` (shortcuts sheet): 4 opens the preview, on an open session only.
+  useSessionShortcuts((t) => (t !== "preview" ? showTab(t) : session && lifecycleOf(session) === null && !session.deliveredAt ? showPreview() : undefined));
   const closePreview = useCallback(async () => {
     if (await preview.stop()) setPreviewOpen(false);
   }, [preview]);
@@ -97,8 +98,8 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   const gates = useGates({ sessionId, gateKey, active: tab === "gates" });
   const moduleOrder = useMemo(() => (session?.modules ?? []).map((m) => m.id), [session?.modules]);
   const tabs = useMemo(
-    () => TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} entries={entries} /> } : t)),
-    [gates.gates, gates.checking, entries],
+    () => TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} /> } : t)),
+    [gates.gates, gates.checking],
   );
   // After the first full load, refetches (resync, retry) only ask for entries after the last one held.
   const loadedRef = useRef(false);
@@ -184,7 +185,6 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               <RelativeTime value={session.createdAt} prefix="created " />
               {session.model && <span className="muted small">{session.model}</span>}
               <ReviewStates session={session} />
-              <NothingChanged session={session} />
             </div>
           </div>
           <div className="actions">
@@ -194,7 +194,9 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               </button>
             )}
             {lifecycleOf(session) === null && session.modules.length > 0 && (
-              <EjectButton session={session} />
+              <a className={session.deliveredAt ? "btn btn-small" : "btn btn-small btn-primary"} href={paths.deliver(session.id)} data-testid="eject">
+                {session.deliveredAt ? "Delivery" : "Eject"}
+              </a>
             )}
             <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
           </div>
@@ -234,7 +236,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               )}
             </div>
             <div className="tab-panel" role="tabpanel" id={`${tabsId}-gates`} aria-labelledby={`${tabsId}-tab-gates`} hidden={tab !== "gates"}>
-              {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} entries={entries} />}
+              {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} />}
             </div>
             {previewOpen && (
               <PreviewCard
@@ -261,7 +263,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
           <SessionModules modules={session.modules} session={session} entries={entries} editable={open} />
           {open && <AddModule session={session} modules={workspaceModules} />}
           <h2 className="section-title">Checkpoints</h2>
-          <CheckpointList session={session} closed={closed} onRestored={onRestored} entries={entries} />
+          <CheckpointList session={session} closed={closed} onRestored={onRestored} />
           <h2 className="section-title">Handoffs</h2>
           <AutoContinueToggle session={session} />
           <h2 className="section-title">Usage</h2>

@@ -11,6 +11,7 @@ import { TextField } from "../../components/TextField";
 import { paths } from "../../router";
 import { useStore } from "../../state/store";
 import { useSettings } from "../../state/useSettings";
+import { SendKeySetting } from "../shortcuts/SendKeySetting";
 import {
   changedFields,
   COMMAND_POLICIES,
@@ -47,6 +48,8 @@ export function SettingsScreen() {
           }}
         />
       )}
+      <h2 className="section-title">Keyboard</h2>
+      <SendKeySetting />
     </section>
   );
 }
