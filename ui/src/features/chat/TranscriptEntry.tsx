@@ -1,47 +1,14 @@
-// One transcript entry, drawn by kind: user bubbles, agent markdown, compact tool rows, handoff blocks, system notes, gates.
+// One transcript entry, drawn by kind (user bubbles, agent markdown, tool lines, handoff blocks, system notes, gate cards): the compact rows open to these.
 import { memo, type ReactNode, useState } from "react";
 import type { TranscriptEntry } from "../../api/types";
 import { roleName } from "../../lib/roles";
+import { gateOutcome, parseHandoff } from "../../lib/transcript";
 import { Icon, type IconName } from "../../components/Icon";
 import { Md } from "../../components/Markdown";
 import { RelativeTime } from "../../components/RelativeTime";
 
-/** The engine's gate entries start "**gate** passed|failed|skipped|not-configured …". */
-const GATE_HEAD = /^\s*\*\*[^*\n]+\*\*\s+(passed|failed|skipped|not[- ]configured)\b/i;
-const HEAD_OUTCOME = { passed: "pass", failed: "fail", skipped: "skipped", "not-configured": "not-configured" } as const;
-
-/**
- * A gate entry's outcome, read from its text (the contract has no explicit field): the engine's
- * "**gate** status" head when there is one (skipped is never a pass, not-configured never a failure), else words and marks.
- */
-export function gateOutcome(text: string): "pass" | "fail" | "skipped" | "not-configured" | "unknown" {
-  const head = GATE_HEAD.exec(text);
-  if (head) return HEAD_OUTCOME[head[1].toLowerCase().replace(" ", "-") as keyof typeof HEAD_OUTCOME];
-  const t = text.replace(/\b0\s+(failed|failures?|errors?)\b/gi, "");
-  if (/\b(fail(ed|s|ures?)?|errors?)\b/i.test(t) || /[✗❌]/.test(t)) return "fail";
-  if (/\b(pass(ed|es)?|ok|succeeded)\b/i.test(t) || /[✓✔✅]/.test(t)) return "pass";
-  return "unknown";
-}
-
-export interface Handoff {
-  from: string | null;
-  to: string | null;
-  /** What the bold head says when it is not "from → to" (e.g. "Blocked"). */
-  title: string;
-  reason: string;
-  blocked: boolean;
-}
-
-/** Reads "**from → to**: reason" or "**Blocked**: reason"; anything else is all reason. */
-export function parseHandoff(text: string): Handoff {
-  const m = /^\s*\*\*(.+?)\*\*\s*:?\s*([\s\S]*)$/.exec(text);
-  if (!m) return { from: null, to: null, title: "Handoff", reason: text.trim(), blocked: false };
-  const head = m[1].trim();
-  const reason = m[2].trim();
-  const arrow = head.split(/\s*(?:→|->)\s*/);
-  if (arrow.length === 2 && arrow[0] && arrow[1]) return { from: arrow[0], to: arrow[1], title: head, reason, blocked: false };
-  return { from: null, to: null, title: head, reason, blocked: /^blocked\b/i.test(head) };
-}
+// The parsers live in lib/transcript.ts (the folding uses them too); re-exported for the entry views' callers.
+export { gateOutcome, parseHandoff, type Handoff } from "../../lib/transcript";
 
 export interface ToolParts {
   summary: string;
@@ -62,12 +29,13 @@ export function toolParts(text: string): ToolParts {
 }
 
 /** The small header over a run of one role's agent and tool entries. */
-function RoleHead({ entry }: { entry: TranscriptEntry }) {
+export function RoleHead({ entry, children }: { entry: TranscriptEntry; children?: ReactNode }) {
   return (
     <div className="role-head" data-testid="role-head">
       <Icon name="agent" className="entry-icon" />
       <span className="entry-who">{entry.role ? roleName(entry.role) : "Agent"}</span>
       {entry.module && <code className="module-id">{entry.module}</code>}
+      {children}
       <span className="entry-time">
         <RelativeTime value={entry.createdAt} />
       </span>

@@ -1,90 +1,101 @@
-// The live transcript (the chat): a scrolling list that follows new entries, virtualized when it gets long.
+// The live transcript (the chat): entries folded into compact rows, following the end while the user is there, virtualized when long, with the agent's live text at the bottom.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { type ReactNode, type RefObject, useLayoutEffect, useRef } from "react";
+import { type ReactNode, useMemo } from "react";
 import type { TranscriptEntry } from "../../api/types";
-import { EntryView, startsRoleGroup } from "./TranscriptEntry";
+import { Icon } from "../../components/Icon";
+import { type LiveView, liveShows } from "../../lib/live";
+import { foldTranscript, type Row, rowStartsRoleGroup } from "../../lib/transcript";
+import { LiveActivity } from "./LiveActivity";
+import { RowView } from "./TranscriptRow";
+import { type Follow, useFollow } from "./useFollow";
 
-/** Below this many entries a plain list is simpler and cheap enough. */
+/** Below this many rows a plain list is simpler and cheap enough. */
 export const VIRTUALIZE_AT = 200;
-const NEAR_BOTTOM_PX = 48;
 
 export interface TranscriptViewProps {
   entries: TranscriptEntry[];
   /** Drawn under an entry (e.g. its checkpoint's restore button); null for none. */
   footerOf?: (entry: TranscriptEntry) => ReactNode;
+  /** The session's live activity (streaming text, the provider's status line), when there is some. */
+  live?: LiveView | null;
 }
 
-export function TranscriptView({ entries, footerOf }: TranscriptViewProps) {
-  return entries.length >= VIRTUALIZE_AT ? <VirtualTranscript entries={entries} footerOf={footerOf} /> : <PlainTranscript entries={entries} footerOf={footerOf} />;
+/** The id of the operator's latest message: when it changes, they just sent one. */
+function lastSent(entries: TranscriptEntry[]): number | null {
+  for (let i = entries.length - 1; i >= 0; i--) if (entries[i].kind === "user") return entries[i].id;
+  return null;
 }
 
-/** Tracks whether the user is at the bottom, so new entries scroll into view only then. */
-function useFollow() {
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const followRef = useRef(true);
-  const onScroll = () => {
-    const el = scrollRef.current;
-    if (el) followRef.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
-  };
-  return { scrollRef, followRef, onScroll };
-}
-
-function Scroller({ scrollRef, onScroll, children }: { scrollRef: RefObject<HTMLDivElement | null>; onScroll: () => void; children: ReactNode }) {
+export function TranscriptView({ entries, footerOf, live }: TranscriptViewProps) {
+  const rows = useMemo(() => foldTranscript(entries), [entries]);
+  const shown = liveShows(live) ? live : null;
+  const last = entries[entries.length - 1];
+  const changed = `${entries.length}:${last?.id ?? 0}:${shown?.text?.length ?? 0}:${shown?.status?.message ?? ""}:${shown?.status?.attempt ?? ""}`;
+  const follow = useFollow(changed, lastSent(entries));
+  const list = rows.length >= VIRTUALIZE_AT ? <VirtualRows rows={rows} follow={follow} footerOf={footerOf} /> : <PlainRows rows={rows} footerOf={footerOf} />;
   return (
-    <div className="transcript" data-testid="transcript" ref={scrollRef} onScroll={onScroll} tabIndex={0} role="log" aria-label="Transcript">
-      {children}
+    <div className="transcript" data-testid="transcript" ref={follow.scrollRef} onScroll={follow.onScroll} tabIndex={0} role="log" aria-label="Transcript">
+      <div className="transcript-content" ref={follow.contentRef}>
+        {list}
+        {shown && <LiveActivity live={shown} />}
+      </div>
+      {follow.unseen && (
+        <div className="new-activity-anchor">
+          <button type="button" className="new-activity" data-testid="new-activity" onClick={follow.toBottom}>
+            New activity <Icon name="down" size={13} />
+          </button>
+        </div>
+      )}
     </div>
   );
 }
 
-function PlainTranscript({ entries, footerOf }: TranscriptViewProps) {
-  const { scrollRef, followRef, onScroll } = useFollow();
-  useLayoutEffect(() => {
-    const el = scrollRef.current;
-    if (el && followRef.current) el.scrollTop = el.scrollHeight;
-  }, [entries.length, scrollRef, followRef]);
+function Footers({ row, footerOf }: { row: Row; footerOf?: (entry: TranscriptEntry) => ReactNode }) {
+  if (!footerOf) return null;
+  return <>{row.entries.map((e) => <FooterOf key={e.id} entry={e} footerOf={footerOf} />)}</>;
+}
+
+function FooterOf({ entry, footerOf }: { entry: TranscriptEntry; footerOf: (entry: TranscriptEntry) => ReactNode }) {
+  return <>{footerOf(entry)}</>;
+}
+
+function itemClass(row: Row): string {
+  const kind = row.type === "user" || row.type === "agent" || row.type === "tool" ? row.type : row.type === "handoff" ? "handoff" : "system";
+  return `entry-item entry-item-${kind} row-${row.type}`;
+}
+
+function PlainRows({ rows, footerOf }: { rows: Row[]; footerOf?: (entry: TranscriptEntry) => ReactNode }) {
   return (
-    <Scroller scrollRef={scrollRef} onScroll={onScroll}>
-      <ol className="entries">
-        {entries.map((entry, i) => (
-          <li key={entry.id} className={`entry-item entry-item-${entry.kind}`}>
-            <EntryView entry={entry} roleHead={startsRoleGroup(entries, i)} />
-            {footerOf?.(entry)}
-          </li>
-        ))}
-      </ol>
-    </Scroller>
+    <ol className="entries">
+      {rows.map((row, i) => (
+        <li key={row.key} className={itemClass(row)}>
+          <RowView row={row} roleHead={rowStartsRoleGroup(rows, i)} />
+          <Footers row={row} footerOf={footerOf} />
+        </li>
+      ))}
+    </ol>
   );
 }
 
-function VirtualTranscript({ entries, footerOf }: TranscriptViewProps) {
-  const { scrollRef, followRef, onScroll } = useFollow();
+function VirtualRows({ rows, follow, footerOf }: { rows: Row[]; follow: Follow; footerOf?: (entry: TranscriptEntry) => ReactNode }) {
   const virtualizer = useVirtualizer({
-    count: entries.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => 120,
-    overscan: 6,
-    getItemKey: (index) => entries[index].id,
+    count: rows.length,
+    getScrollElement: () => follow.scrollRef.current,
+    estimateSize: () => 48,
+    overscan: 8,
+    getItemKey: (index) => rows[index].key,
   });
-  useLayoutEffect(() => {
-    if (followRef.current && entries.length > 0) virtualizer.scrollToIndex(entries.length - 1, { align: "end" });
-  }, [entries.length, virtualizer, followRef]);
   return (
-    <Scroller scrollRef={scrollRef} onScroll={onScroll}>
-      <ol className="entries entries-virtual" style={{ height: virtualizer.getTotalSize() }}>
-        {virtualizer.getVirtualItems().map((item) => (
-          <li
-            key={item.key}
-            data-index={item.index}
-            ref={virtualizer.measureElement}
-            className={`entry-virtual entry-item entry-item-${entries[item.index].kind}`}
-            style={{ transform: `translateY(${item.start}px)` }}
-          >
-            <EntryView entry={entries[item.index]} roleHead={startsRoleGroup(entries, item.index)} />
-            {footerOf?.(entries[item.index])}
+    <ol className="entries entries-virtual" style={{ height: virtualizer.getTotalSize() }}>
+      {virtualizer.getVirtualItems().map((item) => {
+        const row = rows[item.index];
+        return (
+          <li key={item.key} data-index={item.index} ref={virtualizer.measureElement} className={`entry-virtual ${itemClass(row)}`} style={{ transform: `translateY(${item.start}px)` }}>
+            <RowView row={row} roleHead={rowStartsRoleGroup(rows, item.index)} />
+            <Footers row={row} footerOf={footerOf} />
           </li>
-        ))}
-      </ol>
-    </Scroller>
+        );
+      })}
+    </ol>
   );
 }

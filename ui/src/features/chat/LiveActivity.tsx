@@ -1,0 +1,38 @@
+// The bottom of the chat while an agent works: its prose streaming in as a growing bubble, and one updating status line.
+import { Icon } from "../../components/Icon";
+import { Md } from "../../components/Markdown";
+import { type LiveView, liveStatusLine, liveStatusTone } from "../../lib/live";
+import { roleName } from "../../lib/roles";
+
+export function LiveActivity({ live }: { live: LiveView }) {
+  const text = live.text?.trim() ? live.text : null;
+  return (
+    <div className="live-activity" data-testid="live" data-phase={live.phase}>
+      {text && (
+        <article className="entry entry-agent live-bubble" data-testid="live-text" aria-live="polite" aria-busy="true">
+          <div className="role-head">
+            <Icon name="agent" className="entry-icon" />
+            <span className="entry-who">{live.role ? roleName(live.role) : live.phase === "planning" ? "Planner agent" : "Agent"}</span>
+            {live.module && <code className="module-id">{live.module}</code>}
+            <span className="live-dot" aria-label="writing" />
+          </div>
+          <div className="entry-body markdown">
+            <Md text={text} />
+          </div>
+        </article>
+      )}
+      {live.status && (
+        <div
+          className={`live-status live-status-${liveStatusTone(live.status)}`}
+          data-testid="live-status"
+          data-reason={live.status.reason}
+          data-kind={live.status.kind}
+          role={liveStatusTone(live.status) === "danger" ? "alert" : "status"}
+        >
+          <Icon name="alert" className="entry-icon" size={14} />
+          <span>{liveStatusLine(live.status)}</span>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,66 @@
+// Keeps the chat at the bottom while the user is there, and says "new activity" when they scrolled up and something arrived.
+import { type RefObject, useCallback, useLayoutEffect, useRef, useState } from "react";
+
+/** Within this many pixels of the end counts as "at the bottom". */
+export const NEAR_BOTTOM_PX = 48;
+
+export interface Follow {
+  scrollRef: RefObject<HTMLDivElement | null>;
+  contentRef: RefObject<HTMLDivElement | null>;
+  onScroll: () => void;
+  /** Something new arrived while the user was scrolled up. */
+  unseen: boolean;
+  toBottom: () => void;
+}
+
+/**
+ * `changed` changes whenever the content does (a new entry, more streamed text); `sent` whenever the
+ * operator sends a message (the latest user entry), which always brings the end into view.
+ */
+export function useFollow(changed: string, sent: number | null): Follow {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const contentRef = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const [unseen, setUnseen] = useState(false);
+
+  const stick = useCallback(() => {
+    const el = scrollRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, []);
+
+  const toBottom = useCallback(() => {
+    atBottom.current = true;
+    setUnseen(false);
+    stick();
+  }, [stick]);
+
+  const onScroll = useCallback(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const near = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
+    atBottom.current = near;
+    if (near) setUnseen(false);
+  }, []);
+
+  useLayoutEffect(() => {
+    if (atBottom.current) stick();
+    else setUnseen(true);
+  }, [changed, stick]);
+
+  useLayoutEffect(() => {
+    if (sent !== null) toBottom();
+  }, [sent, toBottom]);
+
+  // Rows grow after they render (markdown, measured virtual rows, a streaming bubble): stay at the end while following.
+  useLayoutEffect(() => {
+    const content = contentRef.current;
+    if (!content || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(() => {
+      if (atBottom.current) stick();
+    });
+    observer.observe(content);
+    return () => observer.disconnect();
+  }, [stick]);
+
+  return { scrollRef, contentRef, onScroll, unseen, toBottom };
+}
