@@ -5,7 +5,7 @@ import type { UpdateSettingsArgs } from "../../api/types";
 import { fakeBackend, makeSettings } from "../../test/fixtures";
 import { renderWithStore } from "../../test/render";
 import { SettingsScreen } from "./SettingsScreen";
-import { changedFields, confinementTone, formOf, NO_SECRETS } from "./settingsForm";
+import { changedFields, confinementTone, formOf, NO_SECRETS, unavailableDefault } from "./settingsForm";
 
 const SECRET = "sk-test-very-secret-1234";
 const stored = makeSettings({ openaiBaseUrl: "https://api.example.com/v1", openaiModel: "gpt-4.1", openaiKeyFingerprint: "sha256:ab12cd" });
@@ -52,6 +52,8 @@ describe("SettingsScreen", () => {
     fireEvent.change(screen.getByTestId("default-driver"), { target: { value: "codex" } });
     fireEvent.change(screen.getByTestId("claude-path"), { target: { value: "/usr/bin/claude" } });
     fireEvent.click(screen.getByTestId("save-settings"));
+    // codex is unavailable here: Save asks first.
+    fireEvent.click(within(await screen.findByRole("dialog")).getByTestId("confirm"));
 
     await waitFor(() =>
       expect(backend.call).toHaveBeenCalledWith("update_settings", { defaultDriver: "codex", claudePath: "/usr/bin/claude" }),
@@ -209,5 +211,49 @@ describe("SettingsScreen", () => {
     const choices = within(screen.getByTestId("default-driver")).getAllByRole("option") as HTMLOptionElement[];
     expect(choices.map((o) => o.value)).toEqual(["claude", "codex", "openai-compatible"]);
     expect(choices.some((o) => o.disabled)).toBe(false);
+  });
+
+  it("never says a missing binary was found on PATH", async () => {
+    renderWithStore(<SettingsScreen />, fakeBackend({ get_settings: () => makeSettings() }));
+    const codex = (await screen.findByTestId("codex-path")) as HTMLInputElement;
+    expect(codex.placeholder).toBe("not found on PATH");
+    expect((screen.getByTestId("claude-path") as HTMLInputElement).placeholder).toBe("found: /usr/local/bin/claude");
+    const line = screen.getByTestId("driver-list").querySelector('[data-driver="codex"]')!;
+    expect(line).toHaveTextContent("unavailable");
+    expect(screen.getByTestId("settings-form")).not.toHaveTextContent(/found on PATH/);
+    const codexChoice = within(screen.getByTestId("default-driver")).getByRole("option", { name: "codex (unavailable)" });
+    expect(codexChoice).toBeInTheDocument();
+  });
+
+  it("asks before saving an unavailable driver as the default, with the reason and how to install it", async () => {
+    const backend = fakeBackend({ get_settings: () => makeSettings(), update_settings: (args: UpdateSettingsArgs) => makeSettings({ defaultDriver: args.defaultDriver ?? "claude" }) });
+    renderWithStore(<SettingsScreen />, backend);
+    fireEvent.change(await screen.findByTestId("default-driver"), { target: { value: "codex" } });
+    expect(screen.getByTestId("default-driver-unavailable")).toHaveTextContent("codex is unavailable: install it with `npm i -g @openai/codex`");
+    fireEvent.click(screen.getByTestId("save-settings"));
+    const dialog = await screen.findByRole("dialog");
+    expect(dialog).toHaveTextContent("Make codex the default while it is unavailable?");
+    expect(within(dialog).getByTestId("unavailable-default-reason")).toHaveTextContent("install it with `npm i -g @openai/codex`");
+    expect(backend.call).not.toHaveBeenCalledWith("update_settings", expect.anything());
+
+    // Cancel keeps the form as it is, unsaved.
+    fireEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
+    expect(backend.call).not.toHaveBeenCalledWith("update_settings", expect.anything());
+
+    fireEvent.click(screen.getByTestId("save-settings"));
+    fireEvent.click(within(await screen.findByRole("dialog")).getByTestId("confirm"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_settings", { defaultDriver: "codex" }));
+  });
+
+  it("saves an available default, or one whose path changes with it, without asking", async () => {
+    const backend = fakeBackend({ get_settings: () => makeSettings({ defaultDriver: "codex" }), update_settings: () => makeSettings() });
+    renderWithStore(<SettingsScreen />, backend);
+    fireEvent.change(await screen.findByTestId("default-driver"), { target: { value: "claude" } });
+    fireEvent.click(screen.getByTestId("save-settings"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_settings", { defaultDriver: "claude" }));
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    expect(unavailableDefault(makeSettings(), { defaultDriver: "codex", codexPath: "/opt/codex" })).toBeNull();
+    expect(unavailableDefault(makeSettings(), { defaultDriver: "codex" })?.id).toBe("codex");
   });
 });

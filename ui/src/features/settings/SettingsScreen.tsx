@@ -1,8 +1,9 @@
-// Settings: the default driver, the planner agent, the command policy with how commands are confined here, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key), the connected application and delivery; Save sends only changes.
+// Settings: the default driver (asking first before saving an unavailable one), the planner agent, the command policy with how commands are confined here, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key), the connected application and delivery; Save sends only changes.
 import { type FormEvent, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { SettingsView } from "../../api/types";
 import { DeliverySettingsFields } from "../delivery/DeliverySettingsFields";
+import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { Loading } from "../../components/Loading";
 import { SecretField } from "../../components/SecretField";
@@ -13,6 +14,7 @@ import { useStore } from "../../state/store";
 import { useSettings } from "../../state/useSettings";
 import { SendKeySetting } from "../shortcuts/SendKeySetting";
 import {
+  binaryPlaceholder,
   changedFields,
   COMMAND_POLICIES,
   confinementTone,
@@ -22,6 +24,7 @@ import {
   type Secrets,
   type SettingsForm,
   type TextFieldName,
+  unavailableDefault,
 } from "./settingsForm";
 
 export function SettingsScreen() {
@@ -68,6 +71,8 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
   const [secrets, setSecrets] = useState<Secrets>(NO_SECRETS);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<KilnError | null>(null);
+  // Save with an unavailable default driver waits here for the operator's word.
+  const [confirming, setConfirming] = useState(false);
 
   const changes = changedFields(view, form, secrets);
   const dirty = Object.keys(changes).length > 0;
@@ -82,9 +87,18 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
   const defaultOffered = offered.has(view.defaultDriver);
   const confined = confinementTone(view.confinement);
 
-  async function save(e: FormEvent) {
+  const unavailable = unavailableDefault(view, changes);
+  const statusOf = (id: string) => view.drivers.find((d) => d.id === id);
+
+  function save(e: FormEvent) {
     e.preventDefault();
     if (!dirty || busy) return;
+    if (unavailable) setConfirming(true);
+    else void send();
+  }
+
+  async function send() {
+    setConfirming(false);
     setBusy(true);
     setError(null);
     try {
@@ -96,7 +110,7 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
   }
 
   return (
-    <form className="card form settings" onSubmit={(e) => void save(e)} data-testid="settings-form">
+    <form className="card form settings" onSubmit={save} data-testid="settings-form">
       <label className="field-label" htmlFor="default-driver">
         Default driver
       </label>
@@ -108,10 +122,15 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
         )}
         {view.drivers.map((d) => (
           <option key={d.id} value={d.id}>
-            {d.id}
+            {d.available ? d.id : `${d.id} (unavailable)`}
           </option>
         ))}
       </select>
+      {statusOf(form.defaultDriver)?.available === false && (
+        <p className="hint warn-text" data-testid="default-driver-unavailable">
+          {form.defaultDriver} is unavailable: {statusOf(form.defaultDriver)?.detail}
+        </p>
+      )}
 
       <label className="checkbox settings-checkbox">
         <input
@@ -165,10 +184,10 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
       </ul>
 
       {offered.has("claude") && (
-        <TextField id="claude-path" label="Claude Code binary" value={form.claudePath} onChange={set("claudePath")} placeholder="found on PATH" hint="An absolute path; leave empty to search PATH." />
+        <TextField id="claude-path" label="Claude Code binary" value={form.claudePath} onChange={set("claudePath")} placeholder={binaryPlaceholder(statusOf("claude"))} hint="An absolute path; leave empty to search PATH." />
       )}
       {offered.has("codex") && (
-        <TextField id="codex-path" label="Codex binary" value={form.codexPath} onChange={set("codexPath")} placeholder="found on PATH" hint="An absolute path; leave empty to search PATH." />
+        <TextField id="codex-path" label="Codex binary" value={form.codexPath} onChange={set("codexPath")} placeholder={binaryPlaceholder(statusOf("codex"))} hint="An absolute path; leave empty to search PATH." />
       )}
 
       {offered.has("openai-compatible") && (
@@ -233,6 +252,14 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
           {busy ? "Saving…" : "Save"}
         </button>
       </div>
+      {confirming && unavailable && (
+        <ConfirmDialog title={`Make ${unavailable.id} the default while it is unavailable?`} confirmLabel="Save anyway" onConfirm={() => void send()} onCancel={() => setConfirming(false)}>
+          <p data-testid="unavailable-default-reason">
+            New sessions would start with <code>{unavailable.id}</code>, which cannot run here: {unavailable.detail}
+          </p>
+          <p className="muted small">Their turns fail until it is installed or configured.</p>
+        </ConfirmDialog>
+      )}
     </form>
   );
 }

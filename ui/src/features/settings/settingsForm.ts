@@ -129,3 +129,36 @@ export function confinementTone(view: SettingsView["confinement"]): { tone: stri
   if (view.enforcement === "partial") return { tone: "warn", label: `${view.mechanism}, partly` };
   return { tone: "success", label: view.mechanism };
 }
+
+type DriverStatus = SettingsView["drivers"][number];
+
+/**
+ * The placeholder of a local driver's binary field, agreeing with the driver's status: where
+ * it was found (the engine's detail is the path then), or that it was not found. A path set
+ * in the field speaks for itself.
+ */
+export function binaryPlaceholder(status: DriverStatus | undefined): string {
+  if (!status) return "searched on PATH";
+  return status.available ? `found: ${status.detail}` : "not found on PATH";
+}
+
+/** The settings each driver's availability depends on: changing one of them may make it available. */
+const DRIVER_FIELDS: Record<string, (keyof UpdateSettingsArgs)[]> = {
+  claude: ["claudePath"],
+  codex: ["codexPath"],
+  "openai-compatible": ["openaiBaseUrl", "openaiModel", "openaiKey"],
+};
+
+/**
+ * The driver the update makes the default while it is unavailable (so Save asks first), or
+ * null. Not when the same update changes what the driver needs (its path, its endpoint): the
+ * answer tells whether that made it available.
+ */
+export function unavailableDefault(view: SettingsView, changes: UpdateSettingsArgs): DriverStatus | null {
+  const next = changes.defaultDriver;
+  if (next === undefined) return null;
+  const status = view.drivers.find((d) => d.id === next);
+  if (!status || status.available) return null;
+  if ((DRIVER_FIELDS[next] ?? []).some((f) => f in changes)) return null;
+  return status;
+}
