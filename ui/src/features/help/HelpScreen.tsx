@@ -57,7 +57,6 @@ Press <kbd>?</kbd> anywhere for the full list.
         ) : (
           <p data-testid="help-updates">
             This page is served by <code>kiln serve</code>: it updates when the <code>kiln</code> on the server is updated and restarted.
-            The desktop app updates itself from Help ▸ Check for Updates….
           </p>
         )}
       </div>

@@ -1,0 +1,202 @@
+// Browser test of what tells the user a session needs them, and of the keyboard, with a real claude turn
+// (the pinned CLI against the scripted model server, as agent.test.mjs): with the notification
+// permission granted and the header's bell on, a turn that ends while the user is on the dashboard
+// makes a browser notification, and the tab title shows the session running, then clears. Then, on
+// the session: `?` opens the shortcuts sheet, 1–3 switch tabs, `/` focuses the composer, Shift+Enter
+// makes a newline and Enter sends. Must run in a loopback-only network namespace (`unshare -n`).
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
+import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
+
+const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
+const BRIEF = "Add a wishlist to @shop/catalog";
+const TITLE = "Wishlist for the catalog";
+
+function assertLoopbackOnly() {
+  const devices = fs
+    .readFileSync("/proc/self/net/dev", "utf8")
+    .split("\n")
+    .slice(2)
+    .map((l) => l.split(":")[0].trim())
+    .filter(Boolean);
+  assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
+}
+
+/** Records every `new Notification(...)` in window.__notifications instead of showing it. */
+function recordNotifications() {
+  const Real = window.Notification;
+  window.__notifications = [];
+  class Recorded {
+    constructor(title, options = {}) {
+      window.__notifications.push({ title, body: options.body ?? "", tag: options.tag ?? "", at: Date.now() });
+      this.onclick = null;
+    }
+    close() {}
+    static get permission() {
+      return Real ? Real.permission : "default";
+    }
+    static requestPermission() {
+      return Real ? Real.requestPermission() : Promise.resolve("denied");
+    }
+  }
+  window.Notification = Recorded;
+}
+
+describe("attention and keyboard in kiln serve", { timeout: TEST_TIMEOUT * 3 }, () => {
+  before(async () => {
+    assertLoopbackOnly();
+    assert.ok(CLI_DIR, "KILN_AGENT_CLI_DIR is not set: scripts/test sets it after scripts/deps installs the CLIs");
+    assert.ok(fs.existsSync(path.join(CLI_DIR, "node_modules/.bin/claude")), `no claude in ${CLI_DIR}`);
+    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
+    await launchBrowser();
+  });
+  after(cleanUp);
+
+  test("a turn ending while the user is on the dashboard notifies; the title shows running, then clears; the keyboard drives the session", { timeout: TEST_TIMEOUT * 3 }, async (t) => {
+    const model = await startModelServer([
+      // The planner agent answers JSON.
+      { text: `{"modules": [], "title": "${TITLE}", "role": "frontend-engineer", "reason": "The wishlist starts on the product cards."}` },
+      // The engineer's turn writes a file and hands off to no one; then its read-only auto-review.
+      { tool: "Write", arguments: { file_path: "modules/catalog/src/client/wishlist.js", content: "export const wishlist = new Set();\n" } },
+      { text: "Added a wishlist heart to each product card.\n\nHANDOFF: none - the wishlist is on the catalog screen" },
+      { text: "Correctness, security, compatibility, lifecycle, tests and UI checked.\n\nREVIEW: pass - the wishlist works" },
+    ]);
+    t.after(() => stopServer(model.child));
+    const workspace = copyExample();
+    const home = tempDir("kiln-attention-home-");
+    const { url, child } = await startServer({ workspace, env: { HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-test" } });
+    t.after(() => stopServer(child));
+    await api(url, "update_settings", { defaultDriver: "claude", claudePath: path.join(CLI_DIR, "node_modules/.bin/claude") });
+
+    const { page, errors } = await newPage(t);
+    await page.context().grantPermissions(["notifications"], { origin: new URL(url).origin });
+    await page.context().addInitScript(recordNotifications);
+    await page.goto(url);
+
+    // The bell turns notifications on (the permission is granted, so nothing is asked).
+    const bell = page.locator("[data-testid=notify-toggle]");
+    await bell.waitFor();
+    assert.equal(await bell.getAttribute("data-status"), "off", "notifications start off: nothing is asked on load");
+    await bell.click();
+    await page.locator('[data-testid=notify-toggle][data-status="on"]').waitFor();
+    assert.equal(await page.title(), "Kiln");
+
+    // A session from a brief; the user goes back to the dashboard while it works.
+    await page.locator("[data-testid=new-session]").first().click();
+    await page.locator("[data-testid=brief]").fill(BRIEF);
+    await page.locator("[data-testid=create-session]").click();
+    await page.waitForURL(/#\/session\/[^/]+$/);
+    const sessionUrl = page.url();
+    await page.waitForFunction(() => document.title.startsWith("● Running — "), null, { timeout: 60_000 });
+    await page.locator("[data-testid=running]").waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, "attention-running-session.png") });
+    await page.goto(new URL("#/", url).href);
+    await page.waitForFunction(() => /^● \d running — Kiln$/.test(document.title), null, { timeout: 30_000 });
+    assert.equal(await page.locator('link[rel="icon"]').getAttribute("data-attention"), "running", "the favicon has the running dot");
+    assert.deepEqual(await page.evaluate(() => window.__notifications), [], "nothing is notified while the session runs");
+    await page.screenshot({ path: path.join(ARTIFACTS, "attention-dashboard-running.png") });
+
+    // The turn (and its review) ends: a notification, and the title clears.
+    await page.waitForFunction(() => window.__notifications.some((n) => n.title.startsWith("Turn finished")), null, { timeout: 180_000 });
+    const notes = await page.evaluate(() => window.__notifications);
+    const finished = notes.find((n) => n.title.startsWith("Turn finished"));
+    assert.equal(finished.title, `Turn finished — ${TITLE}`);
+    assert.match(finished.tag, /^kiln-/);
+    await page.waitForFunction(() => document.title === "Kiln", null, { timeout: 120_000 });
+    assert.equal(await page.locator('link[rel="icon"]').getAttribute("data-attention"), "");
+    await page.screenshot({ path: path.join(ARTIFACTS, "attention-dashboard-done.png") });
+
+    // On the session: the title names it, with no mark.
+    await page.goto(sessionUrl);
+    await page.locator("[data-testid=transcript]").waitFor();
+    await page.waitForFunction((title) => document.title === `${title} — Kiln`, TITLE);
+
+    // `?` opens the sheet; Escape closes it.
+    await page.locator("body").click({ position: { x: 5, y: 300 } });
+    await page.keyboard.press("?");
+    const sheet = page.locator("[data-testid=shortcut-sheet]");
+    await sheet.waitFor();
+    assert.match(await sheet.innerText(), /Next file/);
+    await page.screenshot({ path: path.join(ARTIFACTS, "attention-shortcut-sheet.png") });
+    await page.keyboard.press("Escape");
+    await sheet.waitFor({ state: "detached" });
+
+    // 2 and 3 switch to Changes and Gates, 1 back to Chat.
+    await page.keyboard.press("2");
+    await page.locator('[data-testid=tab-changes][aria-selected="true"]').waitFor();
+    await page.locator("[data-testid=diff-file]").first().waitFor();
+    await page.keyboard.press("3");
+    await page.locator('[data-testid=tab-gates][aria-selected="true"]').waitFor();
+    await page.keyboard.press("1");
+    await page.locator('[data-testid=tab-chat][aria-selected="true"]').waitFor();
+
+    // `/` focuses the composer, where keys are text: Shift+Enter makes a newline, Enter sends.
+    await page.keyboard.press("/");
+    const box = page.locator("[data-testid=message]");
+    await page.waitForFunction(() => document.activeElement?.getAttribute("data-testid") === "message");
+    assert.match(await page.locator("[data-testid=send-hint]").innerText(), /Enter to send · Shift\+Enter for a new line/);
+    await page.keyboard.type("Thanks 2");
+    await page.keyboard.press("Shift+Enter");
+    await page.keyboard.type("and j");
+    assert.equal(await box.inputValue(), "Thanks 2\nand j", "keys typed in the composer are text, and Shift+Enter is a newline");
+    assert.equal(await page.locator('[data-testid=tab-chat][aria-selected="true"]').count(), 1, "typing 2 did not switch tabs");
+    await page.keyboard.press("Enter");
+    await page.locator("[data-testid=entry][data-kind=user]").filter({ hasText: "and j" }).waitFor({ timeout: 60_000 });
+    assert.equal(await box.inputValue(), "");
+    await page.screenshot({ path: path.join(ARTIFACTS, "attention-sent-with-enter.png") });
+    assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
+  });
+
+  test("a failed turn notifies and marks the tab; the blocked session offers Retry, which runs the turn again", { timeout: TEST_TIMEOUT * 2 }, async (t) => {
+    const model = await startModelServer([
+      { text: `{"modules": [], "title": "${TITLE}", "role": "frontend-engineer", "reason": "The wishlist starts on the product cards."}` },
+      // The turn's request is refused: the driver fails and the session is blocked.
+      { error: { status: 400, message: "The request was malformed." } },
+      // Retry runs the turn again; this time it answers.
+      { text: "Added the wishlist.\n\nHANDOFF: none - done" },
+      { text: "Checked.\n\nREVIEW: pass - fine" },
+    ]);
+    t.after(() => stopServer(model.child));
+    const workspace = copyExample();
+    const home = tempDir("kiln-attention-home-");
+    const { url, child } = await startServer({ workspace, env: { HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-test" } });
+    t.after(() => stopServer(child));
+    await api(url, "update_settings", { defaultDriver: "claude", claudePath: path.join(CLI_DIR, "node_modules/.bin/claude") });
+
+    const { page, errors } = await newPage(t);
+    await page.context().grantPermissions(["notifications"], { origin: new URL(url).origin });
+    await page.context().addInitScript(recordNotifications);
+    await page.goto(url);
+    await page.locator("[data-testid=notify-toggle]").click();
+    await page.locator('[data-testid=notify-toggle][data-status="on"]').waitFor();
+
+    await page.locator("[data-testid=new-session]").first().click();
+    await page.locator("[data-testid=brief]").fill(BRIEF);
+    await page.locator("[data-testid=create-session]").click();
+    await page.waitForURL(/#\/session\/[^/]+$/);
+    const sessionUrl = page.url();
+    await page.goto(new URL("#/", url).href);
+
+    // The failure is notified, and the tab says so.
+    await page.waitForFunction(() => window.__notifications.some((n) => n.title.startsWith("Failed")), null, { timeout: 180_000 });
+    const failed = (await page.evaluate(() => window.__notifications)).find((n) => n.title.startsWith("Failed"));
+    assert.equal(failed.title, `Failed — ${TITLE}`);
+    await page.waitForFunction(() => document.title === "✕ 1 failed — Kiln");
+    assert.equal(await page.locator('link[rel="icon"]').getAttribute("data-attention"), "failed");
+
+    // The session offers Retry.
+    await page.goto(sessionUrl);
+    const blocked = page.locator("[data-testid=blocked]");
+    await blocked.waitFor();
+    await page.waitForFunction((title) => document.title === `✕ Failed — ${title} — Kiln`, TITLE);
+    await page.screenshot({ path: path.join(ARTIFACTS, "attention-blocked-retry.png") });
+    await blocked.locator("[data-testid=retry-turn]").click();
+    // The turn runs again and ends (retry_turn: the engine's, not in older builds).
+    await page.locator("[data-testid=entry][data-kind=agent]").getByText("Added the wishlist.").waitFor({ timeout: 120_000 });
+    await blocked.waitFor({ state: "detached" });
+    assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
+  });
+});
