@@ -7,6 +7,7 @@ import { startTheme } from "./lib/theme";
 import { StoreProvider } from "./state/store";
 import "./styles.css";
 import "./features/preview/preview.css";
+import "./features/session/session.css";
 import "./features/chat/chat.css";
 import "./features/delivery/delivery.css";
 import "./features/setup/setup.css";

@@ -1,6 +1,7 @@
-// The preview card: floats over the right side of the chat (or fills the window) with the session's application, its state, log and controls.
+// The preview card: the session's application, its state, log and controls; docked beside the chat, in its own tab, or filling the window.
 import { useEffect, useState } from "react";
 import type { SessionModule } from "../../api/types";
+import type { PreviewLayout } from "../../lib/layout";
 import { openExternal } from "../../lib/openExternal";
 import { enterUrlFor, frameShown, modulePath } from "../../lib/preview";
 import type { PreviewHandle } from "../../state/usePreview";
@@ -16,9 +17,12 @@ export interface PreviewCardProps {
   onModuleChange: (moduleId: string) => void;
   /** Stops the preview and closes the card. */
   onClose: () => void;
+  /** Where the card sits (beside the chat or as a tab), and the switch between the two. */
+  layout?: PreviewLayout;
+  onLayoutChange?: (layout: PreviewLayout) => void;
 }
 
-export function PreviewCard({ handle, modules, moduleId, onModuleChange, onClose }: PreviewCardProps) {
+export function PreviewCard({ handle, modules, moduleId, onModuleChange, onClose, layout, onLayoutChange }: PreviewCardProps) {
   const { preview, error, busy } = handle;
   const [reloads, setReloads] = useState(0);
   const [logShown, setLogShown] = useState(false);
@@ -45,6 +49,7 @@ export function PreviewCard({ handle, modules, moduleId, onModuleChange, onClose
       aria-label="Preview"
       data-testid="preview-card"
       data-state={state}
+      data-layout={fullScreen ? "full" : layout}
     >
       <PreviewToolbar
         state={state}
@@ -57,6 +62,8 @@ export function PreviewCard({ handle, modules, moduleId, onModuleChange, onClose
         onToggleLog={() => setLogShown((v) => !v)}
         fullScreen={fullScreen}
         onToggleFullScreen={() => setFullScreen((v) => !v)}
+        layout={layout}
+        onLayoutChange={onLayoutChange}
         onOpen={() => liveUrl && openExternal(liveUrl)}
         onRestart={() => void handle.restart()}
         onClose={onClose}

@@ -1,0 +1,80 @@
+// The session rail: the workspace's sessions with a live status dot each (running, needs you, failed, idle), to switch without the dashboard; it folds to dots.
+import { useMemo } from "react";
+import type { SessionView } from "../../api/types";
+import { Icon } from "../../components/Icon";
+import { lifecycleOf } from "../../components/StateBadge";
+import { sessionStatus, STATUS_LABEL } from "../../lib/sessionStatus";
+import { paths } from "../../router";
+import { useSessions } from "../../state/sessions";
+
+/** The workspace's open sessions, newest first (the dashboard's list query, kept live by events), and the current one. */
+function useRailSessions(currentId: string): SessionView[] {
+  const { all } = useSessions();
+  return useMemo(
+    () =>
+      (all ?? [])
+        .filter((s) => s.id === currentId || lifecycleOf(s) === null)
+        .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.id.localeCompare(a.id)),
+    [all, currentId],
+  );
+}
+
+export interface SessionSidebarProps {
+  currentId: string;
+  collapsed: boolean;
+  onToggle: () => void;
+}
+
+export function SessionSidebar({ currentId, collapsed, onToggle }: SessionSidebarProps) {
+  const sessions = useRailSessions(currentId);
+  return (
+    <nav className={collapsed ? "session-rail session-rail-collapsed" : "session-rail"} aria-label="Sessions" data-testid="session-rail">
+      <div className="session-rail-head">
+        {!collapsed && (
+          <a className="session-rail-title" href={paths.dashboard} title="All sessions (the dashboard)">
+            Sessions
+          </a>
+        )}
+        <button
+          type="button"
+          className="btn btn-small session-rail-toggle"
+          onClick={onToggle}
+          aria-expanded={!collapsed}
+          aria-label={collapsed ? "Show the session list" : "Fold the session list"}
+          title={collapsed ? "Show the session list" : "Fold the session list"}
+          data-testid="session-rail-toggle"
+        >
+          <Icon name="chevron" size={14} className={collapsed ? undefined : "flip"} />
+        </button>
+      </div>
+      <ul className="session-rail-list">
+        {sessions.map((s) => {
+          const status = sessionStatus(s);
+          const title = s.title || "Untitled session";
+          const current = s.id === currentId;
+          return (
+            <li key={s.id}>
+              <a
+                className="session-rail-item"
+                href={paths.session(s.id)}
+                aria-current={current ? "page" : undefined}
+                title={`${title} — ${STATUS_LABEL[status]}`}
+                data-testid="rail-session"
+                data-session-id={s.id}
+                data-status={status}
+              >
+                <span className={`status-dot status-${status}`} aria-hidden="true" />
+                <span className={collapsed ? "sr-only" : "session-rail-name"}>{title}</span>
+                <span className="sr-only">, {STATUS_LABEL[status]}</span>
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+      <a className="session-rail-new btn btn-small" href={paths.newSession} title="New session" aria-label="New session" data-testid="rail-new-session">
+        <Icon name="plus" size={14} />
+        {!collapsed && <span>New</span>}
+      </a>
+    </nav>
+  );
+}

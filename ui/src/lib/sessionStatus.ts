@@ -1,0 +1,22 @@
+// A session's status for the session sidebar's dot: running, needs you (approval, a question, blocked), failed, or idle.
+import type { SessionView } from "../api/types";
+
+export type SessionStatus = "running" | "needs-you" | "failed" | "idle";
+
+export const STATUS_LABEL: Record<SessionStatus, string> = {
+  running: "running",
+  "needs-you": "needs you",
+  failed: "failed",
+  idle: "idle",
+};
+
+/** What the user should know at a glance; a running process wins, then a failure, then a wait on the user. */
+export function sessionStatus(session: SessionView): SessionStatus {
+  if (session.running || session.setup === "running") return "running";
+  if (session.setup === "failed") return "failed";
+  if (session.deliveredAt || session.state === "delivered") return "idle";
+  if (session.state === "awaiting-approval" || session.state === "blocked") return "needs-you";
+  // An agent asked a question, or a chain paused: the next message is awaited.
+  if (session.pendingRole) return "needs-you";
+  return "idle";
+}
