@@ -12,6 +12,7 @@ import { ErrorMessage } from "../../components/ErrorMessage";
 import { lifecycleOf } from "../../components/StateBadge";
 import { isSendKey, sendHint, useSendKey } from "../shortcuts/keymap";
 import { useShortcut } from "../shortcuts/bus";
+import { noteSent } from "../../lib/sent";
 
 /** Asks the composer to preselect a role and take focus; `seq` makes a repeated request count. */
 export interface ComposerPreset {
@@ -87,6 +88,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
 
   async function send(message: string, turnRole: string, clearAfter: boolean) {
     if (disabled || uploading || !message.trim()) return;
+    noteSent(session.id);
     setBusy(true);
     setError(null);
     const args: SendMessageArgs = { sessionId: session.id, text: message.trim() };

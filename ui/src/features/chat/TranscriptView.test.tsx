@@ -1,6 +1,10 @@
-// Tests for the transcript list: every entry in order, and a long transcript switches to virtual rows.
-import { render, screen } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+// Tests for the chat list: folded rows, virtual rows when long, following the end, the "New activity" pill, and the live bubble and status line.
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { TranscriptEntry } from "../../api/types";
+import type { LiveView } from "../../lib/live";
+import { entryMaker, failingSession, twoTurnSession } from "../../lib/transcript.fixture";
+import { noteSent } from "../../lib/sent";
 import { makeEntry } from "../../test/fixtures";
 import { TranscriptView, VIRTUALIZE_AT } from "./TranscriptView";
 
@@ -12,10 +16,236 @@ describe("TranscriptView", () => {
   });
 
   it("virtualizes a long transcript (only a window of rows is in the DOM)", () => {
-    const many = Array.from({ length: VIRTUALIZE_AT + 50 }, (_, i) => makeEntry(i + 1));
+    const many = Array.from({ length: VIRTUALIZE_AT + 50 }, (_, i) => makeEntry(i + 1, { kind: i % 2 ? "agent" : "user" }));
     render(<TranscriptView entries={many} />);
     const list = screen.getByTestId("transcript").querySelector("ol")!;
     expect(list).toHaveClass("entries-virtual");
     expect(screen.queryAllByTestId("entry").length).toBeLessThan(many.length);
+  });
+});
+
+describe("the folded session", () => {
+  it("draws a two-turn session as compact rows, and expanding them shows every entry", () => {
+    const entries = twoTurnSession();
+    render(<TranscriptView entries={entries} />);
+    const rows = screen.getAllByTestId("entry");
+    expect(rows.length).toBeLessThanOrEqual(20);
+
+    // Protocol lines appear once: in the chips, not in the agent's text.
+    const transcript = screen.getByTestId("transcript");
+    expect(transcript.textContent).not.toMatch(/HANDOFF:|REVIEW:/);
+    expect(within(transcript).getAllByText(/the wishlist works/)).toHaveLength(1);
+
+    // Open everything that folds: tools, gate runs, routing leads.
+    for (const toggle of screen.getAllByTestId("tool-toggle")) if (!(toggle as HTMLButtonElement).disabled) fireEvent.click(toggle);
+    for (const toggle of [...screen.getAllByTestId("gates-toggle"), ...screen.getAllByTestId("lead-toggle")]) fireEvent.click(toggle);
+    const text = transcript.textContent!;
+    expect(text).toContain("12 passing (1.1 s)");
+    expect(text).toContain("expected 1 heart, found 0");
+    expect(text).toContain("Routed to Frontend Engineer: the `tests` gate failed after its turn.".replace(/`/g, ""));
+    expect(screen.getAllByText(/typecheck/).length).toBeGreaterThanOrEqual(2);
+    expect(screen.getByTestId("tool-diff")).toHaveTextContent("+ const heart");
+  });
+
+  it("shows a tool row's kind, target, +/− counts and the put-back warning", () => {
+    render(<TranscriptView entries={twoTurnSession()} />);
+    const tools = screen.getAllByTestId("entry").filter((e) => e.getAttribute("data-row") === "tool");
+    expect(tools.map((t) => t.getAttribute("data-tool-kind"))).toEqual(["read", "edit", "edit", "edit", "execute", "execute", "edit", "execute"]);
+    expect(within(tools[1]).getByTestId("tool-counts")).toHaveTextContent("+2 −1");
+    expect(within(tools[2]).queryByTestId("tool-counts")).toBeNull();
+    const warned = tools.filter((t) => within(t).queryByTestId("tool-put-back"));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toHaveTextContent("package.json");
+    expect(tools[5]).toHaveAttribute("data-status", "failed");
+  });
+
+  it("sums each gate run in one line", () => {
+    render(<TranscriptView entries={twoTurnSession()} />);
+    expect(screen.getAllByTestId("gates-summary").map((s) => s.textContent)).toEqual(["gates: 1 passed", "gates: 5 passed, 1 failed (tests)", "gates: 6 passed"]);
+  });
+
+  it("says an error once, in words, with a count and its code behind details", () => {
+    render(<TranscriptView entries={failingSession()} />);
+    const errors = screen.getAllByTestId("entry").filter((e) => e.getAttribute("data-row") === "error");
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toHaveTextContent("could not start: claude is not installed or not on PATH");
+    expect(errors[0].textContent).not.toContain("DRIVER_NOT_FOUND");
+    expect(within(errors[0]).getByTestId("error-count")).toHaveTextContent("×3");
+    fireEvent.click(within(errors[0]).getByTestId("error-details-toggle"));
+    expect(within(errors[0]).getByTestId("error-details")).toHaveTextContent("DRIVER_NOT_FOUND The agent's program is not installed or not found");
+
+    expect(errors[1]).toHaveTextContent("Blocked");
+    expect(errors[1]).toHaveTextContent("The model provider refused the credentials (401).");
+    expect(errors[1].textContent).not.toContain("invalid x-api-key");
+  });
+
+  it("renders backticks in notes as code, not as characters", () => {
+    const e = entryMaker();
+    render(<TranscriptView entries={[e("system", "Kiln could not go on: `npm` is missing [TOOLCHAIN_MISSING]")]} />);
+    const row = screen.getByTestId("entry");
+    expect(row.textContent).not.toContain("`");
+    expect(row.querySelector("code")).toHaveTextContent("npm");
+  });
+});
+
+/** jsdom lays nothing out: the scroller's heights and position are set by the test. */
+const metrics = { scrollHeight: 1000, clientHeight: 400 };
+const tops = new WeakMap<Element, number>();
+const saved: Record<string, PropertyDescriptor | undefined> = {};
+
+function isScroller(el: Element) {
+  return el.getAttribute("data-testid") === "transcript";
+}
+
+beforeEach(() => {
+  for (const key of ["scrollHeight", "clientHeight", "scrollTop"]) saved[key] = Object.getOwnPropertyDescriptor(Element.prototype, key);
+  Object.defineProperty(Element.prototype, "scrollHeight", { configurable: true, get(this: Element) { return isScroller(this) ? metrics.scrollHeight : 0; } });
+  Object.defineProperty(Element.prototype, "clientHeight", { configurable: true, get(this: Element) { return isScroller(this) ? metrics.clientHeight : 0; } });
+  Object.defineProperty(Element.prototype, "scrollTop", {
+    configurable: true,
+    get(this: Element) {
+      return tops.get(this) ?? 0;
+    },
+    set(this: Element, v: number) {
+      tops.set(this, Math.max(0, Math.min(v, metrics.scrollHeight - metrics.clientHeight)));
+    },
+  });
+  metrics.scrollHeight = 1000;
+});
+
+afterEach(() => {
+  for (const [key, d] of Object.entries(saved)) {
+    if (d) Object.defineProperty(Element.prototype, key, d);
+    else delete (Element.prototype as unknown as Record<string, unknown>)[key];
+  }
+});
+
+function scrollTo(top: number) {
+  const el = screen.getByTestId("transcript");
+  el.scrollTop = top;
+  fireEvent.scroll(el);
+}
+
+describe("following the end", () => {
+  const base = (): TranscriptEntry[] => {
+    const e = entryMaker();
+    return [e("user", "Add a wishlist", "frontend-engineer"), e("agent", "Looking.", "frontend-engineer")];
+  };
+
+  it("starts at the bottom and stays there as entries arrive", () => {
+    const entries = base();
+    const { rerender } = render(<TranscriptView entries={entries} />);
+    const el = screen.getByTestId("transcript");
+    expect(el.scrollTop).toBe(600);
+    metrics.scrollHeight = 1400;
+    rerender(<TranscriptView entries={[...entries, makeEntry(3, { kind: "agent", role: "frontend-engineer", text: "More." })]} />);
+    expect(el.scrollTop).toBe(1000);
+    expect(screen.queryByTestId("new-activity")).toBeNull();
+  });
+
+  it("stays put when the user scrolled up, shows the pill, and the pill brings them to the end", () => {
+    const entries = base();
+    const { rerender } = render(<TranscriptView entries={entries} />);
+    const el = screen.getByTestId("transcript");
+    scrollTo(100);
+    expect(screen.queryByTestId("new-activity")).toBeNull();
+    metrics.scrollHeight = 1400;
+    rerender(<TranscriptView entries={[...entries, makeEntry(3, { kind: "agent", role: "frontend-engineer", text: "More." })]} />);
+    expect(el.scrollTop).toBe(100);
+    const pill = screen.getByTestId("new-activity");
+    expect(pill).toHaveTextContent("New activity");
+    fireEvent.click(pill);
+    expect(el.scrollTop).toBe(1000);
+    expect(screen.queryByTestId("new-activity")).toBeNull();
+  });
+
+  it("hides the pill when the user scrolls back down by hand", () => {
+    const entries = base();
+    const { rerender } = render(<TranscriptView entries={entries} />);
+    scrollTo(0);
+    rerender(<TranscriptView entries={[...entries, makeEntry(3, { kind: "agent", text: "More." })]} />);
+    expect(screen.getByTestId("new-activity")).toBeInTheDocument();
+    scrollTo(590);
+    expect(screen.queryByTestId("new-activity")).toBeNull();
+  });
+
+  it("goes to the end when the operator sends a message from this window, even scrolled up", () => {
+    const entries = base();
+    const { rerender } = render(<TranscriptView entries={entries} />);
+    const el = screen.getByTestId("transcript");
+    scrollTo(0);
+    act(() => noteSent("s1"));
+    expect(el.scrollTop).toBe(600);
+    // The message and the turn's activity then arrive, and the chat keeps following.
+    metrics.scrollHeight = 1600;
+    rerender(<TranscriptView entries={[...entries, makeEntry(3, { kind: "user", text: "And a counter" })]} />);
+    expect(el.scrollTop).toBe(1200);
+    expect(screen.queryByTestId("new-activity")).toBeNull();
+  });
+
+  it("does not pull the reader away for a message sent elsewhere or another session's send", () => {
+    const entries = base();
+    const { rerender } = render(<TranscriptView entries={entries} />);
+    const el = screen.getByTestId("transcript");
+    scrollTo(0);
+    act(() => noteSent("another-session"));
+    expect(el.scrollTop).toBe(0);
+    metrics.scrollHeight = 1600;
+    rerender(<TranscriptView entries={[...entries, makeEntry(3, { kind: "user", text: "From another tab" })]} />);
+    expect(el.scrollTop).toBe(0);
+    expect(screen.getByTestId("new-activity")).toBeInTheDocument();
+  });
+
+  it("follows the live text as it grows, and shows the pill for it when scrolled up", () => {
+    const entries = base();
+    const live = (text: string): LiveView => ({ sessionId: "s1", phase: "turn", role: "frontend-engineer", module: "@shop/catalog", text, status: null });
+    const { rerender } = render(<TranscriptView entries={entries} live={live("Add")} />);
+    const el = screen.getByTestId("transcript");
+    metrics.scrollHeight = 1100;
+    rerender(<TranscriptView entries={entries} live={live("Adding the heart")} />);
+    expect(el.scrollTop).toBe(700);
+    scrollTo(0);
+    rerender(<TranscriptView entries={entries} live={live("Adding the heart to each card")} />);
+    expect(el.scrollTop).toBe(0);
+    expect(screen.getByTestId("new-activity")).toBeInTheDocument();
+  });
+});
+
+describe("live activity", () => {
+  const entries = [makeEntry(1, { kind: "user", text: "Add a wishlist" })];
+  const view = (over: Partial<LiveView>): LiveView => ({ sessionId: "s1", phase: "turn", role: "frontend-engineer", module: "@shop/catalog", text: null, status: null, ...over });
+
+  it("streams the partial text as a growing agent bubble with markdown", () => {
+    const { rerender } = render(<TranscriptView entries={entries} live={view({ text: "Adding **the heart**" })} />);
+    const bubble = screen.getByTestId("live-text");
+    expect(bubble).toHaveTextContent("Frontend Engineer");
+    expect(bubble.querySelector("strong")).toHaveTextContent("the heart");
+    rerender(<TranscriptView entries={entries} live={view({ text: "Adding **the heart** to each card." })} />);
+    expect(screen.getByTestId("live-text")).toHaveTextContent("to each card.");
+  });
+
+  it("shows the provider's trouble as one updating line", () => {
+    const status = { kind: "retrying" as const, message: "The model provider is overloaded (529)", attempt: 3, maxAttempts: 10, reason: "overloaded", httpStatus: 529 };
+    const { rerender } = render(<TranscriptView entries={entries} live={view({ status })} />);
+    expect(screen.getAllByTestId("live-status")).toHaveLength(1);
+    expect(screen.getByTestId("live-status")).toHaveTextContent("The model provider is overloaded (529) — retry 3 of 10");
+    expect(screen.getByTestId("live-status")).toHaveClass("live-status-warn");
+    rerender(<TranscriptView entries={entries} live={view({ status: { ...status, attempt: 4 } })} />);
+    expect(screen.getAllByTestId("live-status")).toHaveLength(1);
+    expect(screen.getByTestId("live-status")).toHaveTextContent("retry 4 of 10");
+  });
+
+  it("shows refused credentials in red, as an alert", () => {
+    const status = { kind: "failed" as const, message: "The model provider refused the credentials (401)", attempt: null, maxAttempts: null, reason: "auth", httpStatus: 401 };
+    render(<TranscriptView entries={entries} live={view({ phase: "planning", role: null, status })} />);
+    const line = screen.getByRole("alert");
+    expect(line).toHaveTextContent("The model provider refused the credentials (401)");
+    expect(line).toHaveClass("live-status-danger");
+  });
+
+  it("shows nothing once the live view is cleared", () => {
+    const { rerender } = render(<TranscriptView entries={entries} live={view({ text: "Adding" })} />);
+    act(() => rerender(<TranscriptView entries={entries} live={view({ text: null, status: null })} />));
+    expect(screen.queryByTestId("live")).toBeNull();
   });
 });

@@ -20,18 +20,12 @@ export interface TranscriptViewProps {
   live?: LiveView | null;
 }
 
-/** The id of the operator's latest message: when it changes, they just sent one. */
-function lastSent(entries: TranscriptEntry[]): number | null {
-  for (let i = entries.length - 1; i >= 0; i--) if (entries[i].kind === "user") return entries[i].id;
-  return null;
-}
-
 export function TranscriptView({ entries, footerOf, live }: TranscriptViewProps) {
   const rows = useMemo(() => foldTranscript(entries), [entries]);
   const shown = liveShows(live) ? live : null;
   const last = entries[entries.length - 1];
   const changed = `${entries.length}:${last?.id ?? 0}:${shown?.text?.length ?? 0}:${shown?.status?.message ?? ""}:${shown?.status?.attempt ?? ""}`;
-  const follow = useFollow(changed, lastSent(entries));
+  const follow = useFollow(changed, entries[0]?.sessionId ?? live?.sessionId ?? null);
   const list = rows.length >= VIRTUALIZE_AT ? <VirtualRows rows={rows} follow={follow} footerOf={footerOf} /> : <PlainRows rows={rows} footerOf={footerOf} />;
   return (
     <div className="transcript" data-testid="transcript" ref={follow.scrollRef} onScroll={follow.onScroll} tabIndex={0} role="log" aria-label="Transcript">

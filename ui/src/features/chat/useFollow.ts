@@ -1,5 +1,6 @@
 // Keeps the chat at the bottom while the user is there, and says "new activity" when they scrolled up and something arrived.
-import { type RefObject, useCallback, useLayoutEffect, useRef, useState } from "react";
+import { type RefObject, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { onSent } from "../../lib/sent";
 
 /** Within this many pixels of the end counts as "at the bottom". */
 export const NEAR_BOTTOM_PX = 48;
@@ -14,10 +15,10 @@ export interface Follow {
 }
 
 /**
- * `changed` changes whenever the content does (a new entry, more streamed text); `sent` whenever the
- * operator sends a message (the latest user entry), which always brings the end into view.
+ * `changed` changes whenever the content does (a new entry, more streamed text). A message sent from this
+ * window for `sessionId` (lib/sent.ts) always brings the end into view; one sent elsewhere does not.
  */
-export function useFollow(changed: string, sent: number | null): Follow {
+export function useFollow(changed: string, sessionId: string | null): Follow {
   const scrollRef = useRef<HTMLDivElement>(null);
   const contentRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
@@ -47,9 +48,7 @@ export function useFollow(changed: string, sent: number | null): Follow {
     else setUnseen(true);
   }, [changed, stick]);
 
-  useLayoutEffect(() => {
-    if (sent !== null) toBottom();
-  }, [sent, toBottom]);
+  useEffect(() => onSent((id) => id === sessionId && toBottom()), [sessionId, toBottom]);
 
   // Rows grow after they render (markdown, measured virtual rows, a streaming bubble): stay at the end while following.
   useLayoutEffect(() => {
