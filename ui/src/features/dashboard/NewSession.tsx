@@ -10,6 +10,7 @@ import { pasteFiles, useFileDrop } from "../../lib/useFileDrop";
 import { navigate, paths } from "../../router";
 import type { Draft } from "../../state/reducer";
 import { useStore } from "../../state/store";
+import { useApp } from "../../state/useApp";
 
 /** A file chosen before the session exists, attached right after it is created. */
 interface HeldFile {
@@ -31,8 +32,8 @@ export function insertAt(value: string, start: number, end: number, text: string
 }
 
 export function NewSession() {
-  const { backend, dispatch, state } = useStore();
-  const modules = state.app?.workspace?.modules ?? [];
+  const { backend, dispatch } = useStore();
+  const modules = useApp()?.workspace?.modules ?? [];
   const [brief, setBrief] = useState("");
   const [title, setTitle] = useState("");
   const [startNow, setStartNow] = useState(true);
