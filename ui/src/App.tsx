@@ -16,8 +16,7 @@ import { OpenWorkspace } from "./features/setup/OpenWorkspace";
 import { SessionScreen } from "./features/session/SessionScreen";
 import { SettingsScreen } from "./features/settings/SettingsScreen";
 import { SetupScreen } from "./features/setup/SetupScreen";
-import { useBackend } from "./state/store";
-import { useApp } from "./state/useApp";
+import { useStore } from "./state/store";
 import { GlobalShortcuts } from "./features/shortcuts/GlobalShortcuts";
 
 /**
@@ -25,7 +24,8 @@ import { GlobalShortcuts } from "./features/shortcuts/GlobalShortcuts";
  * goes from the dashboard to its set-up, once each time it is opened or the app starts.
  */
 function useFirstOpenSetup() {
-  const workspace = useApp()?.workspace ?? null;
+  const { state } = useStore();
+  const workspace = state.app?.workspace ?? null;
   const seen = useRef<string | null>(null);
   useEffect(() => {
     if (!workspace || seen.current === workspace.root) return;
@@ -36,13 +36,12 @@ function useFirstOpenSetup() {
 }
 
 function Screen() {
-  const { appStatus, reloadApp, connection } = useBackend();
-  const app = useApp();
+  const { state, appStatus, reloadApp, connection } = useStore();
   const route = useRoute();
   useFirstOpenSetup();
 
   if (connection.status === "needed") return <ConnectScreen mode={connection.mode} reason={connection.reason} />;
-  if (!app) {
+  if (!state.app) {
     if (appStatus.error) {
       return (
         <section className="screen narrow">
@@ -54,7 +53,7 @@ function Screen() {
     return <Loading label="Connecting to Kiln…" />;
   }
   if (route.name === "help") return <HelpScreen />;
-  if (!app.workspace || route.name === "workspace") return <OpenWorkspace />;
+  if (!state.app.workspace || route.name === "workspace") return <OpenWorkspace />;
   switch (route.name) {
     case "dashboard":
       return <Dashboard />;
@@ -82,18 +81,17 @@ function Screen() {
 }
 
 export function App() {
-  const { backend, connection, disconnect } = useBackend();
-  const app = useApp();
+  const { state, backend, connection, disconnect } = useStore();
   const needed = connection.status === "needed";
-  const mode = needed ? connection.mode : (app?.mode ?? null);
+  const mode = needed ? connection.mode : (state.app?.mode ?? null);
   return (
     <div className="app">
-      <Header app={needed ? null : app} mode={mode} onDisconnect={connection.status === "connected" && backend.disconnect ? disconnect : undefined} />
+      <Header app={needed ? null : state.app} mode={mode} onDisconnect={connection.status === "connected" && backend.disconnect ? disconnect : undefined} />
       <main className="app-main">
         <Screen />
       </main>
       {!needed && <DesktopTouches />}
-      {!needed && <GlobalShortcuts workspace={Boolean(app?.workspace)} />}
+      {!needed && <GlobalShortcuts workspace={Boolean(state.app?.workspace)} />}
     </div>
   );
 }

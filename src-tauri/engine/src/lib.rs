@@ -21,7 +21,6 @@ pub mod events;
 pub mod gates;
 pub mod ids;
 pub mod listening;
-pub mod live;
 pub mod modules;
 pub mod paths;
 pub mod handoff;

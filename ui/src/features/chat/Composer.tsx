@@ -5,11 +5,11 @@ import type { SendMessageArgs, SessionView, SettingsView } from "../../api/types
 import { pickerRoles, roleName } from "../../lib/roles";
 import { pasteFiles, useFileDrop } from "../../lib/useFileDrop";
 import { useStore } from "../../state/store";
-import { useApp } from "../../state/useApp";
 import { useSessionAttachments } from "../../state/useAttachments";
 import { AttachButton } from "./AttachButton";
 import { AttachmentChips, AttachmentRefusals } from "./AttachmentChips";
 import { ErrorMessage } from "../../components/ErrorMessage";
+import { ModuleAutocomplete } from "../modules/ModuleAutocomplete";
 import { lifecycleOf } from "../../components/StateBadge";
 import { isSendKey, sendHint, useSendKey } from "../shortcuts/keymap";
 import { useShortcut } from "../shortcuts/bus";
@@ -39,7 +39,7 @@ export function composerClosedReason(session: SessionView): string | null {
 
 export function Composer({ session, settings, preset }: ComposerProps) {
   const { backend, dispatch, state } = useStore();
-  const workspaceRoles = useApp()?.workspace?.roles;
+  const workspaceModules = state.app?.workspace?.modules;
   const textRef = useRef<HTMLTextAreaElement>(null);
   // A draft (e.g. a brief whose first turn did not start) is where the composer starts.
   const draft = state.drafts[session.id];
@@ -82,7 +82,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
   const driverStatus = drivers.find((d) => d.id === chosenDriver);
   const pending = session.pendingRole;
   // The workspace's roles (engineer and its own in direct, the specialists in specs); "Auto" lets routing decide.
-  const roles = pickerRoles(workspaceRoles, [pending, role]);
+  const roles = pickerRoles(state.app?.workspace?.roles, [pending, role]);
   const disabled = closed !== null || busy;
   // A message sent now would start a turn that does not see the files still uploading.
   const uploading = attachments.uploads.length > 0;
@@ -167,6 +167,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
         rows={3}
         disabled={closed !== null}
       />
+      <ModuleAutocomplete inputRef={textRef} value={text} onChange={setText} modules={workspaceModules ?? []} enabled={closed === null} />
       {drop.dragging && <p className="hint drop-hint">Drop the files to attach them to this session.</p>}
       <AttachmentChips
         items={session.attachments.map((a) => ({ ...a, removing: attachments.removing.has(a.id) }))}

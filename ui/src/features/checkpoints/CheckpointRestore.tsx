@@ -13,13 +13,15 @@ export interface CheckpointRestoreProps {
   /** The session is archived, rejected, deleted or delivered: nothing to restore. */
   closed?: boolean;
   label?: string;
+  /** What the confirm calls the checkpoint (its message); the engine's label otherwise. */
+  name?: string;
   testId?: string;
   /** Called after the working copy was restored. */
   onRestored?: () => void;
 }
 
 export function CheckpointRestore(props: CheckpointRestoreProps) {
-  const { sessionId, checkpoint, running, closed = false, label = "Restore", testId = "restore-checkpoint", onRestored } = props;
+  const { sessionId, checkpoint, running, closed = false, label = "Restore", name, testId = "restore-checkpoint", onRestored } = props;
   const { backend, dispatch } = useStore();
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -95,7 +97,7 @@ export function CheckpointRestore(props: CheckpointRestoreProps) {
           data-testid="restore-confirm"
         >
           <p>
-            Restore the working copy to the state after <strong>{checkpoint.label}</strong>? Later changes stay in their checkpoints.
+            Restore the working copy to the state after <strong>{name ?? checkpoint.label}</strong>? Later changes stay in their checkpoints.
           </p>
           <div className="restore-confirm-actions">
             <button type="button" className="btn btn-small" onClick={cancel} disabled={busy} ref={cancelRef} data-testid="cancel-restore">

@@ -138,6 +138,31 @@ describe("Checkpoints in the sidebar", () => {
     await waitFor(() => expect(backend.call).toHaveBeenCalledWith("restore_checkpoint", { sessionId: "s1", sequence: 0 }));
   });
 
+  it("names checkpoints by the message that led to them, never two alike, and marks the current one", async () => {
+    const talk = [
+      makeEntry(1, { kind: "user", text: "Add a coupon field" }),
+      makeEntry(2, { kind: "agent", text: "Added" }),
+      makeEntry(3, { kind: "user", text: "Add a coupon field" }),
+      makeEntry(4, { kind: "agent", text: "Added again" }),
+      makeEntry(5, { kind: "system", text: "Restored the workspace to the state after Backend Engineer in @shop/cart (turn 1)." }),
+    ];
+    const same = makeSession({
+      state: "editing",
+      checkpoints: [makeCheckpoint(0), makeCheckpoint(1, { label: "Backend Engineer in @shop/cart", entryId: 2 }), makeCheckpoint(2, { label: "Backend Engineer in @shop/cart", entryId: 4 })],
+    });
+    const backend = fakeBackend();
+    renderWithStore(<CheckpointList session={same} entries={talk} />, backend);
+    const rows = screen.getAllByTestId("checkpoint");
+    const names = rows.map((r) => within(r).getByTestId("checkpoint-name").textContent);
+    expect(names).toEqual(["The starting point", "“Add a coupon field”", "“Add a coupon field” (2)"]);
+    // The restore went back to checkpoint 1: that is where the files are.
+    expect(rows.map((r) => r.getAttribute("data-current"))).toEqual([null, "true", null]);
+    expect(within(rows[1]).getByTestId("checkpoint-current")).toHaveTextContent("current");
+    expect(rows[1]).toHaveAttribute("aria-current", "step");
+    fireEvent.click(within(rows[2]).getByTestId("restore-checkpoint"));
+    expect(within(rows[2]).getByTestId("restore-confirm")).toHaveTextContent("state after “Add a coupon field” (2)?");
+  });
+
   it("says when there are none, and offers no restore in a closed session", () => {
     const backend = fakeBackend();
     const empty = renderWithStore(<CheckpointList session={makeSession()} />, backend);

@@ -3,8 +3,8 @@ import { act, fireEvent, screen, waitFor, within } from "@testing-library/react"
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "../../App";
-import type { AddAttachmentArgs, AttachmentView } from "../../api/types";
-import { type FakeBackend, fakeBackend, makeAttachment, makeSession } from "../../test/fixtures";
+import type { AddAttachmentArgs, AttachmentView, CreateSessionArgs } from "../../api/types";
+import { type FakeBackend, fakeBackend, makeAttachment, makeSession, makeSettings } from "../../test/fixtures";
 import { renderWithStore } from "../../test/render";
 import { insertAt, NewSession } from "./NewSession";
 
@@ -192,5 +192,91 @@ describe("NewSession", () => {
     expect(within(screen.getByTestId("composer")).getByTestId("error")).toHaveTextContent("ATTACHMENT_MISMATCH");
     expect(screen.getByTestId("composer-note")).toHaveTextContent("fake.pdf was not attached");
     expect(screen.getAllByTestId("attachment-chip").map((c) => c.querySelector(".attachment-name")?.textContent)).toEqual(["a.txt"]);
+  });
+
+  it("asks before an unknown id becomes a new module, and Create retries with createModules", async () => {
+    const asked: unknown[] = [];
+    const backend = fakeBackend({
+      ...sessionHandlers(),
+      create_session: (args: CreateSessionArgs) => {
+        asked.push(args);
+        if (!(args as CreateSessionArgs & { createModules?: string[] }).createModules) {
+          throw { code: "MODULE_UNKNOWN", message: "`@shop/wishlist` is not a module of this workspace. Modules: `@shop/cart` (modules/cart). To create it as new, confirm `@shop/wishlist` (`createModules`); a new module's id matches `^@shop/[a-z]+$`." };
+        }
+        return created;
+      },
+      send_message: () => created,
+    });
+    renderWithStore(<NewSession />, backend);
+    fireEvent.change(await screen.findByTestId("brief"), { target: { value: "Add a wishlist in @shop/wishlist" } });
+    fireEvent.click(screen.getByTestId("create-session"));
+
+    const dialog = await screen.findByRole("dialog");
+    expect(dialog).toHaveTextContent("Create new module @shop/wishlist?");
+    expect(within(dialog).getByTestId("unknown-module")).toHaveTextContent("@shop/wishlist");
+    // Nothing ran: no session, no turn, no raw error.
+    expect(flow(backend)).toEqual(["create_session"]);
+    expect(screen.queryByTestId("error")).not.toBeInTheDocument();
+
+    // Cancel: back to the brief, nothing created.
+    fireEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
+    expect(flow(backend)).toEqual(["create_session"]);
+
+    fireEvent.click(screen.getByTestId("create-session"));
+    fireEvent.click(within(await screen.findByRole("dialog")).getByTestId("confirm"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("send_message", { sessionId: "new-1", text: "Add a wishlist in @shop/wishlist" }));
+    expect(asked.at(-1)).toEqual({ brief: "Add a wishlist in @shop/wishlist", createModules: ["@shop/wishlist"] });
+    expect(flow(backend)).toEqual(["create_session", "create_session", "create_session", "send_message"]);
+  });
+
+  it("shows the agent and model that will run, with their health, and runs the first turn with a picked one", async () => {
+    const settings = makeSettings({ openaiBaseUrl: "https://llm.example/v1", openaiModel: "gpt-4.1" });
+    settings.drivers = [
+      { id: "claude", available: true, detail: "/usr/local/bin/claude" },
+      { id: "codex", available: false, detail: "`codex` was not found: install Codex with `npm install -g @openai/codex`" },
+      { id: "openai-compatible", available: true, detail: "gpt-4.1 at https://llm.example/v1" },
+    ];
+    const backend = fakeBackend({ ...sessionHandlers(), get_settings: () => settings, send_message: () => created });
+    renderWithStore(<NewSession />, backend);
+    const health = await screen.findByTestId("agent-health");
+    expect(screen.getByTestId("agent-driver")).toHaveValue("claude");
+    expect(screen.getByRole("option", { name: "claude (default)" })).toBeInTheDocument();
+    expect(health).toHaveAttribute("data-driver", "claude");
+    expect(within(health).getByTestId("agent-installed")).toHaveTextContent("installed");
+    expect(health).toHaveTextContent("/usr/local/bin/claude");
+    // What the CLI's status cannot tell is said as unknown, not guessed.
+    expect(within(health).getByTestId("agent-version")).toHaveTextContent("version unknown");
+    expect(within(health).getByTestId("agent-signed-in")).toHaveTextContent("sign-in unknown");
+    expect((screen.getByTestId("agent-model") as HTMLInputElement).placeholder).toBe("claude's default");
+
+    fireEvent.change(screen.getByTestId("agent-driver"), { target: { value: "codex" } });
+    expect(within(screen.getByTestId("agent-health")).getByTestId("agent-installed")).toHaveTextContent("not installed");
+    expect(screen.getByTestId("agent-health")).toHaveTextContent("npm install -g @openai/codex");
+    expect(screen.getByTestId("agent-unavailable")).toBeInTheDocument();
+
+    fireEvent.change(screen.getByTestId("agent-driver"), { target: { value: "openai-compatible" } });
+    expect(within(screen.getByTestId("agent-health")).getByTestId("agent-installed")).toHaveTextContent("configured");
+    expect((screen.getByTestId("agent-model") as HTMLInputElement).placeholder).toBe("gpt-4.1");
+    fireEvent.change(screen.getByTestId("agent-model"), { target: { value: "gpt-4.1-mini" } });
+    fireEvent.change(screen.getByTestId("brief"), { target: { value: "Faster @shop/cart" } });
+    fireEvent.click(screen.getByTestId("create-session"));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("send_message", { sessionId: "new-1", text: "Faster @shop/cart", driver: "openai-compatible", model: "gpt-4.1-mini" }),
+    );
+  });
+
+  it("completes a module after @ in the brief; Enter picks it and does not create", async () => {
+    const backend = fakeBackend({ create_session: () => created });
+    renderWithStore(<NewSession />, backend);
+    const brief = (await screen.findByTestId("brief")) as HTMLTextAreaElement;
+    const user = userEvent.setup();
+    await user.click(brief);
+    await user.type(brief, "Rate limits in @ap");
+    expect(screen.getAllByTestId("module-option").map((o) => o.getAttribute("data-module"))).toEqual(["@shop/api"]);
+    await user.keyboard("{Enter}");
+    expect(brief.value).toBe("Rate limits in @shop/api ");
+    await user.keyboard("{Control>}{Enter}{/Control}");
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("create_session", { brief: "Rate limits in @shop/api" }));
   });
 });

@@ -1,16 +1,30 @@
-// New-session screen: the brief (with module chips that insert ids), files to attach, an optional title, "Start the first turn now", Create.
+// New-session screen: the brief (with @-autocomplete and chips that insert module ids), the agent and model the first turn runs with their health, files to attach, an optional title, "Start the first turn now", Create; an id that names no module asks before it becomes a new one.
 import { type FormEvent, type KeyboardEvent, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
-import type { CreateSessionArgs, SessionView } from "../../api/types";
+import type { CreateSessionArgs, SendMessageArgs, SessionView } from "../../api/types";
 import { AttachButton } from "../chat/AttachButton";
 import { AttachmentChips, AttachmentRefusals } from "../chat/AttachmentChips";
+import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorMessage } from "../../components/ErrorMessage";
+import { ModuleAutocomplete } from "../modules/ModuleAutocomplete";
+import { AgentChoice } from "./AgentChoice";
+import { unknownModuleIds } from "../../lib/mentions";
+import { useSettings } from "../../state/useSettings";
 import { kindOf, nameOf, precheck, readBase64, type Refusal } from "../../lib/attachments";
 import { pasteFiles, useFileDrop } from "../../lib/useFileDrop";
 import { navigate, paths } from "../../router";
 import type { Draft } from "../../state/reducer";
 import { useStore } from "../../state/store";
-import { useApp } from "../../state/useApp";
+
+/** create_session's arguments with the confirmation of new modules (issue 15; the generated type gains it with the engine change). */
+type CreateArgs = CreateSessionArgs & { createModules?: string[] };
+
+/** Ids the brief names that are no module yet, waiting for the operator's word. */
+interface UnknownModules {
+  ids: string[];
+  message: string;
+  args: CreateArgs;
+}
 
 /** A file chosen before the session exists, attached right after it is created. */
 interface HeldFile {
@@ -32,8 +46,8 @@ export function insertAt(value: string, start: number, end: number, text: string
 }
 
 export function NewSession() {
-  const { backend, dispatch } = useStore();
-  const modules = useApp()?.workspace?.modules ?? [];
+  const { backend, dispatch, state } = useStore();
+  const modules = state.app?.workspace?.modules ?? [];
   const [brief, setBrief] = useState("");
   const [title, setTitle] = useState("");
   const [startNow, setStartNow] = useState(true);
@@ -43,6 +57,11 @@ export function NewSession() {
   const [stage, setStage] = useState<string | null>(null);
   const busy = stage !== null;
   const [error, setError] = useState<KilnError | null>(null);
+  const [unknown, setUnknown] = useState<UnknownModules | null>(null);
+  const { settings } = useSettings();
+  // "" runs the workspace default; the first turn's send_message carries a picked one.
+  const [driver, setDriver] = useState("");
+  const [model, setModel] = useState("");
   const briefRef = useRef<HTMLTextAreaElement>(null);
 
   /** Holds the files that pass the client-side checks; the engine checks them again on Create. */
@@ -77,20 +96,36 @@ export function NewSession() {
 
   async function submit() {
     if (busy || !brief.trim()) return;
+    const args: CreateArgs = { brief: brief.trim() };
+    if (title.trim()) args.title = title.trim();
+    await create(args);
+  }
+
+  /** create_session; an id that names no module stops here and asks (nothing ran yet). */
+  async function create(args: CreateArgs) {
     setStage("Creating…");
     setError(null);
-    const args: CreateSessionArgs = { brief: brief.trim() };
-    if (title.trim()) args.title = title.trim();
     let session: SessionView;
     try {
       session = await backend.call("create_session", args);
     } catch (e) {
-      setError(toKilnError(e));
+      const err = toKilnError(e);
+      const ids = err.code === ("MODULE_UNKNOWN" as string) ? unknownModuleIds(err.message) : [];
+      if (ids.length > 0) setUnknown({ ids, message: err.message, args });
+      else setError(err);
       setStage(null);
       return;
     }
     dispatch({ type: "sessionUpserted", session });
     await attachAndStart(session, args.brief);
+  }
+
+  /** "Create": the same brief again, confirming the new modules. */
+  function createModules() {
+    if (!unknown) return;
+    const { args, ids } = unknown;
+    setUnknown(null);
+    void create({ ...args, createModules: [...(args.createModules ?? []), ...ids] });
   }
 
   /**
@@ -123,7 +158,10 @@ export function NewSession() {
     }
     setStage("Starting the first turn…");
     try {
-      const updated = await backend.call("send_message", { sessionId, text });
+      const first: SendMessageArgs = { sessionId, text };
+      if (driver) first.driver = driver;
+      if (model.trim()) first.model = model.trim();
+      const updated = await backend.call("send_message", first);
       dispatch({ type: "sessionUpserted", session: updated });
       open();
     } catch (e) {
@@ -170,8 +208,9 @@ export function NewSession() {
           autoFocus
           aria-describedby="brief-hint"
         />
+        <ModuleAutocomplete inputRef={briefRef} value={brief} onChange={setBrief} modules={modules} enabled={!busy} />
         <p id="brief-hint" className="hint">
-          Name a module by its id, e.g. <code>@shop/cart</code>, or as <code>module modules/cart</code>. Press{" "}
+          Type <kbd>@</kbd> to pick a module, or name one by its id, e.g. <code>@shop/cart</code>, or as <code>module modules/cart</code>. Press{" "}
           <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> to create.
         </p>
         {modules.length > 0 && (
@@ -188,6 +227,7 @@ export function NewSession() {
             </ul>
           </div>
         )}
+        <AgentChoice settings={settings} driver={driver} onDriver={setDriver} model={model} onModel={setModel} disabled={busy} />
         <div className="attach-row">
           <AttachButton onFiles={hold} disabled={busy} />
           <span className="hint">
@@ -217,6 +257,31 @@ export function NewSession() {
             {stage ?? "Create session"}
           </button>
         </div>
+        {unknown && (
+          <ConfirmDialog
+            title={unknown.ids.length === 1 ? `Create new module ${unknown.ids[0]}?` : `Create ${unknown.ids.length} new modules?`}
+            confirmLabel="Create"
+            onConfirm={createModules}
+            onCancel={() => {
+              setUnknown(null);
+              briefRef.current?.focus();
+            }}
+          >
+            <div data-testid="create-modules-confirm">
+              <p>
+                No module of this workspace has the id{unknown.ids.length === 1 ? "" : "s"}{" "}
+                {unknown.ids.map((id, i) => (
+                  <span key={id}>
+                    {i > 0 && ", "}
+                    <code data-testid="unknown-module">{id}</code>
+                  </span>
+                ))}
+                . Create {unknown.ids.length === 1 ? "it as a new module" : "them as new modules"}, or cancel and name an existing one (type <kbd>@</kbd>).
+              </p>
+              <p className="muted small">No agent has run: the session is created only once you choose.</p>
+            </div>
+          </ConfirmDialog>
+        )}
         {stage?.startsWith("Starting") && (
           <p className="hint form-progress" data-testid="create-progress" role="status">
             The session exists; its first turn starts once the planner has read the brief, which can take a minute.

@@ -94,6 +94,13 @@ describe("EjectScreen", () => {
     expect(screen.getByTestId("confirm-delivery")).toBeEnabled();
   });
 
+  it("says nothing changed instead of offering an empty delivery", async () => {
+    const empty = makePlan({ modules: [{ moduleId: "@shop/cart", directory: "modules/cart", group: "module", kind: "edit", added: [], overwritten: [], deleted: [], newPackages: [], enable: false }] });
+    setup(empty, makeSession({ state: "review", usage: { total: { turns: 2, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unknownCostTurns: 0 }, byRole: [] } }));
+    expect(await screen.findByTestId("nothing-to-deliver")).toHaveTextContent("The agent's turns changed no files: there is nothing to deliver.");
+    expect(screen.getByTestId("confirm-delivery")).toBeDisabled();
+  });
+
   it("offers no choice with one usable target and lists the unusable one's reason", async () => {
     const one = setup(makePlan());
     await screen.findAllByTestId("plan-module");

@@ -1,4 +1,4 @@
-// Eject (#/session/<id>/deliver): the delivery plan with its blockers and target choice, one confirmation, then the live steps and the done or failed screen.
+// Eject (#/session/<id>/deliver): the delivery plan with its blockers and target choice (or that nothing changed), one confirmation, then the live steps and the done or failed screen.
 import { useEffect, useRef, useState } from "react";
 import { toKilnError } from "../../api/backend";
 import { DeliveryBlockers } from "./DeliveryBlockers";
@@ -10,13 +10,14 @@ import { Loading } from "../../components/Loading";
 import { ReviewStates } from "../session/ReviewStates";
 import { TargetChoice } from "./TargetChoice";
 import { reviewsKey } from "../../lib/reviews";
+import { nothingChangedText, planIsEmpty } from "../../lib/deliverable";
 import { paths } from "../../router";
 import { useDelivery } from "../../state/useDelivery";
-import { useSession } from "../../state/sessions";
+import { useStore } from "../../state/store";
 
 export function EjectScreen({ sessionId }: { sessionId: string }) {
-  // The session query fetches it when this screen opens first (a reload on #/session/<id>/deliver).
-  const { session } = useSession(sessionId);
+  const { backend, dispatch, state } = useStore();
+  const session = state.sessions[sessionId];
   const delivery = useDelivery(sessionId);
   const { plan, run, replan } = delivery;
   // "run" once a run is shown (one was going on or finished, or this screen started one); Retry goes back to the plan.
@@ -24,6 +25,14 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
   useEffect(() => {
     if (view === null && run !== undefined) setView(run ? "run" : "plan");
   }, [run, view]);
+
+  useEffect(() => {
+    if (session) return;
+    backend
+      .call("get_session", { sessionId })
+      .then((s) => dispatch({ type: "sessionUpserted", session: s }))
+      .catch((e: unknown) => console.warn("get_session", toKilnError(e).message));
+  }, [backend, dispatch, session, sessionId]);
 
   // A review finished (or went stale): the blockers may have changed.
   const key = reviewsKey(session);
@@ -86,6 +95,8 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
     );
   } else {
     const blocked = plan.blockers.length > 0;
+    // Nothing to deliver is said as such, never offered as ready.
+    const nothing = planIsEmpty(plan) ? ((session && nothingChangedText(session)) ?? "No file differs from the workspace") : null;
     body = (
       <>
         {delivery.note && (
@@ -95,6 +106,11 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
         )}
         {delivery.planError && <ErrorMessage error={delivery.planError} onRetry={() => void replan(plan.target)} />}
         <TargetChoice options={plan.availableTargets} value={plan.target} onChange={(t) => void replan(t)} disabled={delivery.planning || delivery.confirming} />
+        {nothing && (
+          <p className="notice eject-nothing" role="status" data-testid="nothing-to-deliver">
+            {nothing}: there is nothing to deliver.
+          </p>
+        )}
         {session && <DeliveryBlockers session={session} blockers={plan.blockers} onChecked={() => void replan(plan.target)} />}
         <DeliveryPlanView plan={plan} />
         {delivery.confirmError && <ErrorMessage error={delivery.confirmError} testId="confirm-error" />}
@@ -106,7 +122,7 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
           <button
             type="button"
             className="btn btn-primary"
-            disabled={blocked || delivery.planning || delivery.confirming}
+            disabled={blocked || nothing !== null || delivery.planning || delivery.confirming}
             onClick={() => void confirm()}
             data-testid="confirm-delivery"
           >

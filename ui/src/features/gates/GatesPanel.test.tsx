@@ -180,8 +180,30 @@ describe("GatesPanel", () => {
 
   it("says when no gate has run yet", async () => {
     renderWithStore(<Harness />, fakeBackend({ get_gates: () => [] }));
-    expect(await screen.findByTestId("gates-empty")).toHaveTextContent("No gate has run yet");
+    expect(await screen.findByTestId("gates-empty")).toHaveTextContent("Not run yet");
+    expect(screen.getByTestId("gates-not-run")).toHaveAttribute("data-state", "not-run");
     expect(screen.queryByTestId("gate-row")).not.toBeInTheDocument();
+  });
+
+  it("says not run yet when only Kiln's working-copy checks ran, and shows no counts as a pass", async () => {
+    const schema = [makeGate(1, { module: null, gate: "module-schema", command: "(Kiln checks module-schema)", durationMs: 0 })];
+    renderWithStore(<Harness />, fakeBackend({ get_gates: () => schema }));
+    expect(await screen.findByTestId("gates-not-run")).toHaveTextContent("Not run yet. Only Kiln's own checks of the working copy ran");
+    expect(screen.getAllByTestId("gate-row")).toHaveLength(1);
+  });
+
+  it("says not run since the restore when a restore came after the last gate run", async () => {
+    const entries = [makeEntry(1, { kind: "gate", text: "**tests** passed" }), makeEntry(2, { kind: "system", text: "Restored the workspace to the state after the starting point (turn 0)." })];
+    function Restored() {
+      const gates = useGates({ sessionId: "s1", gateKey: 0, active: true, debounceMs: 30 });
+      return <GatesPanel gates={gates} running={false} entries={entries} />;
+    }
+    renderWithStore(<Restored />, fakeBackend({ get_gates: () => [makeGate(1)] }));
+    const note = await screen.findByTestId("gates-not-run");
+    expect(note).toHaveAttribute("data-state", "stale");
+    expect(note).toHaveTextContent("Not run since the restore");
+    // The old pass is not counted as one.
+    expect(screen.queryByTestId("gates-summary")).not.toBeInTheDocument();
   });
 
   it("Check modules calls check_modules, shows it running, then its results", async () => {
@@ -290,18 +312,40 @@ describe("Gates tab in the session", () => {
     expect(screen.getByTestId("gates-panel")).not.toBeVisible();
   });
 
-  it("shows a check on the label when every gate that ran passed, and nothing for skipped gates alone", async () => {
+  it("shows a check on the label when every gate that ran passed, and not run for skipped gates alone", async () => {
     let answer: GateResultView[] = [makeGate(1, { status: "skipped" })];
     const backend = fakeBackend({ get_session: () => session, get_transcript: () => [], get_gates: () => answer });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
     await screen.findByRole("heading", { name: session.title });
     await waitFor(() => expect(backend.call).toHaveBeenCalledWith("get_gates", { sessionId: "s1" }));
-    await sleep(20);
-    expect(screen.queryByTestId("tab-gates-summary")).not.toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "not-run"));
+    expect(screen.getByTestId("tab-gates-summary")).not.toHaveClass("tab-badge-passed");
 
     answer = [makeGate(1, { status: "skipped" }), makeGate(2, { gate: "typecheck" })];
     fireEvent.click(screen.getByTestId("tab-gates"));
     await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "passed"));
+  });
+
+  it("claims no pass before any gate ran, nor after a restore", async () => {
+    let answer: GateResultView[] = [];
+    let entries = [makeEntry(1)];
+    const backend = fakeBackend({ get_session: () => session, get_transcript: () => entries, get_gates: () => answer });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+    await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "not-run"));
+    // The transcript's first load settles before new gate entries count.
+    await sleep(600);
+
+    // A turn's gates passed, then the files were restored.
+    answer = [makeGate(1)];
+    act(() => backend.emit({ id: 60, at: "2025-01-01T10:31:00Z", body: { type: "transcript", entry: makeEntry(2, { kind: "gate", text: "**tests** passed" }) } }));
+    await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "passed"), { timeout: 3000 });
+    entries = [makeEntry(1), makeEntry(2, { kind: "gate" })];
+    act(() =>
+      backend.emit({ id: 61, at: "2025-01-01T10:32:00Z", body: { type: "transcript", entry: makeEntry(3, { kind: "system", text: "Restored the workspace to the state after the starting point (turn 0)." }) } }),
+    );
+    await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "stale"));
+    fireEvent.click(screen.getByTestId("tab-gates"));
+    expect(await screen.findByTestId("gates-not-run")).toHaveTextContent("Not run since the restore");
   });
 
   it("fetches the gates again, debounced, when the transcript gets gate entries, not for other entries", async () => {

@@ -1,5 +1,7 @@
-// The Gates tab: each gate's latest result grouped per module (the working copy's first), counts, and "Check modules" (check_modules); a not-configured gate is neutral, never a failure.
+// The Gates tab: each gate's latest result grouped per module (the working copy's first), counts, and "Check modules" (check_modules); a not-configured gate is neutral, never a failure; "not run yet" until a module gate ran, and after a restore.
+import type { TranscriptEntry } from "../../api/types";
 import type { GateCounts, GateGroup } from "../../lib/gates";
+import { type GateFreshness, gateFreshness } from "../../lib/gateFreshness";
 import { countGates, groupGates, statusLabel } from "../../lib/gates";
 import type { GatesState } from "../../state/useGates";
 import { ErrorMessage } from "../../components/ErrorMessage";
@@ -12,6 +14,32 @@ export interface GatesPanelProps {
   moduleOrder?: string[];
   /** A turn runs: gates cannot be checked now. */
   running: boolean;
+  /** The session's transcript: a restore after the last gate run makes the results stale. */
+  entries?: TranscriptEntry[];
+}
+
+/** Why the results shown do not vouch for the files as they are (null when they do). */
+function FreshnessNote({ freshness, empty }: { freshness: GateFreshness; empty: boolean }) {
+  if (freshness === "current") return null;
+  if (freshness === "stale") {
+    return (
+      <div className="gates-note" role="status" data-testid="gates-not-run" data-state="stale">
+        <p>
+          <strong>Not run since the restore.</strong> These results are from before the files were restored.
+        </p>
+        <p className="muted small">Check modules runs them on the files as they are now; so does the next turn.</p>
+      </div>
+    );
+  }
+  return (
+    <div className={empty ? undefined : "gates-note"} role="status" data-testid="gates-not-run" data-state="not-run">
+      <p>
+        <strong>Not run yet.</strong>
+        {empty ? "" : " Only Kiln's own checks of the working copy ran; no module gate has."}
+      </p>
+      <p className="muted small">Gates run when a turn changes a module's files; Check modules runs them all now.</p>
+    </div>
+  );
 }
 
 /** "5 passed · 1 failed · 2 skipped · 1 not configured", leaving out zeros. */
@@ -47,9 +75,10 @@ function GateGroupView({ group }: { group: GateGroup }) {
   );
 }
 
-export function GatesPanel({ gates, moduleOrder = [], running }: GatesPanelProps) {
+export function GatesPanel({ gates, moduleOrder = [], running, entries }: GatesPanelProps) {
   const { gates: list, loading, error, checking, checkError, reload, check } = gates;
   const busy = checking || running;
+  const freshness = list ? gateFreshness(list, entries) : null;
 
   let body;
   if (list === null) {
@@ -57,13 +86,13 @@ export function GatesPanel({ gates, moduleOrder = [], running }: GatesPanelProps
   } else if (list.length === 0) {
     body = (
       <div className="gates-empty" data-testid="gates-empty">
-        <p>No gate has run yet</p>
-        <p className="muted small">Gates run when a turn ends; Check modules runs them all now.</p>
+        <FreshnessNote freshness="not-run" empty />
       </div>
     );
   } else {
     body = (
-      <div className="gate-groups">
+      <div className={freshness === "stale" ? "gate-groups gate-groups-stale" : "gate-groups"} data-freshness={freshness ?? undefined}>
+        {freshness && <FreshnessNote freshness={freshness} empty={false} />}
         {groupGates(list, moduleOrder).map((group) => (
           <GateGroupView key={group.module ?? ""} group={group} />
         ))}
@@ -74,7 +103,7 @@ export function GatesPanel({ gates, moduleOrder = [], running }: GatesPanelProps
   return (
     <div className="gates-panel" data-testid="gates-panel" aria-busy={loading || checking || undefined}>
       <div className="gates-toolbar">
-        {list && list.length > 0 && <GateCountsText counts={countGates(list)} />}
+        {list && list.length > 0 && freshness !== "stale" && <GateCountsText counts={countGates(list)} />}
         {loading && list && <span className="muted small gates-refreshing">Refreshing…</span>}
         {running && !checking && <span className="muted small">Gates can be checked once the turn ends.</span>}
         <button

@@ -1,9 +1,17 @@
-// The Gates tab's compact summary: a red count of failed gates, a green check when every gate that ran passed, a spinner while checking.
-import type { GateResultView } from "../../api/types";
+// The Gates tab's compact summary: a red count of failed gates, a green check when a module gate ran and every gate that ran passed, a spinner while checking, a neutral dash when the gates have not run (yet, or since a restore).
+import type { GateResultView, TranscriptEntry } from "../../api/types";
 import { countGates } from "../../lib/gates";
+import { gateFreshness } from "../../lib/gateFreshness";
 import { Icon } from "../../components/Icon";
 
-export function GatesTabBadge({ gates, checking = false }: { gates: GateResultView[] | null; checking?: boolean }) {
+export interface GatesTabBadgeProps {
+  gates: GateResultView[] | null;
+  checking?: boolean;
+  /** The session's transcript: a restore after the last gate run makes the results stale. */
+  entries?: TranscriptEntry[];
+}
+
+export function GatesTabBadge({ gates, checking = false, entries }: GatesTabBadgeProps) {
   if (checking) {
     return (
       <span className="tab-badge tab-badge-checking" data-testid="tab-gates-summary" data-state="checking">
@@ -12,7 +20,17 @@ export function GatesTabBadge({ gates, checking = false }: { gates: GateResultVi
       </span>
     );
   }
-  if (!gates || gates.length === 0) return null;
+  if (!gates) return null;
+  // Never a pass (or a failure) the files as they are did not earn.
+  const freshness = gateFreshness(gates, entries);
+  if (freshness !== "current") {
+    const title = freshness === "stale" ? "Not run since the restore" : "Not run yet";
+    return (
+      <span className="tab-badge tab-badge-neutral" data-testid="tab-gates-summary" data-state={freshness} title={title}>
+        –<span className="sr-only"> ({title.toLowerCase()})</span>
+      </span>
+    );
+  }
   const { passed, failed } = countGates(gates);
   if (failed > 0) {
     return (

@@ -1,6 +1,7 @@
 // Session view: header with state, each module's review state, Eject and Preview, Chat, Changes and Gates tabs (the live transcript with restore points; the diff; the latest gate results) under the floating preview card, composer, approval card, and a sidebar (modules, checkpoints, handoffs, usage, brief).
 import { lazy, Suspense, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
-import type { TranscriptEntry, WorkspaceView } from "../../api/types";
+import { type KilnError, toKilnError } from "../../api/backend";
+import type { TranscriptEntry } from "../../api/types";
 import { AddModule } from "./AddModule";
 import { ApprovalCard } from "./ApprovalCard";
 import { AutoContinueToggle } from "./AutoContinueToggle";
@@ -15,6 +16,8 @@ import { Loading } from "../../components/Loading";
 import { PreviewCard } from "../preview/PreviewCard";
 import { RelativeTime } from "../../components/RelativeTime";
 import { ReviewStates } from "./ReviewStates";
+import { EjectButton } from "../delivery/EjectButton";
+import { NothingChanged } from "../delivery/NothingChanged";
 import { RunningBar } from "./RunningBar";
 import { SessionActions } from "./SessionActions";
 import { SessionModules } from "./SessionModules";
@@ -24,16 +27,13 @@ import { TranscriptView } from "../chat/TranscriptView";
 import { UsagePanel } from "./UsagePanel";
 import { lastGateEntryId } from "../../lib/gates";
 import { navigate, paths } from "../../router";
-import { useSession, useTranscript } from "../../state/sessions";
-import { useApp } from "../../state/useApp";
+import { useStore } from "../../state/store";
 import { useSessionShortcuts } from "../shortcuts/useSessionShortcuts";
 import { useGates } from "../../state/useGates";
 import { usePreview } from "../../state/usePreview";
 import { useSettings } from "../../state/useSettings";
 
 // The diff panel (react-diff-view, refractor) loads with the first visit to Changes.
-const NO_MODULES: WorkspaceView["modules"] = [];
-
 const DiffPanel = lazy(() => import("../changes/DiffPanel").then((m) => ({ default: m.DiffPanel })));
 
 type Tab = "chat" | "changes" | "gates";
@@ -46,15 +46,13 @@ const TABS = [
 
 /** `openPreview`: the route asked for the preview card (`?preview=1`): it opens, and the preview starts, at once. */
 export function SessionScreen({ sessionId, openPreview = false }: { sessionId: string; openPreview?: boolean }) {
-  const { session, removed, ...sessionQuery } = useSession(sessionId);
-  const { entries, ...transcriptQuery } = useTranscript(sessionId);
-  const loading = sessionQuery.loading || transcriptQuery.loading;
-  const error = sessionQuery.error ?? transcriptQuery.error;
-  const retry = () => {
-    sessionQuery.retry();
-    transcriptQuery.retry();
-  };
-  const workspaceModules = useApp()?.workspace?.modules ?? NO_MODULES;
+  const { backend, dispatch, state } = useStore();
+  const session = state.sessions[sessionId];
+  const entries = state.transcripts[sessionId];
+  const removed = state.removed[sessionId] === true;
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<KilnError | null>(null);
+  const [attempt, setAttempt] = useState(0);
   const [preset, setPreset] = useState<ComposerPreset | null>(null);
   const { settings } = useSettings();
   const [tab, setTab] = useState<Tab>("chat");
@@ -102,9 +100,40 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   const gates = useGates({ sessionId, gateKey, active: tab === "gates" });
   const moduleOrder = useMemo(() => (session?.modules ?? []).map((m) => m.id), [session?.modules]);
   const tabs = useMemo(
-    () => TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} /> } : t)),
-    [gates.gates, gates.checking],
+    () => TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} entries={entries} /> } : t)),
+    [gates.gates, gates.checking, entries],
   );
+  // After the first full load, refetches (resync, retry) only ask for entries after the last one held.
+  const loadedRef = useRef(false);
+  const lastIdRef = useRef<number | undefined>(undefined);
+  lastIdRef.current = entries?.length ? entries[entries.length - 1].id : undefined;
+
+  useEffect(() => {
+    let cancelled = false;
+    setLoading(true);
+    setError(null);
+    const after = loadedRef.current ? lastIdRef.current : undefined;
+    Promise.all([
+      backend.call("get_session", { sessionId }),
+      backend.call("get_transcript", after === undefined ? { sessionId } : { sessionId, after }),
+    ])
+      .then(([s, t]) => {
+        if (cancelled) return;
+        dispatch({ type: "sessionUpserted", session: s });
+        dispatch({ type: "transcriptLoaded", sessionId, entries: t });
+        loadedRef.current = true;
+      })
+      .catch((e: unknown) => {
+        if (!cancelled) setError(toKilnError(e));
+      })
+      .finally(() => {
+        if (!cancelled) setLoading(false);
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [backend, dispatch, sessionId, state.epoch, attempt]);
+
   const closed = !session || lifecycleOf(session) !== null || session.state === "delivered";
   const byEntry = useMemo(() => checkpointsByEntry(session?.checkpoints ?? []), [session?.checkpoints]);
   const footerOf = useCallback(
@@ -136,11 +165,12 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
     return (
       <section className="screen">
         {back}
-        {error ? <ErrorMessage error={error} onRetry={retry} /> : <Loading label="Loading session…" />}
+        {error ? <ErrorMessage error={error} onRetry={() => setAttempt((a) => a + 1)} /> : <Loading label="Loading session…" />}
       </section>
     );
   }
 
+  const workspaceModules = state.app?.workspace?.modules ?? [];
   const open = !closed;
   const previewModule = session.modules.some((m) => m.id === previewPick) ? (previewPick as string) : (session.modules[0]?.id ?? "");
 
@@ -157,6 +187,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               <RelativeTime value={session.createdAt} prefix="created " />
               {session.model && <span className="muted small">{session.model}</span>}
               <ReviewStates session={session} />
+              <NothingChanged session={session} />
             </div>
           </div>
           <div className="actions">
@@ -166,14 +197,12 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               </button>
             )}
             {lifecycleOf(session) === null && session.modules.length > 0 && (
-              <a className={session.deliveredAt ? "btn btn-small" : "btn btn-small btn-primary"} href={paths.deliver(session.id)} data-testid="eject">
-                {session.deliveredAt ? "Delivery" : "Eject"}
-              </a>
+              <EjectButton session={session} />
             )}
             <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
           </div>
         </div>
-        {error && <ErrorMessage error={error} onRetry={retry} />}
+        {error && <ErrorMessage error={error} onRetry={() => setAttempt((a) => a + 1)} />}
       </div>
 
       <div className="session-body">
@@ -208,7 +237,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               )}
             </div>
             <div className="tab-panel" role="tabpanel" id={`${tabsId}-gates`} aria-labelledby={`${tabsId}-tab-gates`} hidden={tab !== "gates"}>
-              {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} />}
+              {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} entries={entries} />}
             </div>
             {previewOpen && (
               <PreviewCard

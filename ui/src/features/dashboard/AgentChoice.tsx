@@ -1,0 +1,95 @@
+// The new-session form's agent line: which driver and model the first turn runs (the workspace default unless another is picked) and the driver's health as get_settings reports it; what it cannot tell reads "unknown".
+import type { DriverStatus, SettingsView } from "../../api/types";
+import { Badge } from "../../components/StateBadge";
+
+/** What a driver's status may carry beyond DriverStatus when the engine can tell (issue 15); absent reads "unknown". */
+type DriverHealth = DriverStatus & { version?: string | null; signedIn?: boolean | null };
+
+export interface AgentChoiceProps {
+  settings: SettingsView | null;
+  /** "" for the workspace default. */
+  driver: string;
+  onDriver: (driver: string) => void;
+  model: string;
+  onModel: (model: string) => void;
+  disabled?: boolean;
+}
+
+/** "installed" for a local CLI, "configured" for an endpoint. */
+function presence(status: DriverHealth): { tone: string; label: string } {
+  const endpoint = status.id === "openai-compatible";
+  if (status.available) return { tone: "success", label: endpoint ? "configured" : "installed" };
+  return { tone: "danger", label: endpoint ? "not configured" : "not installed" };
+}
+
+/** The model the turn runs when none is typed. */
+export function defaultModel(settings: SettingsView | null, driver: string): string {
+  if (driver === "openai-compatible") return settings?.openaiModel ?? "none set";
+  return `${driver}'s default`;
+}
+
+export function AgentHealth({ status }: { status: DriverHealth }) {
+  const { tone, label } = presence(status);
+  const signedIn = status.signedIn === true ? "signed in" : status.signedIn === false ? "not signed in" : "sign-in unknown";
+  return (
+    <p className="agent-health small" data-testid="agent-health" data-driver={status.id} data-available={status.available}>
+      <Badge tone={tone} testId="agent-installed">{label}</Badge>
+      <span className="muted" data-testid="agent-detail" title={status.detail}>
+        {status.detail}
+      </span>
+      {status.id !== "openai-compatible" && (
+        <>
+          <span data-testid="agent-version">{status.version ? `version ${status.version}` : "version unknown"}</span>
+          <span data-testid="agent-signed-in">{signedIn}</span>
+        </>
+      )}
+    </p>
+  );
+}
+
+export function AgentChoice({ settings, driver, onDriver, model, onModel, disabled }: AgentChoiceProps) {
+  if (!settings) {
+    return (
+      <p className="hint" data-testid="agent-choice">
+        Agent: the workspace default; its status is unknown until Settings answer.
+      </p>
+    );
+  }
+  const chosen = driver || settings.defaultDriver;
+  const status = settings.drivers.find((d) => d.id === chosen) as DriverHealth | undefined;
+  return (
+    <div data-testid="agent-choice" data-driver={chosen}>
+      <div className="agent-line">
+        <label className="composer-field">
+          <span className="field-label">Agent</span>
+          <select value={chosen} onChange={(e) => onDriver(e.target.value === settings.defaultDriver ? "" : e.target.value)} disabled={disabled} data-testid="agent-driver">
+            {!settings.drivers.some((d) => d.id === settings.defaultDriver) && <option value={settings.defaultDriver}>{settings.defaultDriver} (default)</option>}
+            {settings.drivers.map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.id}
+                {d.id === settings.defaultDriver ? " (default)" : ""}
+                {d.available ? "" : " (unavailable)"}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="composer-field">
+          <span className="field-label">Model</span>
+          <input className="input" value={model} onChange={(e) => onModel(e.target.value)} placeholder={defaultModel(settings, chosen)} disabled={disabled} data-testid="agent-model" autoComplete="off" />
+        </label>
+      </div>
+      {status ? (
+        <AgentHealth status={status} />
+      ) : (
+        <p className="agent-health small warn-text" data-testid="agent-health">
+          {chosen} is not offered here.
+        </p>
+      )}
+      {status && !status.available && (
+        <p className="hint warn-text" data-testid="agent-unavailable">
+          The first turn would fail: {chosen} cannot run here. Pick another agent, or fix it in Settings.
+        </p>
+      )}
+    </div>
+  );
+}

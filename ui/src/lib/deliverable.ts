@@ -1,0 +1,46 @@
+// Whether a session has anything to deliver: its files changed (SessionView.changed, derived from its checkpoints until the engine sends it), and when Eject is the primary action.
+import type { DeliveryPlan, SessionView } from "../api/types";
+
+/** `changed` arrives from the engine with issue 15; older engines leave it out. */
+type WithChanged = SessionView & { changed?: boolean };
+
+/**
+ * Whether the session's working copy differs from its base. Until the engine says, a
+ * checkpoint after the starting point stands for it: one is taken only after a turn that
+ * changed files (a restore to the start is the case this misses).
+ */
+export function sessionChanged(session: SessionView): boolean {
+  const changed = (session as WithChanged).changed;
+  if (typeof changed === "boolean") return changed;
+  return session.checkpoints.some((c) => c.sequence > 0);
+}
+
+/** "No changes yet" before any turn ended, "The agent's turns changed no files" after; null when something changed. */
+export function nothingChangedText(session: SessionView): string | null {
+  if (sessionChanged(session)) return null;
+  return session.usage.total.turns === 0 ? "No changes yet" : "The agent's turns changed no files";
+}
+
+export interface EjectAction {
+  /** Eject is the orange primary button: there is something to deliver now. */
+  primary: boolean;
+  /** Why it is not (its title), or what it does. */
+  reason: string;
+}
+
+/** Eject is primary only when something can be delivered: files changed, no turn running, not planning, awaiting approval or blocked. */
+export function ejectAction(session: SessionView): EjectAction {
+  if (session.deliveredAt || session.state === "delivered") return { primary: false, reason: "See the delivery" };
+  if (session.state === "planning") return { primary: false, reason: "The session is still planning: nothing to deliver yet" };
+  if (session.state === "awaiting-approval") return { primary: false, reason: "The specification awaits approval: nothing to deliver yet" };
+  if (session.state === "blocked") return { primary: false, reason: "The session is blocked: clear that first" };
+  if (session.running) return { primary: false, reason: "A turn is running: deliver once it ends" };
+  const nothing = nothingChangedText(session);
+  if (nothing) return { primary: false, reason: `${nothing}: nothing to deliver` };
+  return { primary: true, reason: "Deliver the session's modules as code" };
+}
+
+/** The plan lands no file in any module. */
+export function planIsEmpty(plan: DeliveryPlan): boolean {
+  return plan.modules.every((m) => m.added.length + m.overwritten.length + m.deleted.length === 0);
+}
