@@ -169,6 +169,7 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("send_message", json!({ "sessionId": "$id", "text": "Go", "driver": "nope" })),
         ("send_message", json!({ "sessionId": "$id", "text": "  " })),
         ("stop_turn", json!({ "sessionId": "$id" })),
+        ("retry_turn", json!({ "sessionId": "$id" })),
         ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/orders" })),
         ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),
         ("get_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),

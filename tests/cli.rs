@@ -20,7 +20,7 @@ async fn session_commands_are_dry_runs_unless_applied() {
     let config = tmp.path().join("config");
     let engine = Engine::new(EngineOptions { config_dir: config.clone(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback, allow_agent_commands: false });
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
-    let s = engine.create_session(CreateSessionArgs { brief: "Speed up the app".into(), title: None }).await.unwrap();
+    let s = engine.create_session(CreateSessionArgs { brief: "Speed up the app".into(), title: None, create_modules: None }).await.unwrap();
     drop(engine);
     let ws = root.display().to_string();
 

@@ -16,7 +16,8 @@ import { OpenWorkspace } from "./features/setup/OpenWorkspace";
 import { SessionScreen } from "./features/session/SessionScreen";
 import { SettingsScreen } from "./features/settings/SettingsScreen";
 import { SetupScreen } from "./features/setup/SetupScreen";
-import { useStore } from "./state/store";
+import { useBackend } from "./state/store";
+import { useApp } from "./state/useApp";
 import { GlobalShortcuts } from "./features/shortcuts/GlobalShortcuts";
 
 /**
@@ -24,8 +25,7 @@ import { GlobalShortcuts } from "./features/shortcuts/GlobalShortcuts";
  * goes from the dashboard to its set-up, once each time it is opened or the app starts.
  */
 function useFirstOpenSetup() {
-  const { state } = useStore();
-  const workspace = state.app?.workspace ?? null;
+  const workspace = useApp()?.workspace ?? null;
   const seen = useRef<string | null>(null);
   useEffect(() => {
     if (!workspace || seen.current === workspace.root) return;
@@ -36,12 +36,13 @@ function useFirstOpenSetup() {
 }
 
 function Screen() {
-  const { state, appStatus, reloadApp, connection } = useStore();
+  const { appStatus, reloadApp, connection } = useBackend();
+  const app = useApp();
   const route = useRoute();
   useFirstOpenSetup();
 
   if (connection.status === "needed") return <ConnectScreen mode={connection.mode} reason={connection.reason} />;
-  if (!state.app) {
+  if (!app) {
     if (appStatus.error) {
       return (
         <section className="screen narrow">
@@ -53,7 +54,7 @@ function Screen() {
     return <Loading label="Connecting to Kiln…" />;
   }
   if (route.name === "help") return <HelpScreen />;
-  if (!state.app.workspace || route.name === "workspace") return <OpenWorkspace />;
+  if (!app.workspace || route.name === "workspace") return <OpenWorkspace />;
   switch (route.name) {
     case "dashboard":
       return <Dashboard />;
@@ -81,17 +82,18 @@ function Screen() {
 }
 
 export function App() {
-  const { state, backend, connection, disconnect } = useStore();
+  const { backend, connection, disconnect } = useBackend();
+  const app = useApp();
   const needed = connection.status === "needed";
-  const mode = needed ? connection.mode : (state.app?.mode ?? null);
+  const mode = needed ? connection.mode : (app?.mode ?? null);
   return (
     <div className="app">
-      <Header app={needed ? null : state.app} mode={mode} onDisconnect={connection.status === "connected" && backend.disconnect ? disconnect : undefined} />
+      <Header app={needed ? null : app} mode={mode} onDisconnect={connection.status === "connected" && backend.disconnect ? disconnect : undefined} />
       <main className="app-main">
         <Screen />
       </main>
       {!needed && <DesktopTouches />}
-      {!needed && <GlobalShortcuts workspace={Boolean(state.app?.workspace)} />}
+      {!needed && <GlobalShortcuts workspace={Boolean(app?.workspace)} />}
     </div>
   );
 }

@@ -1,14 +1,15 @@
-// Entry point: picks the backend (Tauri or HTTP) and mounts the app.
+// Entry point: picks the backend (Tauri or HTTP), makes the query client (server state) and mounts the app.
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { createBackend } from "./api";
 import { App } from "./App";
 import { startTheme } from "./lib/theme";
+import { makeQueryClient } from "./state/queries";
 import { StoreProvider } from "./state/store";
 import "./styles.css";
 import "./features/preview/preview.css";
-import "./features/session/session.css";
 import "./features/chat/chat.css";
+import "./features/session/session.css";
 import "./features/delivery/delivery.css";
 import "./features/setup/setup.css";
 import "./features/gates/gates.css";
@@ -19,10 +20,11 @@ import "./features/attention/attention.css";
 
 startTheme();
 const backend = createBackend();
+const client = makeQueryClient();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
-    <StoreProvider backend={backend}>
+    <StoreProvider backend={backend} client={client}>
       <App />
     </StoreProvider>
   </StrictMode>,

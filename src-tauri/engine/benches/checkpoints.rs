@@ -517,7 +517,7 @@ async fn run(tmp: &Path, files: usize) {
     for round in 0..3 {
         if round == 0 || create[0] < CHEAP {
             let start = Instant::now();
-            let view = engine.create_session(CreateSessionArgs { brief: "Benchmark the checkpoints".into(), title: None }).await.unwrap();
+            let view = engine.create_session(CreateSessionArgs { brief: "Benchmark the checkpoints".into(), title: None, create_modules: None }).await.unwrap();
             create.push(start.elapsed());
             session_id = view.id;
         }

@@ -68,6 +68,13 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
                 if let Some(planning) = planning {
                     planning.wait().await;
                 }
+                while ws.running.lock().unwrap().contains_key(start.id.as_str()) {
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+                // Stop during planning or setup takes the waiting message off the queue.
+                if !ws.queued.lock().unwrap().contains(start.id.as_str()) {
+                    return;
+                }
                 let started = start.run(&ws, &events).await;
                 ws.queued.lock().unwrap().remove(start.id.as_str());
                 if let Err(e) = started {
@@ -124,14 +131,87 @@ impl Start {
     }
 }
 
+/// Stops what the session runs: its turn, or else its planner agent, its setup (or
+/// gates) and the message waiting for them. `INVALID_INPUT` when nothing runs.
 pub async fn stop_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {
     let id = SessionId::parse(&args.session_id)?;
-    session::view(ws, &id).await?;
+    let session = session::view(ws, &id).await?;
     let handle = ws.turns.lock().unwrap().get(id.as_str()).cloned();
-    match handle {
-        Some(handle) => handle.stop().await,
-        None => return Err(ApiError::new(ErrorCode::InvalidInput, format!("session {id} runs no turn"))),
+    if let Some(handle) = handle {
+        handle.stop().await;
+        return publish(ws, events, &id).await;
     }
+    let planning = ws.planning.lock().unwrap().remove(id.as_str());
+    let running = ws.running.lock().unwrap().remove(id.as_str());
+    let queued = ws.queued.lock().unwrap().remove(id.as_str());
+    if planning.is_none() && running.is_none() && !queued {
+        return Err(ApiError::new(ErrorCode::InvalidInput, format!("session {id} runs no turn, planner or setup")));
+    }
+    let mut during = Vec::new();
+    if let Some(planning) = &planning {
+        planning.stop();
+        during.push("planning");
+        crate::live::Live::new(&id, LivePhase::Planning, None, None).end(events);
+        records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
+    }
+    if let Some(running) = running {
+        running.kill();
+        during.push(if session.setup == SetupState::Running { "setup" } else { "the gates" });
+    }
+    let mut text = if during.is_empty() {
+        "Stopped by the operator.".to_string()
+    } else {
+        format!("Stopped by the operator during {}.", during.join(" and "))
+    };
+    if queued {
+        text.push_str(" The message waiting for it was not started; send it again when ready.");
+    }
+    record(ws, events, &id, EntryKind::System, None, &text).await?;
+    publish(ws, events, &id).await
+}
+
+/// Runs again the turn that blocked the session: the same module, role, driver, model
+/// and prompt. `NOT_BLOCKED` unless the session is blocked.
+pub async fn retry_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {
+    let (id, session) = session::live(ws, &args.session_id).await?;
+    session::refuse_closed(&session)?;
+    if session.state != SessionState::Blocked {
+        return Err(ApiError::new(ErrorCode::NotBlocked, format!("session {id} is not blocked: there is no failed turn to retry")));
+    }
+    if ws.is_running(id.as_str()) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, format!("session {id} is running")));
+    }
+    let last = turns::latest(&ws.pool, id.as_str()).await?;
+    let Some(last) = last else {
+        return Err(ApiError::new(ErrorCode::NotBlocked, format!("session {id} has run no turn to retry")));
+    };
+    let Some(prompt) = last.prompt.filter(|p| !p.is_empty()) else {
+        return Err(ApiError::new(ErrorCode::NotBlocked, "the failed turn ran before Kiln kept its prompt: send your message again"));
+    };
+    let module = session_module(&session, &last.module_id)?;
+    let roles = ws.roles()?;
+    let role = roles::find(&roles, &last.role).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{}` any more", last.role)))?;
+    let driver = crate::drivers::registry::resolve(ws, Some(&last.driver)).await?;
+    let text = format!("Retrying the **{}** turn in `{}`.", role.name, module.id);
+    record(ws, events, &id, EntryKind::System, Some(&module.id), &text).await?;
+    if last.review {
+        // A review is asked the same way every time, with the review's own instructions.
+        begin_review(ws, events, &id, &module, &role, driver, last.model, last.chain_index).await?;
+        return publish(ws, events, &id).await;
+    }
+    let plan = TurnPlan {
+        session: id.clone(),
+        module: module.clone(),
+        instructions: instructions(&role, &session, &module, &roles),
+        resume_id: session.resume_ids.get(driver.id()).cloned(),
+        role,
+        driver,
+        model: last.model,
+        prompt,
+        chain_index: last.chain_index,
+        review: last.review,
+    };
+    turn::start(ws.clone(), events.clone(), plan, after_turn).await?;
     publish(ws, events, &id).await
 }
 
@@ -509,7 +589,13 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
         return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
     }
     if let Some(error) = &end.error {
-        let text = format!("**Blocked**: the {} turn failed: {error}", turn.role.name);
+        // The provider's failure in words first (the agent's own message after it).
+        let reason = crate::live::reason(None, error);
+        let words = match reason {
+            "other" => String::new(),
+            _ => format!("{}. ", crate::live::words(reason, crate::live::status_in(error))),
+        };
+        let text = format!("**Blocked**: the {} turn failed: {words}{error}", turn.role.name);
         link(record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &text).await?).await?;
         return records::set_state(&ws.pool, id.as_str(), SessionState::Blocked, &at).await;
     }

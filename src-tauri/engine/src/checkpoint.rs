@@ -39,6 +39,8 @@ pub async fn take(ws: &Workspace, id: &SessionId, tree: Oid, label: &str, role: 
     .bind(now())
     .execute(&ws.pool)
     .await?;
+    // The working copy is the newest checkpoint again.
+    records::set_current_checkpoint(&ws.pool, id.as_str(), None).await?;
     prune(ws, id).await?;
     Ok(sequence)
 }
@@ -186,6 +188,7 @@ pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointA
     let text = format!("Restored the workspace to the state after {label} (turn {}).", args.sequence);
     record(ws, events, &id, EntryKind::System, None, &text).await?;
     records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
+    records::set_current_checkpoint(&ws.pool, id.as_str(), Some(args.sequence)).await?;
     publish(ws, events, &id).await
 }
 

@@ -69,6 +69,11 @@ pub enum ErrorCode {
     /// Another Kiln process (the desktop app, `kiln serve`, a `kiln` command) has the
     /// workspace open; one process works on a workspace at a time.
     WorkspaceInUse,
+    /// A brief names `module <x>` (or a new-module id) that is no module of the
+    /// workspace, and the operator has not confirmed creating it (`createModules`).
+    ModuleUnknown,
+    /// `retry_turn` on a session that is not blocked.
+    NotBlocked,
     Internal,
 }
 
@@ -103,6 +108,8 @@ impl ErrorCode {
             ConfigExists => 409,
             ToolchainMissing => 424,
             WorkspaceInUse => 409,
+            ModuleUnknown => 404,
+            NotBlocked => 409,
             Internal => 500,
         }
     }
@@ -153,6 +160,8 @@ impl ErrorCode {
             PlanStale => "PLAN_STALE",
             TargetUnavailable => "TARGET_UNAVAILABLE",
             BranchMoved => "BRANCH_MOVED",
+            ModuleUnknown => "MODULE_UNKNOWN",
+            NotBlocked => "NOT_BLOCKED",
             Internal => "INTERNAL",
         }
     }

@@ -21,6 +21,7 @@ pub mod events;
 pub mod gates;
 pub mod ids;
 pub mod listening;
+pub mod live;
 pub mod modules;
 pub mod paths;
 pub mod handoff;

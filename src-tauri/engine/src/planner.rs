@@ -3,8 +3,10 @@
 //! can only add to what they find.
 //!
 //! - an existing module named by its whole id (`parties.core`, `@shop/cart`) or as
-//!   `module <directory>` is an edit, in the order the brief names them;
-//! - a token matching the workspace's `id_pattern` that names no module is a new one;
+//!   `module <directory>` or `module <id>` is an edit, in the order the brief names them;
+//! - a token matching the workspace's `id_pattern` that names no module, or a
+//!   `module <x>` naming nothing, is `MODULE_UNKNOWN` (listing the modules) unless the
+//!   operator confirmed creating it (`createModules`): then it is a new module;
 //! - a bare English word never selects a module, and neither does a file name.
 
 use regex::Regex;
@@ -35,28 +37,41 @@ pub struct Rules<'a> {
 }
 
 impl Rules<'_> {
-    /// The modules the brief selects, in the order it names them.
+    /// The modules the brief selects, in the order it names them; no new module.
     pub fn classify(&self, brief: &str) -> Result<Vec<Selection>> {
+        self.classify_with(brief, &[])
+    }
+
+    /// The modules the brief selects, in the order it names them; `create` holds the
+    /// ids the operator confirmed as new modules.
+    pub fn classify_with(&self, brief: &str, create: &[String]) -> Result<Vec<Selection>> {
         let mut found: Vec<(usize, Selection)> = Vec::new();
         let push = |at: usize, s: Selection, found: &mut Vec<(usize, Selection)>| {
             if !found.iter().any(|(_, f)| f.id == s.id) {
                 found.push((at, s));
             }
         };
+        let confirmed = |id: &str| create.iter().any(|c| c.trim() == id);
+        let mut unknown: Vec<String> = Vec::new();
 
-        // `module <directory>` phrases.
+        // `module <directory>` and `module <id>` phrases.
         let phrase = Regex::new(r"(?i)\bmodule\s+`?([A-Za-z0-9_./@-]+)").unwrap();
         for cap in phrase.captures_iter(brief) {
             let m = cap.get(1).unwrap();
-            let dir = clean_token(m.as_str()).trim_start_matches("./").trim_end_matches('/');
+            let named = clean_token(m.as_str());
+            let dir = named.trim_start_matches("./").trim_end_matches('/');
             if let Some(module) = self.modules.iter().find(|x| x.directory == dir) {
                 let reason = format!("named as `module {dir}`");
                 push(m.start(), edit(module, reason), &mut found);
-            } else if dir.contains('/') {
-                return Err(ApiError::new(
-                    ErrorCode::ModuleNotFound,
-                    format!("the brief names `module {dir}`, but no module lives in `{dir}`. Modules: {}", self.listing()),
-                ));
+            } else if let Some(module) = self.modules.iter().find(|x| x.id == named) {
+                let reason = format!("named as `module {named}`");
+                push(m.start(), edit(module, reason), &mut found);
+            } else if is_bare_word(named) {
+                // "the module that…": English, not a name.
+            } else if confirmed(named) {
+                push(m.start(), self.new_module(named)?, &mut found);
+            } else if !unknown.iter().any(|u| u == named) {
+                unknown.push(named.to_string());
             }
         }
 
@@ -80,10 +95,42 @@ impl Rules<'_> {
                     if self.modules.iter().any(|x| x.directory == directory) || directory.split('/').any(str::is_empty) {
                         continue;
                     }
-                    let reason = format!("matches the new-module pattern `{}` and no module has this id", pattern.as_str());
+                    if found.iter().any(|(_, f)| f.id == word) {
+                        continue;
+                    }
+                    // Never silently: a new module only when the operator confirmed it.
+                    if !confirmed(word) {
+                        if !unknown.iter().any(|u| u == word) {
+                            unknown.push(word.to_string());
+                        }
+                        continue;
+                    }
+                    let reason = format!("matches the new-module pattern `{}`, no module has this id, and you confirmed creating it", pattern.as_str());
                     push(m.start(), Selection { id: word.to_string(), directory, kind: ModuleChange::New, reason }, &mut found);
                 }
             }
+        }
+        // Confirmed ids the brief does not name still join, after the ones it names.
+        for id in create.iter().map(|c| c.trim()).filter(|c| !c.is_empty()) {
+            if found.iter().any(|(_, f)| f.id == id) || unknown.iter().any(|u| u == id) {
+                continue;
+            }
+            match self.modules.iter().find(|x| x.id == id) {
+                Some(module) => push(usize::MAX, edit(module, "confirmed with the brief".into()), &mut found),
+                None => push(usize::MAX, self.new_module(id)?, &mut found),
+            }
+        }
+        if !unknown.is_empty() {
+            let named: Vec<String> = unknown.iter().map(|u| format!("`{u}`")).collect();
+            let (is, them) = if unknown.len() == 1 { ("is not a module", "it") } else { ("are not modules", "them") };
+            let create = match self.id_pattern {
+                Some(p) => format!(" To create {them} as new, confirm {} (`createModules`); a new module's id matches `{}`.", named.join(", "), p.as_str()),
+                None => String::new(),
+            };
+            return Err(ApiError::new(
+                ErrorCode::ModuleUnknown,
+                format!("{} {is} of this workspace. Modules: {}.{create}", named.join(", "), self.listing()),
+            ));
         }
 
         found.sort_by_key(|(at, _)| *at);
@@ -102,6 +149,23 @@ impl Rules<'_> {
             }
         }
         Ok(selected)
+    }
+
+    /// A confirmed new module `id`: it must match the id pattern and make a plain
+    /// directory that no module has.
+    fn new_module(&self, id: &str) -> Result<Selection> {
+        let refuse = |why: String| ApiError::new(ErrorCode::InvalidInput, format!("`{id}` cannot be a new module: {why}"));
+        let pattern = self.id_pattern.ok_or_else(|| refuse("the workspace sets no pattern for new module ids (`[modules] id_pattern`)".into()))?;
+        if !pattern.is_match(id) {
+            return Err(refuse(format!("a new module's id matches `{}`", pattern.as_str())));
+        }
+        let directory = self.new_directory(id);
+        let plain = !id.chars().any(char::is_control) && !directory.split('/').any(str::is_empty) && crate::paths::relative(&directory).is_ok();
+        if !plain || self.modules.iter().any(|x| x.directory == directory) {
+            return Err(refuse(format!("its directory `{directory}` is not free")));
+        }
+        let reason = format!("named as a new module, which you confirmed; it matches `{}`", pattern.as_str());
+        Ok(Selection { id: id.to_string(), directory, kind: ModuleChange::New, reason })
     }
 
     fn listing(&self) -> String {

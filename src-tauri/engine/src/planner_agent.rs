@@ -2,7 +2,9 @@
 //! driver answers JSON that may add modules, a title and the first role. It can never
 //! turn a known module into a new one nor drop a module the rules found; when no
 //! driver answers, the rules decide alone. While it runs the session is `planning`,
-//! and the first message waits for it.
+//! and the first message waits for it. A provider failing shows at once as the
+//! session's live line (`crate::live`); one refusing the credentials ends planning there
+//! and then, with one entry saying so, rather than after the agent's retries.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
@@ -68,7 +70,11 @@ pub fn start(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, driver: A
     let ws2 = ws.clone();
     let key = id.to_string();
     let task = tokio::spawn(async move {
-        let answer = ask(&ws2, &id, driver, &brief, pgid_for_run).await;
+        let mut live = crate::live::Live::new(&id, LivePhase::Planning, None, None);
+        let answer = ask(&ws2, &events, &mut live, &id, driver, &brief, pgid_for_run.clone()).await;
+        // Whatever the agent left running goes now (an auth failure ends it early).
+        Running { pgid: pgid_for_run.load(Ordering::SeqCst) }.kill();
+        live.end(&events);
         if let Err(e) = apply(&ws2, &events, &id, answer, title_given).await {
             tracing::error!("applying the planner's answer for {id}: {e}");
         }
@@ -81,9 +87,36 @@ pub fn start(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, driver: A
     ws.planning.lock().unwrap().insert(key, planning);
 }
 
-/// Runs the read-only turn; `Err` carries why there is no usable answer.
-async fn ask(ws: &Workspace, id: &SessionId, driver: Arc<dyn Driver>, brief: &str, pgid: Arc<AtomicI32>) -> std::result::Result<Answer, String> {
-    let roles = ws.roles().map_err(|e| e.message)?;
+/// Why the planner agent gave no usable answer.
+#[derive(Debug)]
+enum NoAnswer {
+    /// The provider refused the credentials: planning stopped at once.
+    Refused(String),
+    Other(String),
+}
+
+impl From<String> for NoAnswer {
+    fn from(why: String) -> Self {
+        if crate::live::reason(None, &why) == "auth" {
+            NoAnswer::Refused(why)
+        } else {
+            NoAnswer::Other(why)
+        }
+    }
+}
+
+/// Runs the read-only turn; `Err` carries why there is no usable answer. Retries and
+/// errors show on `live` as they come; an auth failure ends the run at once.
+async fn ask(
+    ws: &Workspace,
+    events: &EventBus,
+    live: &mut crate::live::Live,
+    id: &SessionId,
+    driver: Arc<dyn Driver>,
+    brief: &str,
+    pgid: Arc<AtomicI32>,
+) -> std::result::Result<Answer, NoAnswer> {
+    let roles = ws.roles().map_err(|e| NoAnswer::Other(e.message))?;
     let modules: Vec<String> = ws.modules.iter().map(|m| format!("- `{}` in `{}` ({:?})", m.id, m.directory, m.toolchain)).collect();
     let role_ids: Vec<&str> = roles.iter().map(|r| r.id.as_str()).collect();
     let pattern = ws.id_pattern.as_ref().map(|p| format!("A new module's id matches `{}`.", p.as_str())).unwrap_or_default();
@@ -103,14 +136,37 @@ async fn ask(ws: &Workspace, id: &SessionId, driver: Arc<dyn Driver>, brief: &st
         model: None,
         read_only: true,
     };
-    let run = driver.run(request, sink);
+    let run = async { driver.run(request, sink).await.map_err(|e| NoAnswer::from(e.message)) };
     let collect = async {
         let mut text = String::new();
         let mut ended: Option<std::result::Result<(), String>> = None;
         while let Some(event) = rx.recv().await {
             match event {
-                DriverEvent::Text { text: t } => text.push_str(&t),
-                DriverEvent::TurnEnded { is_error: true, error, .. } => ended = Some(Err(error.unwrap_or_default())),
+                DriverEvent::Text { text: t } => {
+                    live.recovered(events);
+                    text.push_str(&t);
+                }
+                DriverEvent::Retry { attempt, message, max_attempts, http_status } => {
+                    let status = crate::live::retrying(attempt, max_attempts, http_status, &message);
+                    let refused = status.reason == "auth";
+                    live.status(events, status);
+                    if refused {
+                        return Err(NoAnswer::Refused(message));
+                    }
+                }
+                DriverEvent::Error { message } => {
+                    let status = crate::live::failed(&message);
+                    let refused = status.reason == "auth";
+                    live.status(events, status);
+                    if refused {
+                        return Err(NoAnswer::Refused(message));
+                    }
+                }
+                DriverEvent::TurnEnded { is_error: true, error, .. } => {
+                    let error = error.unwrap_or_default();
+                    live.status(events, crate::live::failed(&error));
+                    ended = Some(Err(error));
+                }
                 DriverEvent::TurnEnded { final_text, .. } => {
                     if let Some(t) = final_text {
                         text = t;
@@ -120,16 +176,16 @@ async fn ask(ws: &Workspace, id: &SessionId, driver: Arc<dyn Driver>, brief: &st
                 _ => {}
             }
         }
-        (text, ended)
+        Ok((text, ended))
     };
+    // `try_join` drops the run (killing the agent) as soon as the collector gives up.
     let both = async {
-        let (result, (text, ended)) = tokio::join!(run, collect);
-        result.map_err(|e| e.message)?;
+        let ((), (text, ended)) = tokio::try_join!(run, collect)?;
         ended.unwrap_or(Err("the planner ended without an answer".into()))?;
-        Ok::<String, String>(text)
+        Ok::<String, NoAnswer>(text)
     };
-    let text = tokio::time::timeout(TIMEOUT, both).await.map_err(|_| format!("no answer within {} s", TIMEOUT.as_secs()))??;
-    parse(&text).ok_or_else(|| "its answer held no JSON object".to_string())
+    let text = tokio::time::timeout(TIMEOUT, both).await.map_err(|_| NoAnswer::Other(format!("no answer within {} s", TIMEOUT.as_secs())))??;
+    parse(&text).ok_or_else(|| NoAnswer::Other("its answer held no JSON object".to_string()))
 }
 
 /// The JSON object in an answer, wherever the model put it (fences, prose around it).
@@ -139,10 +195,18 @@ fn parse(text: &str) -> Option<Answer> {
     serde_json::from_str(text.get(start..=end)?).ok()
 }
 
-async fn apply(ws: &Workspace, events: &EventBus, id: &SessionId, answer: std::result::Result<Answer, String>, title_given: bool) -> Result<()> {
+async fn apply(ws: &Workspace, events: &EventBus, id: &SessionId, answer: std::result::Result<Answer, NoAnswer>, title_given: bool) -> Result<()> {
     let answer = match answer {
         Ok(a) => a,
-        Err(why) => {
+        Err(NoAnswer::Refused(why)) => {
+            let why = why.trim().lines().next().unwrap_or_default().to_string();
+            let text = format!(
+                "Planning stopped: the model provider refused the credentials ({why}). The rules' modules stand; check the driver's login or key in Settings before you send a message."
+            );
+            record(ws, events, id, EntryKind::System, None, &text).await?;
+            return Ok(());
+        }
+        Err(NoAnswer::Other(why)) => {
             let text = format!("The planner agent gave no usable answer ({why}); the rules decide alone.");
             record(ws, events, id, EntryKind::System, None, &text).await?;
             return Ok(());

@@ -24,8 +24,23 @@ pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
     let mut session = records::load(&ws.pool, id.as_str(), ws.is_running(id.as_str())).await?;
     if session.deleted_at.is_none() {
         session.reviews = crate::review::list(ws, id, &session).await?;
+        session.changed = changed(ws, id).await;
     }
     Ok(session)
+}
+
+/// Whether the working copy's checkpoint (the current one) differs from the session's
+/// start: two trees compared by id, no file read.
+async fn changed(ws: &Workspace, id: &SessionId) -> bool {
+    let Ok(Some((base, current))) = records::base_and_current_commits(&ws.pool, id.as_str()).await else { return false };
+    if base == current {
+        return false;
+    }
+    let tree = |store: &git2::Repository, commit: &str| git2::Oid::from_str(commit).ok().and_then(|oid| store.find_commit(oid).ok()).map(|c| c.tree_id());
+    match ws.open_store() {
+        Ok(store) => tree(&store, &base) != tree(&store, &current),
+        Err(_) => false,
+    }
 }
 
 /// Appends an entry and tells every view.
@@ -70,7 +85,7 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
         return Err(ApiError::invalid(format!("the title is longer than {MAX_TITLE} characters")));
     }
     let rules = Rules { modules: &ws.modules, id_pattern: ws.id_pattern.as_ref(), globs: &ws.config.modules.globs };
-    let selected = rules.classify(brief)?;
+    let selected = rules.classify_with(brief, args.create_modules.as_deref().unwrap_or(&[]))?;
 
     let id = SessionId::new();
     let at = now();

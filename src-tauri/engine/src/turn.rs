@@ -114,6 +114,8 @@ where
             model: plan.model.as_deref(),
             chain_index: plan.chain_index,
             at: &now(),
+            prompt: &plan.prompt,
+            review: plan.review,
         },
     )
     .await;
@@ -170,7 +172,8 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
         }
     }
 
-    let mut log = TurnLog { ws, events, plan: &plan, turn_id, text: String::new(), last_text: String::new(), ended: None };
+    let live = crate::live::Live::new(&plan.session, LivePhase::Turn, Some(&plan.role.id), Some(&plan.module.id));
+    let mut log = TurnLog { ws, events, plan: &plan, turn_id, text: String::new(), partial: String::new(), live, last_text: String::new(), ended: None };
     let mut error = attempt(handle, &mut log, plan.resume_id.clone(), plan.prompt.clone()).await;
     let stopped = handle.inner.stopped.load(Ordering::SeqCst);
     // A conversation the agent no longer holds: continue on a fresh one, with the
@@ -185,6 +188,8 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
         log.ended = None;
         error = attempt(handle, &mut log, None, replay).await;
     }
+    // The live line ends with the turn; what failed is said once, by the turn's end.
+    log.live.end(events);
     let stopped = handle.inner.stopped.load(Ordering::SeqCst);
     let error = if stopped { None } else { error };
     let final_text = std::mem::take(&mut log.last_text);
@@ -353,13 +358,18 @@ async fn snapshot(ws: &Arc<Workspace>, workdir: &std::path::Path) -> Option<git2
 }
 
 /// Writes a turn's events into the transcript as they come. Text is gathered into one
-/// entry per stretch of prose, so a stream of fragments reads as paragraphs.
+/// entry per stretch of prose, so a stream of fragments reads as paragraphs; until it is
+/// written, the stretch so far (with the message still streaming) is the live view's, as
+/// is the provider's retry line (`crate::live`), which never reaches the transcript.
 struct TurnLog<'a> {
     ws: &'a Arc<Workspace>,
     events: &'a Arc<EventBus>,
     plan: &'a TurnPlan,
     turn_id: i64,
     text: String,
+    /// The message still streaming (`TextDelta`s), replaced by its whole `Text`.
+    partial: String,
+    live: crate::live::Live,
     last_text: String,
     /// `Some(error)` once the driver said the turn ended (`None` inside: no error).
     ended: Option<Option<String>>,
@@ -377,17 +387,47 @@ impl TurnLog<'_> {
             self.last_text = text;
         }
         self.text.clear();
+        self.partial.clear();
+        self.live.written(self.events);
     }
 
     async fn take(&mut self, event: DriverEvent) {
-        if let DriverEvent::Text { text } = &event {
-            self.text.push_str(text);
-            if self.text.len() > 4000 {
-                self.flush().await;
+        match &event {
+            DriverEvent::TextDelta { text } => {
+                self.partial.push_str(text);
+                let so_far = format!("{}{}", self.text, self.partial);
+                self.live.text(self.events, &so_far, false);
+                return;
             }
-            return;
+            DriverEvent::Text { text } => {
+                self.text.push_str(text);
+                self.partial.clear();
+                // The whole message: the end of what streamed, sent whatever the throttle says.
+                self.live.text(self.events, &self.text, true);
+                if self.text.len() > 4000 {
+                    self.flush().await;
+                }
+                return;
+            }
+            // One updating line, no transcript entry per attempt; what streamed of the
+            // failed request is asked for again.
+            DriverEvent::Retry { attempt, message, max_attempts, http_status } => {
+                self.partial.clear();
+                let status = crate::live::retrying(*attempt, *max_attempts, *http_status, message);
+                self.live.status(self.events, status);
+                return;
+            }
+            DriverEvent::Error { message } if crate::live::reason(None, message) != "other" => {
+                // A provider failure: said once in words by the turn's end, live until then.
+                self.live.status(self.events, crate::live::failed(message));
+                return;
+            }
+            _ => {}
         }
         self.flush().await;
+        if !matches!(event, DriverEvent::Unknown { .. } | DriverEvent::TurnEnded { .. }) {
+            self.live.recovered(self.events);
+        }
         match event {
             DriverEvent::SessionStarted { resume_id, .. } => {
                 let _ = turns::set_resume_id(&self.ws.pool, self.plan.session.as_str(), self.plan.driver.id(), &resume_id).await;
@@ -418,9 +458,6 @@ impl TurnLog<'_> {
             }
             DriverEvent::Usage(usage) => self.usage(&usage).await,
             DriverEvent::Error { message } => self.entry(EntryKind::System, &format!("The agent reported: {message}")).await,
-            DriverEvent::Retry { attempt, message } => {
-                self.entry(EntryKind::System, &format!("The provider failed; the agent retries (attempt {attempt}): {message}")).await
-            }
             DriverEvent::TurnEnded { is_error, final_text, error, .. } => {
                 if let Some(text) = final_text.filter(|t| !t.trim().is_empty()) {
                     if self.last_text.trim() != text.trim() {
@@ -430,7 +467,7 @@ impl TurnLog<'_> {
                 let error = if is_error { Some(error.unwrap_or_else(|| "the agent reported a failure".into())) } else { None };
                 self.ended = Some(error);
             }
-            DriverEvent::Text { .. } | DriverEvent::Unknown { .. } => {}
+            DriverEvent::Text { .. } | DriverEvent::TextDelta { .. } | DriverEvent::Retry { .. } | DriverEvent::Unknown { .. } => {}
         }
     }
 

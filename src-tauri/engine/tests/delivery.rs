@@ -99,7 +99,7 @@ fn step<'a>(run: &'a DeliveryRun, id: &str) -> &'a DeliveryStep {
 /// A new `@shop/reviews` (with a dependency the workspace lacks) and an edit of
 /// `@shop/catalog`: one file changed, one deleted.
 async fn reviews_session(w: &World) -> String {
-    let s = create(&w.engine, "Add @shop/reviews and link it from @shop/catalog").await;
+    let s = create_new(&w.engine, "Add @shop/reviews and link it from @shop/catalog", &["@shop/reviews"]).await;
     let wd = workdir(w, &s.id);
     write(&wd.join("modules/reviews/package.json"), r#"{"name":"@shop/reviews","version":"0.1.0","dependencies":{"left-pad":"1.3.0","@shop/catalog":"*"}}"#);
     write(&wd.join("modules/reviews/SPEC.md"), "---\nstatus: draft\n---\n# Reviews\n");

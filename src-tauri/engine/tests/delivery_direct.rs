@@ -107,7 +107,7 @@ impl World {
 
     /// A session on `@mono/a` (its install step finished) with the given title.
     async fn create(&self, title: &str, brief: &str) -> String {
-        let s = self.engine.create_session(CreateSessionArgs { brief: brief.into(), title: Some(title.into()) }).await.unwrap();
+        let s = self.engine.create_session(CreateSessionArgs { brief: brief.into(), title: Some(title.into()), create_modules: None }).await.unwrap();
         assert_eq!(s.modules.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["@mono/a"]);
         let s = wait_setup(&self.engine, &s.id).await;
         assert_eq!(s.setup, SetupState::Passed, "the detected install step: {s:#?}");

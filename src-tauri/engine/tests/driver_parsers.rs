@@ -140,8 +140,22 @@ fn a_claude_api_retry_is_a_retry() {
     let line = r#"{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1200,"error_status":529,"error":"overloaded","session_id":"s"}"#;
     assert_eq!(
         ClaudeParser::new().parse_line(line),
-        vec![DriverEvent::Retry { attempt: 2, message: "overloaded (HTTP 529)".into() }]
+        vec![DriverEvent::Retry { attempt: 2, message: "overloaded (HTTP 529)".into(), max_attempts: Some(10), http_status: Some(529) }]
     );
+}
+
+#[test]
+fn claude_partial_messages_are_text_deltas_and_nothing_else() {
+    let mut parser = ClaudeParser::new();
+    let delta = r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}},"session_id":"s","parent_tool_use_id":null,"uuid":"u"}"#;
+    assert_eq!(parser.parse_line(delta), vec![DriverEvent::TextDelta { text: "Hel".into() }]);
+    for other in [
+        r#"{"type":"stream_event","event":{"type":"message_start","message":{}},"session_id":"s","parent_tool_use_id":null}"#,
+        r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{"}},"session_id":"s","parent_tool_use_id":null}"#,
+        r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"sub"}},"session_id":"s","parent_tool_use_id":"toolu_1"}"#,
+    ] {
+        assert_eq!(parser.parse_line(other), vec![], "{other}");
+    }
 }
 
 #[test]
@@ -149,7 +163,7 @@ fn a_codex_reconnect_is_a_retry_and_a_failed_turn_an_error() {
     let mut parser = CodexParser::new();
     assert_eq!(
         parser.parse_line(r#"{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion)"}"#),
-        vec![DriverEvent::Retry { attempt: 2, message: "Reconnecting... 2/5 (stream disconnected before completion)".into() }]
+        vec![DriverEvent::Retry { attempt: 2, message: "Reconnecting... 2/5 (stream disconnected before completion)".into(), max_attempts: Some(5), http_status: None }]
     );
     assert_eq!(
         parser.parse_line(r#"{"type":"error","message":"unexpected status 401 Unauthorized"}"#),
@@ -239,7 +253,7 @@ fn events_serialize_tagged_in_camel_case() {
 #[test]
 fn claude_command_for_a_fresh_and_a_resumed_turn() {
     let (args, env) = claude::command(&ClaudeOptions::new("Build it"));
-    assert_eq!(args, strings(&["-p", "--verbose", "--output-format", "stream-json", "--permission-mode", "acceptEdits", "Build it"]));
+    assert_eq!(args, strings(&["-p", "--verbose", "--output-format", "stream-json", "--include-partial-messages", "--permission-mode", "acceptEdits", "Build it"]));
     let quiet = [("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"), ("DISABLE_TELEMETRY", "1"), ("DISABLE_AUTOUPDATER", "1")];
     let quiet: Vec<(String, String)> = quiet.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     assert_eq!(env, quiet);
@@ -257,7 +271,7 @@ fn claude_command_for_a_fresh_and_a_resumed_turn() {
     assert_eq!(
         args,
         strings(&[
-            "-p", "--verbose", "--output-format", "stream-json", "--permission-mode", "plan",
+            "-p", "--verbose", "--output-format", "stream-json", "--include-partial-messages", "--permission-mode", "plan",
             "--model", "opus", "--resume", "7dd4dd9b-0ae2-4af8-8b04-0811b8f21664",
             "--append-system-prompt", "You own module core.", "Go on",
         ])

@@ -219,9 +219,11 @@ async fn bad_workspaces_and_briefs_change_nothing() {
     for (brief, code) in [
         ("   ", ErrorCode::InvalidInput),
         ("Make the cart faster", ErrorCode::ModuleRequired),
-        ("Fix module modules/nope", ErrorCode::ModuleNotFound),
+        ("Fix module modules/nope", ErrorCode::ModuleUnknown),
+        // An id by the new-module pattern is not made a module without the operator's word.
+        ("Create @shop/reviews with star ratings", ErrorCode::ModuleUnknown),
     ] {
-        let err = engine.create_session(CreateSessionArgs { brief: brief.into(), title: None }).await.unwrap_err();
+        let err = engine.create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules: None }).await.unwrap_err();
         assert_eq!(err.code, code, "{brief:?}");
     }
     assert_eq!(count_rows(&engine).await, (0, 0));
@@ -229,8 +231,8 @@ async fn bad_workspaces_and_briefs_change_nothing() {
     let store = git2::Repository::open_bare(shop.join(".kiln/store.git"));
     assert!(store.map(|s| s.references().unwrap().count() == 0).unwrap_or(true));
 
-    // A new module by the workspace's id pattern.
-    let s = create(&engine, "Create @shop/reviews with star ratings").await;
+    // A new module by the workspace's id pattern, once the operator confirms it.
+    let s = create_new(&engine, "Create @shop/reviews with star ratings", &["@shop/reviews"]).await;
     assert_eq!(s.kind, SessionKind::NewModule);
     assert_eq!((s.modules[0].id.as_str(), s.modules[0].directory.as_str()), ("@shop/reviews", "modules/reviews"));
     assert_eq!(s.modules[0].kind, ModuleChange::New);

@@ -105,6 +105,10 @@ async fn a_turn_writes_reads_and_answers() {
         DriverEvent::Usage(Usage { input_tokens, output_tokens: 3 * OUTPUT_TOKENS, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: None }),
         DriverEvent::TurnEnded { is_error: false, stop_reason: Some("stop".into()), final_text: Some(answer.into()), error: None },
     ];
+    // The answer also streams in pieces, for the live view only; it is reported whole once.
+    let deltas: Vec<&str> = events.iter().filter_map(|e| match e { DriverEvent::TextDelta { text } => Some(text.as_str()), _ => None }).collect();
+    assert!(deltas.len() > 1 && deltas.concat() == answer, "the answer streams in pieces: {deltas:?}");
+    let events: Vec<DriverEvent> = events.into_iter().filter(|e| !matches!(e, DriverEvent::TextDelta { .. })).collect();
     assert_eq!(events, expected);
 
     // What went to the model: a streamed request with usage, the instructions as the

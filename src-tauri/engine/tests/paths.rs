@@ -456,5 +456,5 @@ fn a_new_module_id_never_makes_an_empty_directory_name() {
     // `@shop/.x` has no short name: its directory would be `modules/` itself, every
     // module's parent, so it selects nothing.
     assert_eq!(rules.classify("Build @shop/.x").unwrap_err().code, ErrorCode::ModuleRequired);
-    assert_eq!(rules.classify("Build @shop/reviews").unwrap()[0].directory, "modules/reviews");
+    assert_eq!(rules.classify_with("Build @shop/reviews", &["@shop/reviews".into()]).unwrap()[0].directory, "modules/reviews");
 }

@@ -43,11 +43,9 @@ fn rules_select_by_whole_id_and_directory_in_brief_order() {
                 ("@shop/catalog", ModuleChange::Edit, "modules/catalog"),
             ],
         ),
-        ("Create venues.core for booking rooms", vec![("venues.core", ModuleChange::New, "modules/venues")]),
-        (
-            "Add @shop/reviews and link it from @shop/catalog",
-            vec![("@shop/reviews", ModuleChange::New, "modules/reviews"), ("@shop/catalog", ModuleChange::Edit, "modules/catalog")],
-        ),
+        // `module <id>` works as well as `module <directory>`.
+        ("Add a wishlist to module @shop/catalog", vec![("@shop/catalog", ModuleChange::Edit, "modules/catalog")]),
+        ("Fix module parties.core and module modules/cart", vec![("parties.core", ModuleChange::Edit, "modules/parties"), ("@shop/cart", ModuleChange::Edit, "modules/cart")]),
         // Named twice: once, at its first place.
         ("@shop/cart badge; also @shop/cart totals", vec![("@shop/cart", ModuleChange::Edit, "modules/cart")]),
         // A bare English word never selects, even when a module's id is that word.
@@ -62,6 +60,44 @@ fn rules_select_by_whole_id_and_directory_in_brief_order() {
         let got: Vec<(&str, ModuleChange, &str)> = got.iter().map(|s| (s.id.as_str(), s.kind, s.directory.as_str())).collect();
         assert_eq!(got, expected, "brief: {brief:?}");
     }
+}
+
+/// New modules (issue 15): an id by the pattern that names no module is never made one
+/// silently; the operator confirms it (`createModules`), and then it is new.
+#[test]
+fn new_module_ids_are_unknown_until_confirmed() {
+    let modules = workspace();
+    let pattern = Regex::new(r"^([a-z][a-z0-9-]*\.core|@shop/[a-z][a-z0-9-]*)$").unwrap();
+    let globs = vec!["modules/*".to_string()];
+    let rules = Rules { modules: &modules, id_pattern: Some(&pattern), globs: &globs };
+    for (brief, unknown) in [
+        ("Create venues.core for booking rooms", "venues.core"),
+        ("Add @shop/reviews and link it from @shop/catalog", "@shop/reviews"),
+        ("Add a wishlist to module @shop/wishlist", "@shop/wishlist"),
+    ] {
+        let err = rules.classify(brief).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ModuleUnknown, "{brief:?}");
+        assert!(err.message.starts_with(&format!("`{unknown}` is not a module of this workspace")), "{}", err.message);
+        assert!(err.message.contains("`@shop/cart` (modules/cart)"), "the refusal lists the modules: {}", err.message);
+    }
+    let confirmed = |brief: &str, ids: &[&str]| {
+        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        let got = rules.classify_with(brief, &ids).unwrap_or_else(|e| panic!("{brief:?}: {e}"));
+        got.iter().map(|s| (s.id.clone(), s.kind, s.directory.clone())).collect::<Vec<_>>()
+    };
+    let own = |id: &str, kind, dir: &str| (id.to_string(), kind, dir.to_string());
+    assert_eq!(confirmed("Create venues.core for booking rooms", &["venues.core"]), vec![own("venues.core", ModuleChange::New, "modules/venues")]);
+    assert_eq!(
+        confirmed("Add @shop/reviews and link it from @shop/catalog", &["@shop/reviews"]),
+        vec![own("@shop/reviews", ModuleChange::New, "modules/reviews"), own("@shop/catalog", ModuleChange::Edit, "modules/catalog")]
+    );
+    assert_eq!(confirmed("Add a wishlist to module @shop/wishlist", &["@shop/wishlist"]), vec![own("@shop/wishlist", ModuleChange::New, "modules/wishlist")]);
+    // Two unknown ids are named together; confirming one leaves the other unknown.
+    let err = rules.classify_with("Add @shop/a and @shop/b", &["@shop/a".into()]).unwrap_err();
+    assert_eq!(err.code, ErrorCode::ModuleUnknown);
+    assert!(err.message.starts_with("`@shop/b` is not a module"), "{}", err.message);
+    // A confirmed id that cannot be a new module is refused as such.
+    assert_eq!(rules.classify_with("Fix module modules/nope", &["modules/nope".into()]).unwrap_err().code, ErrorCode::InvalidInput);
 }
 
 #[test]
@@ -81,8 +117,8 @@ fn an_unknown_module_directory_is_refused() {
     let modules = workspace();
     let rules = Rules { modules: &modules, id_pattern: None, globs: &[] };
     let err = rules.classify("Fix module modules/nope").unwrap_err();
-    assert_eq!(err.code, ErrorCode::ModuleNotFound);
-    assert!(err.message.contains("modules/nope"));
+    assert_eq!(err.code, ErrorCode::ModuleUnknown);
+    assert!(err.message.starts_with("`modules/nope` is not a module of this workspace"), "{}", err.message);
     // "module" followed by an ordinary word is just English.
     assert_eq!(rules.classify("The module that holds @shop/cart").unwrap()[0].id, "@shop/cart");
 }

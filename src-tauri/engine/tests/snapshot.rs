@@ -53,7 +53,7 @@ async fn git_workspace_snapshot_reads_without_touching_the_host() {
     let session = create(&engine, "Tidy up the fixture app").await;
     assert_eq!(session.modules[0].id, "fixture-app");
     assert_eq!(session.checkpoints[0].sequence, 0);
-    assert_eq!(session.checkpoints[0].label, "the starting point");
+    assert_eq!(session.checkpoints[0].label, "Start");
 
     let after = host_state(&repo);
     for ((name, a), (_, b)) in before.iter().zip(after.iter()) {

@@ -458,7 +458,7 @@ async fn every_turn_that_changes_files_leaves_a_checkpoint_to_restore() {
     let two = settled(&w, &s.id).await;
     assert_eq!(one.checkpoints.len(), 2);
     assert_eq!(two.checkpoints.iter().map(|c| c.sequence).collect::<Vec<_>>(), [0, 1, 2]);
-    assert_eq!(two.checkpoints[2].label, "Backend Engineer in @shop/catalog");
+    assert_eq!(two.checkpoints[2].label, "Refine the server side");
     // The restore point sits on the entry that closed its turn.
     let entries = transcript(&w, &s.id).await;
     let closing = entries.iter().find(|e| Some(e.id) == two.checkpoints[2].entry_id).expect("linked entry");
@@ -593,8 +593,9 @@ async fn long_turns_autosave_and_old_checkpoints_are_pruned_but_never_the_start(
     send(&w, &s.id, "Tick on the server").await;
     let after_one = settled(&w, &s.id).await;
     let labels: Vec<&str> = after_one.checkpoints.iter().map(|c| c.label.as_str()).collect();
-    assert!(labels.iter().any(|l| *l == "autosave during Backend Engineer"), "{labels:?}");
-    assert_eq!(*labels.last().unwrap(), "Backend Engineer in @shop/catalog");
+    // Named by the operator's message that led to them (issue 15).
+    assert!(labels.iter().any(|l| *l == "Autosave: Tick on the server"), "{labels:?}");
+    assert_eq!(*labels.last().unwrap(), "Tick on the server");
     send(&w, &s.id, "Add b on the server").await;
     settled(&w, &s.id).await;
     send(&w, &s.id, "Add c on the server").await;

@@ -26,7 +26,7 @@ fn error_codes_spell_the_same_on_the_wire() {
         DriverNotFound, DriverFailed, SpecMissing, AttachmentNotFound, CheckpointNotFound,
         CrossSiteRefused, NotConnected, TokenInvalid, RateLimited, BodyTooLarge, NotAllowedInMode, PathNotAllowed,
         SecretUnreadable, PreviewNotConfigured, DeliveryBlocked, DeliveryConflict, PlanStale, TargetUnavailable,
-        BranchMoved, ConfigExists, ToolchainMissing, WorkspaceInUse,
+        BranchMoved, ConfigExists, ToolchainMissing, WorkspaceInUse, ModuleUnknown, NotBlocked,
     ] {
         assert_eq!(serde_json::to_value(code).unwrap(), serde_json::Value::String(code.as_str().into()));
     }

@@ -79,7 +79,7 @@ async fn events_stream_live_and_resume_from_the_last_id() {
     let live = tokio::spawn(read_events(addr, cookie.clone(), None, 3));
     tokio::time::sleep(Duration::from_millis(300)).await; // subscribed before anything happens
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
-    let session = engine.create_session(CreateSessionArgs { brief: "Make it faster".into(), title: None }).await.unwrap();
+    let session = engine.create_session(CreateSessionArgs { brief: "Make it faster".into(), title: None, create_modules: None }).await.unwrap();
     let live = live.await.unwrap();
     let ids: Vec<u64> = live.iter().map(|(id, _)| *id).collect();
     assert_eq!(ids, vec![1, 2, 3]);

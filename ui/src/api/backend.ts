@@ -58,6 +58,8 @@ export interface CommandMap {
   send_message: { args: SendMessageArgs; result: SessionView };
   /** INVALID_INPUT when no turn runs. */
   stop_turn: { args: SessionIdArgs; result: SessionView };
+  /** Runs again the turn that blocked the session; NOT_BLOCKED unless it is blocked. */
+  retry_turn: { args: SessionIdArgs; result: SessionView };
   /** SPEC_MISSING when the module has no SPEC.md yet. */
   approve_spec: { args: ApproveSpecArgs; result: SessionView };
   /** A module's specification in the session's working copy (text null when it has none); MODULE_NOT_FOUND. */

@@ -1,7 +1,7 @@
 // Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).
 // Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "INTERNAL";
 
 export type ApiError = { code: ErrorCode, message: string, };
 
@@ -48,11 +48,23 @@ export type SessionModule = { id: string, directory: string, kind: ModuleChange,
 
 export type SetupState = "none" | "running" | "passed" | "failed";
 
-export type CheckpointView = { sequence: number, at: string, label: string, role: string | null, module: string | null, 
+export type CheckpointView = { sequence: number, at: string, 
+/**
+ * A name for people, unique within the session: the operator message that led to
+ * it (first line, clipped to 80 characters; "Autosave: <message>" for an autosave),
+ * "Start" for the starting point, else what made it; a repeated name gets " (2)",
+ * " (3)"….
+ */
+label: string, role: string | null, module: string | null, 
 /**
  * The transcript entry that closes the turn this checkpoint follows.
  */
-entryId?: number, };
+entryId?: number, 
+/**
+ * Whether the working copy is this checkpoint now: the one most recently taken or
+ * restored to.
+ */
+current: boolean, };
 
 export type AttachmentView = { id: string, name: string, kind: string, size: number, addedAt: string, };
 
@@ -74,13 +86,47 @@ pendingRole: string | null, usage: UsageView,
 /**
  * Each module's auto-review report, checked against its files as they are now.
  */
-reviews: Array<ReviewView>, };
+reviews: Array<ReviewView>, 
+/**
+ * Whether the working copy's checkpoint (the current one) differs from the session's
+ * start: `false` means its turns changed nothing (so there is nothing to deliver).
+ */
+changed: boolean, };
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
 export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, };
 
-export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" };
+export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, };
+
+export type LivePhase = "planning" | "setup" | "turn";
+
+export type LiveView = { sessionId: string, phase: LivePhase, role: string | null, module: string | null, 
+/**
+ * The agent's prose of the current stretch so far, not yet written to the
+ * transcript; `None` once it is written (or nothing is streaming).
+ */
+text: string | null, 
+/**
+ * One updating status line for the phase, or `None` when the phase ended or cleared.
+ */
+status: LiveStatus | null, };
+
+export type LiveStatusKind = "retrying" | "failed";
+
+export type LiveStatus = { kind: LiveStatusKind, 
+/**
+ * Words for people, e.g. "The provider is overloaded (529)".
+ */
+message: string, attempt: number | null, maxAttempts: number | null, 
+/**
+ * A stable short reason: `auth`, `rate-limit`, `overloaded`, `network` or `other`.
+ */
+reason: string, 
+/**
+ * The HTTP status, when known.
+ */
+httpStatus: number | null, };
 
 export type ReviewView = { moduleId: string, passed: boolean, 
 /**
@@ -284,7 +330,12 @@ export type ListSessionsArgs = { includeArchived?: boolean, };
 
 export type SessionIdArgs = { sessionId: string, };
 
-export type CreateSessionArgs = { brief: string, title?: string, };
+export type CreateSessionArgs = { brief: string, title?: string, 
+/**
+ * Module ids the operator confirmed as new modules: a brief naming an id no module
+ * has is `MODULE_UNKNOWN` unless the id is listed here.
+ */
+createModules?: Array<string>, };
 
 export type GetTranscriptArgs = { sessionId: string, after?: number, };
 

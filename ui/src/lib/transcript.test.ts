@@ -100,6 +100,13 @@ describe("foldTranscript on a realistic two-turn session", () => {
     ]);
   });
 
+  it("takes only the lines that started a turn into its header", () => {
+    const e = entryMaker();
+    const folded = foldTranscript([e("system", "Auto-continue is on: handoffs start the next turn by themselves.", null), e("agent", "Working.", "ux-designer")]);
+    expect(folded.map((r) => r.type)).toEqual(["notes", "agent"]);
+    expect((folded[1] as MessageRow).lead).toEqual([]);
+  });
+
   it("strips HANDOFF:/REVIEW: lines from agent text and shows each once, as its chip", () => {
     const agents = of(rows, "agent");
     for (const a of agents) expect(a.text).not.toMatch(/HANDOFF|REVIEW:/);

@@ -121,6 +121,8 @@ const PROTOCOL_LINE = /^[\s*_`>#]*(HANDOFF|REVIEW)[*_`]*\s*:/i;
 const PUT_BACK = /^\s*Put back \d+ change\(s\) outside what/;
 /** System lines that say what went wrong (chain.rs, turn.rs, planner_agent.rs). */
 const ERROR_LINE = [/could not start:/i, /^\s*Kiln could not go on:/i, /^\s*The agent reported:/i, /^\s*Planning stopped:/i, /gave no usable answer/i, /\[[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\]/];
+/** The lines that start a role's turn (chain.rs, turn.rs): routing, "takes the turn", the review's start, a retry, an approval. */
+const TURN_START = [/^\s*Routed to\b/, /takes the turn in\b/, /reviews `[^`]+` before it can be delivered/, /^\s*Retrying the\b/, /^\s*Approved the specification\b/];
 const PLANNER = /^\s*\*\*Planner( agent)?\*\* —/;
 /** System lines that ask something of the user or say where the session stands; they stay in view. */
 const NOTICE_LINE = [
@@ -269,7 +271,7 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
   /** A role's first row takes the notes run just before it as its lead (the routing that started the turn). */
   const led = <T extends MessageRow | ToolRow>(row: T): T => {
     const prev = last();
-    if (prev?.type === "notes" && row.role && prev.entries.every((e) => e.role === row.role || e.role === null)) {
+    if (prev?.type === "notes" && row.role && prev.entries.every((e) => (e.role === row.role || e.role === null) && TURN_START.some((re) => re.test(e.text)))) {
       rows.pop();
       row.lead = prev.entries;
       row.entries = [...prev.entries, ...row.entries];

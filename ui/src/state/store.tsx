@@ -1,20 +1,32 @@
-// React context that owns the app state, the backend, the connection to `kiln serve`, event subscription and the app-level fetch.
-import { createContext, type Dispatch, type ReactNode, useCallback, useContext, useEffect, useMemo, useReducer, useRef, useState } from "react";
+// The app's providers: the query client (server state), the backend and connection to `kiln serve` (one context, changes only with the connection), UI-local state (another), and the event subscription.
+import { QueryClientProvider, type QueryClient, useQueryClient } from "@tanstack/react-query";
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { type Backend, KilnError, toKilnError } from "../api/backend";
-import type { ServeMode } from "../api/types";
+import type { AttachmentView, ServeMode, SessionView, WorkspaceView } from "../api/types";
+import { addAttachment, putApp, putSession, putWorkspace, removeSession } from "./cache";
 import { type Connection, guardConnection, startApp } from "./connection";
-import { type Action, initialState, reducer, type State } from "./reducer";
+import { applyEvent } from "./events";
+import { makeQueryClient } from "./queries";
+import { initialState, reducer, type State, type UiAction } from "./reducer";
 
 export interface AppStatus {
   loading: boolean;
   error: KilnError | null;
 }
 
-interface StoreValue {
-  state: State;
-  dispatch: Dispatch<Action>;
+/** An operation's answer for the query cache, or a change of UI-local state. */
+export type Action =
+  | UiAction
+  | { type: "workspaceChanged"; workspace: WorkspaceView }
+  | { type: "sessionUpserted"; session: SessionView }
+  | { type: "sessionRemoved"; sessionId: string }
+  | { type: "attachmentAdded"; sessionId: string; attachment: AttachmentView };
+
+export interface BackendValue {
   /** The backend; a call answered NOT_CONNECTED also brings back the Connect screen (or reconnects in loopback). */
   backend: Backend;
+  /** Writes an answer into the query cache (sessions, workspace) or changes UI-local state. Stable. */
+  dispatch: (action: Action) => void;
   appStatus: AppStatus;
   /** Fetches get_state again (after opening a workspace, or to retry). */
   reloadApp: () => Promise<void>;
@@ -26,17 +38,33 @@ interface StoreValue {
   disconnect: () => Promise<void>;
 }
 
-const StoreContext = createContext<StoreValue | null>(null);
+interface UiValue {
+  state: State;
+}
 
-export function StoreProvider({ backend: raw, children }: { backend: Backend; children: ReactNode }) {
-  const [state, dispatch] = useReducer(reducer, initialState);
+const BackendContext = createContext<BackendValue | null>(null);
+const UiContext = createContext<UiValue | null>(null);
+
+/** `client`: the query client (tests pass a fresh one each); by default one is made for this provider. */
+export function StoreProvider({ backend, client, children }: { backend: Backend; client?: QueryClient; children: ReactNode }) {
+  const [own] = useState(() => client ?? makeQueryClient());
+  return (
+    <QueryClientProvider client={client ?? own}>
+      <Store raw={backend}>{children}</Store>
+    </QueryClientProvider>
+  );
+}
+
+function Store({ raw, children }: { raw: Backend; children: ReactNode }) {
+  const client = useQueryClient();
+  const [state, uiDispatch] = useReducer(reducer, initialState);
   const [appStatus, setAppStatus] = useState<AppStatus>({ loading: true, error: null });
   const [connection, setConnection] = useState<Connection>({ status: "pending" });
   const mode = useRef<ServeMode | null>(null);
   const wasConnected = useRef(false);
 
   const reloadApp = useCallback(async () => {
-    setAppStatus((s) => ({ ...s, loading: true }));
+    setAppStatus((s) => (s.loading ? s : { ...s, loading: true }));
     try {
       const start = await startApp(raw);
       if (start.kind === "connect") {
@@ -45,14 +73,14 @@ export function StoreProvider({ backend: raw, children }: { backend: Backend; ch
       } else {
         mode.current = start.app.mode;
         wasConnected.current = true;
-        dispatch({ type: "appLoaded", app: start.app });
-        setConnection({ status: "connected" });
+        putApp(client, start.app);
+        setConnection((c) => (c.status === "connected" ? c : { status: "connected" }));
       }
-      setAppStatus({ loading: false, error: null });
+      setAppStatus((s) => (s.loading || s.error ? { loading: false, error: null } : s));
     } catch (e) {
       setAppStatus({ loading: false, error: toKilnError(e) });
     }
-  }, [raw]);
+  }, [raw, client]);
 
   // A call answered NOT_CONNECTED: loopback connects again silently, self-hosted asks for a token.
   const onLost = useRef(() => {});
@@ -62,12 +90,36 @@ export function StoreProvider({ backend: raw, children }: { backend: Backend; ch
   };
   const backend = useMemo(() => guardConnection(raw, () => onLost.current()), [raw]);
 
+  const dispatch = useCallback(
+    (action: Action) => {
+      switch (action.type) {
+        case "workspaceChanged":
+          return putWorkspace(client, action.workspace);
+        case "sessionUpserted":
+          return putSession(client, action.session);
+        case "sessionRemoved":
+          return removeSession(client, action.sessionId);
+        case "attachmentAdded":
+          return addAttachment(client, action.sessionId, action.attachment);
+        default:
+          return uiDispatch(action);
+      }
+    },
+    [client],
+  );
+
+  // Subscribed once per connection; events write the query cache, so only the views reading what changed render.
   const live = connection.status === "connected";
-  useEffect(() => (live ? raw.subscribe((event) => dispatch({ type: "event", event })) : undefined), [raw, live]);
+  const reloadRef = useRef(reloadApp);
+  reloadRef.current = reloadApp;
+  useEffect(
+    () => (live ? raw.subscribe((event) => applyEvent(client, event, () => void reloadRef.current())) : undefined),
+    [raw, live, client],
+  );
 
   useEffect(() => {
     void reloadApp();
-  }, [reloadApp, state.epoch]);
+  }, [reloadApp]);
 
   const connect = useCallback(
     async (token: string) => {
@@ -86,15 +138,33 @@ export function StoreProvider({ backend: raw, children }: { backend: Backend; ch
     setConnection({ status: "needed", mode: mode.current ?? "self-hosted", reason: "disconnected" });
   }, [raw]);
 
-  const value = useMemo(
-    () => ({ state, dispatch, backend, appStatus, reloadApp, connection, connect, disconnect }),
-    [state, backend, appStatus, reloadApp, connection, connect, disconnect],
+  const backendValue = useMemo(
+    () => ({ backend, dispatch, appStatus, reloadApp, connection, connect, disconnect }),
+    [backend, dispatch, appStatus, reloadApp, connection, connect, disconnect],
   );
-  return <StoreContext.Provider value={value}>{children}</StoreContext.Provider>;
+  const uiValue = useMemo(() => ({ state }), [state]);
+  return (
+    <BackendContext.Provider value={backendValue}>
+      <UiContext.Provider value={uiValue}>{children}</UiContext.Provider>
+    </BackendContext.Provider>
+  );
 }
 
-export function useStore(): StoreValue {
-  const value = useContext(StoreContext);
-  if (!value) throw new Error("useStore must be used inside <StoreProvider>");
+/** The backend, dispatch and connection: re-renders only when the connection or the app's start-up status changes. */
+export function useBackend(): BackendValue {
+  const value = useContext(BackendContext);
+  if (!value) throw new Error("useBackend must be used inside <StoreProvider>");
   return value;
+}
+
+/** UI-local state (drafts, "Show archived"). */
+export function useUi(): State {
+  const value = useContext(UiContext);
+  if (!value) throw new Error("useUi must be used inside <StoreProvider>");
+  return value.state;
+}
+
+/** The backend context and UI-local state together; server state is read with the query hooks (useApp, useSession…). */
+export function useStore(): BackendValue & { state: State } {
+  return { ...useBackend(), state: useUi() };
 }

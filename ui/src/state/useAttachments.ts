@@ -3,7 +3,7 @@ import { useCallback, useRef, useState } from "react";
 import { toKilnError } from "../api/backend";
 import type { SessionView } from "../api/types";
 import { nameOf, precheck, readBase64, type Refusal, type UploadItem } from "../lib/attachments";
-import { useStore } from "./store";
+import { useBackend } from "./store";
 
 export interface SessionAttachments {
   uploads: UploadItem[];
@@ -20,7 +20,7 @@ let keys = 0;
 const nextKey = () => `f${++keys}`;
 
 export function useSessionAttachments(session: SessionView): SessionAttachments {
-  const { backend, dispatch } = useStore();
+  const { backend, dispatch } = useBackend();
   const sessionId = session.id;
   const [uploads, setUploads] = useState<UploadItem[]>([]);
   const [refusals, setRefusals] = useState<Refusal[]>([]);

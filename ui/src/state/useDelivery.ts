@@ -1,11 +1,15 @@
-// A session's delivery: its plan (plan_delivery, re-planned on demand, when reviews change, and when a confirmation was of a stale plan), the confirmation (deliver) and the latest run, kept live by `delivery` events.
-import { useCallback, useEffect, useRef, useState } from "react";
+// A session's delivery: its plan (plan_delivery, a query per target: re-planned on demand, when reviews change, and when a confirmation was of a stale plan), the confirmation (deliver) and the latest run (get_delivery, kept live by `delivery` events).
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { DeliveryPlan, DeliveryRun, DeliveryTarget } from "../api/types";
-import { useStore } from "./store";
+import { applyAnswer, keys, updatesOf } from "./queries";
+import { useBackend } from "./store";
 
 /** Refusals of a confirmation that mean the plan no longer holds: plan again so the screen shows why. */
 const REPLAN_ON = new Set(["PLAN_STALE", "DELIVERY_BLOCKED", "DELIVERY_CONFLICT", "TARGET_UNAVAILABLE", "BRANCH_MOVED"]);
+
+const STALE_NOTE = "The session changed since this plan was made, so Kiln planned again. Check the plan below and confirm again.";
 
 export interface DeliveryHandle {
   plan: DeliveryPlan | null;
@@ -23,94 +27,79 @@ export interface DeliveryHandle {
 }
 
 export function useDelivery(sessionId: string): DeliveryHandle {
-  const { backend, dispatch, state } = useStore();
-  const held = state.deliveries[sessionId];
-  const [fetched, setFetched] = useState(false);
-  const [plan, setPlan] = useState<DeliveryPlan | null>(null);
-  const [planning, setPlanning] = useState(false);
-  const [planError, setPlanError] = useState<KilnError | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-  const [confirming, setConfirming] = useState(false);
-  const [confirmError, setConfirmError] = useState<KilnError | null>(null);
-  const eventsRef = useRef(0);
-  eventsRef.current = state.deliveryEvents[sessionId] ?? 0;
-  const planRef = useRef<DeliveryPlan | null>(null);
-  planRef.current = plan;
-  const seq = useRef(0);
+  const { backend } = useBackend();
+  const client = useQueryClient();
+  const runKey = keys.delivery(sessionId);
+  const runQuery = useQuery({ queryKey: runKey, queryFn: () => backend.call("get_delivery", { sessionId }) });
 
-  const replan = useCallback(
-    async (target?: DeliveryTarget, nextNote: string | null = null) => {
-      const mine = ++seq.current;
-      setPlanning(true);
-      setPlanError(null);
-      try {
-        const answer = await backend.call("plan_delivery", target ? { sessionId, target } : { sessionId });
-        if (mine !== seq.current) return;
-        setPlan(answer);
-        setNote(nextNote);
-      } catch (e) {
-        if (mine === seq.current) setPlanError(toKilnError(e));
-      } finally {
-        if (mine === seq.current) setPlanning(false);
-      }
-    },
+  // The target asked for (null: the engine's default); the plan shown stays while another target's is fetched.
+  const [target, setTarget] = useState<DeliveryTarget | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const planQueryOf = useCallback(
+    (t: DeliveryTarget | null) => ({
+      queryKey: keys.plan(sessionId, t),
+      queryFn: () => backend.call("plan_delivery", t ? { sessionId, target: t } : { sessionId }),
+    }),
     [backend, sessionId],
   );
+  // Planned when the screen opens and when replan asks (not again when replan's answer meets a new observer).
+  const planQuery = useQuery({ ...planQueryOf(target), placeholderData: keepPreviousData, staleTime: Infinity, refetchOnMount: "always" });
+  const plan = planQuery.data ?? null;
+  const planRef = useRef(plan);
+  planRef.current = plan;
 
-  // The latest run, and a first plan.
-  const epoch = state.epoch;
-  useEffect(() => {
-    let cancelled = false;
-    const eventsSeen = eventsRef.current;
-    backend
-      .call("get_delivery", { sessionId })
-      .then((run) => {
-        if (!cancelled) dispatch({ type: "deliveryLoaded", sessionId, run, eventsSeen });
-      })
-      .catch(() => {
-        // No run to show: the plan below says what can be done.
-      })
-      .finally(() => {
-        if (!cancelled) setFetched(true);
-      });
-    void replan(planRef.current?.target);
-    return () => {
-      cancelled = true;
-    };
-  }, [backend, dispatch, sessionId, epoch, replan]);
+  const replan = useCallback(
+    async (t?: DeliveryTarget, nextNote: string | null = null) => {
+      const next = t ?? null;
+      setTarget(next);
+      // A plan still on its way was asked before whatever made us plan again.
+      await client.cancelQueries({ queryKey: keys.plan(sessionId, next), exact: true });
+      try {
+        await client.fetchQuery({ ...planQueryOf(next), staleTime: 0 });
+        setNote(nextNote);
+      } catch {
+        // Shown as planError.
+      }
+    },
+    [client, planQueryOf, sessionId],
+  );
+
+  const delivering = useMutation({
+    mutationFn: async (current: DeliveryPlan) => {
+      await client.cancelQueries({ queryKey: runKey, exact: true });
+      const since = updatesOf(client, runKey);
+      const run = await backend.call("deliver", { sessionId, target: current.target, planId: current.planId });
+      // A `delivery` event about the run that came meanwhile is at least as new as this answer.
+      applyAnswer(client, runKey, run, since);
+      return run;
+    },
+  });
+  const { mutateAsync } = delivering;
 
   const confirm = useCallback(async () => {
     const current = planRef.current;
     if (!current || current.blockers.length > 0) return false;
-    setConfirming(true);
-    setConfirmError(null);
-    const eventsSeen = eventsRef.current;
     try {
-      const run = await backend.call("deliver", { sessionId, target: current.target, planId: current.planId });
-      dispatch({ type: "deliveryLoaded", sessionId, run, eventsSeen });
+      await mutateAsync(current);
       return true;
     } catch (e) {
       const error = toKilnError(e);
-      if (error.code === "PLAN_STALE") {
-        await replan(current.target, "The session changed since this plan was made, so Kiln planned again. Check the plan below and confirm again.");
-      } else {
-        setConfirmError(error);
-        if (REPLAN_ON.has(error.code)) await replan(current.target);
-      }
+      if (error.code === "PLAN_STALE") await replan(current.target, STALE_NOTE);
+      else if (REPLAN_ON.has(error.code)) await replan(current.target);
       return false;
-    } finally {
-      setConfirming(false);
     }
-  }, [backend, dispatch, replan, sessionId]);
+  }, [mutateAsync, replan]);
 
+  const confirmError = delivering.error ? toKilnError(delivering.error) : null;
   return {
     plan,
-    planning,
-    planError,
+    planning: planQuery.isFetching,
+    planError: planQuery.error ? toKilnError(planQuery.error) : null,
     note,
-    run: held ?? (fetched ? null : undefined),
-    confirming,
-    confirmError,
+    run: runQuery.data !== undefined ? runQuery.data : runQuery.isFetched ? null : undefined,
+    confirming: delivering.isPending,
+    // A stale plan is not a failure to show: the re-plan's note says what happened.
+    confirmError: confirmError?.code === "PLAN_STALE" ? null : confirmError,
     replan,
     confirm,
   };

@@ -1,9 +1,11 @@
-// A session's latest gate results (get_gates): fetched at once, when the Gates tab opens and after new gate entries (debounced); Check modules runs them all now (check_modules).
-import { useCallback, useEffect, useRef, useState } from "react";
+// A session's latest gate results (get_gates, a query): fetched at once, when the Gates tab opens and after new gate entries (debounced); Check modules runs them all now (check_modules) and its answer replaces them.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useRef } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { GateResultView } from "../api/types";
 import { useDebounced } from "../lib/useDebounced";
-import { useStore } from "./store";
+import { keys } from "./queries";
+import { useBackend } from "./store";
 
 /** How long the transcript's last gate entry must stay put before the gates are fetched again (gates finish in bursts). */
 export const GATES_REFRESH_MS = 500;
@@ -33,46 +35,13 @@ export interface GatesState {
 }
 
 export function useGates({ sessionId, gateKey, active, debounceMs = GATES_REFRESH_MS }: GatesOptions): GatesState {
-  const { backend, state } = useStore();
-  const [gates, setGates] = useState<GateResultView[] | null>(null);
-  const [pending, setPending] = useState(0);
-  const [error, setError] = useState<KilnError | null>(null);
-  const [checking, setChecking] = useState(false);
-  const [checkError, setCheckError] = useState<KilnError | null>(null);
-  const [tick, setTick] = useState(0);
-  const reload = useCallback(() => setTick((t) => t + 1), []);
-  // Every answer takes a number when it is asked for (check_modules: when it answers, as it reads
-  // the results last); an answer older than the one shown is dropped.
-  const issuedRef = useRef(0);
-  const shownRef = useRef(0);
-  const aliveRef = useRef(true);
-  useEffect(() => {
-    aliveRef.current = true;
-    return () => {
-      aliveRef.current = false;
-    };
-  }, []);
-
-  const show = useCallback((seq: number, list: GateResultView[]) => {
-    if (!aliveRef.current || seq <= shownRef.current) return;
-    shownRef.current = seq;
-    setGates(list);
-    setError(null);
-  }, []);
-
-  useEffect(() => {
-    const seq = ++issuedRef.current;
-    setPending((n) => n + 1);
-    backend
-      .call("get_gates", { sessionId })
-      .then((list) => show(seq, list))
-      .catch((e: unknown) => {
-        if (aliveRef.current && seq > shownRef.current) setError(toKilnError(e));
-      })
-      .finally(() => {
-        if (aliveRef.current) setPending((n) => n - 1);
-      });
-  }, [backend, sessionId, state.epoch, tick, show]);
+  const { backend } = useBackend();
+  const client = useQueryClient();
+  const key = keys.gates(sessionId);
+  const query = useQuery({ queryKey: key, queryFn: () => backend.call("get_gates", { sessionId }) });
+  const { refetch } = query;
+  // A reload asks again even while a fetch is on its way: gates may have finished since it was sent.
+  const reload = useCallback(() => void refetch({ cancelRefetch: true }), [refetch]);
 
   // Opening the tab fetches again (the first render's fetch covers a tab open from the start).
   const wasActiveRef = useRef(active);
@@ -90,18 +59,28 @@ export function useGates({ sessionId, gateKey, active, debounceMs = GATES_REFRES
     if (seen !== null && settledKey !== null && settledKey !== seen) reload();
   }, [settledKey, reload]);
 
+  // check_modules reads the results last: its answer cancels a get_gates still on its way and replaces them.
+  const checking = useMutation({
+    mutationFn: () => backend.call("check_modules", { sessionId }),
+    onSuccess: (list) => {
+      void client.cancelQueries({ queryKey: key, exact: true });
+      client.setQueryData(key, list);
+    },
+  });
+  const { mutateAsync } = checking;
   const check = useCallback(async () => {
-    setChecking(true);
-    setCheckError(null);
-    try {
-      const list = await backend.call("check_modules", { sessionId });
-      show(++issuedRef.current, list);
-    } catch (e: unknown) {
-      if (aliveRef.current) setCheckError(toKilnError(e));
-    } finally {
-      if (aliveRef.current) setChecking(false);
-    }
-  }, [backend, sessionId, show]);
+    await mutateAsync().catch(() => {
+      // Shown as checkError.
+    });
+  }, [mutateAsync]);
 
-  return { gates, loading: pending > 0, error, checking, checkError, reload, check };
+  return {
+    gates: query.data ?? null,
+    loading: query.isFetching,
+    error: query.error ? toKilnError(query.error) : null,
+    checking: checking.isPending,
+    checkError: checking.error ? toKilnError(checking.error) : null,
+    reload,
+    check,
+  };
 }

@@ -1,8 +1,10 @@
-// A session's preview: the store's copy (kept live by `preview` events) and the calls that start, stop and restart it.
-import { useCallback, useEffect, useRef, useState } from "react";
+// A session's preview: its query (written by `preview` events and the calls' answers, fetched again after a resync while the card shows) and the calls that start, stop and restart it.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback } from "react";
 import { type Command, type KilnError, toKilnError } from "../api/backend";
 import type { PreviewView } from "../api/types";
-import { useStore } from "./store";
+import { applyAnswer, keys, updatesOf } from "./queries";
+import { useBackend } from "./store";
 
 type PreviewCommand = Extract<Command, "get_preview" | "start_preview" | "stop_preview" | "restart_preview">;
 
@@ -21,48 +23,41 @@ export interface PreviewHandle {
 
 /** `open`: the card shows, so a resync fetches the preview again. */
 export function usePreview(sessionId: string, open: boolean): PreviewHandle {
-  const { backend, dispatch, state } = useStore();
-  const preview = state.previews[sessionId] ?? null;
-  const [error, setError] = useState<KilnError | null>(null);
-  const [busy, setBusy] = useState<PreviewCommand | null>(null);
-  // Read when a call is made: an answer is dropped when an event came while it was on its way.
-  const eventsRef = useRef(0);
-  eventsRef.current = state.previewEvents[sessionId] ?? 0;
-  const aliveRef = useRef(true);
-  useEffect(() => {
-    aliveRef.current = true;
-    return () => {
-      aliveRef.current = false;
-    };
-  }, []);
+  const { backend } = useBackend();
+  const client = useQueryClient();
+  const key = keys.preview(sessionId);
+  // Not fetched on its own at first (the card's Start answers with it); once held, a resync's invalidation refetches it while the card shows.
+  const query = useQuery({
+    queryKey: key,
+    queryFn: () => backend.call("get_preview", { sessionId }),
+    staleTime: Infinity,
+    enabled: (q) => open && q.state.data !== undefined,
+  });
 
-  const run = useCallback(
-    async (command: PreviewCommand): Promise<boolean> => {
-      const eventsSeen = eventsRef.current;
-      setBusy(command);
-      try {
-        const answer = await backend.call(command, { sessionId });
-        dispatch({ type: "previewLoaded", preview: answer, eventsSeen });
-        if (aliveRef.current) setError(null);
-        return true;
-      } catch (e) {
-        if (aliveRef.current) setError(toKilnError(e));
-        return false;
-      } finally {
-        if (aliveRef.current) setBusy(null);
-      }
+  const call = useMutation({
+    mutationFn: async (command: PreviewCommand) => {
+      // A get_preview still on its way was sent before this call: its answer is older than this one's.
+      await client.cancelQueries({ queryKey: key, exact: true });
+      const since = updatesOf(client, key);
+      const answer = await backend.call(command, { sessionId });
+      // A `preview` event that came while the call was on its way is at least as new as its answer.
+      applyAnswer(client, key, answer, since);
+      return answer;
     },
-    [backend, dispatch, sessionId],
-  );
-
-  // After a resync (the event stream missed something), ask again.
-  const epoch = state.epoch;
-  useEffect(() => {
-    if (open && epoch > 0) void run("get_preview");
-  }, [open, epoch, run]);
-
+  });
+  const { mutateAsync } = call;
+  const run = useCallback((command: PreviewCommand) => mutateAsync(command).then(() => true, () => false), [mutateAsync]);
   const start = useCallback(() => run("start_preview"), [run]);
   const stop = useCallback(() => run("stop_preview"), [run]);
   const restart = useCallback(() => run("restart_preview"), [run]);
-  return { preview, error, busy, start, stop, restart };
+
+  const failure = call.error ?? query.error;
+  return {
+    preview: query.data ?? null,
+    error: failure ? toKilnError(failure) : null,
+    busy: call.isPending ? (call.variables ?? null) : null,
+    start,
+    stop,
+    restart,
+  };
 }

@@ -1,11 +1,10 @@
-// One engine answer about the open workspace, loaded when the workspace opens and again
-// when it is reopened (its epoch) or on reload: what useSettings and useDetection share.
-import { useCallback, useEffect, useState } from "react";
-import { type Command, type CommandMap, type KilnError, type ResultOf, toKilnError } from "../api/backend";
-import { useStore } from "./store";
-
-/** The operations an empty argument object satisfies: what a workspace query may ask. */
-type Question = { [C in Command]: Record<string, never> extends CommandMap[C]["args"] ? C : never }[Command];
+// One engine answer about the open workspace (a query, asked once a workspace is open; reset when another opens, refetched on resync or reload): what useSettings and useDetection share.
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback } from "react";
+import { type KilnError, type ResultOf, toKilnError } from "../api/backend";
+import { keys, type Question, questionQuery } from "./queries";
+import { useBackend } from "./store";
+import { useApp } from "./useApp";
 
 export interface WorkspaceQuery<T> {
   data: T | null;
@@ -17,34 +16,24 @@ export interface WorkspaceQuery<T> {
 }
 
 export function useWorkspaceQuery<C extends Question>(command: C): WorkspaceQuery<ResultOf<C>> {
-  const { backend, state } = useStore();
-  const root = state.app?.workspace?.root;
-  const [data, setData] = useState<ResultOf<C> | null>(null);
-  const [error, setError] = useState<KilnError | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    if (!root) return;
-    let cancelled = false;
-    setLoading(true);
-    setError(null);
-    backend
-      .call(command, {} as CommandMap[C]["args"])
-      .then((d) => {
-        if (!cancelled) setData(d);
-      })
-      .catch((e: unknown) => {
-        if (!cancelled) setError(toKilnError(e));
-      })
-      .finally(() => {
-        if (!cancelled) setLoading(false);
-      });
-    return () => {
-      cancelled = true;
-    };
-  }, [backend, command, root, state.epoch, attempt]);
-
-  const reload = useCallback(() => setAttempt((a) => a + 1), []);
-  return { data, error, loading, setData, reload };
+  const { backend } = useBackend();
+  const client = useQueryClient();
+  const root = useApp()?.workspace?.root;
+  const query = useQuery({ ...questionQuery(backend, command), enabled: !!root });
+  const setData = useCallback(
+    (data: ResultOf<C>) => {
+      void client.cancelQueries({ queryKey: keys.question(command), exact: true });
+      client.setQueryData(keys.question(command), data);
+    },
+    [client, command],
+  );
+  const { refetch } = query;
+  const reload = useCallback(() => void refetch(), [refetch]);
+  return {
+    data: query.data ?? null,
+    error: query.error && !query.isFetching ? toKilnError(query.error) : null,
+    loading: query.isPending || query.isFetching,
+    setData,
+    reload,
+  };
 }

@@ -1,5 +1,9 @@
 // Test fixtures: sample workspace, sessions and transcript entries, plus a scriptable fake Backend.
+import { notifyManager } from "@tanstack/react-query";
 import { vi } from "vitest";
+
+// Query observers hear of cache writes at once (not a timer later), so a test's act(() => emit(event)) is followed by the rendered result.
+notifyManager.setScheduler((notify) => notify());
 import type { ArgsOf, Backend, Command, ConnectResult, ResultOf } from "../api/backend";
 import type {
   AppState,

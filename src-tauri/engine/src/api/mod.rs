@@ -34,6 +34,7 @@ macro_rules! for_each_operation {
             delete_session(DeleteSessionArgs) -> Option<SessionView>;
             send_message(SendMessageArgs) -> SessionView;
             stop_turn(SessionIdArgs) -> SessionView;
+            retry_turn(SessionIdArgs) -> SessionView;
             approve_spec(ApproveSpecArgs) -> SessionView;
             get_diff(GetDiffArgs) -> DiffView;
             restore_checkpoint(RestoreCheckpointArgs) -> SessionView;
@@ -290,6 +291,11 @@ impl Engine {
 
     pub async fn stop_turn(&self, args: SessionIdArgs) -> Result<SessionView> {
         crate::chain::stop_turn(&self.workspace()?, &self.events, args).await
+    }
+
+    /// Runs again the turn that blocked the session, as it ran.
+    pub async fn retry_turn(&self, args: SessionIdArgs) -> Result<SessionView> {
+        crate::chain::retry_turn(&self.workspace()?, &self.events, args).await
     }
 
     pub async fn approve_spec(&self, args: ApproveSpecArgs) -> Result<SessionView> {

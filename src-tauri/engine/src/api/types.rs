@@ -201,6 +201,10 @@ pub enum SetupState {
 pub struct CheckpointView {
     pub sequence: i64,
     pub at: String,
+    /// A name for people, unique within the session: the operator message that led to
+    /// it (first line, clipped to 80 characters; "Autosave: <message>" for an autosave),
+    /// "Start" for the starting point, else what made it; a repeated name gets " (2)",
+    /// " (3)"….
     pub label: String,
     pub role: Option<String>,
     pub module: Option<String>,
@@ -208,6 +212,9 @@ pub struct CheckpointView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub entry_id: Option<i64>,
+    /// Whether the working copy is this checkpoint now: the one most recently taken or
+    /// restored to.
+    pub current: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -251,6 +258,9 @@ pub struct SessionView {
     pub usage: UsageView,
     /// Each module's auto-review report, checked against its files as they are now.
     pub reviews: Vec<ReviewView>,
+    /// Whether the working copy's checkpoint (the current one) differs from the session's
+    /// start: `false` means its turns changed nothing (so there is nothing to deliver).
+    pub changed: bool,
 }
 
 /// Tokens and cost of a set of turns. `cost_usd` adds up what providers reported;
@@ -319,6 +329,56 @@ pub enum EventBody {
     Delivery { run: DeliveryRun },
     /// The subscriber asked to resume from an event no longer kept: refetch everything.
     Resync,
+    /// What a session's agent is doing right now (streamed text, a provider retrying):
+    /// ephemeral, never stored in the transcript; the next `Live` of the session replaces it.
+    Live { live: LiveView },
+}
+
+/// The phase a `LiveView` belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum LivePhase {
+    Planning,
+    Setup,
+    Turn,
+}
+
+/// A session's live activity. A view with `text` and `status` both `None` clears it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LiveView {
+    pub session_id: String,
+    pub phase: LivePhase,
+    pub role: Option<String>,
+    pub module: Option<String>,
+    /// The agent's prose of the current stretch so far, not yet written to the
+    /// transcript; `None` once it is written (or nothing is streaming).
+    pub text: Option<String>,
+    /// One updating status line for the phase, or `None` when the phase ended or cleared.
+    pub status: Option<LiveStatus>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum LiveStatusKind {
+    /// The provider failed and the agent is trying again.
+    Retrying,
+    /// The provider failed for good (the phase ends).
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LiveStatus {
+    pub kind: LiveStatusKind,
+    /// Words for people, e.g. "The provider is overloaded (529)".
+    pub message: String,
+    pub attempt: Option<u32>,
+    pub max_attempts: Option<u32>,
+    /// A stable short reason: `auth`, `rate-limit`, `overloaded`, `network` or `other`.
+    pub reason: String,
+    /// The HTTP status, when known.
+    pub http_status: Option<u16>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -626,6 +686,11 @@ pub struct CreateSessionArgs {
     #[serde(default)]
     #[ts(optional)]
     pub title: Option<String>,
+    /// Module ids the operator confirmed as new modules: a brief naming an id no module
+    /// has is `MODULE_UNKNOWN` unless the id is listed here.
+    #[serde(default)]
+    #[ts(optional)]
+    pub create_modules: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -1059,6 +1124,10 @@ pub fn typescript() -> String {
         EntryKind::decl(&cfg),
         TranscriptEntry::decl(&cfg),
         EventBody::decl(&cfg),
+        LivePhase::decl(&cfg),
+        LiveView::decl(&cfg),
+        LiveStatusKind::decl(&cfg),
+        LiveStatus::decl(&cfg),
         ReviewView::decl(&cfg),
         DeliveryTarget::decl(&cfg),
         TargetOption::decl(&cfg),

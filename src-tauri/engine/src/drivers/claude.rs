@@ -64,7 +64,9 @@ impl ClaudeOptions {
 /// The arguments (after the `claude` binary) and the extra environment for a turn.
 pub fn command(opts: &ClaudeOptions) -> (Vec<String>, Vec<(String, String)>) {
     // stream-json with -p refuses to run without --verbose.
-    let mut args: Vec<String> = ["-p", "--verbose", "--output-format", "stream-json", "--permission-mode"].map(String::from).into();
+    // Partial messages stream the agent's text as it is written, for the live view.
+    let mut args: Vec<String> =
+        ["-p", "--verbose", "--output-format", "stream-json", "--include-partial-messages", "--permission-mode"].map(String::from).into();
     args.push(opts.permission_mode.clone());
     let optional = [("--model", &opts.model), ("--resume", &opts.resume_id), ("--append-system-prompt", &opts.append_system_prompt)];
     for (flag, value) in optional {
@@ -126,6 +128,7 @@ impl ClaudeParser {
             Some("user") => self.user(&value),
             Some("result") => result(&value),
             Some("control_request") => permission(value),
+            Some("stream_event") => stream_event(&value),
             _ => vec![unknown(value)],
         }
     }
@@ -195,12 +198,32 @@ fn system(line: Value) -> Vec<DriverEvent> {
             vec![DriverEvent::SessionStarted { resume_id: id.to_string(), model: line["model"].as_str().map(String::from) }]
         }
         (Some("api_retry"), _) => {
-            let status = line["error_status"].as_u64().map(|s| format!(" (HTTP {s})")).unwrap_or_default();
+            let http_status = line["error_status"].as_u64().and_then(|s| u16::try_from(s).ok());
+            let status = http_status.map(|s| format!(" (HTTP {s})")).unwrap_or_default();
             let message = format!("{}{status}", plain_text(&line["error"]).unwrap_or_else(|| "API error".into()));
             let attempt = line["attempt"].as_u64().unwrap_or(0).try_into().unwrap_or(u32::MAX);
-            vec![DriverEvent::Retry { attempt, message }]
+            let max_attempts = line["max_retries"].as_u64().and_then(|n| u32::try_from(n).ok());
+            vec![DriverEvent::Retry { attempt, message, max_attempts, http_status }]
         }
         _ => vec![unknown(line)],
+    }
+}
+
+/// A piece of a message still streaming (`--include-partial-messages`): text deltas are
+/// for the live view; the rest (block starts and stops, tool input, thinking) is told
+/// again whole by the `assistant` line that follows, so it makes no event.
+fn stream_event(line: &Value) -> Vec<DriverEvent> {
+    let event = &line["event"];
+    // A sub-agent's stream is not the turn's prose.
+    if !line["parent_tool_use_id"].is_null() {
+        return Vec::new();
+    }
+    match (event["type"].as_str(), event["delta"]["type"].as_str()) {
+        (Some("content_block_delta"), Some("text_delta")) => match event["delta"]["text"].as_str() {
+            Some(text) if !text.is_empty() => vec![DriverEvent::TextDelta { text: text.to_string() }],
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
     }
 }
 

@@ -219,8 +219,11 @@ fn usage(usage: &Value) -> DriverEvent {
 fn stream_error(message: String) -> DriverEvent {
     match message.strip_prefix("Reconnecting...") {
         Some(rest) => {
-            let attempt = rest.trim_start().split('/').next().and_then(|n| n.parse().ok()).unwrap_or(0);
-            DriverEvent::Retry { attempt, message }
+            let mut counts = rest.trim_start().split_whitespace().next().unwrap_or("").split('/');
+            let attempt = counts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+            let max_attempts = counts.next().and_then(|n| n.parse().ok());
+            let http_status = crate::live::status_in(&message);
+            DriverEvent::Retry { attempt, message, max_attempts, http_status }
         }
         None => DriverEvent::Error { message },
     }

@@ -12,6 +12,9 @@ pub enum DriverEvent {
     /// The agent's own id for this conversation: pass it back to continue it.
     SessionStarted { resume_id: String, model: Option<String> },
     Text { text: String },
+    /// A piece of text still being written, for the live view only: the whole text
+    /// follows as `Text`, which alone is stored.
+    TextDelta { text: String },
     Thought { text: String },
     /// `title` is one short line for people; `input` is what the agent sent, whole.
     ToolCall { id: String, kind: ToolKind, title: String, input: Value },
@@ -24,8 +27,16 @@ pub enum DriverEvent {
     /// A problem the agent reported mid-turn. Whether the turn failed is for
     /// `TurnEnded` to say: agents report recoverable problems the same way.
     Error { message: String },
-    /// The provider failed and the agent is trying again by itself.
-    Retry { attempt: u32, message: String },
+    /// The provider failed and the agent is trying again by itself. `max_attempts` and
+    /// `http_status` when the agent says them.
+    Retry {
+        attempt: u32,
+        message: String,
+        #[serde(default)]
+        max_attempts: Option<u32>,
+        #[serde(default)]
+        http_status: Option<u16>,
+    },
     /// `final_text` is the agent's last answer; `error` is set only when `is_error`.
     TurnEnded { is_error: bool, stop_reason: Option<String>, final_text: Option<String>, error: Option<String> },
     /// A line or item this parser does not know, kept whole. `source` names the driver.

@@ -5,8 +5,8 @@
 //! tool, or runs out of steps.
 //!
 //! Text is reported once per model reply, whole, as Claude's driver reports each text
-//! block: events are stored as they arrive, and one per streamed fragment would fill the
-//! store with pieces of words.
+//! block, and that is what is stored; the fragments as they stream are also reported, as
+//! `TextDelta`s, which only the live view shows.
 //!
 //! There is no server-side thread to resume. The driver keeps each conversation in
 //! memory, shared by its clones, under a fresh id reported as the resume id; an id it no
@@ -142,7 +142,7 @@ impl OpenAiDriver {
         let mut last_text: Option<String> = None;
         for _ in 0..self.max_steps {
             let body = request_body(&model, &request.instructions, &conversation, &toolbox);
-            let reply = self.ask(client, &body).await;
+            let reply = self.ask(client, &body, events).await;
             let reply = match reply {
                 Ok(reply) => reply,
                 Err(message) => return ended(&emit, usage, Err(message)),
@@ -203,7 +203,9 @@ impl OpenAiDriver {
     }
 
     /// One model request, read to its end.
-    async fn ask(&self, client: &reqwest::Client, body: &Value) -> Result<Reply, String> {
+    /// The text streams to `events` as `TextDelta`s, for the live view; the whole reply
+    /// is still reported once.
+    async fn ask(&self, client: &reqwest::Client, body: &Value, events: &UnboundedSender<DriverEvent>) -> Result<Reply, String> {
         let url = format!("{}/chat/completions", self.base_url.trim_end_matches('/'));
         let mut post = client.post(&url).json(body);
         if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
@@ -231,8 +233,12 @@ impl OpenAiDriver {
         let mut done = false;
         while let Some(chunk) = bytes.next().await {
             let chunk = chunk.map_err(|e| format!("the reply from {url} broke off: {e}"))?;
+            let before = assembly.text().len();
             for data in reader.feed(&chunk) {
                 done |= take(&mut assembly, &data)?;
+            }
+            if let Some(piece) = assembly.text().get(before..).filter(|p| !p.is_empty()) {
+                let _ = events.send(DriverEvent::TextDelta { text: piece.to_string() });
             }
         }
         if !done {

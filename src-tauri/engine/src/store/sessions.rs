@@ -27,6 +27,7 @@ struct SessionRow {
     rejected_at: Option<String>,
     deleted_at: Option<String>,
     pending_role: Option<String>,
+    current_checkpoint: Option<i64>,
 }
 
 #[derive(FromRow)]
@@ -78,6 +79,13 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
     .bind(id)
     .fetch_all(pool)
     .await?;
+    let operator: Vec<(i64, String, String)> =
+        sqlx::query_as("SELECT id, text, created_at FROM transcript_entries WHERE session_id = ? AND kind = 'user' ORDER BY id")
+            .bind(id)
+            .fetch_all(pool)
+            .await?;
+    let current = row.current_checkpoint.or(checkpoints.last().map(|c| c.sequence));
+    let checkpoints = name_checkpoints(checkpoints, &operator, current);
     let resume: Vec<(String, String)> = sqlx::query_as("SELECT driver, resume_id FROM resume_ids WHERE session_id = ?")
         .bind(id)
         .fetch_all(pool)
@@ -115,15 +123,95 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
         rejected_at: row.rejected_at,
         deleted_at: row.deleted_at,
         attachments: crate::attach::list_in(pool, id).await?,
-        checkpoints: checkpoints
-            .into_iter()
-            .map(|c| CheckpointView { sequence: c.sequence, at: c.created_at, label: c.label, role: c.role, module: c.module_id, entry_id: c.entry_id })
-            .collect(),
+        checkpoints,
         pending_role: row.pending_role,
         usage: crate::store::turns::usage(pool, Some(id)).await?,
         // Filled in by `session::view`, which can read the working copy to tell stale ones.
         reviews: Vec::new(),
+        // Filled in by `session::view`, which reads the checkpoints' trees.
+        changed: false,
     })
+}
+
+/// Longest checkpoint name taken from an operator message.
+const NAME_CHARS: usize = 80;
+
+/// Each checkpoint named for people: by the operator message that led to it (the last
+/// one before it), else by what made it; a repeated name gets " (2)", " (3)"…. The
+/// checkpoint `current` is the one the working copy is now.
+fn name_checkpoints(rows: Vec<CheckpointRow>, operator: &[(i64, String, String)], current: Option<i64>) -> Vec<CheckpointView> {
+    let at = |text: &str| time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    rows.into_iter()
+        .map(|c| {
+            let message = match c.entry_id {
+                // The turn's closing entry: the operator's last message before it.
+                Some(entry) => operator.iter().rev().find(|(id, _, _)| *id < entry),
+                None => {
+                    let taken = at(&c.created_at);
+                    operator.iter().rev().find(|(_, _, when)| taken.is_some() && at(when) <= taken)
+                }
+            }
+            .map(|(_, text, _)| first_line(text));
+            let autosave = c.label.starts_with("autosave");
+            let base = match (c.sequence, message, autosave) {
+                (0, _, _) => "Start".to_string(),
+                (_, Some(m), false) => m,
+                (_, Some(m), true) => format!("Autosave: {m}"),
+                (_, None, _) => upper_first(&c.label),
+            };
+            let n = seen.entry(base.clone()).or_insert(0);
+            *n += 1;
+            let label = if *n == 1 { base } else { format!("{base} ({n})") };
+            CheckpointView {
+                sequence: c.sequence,
+                at: c.created_at,
+                label,
+                role: c.role,
+                module: c.module_id,
+                entry_id: c.entry_id,
+                current: Some(c.sequence) == current,
+            }
+        })
+        .collect()
+}
+
+/// The first non-empty line of a message, clipped to `NAME_CHARS` characters.
+fn first_line(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    if line.chars().count() <= NAME_CHARS {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(NAME_CHARS - 1).collect();
+    format!("{}…", cut.trim_end())
+}
+
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Which checkpoint the working copy is now: `None` for the latest.
+pub async fn set_current_checkpoint(pool: &SqlitePool, session: &str, sequence: Option<i64>) -> Result<()> {
+    sqlx::query("UPDATE sessions SET current_checkpoint = ? WHERE id = ?").bind(sequence).bind(session).execute(pool).await?;
+    Ok(())
+}
+
+/// The commits of checkpoint 0 and of the current checkpoint, to tell whether anything changed.
+pub async fn base_and_current_commits(pool: &SqlitePool, session: &str) -> Result<Option<(String, String)>> {
+    let current: Option<Option<i64>> = sqlx::query_scalar("SELECT current_checkpoint FROM sessions WHERE id = ?").bind(session).fetch_optional(pool).await?;
+    let Some(current) = current else { return Ok(None) };
+    let base: Option<String> = sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence = 0").bind(session).fetch_optional(pool).await?;
+    let now: Option<String> = match current {
+        Some(sequence) => {
+            sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence = ?").bind(session).bind(sequence).fetch_optional(pool).await?
+        }
+        None => sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? ORDER BY sequence DESC LIMIT 1").bind(session).fetch_optional(pool).await?,
+    };
+    Ok(base.zip(now))
 }
 
 /// Ids of sessions, newest first. Archived, rejected and deleted ones only when asked.

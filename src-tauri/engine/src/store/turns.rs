@@ -15,12 +15,34 @@ pub struct NewTurn<'a> {
     pub model: Option<&'a str>,
     pub chain_index: i64,
     pub at: &'a str,
+    /// What the driver was asked, kept so a blocked turn can be retried as it ran.
+    pub prompt: &'a str,
+    pub review: bool,
+}
+
+/// The session's latest turn, as `retry_turn` runs it again.
+#[derive(sqlx::FromRow)]
+pub struct TurnRecord {
+    pub module_id: String,
+    pub role: String,
+    pub driver: String,
+    pub model: Option<String>,
+    pub chain_index: i64,
+    pub prompt: Option<String>,
+    pub review: bool,
+}
+
+pub async fn latest(pool: &SqlitePool, session: &str) -> Result<Option<TurnRecord>> {
+    Ok(sqlx::query_as("SELECT module_id, role, driver, model, chain_index, prompt, review FROM turns WHERE session_id = ? ORDER BY id DESC LIMIT 1")
+        .bind(session)
+        .fetch_optional(pool)
+        .await?)
 }
 
 pub async fn start(pool: &SqlitePool, t: NewTurn<'_>) -> Result<i64> {
     let mut tx = pool.begin().await?;
     let id: i64 = sqlx::query_scalar(
-        "INSERT INTO turns (session_id, module_id, role, driver, model, chain_index, status, started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?) RETURNING id",
+        "INSERT INTO turns (session_id, module_id, role, driver, model, chain_index, status, started_at, prompt, review) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?) RETURNING id",
     )
     .bind(t.session)
     .bind(t.module)
@@ -29,6 +51,8 @@ pub async fn start(pool: &SqlitePool, t: NewTurn<'_>) -> Result<i64> {
     .bind(t.model)
     .bind(t.chain_index)
     .bind(t.at)
+    .bind(t.prompt)
+    .bind(t.review)
     .fetch_one(&mut *tx)
     .await?;
     sqlx::query("UPDATE sessions SET role = ?, driver = ?, model = ?, chain_depth = ?, state = 'running', updated_at = ? WHERE id = ?")

@@ -5,6 +5,7 @@ import type { SendMessageArgs, SessionView, SettingsView } from "../../api/types
 import { pickerRoles, roleName } from "../../lib/roles";
 import { pasteFiles, useFileDrop } from "../../lib/useFileDrop";
 import { useStore } from "../../state/store";
+import { useApp } from "../../state/useApp";
 import { useSessionAttachments } from "../../state/useAttachments";
 import { AttachButton } from "./AttachButton";
 import { AttachmentChips, AttachmentRefusals } from "./AttachmentChips";
@@ -39,7 +40,8 @@ export function composerClosedReason(session: SessionView): string | null {
 
 export function Composer({ session, settings, preset }: ComposerProps) {
   const { backend, dispatch, state } = useStore();
-  const workspaceModules = state.app?.workspace?.modules;
+  const workspaceRoles = useApp()?.workspace?.roles;
+  const workspaceModules = useApp()?.workspace?.modules;
   const textRef = useRef<HTMLTextAreaElement>(null);
   // A draft (e.g. a brief whose first turn did not start) is where the composer starts.
   const draft = state.drafts[session.id];
@@ -82,7 +84,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
   const driverStatus = drivers.find((d) => d.id === chosenDriver);
   const pending = session.pendingRole;
   // The workspace's roles (engineer and its own in direct, the specialists in specs); "Auto" lets routing decide.
-  const roles = pickerRoles(state.app?.workspace?.roles, [pending, role]);
+  const roles = pickerRoles(workspaceRoles, [pending, role]);
   const disabled = closed !== null || busy;
   // A message sent now would start a turn that does not see the files still uploading.
   const uploading = attachments.uploads.length > 0;

@@ -1,6 +1,4 @@
 // Dashboard: the workspace's usage and modules, its set-up (a review link while it has no kiln.toml), the session list with lifecycle actions, and "New session".
-import { useEffect, useState } from "react";
-import { type KilnError, toKilnError } from "../../api/backend";
 import { EmptyState } from "../../components/EmptyState";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { Icon } from "../../components/Icon";
@@ -9,41 +7,17 @@ import { ModuleChips } from "../../components/ModuleChips";
 import { SessionRow } from "./SessionRow";
 import { WorkspaceUsage } from "./WorkspaceUsage";
 import { navigate, paths } from "../../router";
-import { visibleSessions } from "../../state/reducer";
 import { useStore } from "../../state/store";
+import { useApp } from "../../state/useApp";
+import { useSessions } from "../../state/sessions";
 
 export function Dashboard() {
-  const { backend, dispatch, state } = useStore();
-  const workspace = state.app?.workspace ?? null;
-  const root = workspace?.root;
-  const { includeArchived, epoch } = state;
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<KilnError | null>(null);
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    if (!root) return;
-    let cancelled = false;
-    setLoading(true);
-    setError(null);
-    backend
-      .call("list_sessions", includeArchived ? { includeArchived: true } : {})
-      .then((sessions) => {
-        if (!cancelled) dispatch({ type: "sessionsLoaded", sessions });
-      })
-      .catch((e: unknown) => {
-        if (!cancelled) setError(toKilnError(e));
-      })
-      .finally(() => {
-        if (!cancelled) setLoading(false);
-      });
-    return () => {
-      cancelled = true;
-    };
-  }, [backend, dispatch, root, includeArchived, epoch, attempt]);
+  const { dispatch, state } = useStore();
+  const workspace = useApp()?.workspace ?? null;
+  const { includeArchived } = state;
+  const { sessions, loading, error, retry } = useSessions();
 
   if (!workspace) return null;
-  const sessions = visibleSessions(state);
   const newButton = (
     <button type="button" className="btn btn-primary" onClick={() => navigate(paths.newSession)} data-testid="new-session">
       <Icon name="plus" /> New session
@@ -95,7 +69,7 @@ export function Dashboard() {
         </label>
       </div>
 
-      {error && <ErrorMessage error={error} onRetry={() => setAttempt((a) => a + 1)} />}
+      {error && <ErrorMessage error={error} onRetry={retry} />}
       {loading && sessions.length === 0 && !error ? (
         <Loading label="Loading sessions…" />
       ) : sessions.length === 0 && !error ? (

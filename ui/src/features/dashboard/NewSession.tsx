@@ -15,6 +15,7 @@ import { pasteFiles, useFileDrop } from "../../lib/useFileDrop";
 import { navigate, paths } from "../../router";
 import type { Draft } from "../../state/reducer";
 import { useStore } from "../../state/store";
+import { useApp } from "../../state/useApp";
 
 /** create_session's arguments with the confirmation of new modules (issue 15; the generated type gains it with the engine change). */
 type CreateArgs = CreateSessionArgs & { createModules?: string[] };
@@ -46,8 +47,8 @@ export function insertAt(value: string, start: number, end: number, text: string
 }
 
 export function NewSession() {
-  const { backend, dispatch, state } = useStore();
-  const modules = state.app?.workspace?.modules ?? [];
+  const { backend, dispatch } = useStore();
+  const modules = useApp()?.workspace?.modules ?? [];
   const [brief, setBrief] = useState("");
   const [title, setTitle] = useState("");
   const [startNow, setStartNow] = useState(true);

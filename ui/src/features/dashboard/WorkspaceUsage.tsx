@@ -1,24 +1,8 @@
 // The dashboard header's workspace usage (workspace_usage): turns, tokens and cost, refetched when sessions' usage changes.
-import { useEffect, useRef, useState } from "react";
-import { type KilnError, toKilnError } from "../../api/backend";
-import type { SessionView, UsageView } from "../../api/types";
+import type { UsageView } from "../../api/types";
 import { roleName } from "../../lib/roles";
 import { costNote, formatCost, formatTokens } from "../../lib/usage";
-import { useStore } from "../../state/store";
-
-/** How long session changes settle before the usage is fetched again. */
-export const USAGE_REFRESH_MS = 800;
-
-/** Changes whenever a session appears, goes, or its usage moves (not on every running/state event). */
-export function usageKey(sessions: Record<string, SessionView>): string {
-  return Object.values(sessions)
-    .map((s) => {
-      const t = s.usage?.total;
-      return t ? `${s.id}:${t.turns}:${t.inputTokens}:${t.outputTokens}:${t.costUsd ?? "?"}:${t.unknownCostTurns}` : s.id;
-    })
-    .sort()
-    .join("|");
-}
+import { useWorkspaceUsage } from "../../state/useWorkspaceUsage";
 
 function describe(usage: UsageView): string {
   const lines = usage.byRole.map((r) => `${roleName(r.role)}: ${formatTokens(r.usage)} · ${formatCost(r.usage)}`);
@@ -27,41 +11,7 @@ function describe(usage: UsageView): string {
 }
 
 export function WorkspaceUsage() {
-  const { backend, state } = useStore();
-  const root = state.app?.workspace?.root;
-  const key = usageKey(state.sessions);
-  const [usage, setUsage] = useState<UsageView | null>(null);
-  const [error, setError] = useState<KilnError | null>(null);
-  const [tick, setTick] = useState(0);
-
-  // Debounced: a burst of session events makes one fetch once it settles.
-  const seenKey = useRef(key);
-  useEffect(() => {
-    if (seenKey.current === key) return;
-    const timer = setTimeout(() => {
-      seenKey.current = key;
-      setTick((t) => t + 1);
-    }, USAGE_REFRESH_MS);
-    return () => clearTimeout(timer);
-  }, [key]);
-
-  useEffect(() => {
-    if (!root) return;
-    let cancelled = false;
-    backend
-      .call("workspace_usage", {})
-      .then((u) => {
-        if (cancelled) return;
-        setUsage(u);
-        setError(null);
-      })
-      .catch((e: unknown) => {
-        if (!cancelled) setError(toKilnError(e));
-      });
-    return () => {
-      cancelled = true;
-    };
-  }, [backend, root, state.epoch, tick]);
+  const { usage, error } = useWorkspaceUsage();
 
   if (error && !usage) {
     return (

@@ -13,11 +13,11 @@ import { reviewsKey } from "../../lib/reviews";
 import { nothingChangedText, planIsEmpty } from "../../lib/deliverable";
 import { paths } from "../../router";
 import { useDelivery } from "../../state/useDelivery";
-import { useStore } from "../../state/store";
+import { useSession } from "../../state/sessions";
 
 export function EjectScreen({ sessionId }: { sessionId: string }) {
-  const { backend, dispatch, state } = useStore();
-  const session = state.sessions[sessionId];
+  // The session query fetches it when this screen opens first (a reload on #/session/<id>/deliver).
+  const { session } = useSession(sessionId);
   const delivery = useDelivery(sessionId);
   const { plan, run, replan } = delivery;
   // "run" once a run is shown (one was going on or finished, or this screen started one); Retry goes back to the plan.
@@ -25,14 +25,6 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
   useEffect(() => {
     if (view === null && run !== undefined) setView(run ? "run" : "plan");
   }, [run, view]);
-
-  useEffect(() => {
-    if (session) return;
-    backend
-      .call("get_session", { sessionId })
-      .then((s) => dispatch({ type: "sessionUpserted", session: s }))
-      .catch((e: unknown) => console.warn("get_session", toKilnError(e).message));
-  }, [backend, dispatch, session, sessionId]);
 
   // A review finished (or went stale): the blockers may have changed.
   const key = reviewsKey(session);

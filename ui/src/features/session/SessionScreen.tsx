@@ -1,7 +1,6 @@
 // Session view: header with state, each module's review state, Eject and Preview, Chat, Changes and Gates tabs (the live transcript with restore points; the diff; the latest gate results) under the floating preview card, composer, approval card, and a sidebar (modules, checkpoints, handoffs, usage, brief).
 import { lazy, Suspense, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
-import { type KilnError, toKilnError } from "../../api/backend";
-import type { TranscriptEntry } from "../../api/types";
+import type { TranscriptEntry, WorkspaceView } from "../../api/types";
 import { AddModule } from "./AddModule";
 import { ApprovalCard } from "./ApprovalCard";
 import { AutoContinueToggle } from "./AutoContinueToggle";
@@ -27,13 +26,16 @@ import { TranscriptView } from "../chat/TranscriptView";
 import { UsagePanel } from "./UsagePanel";
 import { lastGateEntryId } from "../../lib/gates";
 import { navigate, paths } from "../../router";
-import { useStore } from "../../state/store";
+import { useSession, useTranscript } from "../../state/sessions";
+import { useApp } from "../../state/useApp";
 import { useSessionShortcuts } from "../shortcuts/useSessionShortcuts";
 import { useGates } from "../../state/useGates";
 import { usePreview } from "../../state/usePreview";
 import { useSettings } from "../../state/useSettings";
 
 // The diff panel (react-diff-view, refractor) loads with the first visit to Changes.
+const NO_MODULES: WorkspaceView["modules"] = [];
+
 const DiffPanel = lazy(() => import("../changes/DiffPanel").then((m) => ({ default: m.DiffPanel })));
 
 type Tab = "chat" | "changes" | "gates";
@@ -46,13 +48,15 @@ const TABS = [
 
 /** `openPreview`: the route asked for the preview card (`?preview=1`): it opens, and the preview starts, at once. */
 export function SessionScreen({ sessionId, openPreview = false }: { sessionId: string; openPreview?: boolean }) {
-  const { backend, dispatch, state } = useStore();
-  const session = state.sessions[sessionId];
-  const entries = state.transcripts[sessionId];
-  const removed = state.removed[sessionId] === true;
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<KilnError | null>(null);
-  const [attempt, setAttempt] = useState(0);
+  const { session, removed, ...sessionQuery } = useSession(sessionId);
+  const { entries, ...transcriptQuery } = useTranscript(sessionId);
+  const loading = sessionQuery.loading || transcriptQuery.loading;
+  const error = sessionQuery.error ?? transcriptQuery.error;
+  const retry = () => {
+    sessionQuery.retry();
+    transcriptQuery.retry();
+  };
+  const workspaceModules = useApp()?.workspace?.modules ?? NO_MODULES;
   const [preset, setPreset] = useState<ComposerPreset | null>(null);
   const { settings } = useSettings();
   const [tab, setTab] = useState<Tab>("chat");
@@ -103,37 +107,6 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
     () => TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} entries={entries} /> } : t)),
     [gates.gates, gates.checking, entries],
   );
-  // After the first full load, refetches (resync, retry) only ask for entries after the last one held.
-  const loadedRef = useRef(false);
-  const lastIdRef = useRef<number | undefined>(undefined);
-  lastIdRef.current = entries?.length ? entries[entries.length - 1].id : undefined;
-
-  useEffect(() => {
-    let cancelled = false;
-    setLoading(true);
-    setError(null);
-    const after = loadedRef.current ? lastIdRef.current : undefined;
-    Promise.all([
-      backend.call("get_session", { sessionId }),
-      backend.call("get_transcript", after === undefined ? { sessionId } : { sessionId, after }),
-    ])
-      .then(([s, t]) => {
-        if (cancelled) return;
-        dispatch({ type: "sessionUpserted", session: s });
-        dispatch({ type: "transcriptLoaded", sessionId, entries: t });
-        loadedRef.current = true;
-      })
-      .catch((e: unknown) => {
-        if (!cancelled) setError(toKilnError(e));
-      })
-      .finally(() => {
-        if (!cancelled) setLoading(false);
-      });
-    return () => {
-      cancelled = true;
-    };
-  }, [backend, dispatch, sessionId, state.epoch, attempt]);
-
   const closed = !session || lifecycleOf(session) !== null || session.state === "delivered";
   const byEntry = useMemo(() => checkpointsByEntry(session?.checkpoints ?? []), [session?.checkpoints]);
   const footerOf = useCallback(
@@ -165,12 +138,11 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
     return (
       <section className="screen">
         {back}
-        {error ? <ErrorMessage error={error} onRetry={() => setAttempt((a) => a + 1)} /> : <Loading label="Loading session…" />}
+        {error ? <ErrorMessage error={error} onRetry={retry} /> : <Loading label="Loading session…" />}
       </section>
     );
   }
 
-  const workspaceModules = state.app?.workspace?.modules ?? [];
   const open = !closed;
   const previewModule = session.modules.some((m) => m.id === previewPick) ? (previewPick as string) : (session.modules[0]?.id ?? "");
 
@@ -202,7 +174,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
             <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
           </div>
         </div>
-        {error && <ErrorMessage error={error} onRetry={() => setAttempt((a) => a + 1)} />}
+        {error && <ErrorMessage error={error} onRetry={retry} />}
       </div>
 
       <div className="session-body">

@@ -5,11 +5,13 @@ import { ErrorMessage } from "../../components/ErrorMessage";
 import { Icon } from "../../components/Icon";
 import { navigate, paths } from "../../router";
 import { useStore } from "../../state/store";
+import { useApp } from "../../state/useApp";
 
 export function OpenWorkspace() {
-  const { backend, dispatch, state, reloadApp } = useStore();
-  const current = state.app?.workspace ?? null;
-  const recent = state.app?.recentWorkspaces ?? [];
+  const { backend, dispatch, reloadApp } = useStore();
+  const app = useApp();
+  const current = app?.workspace ?? null;
+  const recent = app?.recentWorkspaces ?? [];
   const [path, setPath] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<KilnError | null>(null);

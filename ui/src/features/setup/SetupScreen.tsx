@@ -10,11 +10,11 @@ import { Badge } from "../../components/StateBadge";
 import { editedGates, formOf, isDirty, markSetupDone, orderedGates, saveArgsOf, type SetupForm, WORKFLOWS } from "../../lib/setup";
 import { navigate, paths } from "../../router";
 import { useStore } from "../../state/store";
+import { useApp } from "../../state/useApp";
 import { useDetection } from "../../state/useDetection";
 
 export function SetupScreen() {
-  const { state } = useStore();
-  const workspace = state.app?.workspace ?? null;
+  const workspace = useApp()?.workspace ?? null;
   const { detection, error, loading, setDetection, reload } = useDetection();
   // Bumped by each save: the form starts again from the saved set-up.
   const [version, setVersion] = useState(0);

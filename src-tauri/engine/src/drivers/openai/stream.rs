@@ -37,6 +37,11 @@ pub struct Assembly {
 }
 
 impl Assembly {
+    /// The reply's text so far.
+    pub fn text(&self) -> &str {
+        &self.reply.text
+    }
+
     /// Takes in one `chat.completion.chunk`; an error object sent mid-stream fails it.
     pub fn add(&mut self, chunk: &Value) -> Result<(), String> {
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {

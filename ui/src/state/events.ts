@@ -1,0 +1,39 @@
+// Engine events into the query cache, in one place: each event writes the queries it is news for; `resync` (the stream missed something) refetches everything.
+import type { QueryClient } from "@tanstack/react-query";
+import type { KilnEvent } from "../api/types";
+import { appendEntry, putSession, putWorkspace, removeSession } from "./cache";
+import { type LiveEventBody, putLive } from "./live";
+import { keys } from "./queries";
+
+type Body = KilnEvent["body"] | LiveEventBody;
+
+/** `reloadApp`: the start-up fetch of the app state (it also reconnects a lost loopback connection). */
+export function applyEvent(client: QueryClient, event: KilnEvent, reloadApp: () => void) {
+  const body = event.body as Body;
+  switch (body.type) {
+    case "session":
+      return putSession(client, body.session);
+    case "transcript":
+      return appendEntry(client, body.entry);
+    case "sessionRemoved":
+      return removeSession(client, body.sessionId);
+    case "workspace":
+      return putWorkspace(client, body.workspace);
+    case "preview":
+      void client.cancelQueries({ queryKey: keys.preview(body.preview.sessionId), exact: true });
+      client.setQueryData(keys.preview(body.preview.sessionId), body.preview);
+      return;
+    case "delivery":
+      void client.cancelQueries({ queryKey: keys.delivery(body.run.sessionId), exact: true });
+      client.setQueryData(keys.delivery(body.run.sessionId), body.run);
+      return;
+    case "live":
+      return putLive(client, body.live);
+    case "resync":
+      reloadApp();
+      void client.invalidateQueries({ queryKey: keys.workspace });
+      return;
+    default:
+      return;
+  }
+}

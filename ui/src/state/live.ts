@@ -1,0 +1,24 @@
+// A session's live view from `live` events (the agent's text not yet in the transcript, provider trouble being retried): the latest per session, held in the query cache, read with useLive.
+import { skipToken, type QueryClient, useQuery } from "@tanstack/react-query";
+import type { LiveView } from "../lib/live";
+import { keys } from "./queries";
+
+export type { LiveView };
+
+/** The `live` event's body (until api/types.ts' EventBody carries it). */
+export interface LiveEventBody {
+  type: "live";
+  live: LiveView;
+}
+
+/** Keeps the latest view; one with neither text nor status clears it. */
+export function putLive(client: QueryClient, live: LiveView) {
+  const cleared = live.text === null && live.status === null;
+  client.setQueryData<LiveView | null>(keys.live(live.sessionId), cleared ? null : live);
+}
+
+/** The session's live view, or null when nothing is under way (never fetched: events only). */
+export function useLive(sessionId: string): LiveView | null {
+  const { data } = useQuery<LiveView | null>({ queryKey: keys.live(sessionId), queryFn: skipToken, staleTime: Infinity });
+  return data ?? null;
+}
