@@ -1,9 +1,6 @@
 // Checkpoint names: the operator message that led to each (the engine's label until then), never two alike, and which one the working copy is at.
 import type { CheckpointView, TranscriptEntry } from "../api/types";
 
-/** What the engine may add to a checkpoint (issue 15): whether the working copy is at it now. */
-type WithCurrent = CheckpointView & { current?: boolean };
-
 export interface NamedCheckpoint {
   checkpoint: CheckpointView;
   /** Unique within the session. */
@@ -47,9 +44,8 @@ function capitalized(label: string): string {
  */
 export function currentSequence(checkpoints: CheckpointView[], entries: TranscriptEntry[] | undefined): number | null {
   if (checkpoints.length === 0) return null;
-  const marked = (checkpoints as WithCurrent[]).find((c) => c.current === true);
+  const marked = checkpoints.find((c) => c.current === true);
   if (marked) return marked.sequence;
-  if ((checkpoints as WithCurrent[]).some((c) => c.current === false)) return null;
   const latest = checkpoints.reduce((a, b) => (b.sequence > a.sequence ? b : a));
   if (!entries) return latest.sequence;
   for (let i = entries.length - 1; i >= 0; i--) {
@@ -73,7 +69,8 @@ export function currentSequence(checkpoints: CheckpointView[], entries: Transcri
 export function nameCheckpoints(checkpoints: CheckpointView[], entries: TranscriptEntry[] | undefined): NamedCheckpoint[] {
   const sorted = [...checkpoints].sort((a, b) => a.sequence - b.sequence);
   const current = currentSequence(sorted, entries);
-  const engineNames = sorted.some((c) => "current" in c);
+  // The engine names them by their message and marks the current one (issue 15); one from before did neither.
+  const engineNames = sorted.some((c) => c.current === true);
   const taken = new Set<string>();
   return sorted.map((checkpoint) => {
     const message =

@@ -4,19 +4,21 @@ import type { SessionView } from "../api/types";
 import { makeCheckpoint, makeSession, makeTotals } from "../test/fixtures";
 import { ejectAction, nothingChangedText, sessionChanged } from "./deliverable";
 
-const changedSession = (o: Partial<SessionView> = {}) => makeSession({ state: "review", checkpoints: [makeCheckpoint(0), makeCheckpoint(1)], ...o });
+const changedSession = (o: Partial<SessionView> = {}) => makeSession({ state: "review", checkpoints: [makeCheckpoint(0), makeCheckpoint(1)], changed: true, ...o });
+/** A session from an engine before issue 15, which does not say whether it changed. */
+const older = (o: Partial<SessionView> = {}) => ({ ...makeSession(o), changed: undefined }) as unknown as SessionView;
 
 describe("deliverable", () => {
   it("reads changed from the engine, else from a checkpoint after the start", () => {
-    expect(sessionChanged(makeSession({ checkpoints: [makeCheckpoint(0)] }))).toBe(false);
-    expect(sessionChanged(changedSession())).toBe(true);
-    expect(sessionChanged({ ...changedSession(), changed: false } as SessionView)).toBe(false);
-    expect(sessionChanged({ ...makeSession(), changed: true } as SessionView)).toBe(true);
+    expect(sessionChanged(older({ checkpoints: [makeCheckpoint(0)] }))).toBe(false);
+    expect(sessionChanged(older({ checkpoints: [makeCheckpoint(0), makeCheckpoint(1)] }))).toBe(true);
+    expect(sessionChanged(changedSession({ changed: false }))).toBe(false);
+    expect(sessionChanged(makeSession({ changed: true }))).toBe(true);
   });
 
   it("says no changes yet before a turn, and that the turns changed nothing after", () => {
-    expect(nothingChangedText(makeSession())).toBe("No changes yet");
-    expect(nothingChangedText(makeSession({ usage: { total: makeTotals({ turns: 2 }), byRole: [] } }))).toBe("The agent's turns changed no files");
+    expect(nothingChangedText(makeSession({ changed: false }))).toBe("No changes yet");
+    expect(nothingChangedText(makeSession({ changed: false, usage: { total: makeTotals({ turns: 2 }), byRole: [] } }))).toBe("The agent's turns changed no files");
     expect(nothingChangedText(changedSession())).toBeNull();
   });
 
@@ -27,7 +29,7 @@ describe("deliverable", () => {
       expect(ejectAction(changedSession({ state })).primary, state).toBe(false);
     }
     expect(ejectAction(changedSession({ running: true })).primary).toBe(false);
-    expect(ejectAction(makeSession({ state: "review" })).primary).toBe(false);
-    expect(ejectAction(makeSession({ state: "review" })).reason).toMatch(/No changes yet/);
+    expect(ejectAction(makeSession({ state: "review", changed: false })).primary).toBe(false);
+    expect(ejectAction(makeSession({ state: "review", changed: false })).reason).toMatch(/No changes yet/);
   });
 });

@@ -1,16 +1,14 @@
 // Whether a session has anything to deliver: its files changed (SessionView.changed, derived from its checkpoints until the engine sends it), and when Eject is the primary action.
 import type { DeliveryPlan, SessionView } from "../api/types";
 
-/** `changed` arrives from the engine with issue 15; older engines leave it out. */
-type WithChanged = SessionView & { changed?: boolean };
-
 /**
  * Whether the session's working copy differs from its base. Until the engine says, a
  * checkpoint after the starting point stands for it: one is taken only after a turn that
  * changed files (a restore to the start is the case this misses).
  */
 export function sessionChanged(session: SessionView): boolean {
-  const changed = (session as WithChanged).changed;
+  // An engine from before issue 15 leaves it out.
+  const changed = session.changed as boolean | undefined;
   if (typeof changed === "boolean") return changed;
   return session.checkpoints.some((c) => c.sequence > 0);
 }

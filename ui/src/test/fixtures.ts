@@ -76,6 +76,7 @@ export function makeSession(overrides: Partial<SessionView> = {}): SessionView {
     pendingRole: null,
     usage: { total: makeTotals(), byRole: [] },
     reviews: [],
+    changed: true,
     ...overrides,
   };
 }
@@ -147,6 +148,7 @@ export function makeCheckpoint(sequence: number, overrides: Partial<CheckpointVi
     label: sequence === 0 ? "the starting point" : `Backend Engineer in @shop/cart (${sequence})`,
     role: sequence === 0 ? null : "backend-engineer",
     module: sequence === 0 ? null : "@shop/cart",
+    current: false,
     ...overrides,
   };
 }

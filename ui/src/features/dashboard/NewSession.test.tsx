@@ -200,7 +200,7 @@ describe("NewSession", () => {
       ...sessionHandlers(),
       create_session: (args: CreateSessionArgs) => {
         asked.push(args);
-        if (!(args as CreateSessionArgs & { createModules?: string[] }).createModules) {
+        if (!args.createModules) {
           throw { code: "MODULE_UNKNOWN", message: "`@shop/wishlist` is not a module of this workspace. Modules: `@shop/cart` (modules/cart). To create it as new, confirm `@shop/wishlist` (`createModules`); a new module's id matches `^@shop/[a-z]+$`." };
         }
         return created;

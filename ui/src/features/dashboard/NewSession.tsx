@@ -17,14 +17,11 @@ import type { Draft } from "../../state/reducer";
 import { useStore } from "../../state/store";
 import { useApp } from "../../state/useApp";
 
-/** create_session's arguments with the confirmation of new modules (issue 15; the generated type gains it with the engine change). */
-type CreateArgs = CreateSessionArgs & { createModules?: string[] };
-
 /** Ids the brief names that are no module yet, waiting for the operator's word. */
 interface UnknownModules {
   ids: string[];
   message: string;
-  args: CreateArgs;
+  args: CreateSessionArgs;
 }
 
 /** A file chosen before the session exists, attached right after it is created. */
@@ -97,13 +94,13 @@ export function NewSession() {
 
   async function submit() {
     if (busy || !brief.trim()) return;
-    const args: CreateArgs = { brief: brief.trim() };
+    const args: CreateSessionArgs = { brief: brief.trim() };
     if (title.trim()) args.title = title.trim();
     await create(args);
   }
 
   /** create_session; an id that names no module stops here and asks (nothing ran yet). */
-  async function create(args: CreateArgs) {
+  async function create(args: CreateSessionArgs) {
     setStage("Creating…");
     setError(null);
     let session: SessionView;
@@ -111,7 +108,7 @@ export function NewSession() {
       session = await backend.call("create_session", args);
     } catch (e) {
       const err = toKilnError(e);
-      const ids = err.code === ("MODULE_UNKNOWN" as string) ? unknownModuleIds(err.message) : [];
+      const ids = err.code === "MODULE_UNKNOWN" ? unknownModuleIds(err.message) : [];
       if (ids.length > 0) setUnknown({ ids, message: err.message, args });
       else setError(err);
       setStage(null);

@@ -96,7 +96,7 @@ describe("EjectScreen", () => {
 
   it("says nothing changed instead of offering an empty delivery", async () => {
     const empty = makePlan({ modules: [{ moduleId: "@shop/cart", directory: "modules/cart", group: "module", kind: "edit", added: [], overwritten: [], deleted: [], newPackages: [], enable: false }] });
-    setup(empty, makeSession({ state: "review", usage: { total: { turns: 2, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unknownCostTurns: 0 }, byRole: [] } }));
+    setup(empty, makeSession({ state: "review", changed: false, usage: { total: { turns: 2, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unknownCostTurns: 0 }, byRole: [] } }));
     expect(await screen.findByTestId("nothing-to-deliver")).toHaveTextContent("The agent's turns changed no files: there is nothing to deliver.");
     expect(screen.getByTestId("confirm-delivery")).toBeDisabled();
   });

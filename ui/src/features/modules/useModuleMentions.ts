@@ -1,5 +1,5 @@
 // Attaches `@`-autocomplete of modules to any textarea through its ref: it follows the caret, offers the matching modules, and takes arrows, Enter/Tab (accept) and Escape before the textarea's own handlers (Enter to send stays for when the list is closed).
-import { type RefObject, useCallback, useEffect, useId, useReducer, useRef, useState } from "react";
+import { type RefObject, useCallback, useEffect, useId, useLayoutEffect, useReducer, useRef, useState } from "react";
 import type { ModuleInfo } from "../../api/types";
 import { applyMention, matchModules, type Mention, mentionAt } from "../../lib/mentions";
 
@@ -48,21 +48,26 @@ export function useModuleMentions({ inputRef, value, onChange, modules, enabled 
     if (dismissedAt !== null && dismissedAt !== mention?.start) setDismissedAt(null);
   }
 
+  // Where the caret goes once the accepted value is in the textarea (set as React commits it, before any next key).
+  const pendingCaret = useRef<{ value: string; caret: number } | null>(null);
   const accept = useCallback(
     (module: ModuleInfo) => {
-      const target = inputRef.current;
       if (!mention) return;
       const next = applyMention(value, mention, module);
+      pendingCaret.current = next;
       onChange(next.value);
-      requestAnimationFrame(() => {
-        if (!target) return;
-        target.focus();
-        target.setSelectionRange(next.caret, next.caret);
-        refresh();
-      });
     },
-    [inputRef, mention, value, onChange],
+    [mention, value, onChange],
   );
+  useLayoutEffect(() => {
+    const target = inputRef.current;
+    const pending = pendingCaret.current;
+    if (!target || !pending || target.value !== pending.value) return;
+    pendingCaret.current = null;
+    target.focus();
+    target.setSelectionRange(pending.caret, pending.caret);
+    refresh();
+  }, [inputRef, value]);
 
   // The latest state for the native listener, which is attached once per element.
   const live = useRef({ open, options, current, accept, mention });
