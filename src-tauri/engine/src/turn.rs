@@ -173,7 +173,7 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
     }
 
     let live = crate::live::Live::new(&plan.session, LivePhase::Turn, Some(&plan.role.id), Some(&plan.module.id));
-    let mut log = TurnLog { ws, events, plan: &plan, turn_id, text: String::new(), partial: String::new(), live, last_text: String::new(), ended: None };
+    let mut log = TurnLog { ws, events, plan: &plan, turn_id, text: String::new(), partial: String::new(), live, refused: false, last_text: String::new(), ended: None };
     let mut error = attempt(handle, &mut log, plan.resume_id.clone(), plan.prompt.clone()).await;
     let stopped = handle.inner.stopped.load(Ordering::SeqCst);
     // A conversation the agent no longer holds: continue on a fresh one, with the
@@ -293,7 +293,14 @@ async fn attempt(handle: &TurnHandle, log: &mut TurnLog<'_>, resume_id: Option<S
                 }
             }
             event = rx.recv() => match event {
-                Some(event) => log.take(event).await,
+                Some(event) => {
+                    log.take(event).await;
+                    // Refused credentials are not worth the agent's own retries (Claude
+                    // Code spends about two minutes on them): the turn fails now.
+                    if log.refused {
+                        break;
+                    }
+                }
                 None => break,
             },
             _ = handle.inner.stop.notified() => break,
@@ -370,6 +377,8 @@ struct TurnLog<'a> {
     /// The message still streaming (`TextDelta`s), replaced by its whole `Text`.
     partial: String,
     live: crate::live::Live,
+    /// The provider refused the credentials: the turn ends at once.
+    refused: bool,
     last_text: String,
     /// `Some(error)` once the driver said the turn ended (`None` inside: no error).
     ended: Option<Option<String>>,
@@ -414,6 +423,10 @@ impl TurnLog<'_> {
             DriverEvent::Retry { attempt, message, max_attempts, http_status } => {
                 self.partial.clear();
                 let status = crate::live::retrying(*attempt, *max_attempts, *http_status, message);
+                if status.reason == "auth" {
+                    self.refused = true;
+                    self.ended = Some(Some(message.clone()));
+                }
                 self.live.status(self.events, status);
                 return;
             }

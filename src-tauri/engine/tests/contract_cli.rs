@@ -151,6 +151,110 @@ async fn claude_ends_the_turn_with_the_providers_error() {
     assert!(asked < refusals, "Claude gave up by itself ({asked} requests); {}", explain(&events, &server));
 }
 
+/// Issue 15: with `--include-partial-messages` the answer streams as `TextDelta`s before
+/// the whole `Text`, which is still told once (and alone stored).
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn claude_streams_the_answer_in_pieces_before_the_whole_text() {
+    let clis = sandboxed_cli_dir();
+    let session = Session::new();
+    let answer = format!("The cart totals are computed in cents, so rounding never drifts.\n{HANDOFF}");
+    let server = ModelServer::start(vec![Step::text(answer.clone())]).await;
+    let home = TempDir::new().unwrap();
+    let driver = claude(&clis, &server, home.path());
+
+    let events = run_turn(&driver, session.request(CLAUDE_MODEL, "How are totals computed?", None), &server).await;
+
+    ended_well(&events, &server);
+    let deltas: Vec<&str> = events.iter().filter_map(|e| if let DriverEvent::TextDelta { text } = e { Some(text.as_str()) } else { None }).collect();
+    assert!(deltas.len() > 1, "the answer streams in several pieces; {}", explain(&events, &server));
+    assert_eq!(deltas.concat(), answer, "{}", explain(&events, &server));
+    let whole = events.iter().position(|e| matches!(e, DriverEvent::Text { text } if *text == answer));
+    let last_delta = events.iter().rposition(|e| matches!(e, DriverEvent::TextDelta { .. }));
+    assert!(matches!((last_delta, whole), (Some(d), Some(w)) if d < w), "the pieces come before the whole text; {}", explain(&events, &server));
+    assert!(!events.iter().any(|e| matches!(e, DriverEvent::Unknown { raw, .. } if raw["type"] == "stream_event")), "{}", explain(&events, &server));
+}
+
+/// Issue 15: an overloaded provider makes Claude Code retry by itself; each retry is a
+/// `Retry` with its attempt, the maximum and the HTTP status, and the turn goes on.
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn claude_reports_each_retry_with_its_attempt_and_status() {
+    let clis = sandboxed_cli_dir();
+    let session = Session::new();
+    let overloaded = || {
+        Step::Error(kiln_model_server::ScriptedError { status: 529, message: "Overloaded".into(), kind: None, code: None, retry_after: Some(0) })
+    };
+    let server = ModelServer::start(vec![overloaded(), overloaded(), Step::text(format!("Done.\n{HANDOFF}"))]).await;
+    let home = TempDir::new().unwrap();
+    let driver = claude(&clis, &server, home.path());
+
+    let events = run_turn(&driver, session.request(CLAUDE_MODEL, "Anything.", None), &server).await;
+
+    let retries: Vec<(u32, Option<u32>, Option<u16>)> = events
+        .iter()
+        .filter_map(|e| if let DriverEvent::Retry { attempt, max_attempts, http_status, .. } = e { Some((*attempt, *max_attempts, *http_status)) } else { None })
+        .collect();
+    eprintln!("retries: {retries:?}");
+    assert_eq!(retries.iter().map(|r| r.0).collect::<Vec<_>>(), vec![1, 2], "{}", explain(&events, &server));
+    assert!(retries.iter().all(|r| r.1.is_some_and(|m| m >= 2) && r.2 == Some(529)), "{retries:?}");
+    assert!(ended_well(&events, &server).contains("Done."));
+}
+
+/// Issue 15: a provider refusing the key during planning. Claude Code retries a 401 by
+/// itself (2.1.332: ten attempts with backoff, about two minutes), reporting each as an
+/// `api_retry`; the planner must not wait for that: within 2 s of starting, the live line
+/// says `auth` and one entry says planning stopped, and the agent is gone.
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn claude_refusing_the_key_ends_planning_within_two_seconds() {
+    use kiln_engine::types::*;
+    let clis = sandboxed_cli_dir();
+    let tmp = TempDir::new().unwrap();
+    let shop = common::shop_copy(tmp.path());
+    let toml = shop.join("kiln.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+    std::fs::write(&toml, text).unwrap();
+    let engine = common::engine(&tmp.path().join("config"));
+    common::open(&engine, &shop).await;
+    engine.update_settings(UpdateSettingsArgs { planner_agent: Some(false), ..Default::default() }).await.unwrap();
+    let s = common::create(&engine, "Add a wishlist to @shop/catalog").await;
+    let server = ModelServer::start(vec![Step::error(401, "invalid x-api-key"); 20]).await;
+    let home = TempDir::new().unwrap();
+    let driver = claude(&clis, &server, home.path());
+    let mut events = engine.subscribe(None).receiver;
+
+    let started = Instant::now();
+    let id = kiln_engine::ids::SessionId::parse(&s.id).unwrap();
+    kiln_engine::planner_agent::start(engine.workspace().unwrap(), engine.events().clone(), id, Arc::new(driver), "Add a wishlist to @shop/catalog".into(), false);
+    let mut auth = None;
+    while started.elapsed() < Duration::from_secs(2) && auth.is_none() {
+        if let Ok(Ok(event)) = tokio::time::timeout(Duration::from_millis(50), events.recv()).await {
+            if let EventBody::Live { live } = event.body {
+                auth = live.status.filter(|s| s.reason == "auth");
+            }
+        }
+    }
+    let auth = auth.unwrap_or_else(|| panic!("no auth status within 2 s; requests: {:?}", server.requests().iter().map(summary).collect::<Vec<_>>()));
+    assert_eq!(auth.http_status, Some(401), "{auth:?}");
+    loop {
+        let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+        if let Some(entry) = entries.iter().find(|e| e.text.starts_with("Planning stopped")) {
+            assert!(entry.text.contains("refused the credentials") && entry.text.contains("401"), "{}", entry.text);
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(2), "no entry within 2 s: {entries:#?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    eprintln!("planning stopped after {:?}", started.elapsed());
+    // The agent was stopped, not left retrying: no more requests reach the provider.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let asked = model_requests(&server, "/v1/messages").len();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(model_requests(&server, "/v1/messages").len(), asked, "the agent kept retrying after planning stopped");
+    assert_eq!(engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap().state, SessionState::Editing);
+}
+
 /// The Claude driver pointed at the scripted server, with a home of its own so nothing
 /// from (or for) the operator's `~/.claude` is read or written.
 fn claude(clis: &Path, server: &ModelServer, home: &Path) -> ClaudeDriver {

@@ -258,6 +258,23 @@ async fn turn_retries_and_streamed_text_are_live_only() {
     assert_eq!(agent, vec!["The wishlist is done."], "stored once, whole");
 }
 
+/// A refused key in a turn: the agent's own retries are not waited for; through the
+/// chain the session is blocked at once, in words, with no line per attempt.
+#[tokio::test]
+async fn an_auth_retry_in_a_turn_ends_it_at_once() {
+    let w = world(vec![], false, None).await;
+    let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
+    let mut rx = w.engine.subscribe(None).receiver;
+    let started = Instant::now();
+    turn_with(&w.engine, &s.id, Double { events: vec![retry(1, 401)], hang: true }).await;
+    let seen = lives(&mut rx, &s.id, Duration::from_secs(2), cleared).await;
+    assert!(seen.iter().any(|l| l.status.as_ref().is_some_and(|s| s.reason == "auth")), "{seen:#?}");
+    while session(&w.engine, &s.id).await.running {
+        assert!(started.elapsed() < Duration::from_secs(2), "the turn waited for the agent's retries");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Stop, Retry
 

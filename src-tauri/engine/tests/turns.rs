@@ -159,7 +159,7 @@ async fn approval_stops_the_chain_until_the_operator_approves_the_exact_text() {
         Step::text("Checked it.\nREVIEW: pass - ready"),
     ])
     .await;
-    let s = create(&w.engine, "Create @shop/reviews with star ratings").await;
+    let s = create_new(&w.engine, "Create @shop/reviews with star ratings", &["@shop/reviews"]).await;
     assert_eq!(s.kind, SessionKind::NewModule);
     send(&w, &s.id, "Start with the specification").await;
     let s = settled(&w, &s.id).await;
