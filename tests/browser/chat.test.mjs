@@ -27,7 +27,8 @@ function assertLoopbackOnly() {
   assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
 }
 
-const glob = (pattern) => ({ tool: "Glob", arguments: { pattern } });
+/** A shell command the claude CLI runs in the session's working copy (Kiln's loopback serve allows agent commands). */
+const ls = (dir) => ({ tool: "Bash", arguments: { command: `ls ${dir}`, description: `List ${dir}` } });
 
 /** A workspace on examples/shop served with claude against `steps`; the planner agent off, so the brief starts the first turn. */
 async function serveWithClaude(t, steps) {
@@ -91,14 +92,14 @@ describe("the chat follows, folds and streams", { timeout: TEST_TIMEOUT * 2 }, (
   test("follows to the end after Send, shows 'New activity' when scrolled up, folds tool calls", { timeout: TEST_TIMEOUT * 2 }, async (t) => {
     const url = await serveWithClaude(t, [
       // Turn one (the brief): nine searches fill the chat past its height.
-      ...["src", "src/client", "src/server", "test", "*", "**/*.js", "**/*.json", "**/*.md", "**/*.css"].map((p) => glob(`modules/catalog/${p}`)),
+      ...["", "src", "src/client", "src/server", "test", "..", "../..", "../cart", "../orders"].map((p) => ls(`modules/catalog/${p}`)),
       { text: `${TURN_ONE}\n\nHANDOFF: none - read the catalog` },
       // Turn two (sent from the composer).
-      glob("modules/catalog/src/client/*.js"),
+      ls("modules/catalog/src/client"),
       { text: `${REPLY_TWO}\n\nHANDOFF: none - answered` },
       // Turn three (sent from elsewhere while the reader is scrolled up).
-      glob("modules/catalog/src/**"),
-      glob("modules/catalog/test/**"),
+      ls("modules/catalog/src"),
+      ls("modules/catalog/test"),
       { text: `${REPLY_THREE}\n\nHANDOFF: none - answered` },
     ]);
     const { page, errors } = await newPage(t);
@@ -111,8 +112,15 @@ describe("the chat follows, folds and streams", { timeout: TEST_TIMEOUT * 2 }, (
     await page.locator("[data-testid=running]").waitFor({ state: "detached", timeout: 60_000 });
     const tools = transcript.locator("[data-testid=entry][data-row=tool]");
     assert.ok((await tools.count()) >= 9, `one row per tool call, got ${await tools.count()}`);
-    assert.equal(await tools.first().getAttribute("data-tool-kind"), "search");
+    assert.equal(await tools.first().getAttribute("data-tool-kind"), "execute");
+    assert.equal(await tools.first().getAttribute("data-status"), "done");
     assert.doesNotMatch(await transcript.innerText(), /HANDOFF:/);
+    // A row opens to its output.
+    await tools.first().locator("[data-testid=tool-toggle]").click();
+    const output = tools.first().locator("[data-testid=tool-body]");
+    await output.waitFor();
+    assert.match(await output.innerText(), /src/);
+    await tools.first().locator("[data-testid=tool-toggle]").click();
     await transcript.locator("[data-testid=entry][data-kind=handoff]").filter({ hasText: /read the catalog/ }).waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, "chat-turn-one.png") });
 
