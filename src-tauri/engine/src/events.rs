@@ -36,14 +36,27 @@ impl EventBus {
     /// Numbers, keeps and broadcasts `body`, with every secret in it redacted: this is
     /// the one way out to every view.
     pub fn emit(&self, body: EventBody) -> KilnEvent {
+        self.send(body, true)
+    }
+
+    /// `emit` for what is only true now (`Live`): numbered and broadcast, but not kept,
+    /// so a view resuming later is not replayed stale activity, and a stream of text
+    /// updates never pushes the changes that matter out of the ring.
+    pub fn emit_ephemeral(&self, body: EventBody) -> KilnEvent {
+        self.send(body, false)
+    }
+
+    fn send(&self, body: EventBody, keep: bool) -> KilnEvent {
         let body = crate::redact::redact_serde(body);
         let mut ring = self.ring.lock().unwrap();
         let event = KilnEvent { id: ring.next_id, at: crate::clock::now(), body };
         ring.next_id += 1;
-        if ring.kept.len() == KEPT {
-            ring.kept.pop_front();
+        if keep {
+            if ring.kept.len() == KEPT {
+                ring.kept.pop_front();
+            }
+            ring.kept.push_back(event.clone());
         }
-        ring.kept.push_back(event.clone());
         // Sent under the lock so a subscriber never sees an event twice or misses one.
         let _ = self.sender.send(event.clone());
         event
@@ -76,6 +89,7 @@ impl EventBus {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::types::{LivePhase, LiveView};
 
     #[test]
     fn resumes_after_the_last_seen_id() {
@@ -89,6 +103,20 @@ mod tests {
         // An id from another process's numbering (ahead of ours) forces a resync.
         let sub = bus.subscribe(Some(99));
         assert!(matches!(sub.backlog[0].body, EventBody::Resync));
+    }
+
+    #[test]
+    fn ephemeral_events_are_sent_but_never_replayed() {
+        let bus = EventBus::default();
+        let mut live = bus.subscribe(None).receiver;
+        bus.emit(EventBody::Resync);
+        let live_view = LiveView { session_id: "s".into(), phase: LivePhase::Turn, role: None, module: None, text: Some("Hel".into()), status: None };
+        bus.emit_ephemeral(EventBody::Live { live: live_view });
+        bus.emit(EventBody::Resync);
+        let ids: Vec<u64> = (0..3).map(|_| live.try_recv().unwrap().id).collect();
+        assert_eq!(ids, vec![1, 2, 3], "numbered in order and sent live");
+        let replayed: Vec<u64> = bus.subscribe(Some(0)).backlog.iter().map(|e| e.id).collect();
+        assert_eq!(replayed, vec![1, 3], "a view resuming gets the kept events only, without a resync");
     }
 
     #[test]

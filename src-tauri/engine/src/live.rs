@@ -46,7 +46,7 @@ impl Live {
             text: self.text.clone(),
             status: self.status.clone(),
         };
-        events.emit(EventBody::Live { live });
+        events.emit_ephemeral(EventBody::Live { live });
     }
 
     /// The prose so far; throttled to one update per `TEXT_EVERY` unless `now` (the end
