@@ -27,6 +27,7 @@ import { UsagePanel } from "./UsagePanel";
 import { lastGateEntryId } from "../../lib/gates";
 import { navigate, paths } from "../../router";
 import { useSession, useTranscript } from "../../state/sessions";
+import { useLive } from "../../state/live";
 import { useApp } from "../../state/useApp";
 import { useSessionShortcuts } from "../shortcuts/useSessionShortcuts";
 import { useGates } from "../../state/useGates";
@@ -50,6 +51,7 @@ const TABS = [
 export function SessionScreen({ sessionId, openPreview = false }: { sessionId: string; openPreview?: boolean }) {
   const { session, removed, ...sessionQuery } = useSession(sessionId);
   const { entries, ...transcriptQuery } = useTranscript(sessionId);
+  const live = useLive(sessionId);
   const loading = sessionQuery.loading || transcriptQuery.loading;
   const error = sessionQuery.error ?? transcriptQuery.error;
   const retry = () => {
@@ -191,7 +193,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
                   </EmptyState>
                 </div>
               ) : (
-                <TranscriptView entries={entries} footerOf={footerOf} />
+                <TranscriptView entries={entries} footerOf={footerOf} live={live} />
               )}
             </div>
             <div className="tab-panel" role="tabpanel" id={`${tabsId}-changes`} aria-labelledby={`${tabsId}-tab-changes`} hidden={tab !== "changes"}>
