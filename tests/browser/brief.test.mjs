@@ -64,6 +64,28 @@ describe("the first brief", { timeout: TEST_TIMEOUT * 4 }, () => {
     assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
   });
 
+  test("a new session is honest: no changes yet, Eject not primary, gates not run, its checkpoint current", { timeout: TEST_TIMEOUT }, async (t) => {
+    const { page, errors } = await openForm(t);
+    await page.locator("[data-testid=brief]").fill("Add a wishlist to @shop/catalog");
+    await page.locator("[data-testid=create-session]").click();
+    await page.waitForURL(/#\/session\/[^/]+$/);
+    const nothing = page.locator("[data-testid=nothing-changed]");
+    await nothing.waitFor();
+    assert.equal(await nothing.innerText(), "No changes yet");
+    const eject = page.locator("[data-testid=eject]");
+    assert.equal(await eject.getAttribute("data-primary"), "false", "Eject is not the primary action with nothing to deliver");
+    assert.doesNotMatch((await eject.getAttribute("class")) ?? "", /btn-primary/);
+    const badge = page.locator("[data-testid=tab-gates-summary]");
+    await badge.waitFor();
+    assert.equal(await badge.getAttribute("data-state"), "not-run", "the Gates tab claims no pass");
+    await page.screenshot({ path: path.join(ARTIFACTS, "brief-session-honest.png") });
+    await page.locator("[data-testid=tab-gates]").click();
+    await page.locator("[data-testid=gates-not-run]").waitFor();
+    assert.match(await page.locator("[data-testid=gates-panel]").innerText(), /Not run yet/);
+    await page.screenshot({ path: path.join(ARTIFACTS, "brief-gates-not-run.png") });
+    assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
+  });
+
   test("a brief naming `module @shop/catalog` creates a session with that module", { timeout: TEST_TIMEOUT }, async (t) => {
     const { page, errors, url } = await openForm(t);
     const text = "Add a wishlist to module @shop/catalog";

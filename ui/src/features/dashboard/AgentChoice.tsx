@@ -1,5 +1,6 @@
 // The new-session form's agent line: which driver and model the first turn runs (the workspace default unless another is picked) and the driver's health as get_settings reports it; what it cannot tell reads "unknown".
 import type { DriverStatus, SettingsView } from "../../api/types";
+import { InlineCode } from "../../components/InlineCode";
 import { Badge } from "../../components/StateBadge";
 
 /** What a driver's status may carry beyond DriverStatus when the engine can tell (issue 15); absent reads "unknown". */
@@ -35,7 +36,7 @@ export function AgentHealth({ status }: { status: DriverHealth }) {
     <p className="agent-health small" data-testid="agent-health" data-driver={status.id} data-available={status.available}>
       <Badge tone={tone} testId="agent-installed">{label}</Badge>
       <span className="muted" data-testid="agent-detail" title={status.detail}>
-        {status.detail}
+        <InlineCode text={status.detail} />
       </span>
       {status.id !== "openai-compatible" && (
         <>

@@ -45,7 +45,7 @@ describe("SettingsScreen", () => {
 
     const list = await screen.findByTestId("driver-list");
     expect(within(list).getAllByRole("listitem")).toHaveLength(3);
-    expect(list).toHaveTextContent("install it with `npm i -g @openai/codex`");
+    expect(list).toHaveTextContent("install it with npm i -g @openai/codex");
     expect(screen.getByTestId("key-fingerprint")).toHaveTextContent("stored: sha256:ab12cd");
     expect(screen.getByTestId("save-settings")).toBeDisabled();
 
@@ -229,11 +229,11 @@ describe("SettingsScreen", () => {
     const backend = fakeBackend({ get_settings: () => makeSettings(), update_settings: (args: UpdateSettingsArgs) => makeSettings({ defaultDriver: args.defaultDriver ?? "claude" }) });
     renderWithStore(<SettingsScreen />, backend);
     fireEvent.change(await screen.findByTestId("default-driver"), { target: { value: "codex" } });
-    expect(screen.getByTestId("default-driver-unavailable")).toHaveTextContent("codex is unavailable: install it with `npm i -g @openai/codex`");
+    expect(screen.getByTestId("default-driver-unavailable")).toHaveTextContent("codex is unavailable: install it with npm i -g @openai/codex");
     fireEvent.click(screen.getByTestId("save-settings"));
     const dialog = await screen.findByRole("dialog");
     expect(dialog).toHaveTextContent("Make codex the default while it is unavailable?");
-    expect(within(dialog).getByTestId("unavailable-default-reason")).toHaveTextContent("install it with `npm i -g @openai/codex`");
+    expect(within(dialog).getByTestId("unavailable-default-reason")).toHaveTextContent("install it with npm i -g @openai/codex");
     expect(backend.call).not.toHaveBeenCalledWith("update_settings", expect.anything());
 
     // Cancel keeps the form as it is, unsaved.

@@ -5,6 +5,7 @@ import type { SettingsView } from "../../api/types";
 import { DeliverySettingsFields } from "../delivery/DeliverySettingsFields";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorMessage } from "../../components/ErrorMessage";
+import { InlineCode } from "../../components/InlineCode";
 import { Loading } from "../../components/Loading";
 import { SecretField } from "../../components/SecretField";
 import { Badge } from "../../components/StateBadge";
@@ -128,7 +129,7 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
       </select>
       {statusOf(form.defaultDriver)?.available === false && (
         <p className="hint warn-text" data-testid="default-driver-unavailable">
-          {form.defaultDriver} is unavailable: {statusOf(form.defaultDriver)?.detail}
+          {form.defaultDriver} is unavailable: <InlineCode text={statusOf(form.defaultDriver)?.detail ?? ""} />
         </p>
       )}
 
@@ -178,7 +179,9 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
           <li key={d.id} className="driver-item" data-driver={d.id} data-available={d.available}>
             <code>{d.id}</code>
             <Badge tone={d.available ? "success" : "muted"}>{d.available ? "available" : "unavailable"}</Badge>
-            <span className="muted small driver-detail">{d.detail}</span>
+            <span className="muted small driver-detail">
+              <InlineCode text={d.detail} />
+            </span>
           </li>
         ))}
       </ul>
@@ -255,7 +258,7 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
       {confirming && unavailable && (
         <ConfirmDialog title={`Make ${unavailable.id} the default while it is unavailable?`} confirmLabel="Save anyway" onConfirm={() => void send()} onCancel={() => setConfirming(false)}>
           <p data-testid="unavailable-default-reason">
-            New sessions would start with <code>{unavailable.id}</code>, which cannot run here: {unavailable.detail}
+            New sessions would start with <code>{unavailable.id}</code>, which cannot run here: <InlineCode text={unavailable.detail} />
           </p>
           <p className="muted small">Their turns fail until it is installed or configured.</p>
         </ConfirmDialog>
