@@ -1,26 +1,7 @@
 // The engine's live activity for a session (its streaming prose and one status line) and the words the chat shows for it.
+import type { LiveStatus, LiveView } from "../api/types";
 
-// Local copies of the engine's `LiveView`/`LiveStatus` (src-tauri/engine/src/api/types.rs) until ui/src/api/types.ts carries them.
-export interface LiveStatus {
-  kind: "retrying" | "failed";
-  /** Words for people, e.g. "The model provider is overloaded (529)". */
-  message: string;
-  attempt: number | null;
-  maxAttempts: number | null;
-  /** `auth`, `rate-limit`, `overloaded`, `network` or `other`. */
-  reason: string;
-  httpStatus: number | null;
-}
-
-export interface LiveView {
-  sessionId: string;
-  phase: "planning" | "setup" | "turn";
-  role: string | null;
-  module: string | null;
-  /** The agent's prose so far, not yet in the transcript. */
-  text: string | null;
-  status: LiveStatus | null;
-}
+export type { LiveStatus, LiveView };
 
 /** One line for the status: "The model provider is overloaded (529) — retry 3 of 10". */
 export function liveStatusLine(status: LiveStatus): string {
