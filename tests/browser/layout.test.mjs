@@ -5,11 +5,12 @@
 // the viewport, and overlap nothing: their boxes do not intersect, and the element drawn at each one's centre is its
 // own. The Changes tab's diff takes at least 60% of the window's height. Screenshots: tests/artifacts/layout-<size>-<state>.png.
 // No agent runs: the rule-based planner, a draft specification and files written into the working copy make the states.
+// Run it in a loopback-only namespace (unshare -n), as scripts/test runs the browser tests.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { api } from "./agents.mjs";
+import { api, startModelServer } from "./agents.mjs";
 import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
 
 const SIZES = [
@@ -26,7 +27,7 @@ const PARTS = {
   tabs: ".transcript-panel > [role=tablist]",
   transcript: "[data-testid=transcript]",
   composer: "[data-testid=composer]",
-  approval: "[data-testid=approval-card]",
+  approval: ".approval-slot",
   side: "[data-testid=session-side]",
   preview: "[data-testid=preview-card]",
   diffFiles: ".diff-files",
@@ -136,13 +137,25 @@ describe("the session screen's layout in kiln serve", { timeout: TEST_TIMEOUT * 
     fs.writeFileSync(spec, fs.readFileSync(spec, "utf8").replace("status: approved", "status: draft"));
     const { url, child } = await startServer({ workspace });
     t.after(() => stopServer(child));
-    await api(url, "update_settings", { plannerAgent: false });
+    // Kiln's own driver against the scripted model server (on 127.0.0.1, with nothing to say): no turn reaches it,
+    // but a message needs a driver that exists.
+    const model = await startModelServer([]);
+    t.after(() => stopServer(model.child));
+    await api(url, "update_settings", {
+      plannerAgent: false,
+      defaultDriver: "openai-compatible",
+      openaiBaseUrl: `${model.url}/v1`,
+      openaiModel: "scripted",
+      openaiKey: "sk-test-key",
+    });
 
     const awaiting = await api(url, "create_session", { brief: "Add a wishlist to @shop/catalog" });
     const changed = await api(url, "create_session", { brief: "Add a coupon helper to @shop/cart" });
     for (const id of [awaiting.id, changed.id]) {
       await until(`${id}'s setup`, async () => (await api(url, "get_session", { sessionId: id })).setup !== "running", 150_000);
     }
+    // The first message waits on the draft specification: no agent runs.
+    await api(url, "send_message", { sessionId: awaiting.id, text: "Add a wishlist to @shop/catalog" });
     await until("the approval wait", async () => (await api(url, "get_session", { sessionId: awaiting.id })).state === "awaiting-approval", 30_000);
 
     // Changes in the cart session's working copy, as an agent would make them: enough files to need a real list.

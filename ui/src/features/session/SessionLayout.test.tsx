@@ -103,6 +103,7 @@ describe("session layout", () => {
 
   it("the preview docks beside the chat with a divider the keyboard moves, remembered", async () => {
     setup();
+    const composer = await screen.findByTestId("composer");
     fireEvent.click(await screen.findByTestId("preview-button"));
     const card = await screen.findByTestId("preview-card");
     expect(card).toHaveAttribute("data-layout", "split");
@@ -115,8 +116,9 @@ describe("session layout", () => {
     fireEvent.keyDown(divider, { key: "End" });
     expect(divider).toHaveAttribute("aria-valuenow", "25");
     expect(localStorage.getItem("kiln.preview.width")).toBe("0.25");
-    // The chat stays beside it.
-    expect(screen.getByTestId("composer").closest("[hidden]")).toBeNull();
+    // The chat stays beside it, the same one (not made again: its draft and scroll are kept).
+    expect(screen.getByTestId("composer")).toBe(composer);
+    expect(composer.closest("[hidden]")).toBeNull();
   });
 
   it("the preview can fill its own tab, and back; closing it removes the tab", async () => {

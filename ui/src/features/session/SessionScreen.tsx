@@ -1,10 +1,7 @@
-// Session view: header with state, each module's review state, Eject and Preview, Chat, Changes and Gates tabs (the live transcript with restore points; the diff; the latest gate results) under the floating preview card, composer, approval card, and a sidebar (modules, checkpoints, handoffs, usage, brief).
+// Session view: the session rail, a header with state, review states, Eject and Preview; Chat (transcript, approval card, composer), Changes, Gates and (as a tab or docked beside them) Preview; and the session's details beside the work or, on a narrow window, in a drawer.
 import { lazy, Suspense, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import type { TranscriptEntry, WorkspaceView } from "../../api/types";
-import { AddModule } from "./AddModule";
 import { ApprovalCard } from "./ApprovalCard";
-import { AutoContinueToggle } from "./AutoContinueToggle";
-import { CheckpointList } from "../checkpoints/CheckpointList";
 import { Composer, type ComposerPreset } from "../chat/Composer";
 import { checkpointsByEntry, EntryCheckpoint } from "../chat/EntryCheckpoint";
 import { EmptyState } from "../../components/EmptyState";
@@ -19,12 +16,16 @@ import { EjectButton } from "../delivery/EjectButton";
 import { NothingChanged } from "../delivery/NothingChanged";
 import { RunningBar } from "./RunningBar";
 import { SessionActions } from "./SessionActions";
-import { SessionModules } from "./SessionModules";
+import { SessionDetails } from "./SessionDetails";
+import { SessionSidebar } from "./SessionSidebar";
+import { SplitPane } from "./SplitPane";
+import { Drawer } from "./Drawer";
 import { lifecycleOf, SessionBadges, SetupBadge } from "../../components/StateBadge";
-import { Tabs } from "../../components/Tabs";
+import { type TabSpec, Tabs } from "../../components/Tabs";
 import { TranscriptView } from "../chat/TranscriptView";
-import { UsagePanel } from "./UsagePanel";
 import { lastGateEntryId } from "../../lib/gates";
+import { loadPreviewLayout, type PreviewLayout, savePreviewLayout } from "../../lib/layout";
+import { NARROW_SESSION, useMediaQuery } from "../../lib/useMediaQuery";
 import { navigate, paths } from "../../router";
 import { useSession, useTranscript } from "../../state/sessions";
 import { useLive } from "../../state/live";
@@ -34,12 +35,12 @@ import { useGates } from "../../state/useGates";
 import { usePreview } from "../../state/usePreview";
 import { useSettings } from "../../state/useSettings";
 
-// The diff panel (react-diff-view, refractor) loads with the first visit to Changes.
 const NO_MODULES: WorkspaceView["modules"] = [];
 
+// The diff panel (react-diff-view, refractor) loads with the first visit to Changes.
 const DiffPanel = lazy(() => import("../changes/DiffPanel").then((m) => ({ default: m.DiffPanel })));
 
-type Tab = "chat" | "changes" | "gates";
+type Tab = "chat" | "changes" | "gates" | "preview";
 
 const TABS = [
   { id: "chat" as const, label: "Chat", testId: "tab-chat" },
@@ -61,7 +62,13 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   const workspaceModules = useApp()?.workspace?.modules ?? NO_MODULES;
   const [preset, setPreset] = useState<ComposerPreset | null>(null);
   const { settings } = useSettings();
-  const [tab, setTab] = useState<Tab>("chat");
+  const narrow = useMediaQuery(NARROW_SESSION);
+  // The rail folds on a narrow window unless the user chose otherwise here.
+  const [railChoice, setRailChoice] = useState<boolean | null>(null);
+  const railCollapsed = railChoice ?? narrow;
+  const [detailsOpen, setDetailsOpen] = useState(false);
+  const [previewLayout, setPreviewLayout] = useState<PreviewLayout>(() => loadPreviewLayout(narrow));
+  const [tab, setTab] = useState<Tab>(() => (openPreview && previewLayout === "tab" ? "preview" : "chat"));
   // The diff panel is mounted the first time Changes is opened, then kept (hidden) with its filter and mode.
   const [diffShown, setDiffShown] = useState(false);
   // Likewise the gates panel, with its open outputs.
@@ -80,10 +87,20 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   const startPreview = preview.start;
   const showPreview = useCallback(() => {
     setPreviewOpen(true);
+    if (previewLayout === "tab") setTab("preview");
     void startPreview();
-  }, [startPreview]);
-  // Keys 1–4 and `/` (shortcuts sheet): 4 opens the preview, on an open session only.
+  }, [startPreview, previewLayout]);
+  // Keys 1–4 and `/` (shortcuts sheet): 4 opens the preview where it docks, on an open session only.
   useSessionShortcuts((t) => (t !== "preview" ? showTab(t) : session && lifecycleOf(session) === null && !session.deliveredAt ? showPreview() : undefined));
+  const changePreviewLayout = useCallback((layout: PreviewLayout) => {
+    setPreviewLayout(layout);
+    savePreviewLayout(layout);
+    setTab((t) => (layout === "tab" ? "preview" : t === "preview" ? "chat" : t));
+  }, []);
+  const previewAsTab = previewOpen && previewLayout === "tab";
+  const previewSplit = previewOpen && previewLayout === "split";
+  // The Preview tab goes when the preview closes or docks beside the chat.
+  const shownTab: Tab = tab === "preview" && !previewAsTab ? "chat" : tab;
   const closePreview = useCallback(async () => {
     if (await preview.stop()) setPreviewOpen(false);
   }, [preview]);
@@ -105,10 +122,11 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   const gateKey = useMemo(() => lastGateEntryId(entries), [entries]);
   const gates = useGates({ sessionId, gateKey, active: tab === "gates" });
   const moduleOrder = useMemo(() => (session?.modules ?? []).map((m) => m.id), [session?.modules]);
-  const tabs = useMemo(
-    () => TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} entries={entries} /> } : t)),
-    [gates.gates, gates.checking, entries],
-  );
+  const tabs = useMemo(() => {
+    const list: TabSpec<Tab>[] = TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} entries={entries} /> } : t));
+    if (previewAsTab) list.push({ id: "preview", label: "Preview", testId: "tab-preview" });
+    return list;
+  }, [gates.gates, gates.checking, entries, previewAsTab]);
   const closed = !session || lifecycleOf(session) !== null || session.state === "delivered";
   const byEntry = useMemo(() => checkpointsByEntry(session?.checkpoints ?? []), [session?.checkpoints]);
   const footerOf = useCallback(
@@ -148,105 +166,139 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   const open = !closed;
   const previewModule = session.modules.some((m) => m.id === previewPick) ? (previewPick as string) : (session.modules[0]?.id ?? "");
 
-  return (
-    <section className="screen session-screen" aria-labelledby="session-title">
-      <div className="session-top">
-        {back}
-        <div className="screen-head">
-          <div className="session-heading">
-            <h1 id="session-title">{session.title || "Untitled session"}</h1>
-            <div className="session-meta">
-              <SessionBadges session={session} />
-              <SetupBadge setup={session.setup} />
-              <RelativeTime value={session.createdAt} prefix="created " />
-              {session.model && <span className="muted small">{session.model}</span>}
-              <ReviewStates session={session} />
-              <NothingChanged session={session} />
-            </div>
-          </div>
-          <div className="actions">
-            {open && (
-              <button type="button" className="btn btn-small" aria-pressed={previewOpen} onClick={showPreview} data-testid="preview-button">
-                Preview
-              </button>
-            )}
-            {lifecycleOf(session) === null && session.modules.length > 0 && (
-              <EjectButton session={session} />
-            )}
-            <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
-          </div>
-        </div>
-        {error && <ErrorMessage error={error} onRetry={retry} />}
-      </div>
+  const previewCard = previewOpen && (
+    <PreviewCard
+      handle={preview}
+      modules={session.modules}
+      moduleId={previewModule}
+      onModuleChange={pickPreviewModule}
+      onClose={() => void closePreview()}
+      layout={previewLayout}
+      onLayoutChange={changePreviewLayout}
+    />
+  );
+  const details = <SessionDetails session={session} entries={entries} workspaceModules={workspaceModules} open={open} onRestored={onRestored} />;
 
-      <div className="session-body">
-        <div className="transcript-panel">
-          <Tabs tabs={tabs} value={tab} onChange={showTab} idBase={tabsId} label="Session views" />
-          <div className={previewOpen ? "session-views with-preview" : "session-views"}>
-            <div className="tab-panel" role="tabpanel" id={`${tabsId}-chat`} aria-labelledby={`${tabsId}-tab-chat`} hidden={tab !== "chat"}>
-              {entries === undefined && loading ? (
-                <Loading label="Loading transcript…" />
-              ) : !entries || entries.length === 0 ? (
-                <div className="transcript" data-testid="transcript">
-                  <EmptyState title="No transcript yet">
-                    <p>The planner's classification of the brief appears here first, then the agent's work as it happens.</p>
-                  </EmptyState>
-                </div>
-              ) : (
-                <TranscriptView entries={entries} footerOf={footerOf} live={live} />
-              )}
+  const work = (
+    <div className="transcript-panel">
+      <Tabs tabs={tabs} value={shownTab} onChange={showTab} idBase={tabsId} label="Session views" />
+      <div className="session-views">
+        <div className="tab-panel" role="tabpanel" id={`${tabsId}-chat`} aria-labelledby={`${tabsId}-tab-chat`} hidden={shownTab !== "chat"}>
+          {entries === undefined && loading ? (
+            <Loading label="Loading transcript…" />
+          ) : !entries || entries.length === 0 ? (
+            <div className="transcript" data-testid="transcript">
+              <EmptyState title="No transcript yet">
+                <p>The planner's classification of the brief appears here first, then the agent's work as it happens.</p>
+              </EmptyState>
             </div>
-            <div className="tab-panel" role="tabpanel" id={`${tabsId}-changes`} aria-labelledby={`${tabsId}-tab-changes`} hidden={tab !== "changes"}>
-              {diffShown && (
-                <Suspense fallback={<Loading label="Loading changes…" />}>
-                  <DiffPanel
-                    sessionId={session.id}
-                    modules={session.modules}
-                    refreshKey={`${entries?.length ?? 0}:${restores}`}
-                    active={tab === "changes"}
-                    moduleId={diffModule}
-                    onModuleChange={setDiffModule}
-                  />
-                </Suspense>
-              )}
-            </div>
-            <div className="tab-panel" role="tabpanel" id={`${tabsId}-gates`} aria-labelledby={`${tabsId}-tab-gates`} hidden={tab !== "gates"}>
-              {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} entries={entries} />}
-            </div>
-            {previewOpen && (
-              <PreviewCard
-                handle={preview}
-                modules={session.modules}
-                moduleId={previewModule}
-                onModuleChange={pickPreviewModule}
-                onClose={() => void closePreview()}
-              />
-            )}
-          </div>
-          <RunningBar session={session} entries={entries} />
-          {session.state === "awaiting-approval" && open && (
-            <ApprovalCard
-              session={session}
-              entries={entries}
-              onRequestChanges={() => setPreset((p) => ({ role: "business-manager", seq: (p?.seq ?? 0) + 1 }))}
-            />
+          ) : (
+            <TranscriptView entries={entries} footerOf={footerOf} live={live} />
           )}
-          <Composer session={session} settings={settings} preset={preset} />
         </div>
-        <aside className="session-side" aria-label="Session details">
-          <h2 className="section-title">Modules</h2>
-          <SessionModules modules={session.modules} session={session} entries={entries} editable={open} />
-          {open && <AddModule session={session} modules={workspaceModules} />}
-          <h2 className="section-title">Checkpoints</h2>
-          <CheckpointList session={session} closed={closed} onRestored={onRestored} />
-          <h2 className="section-title">Handoffs</h2>
-          <AutoContinueToggle session={session} />
-          <h2 className="section-title">Usage</h2>
-          <UsagePanel usage={session.usage} />
-          <h2 className="section-title">Brief</h2>
-          <p className="brief-text">{session.brief}</p>
-        </aside>
+        <div className="tab-panel changes-panel" role="tabpanel" id={`${tabsId}-changes`} aria-labelledby={`${tabsId}-tab-changes`} hidden={shownTab !== "changes"}>
+          {diffShown && (
+            <Suspense fallback={<Loading label="Loading changes…" />}>
+              <DiffPanel
+                sessionId={session.id}
+                modules={session.modules}
+                refreshKey={`${entries?.length ?? 0}:${restores}`}
+                active={shownTab === "changes"}
+                moduleId={diffModule}
+                onModuleChange={setDiffModule}
+              />
+            </Suspense>
+          )}
+        </div>
+        <div className="tab-panel" role="tabpanel" id={`${tabsId}-gates`} aria-labelledby={`${tabsId}-tab-gates`} hidden={shownTab !== "gates"}>
+          {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} entries={entries} />}
+        </div>
+        {previewAsTab && (
+          <div className="tab-panel" role="tabpanel" id={`${tabsId}-preview`} aria-labelledby={`${tabsId}-tab-preview`} hidden={shownTab !== "preview"}>
+            {previewCard}
+          </div>
+        )}
       </div>
+      <RunningBar session={session} entries={entries} />
+      {/* The approval card and the composer belong to the chat: the other tabs get the full height. */}
+      {session.state === "awaiting-approval" && open && (
+        <div className="approval-slot" hidden={shownTab !== "chat"}>
+          <ApprovalCard
+            session={session}
+            entries={entries}
+            onRequestChanges={() => setPreset((p) => ({ role: "business-manager", seq: (p?.seq ?? 0) + 1 }))}
+          />
+        </div>
+      )}
+      <div className="composer-slot" hidden={shownTab !== "chat"}>
+        <Composer session={session} settings={settings} preset={preset} />
+      </div>
+    </div>
+  );
+
+  return (
+    <section className="session-screen" aria-labelledby="session-title" data-narrow={narrow || undefined}>
+      <SessionSidebar currentId={session.id} collapsed={railCollapsed} onToggle={() => setRailChoice(!railCollapsed)} />
+      <div className="session-main">
+        <div className="session-top">
+          <div className="screen-head">
+            <div className="session-heading">
+              <h1 id="session-title" title={session.title || undefined}>
+                {session.title || "Untitled session"}
+              </h1>
+              <div className="session-meta">
+                <SessionBadges session={session} />
+                <SetupBadge setup={session.setup} />
+                <RelativeTime value={session.createdAt} prefix="created " />
+                {session.model && <span className="muted small">{session.model}</span>}
+                <ReviewStates session={session} />
+                <NothingChanged session={session} />
+              </div>
+            </div>
+            <div className="actions">
+              {open && (
+                <button type="button" className="btn btn-small" aria-pressed={previewOpen} onClick={showPreview} data-testid="preview-button">
+                  Preview
+                </button>
+              )}
+              {lifecycleOf(session) === null && session.modules.length > 0 && (
+                <EjectButton session={session} />
+              )}
+              <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
+              {narrow && (
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  aria-expanded={detailsOpen}
+                  onClick={() => setDetailsOpen(true)}
+                  title="Modules, checkpoints, handoffs, usage and the brief"
+                  data-testid="details-button"
+                >
+                  Details
+                </button>
+              )}
+            </div>
+          </div>
+          {error && <ErrorMessage error={error} onRetry={retry} />}
+        </div>
+
+        <div className="session-body">
+          <div className="session-work">
+            {/* The work stays mounted where it is whether or not the preview docks beside it. */}
+            <SplitPane label="Resize the preview" start={work} end={previewSplit ? previewCard : null} />
+          </div>
+          {!narrow && (
+            <aside className="session-side" aria-label="Session details" data-testid="session-side">
+              {details}
+            </aside>
+          )}
+        </div>
+      </div>
+      {narrow && detailsOpen && (
+        <Drawer title="Session details" onClose={() => setDetailsOpen(false)} testId="session-drawer">
+          {details}
+        </Drawer>
+      )}
     </section>
   );
 }

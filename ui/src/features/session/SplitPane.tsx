@@ -1,10 +1,12 @@
 // Two panes side by side with a draggable divider (pointer, or arrow keys when focused); the end pane's share is remembered.
+// Without an end pane the start pane fills it alone, staying mounted where it was (its state, scroll and drafts kept).
 import { type CSSProperties, type KeyboardEvent, type PointerEvent, type ReactNode, useCallback, useRef, useState } from "react";
 import { clampPreviewWidth, loadPreviewWidth, PREVIEW_WIDTH, savePreviewWidth } from "../../lib/layout";
 
 export interface SplitPaneProps {
   start: ReactNode;
-  end: ReactNode;
+  /** null: no end pane and no divider. */
+  end: ReactNode | null;
   /** What the divider separates, for screen readers. */
   label: string;
 }
@@ -64,27 +66,33 @@ export function SplitPane({ start, end, label }: SplitPaneProps) {
   }
 
   const percent = Math.round(share * 100);
+  const single = end === null || end === false || end === undefined;
+  const className = single ? "split-pane split-single" : dragging ? "split-pane split-dragging" : "split-pane";
   return (
-    <div ref={rootRef} className={dragging ? "split-pane split-dragging" : "split-pane"} style={{ "--split-end": `${percent}%` } as CSSProperties} data-testid="split-pane">
+    <div ref={rootRef} className={className} style={{ "--split-end": `${percent}%` } as CSSProperties}>
       <div className="split-start">{start}</div>
-      <div
-        className="split-divider"
-        role="separator"
-        aria-orientation="vertical"
-        aria-label={label}
-        aria-valuemin={Math.round(PREVIEW_WIDTH.min * 100)}
-        aria-valuemax={Math.round(PREVIEW_WIDTH.max * 100)}
-        aria-valuenow={percent}
-        tabIndex={0}
-        onPointerDown={onPointerDown}
-        onPointerMove={onPointerMove}
-        onPointerUp={onPointerUp}
-        onPointerCancel={onPointerUp}
-        onKeyDown={onKeyDown}
-        title="Drag, or use the arrow keys, to resize"
-        data-testid="split-divider"
-      />
-      <div className="split-end">{end}</div>
+      {!single && (
+        <>
+          <div
+            className="split-divider"
+            role="separator"
+            aria-orientation="vertical"
+            aria-label={label}
+            aria-valuemin={Math.round(PREVIEW_WIDTH.min * 100)}
+            aria-valuemax={Math.round(PREVIEW_WIDTH.max * 100)}
+            aria-valuenow={percent}
+            tabIndex={0}
+            onPointerDown={onPointerDown}
+            onPointerMove={onPointerMove}
+            onPointerUp={onPointerUp}
+            onPointerCancel={onPointerUp}
+            onKeyDown={onKeyDown}
+            title="Drag, or use the arrow keys, to resize"
+            data-testid="split-divider"
+          />
+          <div className="split-end">{end}</div>
+        </>
+      )}
     </div>
   );
 }
