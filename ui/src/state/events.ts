@@ -2,14 +2,12 @@
 import type { QueryClient } from "@tanstack/react-query";
 import type { KilnEvent } from "../api/types";
 import { appendEntry, putSession, putWorkspace, removeSession } from "./cache";
-import { type LiveEventBody, putLive } from "./live";
+import { putLive } from "./live";
 import { keys } from "./queries";
-
-type Body = KilnEvent["body"] | LiveEventBody;
 
 /** `reloadApp`: the start-up fetch of the app state (it also reconnects a lost loopback connection). */
 export function applyEvent(client: QueryClient, event: KilnEvent, reloadApp: () => void) {
-  const body = event.body as Body;
+  const body = event.body;
   switch (body.type) {
     case "session":
       return putSession(client, body.session);

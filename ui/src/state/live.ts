@@ -1,15 +1,7 @@
 // A session's live view from `live` events (the agent's text not yet in the transcript, provider trouble being retried): the latest per session, held in the query cache, read with useLive.
 import { skipToken, type QueryClient, useQuery } from "@tanstack/react-query";
-import type { LiveView } from "../lib/live";
+import type { LiveView } from "../api/types";
 import { keys } from "./queries";
-
-export type { LiveView };
-
-/** The `live` event's body (until api/types.ts' EventBody carries it). */
-export interface LiveEventBody {
-  type: "live";
-  live: LiveView;
-}
 
 /** Keeps the latest view; one with neither text nor status clears it. */
 export function putLive(client: QueryClient, live: LiveView) {
