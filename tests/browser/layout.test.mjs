@@ -211,12 +211,15 @@ describe("the session screen's layout in kiln serve", { timeout: TEST_TIMEOUT * 
       await card.waitFor();
       if ((await card.getAttribute("data-layout")) !== "split") await switchLayout(page, "split");
       await page.locator("[data-testid=split-divider]").waitFor();
-      const side = size.width >= 1100 ? "side" : null;
-      await checkLayout(page, size, "preview-split", ["appHeader", "sessionHeader", "rail", "tabs", "transcript", "composer", "preview", side].filter(Boolean));
+      // Docked, the preview takes the details' column: they open from Details in the header.
+      assert.equal(await page.locator("[data-testid=session-side]").count(), 0, `${size.name}: the details leave their column to the preview`);
+      await page.locator("[data-testid=details-button]").waitFor();
+      await checkLayout(page, size, "preview-split", ["appHeader", "sessionHeader", "rail", "tabs", "transcript", "composer", "preview"]);
       await checkToolbar(page, size, "split");
 
       await switchLayout(page, "tab");
       await page.locator("[data-testid=tab-preview][aria-selected=true]").waitFor();
+      const side = size.width >= 1100 ? "side" : null;
       await checkLayout(page, size, "preview-tab", ["appHeader", "sessionHeader", "rail", "tabs", "preview", side].filter(Boolean));
       await checkToolbar(page, size, "tab");
       const box = await page.locator("[data-testid=preview-card]").boundingBox();

@@ -119,6 +119,10 @@ describe("session layout", () => {
     // The chat stays beside it, the same one (not made again: its draft and scroll are kept).
     expect(screen.getByTestId("composer")).toBe(composer);
     expect(composer.closest("[hidden]")).toBeNull();
+    // The details give their column to the preview and open from the header.
+    expect(screen.queryByTestId("session-side")).toBeNull();
+    fireEvent.click(screen.getByTestId("details-button"));
+    expect(within(screen.getByRole("dialog", { name: "Session details" })).getByTestId("session-modules")).toBeInTheDocument();
   });
 
   it("the preview can fill its own tab, and back; closing it removes the tab", async () => {

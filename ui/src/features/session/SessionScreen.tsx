@@ -1,4 +1,4 @@
-// Session view: the session rail, a header with state, review states, Eject and Preview; Chat (transcript, approval card, composer), Changes, Gates and (as a tab or docked beside them) Preview; and the session's details beside the work or, on a narrow window, in a drawer.
+// Session view: the session rail, a header with state, review states, Eject and Preview; Chat (transcript, approval card, composer), Changes, Gates and (as a tab or docked beside them) Preview; and the session's details beside the work or, on a narrow window or beside a docked preview, in a drawer.
 import { lazy, Suspense, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import type { TranscriptEntry, WorkspaceView } from "../../api/types";
 import { ApprovalCard } from "./ApprovalCard";
@@ -101,6 +101,8 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   const previewSplit = previewOpen && previewLayout === "split";
   // The Preview tab goes when the preview closes or docks beside the chat.
   const shownTab: Tab = tab === "preview" && !previewAsTab ? "chat" : tab;
+  // The details give their column to the work on a narrow window, and to the chat and the preview when it docks.
+  const detailsInDrawer = narrow || previewSplit;
   const closePreview = useCallback(async () => {
     if (await preview.stop()) setPreviewOpen(false);
   }, [preview]);
@@ -237,7 +239,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   );
 
   return (
-    <section className="session-screen" aria-labelledby="session-title" data-narrow={narrow || undefined}>
+    <section className="session-screen" aria-labelledby="session-title" data-narrow={narrow || undefined} data-details={detailsInDrawer ? "drawer" : "side"}>
       <SessionSidebar currentId={session.id} collapsed={railCollapsed} onToggle={() => setRailChoice(!railCollapsed)} />
       <div className="session-main">
         <div className="session-top">
@@ -265,7 +267,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
                 <EjectButton session={session} />
               )}
               <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
-              {narrow && (
+              {detailsInDrawer && (
                 <button
                   type="button"
                   className="btn btn-small"
@@ -287,14 +289,14 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
             {/* The work stays mounted where it is whether or not the preview docks beside it. */}
             <SplitPane label="Resize the preview" start={work} end={previewSplit ? previewCard : null} />
           </div>
-          {!narrow && (
+          {!detailsInDrawer && (
             <aside className="session-side" aria-label="Session details" data-testid="session-side">
               {details}
             </aside>
           )}
         </div>
       </div>
-      {narrow && detailsOpen && (
+      {detailsInDrawer && detailsOpen && (
         <Drawer title="Session details" onClose={() => setDetailsOpen(false)} testId="session-drawer">
           {details}
         </Drawer>
