@@ -31,6 +31,14 @@ describe("DeliveryDone", () => {
     expect(screen.queryByTestId("pr-link")).not.toBeInTheDocument();
   });
 
+  it("leaves git out of a workspace that is not a repository", () => {
+    render(<DeliveryDone run={run()} isGit={false} />);
+    const next = screen.getByTestId("done-next");
+    expect(next).toHaveTextContent("3 files now sit in your workspace, not committed.");
+    expect(next).toHaveTextContent("The workspace is not a git repository: review them in your editor");
+    expect(next).not.toHaveTextContent("git status");
+  });
+
   it("counts one file in the singular, and says so when none was written", () => {
     expect(nextStepText(run({ landed: ["a.ts"] }))).toMatch(/^1 file now sit/);
     render(<DeliveryDone run={run({ landed: [] })} />);

@@ -48,8 +48,8 @@ function PullRequestLink({ pr }: { pr: PullRequestView }) {
   );
 }
 
-/** The workspace target's next step: the files are there, uncommitted. */
-function WorkspaceNext({ run }: { run: DeliveryRun }) {
+/** The workspace target's next step: the files are there, uncommitted (and how to look at them, in git or not). */
+function WorkspaceNext({ run, isGit }: { run: DeliveryRun; isGit: boolean }) {
   const n = run.landed.length;
   if (n === 0) {
     return (
@@ -63,9 +63,13 @@ function WorkspaceNext({ run }: { run: DeliveryRun }) {
       <p>
         <strong>{fileCount(n)}</strong> now sit in your workspace, <strong>not committed</strong>. Nothing was committed or pushed.
       </p>
-      <p className="small">
-        Review them with <code>git status</code> and <code>git diff</code>, then commit them yourself.
-      </p>
+      {isGit ? (
+        <p className="small">
+          Review them with <code>git status</code> and <code>git diff</code>, then commit them yourself.
+        </p>
+      ) : (
+        <p className="small">The workspace is not a git repository: review them in your editor.</p>
+      )}
     </div>
   );
 }
@@ -80,14 +84,15 @@ function PullRequestNext({ run }: { run: DeliveryRun }) {
   );
 }
 
-export function DeliveryDone({ run }: { run: DeliveryRun }) {
+/** `isGit`: the workspace is a git repository (the default when unknown), so git can show the change. */
+export function DeliveryDone({ run, isGit = true }: { run: DeliveryRun; isGit?: boolean }) {
   return (
     <div className="card delivery-done" data-testid="delivery-done">
       <h2 className="done-title">
         <Icon name="check" /> {run.target === "git-pr" ? "Delivered as a pull request" : "Delivered into the workspace"}
         {run.endedAt && <RelativeTime value={run.endedAt} prefix=" · " />}
       </h2>
-      {run.target === "git-pr" || run.pullRequest ? <PullRequestNext run={run} /> : <WorkspaceNext run={run} />}
+      {run.target === "git-pr" || run.pullRequest ? <PullRequestNext run={run} /> : <WorkspaceNext run={run} isGit={isGit} />}
       <h3 className="section-title">What landed</h3>
       {run.landed.length === 0 ? (
         <p className="muted small">No files.</p>

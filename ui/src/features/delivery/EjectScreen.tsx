@@ -14,10 +14,12 @@ import { nothingChangedText, planIsEmpty } from "../../lib/deliverable";
 import { paths } from "../../router";
 import { useDelivery } from "../../state/useDelivery";
 import { useSession } from "../../state/sessions";
+import { useApp } from "../../state/useApp";
 
 export function EjectScreen({ sessionId }: { sessionId: string }) {
   // The session query fetches it when this screen opens first (a reload on #/session/<id>/deliver).
   const { session } = useSession(sessionId);
+  const isGit = useApp()?.workspace?.isGit;
   const delivery = useDelivery(sessionId);
   const { plan, run, replan } = delivery;
   // "run" once a run is shown (one was going on or finished, or this screen started one); Retry goes back to the plan.
@@ -59,7 +61,7 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
         <p className="lead" role="status" data-testid="delivery-state" data-state={run.state}>
           {run.state === "running" ? "Delivering… each step shows as it runs." : run.state === "delivered" ? "Every step passed." : `Delivery stopped${failed ? ` at “${failed.title}”` : ""}.`}
         </p>
-        {run.state === "delivered" && <DeliveryDone run={run} />}
+        {run.state === "delivered" && <DeliveryDone run={run} isGit={isGit} />}
         {run.state === "delivered" && plan?.restartNeeded && <p className="warn-text small">Restart the running application to pick the change up.</p>}
         {run.state === "failed" && (
           <div className="delivery-failed" data-testid="delivery-failed">
