@@ -115,14 +115,15 @@ describe("the chat follows, folds and streams", { timeout: TEST_TIMEOUT * 2 }, (
     assert.equal(await tools.first().getAttribute("data-tool-kind"), "execute");
     assert.equal(await tools.first().getAttribute("data-status"), "done");
     assert.doesNotMatch(await transcript.innerText(), /HANDOFF:/);
-    // A row opens to its output.
+    // The first turn streamed in at the end, and the chat followed it there.
+    await page.waitForFunction(followedTo, "read the catalog", { timeout: 10_000 });
+    await page.screenshot({ path: path.join(ARTIFACTS, "chat-turn-one.png") });
+    // A row opens to its output (clicking scrolls the chat up to it: Send must bring the end back).
     await tools.first().locator("[data-testid=tool-toggle]").click();
     const output = tools.first().locator("[data-testid=tool-body]");
     await output.waitFor();
     assert.match(await output.innerText(), /src/);
     await tools.first().locator("[data-testid=tool-toggle]").click();
-    await transcript.locator("[data-testid=entry][data-kind=handoff]").filter({ hasText: /read the catalog/ }).waitFor();
-    await page.screenshot({ path: path.join(ARTIFACTS, "chat-turn-one.png") });
 
     // Send: the chat follows to the end and shows the reply, with no scrolling by the test.
     await page.locator("[data-testid=message]").fill("Where does the product card render?");
