@@ -2,7 +2,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import type { AppState, AttachmentView, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
 import { holdEarlyEntry, keys } from "./queries";
-import { mergeEntries } from "./reducer";
+import { mergeEntries, newerSession } from "./reducer";
 
 /** Cancels a fetch of exactly this key on its way (its answer is older than what comes next), then writes. */
 function put<T>(client: QueryClient, key: readonly unknown[], data: T | ((old: T | undefined) => T | undefined)) {
@@ -21,6 +21,13 @@ export function putSession(client: QueryClient, session: SessionView) {
     next[at] = session;
     return next;
   });
+}
+
+/** An operation's answer about a session: a copy an event made newer while it was on its way stays. */
+export function putSessionAnswer(client: QueryClient, session: SessionView) {
+  const held = client.getQueryData<SessionView | null>(keys.session(session.id));
+  if (held && newerSession(session, held) === held) return;
+  putSession(client, session);
 }
 
 /** A removed session: its query holds null (the screen says so), the lists drop it, its other queries go. */

@@ -73,6 +73,26 @@ describe("store", () => {
     expect(screen.getByTestId("list")).toHaveTextContent("s2:planning");
   });
 
+  it("an operation's answer older than a session event that came first does not overwrite it", async () => {
+    const backend = fakeBackend({ get_session: () => makeSession() });
+    function Probe() {
+      const { dispatch } = useBackend();
+      return (
+        <>
+          <SessionTitle id="s1" />
+          <button type="button" onClick={() => dispatch({ type: "sessionUpserted", session: makeSession({ state: "review", updatedAt: "2025-01-01T10:01:00Z" }) })}>
+            answer
+          </button>
+        </>
+      );
+    }
+    renderWithStore(<Probe />, backend);
+    await waitFor(() => expect(screen.getByTestId("title-s1")).toHaveTextContent("(planning)"));
+    act(() => backend.emit(ev({ type: "session", session: makeSession({ state: "editing", updatedAt: "2025-01-01T10:05:00Z" }) })));
+    act(() => screen.getByText("answer").click());
+    expect(screen.getByTestId("title-s1")).toHaveTextContent("(editing)");
+  });
+
   it("a resync refetches what is shown", async () => {
     let title = "First";
     const backend = fakeBackend({ get_session: () => makeSession({ title }), get_transcript: () => [makeEntry(1)] });

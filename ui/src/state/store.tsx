@@ -3,7 +3,7 @@ import { QueryClientProvider, type QueryClient, useQueryClient } from "@tanstack
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { type Backend, KilnError, toKilnError } from "../api/backend";
 import type { AttachmentView, ServeMode, SessionView, WorkspaceView } from "../api/types";
-import { addAttachment, putApp, putSession, putWorkspace, removeSession } from "./cache";
+import { addAttachment, putApp, putSessionAnswer, putWorkspace, removeSession } from "./cache";
 import { type Connection, guardConnection, startApp } from "./connection";
 import { applyEvent } from "./events";
 import { makeQueryClient } from "./queries";
@@ -96,7 +96,7 @@ function Store({ raw, children }: { raw: Backend; children: ReactNode }) {
         case "workspaceChanged":
           return putWorkspace(client, action.workspace);
         case "sessionUpserted":
-          return putSession(client, action.session);
+          return putSessionAnswer(client, action.session);
         case "sessionRemoved":
           return removeSession(client, action.sessionId);
         case "attachmentAdded":
