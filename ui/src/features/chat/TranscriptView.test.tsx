@@ -196,6 +196,18 @@ describe("following the end", () => {
     expect(screen.getByTestId("new-activity")).toBeInTheDocument();
   });
 
+  it("follows in the virtual list too", () => {
+    const many = Array.from({ length: VIRTUALIZE_AT + 20 }, (_, i) => makeEntry(i + 1, { kind: i % 2 ? "agent" : "user" }));
+    metrics.scrollHeight = 20000;
+    const { rerender } = render(<TranscriptView entries={many} />);
+    const el = screen.getByTestId("transcript");
+    expect(screen.getByTestId("transcript").querySelector("ol")).toHaveClass("entries-virtual");
+    expect(el.scrollTop).toBe(19600);
+    metrics.scrollHeight = 20100;
+    rerender(<TranscriptView entries={[...many, makeEntry(many.length + 1, { kind: "agent", text: "More." })]} />);
+    expect(el.scrollTop).toBe(19700);
+  });
+
   it("follows the live text as it grows, and shows the pill for it when scrolled up", () => {
     const entries = base();
     const live = (text: string): LiveView => ({ sessionId: "s1", phase: "turn", role: "frontend-engineer", module: "@shop/catalog", text, status: null });
