@@ -87,6 +87,10 @@ describe("kiln serve in Chromium", { timeout: TEST_TIMEOUT * 3 }, () => {
     await page.locator("[data-testid=open-workspace]").click();
     const error = page.locator("[data-testid=error]");
     await error.waitFor();
+    // Said in words; the code waits behind "details".
+    assert.equal(await error.getAttribute("data-code"), "WORKSPACE_NOT_FOUND");
+    assert.doesNotMatch(await error.innerText(), /WORKSPACE_NOT_FOUND/);
+    await error.locator("summary", { hasText: "details" }).click();
     assert.match(await error.innerText(), /WORKSPACE_NOT_FOUND/);
     assert.equal(await page.locator("[data-testid=new-session]").count(), 0, "no dashboard without a workspace");
 
