@@ -72,6 +72,8 @@ describe("attention and keyboard in kiln serve", { timeout: TEST_TIMEOUT * 3 }, 
     await api(url, "update_settings", { defaultDriver: "claude", claudePath: path.join(CLI_DIR, "node_modules/.bin/claude") });
 
     const { page, errors } = await newPage(t);
+    const refused = [];
+    page.on("console", (m) => /Content Security Policy/.test(m.text()) && refused.push(m.text()));
     await page.context().grantPermissions(["notifications"], { origin: new URL(url).origin });
     await page.context().addInitScript(recordNotifications);
     await page.goto(url);
@@ -95,7 +97,13 @@ describe("attention and keyboard in kiln serve", { timeout: TEST_TIMEOUT * 3 }, 
     await page.screenshot({ path: path.join(ARTIFACTS, "attention-running-session.png") });
     await page.goto(new URL("#/", url).href);
     await page.waitForFunction(() => /^● \d running — Kiln$/.test(document.title), null, { timeout: 30_000 });
-    assert.equal(await page.locator('link[rel="icon"]').getAttribute("data-attention"), "running", "the favicon has the running dot");
+    const icon = page.locator('link[rel="icon"]');
+    assert.equal(await icon.getAttribute("data-attention"), "running", "the favicon has the running dot");
+    const iconUrl = await icon.evaluate((l) => l.href);
+    assert.match(iconUrl, /favicon-running\.svg$/);
+    const iconResponse = await page.request.get(iconUrl);
+    assert.equal(iconResponse.status(), 200, "the running favicon is served");
+    assert.match(await iconResponse.text(), /<circle/);
     assert.deepEqual(await page.evaluate(() => window.__notifications), [], "nothing is notified while the session runs");
     await page.screenshot({ path: path.join(ARTIFACTS, "attention-dashboard-running.png") });
 
@@ -106,8 +114,17 @@ describe("attention and keyboard in kiln serve", { timeout: TEST_TIMEOUT * 3 }, 
     assert.equal(finished.title, `Turn finished — ${TITLE}`);
     assert.match(finished.tag, /^kiln-/);
     await page.waitForFunction(() => document.title === "Kiln", null, { timeout: 120_000 });
-    assert.equal(await page.locator('link[rel="icon"]').getAttribute("data-attention"), "");
+    assert.equal(await icon.getAttribute("data-attention"), "");
+    assert.match(await icon.evaluate((l) => l.href), /\/favicon\.svg$/);
     await page.screenshot({ path: path.join(ARTIFACTS, "attention-dashboard-done.png") });
+    // The header's bell and `?` fit a narrow window.
+    await page.setViewportSize({ width: 900, height: 700 });
+    for (const id of ["notify-toggle", "shortcuts"]) {
+      const box = await page.locator(`[data-testid=${id}]`).boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= 900, `${id} is inside the window at 900 px: ${JSON.stringify(box)}`);
+    }
+    await page.screenshot({ path: path.join(ARTIFACTS, "attention-header-900.png") });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // On the session: the title names it, with no mark.
     await page.goto(sessionUrl);
@@ -148,23 +165,24 @@ describe("attention and keyboard in kiln serve", { timeout: TEST_TIMEOUT * 3 }, 
     assert.equal(await box.inputValue(), "");
     await page.screenshot({ path: path.join(ARTIFACTS, "attention-sent-with-enter.png") });
     assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
+    assert.deepEqual(refused, [], "the page's Content Security Policy refused nothing (the favicons are its own files)");
   });
 
   test("a failed turn notifies and marks the tab; the blocked session offers Retry, which runs the turn again", { timeout: TEST_TIMEOUT * 2 }, async (t) => {
+    // Only the retried turn reaches the model.
     const model = await startModelServer([
-      { text: `{"modules": [], "title": "${TITLE}", "role": "frontend-engineer", "reason": "The wishlist starts on the product cards."}` },
-      // The turn's request is refused: the driver fails and the session is blocked.
-      { error: { status: 400, message: "The request was malformed." } },
-      // Retry runs the turn again; this time it answers.
       { text: "Added the wishlist.\n\nHANDOFF: none - done" },
       { text: "Checked.\n\nREVIEW: pass - fine" },
     ]);
     t.after(() => stopServer(model.child));
+    // A claude that crashes: the planner gives no answer (the rules decide) and the turn fails, blocking the session.
+    const crashing = path.join(tempDir("kiln-attention-crash-"), "claude");
+    fs.writeFileSync(crashing, '#!/bin/sh\nif [ "$1" = "--version" ]; then echo "2.1.332 (Claude Code)"; exit 0; fi\necho "the agent crashed" >&2\nexit 1\n', { mode: 0o755 });
     const workspace = copyExample();
     const home = tempDir("kiln-attention-home-");
     const { url, child } = await startServer({ workspace, env: { HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-test" } });
     t.after(() => stopServer(child));
-    await api(url, "update_settings", { defaultDriver: "claude", claudePath: path.join(CLI_DIR, "node_modules/.bin/claude") });
+    await api(url, "update_settings", { defaultDriver: "claude", claudePath: crashing });
 
     const { page, errors } = await newPage(t);
     await page.context().grantPermissions(["notifications"], { origin: new URL(url).origin });
@@ -181,20 +199,23 @@ describe("attention and keyboard in kiln serve", { timeout: TEST_TIMEOUT * 3 }, 
     await page.goto(new URL("#/", url).href);
 
     // The failure is notified, and the tab says so.
-    await page.waitForFunction(() => window.__notifications.some((n) => n.title.startsWith("Failed")), null, { timeout: 180_000 });
+    await page.waitForFunction(() => window.__notifications.some((n) => n.title.startsWith("Failed")), null, { timeout: 120_000 });
     const failed = (await page.evaluate(() => window.__notifications)).find((n) => n.title.startsWith("Failed"));
-    assert.equal(failed.title, `Failed — ${TITLE}`);
+    assert.equal(failed.title, `Failed — ${BRIEF}`);
+    assert.match(failed.body, /blocked/);
     await page.waitForFunction(() => document.title === "✕ 1 failed — Kiln");
     assert.equal(await page.locator('link[rel="icon"]').getAttribute("data-attention"), "failed");
+    await page.screenshot({ path: path.join(ARTIFACTS, "attention-dashboard-failed.png") });
 
-    // The session offers Retry.
+    // The session offers Retry; with a working claude again, Retry runs the turn again
+    // (retry_turn: the engine's op from issue 15, missing in older builds).
     await page.goto(sessionUrl);
     const blocked = page.locator("[data-testid=blocked]");
     await blocked.waitFor();
-    await page.waitForFunction((title) => document.title === `✕ Failed — ${title} — Kiln`, TITLE);
+    await page.waitForFunction((title) => document.title === `✕ Failed — ${title} — Kiln`, BRIEF);
     await page.screenshot({ path: path.join(ARTIFACTS, "attention-blocked-retry.png") });
+    await api(url, "update_settings", { claudePath: path.join(CLI_DIR, "node_modules/.bin/claude") });
     await blocked.locator("[data-testid=retry-turn]").click();
-    // The turn runs again and ends (retry_turn: the engine's, not in older builds).
     await page.locator("[data-testid=entry][data-kind=agent]").getByText("Added the wishlist.").waitFor({ timeout: 120_000 });
     await blocked.waitFor({ state: "detached" });
     assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");

@@ -18,6 +18,7 @@ import { SettingsScreen } from "./features/settings/SettingsScreen";
 import { SetupScreen } from "./features/setup/SetupScreen";
 import { useBackend } from "./state/store";
 import { useApp } from "./state/useApp";
+import { Attention } from "./features/attention/Attention";
 import { GlobalShortcuts } from "./features/shortcuts/GlobalShortcuts";
 
 /**
@@ -94,6 +95,7 @@ export function App() {
       </main>
       {!needed && <DesktopTouches />}
       {!needed && <GlobalShortcuts workspace={Boolean(app?.workspace)} />}
+      {!needed && <Attention />}
     </div>
   );
 }

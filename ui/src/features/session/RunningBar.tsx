@@ -120,8 +120,7 @@ function BlockedBar({ session }: { session: SessionView }) {
   return (
     <div className="running-bar blocked-bar" data-testid="blocked" role="status">
       <span className="running-text">
-        <strong>The last turn failed</strong>, so the session is blocked: nothing continues on its own. Retry runs the same turn again, or send a
-        message.
+        <strong>The last turn failed.</strong> Nothing continues until you retry it or send a message.
       </span>
       <button type="button" className="btn btn-small btn-primary" onClick={() => void retry()} disabled={busy} data-testid="retry-turn">
         {busy ? "Retrying…" : "Retry"}
