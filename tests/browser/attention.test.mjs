@@ -3,7 +3,8 @@
 // permission granted and the header's bell on, a turn that ends while the user is on the dashboard
 // makes a browser notification, and the tab title shows the session running, then clears. Then, on
 // the session: `?` opens the shortcuts sheet, 1–3 switch tabs, `/` focuses the composer, Shift+Enter
-// makes a newline and Enter sends. Must run in a loopback-only network namespace (`unshare -n`).
+// makes a newline and Enter sends; a failed turn notifies and its session offers Retry;
+// Ctrl+. stops a session while it plans. Must run in a loopback-only network namespace (`unshare -n`).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -218,6 +219,36 @@ describe("attention and keyboard in kiln serve", { timeout: TEST_TIMEOUT * 3 }, 
     await blocked.locator("[data-testid=retry-turn]").click();
     await page.locator("[data-testid=entry][data-kind=agent]").getByText("Added the wishlist.").waitFor({ timeout: 120_000 });
     await blocked.waitFor({ state: "detached" });
+    assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
+  });
+
+  // Needs the engine's stop_turn for planning and setup (issue 15): an older build answers INVALID_INPUT.
+  test("Ctrl+. stops the session while it plans", { timeout: TEST_TIMEOUT }, async (t) => {
+    // A claude that never answers: the planner agent would run until its timeout.
+    const hanging = path.join(tempDir("kiln-attention-hang-"), "claude");
+    fs.writeFileSync(hanging, '#!/bin/sh\nif [ "$1" = "--version" ]; then echo "2.1.332 (Claude Code)"; exit 0; fi\nexec sleep 300\n', { mode: 0o755 });
+    const workspace = copyExample();
+    const { url, child } = await startServer({ workspace, env: { HOME: tempDir("kiln-attention-home-"), ANTHROPIC_API_KEY: "sk-ant-test" } });
+    t.after(() => stopServer(child));
+    await api(url, "update_settings", { defaultDriver: "claude", claudePath: hanging });
+
+    const { page, errors } = await newPage(t);
+    await page.goto(url);
+    await page.locator("[data-testid=new-session]").first().click();
+    await page.locator("[data-testid=brief]").fill(BRIEF);
+    await page.locator("[data-testid=create-session]").click();
+    await page.waitForURL(/#\/session\/[^/]+$/);
+    const sessionId = decodeURIComponent(page.url().split("/").pop());
+    const bar = page.locator('[data-testid=running][data-phase="planning"]');
+    await bar.waitFor({ timeout: 60_000 });
+    assert.match(await bar.innerText(), /Planning/);
+    await page.screenshot({ path: path.join(ARTIFACTS, "attention-stop-planning.png") });
+    await page.locator("body").click({ position: { x: 5, y: 300 } });
+    await page.keyboard.press("Control+.");
+    await page.locator("[data-testid=running]").waitFor({ state: "detached", timeout: 30_000 });
+    const session = await api(url, "get_session", { sessionId });
+    assert.equal(session.running, false, "the planner was stopped");
+    assert.equal(await page.locator("[data-testid=running] [data-testid=error]").count(), 0);
     assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
   });
 });
