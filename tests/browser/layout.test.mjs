@@ -171,6 +171,10 @@ describe("the session screen's layout in kiln serve", { timeout: TEST_TIMEOUT * 
       await openSession(page, url, awaiting.id, size);
       const card = page.locator("[data-testid=approval-card]");
       await card.locator("[data-testid=spec-body]").waitFor();
+      // The rail shows both sessions, this one as needing the user.
+      await page.locator(`[data-testid=rail-session][data-session-id="${awaiting.id}"][data-status=needs-you][aria-current=page]`).waitFor();
+      assert.equal(await page.locator("[data-testid=rail-session]").count(), 2);
+      assert.equal(await page.locator("[data-testid=session-rail]").evaluate((e) => e.classList.contains("session-rail-collapsed")), size.width < 1100, `${size.name}: the rail folds only on a narrow window`);
       const side = await checkDetails(page, size, "approval");
       await checkLayout(page, size, "approval", ["appHeader", "sessionHeader", "rail", "tabs", "transcript", "approval", "composer", side].filter(Boolean));
       // The card's title, status and Edit button can be reached (the card scrolls within its slot when short of room).
@@ -234,9 +238,18 @@ describe("the session screen's layout in kiln serve", { timeout: TEST_TIMEOUT * 
     await page.keyboard.press("Shift+ArrowLeft");
     const widened = Number(await divider.getAttribute("aria-valuenow"));
     assert.ok(widened > before, `ArrowLeft widens the preview (${before} → ${widened})`);
+    // Dragged 100 px to the right, the preview narrows.
+    const grip = await divider.boundingBox();
+    await page.mouse.move(grip.x + grip.width / 2, grip.y + grip.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(grip.x + grip.width / 2 + 50, grip.y + grip.height / 2, { steps: 3 });
+    await page.mouse.move(grip.x + grip.width / 2 + 100, grip.y + grip.height / 2, { steps: 3 });
+    await page.mouse.up();
+    const dragged = Number(await divider.getAttribute("aria-valuenow"));
+    assert.ok(dragged < widened - 3, `dragging right narrows the preview (${widened} → ${dragged})`);
     await page.reload();
     await page.locator("[data-testid=preview-button]").click();
-    assert.equal(Number(await page.locator("[data-testid=split-divider]").getAttribute("aria-valuenow")), widened, "the width is remembered");
+    assert.equal(Number(await page.locator("[data-testid=split-divider]").getAttribute("aria-valuenow")), dragged, "the width is remembered");
 
     assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
   });
