@@ -1,6 +1,6 @@
 // While the session works (planning, setup or a turn): who is working, the time since it started, and Stop (stop_turn, also Ctrl/⌘+.). When a turn blocked the session: Retry (retry_turn).
 import { useEffect, useRef, useState } from "react";
-import { type Backend, type KilnError, toKilnError } from "../../api/backend";
+import { type KilnError, toKilnError } from "../../api/backend";
 import type { SessionView, TranscriptEntry } from "../../api/types";
 import { formatElapsed, lastTurnStart, turnStartedAt } from "../../lib/elapsed";
 import { roleName } from "../../lib/roles";
@@ -9,12 +9,6 @@ import { ErrorMessage } from "../../components/ErrorMessage";
 import { lifecycleOf } from "../../components/StateBadge";
 import { isActive } from "../attention/attention";
 import { useShortcut } from "../shortcuts/bus";
-
-/** retry_turn re-runs the turn that blocked the session (typed by hand until the generated command map has it everywhere). */
-function retryTurn(backend: Backend, sessionId: string): Promise<SessionView> {
-  const call = backend.call as unknown as (command: string, args: { sessionId: string }) => Promise<SessionView>;
-  return call("retry_turn", { sessionId });
-}
 
 export function RunningBar({ session, entries }: { session: SessionView; entries: TranscriptEntry[] | undefined }) {
   const active = isActive(session);
@@ -109,7 +103,7 @@ function BlockedBar({ session }: { session: SessionView }) {
     setBusy(true);
     setError(null);
     try {
-      dispatch({ type: "sessionUpserted", session: await retryTurn(backend, session.id) });
+      dispatch({ type: "sessionUpserted", session: await backend.call("retry_turn", { sessionId: session.id }) });
     } catch (e) {
       setError(toKilnError(e));
     } finally {

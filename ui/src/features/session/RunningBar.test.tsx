@@ -1,0 +1,49 @@
+// Tests for the running bar: Stop while planning and during setup (and from Ctrl/⌘+.), and Retry on a blocked session.
+import { act, fireEvent, screen, waitFor } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { emitShortcut } from "../shortcuts/bus";
+import { fakeBackend, makeSession } from "../../test/fixtures";
+import { renderWithStore } from "../../test/render";
+import { RunningBar } from "./RunningBar";
+
+describe("RunningBar", () => {
+  it("offers Stop while the session plans, and stops it from the button", async () => {
+    const planning = makeSession({ state: "planning", running: true });
+    const backend = fakeBackend({ stop_turn: () => ({ ...planning, running: false, state: "editing" }) });
+    renderWithStore(<RunningBar session={planning} entries={[]} />, backend);
+    expect(screen.getByTestId("running")).toHaveAttribute("data-phase", "planning");
+    expect(screen.getByTestId("running")).toHaveTextContent("Planning");
+    fireEvent.click(screen.getByTestId("stop-turn"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("stop_turn", { sessionId: "s1" }));
+  });
+
+  it("offers Stop while the working copy is set up, and Ctrl/⌘+. stops it", async () => {
+    const settingUp = makeSession({ state: "planning", running: false, setup: "running" });
+    const backend = fakeBackend({ stop_turn: () => ({ ...settingUp, setup: "failed" }) });
+    renderWithStore(<RunningBar session={settingUp} entries={[]} />, backend);
+    expect(screen.getByTestId("running")).toHaveAttribute("data-phase", "setup");
+    expect(screen.getByTestId("running")).toHaveTextContent("Setting up the working copy");
+    act(() => emitShortcut("stop"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("stop_turn", { sessionId: "s1" }));
+  });
+
+  it("shows nothing for an idle session, and Retry for a blocked one", async () => {
+    const idle = makeSession({ state: "review" });
+    const { unmount } = renderWithStore(<RunningBar session={idle} entries={[]} />, fakeBackend());
+    expect(screen.queryByTestId("running")).toBeNull();
+    expect(screen.queryByTestId("blocked")).toBeNull();
+    unmount();
+
+    const blocked = makeSession({ state: "blocked" });
+    const backend = fakeBackend({ retry_turn: () => ({ ...blocked, state: "running", running: true }) });
+    renderWithStore(<RunningBar session={blocked} entries={[]} />, backend);
+    expect(screen.queryByTestId("stop-turn")).toBeNull();
+    fireEvent.click(screen.getByTestId("retry-turn"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("retry_turn", { sessionId: "s1" }));
+  });
+
+  it("offers no Retry on an archived blocked session", () => {
+    renderWithStore(<RunningBar session={makeSession({ state: "blocked", archivedAt: "2025-01-02T00:00:00Z" })} entries={[]} />, fakeBackend());
+    expect(screen.queryByTestId("retry-turn")).toBeNull();
+  });
+});
