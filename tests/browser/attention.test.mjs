@@ -165,6 +165,21 @@ describe("attention and keyboard in kiln serve", { timeout: TEST_TIMEOUT * 3 }, 
     await page.locator("[data-testid=entry][data-kind=user]").filter({ hasText: "and j" }).waitFor({ timeout: 60_000 });
     assert.equal(await box.inputValue(), "");
     await page.screenshot({ path: path.join(ARTIFACTS, "attention-sent-with-enter.png") });
+
+    // Settings' checkbox restores Ctrl+Enter: Enter then makes a newline.
+    await page.goto(new URL("#/settings", url).href);
+    await page.locator("[data-testid=send-with-mod-enter]").check();
+    await page.locator("[data-testid=send-key-setting]").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, "attention-settings-send-key.png") });
+    await page.goto(sessionUrl);
+    await page.locator("[data-testid=send-hint]").filter({ hasText: "Ctrl+Enter to send · Enter for a new line" }).waitFor();
+    await box.click();
+    await page.keyboard.type("One more");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("line");
+    assert.equal(await box.inputValue(), "One more\nline", "Enter made a newline");
+    await page.keyboard.press("Control+Enter");
+    await page.locator("[data-testid=entry][data-kind=user]").filter({ hasText: "One more" }).waitFor({ timeout: 60_000 });
     assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
     assert.deepEqual(refused, [], "the page's Content Security Policy refused nothing (the favicons are its own files)");
   });
