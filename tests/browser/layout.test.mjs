@@ -1,6 +1,6 @@
 // The session screen's layout in `kiln serve` (Chromium, playwright-core) at 1440×900, 1280×800 and 900×700: a new
 // session, one awaiting approval of its specification, one with changes in the Changes tab, and one with the preview
-// docked beside the chat and as its own tab. In each, the key parts (app header, session header, rail, tabs,
+// docked beside the chat and as its own tab; Chat, Changes and Gates. In each, the key parts (app header, session header, rail, tabs,
 // transcript, composer, approval card, side panel or its Details button, preview, diff file list) are visible, inside
 // the viewport, and overlap nothing: their boxes do not intersect, and the element drawn at each one's centre is its
 // own. The Changes tab's diff takes at least 60% of the window's height. Screenshots: tests/artifacts/layout-<size>-<state>.png.
@@ -32,6 +32,7 @@ const PARTS = {
   preview: "[data-testid=preview-card]",
   diffFiles: ".diff-files",
   diffViewer: "[data-testid=diff-viewer]",
+  gates: "[data-testid=gates-panel]",
 };
 
 async function until(what, check, timeout = 60_000) {
@@ -201,6 +202,10 @@ describe("the session screen's layout in kiln serve", { timeout: TEST_TIMEOUT * 
       const panel = await page.locator("[data-testid=diff-panel]").boundingBox();
       assert.ok(panel.height >= 0.6 * size.height, `${size.name}: the diff takes ${Math.round(panel.height)} px of ${size.height} (at least 60%)`);
       assert.ok(m.diffFiles.box.height >= 96, `${size.name}: the file list has room (${Math.round(m.diffFiles.box.height)} px)`);
+      // Gates: the panel fills the tab too.
+      await page.locator("[data-testid=tab-gates]").click();
+      await page.locator("[data-testid=gates-panel]").waitFor();
+      await checkLayout(page, size, "gates", ["appHeader", "sessionHeader", "rail", "tabs", "gates", side].filter(Boolean));
       await page.locator("[data-testid=tab-chat]").click();
     }
 

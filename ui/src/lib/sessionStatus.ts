@@ -1,5 +1,5 @@
 // A session's status for the session sidebar's dot: running, needs you (approval, a question, blocked), failed, or idle.
-import type { SessionView } from "../api/types";
+import type { LiveView, SessionView } from "../api/types";
 
 export type SessionStatus = "running" | "needs-you" | "failed" | "idle";
 
@@ -10,8 +10,12 @@ export const STATUS_LABEL: Record<SessionStatus, string> = {
   idle: "idle",
 };
 
-/** What the user should know at a glance; a running process wins, then a failure, then a wait on the user. */
-export function sessionStatus(session: SessionView): SessionStatus {
+/**
+ * What the user should know at a glance: a failure the provider reported (the live view), a running process, a failed
+ * setup, then a wait on the user. `live`: the session's live view from events, when there is one.
+ */
+export function sessionStatus(session: SessionView, live: LiveView | null = null): SessionStatus {
+  if (live?.status?.kind === "failed") return "failed";
   if (session.running || session.setup === "running") return "running";
   if (session.setup === "failed") return "failed";
   if (session.deliveredAt || session.state === "delivered") return "idle";

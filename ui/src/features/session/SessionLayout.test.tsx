@@ -61,6 +61,10 @@ describe("session layout", () => {
     // A session event changes its dot at once.
     act(() => backend.emit({ id: 40, at: "", body: { type: "session", session: { ...others[0], state: "editing", updatedAt: "2025-01-09T00:00:00Z" } } }));
     await waitFor(() => expect(within(rail).getByText("Approve me").closest("a")).toHaveAttribute("data-status", "idle"));
+    // A provider failure in another session's live view turns its dot red at once.
+    const status = { kind: "failed" as const, message: "401 Unauthorized", attempt: null, maxAttempts: null, reason: "auth" as const, httpStatus: 401 };
+    act(() => backend.emit({ id: 41, at: "", body: { type: "live", live: { sessionId: "s3", phase: "turn", role: null, module: null, text: null, status } } }));
+    await waitFor(() => expect(within(rail).getByText("Busy one").closest("a")).toHaveAttribute("data-status", "failed"));
 
     fireEvent.click(within(rail).getByTestId("session-rail-toggle"));
     expect(rail).toHaveClass("session-rail-collapsed");

@@ -5,6 +5,7 @@ import { Icon } from "../../components/Icon";
 import { lifecycleOf } from "../../components/StateBadge";
 import { sessionStatus, STATUS_LABEL } from "../../lib/sessionStatus";
 import { paths } from "../../router";
+import { useLive } from "../../state/live";
 import { useSessions } from "../../state/sessions";
 
 /** The workspace's open sessions, newest first (the dashboard's list query, kept live by events), and the current one. */
@@ -16,6 +17,29 @@ function useRailSessions(currentId: string): SessionView[] {
         .filter((s) => s.id === currentId || lifecycleOf(s) === null)
         .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.id.localeCompare(a.id)),
     [all, currentId],
+  );
+}
+
+/** One session: its status dot (from the session and its live view) and title; the current one marked. */
+function RailItem({ session, current, collapsed }: { session: SessionView; current: boolean; collapsed: boolean }) {
+  const status = sessionStatus(session, useLive(session.id));
+  const title = session.title || "Untitled session";
+  return (
+    <li>
+      <a
+        className="session-rail-item"
+        href={paths.session(session.id)}
+        aria-current={current ? "page" : undefined}
+        title={`${title} — ${STATUS_LABEL[status]}`}
+        data-testid="rail-session"
+        data-session-id={session.id}
+        data-status={status}
+      >
+        <span className={`status-dot status-${status}`} aria-hidden="true" />
+        <span className={collapsed ? "sr-only" : "session-rail-name"}>{title}</span>
+        <span className="sr-only">, {STATUS_LABEL[status]}</span>
+      </a>
+    </li>
   );
 }
 
@@ -48,28 +72,9 @@ export function SessionSidebar({ currentId, collapsed, onToggle }: SessionSideba
         </button>
       </div>
       <ul className="session-rail-list">
-        {sessions.map((s) => {
-          const status = sessionStatus(s);
-          const title = s.title || "Untitled session";
-          const current = s.id === currentId;
-          return (
-            <li key={s.id}>
-              <a
-                className="session-rail-item"
-                href={paths.session(s.id)}
-                aria-current={current ? "page" : undefined}
-                title={`${title} — ${STATUS_LABEL[status]}`}
-                data-testid="rail-session"
-                data-session-id={s.id}
-                data-status={status}
-              >
-                <span className={`status-dot status-${status}`} aria-hidden="true" />
-                <span className={collapsed ? "sr-only" : "session-rail-name"}>{title}</span>
-                <span className="sr-only">, {STATUS_LABEL[status]}</span>
-              </a>
-            </li>
-          );
-        })}
+        {sessions.map((s) => (
+          <RailItem key={s.id} session={s} current={s.id === currentId} collapsed={collapsed} />
+        ))}
       </ul>
       <a className="session-rail-new btn btn-small" href={paths.newSession} title="New session" aria-label="New session" data-testid="rail-new-session">
         <Icon name="plus" size={14} />
