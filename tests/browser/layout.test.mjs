@@ -235,8 +235,19 @@ describe("the session screen's layout in kiln serve", { timeout: TEST_TIMEOUT * 
       assert.ok(box.height >= 0.6 * size.height, `${size.name}: the preview tab takes ${Math.round(box.height)} px of ${size.height}`);
     }
 
-    // The divider: the keyboard moves it, and the width is remembered across a reload.
+    // Full screen from the docked card (its toolbar's More menu at this width) covers the window; Esc puts it back.
+    await page.setViewportSize({ width: SIZES[0].width, height: SIZES[0].height });
     await switchLayout(page, "split");
+    await page.locator("[data-testid=preview-more]").click();
+    await page.locator("[data-testid=preview-menu-fullscreen]").click();
+    await page.locator("[data-testid=preview-card][data-layout=full]").waitFor();
+    const full = await page.locator("[data-testid=preview-card]").boundingBox();
+    assert.deepEqual([full.x, full.y, full.width, full.height].map(Math.round), [0, 0, SIZES[0].width, SIZES[0].height], "full screen fills the window");
+    await page.screenshot({ path: path.join(ARTIFACTS, "layout-1440x900-preview-full.png") });
+    await page.keyboard.press("Escape");
+    await page.locator("[data-testid=preview-card][data-layout=split]").waitFor();
+
+    // The divider: the keyboard moves it, and the width is remembered across a reload.
     const divider = page.locator("[data-testid=split-divider]");
     const before = Number(await divider.getAttribute("aria-valuenow"));
     await divider.focus();

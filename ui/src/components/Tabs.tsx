@@ -1,4 +1,4 @@
-// A row of tabs (role="tablist"): click or arrow keys switch; each tab controls the panel with id `${idBase}-${tab.id}`.
+// A row of tabs (role="tablist"): click, the arrow keys, Home or End switch; each tab controls the panel with id `${idBase}-${tab.id}`.
 import type { KeyboardEvent, ReactNode } from "react";
 
 export interface TabSpec<T extends string> {
@@ -20,11 +20,15 @@ export interface TabsProps<T extends string> {
 
 export function Tabs<T extends string>({ tabs, value, onChange, idBase, label }: TabsProps<T>) {
   function onKeyDown(e: KeyboardEvent<HTMLDivElement>) {
-    const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
-    if (step === 0) return;
-    e.preventDefault();
     const i = tabs.findIndex((t) => t.id === value);
-    const next = tabs[(i + step + tabs.length) % tabs.length];
+    let to: number;
+    if (e.key === "ArrowRight") to = (i + 1) % tabs.length;
+    else if (e.key === "ArrowLeft") to = (i - 1 + tabs.length) % tabs.length;
+    else if (e.key === "Home") to = 0;
+    else if (e.key === "End") to = tabs.length - 1;
+    else return;
+    e.preventDefault();
+    const next = tabs[to];
     onChange(next.id);
     document.getElementById(`${idBase}-tab-${next.id}`)?.focus();
   }

@@ -160,6 +160,20 @@ describe("session layout", () => {
     expect(screen.getByTestId("tab-chat")).toHaveAttribute("aria-selected", "true");
   });
 
+  it("the tabs follow the arrow keys, Home and End", async () => {
+    setup();
+    const chat = await screen.findByTestId("tab-chat");
+    fireEvent.keyDown(chat, { key: "End" });
+    expect(screen.getByTestId("tab-gates")).toHaveAttribute("aria-selected", "true");
+    expect(screen.getByTestId("tab-gates")).toHaveFocus();
+    fireEvent.keyDown(screen.getByTestId("tab-gates"), { key: "ArrowRight" });
+    expect(chat).toHaveAttribute("aria-selected", "true");
+    fireEvent.keyDown(chat, { key: "ArrowLeft" });
+    expect(screen.getByTestId("tab-gates")).toHaveAttribute("aria-selected", "true");
+    fireEvent.keyDown(screen.getByTestId("tab-gates"), { key: "Home" });
+    expect(chat).toHaveAttribute("aria-selected", "true");
+  });
+
   it("a narrow window opens the preview as a tab unless a choice was remembered", async () => {
     narrowWindow();
     setup();
