@@ -49,7 +49,8 @@ function actionsOf(props: PreviewToolbarProps): Action[] {
   const list: Action[] = [
     { key: "log-toggle", label: "Log", title: "The application's output", onClick: props.onToggleLog, pressed: props.logShown },
   ];
-  if (layout && onLayoutChange) {
+  // Full screen covers both places, so where the card docks is chosen outside it.
+  if (layout && onLayoutChange && !props.fullScreen) {
     list.push(
       layout === "split"
         ? { key: "layout", label: "As a tab", title: "Give the preview its own tab, at full width", onClick: () => onLayoutChange("tab") }
