@@ -66,8 +66,8 @@ impl Rules<'_> {
             } else if let Some(module) = self.modules.iter().find(|x| x.id == named) {
                 let reason = format!("named as `module {named}`");
                 push(m.start(), edit(module, reason), &mut found);
-            } else if is_bare_word(named) {
-                // "the module that…": English, not a name.
+            } else if !self.looks_like_a_name(named) {
+                // "the module that…", "module 3": English, not a name.
             } else if confirmed(named) {
                 push(m.start(), self.new_module(named)?, &mut found);
             } else if !unknown.iter().any(|u| u == named) {
@@ -149,6 +149,15 @@ impl Rules<'_> {
             }
         }
         Ok(selected)
+    }
+
+    /// Whether the word after `module` names something (a path, a scoped or pattern id)
+    /// rather than being English that happens to follow the word "module".
+    fn looks_like_a_name(&self, word: &str) -> bool {
+        if is_bare_word(word) || is_file_name(word) {
+            return false;
+        }
+        word.contains('/') || word.starts_with('@') || self.id_pattern.is_some_and(|p| p.is_match(word))
     }
 
     /// A confirmed new module `id`: it must match the id pattern and make a plain

@@ -119,8 +119,10 @@ fn an_unknown_module_directory_is_refused() {
     let err = rules.classify("Fix module modules/nope").unwrap_err();
     assert_eq!(err.code, ErrorCode::ModuleUnknown);
     assert!(err.message.starts_with("`modules/nope` is not a module of this workspace"), "{}", err.message);
-    // "module" followed by an ordinary word is just English.
+    // "module" followed by an ordinary word, a number or a file name is just English.
     assert_eq!(rules.classify("The module that holds @shop/cart").unwrap()[0].id, "@shop/cart");
+    assert_eq!(rules.classify("Chapter module 3 lives in @shop/cart").unwrap()[0].id, "@shop/cart");
+    assert_eq!(rules.classify("The module index.ts of @shop/cart").unwrap()[0].id, "@shop/cart");
 }
 
 #[test]
