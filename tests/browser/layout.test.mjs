@@ -275,6 +275,9 @@ describe("the session screen's layout in kiln serve", { timeout: TEST_TIMEOUT * 
 async function switchLayout(page, layout) {
   const card = page.locator("[data-testid=preview-card]");
   const inline = page.locator("[data-testid=preview-layout]");
+  // Wait until the toolbar has settled on one of its two forms (its container query follows the
+  // card's width, which moves with the viewport and the split): checking at once may see neither.
+  await page.locator("[data-testid=preview-layout]:visible, [data-testid=preview-more]:visible").first().waitFor();
   if (await inline.isVisible()) await inline.click();
   else {
     await page.locator("[data-testid=preview-more]").click();

@@ -84,7 +84,7 @@ function GatesRowView({ row }: { row: GatesRow }) {
     <div className={`chat-gates ${failed ? "gates-failed" : "gates-passed"}`} data-testid="entry" data-kind="gate" data-row="gates" data-outcome={failed ? "fail" : "pass"}>
       <Fold open={open} onToggle={() => setOpen((o) => !o)} testId="gates-toggle">
         <Icon name={failed ? "cross" : "check"} className="entry-icon" size={14} />
-        <span className="gates-summary" data-testid="gates-summary">
+        <span className="gates-summary" data-testid="gate-run-summary">
           {gatesSummary(row)}
         </span>
         {row.fixBy && <span className="gates-fix">→ back to {roleName(row.fixBy)}</span>}

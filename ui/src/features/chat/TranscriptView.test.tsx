@@ -61,7 +61,7 @@ describe("the folded session", () => {
 
   it("sums each gate run in one line", () => {
     render(<TranscriptView entries={twoTurnSession()} />);
-    expect(screen.getAllByTestId("gates-summary").map((s) => s.textContent)).toEqual(["gates: 1 passed", "gates: 5 passed, 1 failed (tests)", "gates: 6 passed"]);
+    expect(screen.getAllByTestId("gate-run-summary").map((s) => s.textContent)).toEqual(["gates: 1 passed", "gates: 5 passed, 1 failed (tests)", "gates: 6 passed"]);
   });
 
   it("says an error once, in words, with a count and its code behind details", () => {
