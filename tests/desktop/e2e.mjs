@@ -265,6 +265,9 @@ async function steps(s, { workspace, display, updates }) {
   shot(display, "e2e-7-preview");
   ok(`the preview shows the shop's catalog inside the window (${src.replace(/\?.*/, "")})`);
   await s.click(await s.waitFor("[data-testid=preview-close]"));
+  // Closing gives the details their column back, which moves the header's buttons: wait until
+  // the card is gone before clicking Eject, or the click may land where Eject was.
+  await waitFor("the preview to close", async () => (await s.script("return document.querySelectorAll('[data-testid=preview-card]').length === 0")) || null, 30_000, 200);
 
   // 6. Eject: the plan names the file; Confirm delivers it into the workspace.
   await s.click(await s.waitFor("[data-testid=eject]"));

@@ -10,6 +10,7 @@ import { useSessionAttachments } from "../../state/useAttachments";
 import { AttachButton } from "./AttachButton";
 import { AttachmentChips, AttachmentRefusals } from "./AttachmentChips";
 import { ErrorMessage } from "../../components/ErrorMessage";
+import { InlineCode } from "../../components/InlineCode";
 import { ModuleAutocomplete } from "../modules/ModuleAutocomplete";
 import { lifecycleOf } from "../../components/StateBadge";
 import { isSendKey, sendHint, useSendKey } from "../shortcuts/keymap";
@@ -247,7 +248,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
       )}
       {driverStatus && !driverStatus.available && !closed && (
         <p className="hint warn-text" data-testid="driver-unavailable">
-          {driverStatus.id} is not available: {driverStatus.detail}
+          {driverStatus.id} is not available: <InlineCode text={driverStatus.detail} />
         </p>
       )}
     </form>

@@ -1,4 +1,4 @@
-// Under a transcript entry that closed a turn with a checkpoint: the checkpoint's number and "Restore to here".
+// Under a transcript entry that closed a turn with a checkpoint: its number, its name (the message that led to it), whether the working copy is at it now, and "Restore to here".
 import type { CheckpointView, SessionView } from "../../api/types";
 import { CheckpointRestore } from "../checkpoints/CheckpointRestore";
 import { Icon } from "../../components/Icon";
@@ -26,7 +26,12 @@ export function EntryCheckpoint({ session, checkpoint, closed, onRestored }: Ent
     <div className="entry-checkpoint" data-testid="entry-checkpoint" data-sequence={checkpoint.sequence}>
       <span className="entry-checkpoint-label">
         <Icon name="history" className="entry-icon" />
-        Checkpoint {checkpoint.sequence}
+        <span title={checkpoint.label}>Checkpoint {checkpoint.sequence}</span>
+        {checkpoint.current && (
+          <span className="badge badge-info checkpoint-now" data-testid="entry-checkpoint-current" title="The working copy is at this checkpoint">
+            current
+          </span>
+        )}
       </span>
       <CheckpointRestore
         sessionId={session.id}

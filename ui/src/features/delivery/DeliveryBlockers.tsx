@@ -1,4 +1,4 @@
-// What stops a delivery, shown first: each blocker's code, message and paths, with "Run review" for a module whose review is missing, stale or asks for changes, and "Run gates" otherwise.
+// What stops a delivery, shown first: each blocker in words (its code on hover), message and paths, with "Run review" for a module whose review is missing, stale or asks for changes, and "Run gates" otherwise.
 import { useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { Blocker, SessionView } from "../../api/types";
@@ -6,6 +6,8 @@ import { reviewOf, reviewState } from "../../lib/reviews";
 import { useStore } from "../../state/store";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { Icon } from "../../components/Icon";
+import { InlineCode } from "../../components/InlineCode";
+import { errorWords } from "../../lib/errorWords";
 
 export interface DeliveryBlockersProps {
   session: SessionView;
@@ -50,9 +52,13 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
           return (
             <li key={`${i}:${b.code}:${b.moduleId ?? ""}`} className="blocker" data-testid="blocker" data-code={b.code} data-module={b.moduleId ?? ""}>
               <div className="blocker-head">
-                <code className="error-code">{b.code}</code>
+                <strong className="blocker-words" title={b.code}>
+                  {errorWords(b.code)}
+                </strong>
                 {b.moduleId && <code className="module-id">{b.moduleId}</code>}
-                <span className="blocker-message">{b.message}</span>
+                <span className="blocker-message">
+                  <InlineCode text={b.message} />
+                </span>
                 {b.moduleId && needsReview && (
                   <button
                     type="button"
