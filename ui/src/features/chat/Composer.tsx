@@ -246,7 +246,8 @@ export function Composer({ session, settings, preset }: ComposerProps) {
           {sendHint(sendKey)}
         </p>
       )}
-      {driverStatus && !driverStatus.available && !closed && (
+      {driverStatus && !driverStatus.available && !closed && error?.code !== "DRIVER_NOT_FOUND" && (
+        // Said once: a send refused for the missing driver already shows why above.
         <p className="hint warn-text" data-testid="driver-unavailable">
           {driverStatus.id} is not available: <InlineCode text={driverStatus.detail} />
         </p>
