@@ -166,6 +166,22 @@ pub async fn delivery_token(ws: &Workspace) -> Result<Option<String>> {
     bound_secret(ws, DELIVERY_TOKEN, Some(&url), None).await
 }
 
+/// A local CLI's status: where its binary is (or how to install it), its version and
+/// whether it is signed in (`crate::drivers::health`).
+async fn local_driver(name: &str, configured: &Option<String>) -> DriverStatus {
+    use crate::drivers::{discover, health};
+    match discover::find(name, configured.as_deref().map(std::path::Path::new)) {
+        Ok(path) => DriverStatus {
+            id: name.into(),
+            available: true,
+            detail: path.display().to_string(),
+            version: health::version(&path).await,
+            signed_in: health::signed_in(name),
+        },
+        Err(e) => DriverStatus { id: name.into(), available: false, detail: e.message, version: None, signed_in: None },
+    }
+}
+
 pub async fn view(ws: &Workspace) -> Result<SettingsView> {
     let get = |key: &'static str| get_setting(&ws.pool, key);
     let local = ws.mode == ServeMode::Loopback;
@@ -174,15 +190,29 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
     let openai_base_url = get(OPENAI_BASE_URL).await?;
     let openai_model = get(OPENAI_MODEL).await?;
     let key = openai_key(ws).await?;
-    let binary = |name: &str, configured: &Option<String>| match crate::drivers::discover::find(name, configured.as_deref().map(std::path::Path::new)) {
-        Ok(path) => DriverStatus { id: name.into(), available: true, detail: path.display().to_string() },
-        Err(e) => DriverStatus { id: name.into(), available: false, detail: e.message },
-    };
     let openai = match (&openai_base_url, &openai_model) {
-        (Some(url), Some(model)) => DriverStatus { id: "openai-compatible".into(), available: true, detail: format!("{model} at {url}") },
-        _ => DriverStatus { id: "openai-compatible".into(), available: false, detail: "set the endpoint and model in Settings".into() },
+        (Some(url), Some(model)) => DriverStatus {
+            id: "openai-compatible".into(),
+            available: true,
+            detail: format!("{model} at {url}"),
+            version: None,
+            signed_in: Some(key.is_some()),
+        },
+        _ => DriverStatus {
+            id: "openai-compatible".into(),
+            available: false,
+            detail: "set the endpoint and model in Settings".into(),
+            version: None,
+            signed_in: None,
+        },
     };
-    let drivers = if local { vec![binary("claude", &claude_path), binary("codex", &codex_path), openai] } else { vec![openai] };
+    let drivers = if local {
+        // Both CLIs answer `--version` at once: a cold start is the slow part.
+        let (claude, codex) = tokio::join!(local_driver("claude", &claude_path), local_driver("codex", &codex_path));
+        vec![claude, codex, openai]
+    } else {
+        vec![openai]
+    };
     let default_driver = get(DEFAULT).await?.filter(|d| registry::offered(ws.mode).contains(&d.as_str()));
     let bridge_url = bridge_url(ws).await?;
     Ok(SettingsView {

@@ -513,7 +513,19 @@ export type DriverStatus = { id: string, available: boolean,
 /**
  * The binary found, the endpoint set, or what to do to make it available.
  */
-detail: string, };
+detail: string, 
+/**
+ * What the binary's `--version` says (its first line), for a local CLI that
+ * answered; `None` when not installed or it would not say.
+ */
+version: string | null, 
+/**
+ * Whether it is signed in, where that can be told without the network: an API key in
+ * the environment Kiln gives the CLI or the credentials file its login writes; for
+ * the OpenAI-compatible driver, whether a key is stored. `None` when not installed or
+ * when it cannot be told (the macOS keychain).
+ */
+signedIn: boolean | null, };
 
 export type CommandPolicy = "workdir" | "none";
 

@@ -116,9 +116,9 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
       tokenFingerprint: null,
     },
     drivers: [
-      { id: "claude", available: true, detail: "/usr/local/bin/claude" },
-      { id: "codex", available: false, detail: "install it with `npm i -g @openai/codex`" },
-      { id: "openai-compatible", available: false, detail: "set the endpoint and model in Settings" },
+      { id: "claude", available: true, detail: "/usr/local/bin/claude", version: "2.0.14 (Claude Code)", signedIn: true },
+      { id: "codex", available: false, detail: "install it with `npm i -g @openai/codex`", version: null, signedIn: null },
+      { id: "openai-compatible", available: false, detail: "set the endpoint and model in Settings", version: null, signedIn: null },
     ],
     ...overrides,
   };

@@ -967,6 +967,14 @@ pub struct DriverStatus {
     pub available: bool,
     /// The binary found, the endpoint set, or what to do to make it available.
     pub detail: String,
+    /// What the binary's `--version` says (its first line), for a local CLI that
+    /// answered; `None` when not installed or it would not say.
+    pub version: Option<String>,
+    /// Whether it is signed in, where that can be told without the network: an API key in
+    /// the environment Kiln gives the CLI or the credentials file its login writes; for
+    /// the OpenAI-compatible driver, whether a key is stored. `None` when not installed or
+    /// when it cannot be told (the macOS keychain).
+    pub signed_in: Option<bool>,
 }
 
 /// Which commands agents may run (SPEC §7), answered for them by Kiln: the setting

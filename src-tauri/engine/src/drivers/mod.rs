@@ -6,6 +6,7 @@ pub mod claude;
 pub mod codex;
 pub mod discover;
 pub mod events;
+pub mod health;
 pub mod openai;
 pub mod registry;
 pub mod runner;

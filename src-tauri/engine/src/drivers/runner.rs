@@ -38,17 +38,21 @@ pub fn home(env: &[(String, String)]) -> Option<PathBuf> {
     home.filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 
-/// Runs the CLI to its end; `parse` turns one stdout line into events.
-pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) -> Vec<DriverEvent>) -> Result<()> {
-    let mut cmd = Command::new(cli.binary);
-    // The CLI keeps the operator's environment (its login, its provider settings), but
-    // not Kiln's own variables: `KILN_CONFIG_DIR` would lead its commands to the access
-    // tokens, and the rest is no business of theirs.
+/// The CLI keeps the operator's environment (its login, its provider settings), but
+/// not Kiln's own variables: `KILN_CONFIG_DIR` would lead its commands to the access
+/// tokens, and the rest is no business of theirs.
+pub fn scrub_env(cmd: &mut Command) {
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("KILN_") {
             cmd.env_remove(&key);
         }
     }
+}
+
+/// Runs the CLI to its end; `parse` turns one stdout line into events.
+pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) -> Vec<DriverEvent>) -> Result<()> {
+    let mut cmd = Command::new(cli.binary);
+    scrub_env(&mut cmd);
     cmd.args(&cli.args)
         .envs(cli.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .current_dir(cli.workdir)

@@ -43,7 +43,7 @@ describe("Composer", () => {
 
   it("sends the picked role, module, driver and model on Ctrl+Enter", async () => {
     const backend = fakeBackend({ send_message: () => session });
-    const withOpenAi = makeSettings({ drivers: [...settings.drivers.slice(0, 2), { id: "openai-compatible", available: true, detail: "gpt at x" }] });
+    const withOpenAi = makeSettings({ drivers: [...settings.drivers.slice(0, 2), { id: "openai-compatible", available: true, detail: "gpt at x", version: null, signedIn: true }] });
     renderWithStore(<Composer session={session} settings={withOpenAi} />, backend);
 
     // The roles come from the workspace (get_state).

@@ -1,10 +1,11 @@
-// The new-session form's agent line: which driver and model the first turn runs (the workspace default unless another is picked) and the driver's health as get_settings reports it; what it cannot tell reads "unknown".
+// The new-session form's agent line: which driver and model the first turn runs (the workspace default unless another is picked) and the driver's health as get_settings reports it (installed, version, signed in); what the engine cannot tell reads "unknown".
 import type { DriverStatus, SettingsView } from "../../api/types";
 import { InlineCode } from "../../components/InlineCode";
 import { Badge } from "../../components/StateBadge";
+import { signInLabel, signInTone, versionLabel } from "../../lib/agentHealth";
 
-/** What a driver's status may carry beyond DriverStatus when the engine can tell (issue 15); absent reads "unknown". */
-type DriverHealth = DriverStatus & { version?: string | null; signedIn?: boolean | null };
+/** Older engines sent no version or sign-in: absent reads "unknown", as null does. */
+type DriverHealth = Omit<DriverStatus, "version" | "signedIn"> & Partial<Pick<DriverStatus, "version" | "signedIn">>;
 
 export interface AgentChoiceProps {
   settings: SettingsView | null;
@@ -31,19 +32,18 @@ export function defaultModel(settings: SettingsView | null, driver: string): str
 
 export function AgentHealth({ status }: { status: DriverHealth }) {
   const { tone, label } = presence(status);
-  const signedIn = status.signedIn === true ? "signed in" : status.signedIn === false ? "not signed in" : "sign-in unknown";
   return (
     <p className="agent-health small" data-testid="agent-health" data-driver={status.id} data-available={status.available}>
       <Badge tone={tone} testId="agent-installed">{label}</Badge>
       <span className="muted" data-testid="agent-detail" title={status.detail}>
         <InlineCode text={status.detail} />
       </span>
-      {status.id !== "openai-compatible" && (
-        <>
-          <span data-testid="agent-version">{status.version ? `version ${status.version}` : "version unknown"}</span>
-          <span data-testid="agent-signed-in">{signedIn}</span>
-        </>
+      {status.available && status.id !== "openai-compatible" && (
+        <span data-testid="agent-version" title={status.version ?? undefined}>
+          {versionLabel(status)}
+        </span>
       )}
+      {status.available && <Badge tone={signInTone(status)} testId="agent-signed-in">{signInLabel(status)}</Badge>}
     </p>
   );
 }

@@ -233,9 +233,9 @@ describe("NewSession", () => {
   it("shows the agent and model that will run, with their health, and runs the first turn with a picked one", async () => {
     const settings = makeSettings({ openaiBaseUrl: "https://llm.example/v1", openaiModel: "gpt-4.1" });
     settings.drivers = [
-      { id: "claude", available: true, detail: "/usr/local/bin/claude" },
-      { id: "codex", available: false, detail: "`codex` was not found: install Codex with `npm install -g @openai/codex`" },
-      { id: "openai-compatible", available: true, detail: "gpt-4.1 at https://llm.example/v1" },
+      { id: "claude", available: true, detail: "/usr/local/bin/claude", version: null, signedIn: null },
+      { id: "codex", available: false, detail: "`codex` was not found: install Codex with `npm install -g @openai/codex`", version: null, signedIn: null },
+      { id: "openai-compatible", available: true, detail: "gpt-4.1 at https://llm.example/v1", version: null, signedIn: false },
     ];
     const backend = fakeBackend({ ...sessionHandlers(), get_settings: () => settings, send_message: () => created });
     renderWithStore(<NewSession />, backend);
@@ -245,7 +245,7 @@ describe("NewSession", () => {
     expect(health).toHaveAttribute("data-driver", "claude");
     expect(within(health).getByTestId("agent-installed")).toHaveTextContent("installed");
     expect(health).toHaveTextContent("/usr/local/bin/claude");
-    // What the CLI's status cannot tell is said as unknown, not guessed.
+    // What the engine could not tell is said as unknown, not guessed.
     expect(within(health).getByTestId("agent-version")).toHaveTextContent("version unknown");
     expect(within(health).getByTestId("agent-signed-in")).toHaveTextContent("sign-in unknown");
     expect((screen.getByTestId("agent-model") as HTMLInputElement).placeholder).toBe("claude's default");
@@ -257,6 +257,7 @@ describe("NewSession", () => {
 
     fireEvent.change(screen.getByTestId("agent-driver"), { target: { value: "openai-compatible" } });
     expect(within(screen.getByTestId("agent-health")).getByTestId("agent-installed")).toHaveTextContent("configured");
+    expect(within(screen.getByTestId("agent-health")).getByTestId("agent-signed-in")).toHaveTextContent("no key");
     expect((screen.getByTestId("agent-model") as HTMLInputElement).placeholder).toBe("gpt-4.1");
     fireEvent.change(screen.getByTestId("agent-model"), { target: { value: "gpt-4.1-mini" } });
     fireEvent.change(screen.getByTestId("brief"), { target: { value: "Faster @shop/cart" } });
@@ -264,6 +265,25 @@ describe("NewSession", () => {
     await waitFor(() =>
       expect(backend.call).toHaveBeenCalledWith("send_message", { sessionId: "new-1", text: "Faster @shop/cart", driver: "openai-compatible", model: "gpt-4.1-mini" }),
     );
+  });
+
+  it("shows the agent's version and whether it is signed in, as the engine tells them", async () => {
+    const settings = makeSettings();
+    settings.drivers = [
+      { id: "claude", available: true, detail: "/usr/local/bin/claude", version: "2.0.14 (Claude Code)", signedIn: true },
+      { id: "codex", available: true, detail: "/usr/local/bin/codex", version: "codex-cli 0.46.0", signedIn: false },
+    ];
+    renderWithStore(<NewSession />, fakeBackend({ get_settings: () => settings }));
+    const health = await screen.findByTestId("agent-health");
+    expect(within(health).getByTestId("agent-version")).toHaveTextContent(/^v2\.0\.14$/);
+    expect(within(health).getByTestId("agent-version")).toHaveAttribute("title", "2.0.14 (Claude Code)");
+    expect(within(health).getByTestId("agent-signed-in")).toHaveTextContent(/^signed in$/);
+    expect(health).not.toHaveTextContent("unknown");
+
+    fireEvent.change(screen.getByTestId("agent-driver"), { target: { value: "codex" } });
+    const codex = screen.getByTestId("agent-health");
+    expect(within(codex).getByTestId("agent-version")).toHaveTextContent(/^v0\.46\.0$/);
+    expect(within(codex).getByTestId("agent-signed-in")).toHaveTextContent(/^not signed in$/);
   });
 
   it("completes a module after @ in the brief; Enter picks it and does not create", async () => {

@@ -149,7 +149,7 @@ describe("SettingsScreen", () => {
   });
 
   it("offers only the drivers the server lists (self-hosted: bring-your-own-key only)", async () => {
-    const openai = { id: "openai-compatible", available: true, detail: "gpt-4.1 at https://api.example.com/v1" };
+    const openai = { id: "openai-compatible", available: true, detail: "gpt-4.1 at https://api.example.com/v1", version: null, signedIn: true };
     const backend = fakeBackend({ get_settings: () => makeSettings({ defaultDriver: "claude", drivers: [openai] }) });
     renderWithStore(<SettingsScreen />, backend);
 
@@ -211,6 +211,25 @@ describe("SettingsScreen", () => {
     const choices = within(screen.getByTestId("default-driver")).getAllByRole("option") as HTMLOptionElement[];
     expect(choices.map((o) => o.value)).toEqual(["claude", "codex", "openai-compatible"]);
     expect(choices.some((o) => o.disabled)).toBe(false);
+  });
+
+  it("lists each installed driver's version and sign-in, unknown only when the engine could not tell", async () => {
+    const settings = makeSettings();
+    settings.drivers = [
+      { id: "claude", available: true, detail: "/usr/local/bin/claude", version: "2.0.14 (Claude Code)", signedIn: false },
+      { id: "codex", available: true, detail: "/usr/local/bin/codex", version: null, signedIn: null },
+      { id: "openai-compatible", available: false, detail: "set the endpoint and model in Settings", version: null, signedIn: null },
+    ];
+    renderWithStore(<SettingsScreen />, fakeBackend({ get_settings: () => settings }));
+    const list = await screen.findByTestId("driver-list");
+    const line = (id: string) => list.querySelector(`[data-driver="${id}"]`) as HTMLElement;
+    expect(within(line("claude")).getByTestId("driver-version")).toHaveTextContent(/^v2\.0\.14$/);
+    expect(within(line("claude")).getByTestId("driver-signed-in")).toHaveTextContent(/^not signed in$/);
+    expect(within(line("codex")).getByTestId("driver-version")).toHaveTextContent("version unknown");
+    expect(within(line("codex")).getByTestId("driver-signed-in")).toHaveTextContent("sign-in unknown");
+    // Nothing about a version or a login for what is not there.
+    expect(within(line("openai-compatible")).queryByTestId("driver-version")).toBeNull();
+    expect(within(line("openai-compatible")).queryByTestId("driver-signed-in")).toBeNull();
   });
 
   it("never says a missing binary was found on PATH", async () => {

@@ -12,6 +12,7 @@ import { Badge } from "../../components/StateBadge";
 import { TextField } from "../../components/TextField";
 import { paths } from "../../router";
 import { useStore } from "../../state/store";
+import { signInLabel, signInTone, versionLabel } from "../../lib/agentHealth";
 import { useSettings } from "../../state/useSettings";
 import { SendKeySetting } from "../shortcuts/SendKeySetting";
 import {
@@ -179,6 +180,12 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
           <li key={d.id} className="driver-item" data-driver={d.id} data-available={d.available}>
             <code>{d.id}</code>
             <Badge tone={d.available ? "success" : "muted"}>{d.available ? "available" : "unavailable"}</Badge>
+            {d.available && d.id !== "openai-compatible" && (
+              <span className="small" data-testid="driver-version" title={d.version ?? undefined}>
+                {versionLabel(d)}
+              </span>
+            )}
+            {d.available && <Badge tone={signInTone(d)} testId="driver-signed-in">{signInLabel(d)}</Badge>}
             <span className="muted small driver-detail">
               <InlineCode text={d.detail} />
             </span>
