@@ -43,6 +43,14 @@ async fn the_version_is_read_once_per_binary_without_kilns_variables() {
     assert_eq!(health::version(&bin).await.as_deref(), Some("2.1.0 (Claude Code)"));
     assert_eq!(runs(&count).len(), 2);
 
+    // Two reads at once (the dashboard and the composer) start one run.
+    let both = tempfile::tempdir().unwrap();
+    let count = both.path().join("runs");
+    let bin = fake_cli(both.path(), "codex-cli 0.46.0", &count);
+    let (a, b) = tokio::join!(health::version(&bin), health::version(&bin));
+    assert_eq!((a.as_deref(), b.as_deref()), (Some("codex-cli 0.46.0"), Some("codex-cli 0.46.0")));
+    assert_eq!(runs(&count).len(), 1);
+
     // A long first line is cut to one short line; a binary that fails says nothing.
     let long = tempfile::tempdir().unwrap();
     let bin = fake_cli(long.path(), &"x".repeat(200), &long.path().join("runs"));

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 /// How long `--version` may take: a cold node start on a loaded machine takes seconds.
@@ -18,7 +18,11 @@ const VERSION_CHARS: usize = 60;
 
 type BinaryKey = (PathBuf, Option<SystemTime>, u64);
 
-static VERSIONS: Mutex<Option<HashMap<BinaryKey, Option<String>>>> = Mutex::new(None);
+/// One cell per binary: callers at the same moment (the dashboard and the composer both
+/// read Settings) wait for one run instead of each starting node.
+type Cell = Arc<tokio::sync::OnceCell<Option<String>>>;
+
+static VERSIONS: Mutex<Option<HashMap<BinaryKey, Cell>>> = Mutex::new(None);
 
 fn binary_key(binary: &Path) -> Option<BinaryKey> {
     let meta = std::fs::metadata(binary).ok()?;
@@ -36,12 +40,9 @@ pub fn first_line(out: &str) -> Option<String> {
 /// binary changes.
 pub async fn version(binary: &Path) -> Option<String> {
     let key = binary_key(binary)?;
-    if let Some(known) = VERSIONS.lock().unwrap().as_ref().and_then(|m| m.get(&key)) {
-        return known.clone();
-    }
-    let answer = run_version(binary).await?;
-    VERSIONS.lock().unwrap().get_or_insert_with(HashMap::new).insert(key, answer.clone());
-    answer
+    let cell = VERSIONS.lock().unwrap().get_or_insert_with(HashMap::new).entry(key).or_default().clone();
+    // A timeout leaves the cell empty, so the next read asks again.
+    cell.get_or_try_init(|| async { run_version(binary).await.ok_or(()) }).await.ok().cloned().flatten()
 }
 
 /// `Some(answer)` when the binary ran to its end (or could not start), `None` on a timeout.

@@ -68,8 +68,10 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             Ok(Arc::new(CodexDriver { binary, commands, ..Default::default() }))
         }
         "openai-compatible" => {
-            let settings = crate::settings::view(ws).await?;
-            let (Some(base_url), Some(model)) = (settings.openai_base_url, settings.openai_model) else {
+            // Only the endpoint's settings: the whole view would ask the local CLIs their versions.
+            let base_url = get_setting(&ws.pool, crate::settings::OPENAI_BASE_URL).await?;
+            let model = get_setting(&ws.pool, crate::settings::OPENAI_MODEL).await?;
+            let (Some(base_url), Some(model)) = (base_url, model) else {
                 return Err(ApiError::new(
                     crate::error::ErrorCode::DriverNotFound,
                     "the OpenAI-compatible driver needs an endpoint and a model: set them in Settings",
