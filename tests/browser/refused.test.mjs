@@ -3,8 +3,8 @@
 // a 401. The new-session form first shows the agent's health (its version, signed in: the test
 // double's key counts). Created from the dashboard with a brief, the session screen says the
 // provider refused the credentials, in words, soon after Create (the figure is printed), and the
-// session is usable afterwards: not planning, its composer enabled. Runs in a loopback-only
-// network namespace, as agent.test.mjs does.
+// session is usable afterwards: not planning, its composer enabled. Settings list the same health.
+// Runs in a loopback-only network namespace, as agent.test.mjs does.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -123,6 +123,14 @@ describe("refused credentials during planning", { timeout: TEST_TIMEOUT }, () =>
     await composer.waitFor();
     assert.ok(await composer.isEnabled(), "the composer takes a message");
     assert.equal(await page.locator("[data-testid=running]").count(), 0, "nothing runs any more");
+
+    // Settings' driver list says the same of claude.
+    await page.goto(new URL("#/settings", url).href);
+    const line = page.locator("[data-testid=driver-list] [data-driver=claude]");
+    await line.waitFor();
+    assert.equal(await line.locator("[data-testid=driver-version]").innerText(), version);
+    assert.equal(await line.locator("[data-testid=driver-signed-in]").innerText(), "signed in");
+    await page.screenshot({ path: path.join(ARTIFACTS, "refused-settings.png") });
     assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
   });
 });
