@@ -18,8 +18,9 @@ PREVIEW_TIMEOUT=${KILN_PREVIEW_RENDER_TIMEOUT:-90} # seconds for the shop to sho
 # The shop's page background and accent (examples/shop/shell/style.css): Kiln uses neither.
 SHOP_BG="#F7F4EF"
 SHOP_ACCENT="#B5542D"
-# Where the card floats on a 1280x800 screen: right of the chat's messages, left of the sidebar.
-CARD_REGION=560x420+360+200
+# Where the preview docks on a 1280x800 screen: the right-hand pane of the split beside the chat
+# (the session rail, the chat and its composer take the left 800 px).
+CARD_REGION=420x440+820+240
 MIN_BG_PIXELS=20000
 MIN_ACCENT_PIXELS=300
 
@@ -88,7 +89,7 @@ launch_app "$KILN" --workspace "$tmp/shop"
 wait_window
 ok "session $session, its setup finished; the window opened on it"
 
-# 3. The shop inside the card: its background and accent where the card floats.
+# 3. The shop inside the card: its background and accent where the preview docks.
 count() { convert "$1" -crop "$CARD_REGION" +repage -fill black +opaque "$2" -fill white -opaque "$2" -format '%[fx:round(mean*w*h)]' info:; }
 bg=0 accent=0
 render_start=$SECONDS
