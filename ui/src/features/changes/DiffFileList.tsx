@@ -25,13 +25,16 @@ export function DiffFileName({ file, directory }: { file: FileDiff; directory?: 
   const shown = (p: string) => (directory === undefined ? p : pathInModule(p, directory));
   return (
     <span className="diff-path" title={file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}>
-      {file.oldPath && file.oldPath !== file.path && (
-        <>
-          <span className="diff-old-path">{shown(file.oldPath)}</span>
-          {" → "}
-        </>
-      )}
-      {shown(file.path)}
+      {/* The box runs right to left so a long path loses its start, not its file name; the path itself stays left to right. */}
+      <bdi dir="ltr">
+        {file.oldPath && file.oldPath !== file.path && (
+          <>
+            <span className="diff-old-path">{shown(file.oldPath)}</span>
+            {" → "}
+          </>
+        )}
+        {shown(file.path)}
+      </bdi>
     </span>
   );
 }
