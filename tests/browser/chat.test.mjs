@@ -128,7 +128,11 @@ describe("the chat follows, folds and streams", { timeout: TEST_TIMEOUT * 2 }, (
     // Send: the chat follows to the end and shows the reply, with no scrolling by the test.
     await page.locator("[data-testid=message]").fill("Where does the product card render?");
     await page.locator("[data-testid=send]").click();
-    await page.waitForFunction(followedTo, REPLY_TWO, { timeout: 120_000 });
+    await page.waitForFunction(followedTo, REPLY_TWO, { timeout: 120_000 }).catch(async (e) => {
+      // Say which half failed: the reply never came, or the chat did not follow it.
+      await page.screenshot({ path: path.join(ARTIFACTS, "chat-not-followed.png") });
+      throw new Error(`${e.message}; the chat then: ${JSON.stringify(await page.evaluate(chatState, REPLY_TWO))}`);
+    });
     const state = await page.evaluate(chatState, REPLY_TWO);
     assert.ok(state.scrollable, "the chat is longer than its box, so following was needed");
     await page.locator("[data-testid=running]").waitFor({ state: "detached", timeout: 60_000 });

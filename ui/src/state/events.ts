@@ -2,7 +2,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import type { KilnEvent } from "../api/types";
 import { appendEntry, putSession, putWorkspace, removeSession } from "./cache";
-import { putLive } from "./live";
+import { putLive, settleLiveText } from "./live";
 import { keys } from "./queries";
 
 /** `reloadApp`: the start-up fetch of the app state (it also reconnects a lost loopback connection). */
@@ -12,6 +12,7 @@ export function applyEvent(client: QueryClient, event: KilnEvent, reloadApp: () 
     case "session":
       return putSession(client, body.session);
     case "transcript":
+      if (body.entry.kind === "agent") settleLiveText(client, body.entry.sessionId);
       return appendEntry(client, body.entry);
     case "sessionRemoved":
       return removeSession(client, body.sessionId);

@@ -9,6 +9,17 @@ export function putLive(client: QueryClient, live: LiveView) {
   client.setQueryData<LiveView | null>(keys.live(live.sessionId), cleared ? null : live);
 }
 
+/**
+ * The agent's text reached the transcript: the live copy of it goes at once (its own clear
+ * follows on the engine's next event), so the same words never show twice. A status stays.
+ */
+export function settleLiveText(client: QueryClient, sessionId: string) {
+  const held = client.getQueryData<LiveView | null>(keys.live(sessionId));
+  if (!held || held.text === null) return;
+  const settled: LiveView | null = held.status === null ? null : { ...held, text: null };
+  client.setQueryData<LiveView | null>(keys.live(sessionId), settled);
+}
+
 /** The session's live view, or null when nothing is under way (never fetched: events only). */
 export function useLive(sessionId: string): LiveView | null {
   const { data } = useQuery<LiveView | null>({ queryKey: keys.live(sessionId), queryFn: skipToken, staleTime: Infinity });

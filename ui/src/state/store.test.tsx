@@ -219,6 +219,10 @@ describe("store", () => {
     expect(screen.getByTestId("live-s1")).toHaveTextContent("planning::overloaded");
     act(() => emitLive(view({})));
     expect(screen.getByTestId("live-s1")).toHaveTextContent("none");
+    // The text reaches the transcript: its live copy goes with that event, before the engine's clear.
+    act(() => emitLive(view({ text: "Done." })));
+    act(() => backend.emit(ev({ type: "transcript", entry: makeEntry(9, { sessionId: "s1", kind: "agent", text: "Done." }) })));
+    expect(screen.getByTestId("live-s1")).toHaveTextContent("none");
   });
 
   it("an event about one session re-renders only the views reading it", async () => {
