@@ -163,7 +163,8 @@ describe("attention and keyboard in kiln serve", { timeout: TEST_TIMEOUT * 3 }, 
     assert.equal(await page.locator('[data-testid=tab-chat][aria-selected="true"]').count(), 1, "typing 2 did not switch tabs");
     await page.keyboard.press("Enter");
     await page.locator("[data-testid=entry][data-kind=user]").filter({ hasText: "and j" }).waitFor({ timeout: 60_000 });
-    assert.equal(await box.inputValue(), "");
+    // The entry's event may come before send_message's answer, which is when the composer empties.
+    await page.waitForFunction(() => document.querySelector("[data-testid=message]")?.value === "", null, { timeout: 30_000 });
     await page.screenshot({ path: path.join(ARTIFACTS, "attention-sent-with-enter.png") });
 
     // Settings' checkbox restores Ctrl+Enter: Enter then makes a newline.
