@@ -19,22 +19,11 @@ import {
   stopServer,
   tempDir,
 } from "./harness.mjs";
-import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
+import { MODEL_SERVER, api, assertLoopbackOnly, startModelServer } from "./agents.mjs";
 
 const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const BRIEF = "Add a wishlist to @shop/catalog";
 const TURN_TEXT = "Added a wishlist heart to each product card.";
-
-/** Only `lo` in this process's network namespace: the CLI can reach nothing else. */
-function assertLoopbackOnly() {
-  const devices = fs
-    .readFileSync("/proc/self/net/dev", "utf8")
-    .split("\n")
-    .slice(2)
-    .map((l) => l.split(":")[0].trim())
-    .filter(Boolean);
-  assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
-}
 
 describe("a real agent turn in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {
   before(async () => {

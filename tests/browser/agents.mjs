@@ -57,3 +57,13 @@ export async function api(url, command, args) {
   return body;
 }
 
+/** Only `lo` in this process's network namespace: the CLI can reach nothing else. */
+export function assertLoopbackOnly() {
+  const devices = fs
+    .readFileSync("/proc/self/net/dev", "utf8")
+    .split("\n")
+    .slice(2)
+    .map((l) => l.split(":")[0].trim())
+    .filter(Boolean);
+  assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
+}

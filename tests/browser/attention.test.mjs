@@ -10,21 +10,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
+import { MODEL_SERVER, api, assertLoopbackOnly, startModelServer } from "./agents.mjs";
 
 const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const BRIEF = "Add a wishlist to @shop/catalog";
 const TITLE = "Wishlist for the catalog";
-
-function assertLoopbackOnly() {
-  const devices = fs
-    .readFileSync("/proc/self/net/dev", "utf8")
-    .split("\n")
-    .slice(2)
-    .map((l) => l.split(":")[0].trim())
-    .filter(Boolean);
-  assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
-}
 
 /** Records every `new Notification(...)` in window.__notifications instead of showing it. */
 function recordNotifications() {

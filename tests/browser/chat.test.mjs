@@ -9,23 +9,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
+import { MODEL_SERVER, api, assertLoopbackOnly, startModelServer } from "./agents.mjs";
 
 const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const BRIEF = "Look through @shop/catalog's client code";
 const TURN_ONE = "I looked through every client file of the catalog.";
 const REPLY_TWO = "The product card renders in card.js.";
 const REPLY_THREE = "The wishlist would sit beside the price.";
-
-function assertLoopbackOnly() {
-  const devices = fs
-    .readFileSync("/proc/self/net/dev", "utf8")
-    .split("\n")
-    .slice(2)
-    .map((l) => l.split(":")[0].trim())
-    .filter(Boolean);
-  assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
-}
 
 /** A shell command the claude CLI runs in the session's working copy (Kiln's loopback serve allows agent commands). */
 const ls = (dir) => ({ tool: "Bash", arguments: { command: `ls ${dir}`, description: `List ${dir}` } });
