@@ -1,5 +1,6 @@
 // One row of the compact chat (lib/transcript.ts folds entries into rows): messages, tool calls, gate runs, notes, notices, errors, handoff chips.
 import { memo, useState } from "react";
+import type { TranscriptEntry } from "../../api/types";
 import { Icon } from "../../components/Icon";
 import { Md } from "../../components/Markdown";
 import { RelativeTime } from "../../components/RelativeTime";
@@ -49,13 +50,7 @@ function NotesRowView({ row }: { row: NotesRow }) {
         )}
       </Fold>
       {open && (
-        <ol className="folded-entries" data-testid="notes-body">
-          {row.entries.map((e) => (
-            <li key={e.id}>
-              <EntryView entry={e} />
-            </li>
-          ))}
-        </ol>
+        <FoldedEntries entries={row.entries} testId="notes-body" />
       )}
     </div>
   );
@@ -91,13 +86,7 @@ function GatesRowView({ row }: { row: GatesRow }) {
         {row.module && <code className="module-id">{row.module}</code>}
       </Fold>
       {open && (
-        <ol className="folded-entries" data-testid="gates-body">
-          {row.entries.map((e) => (
-            <li key={e.id}>
-              <EntryView entry={e} />
-            </li>
-          ))}
-        </ol>
+        <FoldedEntries entries={row.entries} testId="gates-body" />
       )}
     </div>
   );
@@ -202,13 +191,7 @@ function RowHead({ row }: { row: MessageRow | ToolRowModel }) {
         </button>
       </RoleHead>
       {open && (
-        <ol className="folded-entries" data-testid="lead-body">
-          {row.lead.map((e) => (
-            <li key={e.id}>
-              <EntryView entry={e} />
-            </li>
-          ))}
-        </ol>
+        <FoldedEntries entries={row.lead} testId="lead-body" />
       )}
     </>
   );
@@ -253,3 +236,16 @@ function RowViewInner({ row, roleHead }: RowViewProps) {
 }
 
 export const RowView = memo(RowViewInner);
+
+/** The entries a folded row stands for, shown whole when it is opened. */
+function FoldedEntries({ entries, testId }: { entries: TranscriptEntry[]; testId: string }) {
+  return (
+    <ol className="folded-entries" data-testid={testId}>
+      {entries.map((e) => (
+        <li key={e.id}>
+          <EntryView entry={e} />
+        </li>
+      ))}
+    </ol>
+  );
+}
