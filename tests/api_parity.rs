@@ -35,7 +35,9 @@ fn shop_copy(dest: &Path) -> PathBuf {
     copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop"), &shop);
     // Setup runs in the background; leave it out so both runs see the same transcript.
     let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(toml, text).unwrap();
     shop
 }
@@ -79,8 +81,13 @@ impl Http {
     /// A loopback `kiln serve` router on port 4320, connected.
     async fn connected(engine: Arc<Engine>, assets: Arc<kiln_serve::DirAssets>, config: &Path) -> Http {
         let access = Arc::new(kiln_engine::access::Access::open(config).await.unwrap());
-        let router = kiln_serve::router(engine, assets, kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access });
-        let request = Request::post("/api/connect").header("host", "127.0.0.1:4320").header("x-kiln", "1").body(Body::from("{}")).unwrap();
+        let router =
+            kiln_serve::router(engine, assets, kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access });
+        let request = Request::post("/api/connect")
+            .header("host", "127.0.0.1:4320")
+            .header("x-kiln", "1")
+            .body(Body::from("{}"))
+            .unwrap();
         let response = router.clone().oneshot(request).await.unwrap();
         assert_eq!(response.status(), 200);
         let set_cookie = response.headers()["set-cookie"].to_str().unwrap();
@@ -120,7 +127,12 @@ impl Transport2 for Http {
 }
 
 fn engine(config: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve, mode: ServeMode::Loopback, allow_agent_commands: false }))
+    Arc::new(Engine::new(EngineOptions {
+        config_dir: config.to_path_buf(),
+        transport: Transport::Serve,
+        mode: ServeMode::Loopback,
+        allow_agent_commands: false,
+    }))
 }
 
 /// Replaces what legitimately differs between two runs: ids, times, temp paths.
@@ -272,11 +284,43 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     assert_eq!(
         codes,
         [
-            "WORKSPACE_NOT_OPEN", "WORKSPACE_NOT_FOUND", "INVALID_INPUT", "INVALID_INPUT", "MODULE_REQUIRED", "MODULE_UNKNOWN",
-            "INVALID_INPUT", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_ALREADY_IN_SESSION", "MODULE_NOT_FOUND",
-            "ATTACHMENT_MISMATCH", "ATTACHMENT_NOT_FOUND", "INVALID_INPUT",
-            "INVALID_INPUT", "INVALID_INPUT", "INVALID_INPUT", "NOT_BLOCKED", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_INPUT", "CHECKPOINT_NOT_FOUND", "MODULE_NOT_FOUND", "INVALID_SESSION_ID", "INVALID_SESSION_ID", "SESSION_NOT_FOUND", "MODULE_NOT_FOUND", "DELIVERY_BLOCKED", "INVALID_INPUT", "MODULE_NOT_FOUND", "SESSION_ARCHIVED", "SESSION_NOT_ARCHIVED", "SESSION_DELETED", "SESSION_NOT_FOUND", "INVALID_INPUT",
-            "CONFIG_EXISTS", "INVALID_INPUT",
+            "WORKSPACE_NOT_OPEN",
+            "WORKSPACE_NOT_FOUND",
+            "INVALID_INPUT",
+            "INVALID_INPUT",
+            "MODULE_REQUIRED",
+            "MODULE_UNKNOWN",
+            "INVALID_INPUT",
+            "INVALID_SESSION_ID",
+            "SESSION_NOT_FOUND",
+            "MODULE_ALREADY_IN_SESSION",
+            "MODULE_NOT_FOUND",
+            "ATTACHMENT_MISMATCH",
+            "ATTACHMENT_NOT_FOUND",
+            "INVALID_INPUT",
+            "INVALID_INPUT",
+            "INVALID_INPUT",
+            "INVALID_INPUT",
+            "NOT_BLOCKED",
+            "MODULE_NOT_FOUND",
+            "INVALID_SESSION_ID",
+            "INVALID_INPUT",
+            "CHECKPOINT_NOT_FOUND",
+            "MODULE_NOT_FOUND",
+            "INVALID_SESSION_ID",
+            "INVALID_SESSION_ID",
+            "SESSION_NOT_FOUND",
+            "MODULE_NOT_FOUND",
+            "DELIVERY_BLOCKED",
+            "INVALID_INPUT",
+            "MODULE_NOT_FOUND",
+            "SESSION_ARCHIVED",
+            "SESSION_NOT_ARCHIVED",
+            "SESSION_DELETED",
+            "SESSION_NOT_FOUND",
+            "INVALID_INPUT",
+            "CONFIG_EXISTS",
+            "INVALID_INPUT",
         ]
     );
     let created = ipc_answers.iter().find(|(c, a)| c == "create_session" && a.is_ok()).unwrap().1.as_ref().unwrap();
@@ -289,7 +333,10 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     // Without a review or gates the plan is blocked, and no run was ever made.
     let plan = ipc_answers.iter().find(|(c, a)| c == "plan_delivery" && a.is_ok()).unwrap().1.as_ref().unwrap();
     assert_eq!(plan["target"], "workspace");
-    assert!(plan["blockers"].as_array().unwrap().iter().any(|b| b["message"].as_str().unwrap().contains("needs a review")), "{plan}");
+    assert!(
+        plan["blockers"].as_array().unwrap().iter().any(|b| b["message"].as_str().unwrap().contains("needs a review")),
+        "{plan}"
+    );
     assert_eq!(plan["availableTargets"][1]["available"], false);
     let run = ipc_answers.iter().find(|(c, _)| c == "get_delivery").unwrap();
     assert_eq!(run.1, Ok(Value::Null));
@@ -300,7 +347,10 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     assert_eq!(detected["workflow"], "specs");
     let catalog = detected["modules"].as_array().unwrap().iter().find(|m| m["id"] == "@shop/catalog").unwrap();
     let tests = catalog["gates"].as_array().unwrap().iter().find(|g| g["gate"] == "tests").unwrap();
-    assert_eq!((tests["command"].as_str(), tests["source"].as_str()), (Some("npm test"), Some("kiln.toml [gates.node]")));
+    assert_eq!(
+        (tests["command"].as_str(), tests["source"].as_str()),
+        (Some("npm test"), Some("kiln.toml [gates.node]"))
+    );
 
     // A command that does not exist is Tauri's own refusal on the desktop; HTTP names it.
     assert!(ipc.call("no_such_command", json!({})).await.is_err());

@@ -39,7 +39,8 @@ fn capability_files() -> Vec<(String, Value)> {
         .map(|path| {
             let text = std::fs::read_to_string(&path).unwrap();
             // tauri-build also accepts TOML; Kiln keeps its capabilities in JSON, so anything else is a surprise.
-            let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+            let value: Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
             (path.file_name().unwrap().to_string_lossy().into_owned(), value)
         })
         .collect()
@@ -67,13 +68,13 @@ fn the_command_list_names_exactly_the_handlers_commands() {
 
 /// The plugin permissions main.json grants besides the app's commands, and why.
 const PLUGIN_PERMISSIONS: &[&str] = &[
-    "dialog:allow-open",                   // the folder picker (Open Workspace…)
-    "shell:allow-open",                    // links in the system browser, http(s) only (plugins.shell.open)
-    "core:event:allow-listen",             // the menu's `menu` events
-    "core:event:allow-unlisten",           // ... and letting go of them
-    "updater:allow-check",                 // Check for Updates…
-    "updater:allow-download-and-install",  // the verified download and its install
-    "process:allow-restart",               // relaunching into the installed update
+    "dialog:allow-open",                  // the folder picker (Open Workspace…)
+    "shell:allow-open",                   // links in the system browser, http(s) only (plugins.shell.open)
+    "core:event:allow-listen",            // the menu's `menu` events
+    "core:event:allow-unlisten",          // ... and letting go of them
+    "updater:allow-check",                // Check for Updates…
+    "updater:allow-download-and-install", // the verified download and its install
+    "process:allow-restart",              // relaunching into the installed update
 ];
 
 /// The IPC commands those permissions allow.
@@ -95,8 +96,12 @@ fn the_main_capability_grants_the_commands_and_the_folder_picker_to_the_main_win
     assert_eq!(main["windows"], json!(["main"]));
     assert!(main.get("webviews").is_none(), "webview labels would widen the grant: {main}");
     assert_eq!(main["local"], json!(true));
-    let granted: BTreeSet<String> =
-        main["permissions"].as_array().unwrap().iter().map(|p| p.as_str().expect("plain permission names, no scopes").to_string()).collect();
+    let granted: BTreeSet<String> = main["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().expect("plain permission names, no scopes").to_string())
+        .collect();
     let mut expected: BTreeSet<String> = COMMANDS.iter().map(|c| allow(c)).collect();
     expected.extend(PLUGIN_PERMISSIONS.iter().map(|p| p.to_string()));
     assert_eq!(granted, expected);
@@ -109,7 +114,8 @@ fn no_capability_admits_a_remote_origin() {
         assert_ne!(capability.get("local"), Some(&json!(false)), "{name} is not for local pages");
     }
     // Capabilities can also be written inline in the config: there are none.
-    let config: Value = serde_json::from_str(&std::fs::read_to_string(Path::new(ROOT).join("tauri.conf.json")).unwrap()).unwrap();
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(Path::new(ROOT).join("tauri.conf.json")).unwrap()).unwrap();
     let inline = &config["app"]["security"]["capabilities"];
     assert!(inline.is_null() || inline == &json!([]), "inline capabilities in tauri.conf.json: {inline}");
 }
@@ -124,13 +130,29 @@ fn the_resolved_acl_allows_the_commands_for_the_main_window_on_local_pages_only(
     let remote = Origin::Remote { url: "https://evil.example/".parse().unwrap() };
     // Where a later preview iframe will live: not the app's own origin, so no IPC either.
     let preview = Origin::Remote { url: "http://127.0.0.1:5173/".parse().unwrap() };
-    let granted: Vec<String> = COMMANDS.iter().map(|c| c.to_string()).chain(PLUGIN_COMMANDS.iter().map(|c| c.to_string())).collect();
+    let granted: Vec<String> =
+        COMMANDS.iter().map(|c| c.to_string()).chain(PLUGIN_COMMANDS.iter().map(|c| c.to_string())).collect();
     for command in &granted {
-        assert!(authority.resolve_access(command, "main", "main", &Origin::Local).is_some(), "main may not call {command}");
-        assert!(authority.resolve_access(command, "other", "other", &Origin::Local).is_none(), "another window may call {command}");
-        assert!(authority.resolve_access(command, "main", "other", &Origin::Local).is_some(), "the grant follows the window label");
-        assert!(authority.resolve_access(command, "main", "main", &remote).is_none(), "a remote page may call {command}");
-        assert!(authority.resolve_access(command, "main", "main", &preview).is_none(), "a loopback preview may call {command}");
+        assert!(
+            authority.resolve_access(command, "main", "main", &Origin::Local).is_some(),
+            "main may not call {command}"
+        );
+        assert!(
+            authority.resolve_access(command, "other", "other", &Origin::Local).is_none(),
+            "another window may call {command}"
+        );
+        assert!(
+            authority.resolve_access(command, "main", "other", &Origin::Local).is_some(),
+            "the grant follows the window label"
+        );
+        assert!(
+            authority.resolve_access(command, "main", "main", &remote).is_none(),
+            "a remote page may call {command}"
+        );
+        assert!(
+            authority.resolve_access(command, "main", "main", &preview).is_none(),
+            "a loopback preview may call {command}"
+        );
     }
     for command in [
         "plugin:app|version",
@@ -154,7 +176,12 @@ fn the_resolved_acl_allows_the_commands_for_the_main_window_on_local_pages_only(
 }
 
 fn engine(config: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Desktop, mode: kiln_engine::types::ServeMode::Loopback, allow_agent_commands: false }))
+    Arc::new(Engine::new(EngineOptions {
+        config_dir: config.to_path_buf(),
+        transport: Transport::Desktop,
+        mode: kiln_engine::types::ServeMode::Loopback,
+        allow_agent_commands: false,
+    }))
 }
 
 /// Sends `command` from `webview` as a page at `url` would: `Ok(result)` or Tauri's refusal.
@@ -208,21 +235,44 @@ fn only_the_main_window_on_its_own_pages_may_invoke_app_commands() {
     assert_eq!(error["code"], "INVALID_SESSION_ID");
 
     assert_refused(invoke(&other, local, "get_state", json!({ "args": {} })), "another window calls get_state");
-    assert_refused(invoke(&other, local, "delete_session", json!({ "args": { "sessionId": "x" } })), "another window calls delete_session");
-    assert_refused(invoke(&other, local, "plugin:dialog|open", json!({ "options": {} })), "another window opens the folder picker");
-    assert_refused(invoke(&main, "https://evil.example/", "get_state", json!({ "args": {} })), "a remote page calls get_state");
-    assert_refused(invoke(&main, "http://127.0.0.1:5173/", "get_state", json!({ "args": {} })), "a loopback page calls get_state");
+    assert_refused(
+        invoke(&other, local, "delete_session", json!({ "args": { "sessionId": "x" } })),
+        "another window calls delete_session",
+    );
+    assert_refused(
+        invoke(&other, local, "plugin:dialog|open", json!({ "options": {} })),
+        "another window opens the folder picker",
+    );
+    assert_refused(
+        invoke(&main, "https://evil.example/", "get_state", json!({ "args": {} })),
+        "a remote page calls get_state",
+    );
+    assert_refused(
+        invoke(&main, "http://127.0.0.1:5173/", "get_state", json!({ "args": {} })),
+        "a loopback page calls get_state",
+    );
     assert_refused(invoke(&main, local, "plugin:app|version", json!({})), "main calls a core command it does not need");
 
     // Links: another window, or a remote page, may not open any; main may open only http(s)
     // URLs, so the shell plugin's scope refuses the rest before anything is launched. (An
     // allowed URL is not sent here: it would open a browser.)
-    assert_refused(invoke(&other, local, "plugin:shell|open", json!({ "path": "https://example.com/" })), "another window opens a link");
+    assert_refused(
+        invoke(&other, local, "plugin:shell|open", json!({ "path": "https://example.com/" })),
+        "another window opens a link",
+    );
     assert_refused(
         invoke(&main, "https://evil.example/", "plugin:shell|open", json!({ "path": "https://example.com/" })),
         "a remote page opens a link",
     );
-    for url in ["file:///nonexistent-kiln-test", "javascript:void(0)", "/etc/passwd", "-x", "mailto:someone", "http:/x", "https://a b"] {
+    for url in [
+        "file:///nonexistent-kiln-test",
+        "javascript:void(0)",
+        "/etc/passwd",
+        "-x",
+        "mailto:someone",
+        "http:/x",
+        "https://a b",
+    ] {
         let error = invoke(&main, local, "plugin:shell|open", json!({ "path": url })).expect_err(url);
         let message = error.as_str().map(str::to_string).unwrap_or_else(|| error.to_string());
         assert!(!message.contains("not allowed"), "the ACL, not the scope, refused {url}: {message}");
@@ -234,13 +284,28 @@ fn only_the_main_window_on_its_own_pages_may_invoke_app_commands() {
 /// http(s) URLs and nothing else.
 #[test]
 fn the_shell_open_scope_admits_only_http_urls() {
-    let config: Value = serde_json::from_str(&std::fs::read_to_string(Path::new(ROOT).join("tauri.conf.json")).unwrap()).unwrap();
-    let pattern = config["plugins"]["shell"]["open"].as_str().expect("plugins.shell.open is a validation regex, not `true`");
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(Path::new(ROOT).join("tauri.conf.json")).unwrap()).unwrap();
+    let pattern =
+        config["plugins"]["shell"]["open"].as_str().expect("plugins.shell.open is a validation regex, not `true`");
     let scope = regex::Regex::new(&format!("^{pattern}$")).unwrap();
     for url in ["https://github.com/o/r/pull/1", "http://127.0.0.1:4321/?kiln=1#x", "https://example.com/a%20b"] {
         assert!(scope.is_match(url), "{url} is refused");
     }
-    for url in ["file:///etc/passwd", "javascript:alert(1)", "mailto:a@b", "tel:1", "ftp://x", "-n", "https://a b", "https://a\nb", "https://a\u{7f}b", "https://é.example", "smb://host/share", ""] {
+    for url in [
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "mailto:a@b",
+        "tel:1",
+        "ftp://x",
+        "-n",
+        "https://a b",
+        "https://a\nb",
+        "https://a\u{7f}b",
+        "https://é.example",
+        "smb://host/share",
+        "",
+    ] {
         assert!(!scope.is_match(url), "{url} is admitted");
     }
 }

@@ -8,7 +8,11 @@ use kiln_engine::{Engine, EngineOptions};
 
 fn kiln(config: &std::path::Path, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kiln")).args(args).env("KILN_CONFIG_DIR", config).output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[tokio::test]
@@ -18,9 +22,17 @@ async fn session_commands_are_dry_runs_unless_applied() {
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
     let config = tmp.path().join("config");
-    let engine = Engine::new(EngineOptions { config_dir: config.clone(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback, allow_agent_commands: false });
+    let engine = Engine::new(EngineOptions {
+        config_dir: config.clone(),
+        transport: Transport::Serve,
+        mode: kiln_engine::types::ServeMode::Loopback,
+        allow_agent_commands: false,
+    });
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
-    let s = engine.create_session(CreateSessionArgs { brief: "Speed up the app".into(), title: None, create_modules: None }).await.unwrap();
+    let s = engine
+        .create_session(CreateSessionArgs { brief: "Speed up the app".into(), title: None, create_modules: None })
+        .await
+        .unwrap();
     drop(engine);
     let ws = root.display().to_string();
 

@@ -176,7 +176,11 @@ impl Run {
         std::fs::write(victim.join("victim.txt"), "a directory a session link points to\n").unwrap();
         let scope = Scope {
             workspace: fx.workspace.clone(),
-            outside: vec![("outside".into(), fx.outside.clone()), ("victim".into(), victim), ("ui".into(), fx.ui.clone())],
+            outside: vec![
+                ("outside".into(), fx.outside.clone()),
+                ("victim".into(), victim),
+                ("ui".into(), fx.ui.clone()),
+            ],
         };
         let mut run = Run {
             mode,
@@ -244,7 +248,8 @@ impl Run {
         let [main, linked, dir_link, attach_link]: [String; 4] = ids.try_into().unwrap();
         (self.s_main, self.s_linked, self.s_dir_link, self.s_attach_link) = (main, linked, dir_link, attach_link);
         // An attachment added and removed, so its folders exist before the table runs.
-        let a = self.call("add_attachment", json!({ "sessionId": self.s_main, "name": "seed.md", "dataBase64": MD_BASE64 }));
+        let a = self
+            .call("add_attachment", json!({ "sessionId": self.s_main, "name": "seed.md", "dataBase64": MD_BASE64 }));
         self.call("remove_attachment", json!({ "sessionId": self.s_main, "attachmentId": a["id"] }));
 
         // Links in a working copy leading out of the workspace (what an agent could leave).
@@ -353,7 +358,8 @@ impl Run {
                 self.expect_unchanged(name, &changes);
                 let body = resp.json();
                 let keys: Vec<&String> = body.as_object().map(|o| o.keys().collect()).unwrap_or_default();
-                let error_keys: Vec<&String> = body["error"].as_object().map(|o| o.keys().collect()).unwrap_or_default();
+                let error_keys: Vec<&String> =
+                    body["error"].as_object().map(|o| o.keys().collect()).unwrap_or_default();
                 if keys != ["error", "mode"] || error_keys != ["code", "message"] || body["mode"] != "self-hosted" {
                     self.fail(format!("{name}: expected only the error and the mode: {got}"));
                 }
@@ -379,17 +385,22 @@ impl Run {
                 ];
                 let stray: Vec<&String> = changes.iter().filter(|c| !allowed.contains(c)).collect();
                 if !stray.is_empty() || !allowed[..3].iter().all(|a| changes.contains(a)) {
-                    self.fail(format!("{name}: expected only the two copies of `{want}` inside the session; changes: {changes:?}"));
+                    self.fail(format!(
+                        "{name}: expected only the two copies of `{want}` inside the session; changes: {changes:?}"
+                    ));
                 }
                 if !id.is_empty() {
                     // Leave room for the next rows (a session holds at most 10).
-                    let resp = self.send(&self.api("remove_attachment", json!({ "sessionId": session, "attachmentId": id })));
+                    let resp =
+                        self.send(&self.api("remove_attachment", json!({ "sessionId": session, "attachmentId": id })));
                     assert_eq!(resp.status, 200, "removing {want}: {}", resp.text());
                 }
             }
             After::Deleted { session } => {
                 let inside = |c: &String| {
-                    c.contains(&format!("kiln:sessions/{session}")) || c.starts_with("changed db:") || c.contains("kiln:store.git/")
+                    c.contains(&format!("kiln:sessions/{session}"))
+                        || c.starts_with("changed db:")
+                        || c.contains("kiln:store.git/")
                 };
                 let stray: Vec<&String> = changes.iter().filter(|c| !inside(c)).collect();
                 if !stray.is_empty() {
@@ -508,7 +519,10 @@ impl Run {
                 ("Origin: another local port", base().header("Origin", &format!("http://127.0.0.1:{}", p + 1))),
                 ("Origin: localhost on another port", base().header("Origin", &format!("http://localhost:{}", p + 1))),
                 ("Origin: null", base().header("Origin", "null")),
-                ("Origin: this host as the prefix of another name", base().header("Origin", &format!("http://127.0.0.1:{p}.evil.example"))),
+                (
+                    "Origin: this host as the prefix of another name",
+                    base().header("Origin", &format!("http://127.0.0.1:{p}.evil.example")),
+                ),
                 ("Origin: this host on another scheme", base().header("Origin", &format!("ftp://127.0.0.1:{p}"))),
                 ("Origin: another name for this server", base().header("Origin", &format!("http://localhost:{p}"))),
                 ("Sec-Fetch-Site: cross-site", base().header("Sec-Fetch-Site", "cross-site")),
@@ -542,10 +556,7 @@ impl Run {
                         .header("Content-Type", "multipart/form-data; boundary=x")
                         .body(b"--x\r\nContent-Disposition: form-data; name=\"brief\"\r\n\r\nhi\r\n--x--\r\n".to_vec()),
                 ),
-                (
-                    "no x-kiln, with a body declared but never sent",
-                    base().without("x-kiln").declared(100),
-                ),
+                ("no x-kiln, with a body declared but never sent", base().without("x-kiln").declared(100)),
                 (
                     "a CORS preflight from another site",
                     Req::new("OPTIONS", "/api/create_session")
@@ -565,7 +576,9 @@ impl Run {
                     r
                 }),
             ];
-            let csrf_connect = connect_req(p, self.token.as_deref()).header("Origin", "http://evil.example").header("Sec-Fetch-Site", "cross-site");
+            let csrf_connect = connect_req(p, self.token.as_deref())
+                .header("Origin", "http://evil.example")
+                .header("Sec-Fetch-Site", "cross-site");
             for (name, req) in rows.into_iter().chain([("a cross-site connect (login CSRF)", csrf_connect)]) {
                 let req = if connected { req.header("Cookie", &self.cookie) } else { req };
                 out.push(both(format!("{name}{tag}"), req, CROSS));
@@ -584,12 +597,16 @@ impl Run {
         // Controls: what the contract allows reaches the operation.
         out.push(both(
             "Origin https://<Host> and Sec-Fetch-Site: same-origin are accepted",
-            self.api("list_sessions", json!({})).header("Origin", &format!("https://{}", host(p))).header("Sec-Fetch-Site", "same-origin"),
+            self.api("list_sessions", json!({}))
+                .header("Origin", &format!("https://{}", host(p)))
+                .header("Sec-Fetch-Site", "same-origin"),
             Status(200),
         ));
         out.push(both(
             "Origin http://<Host> and Sec-Fetch-Site: none are accepted",
-            self.api("list_sessions", json!({})).header("Origin", &format!("http://{}", host(p))).header("Sec-Fetch-Site", "none"),
+            self.api("list_sessions", json!({}))
+                .header("Origin", &format!("http://{}", host(p)))
+                .header("Sec-Fetch-Site", "none"),
             Status(200),
         ));
         out
@@ -607,13 +624,29 @@ impl Run {
         for connected in [false, true] {
             let tag = if connected { ", connected" } else { "" };
             let base = |op: &str| if connected { self.api(op, json!({})) } else { self.anon(op, json!({})) };
-            out.push(both(format!("Content-Length of 1 MiB + 1 (body never sent){tag}"), base("create_session").declared(MIB as u64 + 1), TOO_LARGE));
-            out.push(both(format!("Content-Length of 1 GiB (body never sent){tag}"), base("create_session").declared(1 << 30), TOO_LARGE));
-            out.push(both(format!("a body of 1 MiB + 1 sent whole{tag}"), base("create_session").body(big(MIB + 1)), TOO_LARGE));
+            out.push(both(
+                format!("Content-Length of 1 MiB + 1 (body never sent){tag}"),
+                base("create_session").declared(MIB as u64 + 1),
+                TOO_LARGE,
+            ));
+            out.push(both(
+                format!("Content-Length of 1 GiB (body never sent){tag}"),
+                base("create_session").declared(1 << 30),
+                TOO_LARGE,
+            ));
+            out.push(both(
+                format!("a body of 1 MiB + 1 sent whole{tag}"),
+                base("create_session").body(big(MIB + 1)),
+                TOO_LARGE,
+            ));
             // A chunked body's size is only known by reading it, and a stranger's body is
             // never read: unconnected, the connection check answers first.
             let chunked = if connected { TOO_LARGE } else { NOT_CONNECTED };
-            out.push(both(format!("a chunked body of 1 MiB + 64 KiB{tag}"), base("create_session").chunked(big(MIB + 64 * 1024)), chunked));
+            out.push(both(
+                format!("a chunked body of 1 MiB + 64 KiB{tag}"),
+                base("create_session").chunked(big(MIB + 64 * 1024)),
+                chunked,
+            ));
             out.push(both(
                 format!("add_attachment with Content-Length of 7 MiB + 64 KiB + 1{tag}"),
                 base("add_attachment").declared((7 * MIB + 64 * 1024 + 1) as u64),
@@ -623,9 +656,17 @@ impl Run {
         // Controls: at the limit is fine; an attachment has a larger limit of its own.
         let mut at_limit = b"{}".to_vec();
         at_limit.resize(MIB, b' ');
-        out.push(both("a body of exactly 1 MiB is read", self.api("list_sessions", json!({})).body(at_limit), Status(200)));
+        out.push(both(
+            "a body of exactly 1 MiB is read",
+            self.api("list_sessions", json!({})).body(at_limit),
+            Status(200),
+        ));
         let attachment = json!({ "sessionId": "../x", "name": "a.md", "dataBase64": "A".repeat(2 * MIB) });
-        out.push(both("add_attachment with a 2 MiB body passes the general limit", self.api("add_attachment", attachment), BAD_ID));
+        out.push(both(
+            "add_attachment with a 2 MiB body passes the general limit",
+            self.api("add_attachment", attachment),
+            BAD_ID,
+        ));
         out
     }
 
@@ -635,24 +676,49 @@ impl Run {
         vec![
             both("list_sessions, not connected", self.anon("list_sessions", json!({})), NOT_CONNECTED),
             both("get_settings, not connected", self.anon("get_settings", json!({})), NOT_CONNECTED),
-            both("update_settings, not connected", self.anon("update_settings", json!({ "plannerAgent": true })), NOT_CONNECTED),
-            both("create_session, not connected", self.anon("create_session", json!({ "brief": BRIEF })), NOT_CONNECTED),
+            both(
+                "update_settings, not connected",
+                self.anon("update_settings", json!({ "plannerAgent": true })),
+                NOT_CONNECTED,
+            ),
+            both(
+                "create_session, not connected",
+                self.anon("create_session", json!({ "brief": BRIEF })),
+                NOT_CONNECTED,
+            ),
             both(
                 "delete_session, not connected",
                 self.anon("delete_session", json!({ "sessionId": self.s_main, "keepTranscript": false })),
                 NOT_CONNECTED,
             ),
-            both("add_attachment, not connected", self.anon("add_attachment", json!({ "sessionId": self.s_main, "name": "x.md", "dataBase64": MD_BASE64 })), NOT_CONNECTED),
+            both(
+                "add_attachment, not connected",
+                self.anon(
+                    "add_attachment",
+                    json!({ "sessionId": self.s_main, "name": "x.md", "dataBase64": MD_BASE64 }),
+                ),
+                NOT_CONNECTED,
+            ),
             both("an unknown operation, not connected", self.anon("no_such_op", json!({})), NOT_CONNECTED),
             both("GET /api/events, not connected", self.get("/api/events?since=0"), NOT_CONNECTED),
             both("GET /api/anything, not connected", self.get("/api/get_settings"), NOT_CONNECTED),
-            case("GET /api/state, not connected", self.get("/api/state"), Status(200), NOT_CONNECTED)
-                .after(if self.mode == Mode::Loopback { After::State { mode: "loopback", connected: false } } else { After::StateOnly }),
+            case("GET /api/state, not connected", self.get("/api/state"), Status(200), NOT_CONNECTED).after(
+                if self.mode == Mode::Loopback {
+                    After::State { mode: "loopback", connected: false }
+                } else {
+                    After::StateOnly
+                },
+            ),
             case("POST /api/get_state, not connected", self.anon("get_state", json!({})), Status(200), NOT_CONNECTED),
             both("the UI needs no connection", Req::new("GET", "/").header("Host", &host(p)), Status(200)),
             both("an unknown operation, connected", self.api("no_such_op", json!({})), Code(404, "UNKNOWN_COMMAND")),
-            case("GET /api/state, connected", self.get("/api/state").header("Cookie", &self.cookie), Status(200), Status(200))
-                .after(After::State { mode: self.mode.name(), connected: true }),
+            case(
+                "GET /api/state, connected",
+                self.get("/api/state").header("Cookie", &self.cookie),
+                Status(200),
+                Status(200),
+            )
+            .after(After::State { mode: self.mode.name(), connected: true }),
         ]
     }
 
@@ -688,8 +754,14 @@ impl Run {
                 out.push(both(format!("{op} with session id {label}"), self.api(op, body), BAD_ID));
             }
         }
-        out.push(both("get_session with a session id that is a number", self.api("get_session", json!({ "sessionId": 7 })), INVALID));
-        for (label, id) in [("../x", json!("../x")), ("%2e%2e%2f", json!("%2e%2e%2f")), ("with NUL", json!(format!("{UNKNOWN_V4}\0")))] {
+        out.push(both(
+            "get_session with a session id that is a number",
+            self.api("get_session", json!({ "sessionId": 7 })),
+            INVALID,
+        ));
+        for (label, id) in
+            [("../x", json!("../x")), ("%2e%2e%2f", json!("%2e%2e%2f")), ("with NUL", json!(format!("{UNKNOWN_V4}\0")))]
+        {
             out.push(both(
                 format!("remove_attachment with attachment id {label}"),
                 self.api("remove_attachment", json!({ "sessionId": self.s_main, "attachmentId": id })),
@@ -711,8 +783,16 @@ impl Run {
             out.push(both(format!("POST {target}"), r, Refused));
         }
         // Controls: a well-formed unknown id is looked up; the real one is found.
-        out.push(both("get_session with an unknown v4 id", self.api("get_session", json!({ "sessionId": UNKNOWN_V4 })), Code(404, "SESSION_NOT_FOUND")));
-        out.push(both("get_session with the real id", self.api("get_session", json!({ "sessionId": real })), Status(200)));
+        out.push(both(
+            "get_session with an unknown v4 id",
+            self.api("get_session", json!({ "sessionId": UNKNOWN_V4 })),
+            Code(404, "SESSION_NOT_FOUND"),
+        ));
+        out.push(both(
+            "get_session with the real id",
+            self.api("get_session", json!({ "sessionId": real })),
+            Status(200),
+        ));
         out
     }
 
@@ -721,7 +801,8 @@ impl Run {
     fn attachment_cases(&self) -> Vec<Case> {
         let s = self.s_main.clone();
         let stored = |name: &str| After::Attachment { session: s.clone(), name: name.into() };
-        let add = |name: &str| self.api("add_attachment", json!({ "sessionId": s, "name": name, "dataBase64": MD_BASE64 }));
+        let add =
+            |name: &str| self.api("add_attachment", json!({ "sessionId": s, "name": name, "dataBase64": MD_BASE64 }));
         let long = format!("{}.md", "a".repeat(296));
         let rows: Vec<(&str, String, Expect, After)> = vec![
             ("with /", "sub/dir/evil.md".into(), Status(200), stored("evil.md")),
@@ -743,7 +824,11 @@ impl Run {
             ("with a Cyrillic look-alike", "r\u{0435}adme.md".into(), Status(200), stored("r-adme.md")),
             ("with a right-to-left override", "photo\u{202e}gnp.md".into(), Status(200), stored("photo-gnp.md")),
         ];
-        rows.into_iter().map(|(label, name, expect, after)| both(format!("attachment name {label}"), add(&name), expect).after(after)).collect()
+        rows.into_iter()
+            .map(|(label, name, expect, after)| {
+                both(format!("attachment name {label}"), add(&name), expect).after(after)
+            })
+            .collect()
     }
 
     /// Links leading out of a session, then operations that write or delete there.
@@ -762,7 +847,10 @@ impl Run {
             ),
             both(
                 "the working copy's attachments folder a link to outside, then add_attachment",
-                self.api("add_attachment", json!({ "sessionId": self.s_attach_link, "name": "planted.md", "dataBase64": MD_BASE64 })),
+                self.api(
+                    "add_attachment",
+                    json!({ "sessionId": self.s_attach_link, "name": "planted.md", "dataBase64": MD_BASE64 }),
+                ),
                 Code(400, "PATH_NOT_ALLOWED"),
             ),
         ]
@@ -774,14 +862,21 @@ impl Run {
         vec![
             both("update_settings {mode}", self.api("update_settings", json!({ "mode": other })), INVALID),
             both("update_settings {serveMode}", self.api("update_settings", json!({ "serveMode": other })), INVALID),
-            both("an operation named set_mode", self.api("set_mode", json!({ "mode": other })), Code(404, "UNKNOWN_COMMAND")),
+            both(
+                "an operation named set_mode",
+                self.api("set_mode", json!({ "mode": other })),
+                Code(404, "UNKNOWN_COMMAND"),
+            ),
             both(
                 "GET /api/state?mode=… with X-Kiln-Mode",
-                self.get(&format!("/api/state?mode={other}")).header("Cookie", &self.cookie).header("X-Kiln-Mode", other),
+                self.get(&format!("/api/state?mode={other}"))
+                    .header("Cookie", &self.cookie)
+                    .header("X-Kiln-Mode", other),
                 Status(200),
             )
             .after(After::State { mode: self.mode.name(), connected: true }),
-            both("get_state {mode}", self.api("get_state", json!({ "mode": other })), Any).after(After::UnchangedNotMode(other)),
+            both("get_state {mode}", self.api("get_state", json!({ "mode": other })), Any)
+                .after(After::UnchangedNotMode(other)),
             // (In self-hosted this may count as a failed connect: `cookies` stays under the limit.)
             both(
                 "connect {mode}",
@@ -794,10 +889,21 @@ impl Run {
     /// Asset paths that try to leave the UI directory.
     fn asset_cases(&self) -> Vec<Case> {
         let marker = server::UI_NEIGHBOUR_MARKER.to_string();
-        ["/../ui-neighbour.txt", "/%2e%2e/ui-neighbour.txt", "/%2e%2e%2fui-neighbour.txt", "/..%2fui-neighbour.txt", "/.hidden.txt", "/%2ehidden.txt", "/./.hidden.txt"]
-            .into_iter()
-            .map(|t| both(format!("GET {t}"), Req::new("GET", t).header("Host", &host(self.port)), Any).after(After::UnchangedLacks(marker.clone())))
-            .collect()
+        [
+            "/../ui-neighbour.txt",
+            "/%2e%2e/ui-neighbour.txt",
+            "/%2e%2e%2fui-neighbour.txt",
+            "/..%2fui-neighbour.txt",
+            "/.hidden.txt",
+            "/%2ehidden.txt",
+            "/./.hidden.txt",
+        ]
+        .into_iter()
+        .map(|t| {
+            both(format!("GET {t}"), Req::new("GET", t).header("Host", &host(self.port)), Any)
+                .after(After::UnchangedLacks(marker.clone()))
+        })
+        .collect()
     }
 
     /// Settings requests once secrets are stored.
@@ -902,10 +1008,16 @@ impl Run {
 
         // Every read of settings and state.
         let settings = self.call("get_settings", json!({}));
-        let ids: Vec<&str> = settings["drivers"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+        let ids: Vec<&str> =
+            settings["drivers"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
         match self.mode {
-            Mode::SelfHosted => assert_eq!(ids, ["openai-compatible"], "a self-hosted server offers only bring-your-own-key drivers"),
-            Mode::Loopback => assert!(ids.contains(&"claude") && ids.contains(&"codex") && ids.contains(&"openai-compatible"), "{ids:?}"),
+            Mode::SelfHosted => {
+                assert_eq!(ids, ["openai-compatible"], "a self-hosted server offers only bring-your-own-key drivers")
+            }
+            Mode::Loopback => assert!(
+                ids.contains(&"claude") && ids.contains(&"codex") && ids.contains(&"openai-compatible"),
+                "{ids:?}"
+            ),
         }
         assert_eq!(settings["openaiKeyFingerprint"], set["openaiKeyFingerprint"]);
         assert_eq!(settings["bridgeTokenFingerprint"], set["bridgeTokenFingerprint"]);
@@ -914,15 +1026,24 @@ impl Run {
         self.call("get_session", json!({ "sessionId": self.s_main }));
         let state = self.send(&self.get("/api/state").header("Cookie", &self.cookie));
         assert_eq!(state.status, 200);
-        let events = self.get("/api/events?since=0").header("Cookie", &self.cookie).stream_for(self.port, Duration::from_millis(1500)).unwrap();
-        assert!(events.starts_with(b"HTTP/1.1 200"), "events: {}", String::from_utf8_lossy(&events[..events.len().min(200)]));
+        let events = self
+            .get("/api/events?since=0")
+            .header("Cookie", &self.cookie)
+            .stream_for(self.port, Duration::from_millis(1500))
+            .unwrap();
+        assert!(
+            events.starts_with(b"HTTP/1.1 200"),
+            "events: {}",
+            String::from_utf8_lossy(&events[..events.len().min(200)])
+        );
         self.seen.extend(events);
     }
 
     /// Cookies: forged, for another port, revoked, expired, after disconnect.
     fn cookies(&mut self) {
         let p = self.port;
-        let works = |run: &mut Run, cookie: &str| run.send(&run.anon("list_sessions", json!({})).header("Cookie", cookie));
+        let works =
+            |run: &mut Run, cookie: &str| run.send(&run.anon("list_sessions", json!({})).header("Cookie", cookie));
         let cfg = self.fx.config.clone();
 
         let expiring = create_token(&cfg, "hostile-expiring", Some("2s"));
@@ -977,13 +1098,18 @@ impl Run {
         let mut altered = secret.clone();
         let last = altered.pop().unwrap();
         altered.push(if last == 'A' { 'B' } else { 'A' });
-        let random: String = (0..43).map(|i| b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[(i * 37 + 11) % 64] as char).collect();
+        let random: String = (0..43)
+            .map(|i| b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[(i * 37 + 11) % 64] as char)
+            .collect();
         for (what, cookie) in [
             ("a forged random cookie", format!("kiln_session_{p}={random}")),
             ("the real cookie with its last character changed", format!("kiln_session_{p}={altered}")),
             ("the real secret under another port's cookie name", format!("kiln_session_{}={secret}", p + 1)),
             ("an empty cookie", format!("kiln_session_{p}=")),
-            ("the access token as the cookie", format!("kiln_session_{p}={}", self.token.clone().unwrap_or(revocable.clone()))),
+            (
+                "the access token as the cookie",
+                format!("kiln_session_{p}={}", self.token.clone().unwrap_or(revocable.clone())),
+            ),
         ] {
             expect_401(self, what, &cookie);
         }
@@ -1000,10 +1126,18 @@ impl Run {
 
         // Connects with tokens that no longer open anything (four failures: under the limit).
         let bogus = format!("kiln_{}", "A".repeat(43));
-        for (what, token) in [("revoked", Some(revocable.as_str())), ("expired", Some(expiring.as_str())), ("unknown", Some(bogus.as_str()))] {
+        for (what, token) in [
+            ("revoked", Some(revocable.as_str())),
+            ("expired", Some(expiring.as_str())),
+            ("unknown", Some(bogus.as_str())),
+        ] {
             let r = self.send(&connect_req(p, token));
             if r.status != 401 || r.code().as_deref() != Some("TOKEN_INVALID") {
-                self.fail(format!("connect with a {what} token: expected 401 TOKEN_INVALID, got {} {}", r.status, r.text()));
+                self.fail(format!(
+                    "connect with a {what} token: expected 401 TOKEN_INVALID, got {} {}",
+                    r.status,
+                    r.text()
+                ));
             }
             if !r.headers_named("set-cookie").is_empty() {
                 self.fail(format!("connect with a {what} token sets a cookie: {:?}", r.headers));
@@ -1024,7 +1158,8 @@ impl Run {
         assert_eq!(r.status, 200, "the main cookie stopped working: {}", r.text());
 
         // Only hashes at rest: no token and no cookie secret in the config directory.
-        let mut secrets = vec![expiring.clone(), revocable.clone(), secret, c_revoked.split_once('=').unwrap().1.to_string()];
+        let mut secrets =
+            vec![expiring.clone(), revocable.clone(), secret, c_revoked.split_once('=').unwrap().1.to_string()];
         secrets.extend(self.token.clone());
         for s in secrets {
             let found = snapshot::files_containing(&cfg, s.as_bytes());
@@ -1059,7 +1194,12 @@ impl Run {
     }
 
     fn finish(self) {
-        assert!(self.failures.is_empty(), "{} hostile case(s) failed:\n{}", self.failures.len(), self.failures.join("\n"));
+        assert!(
+            self.failures.is_empty(),
+            "{} hostile case(s) failed:\n{}",
+            self.failures.len(),
+            self.failures.join("\n")
+        );
     }
 }
 
@@ -1121,8 +1261,16 @@ fn failed_connects_are_rate_limited() {
     for what in ["a valid token", "an invalid token"] {
         let t = if what == "a valid token" { token.clone() } else { format!("kiln_{}", "C".repeat(43)) };
         let r = connect_req(p, Some(&t)).send(p).unwrap();
-        assert_eq!((r.status, r.code().as_deref()), (429, Some("RATE_LIMITED")), "{what} after 5 failures: {}", r.text());
-        let retry: u64 = r.header("retry-after").and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no numeric Retry-After: {:?}", r.headers));
+        assert_eq!(
+            (r.status, r.code().as_deref()),
+            (429, Some("RATE_LIMITED")),
+            "{what} after 5 failures: {}",
+            r.text()
+        );
+        let retry: u64 = r
+            .header("retry-after")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no numeric Retry-After: {:?}", r.headers));
         assert!((1..=60).contains(&retry), "Retry-After {retry}");
         assert!(r.headers_named("set-cookie").is_empty(), "a refused connect sets a cookie");
     }
@@ -1144,15 +1292,24 @@ fn a_tampered_sealed_secret_is_refused() {
         let cookie = cookie_of(&r, server.port).unwrap();
         (server, cookie)
     };
-    let call = |server: &Server, cookie: &str, op: &str, body: Value| page_req(server.port, op, &body).header("Cookie", cookie).send(server.port).unwrap();
+    let call = |server: &Server, cookie: &str, op: &str, body: Value| {
+        page_req(server.port, op, &body).header("Cookie", cookie).send(server.port).unwrap()
+    };
 
     let (server, cookie) = start(&fx);
-    let r = call(&server, &cookie, "update_settings", json!({ "openaiBaseUrl": "http://127.0.0.1:9/v1", "openaiModel": "m", "openaiKey": OPENAI_SECRET }));
+    let r = call(
+        &server,
+        &cookie,
+        "update_settings",
+        json!({ "openaiBaseUrl": "http://127.0.0.1:9/v1", "openaiModel": "m", "openaiKey": OPENAI_SECRET }),
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     server.stop();
 
     // Flip one bit of the ciphertext, as stored.
-    let sealed = snapshot::query_strings(&db, "SELECT value FROM settings WHERE key = 'driver.openai.key'").pop().expect("the key is stored");
+    let sealed = snapshot::query_strings(&db, "SELECT value FROM settings WHERE key = 'driver.openai.key'")
+        .pop()
+        .expect("the key is stored");
     let b64 = base64::engine::general_purpose::STANDARD;
     let mut bytes = b64.decode(sealed.strip_prefix("v1:").expect("v1: format")).unwrap();
     let at = bytes.len() - 5;
@@ -1166,7 +1323,11 @@ fn a_tampered_sealed_secret_is_refused() {
         assert_eq!((r.status, r.code().as_deref()), (500, Some("SECRET_UNREADABLE")), "{what}: {}", r.text());
         let message = r.json()["error"]["message"].as_str().unwrap_or_default().to_ascii_lowercase();
         assert!(message.contains("secret") || message.contains("seal"), "{what}: an unclear message: {message}");
-        assert!(!r.text().contains(OPENAI_SECRET) && !r.text().contains(&tampered[3..20]), "{what}: the message leaks: {}", r.text());
+        assert!(
+            !r.text().contains(OPENAI_SECRET) && !r.text().contains(&tampered[3..20]),
+            "{what}: the message leaks: {}",
+            r.text()
+        );
         // The rest of the server still works.
         let r = call(&server, &cookie, "list_sessions", json!({}));
         assert_eq!(r.status, 200, "{what}: {}", r.text());
@@ -1185,7 +1346,12 @@ fn write_setting(db: &Path, key: &str, value: &str) {
     use sqlx::{ConnectOptions, Connection};
     snapshot::rt().block_on(async {
         let mut conn = sqlx::sqlite::SqliteConnectOptions::new().filename(db).connect().await.unwrap();
-        let done = sqlx::query("UPDATE settings SET value = ? WHERE key = ?").bind(value).bind(key).execute(&mut conn).await.unwrap();
+        let done = sqlx::query("UPDATE settings SET value = ? WHERE key = ?")
+            .bind(value)
+            .bind(key)
+            .execute(&mut conn)
+            .await
+            .unwrap();
         assert_eq!(done.rows_affected(), 1);
         conn.close().await.unwrap();
     });
@@ -1213,7 +1379,8 @@ fn sealing_is_randomized_and_tamper_evident() {
 fn a_non_loopback_host_serves_self_hosted() {
     let fx = fixture();
     let ws = fx.workspace.display().to_string();
-    let server = Server::spawn(&fx.config, &["serve", "--host", "0.0.0.0", "--port", "0", "--workspace", &ws], &[]).unwrap();
+    let server =
+        Server::spawn(&fx.config, &["serve", "--host", "0.0.0.0", "--port", "0", "--workspace", &ws], &[]).unwrap();
     assert_eq!((server.host.as_str(), server.mode.as_str()), ("0.0.0.0", "self-hosted"));
     let p = server.port;
     let r = Req::new("GET", "/api/state").header("Host", &host(p)).send(p).unwrap();
@@ -1229,7 +1396,9 @@ fn a_non_loopback_host_serves_self_hosted() {
 fn the_mode_is_chosen_on_the_command_line() {
     let fx = fixture();
     let ws = fx.workspace.display().to_string();
-    let server = Server::spawn(&fx.config, &["serve", "--port", "0", "--workspace", &ws], &[("KILN_MODE", "self-hosted")]).unwrap();
+    let server =
+        Server::spawn(&fx.config, &["serve", "--port", "0", "--workspace", &ws], &[("KILN_MODE", "self-hosted")])
+            .unwrap();
     assert_eq!(server.mode, "self-hosted", "KILN_MODE=self-hosted");
     let r = Req::new("GET", "/api/state").header("Host", &host(server.port)).send(server.port).unwrap();
     assert_eq!(r.status, 401, "{}", r.text());
@@ -1238,7 +1407,10 @@ fn the_mode_is_chosen_on_the_command_line() {
     assert_eq!(server.mode, "loopback", "the default mode");
     drop(server);
     for (what, args) in [
-        ("--mode loopback with a non-loopback host", vec!["serve", "--host", "0.0.0.0", "--mode", "loopback", "--port", "0", "--workspace", &ws]),
+        (
+            "--mode loopback with a non-loopback host",
+            vec!["serve", "--host", "0.0.0.0", "--mode", "loopback", "--port", "0", "--workspace", &ws],
+        ),
         ("self-hosted without --workspace", vec!["serve", "--mode", "self-hosted", "--port", "0"]),
         ("an unknown mode", vec!["serve", "--mode", "open", "--port", "0", "--workspace", &ws]),
     ] {

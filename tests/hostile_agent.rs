@@ -63,7 +63,10 @@ fn serve(fx: &Fixture, mode: &str, token: Option<&str>, extra: &[&str]) -> (Serv
 }
 
 fn call(server: &Server, cookie: &str, op: &str, body: Value) -> Value {
-    let r = page_req(server.port, op, &body).header("Cookie", cookie).send(server.port).unwrap_or_else(|e| panic!("{op}: {e}"));
+    let r = page_req(server.port, op, &body)
+        .header("Cookie", cookie)
+        .send(server.port)
+        .unwrap_or_else(|e| panic!("{op}: {e}"));
     assert_eq!(r.status, 200, "{op}: {}", r.text());
     r.json()
 }
@@ -83,7 +86,12 @@ fn one_turn(server: &Server, cookie: &str, model: &ModelServer) -> String {
     loop {
         let s = call(server, cookie, "get_session", json!({ "sessionId": id }));
         let entries = call(server, cookie, "get_transcript", json!({ "sessionId": id }));
-        let text: Vec<String> = entries.as_array().unwrap().iter().map(|e| format!("[{}] {}", e["kind"], e["text"].as_str().unwrap_or(""))).collect();
+        let text: Vec<String> = entries
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| format!("[{}] {}", e["kind"], e["text"].as_str().unwrap_or("")))
+            .collect();
         let text = text.join("\n");
         if s["running"] == false && model.requests().len() >= 2 {
             return text;
@@ -102,7 +110,10 @@ fn tokens(config: &Path) -> String {
 /// The tools the model was offered on its first request.
 fn offered_tools(model: &ModelServer) -> Vec<String> {
     let first = &model.requests()[0];
-    first.body["tools"].as_array().map(|t| t.iter().filter_map(|t| t["function"]["name"].as_str().map(String::from)).collect()).unwrap_or_default()
+    first.body["tools"]
+        .as_array()
+        .map(|t| t.iter().filter_map(|t| t["function"]["name"].as_str().map(String::from)).collect())
+        .unwrap_or_default()
 }
 
 /// The hostile fixture in the direct workflow, where the engineer's turn may write and
@@ -119,11 +130,15 @@ fn direct_fixture() -> Fixture {
 fn a_self_hosted_token_runs_no_command_unless_the_operator_allows_it() {
     let fx = direct_fixture();
     let token = create_token(&fx.config, "operator", None);
-    let model = ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
+    let model =
+        ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
     let (server, cookie) = serve(&fx, "self-hosted", Some(&token), &[]);
     assert!(server.output().contains("Agents run no commands here"), "{}", server.output());
     let settings = call(&server, &cookie, "get_settings", json!({}));
-    assert_eq!((settings["commandPolicy"].as_str(), settings["commandsAllowed"].as_bool()), (Some("none"), Some(false)));
+    assert_eq!(
+        (settings["commandPolicy"].as_str(), settings["commandsAllowed"].as_bool()),
+        (Some("none"), Some(false))
+    );
     let transcript = one_turn(&server, &cookie, &model);
 
     let tools = offered_tools(&model);
@@ -140,7 +155,8 @@ fn where_agent_commands_run_they_are_a_scoped_shell_and_no_more() {
     for mode in ["self-hosted", "loopback"] {
         let fx = direct_fixture();
         let token = create_token(&fx.config, "operator", None);
-        let model = ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
+        let model =
+            ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
         let (server, cookie) = if mode == "self-hosted" {
             let (server, cookie) = serve(&fx, mode, Some(&token), &["--allow-agent-commands"]);
             assert!(server.output().contains("a token is worth a shell"), "{}", server.output());

@@ -56,7 +56,11 @@ fn call(server: &Server, cookie: &str, op: &str, body: Value) -> http::Resp {
 
 /// `GET /api/events` with `cookie`, once its answer has begun (so it is subscribed).
 fn open_events(server: &Server, cookie: &str) -> Streaming {
-    let stream = Req::new("GET", "/api/events").header("Host", &host(server.port)).header("Cookie", cookie).open(server.port).unwrap();
+    let stream = Req::new("GET", "/api/events")
+        .header("Host", &host(server.port))
+        .header("Cookie", cookie)
+        .open(server.port)
+        .unwrap();
     assert!(stream.wait_for(PATIENCE, |t| t.contains("\r\n\r\n")), "no answer to GET /api/events: {:?}", stream.text());
     assert!(stream.text().starts_with("HTTP/1.1 200"), "GET /api/events: {:?}", stream.text());
     stream
@@ -141,11 +145,20 @@ fn concurrent_wrong_guesses_meet_the_rate_limit() {
             })
             .collect();
         let answers: Vec<http::Resp> = guesses.into_iter().map(|g| g.join().unwrap().unwrap()).collect();
-        let checked = answers.iter().filter(|r| r.status == 401 && r.code().as_deref() == Some("TOKEN_INVALID")).count();
-        let limited: Vec<&http::Resp> = answers.iter().filter(|r| r.status == 429 && r.code().as_deref() == Some("RATE_LIMITED")).collect();
+        let checked =
+            answers.iter().filter(|r| r.status == 401 && r.code().as_deref() == Some("TOKEN_INVALID")).count();
+        let limited: Vec<&http::Resp> =
+            answers.iter().filter(|r| r.status == 429 && r.code().as_deref() == Some("RATE_LIMITED")).collect();
         assert!(checked <= 5, "[{mode}] {checked} of {GUESSES} concurrent wrong guesses were checked; the limit is 5");
-        assert_eq!(checked + limited.len(), GUESSES, "[{mode}] other answers: {:?}", answers.iter().map(|r| r.status).collect::<Vec<_>>());
-        assert!(limited.iter().all(|r| r.header("retry-after").is_some_and(|v| v.parse::<u64>().is_ok_and(|s| (1..=60).contains(&s)))));
+        assert_eq!(
+            checked + limited.len(),
+            GUESSES,
+            "[{mode}] other answers: {:?}",
+            answers.iter().map(|r| r.status).collect::<Vec<_>>()
+        );
+        assert!(limited
+            .iter()
+            .all(|r| r.header("retry-after").is_some_and(|v| v.parse::<u64>().is_ok_and(|s| (1..=60).contains(&s)))));
     }
 }
 
@@ -159,7 +172,8 @@ fn a_request_whose_headers_never_finish_is_cut_off() {
         let p = server.port;
         let half = format!("GET /api/state HTTP/1.1\r\nHost: {}\r\nX-Half: ", host(p));
         let mut slow = http::partial(p, half.as_bytes()).unwrap();
-        http::closed_unanswered(&mut slow, PATIENCE).unwrap_or_else(|e| panic!("[{mode}] half a request's headers: {e}"));
+        http::closed_unanswered(&mut slow, PATIENCE)
+            .unwrap_or_else(|e| panic!("[{mode}] half a request's headers: {e}"));
         let r = Req::new("GET", "/").header("Host", &host(p)).send(p).unwrap();
         assert_eq!(r.status, 200, "[{mode}] a whole request after the slow one: {}", r.text());
     }

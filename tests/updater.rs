@@ -77,7 +77,13 @@ impl UpdateServer {
 
     /// The requests made so far under `prefix` (each case has a directory of its own).
     fn requests_under(&self, prefix: &str) -> Vec<String> {
-        self.requests.lock().unwrap().iter().filter(|r| r.split(' ').nth(1).is_some_and(|p| p.starts_with(prefix))).cloned().collect()
+        self.requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.split(' ').nth(1).is_some_and(|p| p.starts_with(prefix)))
+            .cloned()
+            .collect()
     }
 }
 
@@ -101,8 +107,12 @@ fn serve(mut stream: TcpStream, files: &Mutex<HashMap<String, Vec<u8>>>, request
         let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
         return;
     };
-    let content_type = if path.ends_with(".json") { "application/json" } else { "application/vnd.debian.binary-package" };
-    let head = format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+    let content_type =
+        if path.ends_with(".json") { "application/json" } else { "application/vnd.debian.binary-package" };
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
     if stream.write_all(head.as_bytes()).is_err() {
         return;
     }
@@ -148,11 +158,29 @@ fn fixture() -> &'static Fixture {
         let sig_a = sign(&deb_path, &key_a, &scratch.path().join("signed-by-a"), Some(NEWER));
         let sig_b = sign(&deb_path, &key_b, &scratch.path().join("signed-by-b"), Some(NEWER));
         let sig_a_unversioned = sign(&deb_path, &key_a, &scratch.path().join("signed-by-a-bare"), None);
-        let shipped: Value = serde_json::from_str(&std::fs::read_to_string(Path::new(ROOT).join("tauri.conf.json")).unwrap()).unwrap();
-        assert_ne!(shipped["plugins"]["updater"]["pubkey"].as_str(), Some(pubkey_a.as_str()), "the test key must not be the shipped one");
+        let shipped: Value =
+            serde_json::from_str(&std::fs::read_to_string(Path::new(ROOT).join("tauri.conf.json")).unwrap()).unwrap();
+        assert_ne!(
+            shipped["plugins"]["updater"]["pubkey"].as_str(),
+            Some(pubkey_a.as_str()),
+            "the test key must not be the shipped one"
+        );
         let deb = std::fs::read(&deb_path).unwrap();
-        eprintln!("updater fixture: {DEB_NAME} of {} bytes, two key pairs and signatures in {:?}", deb.len(), started.elapsed());
-        Fixture { server: UpdateServer::start(), deb, pubkey_a, sig_a, sig_b, sig_a_unversioned, shipped, _scratch: scratch }
+        eprintln!(
+            "updater fixture: {DEB_NAME} of {} bytes, two key pairs and signatures in {:?}",
+            deb.len(),
+            started.elapsed()
+        );
+        Fixture {
+            server: UpdateServer::start(),
+            deb,
+            pubkey_a,
+            sig_a,
+            sig_b,
+            sig_a_unversioned,
+            shipped,
+            _scratch: scratch,
+        }
     })
 }
 
@@ -164,7 +192,12 @@ fn tauri_cli() -> PathBuf {
 
 fn run(command: &mut Command) -> String {
     let output = command.output().unwrap_or_else(|e| panic!("could not run {command:?}: {e}"));
-    assert!(output.status.success(), "{command:?} failed: {}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -197,7 +230,10 @@ fn sign(file: &Path, private_key: &str, dir: &Path, version: Option<&str>) -> St
 
 /// kiln 0.2.0 as a .deb: a stand-in /usr/bin/kiln and incompressible data (SHA-256 in counter mode).
 fn build_deb(scratch: &Path) -> PathBuf {
-    assert!(Command::new("dpkg-deb").arg("--version").output().is_ok_and(|o| o.status.success()), "dpkg-deb is missing: run ./scripts/deps");
+    assert!(
+        Command::new("dpkg-deb").arg("--version").output().is_ok_and(|o| o.status.success()),
+        "dpkg-deb is missing: run ./scripts/deps"
+    );
     let root = scratch.join("pkg");
     std::fs::create_dir_all(root.join("DEBIAN")).unwrap();
     std::fs::create_dir_all(root.join("usr/bin")).unwrap();
@@ -253,7 +289,11 @@ fn app(case: &str, pubkey: Option<&str>) -> tauri::App<MockRuntime> {
     let endpoint = fx.server.url(&format!("/{case}/latest.json"));
     apply_update_endpoint(context.config_mut(), Some(&endpoint));
     // Before any request: were the override broken, the check would go to the shipped endpoint.
-    assert_eq!(context.config().plugins.0["updater"]["endpoints"], json!([endpoint]), "the endpoint override did not apply");
+    assert_eq!(
+        context.config().plugins.0["updater"]["endpoints"],
+        json!([endpoint]),
+        "the endpoint override did not apply"
+    );
     mock_builder().plugin(updater_plugin()).build(context).expect("the mock app builds")
 }
 
@@ -267,14 +307,16 @@ fn manifest(case: &str, version: &str, signature: &str) -> Value {
 /// Puts the case's latest.json and .deb on the server.
 fn publish(case: &str, version: &str, signature: &str, deb: Vec<u8>) {
     let server = &fixture().server;
-    server.put(&format!("/{case}/latest.json"), serde_json::to_vec_pretty(&manifest(case, version, signature)).unwrap());
+    server
+        .put(&format!("/{case}/latest.json"), serde_json::to_vec_pretty(&manifest(case, version, signature)).unwrap());
     server.put(&format!("/{case}/{DEB_NAME}"), deb);
 }
 
 /// `check()` as the app's plugin does it. No proxy: a proxy from the environment must not carry
 /// loopback requests elsewhere. A timeout, so a hung server fails the test instead of hanging it.
 fn check(app: &tauri::App<MockRuntime>) -> Result<Option<Update>, Error> {
-    let updater = app.updater_builder().no_proxy().timeout(Duration::from_secs(30)).build().expect("the updater builds");
+    let updater =
+        app.updater_builder().no_proxy().timeout(Duration::from_secs(30)).build().expect("the updater builds");
     tauri::async_runtime::block_on(updater.check())
 }
 
@@ -288,7 +330,8 @@ struct Download {
 fn download(update: &Update) -> Download {
     let mut chunks = Vec::new();
     let mut finished = false;
-    let result = tauri::async_runtime::block_on(update.download(|len, total| chunks.push((len, total)), || finished = true));
+    let result =
+        tauri::async_runtime::block_on(update.download(|len, total| chunks.push((len, total)), || finished = true));
     Download { chunks, finished, result }
 }
 
@@ -315,13 +358,20 @@ fn refused_by_minisign(case: &str, update: &Update, message: &str) {
 }
 
 fn checked(case: &str, app: &tauri::App<MockRuntime>) -> Update {
-    let update = check(app).unwrap_or_else(|e| panic!("{case}: check failed: {e}")).unwrap_or_else(|| panic!("{case}: check offered nothing"));
+    let update = check(app)
+        .unwrap_or_else(|e| panic!("{case}: check failed: {e}"))
+        .unwrap_or_else(|| panic!("{case}: check offered nothing"));
     assert_eq!(update.version, NEWER, "{case}");
     update
 }
 
 fn deb_gets(case: &str) -> usize {
-    fixture().server.requests_under(&format!("/{case}/")).iter().filter(|r| *r == &format!("GET /{case}/{DEB_NAME}")).count()
+    fixture()
+        .server
+        .requests_under(&format!("/{case}/"))
+        .iter()
+        .filter(|r| *r == &format!("GET /{case}/{DEB_NAME}"))
+        .count()
 }
 
 // --- the cases ----------------------------------------------------------------------------------
@@ -350,7 +400,12 @@ fn a_newer_signed_build_is_found_downloaded_with_progress_and_verified() {
     assert!(bytes == fx.deb, "the downloaded bytes are not the served .deb");
     assert_eq!(deb_gets("newer"), 1, "{:?}", fx.server.requests_under("/newer/"));
     update.verify(&bytes).expect("the downloaded build verifies");
-    eprintln!("updater newer: {} bytes in {} chunks, check + download + verify in {:?}", total, download.chunks.len(), started.elapsed());
+    eprintln!(
+        "updater newer: {} bytes in {} chunks, check + download + verify in {:?}",
+        total,
+        download.chunks.len(),
+        started.elapsed()
+    );
 }
 
 #[test]
@@ -389,14 +444,21 @@ fn missing_and_garbage_signatures_are_refused_after_the_download() {
     // The manifest parses (the signature is only a string to check()), so check offers the
     // update; the download then fails verification and returns nothing to install.
     let fx = fixture();
-    let not_minisign = base64::engine::general_purpose::STANDARD.encode("untrusted comment: nothing\nnot a signature\n");
-    let cases = [("unsigned", String::new()), ("garbage-text", "this is not a signature!".to_string()), ("garbage-base64", not_minisign)];
+    let not_minisign =
+        base64::engine::general_purpose::STANDARD.encode("untrusted comment: nothing\nnot a signature\n");
+    let cases = [
+        ("unsigned", String::new()),
+        ("garbage-text", "this is not a signature!".to_string()),
+        ("garbage-base64", not_minisign),
+    ];
     for (case, signature) in cases {
         publish(case, NEWER, &signature, fx.deb.clone());
         let update = checked(case, &app(case, Some(&fx.pubkey_a)));
         let error = refused(case, &update);
         match (case, &error) {
-            ("unsigned" | "garbage-base64", Error::Minisign(e)) => assert_eq!(e.to_string(), "Invalid encoding in minisign data", "{case}"),
+            ("unsigned" | "garbage-base64", Error::Minisign(e)) => {
+                assert_eq!(e.to_string(), "Invalid encoding in minisign data", "{case}")
+            }
             ("garbage-text", Error::Base64(e)) => assert_eq!(e.to_string(), "Invalid symbol 32, offset 4.", "{case}"),
             _ => panic!("{case}: unexpected error {error:?}"),
         }
@@ -414,7 +476,9 @@ fn a_signature_made_for_another_version_is_refused() {
     let update = check(&app).unwrap().expect("0.3.0 is offered");
     assert_eq!(update.version, "0.3.0");
     match refused("replayed", &update) {
-        Error::SignedVersionMismatch { signed, announced } => assert_eq!((signed.as_str(), announced.as_str()), (NEWER, "0.3.0")),
+        Error::SignedVersionMismatch { signed, announced } => {
+            assert_eq!((signed.as_str(), announced.as_str()), (NEWER, "0.3.0"))
+        }
         e => panic!("replayed: not a version mismatch: {e:?}"),
     }
 }
@@ -440,7 +504,11 @@ fn a_lower_or_equal_version_offers_nothing() {
         publish(case, &version, &fx.sig_a, fx.deb.clone());
         let offered = check(&app(case, Some(&fx.pubkey_a))).unwrap_or_else(|e| panic!("{case}: check failed: {e}"));
         assert!(offered.is_none(), "{case}: version {version} was offered over {}", installed_version());
-        assert_eq!(fx.server.requests_under(&format!("/{case}/")), [format!("GET /{case}/latest.json")], "{case}: the .deb must never be fetched");
+        assert_eq!(
+            fx.server.requests_under(&format!("/{case}/")),
+            [format!("GET /{case}/latest.json")],
+            "{case}: the .deb must never be fetched"
+        );
     }
 }
 
@@ -475,15 +543,25 @@ fn the_shipped_updater_config_is_https_with_the_release_key() {
         assert!(endpoint.as_str().is_some_and(|e| e.starts_with("https://")), "not https: {endpoint}");
     }
     assert_eq!(updater["requireSignedVersion"], json!(true), "release signatures must be bound to their version");
-    for dangerous in ["dangerousInsecureTransportProtocol", "dangerousAcceptInvalidCerts", "dangerousAcceptInvalidHostnames"] {
-        assert!(matches!(updater.get(dangerous), None | Some(Value::Bool(false))), "{dangerous} is set: {}", updater[dangerous]);
+    for dangerous in
+        ["dangerousInsecureTransportProtocol", "dangerousAcceptInvalidCerts", "dangerousAcceptInvalidHostnames"]
+    {
+        assert!(
+            matches!(updater.get(dangerous), None | Some(Value::Bool(false))),
+            "{dangerous} is set: {}",
+            updater[dangerous]
+        );
     }
     let pubkey = updater["pubkey"].as_str().expect("plugins.updater.pubkey");
-    let text = String::from_utf8(base64::engine::general_purpose::STANDARD.decode(pubkey).expect("pubkey is base64")).expect("pubkey is text");
+    let text = String::from_utf8(base64::engine::general_purpose::STANDARD.decode(pubkey).expect("pubkey is base64"))
+        .expect("pubkey is text");
     let mut lines = text.lines();
     let comment = lines.next().unwrap_or("");
-    let key_id = comment.strip_prefix("untrusted comment: minisign public key: ").unwrap_or_else(|| panic!("not a minisign public key: {comment}"));
-    let key = base64::engine::general_purpose::STANDARD.decode(lines.next().unwrap_or("")).expect("the key line is base64");
+    let key_id = comment
+        .strip_prefix("untrusted comment: minisign public key: ")
+        .unwrap_or_else(|| panic!("not a minisign public key: {comment}"));
+    let key =
+        base64::engine::general_purpose::STANDARD.decode(lines.next().unwrap_or("")).expect("the key line is base64");
     assert_eq!(key.len(), 42, "Ed + key id + Ed25519 key");
     assert_eq!(&key[..2], b"Ed");
     // The comment names the key the line holds (minisign prints the id as a little-endian u64).

@@ -31,7 +31,8 @@ impl Started {
             .spawn()
             .unwrap();
         let output = Arc::new(Mutex::new(String::new()));
-        let streams: [Box<dyn Read + Send>; 2] = [Box::new(child.stdout.take().unwrap()), Box::new(child.stderr.take().unwrap())];
+        let streams: [Box<dyn Read + Send>; 2] =
+            [Box::new(child.stdout.take().unwrap()), Box::new(child.stderr.take().unwrap())];
         for stream in streams {
             let output = output.clone();
             std::thread::spawn(move || {
@@ -114,7 +115,10 @@ fn two_servers_started_together_on_a_fresh_workspace_one_serves_the_other_names_
     let refusal = servers[loser].output();
     assert!(!status.success(), "the second server exits non-zero: {refusal}");
     assert!(refusal.contains("WORKSPACE_IN_USE"), "{refusal}");
-    assert!(refusal.contains(&format!("`kiln serve` (pid {holder}")), "the refusal names the holder's pid {holder}: {refusal}");
+    assert!(
+        refusal.contains(&format!("`kiln serve` (pid {holder}")),
+        "the refusal names the holder's pid {holder}: {refusal}"
+    );
     assert!(!refusal.contains("INTERNAL") && !refusal.contains("migration"), "{refusal}");
     assert!(servers[loser].serving_port().is_none(), "{refusal}");
 
@@ -128,13 +132,17 @@ fn two_servers_started_together_on_a_fresh_workspace_one_serves_the_other_names_
     let _ = servers[winner].child.kill();
     let _ = servers[winner].child.wait();
     let db = workspace.join(".kiln/kiln.db");
-    let migrations = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("src-tauri/engine/migrations")).unwrap().count();
+    let migrations =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("src-tauri/engine/migrations")).unwrap().count();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (integrity, applied) = runtime.block_on(async {
         use sqlx::Connection;
         let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", db.display())).await.unwrap();
         let integrity: String = sqlx::query_scalar("PRAGMA integrity_check").fetch_one(&mut conn).await.unwrap();
-        let applied: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations WHERE success").fetch_one(&mut conn).await.unwrap();
+        let applied: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations WHERE success")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
         (integrity, applied)
     });
     assert_eq!(integrity, "ok");

@@ -85,9 +85,9 @@ impl Mode {
     /// The mode a server on `host` runs in: a non-loopback address is always self-hosted.
     pub fn for_host(mode: Option<Mode>, host: IpAddr) -> Result<ServeMode, String> {
         match (mode, host.is_loopback()) {
-            (Some(Mode::Loopback), false) => {
-                Err(format!("--host {host} is not a loopback address, so the server runs self-hosted: drop `--mode loopback`"))
-            }
+            (Some(Mode::Loopback), false) => Err(format!(
+                "--host {host} is not a loopback address, so the server runs self-hosted: drop `--mode loopback`"
+            )),
             (Some(Mode::SelfHosted), _) | (None, false) => Ok(ServeMode::SelfHosted),
             (Some(Mode::Loopback), true) | (None, true) => Ok(ServeMode::Loopback),
         }
@@ -134,7 +134,8 @@ async fn token_action(action: TokenAction) -> kiln_engine::Result<()> {
             let (info, token) = access.create_token(&name, lifetime).await?;
             // The token alone on stdout, so scripts can capture it; the rest for people.
             println!("{token}");
-            let until = info.expires_at.map(|e| format!("until {}", rfc3339(e))).unwrap_or_else(|| "until revoked".into());
+            let until =
+                info.expires_at.map(|e| format!("until {}", rfc3339(e))).unwrap_or_else(|| "until revoked".into());
             eprintln!("Created token {} \"{}\", valid {until}. It is shown only this once.", info.id, info.name);
             eprintln!(
                 "It starts agents' turns. On a server run with --allow-agent-commands those run shell commands \
@@ -149,7 +150,13 @@ async fn token_action(action: TokenAction) -> kiln_engine::Result<()> {
             let now = now();
             for t in tokens {
                 let expires = t.expires_at.map(rfc3339).unwrap_or_else(|| "never".into());
-                println!("{}  {}  {}  created {}  expires {expires}", t.id, t.name, t.status(now), rfc3339(t.created_at));
+                println!(
+                    "{}  {}  {}  created {}  expires {expires}",
+                    t.id,
+                    t.name,
+                    t.status(now),
+                    rfc3339(t.created_at)
+                );
             }
         }
         TokenAction::Revoke { id } => {
@@ -233,10 +240,15 @@ pub fn detection_text(view: &DetectionView) -> String {
         out.push_str(&format!("#   toolchain {}: {found}{wanted}{problem}\n", t.name));
     }
     for m in &view.modules {
-        let toolchain = serde_json::to_value(m.toolchain).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let toolchain =
+            serde_json::to_value(m.toolchain).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
         out.push_str(&format!("#   module {} in {} ({toolchain})\n", m.id, m.directory));
         for g in m.gates.iter().filter(|g| g.command.is_none()) {
-            out.push_str(&format!("#     {}: not configured — {}\n", g.gate, g.hint.as_deref().unwrap_or("nothing detected")));
+            out.push_str(&format!(
+                "#     {}: not configured — {}\n",
+                g.gate,
+                g.hint.as_deref().unwrap_or("nothing detected")
+            ));
         }
     }
     out.push('\n');
@@ -278,8 +290,13 @@ pub enum SessionAction {
 pub fn session(workspace: String, action: SessionAction) -> i32 {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     runtime.block_on(async move {
-        let engine = Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback, allow_agent_commands: false })
-            .held_by(kiln_engine::workspace_lock::HolderKind::Cli);
+        let engine = Engine::new(EngineOptions {
+            config_dir: crate::config_dir(),
+            transport: Transport::Serve,
+            mode: kiln_engine::types::ServeMode::Loopback,
+            allow_agent_commands: false,
+        })
+        .held_by(kiln_engine::workspace_lock::HolderKind::Cli);
         match session_action(&engine, workspace, action).await {
             Ok(()) => 0,
             Err(e) => {
@@ -309,7 +326,8 @@ async fn session_action(engine: &Engine, workspace: String, action: SessionActio
                 } else {
                     ""
                 };
-                let state = serde_json::to_value(s.state).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                let state =
+                    serde_json::to_value(s.state).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                 println!("{}  {:<18} {}  [{}]{flag}", s.id, state, s.title, modules.join(", "));
             }
         }

@@ -38,7 +38,11 @@ kiln_engine::for_each_operation!(tauri_commands);
 /// Streams every event after `since` (or from now) to the window's channel until the
 /// channel closes.
 #[tauri::command]
-pub async fn subscribe(engine: State<'_, Arc<Engine>>, channel: Channel<KilnEvent>, since: Option<u64>) -> Result<(), ApiError> {
+pub async fn subscribe(
+    engine: State<'_, Arc<Engine>>,
+    channel: Channel<KilnEvent>,
+    since: Option<u64>,
+) -> Result<(), ApiError> {
     let mut sub = engine.subscribe(since);
     for event in sub.backlog.drain(..) {
         if channel.send(event).is_err() {
@@ -50,7 +54,9 @@ pub async fn subscribe(engine: State<'_, Arc<Engine>>, channel: Channel<KilnEven
         loop {
             let event = match sub.receiver.recv().await {
                 Ok(event) => event,
-                Err(RecvError::Lagged(_)) => KilnEvent { id: 0, at: kiln_engine::clock::now(), body: kiln_engine::types::EventBody::Resync },
+                Err(RecvError::Lagged(_)) => {
+                    KilnEvent { id: 0, at: kiln_engine::clock::now(), body: kiln_engine::types::EventBody::Resync }
+                }
                 Err(RecvError::Closed) => break,
             };
             if channel.send(event).is_err() {

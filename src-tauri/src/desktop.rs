@@ -114,7 +114,12 @@ pub fn open_workspace<R: Runtime>(app: &tauri::AppHandle<R>, path: String) {
 
 /// Opens the window; with `workspace`, that workspace is open when the UI starts.
 pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
-    let engine = Arc::new(Engine::new(EngineOptions { config_dir: crate::config_dir(), transport: Transport::Desktop, mode: kiln_engine::types::ServeMode::Loopback, allow_agent_commands: false }));
+    let engine = Arc::new(Engine::new(EngineOptions {
+        config_dir: crate::config_dir(),
+        transport: Transport::Desktop,
+        mode: kiln_engine::types::ServeMode::Loopback,
+        allow_agent_commands: false,
+    }));
     let mut context = context();
     // First, before the engine touches anything: a second launch hands over and exits here.
     let single_instance = tauri_plugin_single_instance::Builder::new()
@@ -136,11 +141,15 @@ pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> 
     // KILN_CONFIG_DIR isolates it too); an absolute name replaces the plugin's own directory.
     let window_state = tauri_plugin_window_state::Builder::new()
         .with_state_flags(
-            tauri_plugin_window_state::StateFlags::SIZE | tauri_plugin_window_state::StateFlags::POSITION | tauri_plugin_window_state::StateFlags::MAXIMIZED,
+            tauri_plugin_window_state::StateFlags::SIZE
+                | tauri_plugin_window_state::StateFlags::POSITION
+                | tauri_plugin_window_state::StateFlags::MAXIMIZED,
         )
         .with_filename(crate::config_dir().join("window-state.json").to_string_lossy())
         .build();
-    let desktop_info = tauri::plugin::Builder::<tauri::Wry>::new("kiln-desktop").js_init_script(desktop_info_script(!env_flag(NO_UPDATE_CHECK_ENV))).build();
+    let desktop_info = tauri::plugin::Builder::<tauri::Wry>::new("kiln-desktop")
+        .js_init_script(desktop_info_script(!env_flag(NO_UPDATE_CHECK_ENV)))
+        .build();
     let app = tauri::Builder::default()
         .plugin(single_instance)
         .plugin(window_state)
@@ -161,7 +170,9 @@ pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> 
                     eprintln!("kiln: could not open the workspace: {} ({:?})", e.message, e.code);
                 }
             }
-            let recent = tauri::async_runtime::block_on(engine.get_state(EmptyArgs::default())).map(|s| s.recent_workspaces).unwrap_or_default();
+            let recent = tauri::async_runtime::block_on(engine.get_state(EmptyArgs::default()))
+                .map(|s| s.recent_workspaces)
+                .unwrap_or_default();
             let (menu, open_recent) = crate::menu::build(app.handle(), &recent)?;
             app.set_menu(menu)?;
             app.manage(crate::menu::RecentMenu(std::sync::Mutex::new(open_recent)));

@@ -54,7 +54,14 @@ pub fn build<R: Runtime, M: Manager<R>>(app: &M, recent: &[String]) -> tauri::Re
         app,
         "File",
         true,
-        &[&item(app, OPEN_WORKSPACE)?, &open_recent, &separator()?, &item(app, SETTINGS)?, &separator()?, &item(app, QUIT)?],
+        &[
+            &item(app, OPEN_WORKSPACE)?,
+            &open_recent,
+            &separator()?,
+            &item(app, SETTINGS)?,
+            &separator()?,
+            &item(app, QUIT)?,
+        ],
     )?;
     let edit = Submenu::with_items(
         app,
@@ -82,7 +89,12 @@ pub fn build<R: Runtime, M: Manager<R>>(app: &M, recent: &[String]) -> tauri::Re
         app,
         "Help",
         true,
-        &[&item(app, HELP)?, &item(app, CHECK_UPDATES)?, &separator()?, &PredefinedMenuItem::about(app, Some("About Kiln"), Some(about))?],
+        &[
+            &item(app, HELP)?,
+            &item(app, CHECK_UPDATES)?,
+            &separator()?,
+            &PredefinedMenuItem::about(app, Some("About Kiln"), Some(about))?,
+        ],
     )?;
     let menu = Menu::with_items(app, &[&file, &edit, &view, &help])?;
     Ok((menu, open_recent))
@@ -208,9 +220,16 @@ mod tests {
         assert!(ids.starts_with(&[OPEN_WORKSPACE, OPEN_RECENT]), "{ids:?}");
         assert!(ids.contains(&SETTINGS) && ids.last() == Some(&QUIT), "{ids:?}");
         let recent_items = describe(&open_recent.items().unwrap());
-        assert_eq!(recent_items, [("recent:/home/u/shop".into(), "/home/u/shop".into()), ("recent:/srv/api".into(), "/srv/api".into())]);
+        assert_eq!(
+            recent_items,
+            [("recent:/home/u/shop".into(), "/home/u/shop".into()), ("recent:/srv/api".into(), "/srv/api".into())]
+        );
 
-        let edit: Vec<_> = describe(&submenu(&menu, "Edit").items().unwrap()).into_iter().map(|(_, t)| t).filter(|t| !t.is_empty()).collect();
+        let edit: Vec<_> = describe(&submenu(&menu, "Edit").items().unwrap())
+            .into_iter()
+            .map(|(_, t)| t)
+            .filter(|t| !t.is_empty())
+            .collect();
         assert_eq!(edit.len(), 6, "undo, redo, cut, copy, paste, select all: {edit:?}");
         let view: Vec<_> = describe(&submenu(&menu, "View").items().unwrap()).into_iter().map(|(id, _)| id).collect();
         assert_eq!(view, [RELOAD, FULLSCREEN]);

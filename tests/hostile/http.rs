@@ -35,7 +35,13 @@ pub struct Req {
 
 impl Req {
     pub fn new(method: &str, target: &str) -> Req {
-        Req { method: method.into(), target: target.into(), headers: Vec::new(), body: Body::Bytes(Vec::new()), source: None }
+        Req {
+            method: method.into(),
+            target: target.into(),
+            headers: Vec::new(),
+            body: Body::Bytes(Vec::new()),
+            source: None,
+        }
     }
 
     /// Sets a header, replacing any of the same name.
@@ -81,7 +87,9 @@ impl Req {
             head.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
         }
         match &self.body {
-            Body::Bytes(b) if !has("content-length") && !(b.is_empty() && (self.method == "GET" || self.method == "HEAD")) => {
+            Body::Bytes(b)
+                if !has("content-length") && !(b.is_empty() && (self.method == "GET" || self.method == "HEAD")) =>
+            {
                 head.extend_from_slice(format!("Content-Length: {}\r\n", b.len()).as_bytes())
             }
             Body::Declared(n) => head.extend_from_slice(format!("Content-Length: {n}\r\n").as_bytes()),
@@ -258,7 +266,11 @@ pub fn closed_unanswered(stream: &mut TcpStream, within: Duration) -> Result<(),
             Ok(0) => return Err(format!("closed after an answer: {:?}", String::from_utf8_lossy(&got))),
             Ok(n) => got.extend_from_slice(&buf[..n]),
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
-            Err(e) if got.is_empty() && matches!(e.kind(), ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted) => return Ok(()),
+            Err(e)
+                if got.is_empty() && matches!(e.kind(), ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted) =>
+            {
+                return Ok(())
+            }
             Err(e) => return Err(format!("read: {e}; received {:?}", String::from_utf8_lossy(&got))),
         }
     }
@@ -362,7 +374,11 @@ fn read_response(stream: &mut TcpStream) -> Result<Resp, String> {
             return Ok(resp);
         }
         if closed {
-            return Err(format!("the connection closed mid-response after {} bytes: {:?}", data.len(), String::from_utf8_lossy(&data)));
+            return Err(format!(
+                "the connection closed mid-response after {} bytes: {:?}",
+                data.len(),
+                String::from_utf8_lossy(&data)
+            ));
         }
         match stream.read(&mut buf) {
             Ok(0) => closed = true,

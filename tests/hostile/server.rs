@@ -31,8 +31,10 @@ pub fn fixture() -> Fixture {
     // (an empty command; without the key Kiln would run the detected install step).
     let toml = workspace.join("kiln.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
-    let text: String =
-        text.lines().map(|l| if l.trim_start().starts_with("setup") { "setup = \"\"\n".to_string() } else { format!("{l}\n") }).collect();
+    let text: String = text
+        .lines()
+        .map(|l| if l.trim_start().starts_with("setup") { "setup = \"\"\n".to_string() } else { format!("{l}\n") })
+        .collect();
     std::fs::write(&toml, text).unwrap();
     let config = tmp.path().join("config");
     std::fs::create_dir_all(&config).unwrap();
@@ -95,12 +97,18 @@ impl Server {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| e.to_string())?;
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| e.to_string())?;
         let output = Arc::new(Mutex::new(String::new()));
         let (tx, rx) = mpsc::channel::<String>();
-        for (stream, is_stdout) in
-            [(Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>, true), (Box::new(child.stderr.take().unwrap()), false)]
-        {
+        for (stream, is_stdout) in [
+            (Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>, true),
+            (Box::new(child.stderr.take().unwrap()), false),
+        ] {
             let output = output.clone();
             let tx = tx.clone();
             std::thread::spawn(move || {
@@ -133,7 +141,10 @@ impl Server {
                     let _ = child.kill();
                     let status = child.wait().ok();
                     std::thread::sleep(Duration::from_millis(100));
-                    return Err(format!("no `Kiln is serving …` line (exit {status:?}); output:\n{}", output.lock().unwrap()));
+                    return Err(format!(
+                        "no `Kiln is serving …` line (exit {status:?}); output:\n{}",
+                        output.lock().unwrap()
+                    ));
                 }
             }
         }
@@ -145,7 +156,8 @@ impl Server {
 
     /// Sends a signal (`TERM`, `INT`, …) by its name, as `kill -<name>` does.
     pub fn signal(&self, name: &str) {
-        let status = Command::new("kill").arg(format!("-{name}")).arg(self.child.id().to_string()).status().expect("run kill");
+        let status =
+            Command::new("kill").arg(format!("-{name}")).arg(self.child.id().to_string()).status().expect("run kill");
         assert!(status.success(), "kill -{name} {}: {status}", self.child.id());
     }
 

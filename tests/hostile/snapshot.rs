@@ -78,11 +78,13 @@ pub fn db_rows(db: &Path) -> BTreeMap<String, String> {
         return BTreeMap::new();
     }
     rt().block_on(async {
-        let mut conn = SqliteConnectOptions::new().filename(db).read_only(true).connect().await.expect("open kiln.db read-only");
-        let tables: Vec<String> = sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-            .fetch_all(&mut conn)
-            .await
-            .unwrap();
+        let mut conn =
+            SqliteConnectOptions::new().filename(db).read_only(true).connect().await.expect("open kiln.db read-only");
+        let tables: Vec<String> =
+            sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                .fetch_all(&mut conn)
+                .await
+                .unwrap();
         let mut out = BTreeMap::new();
         for table in tables {
             let columns: Vec<String> = sqlx::query(&format!("PRAGMA table_info(\"{table}\")"))
@@ -106,7 +108,12 @@ pub fn db_rows(db: &Path) -> BTreeMap<String, String> {
 /// The rows of one table, rendered as in `db_rows` (for messages and value checks).
 pub fn query_strings(db: &Path, sql: &str) -> Vec<String> {
     rt().block_on(async {
-        let mut conn = SqliteConnectOptions::new().filename(db).read_only(true).connect().await.expect("open the database read-only");
+        let mut conn = SqliteConnectOptions::new()
+            .filename(db)
+            .read_only(true)
+            .connect()
+            .await
+            .expect("open the database read-only");
         let rows: Vec<String> = sqlx::query_scalar(sql).fetch_all(&mut conn).await.unwrap();
         conn.close().await.ok();
         rows

@@ -162,11 +162,68 @@ impl Rng {
 }
 
 const WORDS: &[&str] = &[
-    "const", "let", "function", "return", "import", "export", "from", "value", "items", "count", "index", "result",
-    "error", "async", "await", "config", "options", "user", "order", "cart", "price", "total", "update", "render",
-    "state", "props", "this", "null", "true", "false", "if", "else", "for", "while", "new", "map", "filter",
-    "reduce", "=", "=>", "+", "(", ")", "{", "}", ";", "id", "name", "list", "fetch", "response", "request",
-    "handler", "module", "string", "number", "type", "interface", "default", "catch", "throw", "length",
+    "const",
+    "let",
+    "function",
+    "return",
+    "import",
+    "export",
+    "from",
+    "value",
+    "items",
+    "count",
+    "index",
+    "result",
+    "error",
+    "async",
+    "await",
+    "config",
+    "options",
+    "user",
+    "order",
+    "cart",
+    "price",
+    "total",
+    "update",
+    "render",
+    "state",
+    "props",
+    "this",
+    "null",
+    "true",
+    "false",
+    "if",
+    "else",
+    "for",
+    "while",
+    "new",
+    "map",
+    "filter",
+    "reduce",
+    "=",
+    "=>",
+    "+",
+    "(",
+    ")",
+    "{",
+    "}",
+    ";",
+    "id",
+    "name",
+    "list",
+    "fetch",
+    "response",
+    "request",
+    "handler",
+    "module",
+    "string",
+    "number",
+    "type",
+    "interface",
+    "default",
+    "catch",
+    "throw",
+    "length",
 ];
 
 /// Code-like text of about `len` bytes: lines of tokens, indented, as source files are,
@@ -460,7 +517,8 @@ async fn engine_checkpoint(s: &Session, label: &str) -> Timed {
             .expect("snapshotting the working copy")
     };
     let snapshot = start.elapsed();
-    let sequence = checkpoint::take(&s.ws, &s.id, tree, label, Some("bench"), Some(&s.module)).await.expect("taking a checkpoint");
+    let sequence =
+        checkpoint::take(&s.ws, &s.id, tree, label, Some("bench"), Some(&s.module)).await.expect("taking a checkpoint");
     Timed { snapshot, take: start.elapsed() - snapshot, sequence }
 }
 
@@ -494,7 +552,12 @@ async fn run(tmp: &Path, files: usize) {
     let tracked = git_out(&root, &["ls-files"]).lines().count();
     assert_eq!(tracked, plan.specs.len() - plan.ignored + 1, "node_modules/ must be ignored (kiln.toml is tracked)");
 
-    let engine = Engine::new(EngineOptions { config_dir: tmp.join("config"), transport: Transport::Serve, mode: ServeMode::Loopback, allow_agent_commands: false });
+    let engine = Engine::new(EngineOptions {
+        config_dir: tmp.join("config"),
+        transport: Transport::Serve,
+        mode: ServeMode::Loopback,
+        allow_agent_commands: false,
+    });
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     // No planner agent: a session must be idle at once, or a restore would be refused.
     engine.update_settings(UpdateSettingsArgs { planner_agent: Some(false), ..Default::default() }).await.unwrap();
@@ -517,7 +580,14 @@ async fn run(tmp: &Path, files: usize) {
     for round in 0..3 {
         if round == 0 || create[0] < CHEAP {
             let start = Instant::now();
-            let view = engine.create_session(CreateSessionArgs { brief: "Benchmark the checkpoints".into(), title: None, create_modules: None }).await.unwrap();
+            let view = engine
+                .create_session(CreateSessionArgs {
+                    brief: "Benchmark the checkpoints".into(),
+                    title: None,
+                    create_modules: None,
+                })
+                .await
+                .unwrap();
             create.push(start.elapsed());
             session_id = view.id;
         }
@@ -526,12 +596,18 @@ async fn run(tmp: &Path, files: usize) {
         }
         if round == 0 || worktree_create[0] < CHEAP {
             let dest = tmp.join(format!("worktree{round}"));
-            worktree_create.push(time_git(&root, &[&["worktree", "add", "-q", "--detach", dest.to_str().unwrap(), "HEAD"]]));
+            worktree_create
+                .push(time_git(&root, &[&["worktree", "add", "-q", "--detach", dest.to_str().unwrap(), "HEAD"]]));
         }
     }
     let (create, copy_create, worktree_create) = (median(create), median(copy_create), median(worktree_create));
     let view = engine.get_session(SessionIdArgs { session_id }).await.unwrap();
-    rows.push(row("session creation (snapshot + materialize)", create.cell(), copy_create.cell(), format!("{} (worktree add)", worktree_create.cell())));
+    rows.push(row(
+        "session creation (snapshot + materialize)",
+        create.cell(),
+        copy_create.cell(),
+        format!("{} (worktree add)", worktree_create.cell()),
+    ));
 
     let session = Session {
         id: SessionId::parse(&view.id).unwrap(),
@@ -614,7 +690,10 @@ async fn run(tmp: &Path, files: usize) {
     let mut git_restores = Vec::new();
     for (target, commit) in [(before, &git_commits[1]), (after, &git_commits[2]), (before, &git_commits[1])] {
         let start = Instant::now();
-        engine.restore_checkpoint(RestoreCheckpointArgs { session_id: view.id.clone(), sequence: target }).await.unwrap();
+        engine
+            .restore_checkpoint(RestoreCheckpointArgs { session_id: view.id.clone(), sequence: target })
+            .await
+            .unwrap();
         restores.push(start.elapsed());
         git_restores.push(time_git(&clone, &[&["reset", "-q", "--hard", commit]]));
     }
@@ -647,10 +726,17 @@ async fn run(tmp: &Path, files: usize) {
         shown = view.modules.iter().map(|m| m.files.len()).sum::<usize>();
     }
     assert_eq!(shown, DIFF_FILES, "the diff should hold exactly {DIFF_FILES} files");
-    rows.push(row(&format!("get_diff of {DIFF_FILES} changed files (uncached)"), median(diffs).cell(), "—".into(), "—".into()));
+    rows.push(row(
+        &format!("get_diff of {DIFF_FILES} changed files (uncached)"),
+        median(diffs).cell(),
+        "—".into(),
+        "—".into(),
+    ));
 
     // ---- store growth over 100 checkpoints of 10 files ----
-    progress(&format!("store growth: {GROWTH_CHECKPOINTS} checkpoints of {CHANGED_PER_CHECKPOINT} files, engine and git"));
+    progress(&format!(
+        "store growth: {GROWTH_CHECKPOINTS} checkpoints of {CHANGED_PER_CHECKPOINT} files, engine and git"
+    ));
     engine_checkpoint(&session, "the diff's changes").await;
     apply(&clone, &changes_now(&session.workdir, &batch));
     git(&clone, &["add", "-A"]);
@@ -677,9 +763,16 @@ async fn run(tmp: &Path, files: usize) {
     let copy_bytes = du_sb(&session.workdir);
     let ratio = store_growth as f64 / changed as f64;
     rows.push(row(
-        &format!("store growth, {GROWTH_CHECKPOINTS} checkpoints × {CHANGED_PER_CHECKPOINT} files ({} changed)", fmt_bytes(changed)),
+        &format!(
+            "store growth, {GROWTH_CHECKPOINTS} checkpoints × {CHANGED_PER_CHECKPOINT} files ({} changed)",
+            fmt_bytes(changed)
+        ),
         format!("{} ({ratio:.2}× changed)", fmt_bytes(store_growth)),
-        format!("{} (computed: {GROWTH_CHECKPOINTS} × {})", fmt_bytes(copy_bytes * GROWTH_CHECKPOINTS as u64), fmt_bytes(copy_bytes)),
+        format!(
+            "{} (computed: {GROWTH_CHECKPOINTS} × {})",
+            fmt_bytes(copy_bytes * GROWTH_CHECKPOINTS as u64),
+            fmt_bytes(copy_bytes)
+        ),
         format!("{} ({:.2}× changed; .git, loose objects)", fmt_bytes(git_growth), git_growth as f64 / changed as f64),
     ));
     let loop_median = median(loop_times.clone());
@@ -714,7 +807,12 @@ async fn run(tmp: &Path, files: usize) {
         "—".into(),
         "—".into(),
     ));
-    rows.push(row("the next checkpoint (the prune dropped the stat cache)", over_cap[1].cell(), "—".into(), "—".into()));
+    rows.push(row(
+        "the next checkpoint (the prune dropped the stat cache)",
+        over_cap[1].cell(),
+        "—".into(),
+        "—".into(),
+    ));
 
     // ---- the table ----
     println!();
@@ -726,7 +824,10 @@ async fn run(tmp: &Path, files: usize) {
         workdir_files,
         fmt_bytes(copy_bytes)
     );
-    println!("Wall-clock times; a measurement is the median of 3 runs when its first run took under {}, else 1 run.", fmt_duration(CHEAP));
+    println!(
+        "Wall-clock times; a measurement is the median of 3 runs when its first run took under {}, else 1 run.",
+        fmt_duration(CHEAP)
+    );
     println!();
     print_table(&rows);
     println!();
@@ -743,7 +844,11 @@ async fn run(tmp: &Path, files: usize) {
     let speedup = copy_checkpoint.time.as_secs_f64() / incremental.time.as_secs_f64();
     let goals = [
         (
-            format!("incremental checkpoint ≥ 20× faster than a full copy: {speedup:.0}× ({} vs {})", fmt_duration(incremental.time), fmt_duration(copy_checkpoint.time)),
+            format!(
+                "incremental checkpoint ≥ 20× faster than a full copy: {speedup:.0}× ({} vs {})",
+                fmt_duration(incremental.time),
+                fmt_duration(copy_checkpoint.time)
+            ),
             speedup >= 20.0,
         ),
         (
@@ -755,9 +860,16 @@ async fn run(tmp: &Path, files: usize) {
             ),
             incremental.time <= git_incremental.time,
         ),
-        (format!("checkpoint with nothing changed < 50 ms: {}", fmt_duration(nothing.time)), nothing.time < Duration::from_millis(50)),
         (
-            format!("store growth ≤ 2× the changed bytes: {} for {} ({ratio:.2}×)", fmt_bytes(store_growth), fmt_bytes(changed)),
+            format!("checkpoint with nothing changed < 50 ms: {}", fmt_duration(nothing.time)),
+            nothing.time < Duration::from_millis(50),
+        ),
+        (
+            format!(
+                "store growth ≤ 2× the changed bytes: {} for {} ({ratio:.2}×)",
+                fmt_bytes(store_growth),
+                fmt_bytes(changed)
+            ),
             ratio <= 2.0,
         ),
     ];
@@ -783,7 +895,8 @@ fn print_table(rows: &[Row]) {
     let widths = [width(|r| &r.operation), width(|r| &r.kiln), width(|r| &r.copy), width(|r| &r.git)];
     let line = |r: &Row| {
         let cells = [&r.operation, &r.kiln, &r.copy, &r.git];
-        let padded: Vec<String> = cells.iter().zip(widths).map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count()))).collect();
+        let padded: Vec<String> =
+            cells.iter().zip(widths).map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count()))).collect();
         format!("| {} |", padded.join(" | "))
     };
     println!("{}", line(&header));

@@ -115,13 +115,20 @@ impl Access {
 
     pub async fn list_tokens(&self) -> Result<Vec<TokenInfo>> {
         type Row = (String, String, i64, Option<i64>, Option<i64>);
-        let rows: Vec<Row> =
-            sqlx::query_as("SELECT id, name, created_at, expires_at, revoked_at FROM access_tokens ORDER BY created_at, id")
-                .fetch_all(&self.pool)
-                .await?;
+        let rows: Vec<Row> = sqlx::query_as(
+            "SELECT id, name, created_at, expires_at, revoked_at FROM access_tokens ORDER BY created_at, id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
         Ok(rows
             .into_iter()
-            .map(|(id, name, created_at, expires_at, revoked_at)| TokenInfo { id, name, created_at, expires_at, revoked_at })
+            .map(|(id, name, created_at, expires_at, revoked_at)| TokenInfo {
+                id,
+                name,
+                created_at,
+                expires_at,
+                revoked_at,
+            })
             .collect())
     }
 
@@ -136,7 +143,10 @@ impl Access {
             .await?;
         if done.rows_affected() == 0 {
             let shown: String = id.chars().take(40).collect();
-            return Err(ApiError::new(ErrorCode::TokenInvalid, format!("there is no token `{}`", shown.escape_debug())));
+            return Err(ApiError::new(
+                ErrorCode::TokenInvalid,
+                format!("there is no token `{}`", shown.escape_debug()),
+            ));
         }
         sqlx::query("UPDATE browser_sessions SET ended_at = ? WHERE token_id = ? AND ended_at IS NULL")
             .bind(at)
@@ -154,7 +164,12 @@ impl Access {
         let now = now();
         let (token_id, token_expiry) = match token {
             None if mode == ServeMode::Loopback => (None, None),
-            None => return Err(ApiError::new(ErrorCode::TokenInvalid, "this server needs an access token: create one with `kiln token create`")),
+            None => {
+                return Err(ApiError::new(
+                    ErrorCode::TokenInvalid,
+                    "this server needs an access token: create one with `kiln token create`",
+                ))
+            }
             Some(token) => {
                 let row: Option<(String, Option<i64>, Option<i64>)> =
                     sqlx::query_as("SELECT id, expires_at, revoked_at FROM access_tokens WHERE hash = ?")
@@ -163,21 +178,28 @@ impl Access {
                         .await?;
                 match row {
                     Some((id, expires_at, None)) if expires_at.is_none_or(|e| e > now) => (Some(id), expires_at),
-                    _ => return Err(ApiError::new(ErrorCode::TokenInvalid, "that access token is unknown, expired or revoked")),
+                    _ => {
+                        return Err(ApiError::new(
+                            ErrorCode::TokenInvalid,
+                            "that access token is unknown, expired or revoked",
+                        ))
+                    }
                 }
             }
         };
         let lifetime_end = now + SESSION_LIFETIME.as_secs() as i64;
         let expires_at = token_expiry.map_or(lifetime_end, |e| e.min(lifetime_end));
         let secret = random_secret();
-        sqlx::query("INSERT INTO browser_sessions (hash, token_id, mode, created_at, expires_at) VALUES (?, ?, ?, ?, ?)")
-            .bind(hash(&secret))
-            .bind(token_id)
-            .bind(mode_name(mode))
-            .bind(now)
-            .bind(expires_at)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "INSERT INTO browser_sessions (hash, token_id, mode, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(hash(&secret))
+        .bind(token_id)
+        .bind(mode_name(mode))
+        .bind(now)
+        .bind(expires_at)
+        .execute(&self.pool)
+        .await?;
         Ok(Connection { secret, expires_at })
     }
 
@@ -320,11 +342,17 @@ mod tests {
     async fn self_hosted_needs_a_token_and_loopback_does_not() {
         let (_dir, access) = access().await;
         assert_eq!(access.connect(ServeMode::SelfHosted, None).await.unwrap_err().code, ErrorCode::TokenInvalid);
-        assert_eq!(access.connect(ServeMode::SelfHosted, Some("kiln_guess")).await.unwrap_err().code, ErrorCode::TokenInvalid);
+        assert_eq!(
+            access.connect(ServeMode::SelfHosted, Some("kiln_guess")).await.unwrap_err().code,
+            ErrorCode::TokenInvalid
+        );
         let local = access.connect(ServeMode::Loopback, None).await.unwrap();
         access.check(ServeMode::Loopback, &local.secret).await.unwrap();
         assert_eq!(access.check(ServeMode::SelfHosted, &local.secret).await.unwrap_err().code, ErrorCode::NotConnected);
-        assert_eq!(access.connect(ServeMode::Loopback, Some("kiln_guess")).await.unwrap_err().code, ErrorCode::TokenInvalid);
+        assert_eq!(
+            access.connect(ServeMode::Loopback, Some("kiln_guess")).await.unwrap_err().code,
+            ErrorCode::TokenInvalid
+        );
         access.disconnect(&local.secret).await.unwrap();
         assert_eq!(access.check(ServeMode::Loopback, &local.secret).await.unwrap_err().code, ErrorCode::NotConnected);
     }
@@ -338,7 +366,10 @@ mod tests {
         // Expire the token by moving its end into the past.
         sqlx::query("UPDATE access_tokens SET expires_at = ?").bind(now() - 1).execute(&access.pool).await.unwrap();
         assert_eq!(access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap_err().code, ErrorCode::NotConnected);
-        assert_eq!(access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap_err().code, ErrorCode::TokenInvalid);
+        assert_eq!(
+            access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap_err().code,
+            ErrorCode::TokenInvalid
+        );
         assert_eq!(access.list_tokens().await.unwrap()[0].status(now()), "expired");
     }
 

@@ -58,7 +58,10 @@ mod tests {
     fn status_is_added_where_missing() {
         assert_eq!(with_status("# Title\n", "approved"), "---\nstatus: approved\n---\n# Title\n");
         assert_eq!(with_status("---\nowner: x\n---\nBody\n", "draft"), "---\nstatus: draft\nowner: x\n---\nBody\n");
-        assert_eq!(with_status("---\r\nstatus: draft\r\n---\r\nB\r\n", "approved"), "---\r\nstatus: approved\r\n---\r\nB\r\n");
+        assert_eq!(
+            with_status("---\r\nstatus: draft\r\n---\r\nB\r\n", "approved"),
+            "---\r\nstatus: approved\r\n---\r\nB\r\n"
+        );
         assert_eq!(digest("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

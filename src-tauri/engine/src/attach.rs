@@ -42,11 +42,16 @@ pub async fn list(ws: &Workspace, session: &str) -> Result<Vec<AttachmentView>> 
 }
 
 pub async fn list_in(pool: &sqlx::SqlitePool, session: &str) -> Result<Vec<AttachmentView>> {
-    let rows: Vec<Row> = sqlx::query_as("SELECT id, name, kind, size, added_at FROM attachments WHERE session_id = ? ORDER BY added_at, name")
-        .bind(session)
-        .fetch_all(pool)
-        .await?;
-    Ok(rows.into_iter().map(|r| AttachmentView { id: r.id, name: r.name, kind: r.kind, size: r.size, added_at: r.added_at }).collect())
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT id, name, kind, size, added_at FROM attachments WHERE session_id = ? ORDER BY added_at, name",
+    )
+    .bind(session)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| AttachmentView { id: r.id, name: r.name, kind: r.kind, size: r.size, added_at: r.added_at })
+        .collect())
 }
 
 pub async fn add(ws: &Workspace, events: &EventBus, args: AddAttachmentArgs) -> Result<AttachmentView> {
@@ -76,15 +81,16 @@ pub async fn add(ws: &Workspace, events: &EventBus, args: AddAttachmentArgs) -> 
         attachments::Kind::File => "file",
     };
     let at = now();
-    let inserted = sqlx::query("INSERT INTO attachments (id, session_id, name, kind, size, added_at) VALUES (?, ?, ?, ?, ?, ?)")
-        .bind(&attachment_id)
-        .bind(id.as_str())
-        .bind(&name)
-        .bind(kind)
-        .bind(bytes.len() as i64)
-        .bind(&at)
-        .execute(&ws.pool)
-        .await;
+    let inserted =
+        sqlx::query("INSERT INTO attachments (id, session_id, name, kind, size, added_at) VALUES (?, ?, ?, ?, ?, ?)")
+            .bind(&attachment_id)
+            .bind(id.as_str())
+            .bind(&name)
+            .bind(kind)
+            .bind(bytes.len() as i64)
+            .bind(&at)
+            .execute(&ws.pool)
+            .await;
     if let Err(e) = inserted {
         let _ = std::fs::remove_file(&stored);
         let _ = std::fs::remove_file(&copy);
@@ -105,7 +111,8 @@ pub async fn remove(ws: &Workspace, events: &EventBus, args: RemoveAttachmentArg
         .bind(id.as_str())
         .fetch_optional(&ws.pool)
         .await?;
-    let name = name.ok_or_else(|| ApiError::new(ErrorCode::AttachmentNotFound, "this session has no such attachment"))?;
+    let name =
+        name.ok_or_else(|| ApiError::new(ErrorCode::AttachmentNotFound, "this session has no such attachment"))?;
     sqlx::query("DELETE FROM attachments WHERE id = ?").bind(attachment_id.as_str()).execute(&ws.pool).await?;
     // The record is gone either way; a file is removed only where Kiln put it: a
     // directory that became a link holds nothing of Kiln's, so nothing there is removed.
@@ -113,7 +120,10 @@ pub async fn remove(ws: &Workspace, events: &EventBus, args: RemoveAttachmentArg
     if !attachments::is_safe_name(&name) {
         tracing::warn!("attachment {attachment_id} had the unsafe name {name:?}; no file removed");
     } else {
-        for file in [stored_dir(ws, &id).map(|d| d.join(format!("{attachment_id}-{name}"))), copy_dir(ws, &id).map(|d| d.join(&name))] {
+        for file in [
+            stored_dir(ws, &id).map(|d| d.join(format!("{attachment_id}-{name}"))),
+            copy_dir(ws, &id).map(|d| d.join(&name)),
+        ] {
             match file {
                 Ok(file) => {
                     let _ = std::fs::remove_file(file);
@@ -142,7 +152,9 @@ fn copy_dir(ws: &Workspace, id: &SessionId) -> Result<PathBuf> {
 fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::create_dir_all(path.parent().expect("has a parent"))?;
     match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => return Err(paths::refused(&path.display().to_string(), "a directory is in the attachment's place")),
+        Ok(meta) if meta.is_dir() => {
+            return Err(paths::refused(&path.display().to_string(), "a directory is in the attachment's place"))
+        }
         Ok(_) => std::fs::remove_file(path)?,
         Err(_) => {}
     }
@@ -157,5 +169,9 @@ pub fn note(attachments: &[AttachmentView]) -> Option<String> {
         return None;
     }
     let names: Vec<String> = attachments.iter().map(|a| format!("`{IN_WORKDIR}/{}`", a.name)).collect();
-    Some(format!("The operator attached {} file(s) for this session, to read: {}.", attachments.len(), names.join(", ")))
+    Some(format!(
+        "The operator attached {} file(s) for this session, to read: {}.",
+        attachments.len(),
+        names.join(", ")
+    ))
 }

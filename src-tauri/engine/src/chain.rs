@@ -42,14 +42,24 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
     };
     let roles = ws.roles()?;
     let picked = match &args.role {
-        Some(r) => Some(roles::find(&roles, r).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{r}`")))?),
+        Some(r) => {
+            Some(roles::find(&roles, r).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{r}`")))?)
+        }
         None => None,
     };
     let driver_id = args.driver.clone().or(session.driver.clone());
     let driver = crate::drivers::registry::resolve(ws, driver_id.as_deref()).await?;
 
     record_as(ws, events, &id, EntryKind::User, Some(&module.id), None, text).await?;
-    let start = Start { id: id.clone(), module, roles, picked, driver, model: args.model.or(session.model.clone()), text: text.to_string() };
+    let start = Start {
+        id: id.clone(),
+        module,
+        roles,
+        picked,
+        driver,
+        model: args.model.or(session.model.clone()),
+        text: text.to_string(),
+    };
     // The first message waits for the planner agent and the session's setup, in the
     // background so the composer is free at once; its turn starts when they are done.
     let planning = ws.planning.lock().unwrap().get(id.as_str()).cloned();
@@ -78,7 +88,8 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
                 let started = start.run(&ws, &events).await;
                 ws.queued.lock().unwrap().remove(start.id.as_str());
                 if let Err(e) = started {
-                    let note = format!("The turn for your message could not start: {} [{}]", e.message, e.code.as_str());
+                    let note =
+                        format!("The turn for your message could not start: {} [{}]", e.message, e.code.as_str());
                     let _ = record(&ws, &events, &start.id, EntryKind::System, None, &note).await;
                 }
                 let _ = publish(&ws, &events, &start.id).await;
@@ -122,12 +133,25 @@ impl Start {
             None => match pending.and_then(|p| roles::find(&self.roles, &p).cloned()) {
                 Some(role) => Route::Role {
                     role: role.id,
-                    reason: "the session was waiting for it (a question, a paused chain or the planner's suggestion)".into(),
+                    reason: "the session was waiting for it (a question, a paused chain or the planner's suggestion)"
+                        .into(),
                 },
                 None => route_module(ws, id, &self.module, &self.text).await?,
             },
         };
-        begin(ws, events, id, &self.module, &self.roles, route, self.driver.clone(), self.model.clone(), self.text.clone(), 0).await
+        begin(
+            ws,
+            events,
+            id,
+            &self.module,
+            &self.roles,
+            route,
+            self.driver.clone(),
+            self.model.clone(),
+            self.text.clone(),
+            0,
+        )
+        .await
     }
 }
 
@@ -176,7 +200,10 @@ pub async fn retry_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sessi
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
     if session.state != SessionState::Blocked {
-        return Err(ApiError::new(ErrorCode::NotBlocked, format!("session {id} is not blocked: there is no failed turn to retry")));
+        return Err(ApiError::new(
+            ErrorCode::NotBlocked,
+            format!("session {id} is not blocked: there is no failed turn to retry"),
+        ));
     }
     if ws.is_running(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, format!("session {id} is running")));
@@ -186,11 +213,16 @@ pub async fn retry_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sessi
         return Err(ApiError::new(ErrorCode::NotBlocked, format!("session {id} has run no turn to retry")));
     };
     let Some(prompt) = last.prompt.filter(|p| !p.is_empty()) else {
-        return Err(ApiError::new(ErrorCode::NotBlocked, "the failed turn ran before Kiln kept its prompt: send your message again"));
+        return Err(ApiError::new(
+            ErrorCode::NotBlocked,
+            "the failed turn ran before Kiln kept its prompt: send your message again",
+        ));
     };
     let module = session_module(&session, &last.module_id)?;
     let roles = ws.roles()?;
-    let role = roles::find(&roles, &last.role).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{}` any more", last.role)))?;
+    let role = roles::find(&roles, &last.role)
+        .cloned()
+        .ok_or_else(|| ApiError::invalid(format!("there is no role `{}` any more", last.role)))?;
     let driver = crate::drivers::registry::resolve(ws, Some(&last.driver)).await?;
     let text = format!("Retrying the **{}** turn in `{}`.", role.name, module.id);
     record(ws, events, &id, EntryKind::System, Some(&module.id), &text).await?;
@@ -225,8 +257,9 @@ pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: App
     }
     let module = session_module(&session, &args.module_id)?;
     let path = spec_path(ws, &id, &module)?;
-    let text = std::fs::read_to_string(&path)
-        .map_err(|_| ApiError::new(ErrorCode::SpecMissing, format!("`{}` has no specification to approve yet", module.id)))?;
+    let text = std::fs::read_to_string(&path).map_err(|_| {
+        ApiError::new(ErrorCode::SpecMissing, format!("`{}` has no specification to approve yet", module.id))
+    })?;
     let approved = approval::with_status(&text, "approved");
     std::fs::write(&path, &approved)?;
     let digest = approval::digest(&approved);
@@ -252,12 +285,9 @@ pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: App
 
 /// The module of a session an operation names, or `MODULE_NOT_FOUND`.
 fn session_module(session: &SessionView, module_id: &str) -> Result<SessionModule> {
-    session
-        .modules
-        .iter()
-        .find(|m| m.id == module_id)
-        .cloned()
-        .ok_or_else(|| ApiError::new(ErrorCode::ModuleNotFound, format!("`{module_id}` is not a module of this session")))
+    session.modules.iter().find(|m| m.id == module_id).cloned().ok_or_else(|| {
+        ApiError::new(ErrorCode::ModuleNotFound, format!("`{module_id}` is not a module of this session"))
+    })
 }
 
 pub async fn get_spec(ws: &Workspace, args: ModuleArgs) -> Result<SpecView> {
@@ -299,7 +329,15 @@ pub async fn save_spec(ws: &Workspace, events: &EventBus, args: SaveSpecArgs) ->
     std::fs::write(&path, &args.text)?;
     let view = spec_view(ws, &id, &module).await?;
     let stale = if was_approved && !view.approved { " Its approval is now stale." } else { "" };
-    record(ws, events, &id, EntryKind::System, Some(&module.id), &format!("You edited the specification of `{}`.{stale}", module.id)).await?;
+    record(
+        ws,
+        events,
+        &id,
+        EntryKind::System,
+        Some(&module.id),
+        &format!("You edited the specification of `{}`.{stale}", module.id),
+    )
+    .await?;
     publish(ws, events, &id).await?;
     Ok(view)
 }
@@ -336,7 +374,10 @@ pub async fn spec_approved(ws: &Workspace, id: &SessionId, module: &SessionModul
 
 async fn route_module(ws: &Workspace, id: &SessionId, module: &SessionModule, request: &str) -> Result<Route> {
     if ws.config.workflow() == Workflow::Direct {
-        return Ok(Route::Role { role: roles::ENGINEER.into(), reason: "the engineer takes every turn of the direct workflow".into() });
+        return Ok(Route::Role {
+            role: roles::ENGINEER.into(),
+            reason: "the engineer takes every turn of the direct workflow".into(),
+        });
     }
     let dir = ws.session_workdir(id).join(&module.directory);
     let approved = spec_approved(ws, id, module).await?;
@@ -348,11 +389,18 @@ async fn route_module(ws: &Workspace, id: &SessionId, module: &SessionModule, re
 }
 
 async fn pending_role(ws: &Workspace, id: &SessionId) -> Result<Option<String>> {
-    Ok(sqlx::query_scalar("SELECT pending_role FROM sessions WHERE id = ?").bind(id.as_str()).fetch_one(&ws.pool).await?)
+    Ok(sqlx::query_scalar("SELECT pending_role FROM sessions WHERE id = ?")
+        .bind(id.as_str())
+        .fetch_one(&ws.pool)
+        .await?)
 }
 
 async fn set_pending_role(ws: &Workspace, id: &SessionId, role: Option<&str>) -> Result<()> {
-    sqlx::query("UPDATE sessions SET pending_role = ? WHERE id = ?").bind(role).bind(id.as_str()).execute(&ws.pool).await?;
+    sqlx::query("UPDATE sessions SET pending_role = ? WHERE id = ?")
+        .bind(role)
+        .bind(id.as_str())
+        .execute(&ws.pool)
+        .await?;
     Ok(())
 }
 
@@ -372,16 +420,25 @@ async fn begin(
 ) -> Result<()> {
     let (role_id, reason) = match route {
         Route::AwaitApproval { reason } => {
-            let text = format!("Waiting for your approval: {reason}. Read the specification of `{}` and approve it to go on.", module.id);
+            let text = format!(
+                "Waiting for your approval: {reason}. Read the specification of `{}` and approve it to go on.",
+                module.id
+            );
             record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
             records::set_state(&ws.pool, id.as_str(), SessionState::AwaitingApproval, &now()).await?;
             return Ok(());
         }
         Route::Role { role, reason } => (role, reason),
     };
-    let role = roles::find(roles, &role_id).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{role_id}`")))?;
+    let role = roles::find(roles, &role_id)
+        .cloned()
+        .ok_or_else(|| ApiError::invalid(format!("there is no role `{role_id}`")))?;
     let specs = ws.config.workflow() == Workflow::Specs;
-    if specs && !BEFORE_APPROVAL.contains(&role.id.as_str()) && !spec_approved(ws, id, module).await? && has_spec(ws, id, module) {
+    if specs
+        && !BEFORE_APPROVAL.contains(&role.id.as_str())
+        && !spec_approved(ws, id, module).await?
+        && has_spec(ws, id, module)
+    {
         let text = format!(
             "**{}** would build `{}` next ({reason}), but its specification is not approved. Approve it to go on.",
             role.name, module.id
@@ -434,7 +491,11 @@ async fn begin_review(
     let plan = TurnPlan {
         session: id.clone(),
         module: module.clone(),
-        instructions: format!("{}\n\n{}", role.instruction, crate::review::instruction(&role.name, &session, &reviewed_together(ws, &session, module))),
+        instructions: format!(
+            "{}\n\n{}",
+            role.instruction,
+            crate::review::instruction(&role.name, &session, &reviewed_together(ws, &session, module))
+        ),
         resume_id: session.resume_ids.get(driver.id()).cloned(),
         role: reviewer,
         driver,
@@ -463,12 +524,29 @@ async fn reviewed(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSu
     }
     let word = if passed { "pass" } else { "changes" };
     let reason_text = if reason.is_empty() { String::new() } else { format!(": {reason}") };
-    record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &format!("**review → {word}**{reason_text}")).await?;
+    record_as(
+        ws,
+        events,
+        id,
+        EntryKind::Handoff,
+        Some(&module.id),
+        Some(&turn.role.id),
+        &format!("**review → {word}**{reason_text}"),
+    )
+    .await?;
     if passed {
         if changed_nothing(ws, id).await? {
             return nothing_changed(ws, events, id, module).await;
         }
-        record(ws, events, id, EntryKind::System, Some(&module.id), "The review passed: ready for review and delivery.").await?;
+        record(
+            ws,
+            events,
+            id,
+            EntryKind::System,
+            Some(&module.id),
+            "The review passed: ready for review and delivery.",
+        )
+        .await?;
         return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
     }
     let next_index = turn.chain_index + 1;
@@ -500,11 +578,12 @@ pub async fn review_module(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Mo
     let module = session_module(&session, &args.module_id)?;
     let roles = ws.roles()?;
     // The role that last worked on the module reviews it; else the one routing picks.
-    let last: Option<String> = sqlx::query_scalar("SELECT role FROM turns WHERE session_id = ? AND module_id = ? ORDER BY id DESC LIMIT 1")
-        .bind(id.as_str())
-        .bind(&module.id)
-        .fetch_optional(&ws.pool)
-        .await?;
+    let last: Option<String> =
+        sqlx::query_scalar("SELECT role FROM turns WHERE session_id = ? AND module_id = ? ORDER BY id DESC LIMIT 1")
+            .bind(id.as_str())
+            .bind(&module.id)
+            .fetch_optional(&ws.pool)
+            .await?;
     let role_id = match last {
         Some(role) => role,
         None => match route_module(ws, &id, &module, "").await? {
@@ -514,7 +593,9 @@ pub async fn review_module(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Mo
             }
         },
     };
-    let role = roles::find(&roles, &role_id).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{role_id}`")))?;
+    let role = roles::find(&roles, &role_id)
+        .cloned()
+        .ok_or_else(|| ApiError::invalid(format!("there is no role `{role_id}`")))?;
     let driver = crate::drivers::registry::resolve(ws, session.driver.as_deref()).await?;
     begin_review(ws, events, &id, &module, &role, driver, session.model.clone(), 0).await?;
     publish(ws, events, &id).await
@@ -536,12 +617,8 @@ fn instructions(role: &Role, session: &SessionView, module: &SessionModule, role
             format!("You may change only {}; changes anywhere else are put back after your turn.", allowed.join(", "))
         }
     };
-    let targets: Vec<String> = role
-        .handoff
-        .iter()
-        .filter_map(|h| roles::find(roles, h))
-        .map(|r| format!("`{}` ({})", r.id, r.name))
-        .collect();
+    let targets: Vec<String> =
+        role.handoff.iter().filter_map(|h| roles::find(roles, h)).map(|r| format!("`{}` ({})", r.id, r.name)).collect();
     let handoff = if targets.is_empty() {
         "End your answer with one line `HANDOFF: none - <why>` when the request is satisfied or you need the operator's answer.".to_string()
     } else {
@@ -566,7 +643,15 @@ fn after_turn(
     Box::pin(async move {
         if let Err(e) = decide(&ws, &events, &turn, end).await {
             tracing::error!("deciding after a turn of {}: {e}", turn.session);
-            let _ = record(&ws, &events, &turn.session, EntryKind::System, None, &format!("Kiln could not go on: {}", e.message)).await;
+            let _ = record(
+                &ws,
+                &events,
+                &turn.session,
+                EntryKind::System,
+                None,
+                &format!("Kiln could not go on: {}", e.message),
+            )
+            .await;
             let _ = records::set_state(&ws.pool, turn.session.as_str(), SessionState::Blocked, &now()).await;
         }
         let _ = publish(&ws, &events, &turn.session).await;
@@ -596,7 +681,8 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
             _ => format!("{}. ", crate::live::words(reason, crate::live::status_in(error))),
         };
         let text = format!("**Blocked**: the {} turn failed: {words}{error}", turn.role.name);
-        link(record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &text).await?).await?;
+        link(record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &text).await?)
+            .await?;
         return records::set_state(&ws.pool, id.as_str(), SessionState::Blocked, &at).await;
     }
     if turn.review {
@@ -637,7 +723,15 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
     let next = match target {
         Target::None => {
             if end.changed.is_empty() && end.final_text.contains('?') {
-                record(ws, events, id, EntryKind::System, Some(&module.id), &format!("**{}** asks; your answer goes back to it.", turn.role.name)).await?;
+                record(
+                    ws,
+                    events,
+                    id,
+                    EntryKind::System,
+                    Some(&module.id),
+                    &format!("**{}** asks; your answer goes back to it.", turn.role.name),
+                )
+                .await?;
                 set_pending_role(ws, id, Some(&turn.role.id)).await?;
                 return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
             }
@@ -645,7 +739,15 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
                 return nothing_changed(ws, events, id, module).await;
             }
             if all_pass(ws, id, module).await? {
-                record(ws, events, id, EntryKind::System, Some(&module.id), "The request is reported satisfied and its review still holds: ready for review.").await?;
+                record(
+                    ws,
+                    events,
+                    id,
+                    EntryKind::System,
+                    Some(&module.id),
+                    "The request is reported satisfied and its review still holds: ready for review.",
+                )
+                .await?;
                 return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
             }
             let session = session::view(ws, id).await?;
@@ -663,7 +765,11 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
             Route::Role { role: r.clone(), reason: format!("{} handed off to it", turn.role.name) }
         }
         Target::Role(r) => {
-            let why = if r == turn.role.id { "a role cannot hand off to itself".to_string() } else { format!("`{r}` is not in {}'s handoff list", turn.role.id) };
+            let why = if r == turn.role.id {
+                "a role cannot hand off to itself".to_string()
+            } else {
+                format!("`{r}` is not in {}'s handoff list", turn.role.id)
+            };
             fallback(ws, id, module, &why).await?
         }
         Target::Unknown(name) => fallback(ws, id, module, &format!("`{name}` is not a role")).await?,
@@ -672,9 +778,21 @@ async fn decide(ws: &Arc<Workspace>, events: &Arc<EventBus>, turn: &TurnPlanSumm
     let next_index = turn.chain_index + 1;
     if let Route::Role { role, .. } = &next {
         if !session.auto_continue || next_index >= MAX_CHAIN {
-            let why = if session.auto_continue { format!("after {MAX_CHAIN} chained turns") } else { "auto-continue is off".into() };
+            let why = if session.auto_continue {
+                format!("after {MAX_CHAIN} chained turns")
+            } else {
+                "auto-continue is off".into()
+            };
             let name = roles::find(&roles, role).map(|r| r.name.clone()).unwrap_or_else(|| role.clone());
-            record(ws, events, id, EntryKind::System, Some(&module.id), &format!("Paused {why}. Continue with **{name}** when ready.")).await?;
+            record(
+                ws,
+                events,
+                id,
+                EntryKind::System,
+                Some(&module.id),
+                &format!("Paused {why}. Continue with **{name}** when ready."),
+            )
+            .await?;
             set_pending_role(ws, id, Some(role)).await?;
             return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
         }
@@ -717,7 +835,8 @@ async fn changed_nothing(ws: &Arc<Workspace>, id: &SessionId) -> Result<bool> {
 }
 
 async fn nothing_changed(ws: &Workspace, events: &EventBus, id: &SessionId, module: &SessionModule) -> Result<()> {
-    let text = "The request is reported done, but the session has changed no file: there is nothing to review or deliver.";
+    let text =
+        "The request is reported done, but the session has changed no file: there is nothing to review or deliver.";
     record(ws, events, id, EntryKind::System, Some(&module.id), text).await?;
     records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await
 }
@@ -752,7 +871,8 @@ async fn fix(
     let id = &turn.session;
     let module = &turn.module;
     let whom = failed.module.as_deref().unwrap_or(module.id.as_str());
-    let line = format!("**gate `{}` → {}**: it failed in `{whom}`; the same role fixes it first", failed.gate, turn.role.id);
+    let line =
+        format!("**gate `{}` → {}**: it failed in `{whom}`; the same role fixes it first", failed.gate, turn.role.id);
     record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &line).await?;
     let next_index = turn.chain_index + 1;
     if !session.auto_continue || next_index >= MAX_CHAIN {
@@ -769,7 +889,8 @@ async fn fix(
         failed.output_start()
     );
     let driver = crate::drivers::registry::resolve(ws, Some(turn.driver_id)).await?;
-    let route = Route::Role { role: turn.role.id.clone(), reason: format!("the `{}` gate failed after its turn", failed.gate) };
+    let route =
+        Route::Role { role: turn.role.id.clone(), reason: format!("the `{}` gate failed after its turn", failed.gate) };
     begin(ws, events, id, module, roles, route, driver, turn.model.clone(), prompt, next_index).await
 }
 

@@ -18,7 +18,14 @@ use crate::store::sessions as records;
 use crate::workspace::Workspace;
 
 /// Records `tree` as the session's next checkpoint; returns its sequence.
-pub async fn take(ws: &Workspace, id: &SessionId, tree: Oid, label: &str, role: Option<&str>, module: Option<&str>) -> Result<i64> {
+pub async fn take(
+    ws: &Workspace,
+    id: &SessionId,
+    tree: Oid,
+    label: &str,
+    role: Option<&str>,
+    module: Option<&str>,
+) -> Result<i64> {
     let (last, parent) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
     let sequence = last + 1;
     let commit = {
@@ -90,13 +97,18 @@ async fn prune(ws: &Workspace, id: &SessionId) -> Result<()> {
         let mut out = Vec::new();
         for (sequence, commit, label) in kept {
             let old = store.find_commit(Oid::from_str(commit).map_err(|e| ApiError::internal("checkpoint id", e))?)?;
-            parent = snapshot::commit(&store, old.tree_id(), Some(parent), label, &format!("refs/kiln/{id}/{sequence}"))?;
+            parent =
+                snapshot::commit(&store, old.tree_id(), Some(parent), label, &format!("refs/kiln/{id}/{sequence}"))?;
             out.push((*sequence, parent));
         }
         out
     };
     for (sequence, _, _) in dropped {
-        sqlx::query("DELETE FROM checkpoints WHERE session_id = ? AND sequence = ?").bind(id.as_str()).bind(sequence).execute(&ws.pool).await?;
+        sqlx::query("DELETE FROM checkpoints WHERE session_id = ? AND sequence = ?")
+            .bind(id.as_str())
+            .bind(sequence)
+            .execute(&ws.pool)
+            .await?;
     }
     for (sequence, commit) in rewritten {
         sqlx::query("UPDATE checkpoints SET commit_id = ? WHERE session_id = ? AND sequence = ?")
@@ -153,30 +165,42 @@ pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointA
     if args.sequence < 0 {
         return Err(ApiError::invalid(format!("`{}` is not a checkpoint sequence", args.sequence)));
     }
-    let row: Option<(String, String)> = sqlx::query_as("SELECT commit_id, label FROM checkpoints WHERE session_id = ? AND sequence = ?")
-        .bind(id.as_str())
-        .bind(args.sequence)
-        .fetch_optional(&ws.pool)
-        .await?;
+    let row: Option<(String, String)> =
+        sqlx::query_as("SELECT commit_id, label FROM checkpoints WHERE session_id = ? AND sequence = ?")
+            .bind(id.as_str())
+            .bind(args.sequence)
+            .fetch_optional(&ws.pool)
+            .await?;
     let (commit, label) = row.ok_or_else(|| {
         ApiError::new(ErrorCode::CheckpointNotFound, format!("session {id} has no checkpoint {}", args.sequence))
     })?;
     session::refuse_closed(&session)?;
     if ws.is_running(id.as_str()) {
-        return Err(ApiError::new(ErrorCode::SessionRunning, format!("session {id} is running; restore when it stops")));
+        return Err(ApiError::new(
+            ErrorCode::SessionRunning,
+            format!("session {id} is running; restore when it stops"),
+        ));
     }
     // Modules that joined after this checkpoint keep their files.
-    let joined_later: Vec<String> =
-        session.modules.iter().filter(|m| m.base_sequence > args.sequence).map(|m| format!("{}/", m.directory)).collect();
+    let joined_later: Vec<String> = session
+        .modules
+        .iter()
+        .filter(|m| m.base_sequence > args.sequence)
+        .map(|m| format!("{}/", m.directory))
+        .collect();
     let workdir = ws.session_workdir(&id);
     // A working copy replaced by a link is neither read nor written through.
     if std::fs::symlink_metadata(&workdir).is_ok_and(|m| !m.is_dir()) {
-        return Err(ApiError::new(ErrorCode::PathNotAllowed, format!("the working copy of session {id} is not a plain directory; nothing was restored")));
+        return Err(ApiError::new(
+            ErrorCode::PathNotAllowed,
+            format!("the working copy of session {id} is not a plain directory; nothing was restored"),
+        ));
     }
     {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;
-        let target = store.find_commit(Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))?)?.tree()?;
+        let target =
+            store.find_commit(Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))?)?.tree()?;
         let current = store.find_tree(crate::confine::snapshot_workdir(&store, &workdir)?)?;
         for path in differing(&store, &current, &target)? {
             let keep = joined_later.iter().any(|d| path.starts_with(d.as_str()));

@@ -136,7 +136,13 @@ pub struct SessionConfig {
 
 impl Default for SessionConfig {
     fn default() -> Self {
-        SessionConfig { copy: Vec::new(), setup: None, autosave_seconds: 180, max_checkpoints: 100, gate_timeout_seconds: 600 }
+        SessionConfig {
+            copy: Vec::new(),
+            setup: None,
+            autosave_seconds: 180,
+            max_checkpoints: 100,
+            gate_timeout_seconds: 600,
+        }
     }
 }
 
@@ -216,10 +222,9 @@ const TARGETS: &[&str] = &["workspace", "git-pr"];
 impl Config {
     /// Parses and validates the text of a `kiln.toml`; `origin` names it in errors.
     pub fn parse(text: &str, origin: &Path) -> Result<Config> {
-        let invalid = |msg: String| {
-            ApiError::new(ErrorCode::ConfigInvalid, format!("{}: {msg}", origin.display()))
-        };
-        let config: Config = toml::from_str(text).map_err(|e| invalid(e.message().to_string() + &span_note(text, e.span())))?;
+        let invalid = |msg: String| ApiError::new(ErrorCode::ConfigInvalid, format!("{}: {msg}", origin.display()));
+        let config: Config =
+            toml::from_str(text).map_err(|e| invalid(e.message().to_string() + &span_note(text, e.span())))?;
         for key in config.gates.keys() {
             if !TOOLCHAINS.contains(&key.as_str()) {
                 return Err(invalid(format!(

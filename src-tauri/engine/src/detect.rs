@@ -19,8 +19,8 @@ pub use crate::gates::MODULE_GATES;
 
 mod node;
 mod others;
-pub mod toolchains;
 mod toml_out;
+pub mod toolchains;
 mod view;
 
 pub use toml_out::to_toml;
@@ -53,16 +53,17 @@ pub fn gate(root: &Path, config: &Config, module: &ModuleInfo, gate: &str) -> De
             }
         })
     };
-    if let Some(g) = config
-        .modules
-        .overrides
-        .get(&module.id)
-        .and_then(|o| configured(o.gates.get(gate), format!("kiln.toml [modules.overrides.\"{}\".gates]", module.id)))
+    if let Some(g) =
+        config.modules.overrides.get(&module.id).and_then(|o| {
+            configured(o.gates.get(gate), format!("kiln.toml [modules.overrides.\"{}\".gates]", module.id))
+        })
     {
         return g;
     }
     let toolchain = module.toolchain.as_str();
-    if let Some(g) = config.gates.get(toolchain).and_then(|set| configured(set.get(gate), format!("kiln.toml [gates.{toolchain}]"))) {
+    if let Some(g) =
+        config.gates.get(toolchain).and_then(|set| configured(set.get(gate), format!("kiln.toml [gates.{toolchain}]")))
+    {
         return g;
     }
     match detect(root, module, gate) {
@@ -92,8 +93,12 @@ pub fn detect(root: &Path, module: &ModuleInfo, gate: &str) -> Result<Found, Str
 
 fn generic_hint(gate: &str) -> String {
     match gate {
-        "tests" => "no test runner found: add a `test` target to the Makefile or justfile, or set `tests` in kiln.toml".into(),
-        "typecheck" => "no type checker found: add a `check` target to the Makefile, or set `typecheck` in kiln.toml".into(),
+        "tests" => {
+            "no test runner found: add a `test` target to the Makefile or justfile, or set `tests` in kiln.toml".into()
+        }
+        "typecheck" => {
+            "no type checker found: add a `check` target to the Makefile, or set `typecheck` in kiln.toml".into()
+        }
         other => format!("nothing detected for {other}: set `{other}` in kiln.toml to add it"),
     }
 }
@@ -103,7 +108,8 @@ fn generic_hint(gate: &str) -> String {
 pub fn setup(root: &Path, config: &Config, modules: &[ModuleInfo]) -> Option<DetectedCommand> {
     if let Some(setup) = &config.session.setup {
         let setup = setup.trim();
-        return (!setup.is_empty()).then(|| DetectedCommand { command: setup.into(), source: "kiln.toml [session] setup".into() });
+        return (!setup.is_empty())
+            .then(|| DetectedCommand { command: setup.into(), source: "kiln.toml [session] setup".into() });
     }
     let mut steps: Vec<Found> = Vec::new();
     for module in modules {
@@ -227,7 +233,10 @@ mod tests {
     #[test]
     fn changed_files_fill_the_placeholder() {
         let changed = vec!["src/a.ts".to_string(), "README.md".into(), "odd name.ts".into()];
-        assert_eq!(with_changed("prettier --check {changed}", &changed).unwrap(), "prettier --check src/a.ts README.md 'odd name.ts'");
+        assert_eq!(
+            with_changed("prettier --check {changed}", &changed).unwrap(),
+            "prettier --check src/a.ts README.md 'odd name.ts'"
+        );
         assert_eq!(with_changed("eslint {changed:ts,js}", &changed).unwrap(), "eslint src/a.ts 'odd name.ts'");
         assert_eq!(with_changed("gofmt -l {changed:go}", &changed), None);
         assert_eq!(with_changed("npm test", &[]).unwrap(), "npm test");

@@ -77,9 +77,13 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     let direct = ws.config.workflow() == Workflow::Direct;
     if let Some(wanted) = &args.module_id {
         // Direct: the outside group and any workspace module are groups too.
-        let known = session.modules.iter().any(|m| &m.id == wanted) || direct && (wanted == OUTSIDE_MODULES_ID || ws.modules.iter().any(|m| &m.id == wanted));
+        let known = session.modules.iter().any(|m| &m.id == wanted)
+            || direct && (wanted == OUTSIDE_MODULES_ID || ws.modules.iter().any(|m| &m.id == wanted));
         if !known {
-            return Err(ApiError::new(ErrorCode::ModuleNotFound, format!("`{wanted}` is not a module of this session")));
+            return Err(ApiError::new(
+                ErrorCode::ModuleNotFound,
+                format!("`{wanted}` is not a module of this session"),
+            ));
         }
     }
     let mut bases = Vec::new();
@@ -89,7 +93,12 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     let rest = match direct {
         true => Some(Rest {
             start: base_commit(ws, &id, 0).await?,
-            modules: ws.modules.iter().filter(|m| !session.modules.iter().any(|s| s.id == m.id)).map(|m| (m.id.clone(), m.directory.clone())).collect(),
+            modules: ws
+                .modules
+                .iter()
+                .filter(|m| !session.modules.iter().any(|s| s.id == m.id))
+                .map(|m| (m.id.clone(), m.directory.clone()))
+                .collect(),
         }),
         false => None,
     };
@@ -127,7 +136,8 @@ async fn base_commit(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<Oi
     .bind(sequence)
     .fetch_optional(&ws.pool)
     .await?;
-    let commit = commit.ok_or_else(|| ApiError::internal("checkpoints", format!("session {id} has no checkpoint {sequence}")))?;
+    let commit = commit
+        .ok_or_else(|| ApiError::internal("checkpoints", format!("session {id} has no checkpoint {sequence}")))?;
     Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))
 }
 
@@ -152,7 +162,12 @@ fn compute(store: &Repository, key: &Key) -> Result<DiffView> {
             directory: base.module.directory.clone(),
             group: DiffGroup::Module,
             base_sequence: base.module.base_sequence,
-            files: files_under(store, &tree, &workdir, if whole(directory) { &[][..] } else { std::slice::from_ref(&directory) })?,
+            files: files_under(
+                store,
+                &tree,
+                &workdir,
+                if whole(directory) { &[][..] } else { std::slice::from_ref(&directory) },
+            )?,
         });
     }
     if let Some(rest) = &key.rest {
@@ -237,7 +252,12 @@ fn rest_groups(store: &Repository, key: &Key, rest: &Rest, now: &git2::Tree<'_>)
 }
 
 /// Every changed file under the given paths (none: the whole tree), sorted by path.
-fn files_under(store: &Repository, base: &git2::Tree<'_>, now: &git2::Tree<'_>, pathspecs: &[&str]) -> Result<Vec<FileDiff>> {
+fn files_under(
+    store: &Repository,
+    base: &git2::Tree<'_>,
+    now: &git2::Tree<'_>,
+    pathspecs: &[&str],
+) -> Result<Vec<FileDiff>> {
     let mut opts = DiffOptions::new();
     // An exact pathspec matches the path and everything below it, and nothing else: a
     // directory whose name holds `*` or `[` is not read as a glob.
@@ -271,7 +291,8 @@ fn file_diff(store: &Repository, diff: &Diff<'_>, index: usize) -> Result<Option
     if hidden(&path) {
         return Ok(None);
     }
-    let too_large = [delta.old_file().id(), delta.new_file().id()].into_iter().any(|id| blob_size(store, id) > MAX_SHOWN_BYTES);
+    let too_large =
+        [delta.old_file().id(), delta.new_file().id()].into_iter().any(|id| blob_size(store, id) > MAX_SHOWN_BYTES);
     let Some(patch) = Patch::from_diff(diff, index)? else { return Ok(None) };
     // Binary detection reads the content, so it is known once the patch is made.
     let binary = patch.delta().flags().is_binary();
@@ -325,7 +346,8 @@ fn hunks(patch: &Patch<'_>) -> Result<Vec<Hunk>> {
 /// Paths a review never shows, even when a workspace forgets to ignore them: installed
 /// dependencies and the attachment copies the agent reads.
 fn hidden(path: &str) -> bool {
-    path.starts_with(&format!("{}/", crate::attach::IN_WORKDIR)) || path.split('/').any(|segment| segment == "node_modules")
+    path.starts_with(&format!("{}/", crate::attach::IN_WORKDIR))
+        || path.split('/').any(|segment| segment == "node_modules")
 }
 
 /// A blob's size from its header, without reading it; 0 for a side that has no file.

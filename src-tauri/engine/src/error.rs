@@ -85,8 +85,12 @@ impl ErrorCode {
             InvalidInput | InvalidSessionId | ConfigInvalid | ModuleRequired => 400,
             HostNotAllowed => 403,
             WorkspaceNotFound | ModuleNotFound | SessionNotFound | UnknownCommand => 404,
-            WorkspaceNotOpen | ModuleAlreadyInSession | SessionRunning | SessionArchived
-            | SessionDelivered | SessionNotArchived => 409,
+            WorkspaceNotOpen
+            | ModuleAlreadyInSession
+            | SessionRunning
+            | SessionArchived
+            | SessionDelivered
+            | SessionNotArchived => 409,
             SessionDeleted => 410,
             AttachmentLimit => 409,
             AttachmentTooLarge => 413,

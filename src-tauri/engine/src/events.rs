@@ -110,7 +110,14 @@ mod tests {
         let bus = EventBus::default();
         let mut live = bus.subscribe(None).receiver;
         bus.emit(EventBody::Resync);
-        let live_view = LiveView { session_id: "s".into(), phase: LivePhase::Turn, role: None, module: None, text: Some("Hel".into()), status: None };
+        let live_view = LiveView {
+            session_id: "s".into(),
+            phase: LivePhase::Turn,
+            role: None,
+            module: None,
+            text: Some("Hel".into()),
+            status: None,
+        };
         bus.emit_ephemeral(EventBody::Live { live: live_view });
         bus.emit(EventBody::Resync);
         let ids: Vec<u64> = (0..3).map(|_| live.try_recv().unwrap().id).collect();

@@ -75,15 +75,27 @@ impl Outcome {
 /// and home, writing only to the working copy, with the module's own binaries first on
 /// PATH and its virtual environment when setup made one.
 fn scope(ws: &Workspace, id: &SessionId, workdir: &Path, dir: &Path) -> std::io::Result<crate::sandbox::Scope> {
-    let bins = [dir.join("node_modules/.bin"), workdir.join("node_modules/.bin"), dir.join(".venv/bin"), workdir.join(".venv/bin")];
+    let bins = [
+        dir.join("node_modules/.bin"),
+        workdir.join("node_modules/.bin"),
+        dir.join(".venv/bin"),
+        workdir.join(".venv/bin"),
+    ];
     let venv = [dir.join(".venv"), workdir.join(".venv")].into_iter().find(|v| v.join("bin/python").exists());
-    let extra: Vec<(String, String)> = venv.map(|v| ("VIRTUAL_ENV".to_string(), v.display().to_string())).into_iter().collect();
+    let extra: Vec<(String, String)> =
+        venv.map(|v| ("VIRTUAL_ENV".to_string(), v.display().to_string())).into_iter().collect();
     crate::sandbox::Scope::new(&ws.session_dir(id), &[workdir], &bins, &extra)
 }
 
 /// Runs one module gate; `changed` are the repository-relative files the session
 /// changed (for commands that check only those).
-pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo, gate: &str, changed: &[String]) -> Outcome {
+pub async fn run_module_gate(
+    ws: &Workspace,
+    id: &SessionId,
+    module: &ModuleInfo,
+    gate: &str,
+    changed: &[String],
+) -> Outcome {
     let workdir = ws.session_workdir(id);
     let outcome = |command: String, source: String, status: GateStatus, head: String, note: Option<String>| Outcome {
         module: Some(module.id.clone()),
@@ -130,7 +142,13 @@ pub async fn run_module_gate(ws: &Workspace, id: &SessionId, module: &ModuleInfo
     };
     ws.running.lock().unwrap().remove(id.as_str());
     match result {
-        Err(e) => outcome(command, detected.source, GateStatus::Failed, format!("could not start: {e}"), Some("could not start".into())),
+        Err(e) => outcome(
+            command,
+            detected.source,
+            GateStatus::Failed,
+            format!("could not start: {e}"),
+            Some("could not start".into()),
+        ),
         Ok(o) => {
             let mut status = if o.passed() { GateStatus::Passed } else { GateStatus::Failed };
             let mut note = if o.timed_out { Some(format!("timed out after {} s", timeout.as_secs())) } else { None };
@@ -165,7 +183,10 @@ pub fn ran_no_test(output: &str) -> bool {
         return cargo.iter().all(|l| l.contains(" 0 passed") && l.contains(" 0 failed"));
     }
     // go test: every package says `[no test files]` and none says `ok`.
-    let go: Vec<&str> = output.lines().filter(|l| l.contains("[no test files]") || l.starts_with("ok ") || l.starts_with("ok\t")).collect();
+    let go: Vec<&str> = output
+        .lines()
+        .filter(|l| l.contains("[no test files]") || l.starts_with("ok ") || l.starts_with("ok\t"))
+        .collect();
     if !go.is_empty() {
         return go.iter().all(|l| l.contains("[no test files]"));
     }
@@ -222,14 +243,20 @@ pub fn module_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) 
             }
         };
         if package.is_file() {
-            match std::fs::read_to_string(&package).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()) {
+            match std::fs::read_to_string(&package)
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            {
                 None => problems.push(format!("{}/package.json: not valid JSON", m.directory)),
                 Some(v) if !v["name"].is_string() => problems.push(format!("{}/package.json: no `name`", m.directory)),
                 Some(_) => {}
             }
         }
         if cargo.is_file() {
-            if let Err(e) = std::fs::read_to_string(&cargo).map_err(|e| e.to_string()).and_then(|t| toml::from_str::<toml::Value>(&t).map_err(|e| e.to_string())) {
+            if let Err(e) = std::fs::read_to_string(&cargo)
+                .map_err(|e| e.to_string())
+                .and_then(|t| toml::from_str::<toml::Value>(&t).map_err(|e| e.to_string()))
+            {
                 problems.push(format!("{}/Cargo.toml: {e}", m.directory));
             }
         }
@@ -239,7 +266,13 @@ pub fn module_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) 
 
 /// Runs the working-copy gates and every module gate of `modules`, recording each
 /// result and its transcript entry; returns them in order.
-pub async fn run_all(ws: &Arc<Workspace>, events: &EventBus, id: &SessionId, session: &SessionView, modules: &[SessionModule]) -> Result<Vec<Outcome>> {
+pub async fn run_all(
+    ws: &Arc<Workspace>,
+    events: &EventBus,
+    id: &SessionId,
+    session: &SessionView,
+    modules: &[SessionModule],
+) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::new();
     if ws.config.checks_specs() {
         outcomes.push(spec_schema(ws, id, &session.modules));
@@ -252,7 +285,12 @@ pub async fn run_all(ws: &Arc<Workspace>, events: &EventBus, id: &SessionId, ses
             let workdir = ws.session_workdir(id);
             match crate::paths::confine(&workdir, &m.directory) {
                 Ok(_) => crate::modules::describe_new(&workdir, &m.id, &m.directory, &ws.config),
-                Err(_) => ModuleInfo { id: m.id.clone(), directory: m.directory.clone(), toolchain: Toolchain::Generic, spec_status: None },
+                Err(_) => ModuleInfo {
+                    id: m.id.clone(),
+                    directory: m.directory.clone(),
+                    toolchain: Toolchain::Generic,
+                    spec_status: None,
+                },
             }
         });
         for gate in MODULE_GATES {
@@ -271,8 +309,13 @@ async fn session_changes(ws: &Arc<Workspace>, id: &SessionId) -> Vec<String> {
     let args = GetDiffArgs { session_id: id.to_string(), module_id: None };
     match crate::diff::get(ws, args).await {
         Ok(diff) => {
-            let mut files: Vec<String> =
-                diff.modules.iter().flat_map(|m| m.files.iter()).filter(|f| f.status != FileStatus::Deleted).map(|f| f.path.clone()).collect();
+            let mut files: Vec<String> = diff
+                .modules
+                .iter()
+                .flat_map(|m| m.files.iter())
+                .filter(|f| f.status != FileStatus::Deleted)
+                .map(|f| f.path.clone())
+                .collect();
             files.sort();
             files.dedup();
             files
@@ -324,7 +367,11 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) ->
     let output = if o.tail.is_empty() { o.head.clone() } else { format!("{}\n…\n{}", o.head, o.tail) };
     let output = output.trim_matches(['\n', '\r']);
     if o.status == GateStatus::Failed && !output.trim().is_empty() {
-        let shown: String = if output.chars().count() > SHOWN { output.chars().take(SHOWN).collect::<String>() + "\n…" } else { output.to_string() };
+        let shown: String = if output.chars().count() > SHOWN {
+            output.chars().take(SHOWN).collect::<String>() + "\n…"
+        } else {
+            output.to_string()
+        };
         text.push_str(&format!("\n\n```\n{}\n```", shown.trim_end()));
     }
     record(ws, events, id, EntryKind::Gate, o.module.as_deref(), &text).await?;
@@ -365,7 +412,10 @@ pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Vec<GateResul
 pub async fn check_modules(ws: &Arc<Workspace>, events: &EventBus, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     if ws.is_running(id.as_str()) {
-        return Err(crate::error::ApiError::new(crate::error::ErrorCode::SessionRunning, "check the modules when the session stops"));
+        return Err(crate::error::ApiError::new(
+            crate::error::ErrorCode::SessionRunning,
+            "check the modules when the session stops",
+        ));
     }
     run_all(ws, events, &id, &session, &session.modules).await?;
     crate::session::publish(ws, events, &id).await?;

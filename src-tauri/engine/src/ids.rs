@@ -14,7 +14,10 @@ impl SessionId {
     pub fn parse(text: &str) -> Result<SessionId> {
         let invalid = || {
             let shown: String = text.chars().take(80).collect();
-            ApiError::new(ErrorCode::InvalidSessionId, format!("`{}` is not a session id (a UUID v4)", shown.escape_debug()))
+            ApiError::new(
+                ErrorCode::InvalidSessionId,
+                format!("`{}` is not a session id (a UUID v4)", shown.escape_debug()),
+            )
         };
         if text.len() != 36 {
             return Err(invalid());

@@ -108,13 +108,34 @@ pub fn reason(http_status: Option<u16>, message: &str) -> &'static str {
     }
     let m = message.to_ascii_lowercase();
     let any = |words: &[&str]| words.iter().any(|w| m.contains(w));
-    if any(&["401", "403", "authentication", "invalid api key", "invalid x-api-key", "failed to authenticate", "unauthorized", "permission_error", "/login"]) {
+    if any(&[
+        "401",
+        "403",
+        "authentication",
+        "invalid api key",
+        "invalid x-api-key",
+        "failed to authenticate",
+        "unauthorized",
+        "permission_error",
+        "/login",
+    ]) {
         "auth"
     } else if any(&["429", "rate limit", "rate_limit", "too many requests"]) {
         "rate-limit"
     } else if any(&["529", "503", "overloaded"]) {
         "overloaded"
-    } else if any(&["econnrefused", "econnreset", "enotfound", "could not reach", "connection", "network", "timed out", "timeout", "fetch failed", "stream disconnected"]) {
+    } else if any(&[
+        "econnrefused",
+        "econnreset",
+        "enotfound",
+        "could not reach",
+        "connection",
+        "network",
+        "timed out",
+        "timeout",
+        "fetch failed",
+        "stream disconnected",
+    ]) {
         "network"
     } else {
         "other"
@@ -157,7 +178,14 @@ pub fn retrying(attempt: u32, max_attempts: Option<u32>, http_status: Option<u16
 pub fn failed(message: &str) -> LiveStatus {
     let http_status = status_in(message);
     let reason = reason(http_status, message);
-    LiveStatus { kind: LiveStatusKind::Failed, message: words(reason, http_status), attempt: None, max_attempts: None, reason: reason.to_string(), http_status }
+    LiveStatus {
+        kind: LiveStatusKind::Failed,
+        message: words(reason, http_status),
+        attempt: None,
+        max_attempts: None,
+        reason: reason.to_string(),
+        http_status,
+    }
 }
 
 #[cfg(test)]

@@ -111,7 +111,11 @@ fn compile(patterns: &[String]) -> Result<(GlobSet, GlobSet)> {
             .literal_separator(true)
             .build()
             .map_err(|e| ApiError::new(ErrorCode::ConfigInvalid, format!("module pattern `{raw}`: {e}")))?;
-        if negated { exclude.add(glob) } else { include.add(glob) };
+        if negated {
+            exclude.add(glob)
+        } else {
+            include.add(glob)
+        };
     }
     let build = |b: GlobSetBuilder| b.build().map_err(|e| ApiError::new(ErrorCode::ConfigInvalid, e.to_string()));
     Ok((build(include)?, build(exclude)?))
@@ -153,7 +157,8 @@ fn describe(dir: &Path, rel: &str, spec: &str, fallback: String) -> ModuleInfo {
     let read_json = |name: &str| -> Option<serde_json::Value> {
         serde_json::from_str(&std::fs::read_to_string(dir.join(name)).ok()?).ok()
     };
-    let read_toml = |name: &str| -> Option<toml::Value> { toml::from_str(&std::fs::read_to_string(dir.join(name)).ok()?).ok() };
+    let read_toml =
+        |name: &str| -> Option<toml::Value> { toml::from_str(&std::fs::read_to_string(dir.join(name)).ok()?).ok() };
     let string_at = |v: &serde_json::Value, key: &str| v.get(key).and_then(|s| s.as_str()).map(str::to_string);
 
     let module_json_id = read_json("module.json").and_then(|v| string_at(&v, "id"));
@@ -163,7 +168,9 @@ fn describe(dir: &Path, rel: &str, spec: &str, fallback: String) -> ModuleInfo {
     let cargo_name = cargo.as_ref().and_then(|c| c.get("package")?.get("name")?.as_str().map(str::to_string));
     let py_name = pyproject.as_ref().and_then(|c| c.get("project")?.get("name")?.as_str().map(str::to_string));
     let go_mod = std::fs::read_to_string(dir.join("go.mod")).ok();
-    let go_name = go_mod.as_deref().and_then(|t| t.lines().find_map(|l| l.trim().strip_prefix("module ").map(|m| m.trim().trim_matches('"').to_string())));
+    let go_name = go_mod.as_deref().and_then(|t| {
+        t.lines().find_map(|l| l.trim().strip_prefix("module ").map(|m| m.trim().trim_matches('"').to_string()))
+    });
 
     let id = module_json_id
         .or_else(|| package.as_ref().and_then(|p| string_at(p, "name")))
@@ -255,7 +262,8 @@ fn go_work_patterns(root: &Path) -> Option<Vec<String>> {
             }
         }
     }
-    let out: Vec<String> = out.into_iter().map(|d| d.trim_start_matches("./").to_string()).filter(|d| !d.is_empty() && d != ".").collect();
+    let out: Vec<String> =
+        out.into_iter().map(|d| d.trim_start_matches("./").to_string()).filter(|d| !d.is_empty() && d != ".").collect();
     (!out.is_empty()).then_some(out)
 }
 

@@ -53,7 +53,9 @@ pub fn relative(raw: &str) -> Result<PathBuf> {
     for component in Path::new(raw).components() {
         match component {
             Component::CurDir => {}
-            Component::Normal(name) if is_private(name) => return Err(refused(raw, "`.git` and `.kiln` are off limits")),
+            Component::Normal(name) if is_private(name) => {
+                return Err(refused(raw, "`.git` and `.kiln` are off limits"))
+            }
             Component::Normal(name) => relative.push(name),
             Component::ParentDir => return Err(refused(raw, "`..` is not allowed; paths stay inside their root")),
             Component::RootDir | Component::Prefix(_) => {
@@ -109,7 +111,9 @@ pub fn in_the_way(root: &Path, raw: &str) -> Result<Option<InTheWay>> {
         at.push(name);
         shown.push(name);
         match at.symlink_metadata() {
-            Ok(m) if m.file_type().is_symlink() => return Ok(Some(InTheWay::Link(shown.to_string_lossy().into_owned()))),
+            Ok(m) if m.file_type().is_symlink() => {
+                return Ok(Some(InTheWay::Link(shown.to_string_lossy().into_owned())))
+            }
             Ok(m) if !m.is_dir() => return Ok(Some(InTheWay::File(shown.to_string_lossy().into_owned()))),
             Ok(_) => {}
             // The rest does not exist yet: plain names, made as directories when written.
@@ -127,7 +131,9 @@ pub fn in_the_way(root: &Path, raw: &str) -> Result<Option<InTheWay>> {
 pub fn confine_as_named(root: &Path, raw: &str) -> Result<PathBuf> {
     let relative = relative(raw)?;
     match in_the_way(root, raw)? {
-        Some(InTheWay::Link(at)) => return Err(refused(raw, &format!("`{at}` is a symbolic link, and a link is never written through"))),
+        Some(InTheWay::Link(at)) => {
+            return Err(refused(raw, &format!("`{at}` is a symbolic link, and a link is never written through")))
+        }
         Some(InTheWay::File(at)) => return Err(refused(raw, &format!("`{at}` is a file, not a directory"))),
         None => {}
     }
@@ -157,7 +163,8 @@ pub(crate) fn confine_real(real_root: &Path, raw: &str, relative: &Path) -> Resu
             Err(e) => return Err(refused(raw, &e.to_string())),
         }
     }
-    let real = existing.canonicalize().map_err(|_| refused(raw, "it goes through a symbolic link that leads nowhere"))?;
+    let real =
+        existing.canonicalize().map_err(|_| refused(raw, "it goes through a symbolic link that leads nowhere"))?;
     let inside = real.strip_prefix(real_root).map_err(|_| refused(raw, "it leads outside its root"))?;
     // A link inside the root may still point into `.git`.
     if inside.components().any(|c| is_private(c.as_os_str())) {
@@ -225,7 +232,8 @@ mod tests {
         assert_eq!(confine(&root, "src/new/deeper.txt").unwrap(), real.join("src/new/deeper.txt"));
         assert_eq!(confine(&root, ".").unwrap(), real);
         // Dotted names are ordinary files; only the two private names are refused.
-        for name in [".eslintrc", ".github/workflows/ci.yml", ".gitignore", ".kilnrc", "a..b", "..a", "gitx/.git-keep"] {
+        for name in [".eslintrc", ".github/workflows/ci.yml", ".gitignore", ".kilnrc", "a..b", "..a", "gitx/.git-keep"]
+        {
             assert_eq!(confine(&root, name).unwrap(), real.join(name), "{name}");
         }
         // A link that stays inside resolves to where it points.
@@ -268,11 +276,23 @@ mod tests {
     #[test]
     fn refuses_links_that_lead_out_into_private_dirs_or_nowhere() {
         let (_tmp, root, outside) = fixture();
-        for raw in ["out", "out/secret.txt", "out/new.txt", "out/new/dir/file", "secret", "dangling", "git-alias/config", "git-alias", "loop/x"] {
+        for raw in [
+            "out",
+            "out/secret.txt",
+            "out/new.txt",
+            "out/new/dir/file",
+            "secret",
+            "dangling",
+            "git-alias/config",
+            "git-alias",
+            "loop/x",
+        ] {
             assert_eq!(code(&root, raw), Some(ErrorCode::PathNotAllowed), "{raw:?}");
         }
         // Asking changed nothing.
-        assert!(!outside.join("new.txt").exists() && !outside.join("new").exists() && !outside.join("nothing").exists());
+        assert!(
+            !outside.join("new.txt").exists() && !outside.join("new").exists() && !outside.join("nothing").exists()
+        );
     }
 
     #[test]
@@ -300,7 +320,16 @@ mod tests {
         assert_eq!(in_the_way(&root, "out/new/x.txt").unwrap(), Some(InTheWay::Link("out".into())));
         assert_eq!(in_the_way(&root, "src/a.txt/x").unwrap(), Some(InTheWay::File("src/a.txt".into())));
         assert_eq!(in_the_way(&root, "src/new/x").unwrap(), None);
-        for raw in ["inner/a.txt", "inner/new.txt", "out/new.txt", "dangling/x", "git-alias/config", "src/a.txt/x", "../x", ".git/config"] {
+        for raw in [
+            "inner/a.txt",
+            "inner/new.txt",
+            "out/new.txt",
+            "dangling/x",
+            "git-alias/config",
+            "src/a.txt/x",
+            "../x",
+            ".git/config",
+        ] {
             let err = confine_as_named(&root, raw).unwrap_err();
             assert_eq!(err.code, ErrorCode::PathNotAllowed, "{raw}");
         }

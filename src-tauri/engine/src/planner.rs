@@ -25,8 +25,8 @@ pub struct Selection {
 
 /// Extensions that mark a token as a file name rather than a module id.
 const FILE_EXTENSIONS: &[&str] = &[
-    "json", "md", "ts", "tsx", "js", "jsx", "mjs", "cjs", "rs", "toml", "yaml", "yml", "lock", "txt", "css",
-    "scss", "html", "py", "sh", "sql", "svg", "png", "jpg", "env", "cfg", "ini", "xml", "go", "java", "vue",
+    "json", "md", "ts", "tsx", "js", "jsx", "mjs", "cjs", "rs", "toml", "yaml", "yml", "lock", "txt", "css", "scss",
+    "html", "py", "sh", "sql", "svg", "png", "jpg", "env", "cfg", "ini", "xml", "go", "java", "vue",
 ];
 
 pub struct Rules<'a> {
@@ -92,7 +92,8 @@ impl Rules<'_> {
                     let directory = self.new_directory(word);
                     // An id with no short name (`@shop/.x`) would make the glob's parent
                     // itself the new module's directory.
-                    if self.modules.iter().any(|x| x.directory == directory) || directory.split('/').any(str::is_empty) {
+                    if self.modules.iter().any(|x| x.directory == directory) || directory.split('/').any(str::is_empty)
+                    {
                         continue;
                     }
                     if found.iter().any(|(_, f)| f.id == word) {
@@ -105,8 +106,15 @@ impl Rules<'_> {
                         }
                         continue;
                     }
-                    let reason = format!("matches the new-module pattern `{}`, no module has this id, and you confirmed creating it", pattern.as_str());
-                    push(m.start(), Selection { id: word.to_string(), directory, kind: ModuleChange::New, reason }, &mut found);
+                    let reason = format!(
+                        "matches the new-module pattern `{}`, no module has this id, and you confirmed creating it",
+                        pattern.as_str()
+                    );
+                    push(
+                        m.start(),
+                        Selection { id: word.to_string(), directory, kind: ModuleChange::New, reason },
+                        &mut found,
+                    );
                 }
             }
         }
@@ -124,7 +132,11 @@ impl Rules<'_> {
             let named: Vec<String> = unknown.iter().map(|u| format!("`{u}`")).collect();
             let (is, them) = if unknown.len() == 1 { ("is not a module", "it") } else { ("are not modules", "them") };
             let create = match self.id_pattern {
-                Some(p) => format!(" To create {them} as new, confirm {} (`createModules`); a new module's id matches `{}`.", named.join(", "), p.as_str()),
+                Some(p) => format!(
+                    " To create {them} as new, confirm {} (`createModules`); a new module's id matches `{}`.",
+                    named.join(", "),
+                    p.as_str()
+                ),
                 None => String::new(),
             };
             return Err(ApiError::new(
@@ -163,13 +175,18 @@ impl Rules<'_> {
     /// A confirmed new module `id`: it must match the id pattern and make a plain
     /// directory that no module has.
     fn new_module(&self, id: &str) -> Result<Selection> {
-        let refuse = |why: String| ApiError::new(ErrorCode::InvalidInput, format!("`{id}` cannot be a new module: {why}"));
-        let pattern = self.id_pattern.ok_or_else(|| refuse("the workspace sets no pattern for new module ids (`[modules] id_pattern`)".into()))?;
+        let refuse =
+            |why: String| ApiError::new(ErrorCode::InvalidInput, format!("`{id}` cannot be a new module: {why}"));
+        let pattern = self.id_pattern.ok_or_else(|| {
+            refuse("the workspace sets no pattern for new module ids (`[modules] id_pattern`)".into())
+        })?;
         if !pattern.is_match(id) {
             return Err(refuse(format!("a new module's id matches `{}`", pattern.as_str())));
         }
         let directory = self.new_directory(id);
-        let plain = !id.chars().any(char::is_control) && !directory.split('/').any(str::is_empty) && crate::paths::relative(&directory).is_ok();
+        let plain = !id.chars().any(char::is_control)
+            && !directory.split('/').any(str::is_empty)
+            && crate::paths::relative(&directory).is_ok();
         if !plain || self.modules.iter().any(|x| x.directory == directory) {
             return Err(refuse(format!("its directory `{directory}` is not free")));
         }
@@ -179,7 +196,11 @@ impl Rules<'_> {
 
     fn listing(&self) -> String {
         let ids: Vec<String> = self.modules.iter().map(|m| format!("`{}` ({})", m.id, m.directory)).collect();
-        if ids.is_empty() { "none".into() } else { ids.join(", ") }
+        if ids.is_empty() {
+            "none".into()
+        } else {
+            ids.join(", ")
+        }
     }
 
     /// Where a new module goes: the first glob with a `*`, the `*` replaced by the

@@ -63,7 +63,14 @@ struct Answer {
 }
 
 /// Starts the planner for a new session in the background.
-pub fn start(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, driver: Arc<dyn Driver>, brief: String, title_given: bool) {
+pub fn start(
+    ws: Arc<Workspace>,
+    events: Arc<EventBus>,
+    id: SessionId,
+    driver: Arc<dyn Driver>,
+    brief: String,
+    title_given: bool,
+) {
     let (done_tx, done_rx) = watch::channel(false);
     let pgid = Arc::new(AtomicI32::new(0));
     let pgid_for_run = pgid.clone();
@@ -117,9 +124,11 @@ async fn ask(
     pgid: Arc<AtomicI32>,
 ) -> std::result::Result<Answer, NoAnswer> {
     let roles = ws.roles().map_err(|e| NoAnswer::Other(e.message))?;
-    let modules: Vec<String> = ws.modules.iter().map(|m| format!("- `{}` in `{}` ({:?})", m.id, m.directory, m.toolchain)).collect();
+    let modules: Vec<String> =
+        ws.modules.iter().map(|m| format!("- `{}` in `{}` ({:?})", m.id, m.directory, m.toolchain)).collect();
     let role_ids: Vec<&str> = roles.iter().map(|r| r.id.as_str()).collect();
-    let pattern = ws.id_pattern.as_ref().map(|p| format!("A new module's id matches `{}`.", p.as_str())).unwrap_or_default();
+    let pattern =
+        ws.id_pattern.as_ref().map(|p| format!("A new module's id matches `{}`.", p.as_str())).unwrap_or_default();
     let instructions = format!(
         "You plan a change to this workspace before anyone works on it. Read what you need; change nothing.\n\nThe workspace's modules:\n{}\n{pattern}\n\nAnswer with one JSON object and nothing else: {{\"modules\": [module ids the change needs, in order], \"title\": \"a short title\", \"role\": \"the first role, one of {}\", \"reason\": \"one sentence\"}}.",
         modules.join("\n"),
@@ -184,7 +193,9 @@ async fn ask(
         ended.unwrap_or(Err("the planner ended without an answer".into()))?;
         Ok::<String, NoAnswer>(text)
     };
-    let text = tokio::time::timeout(TIMEOUT, both).await.map_err(|_| NoAnswer::Other(format!("no answer within {} s", TIMEOUT.as_secs())))??;
+    let text = tokio::time::timeout(TIMEOUT, both)
+        .await
+        .map_err(|_| NoAnswer::Other(format!("no answer within {} s", TIMEOUT.as_secs())))??;
     parse(&text).ok_or_else(|| NoAnswer::Other("its answer held no JSON object".to_string()))
 }
 
@@ -195,7 +206,13 @@ fn parse(text: &str) -> Option<Answer> {
     serde_json::from_str(text.get(start..=end)?).ok()
 }
 
-async fn apply(ws: &Workspace, events: &EventBus, id: &SessionId, answer: std::result::Result<Answer, NoAnswer>, title_given: bool) -> Result<()> {
+async fn apply(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    answer: std::result::Result<Answer, NoAnswer>,
+    title_given: bool,
+) -> Result<()> {
     let answer = match answer {
         Ok(a) => a,
         Err(NoAnswer::Refused(why)) => {
@@ -221,7 +238,13 @@ async fn apply(ws: &Workspace, events: &EventBus, id: &SessionId, answer: std::r
             continue; // the rules' modules stay as they are
         }
         let added = if let Some(module) = ws.module(wanted) {
-            Some(SessionModule { id: module.id.clone(), directory: module.directory.clone(), kind: ModuleChange::Edit, joined_at: now(), base_sequence: sequence })
+            Some(SessionModule {
+                id: module.id.clone(),
+                directory: module.directory.clone(),
+                kind: ModuleChange::Edit,
+                joined_at: now(),
+                base_sequence: sequence,
+            })
         } else if ws.id_pattern.as_ref().is_some_and(|p| p.is_match(wanted)) {
             // The id is the agent's text and names the new module's directory: it must
             // make a plain path of non-empty names (no control characters, no `.git`).
@@ -230,7 +253,13 @@ async fn apply(ws: &Workspace, events: &EventBus, id: &SessionId, answer: std::r
                 && !directory.split('/').any(str::is_empty)
                 && crate::paths::relative(&directory).is_ok();
             if plain {
-                Some(SessionModule { id: wanted.to_string(), directory, kind: ModuleChange::New, joined_at: now(), base_sequence: sequence })
+                Some(SessionModule {
+                    id: wanted.to_string(),
+                    directory,
+                    kind: ModuleChange::New,
+                    joined_at: now(),
+                    base_sequence: sequence,
+                })
             } else {
                 notes.push(format!("ignored `{}`: it makes no usable directory", wanted.escape_debug()));
                 None
@@ -245,9 +274,15 @@ async fn apply(ws: &Workspace, events: &EventBus, id: &SessionId, answer: std::r
             notes.push(format!("added {what} `{}`", module.id));
         }
     }
-    if let Some(title) = answer.title.map(|t| t.trim().to_string()).filter(|t| !t.is_empty() && t.chars().count() <= 120) {
+    if let Some(title) =
+        answer.title.map(|t| t.trim().to_string()).filter(|t| !t.is_empty() && t.chars().count() <= 120)
+    {
         if !title_given {
-            sqlx::query("UPDATE sessions SET title = ? WHERE id = ?").bind(&title).bind(id.as_str()).execute(&ws.pool).await?;
+            sqlx::query("UPDATE sessions SET title = ? WHERE id = ?")
+                .bind(&title)
+                .bind(id.as_str())
+                .execute(&ws.pool)
+                .await?;
             notes.push(format!("titled it “{title}”"));
         }
     }
@@ -255,13 +290,20 @@ async fn apply(ws: &Workspace, events: &EventBus, id: &SessionId, answer: std::r
         let roles = ws.roles()?;
         match crate::roles::find(&roles, role) {
             Some(r) => {
-                sqlx::query("UPDATE sessions SET pending_role = ? WHERE id = ?").bind(&r.id).bind(id.as_str()).execute(&ws.pool).await?;
+                sqlx::query("UPDATE sessions SET pending_role = ? WHERE id = ?")
+                    .bind(&r.id)
+                    .bind(id.as_str())
+                    .execute(&ws.pool)
+                    .await?;
                 notes.push(format!("suggests **{}** first", r.name));
             }
             None => notes.push(format!("named `{role}`, which is not a role")),
         }
     }
-    let mut text = format!("**Planner agent** — {}.", if notes.is_empty() { "agrees with the rules".to_string() } else { notes.join("; ") });
+    let mut text = format!(
+        "**Planner agent** — {}.",
+        if notes.is_empty() { "agrees with the rules".to_string() } else { notes.join("; ") }
+    );
     if let Some(reason) = answer.reason.filter(|r| !r.trim().is_empty()) {
         text.push_str(&format!("\n\n{}", reason.trim()));
     }
@@ -276,7 +318,10 @@ mod tests {
     #[test]
     fn finds_the_json_object_in_an_answer() {
         let a = parse("Here is the plan:\n```json\n{\"modules\": [\"@shop/cart\"], \"title\": \"Coupons\", \"role\": \"backend-engineer\"}\n```").unwrap();
-        assert_eq!((a.modules, a.title.as_deref(), a.role.as_deref()), (vec!["@shop/cart".to_string()], Some("Coupons"), Some("backend-engineer")));
+        assert_eq!(
+            (a.modules, a.title.as_deref(), a.role.as_deref()),
+            (vec!["@shop/cart".to_string()], Some("Coupons"), Some("backend-engineer"))
+        );
         assert!(parse("no json here").is_none());
         assert!(parse("{not json}").is_none());
     }

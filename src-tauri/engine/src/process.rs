@@ -211,7 +211,8 @@ mod tests {
     #[tokio::test]
     async fn keeps_head_and_tail_of_long_output() {
         let dir = tempfile::tempdir().unwrap();
-        let out = run("yes kiln | head -c 100000; echo END", dir.path(), &[], Duration::from_secs(20), |_| {}).await.unwrap();
+        let out =
+            run("yes kiln | head -c 100000; echo END", dir.path(), &[], Duration::from_secs(20), |_| {}).await.unwrap();
         assert!(out.passed());
         assert_eq!(out.head.len(), HEAD_BYTES);
         assert!(out.tail.ends_with("END\n"), "{:?}", &out.tail[out.tail.len() - 10..]);

@@ -29,7 +29,8 @@ pub fn module_digest(ws: &Workspace, id: &SessionId, module: &SessionModule) -> 
     let mut hash = Sha256::new();
     for (rel, link) in files {
         let path = dir.join(&rel);
-        let content = if link { std::fs::read_link(&path)?.into_os_string().into_encoded_bytes() } else { std::fs::read(&path)? };
+        let content =
+            if link { std::fs::read_link(&path)?.into_os_string().into_encoded_bytes() } else { std::fs::read(&path)? };
         hash.update(rel.as_bytes());
         hash.update([u8::from(link)]);
         hash.update((content.len() as u64).to_le_bytes());
@@ -83,7 +84,11 @@ pub fn verdict(text: &str) -> Option<(bool, String)> {
 /// workflow every module of the session (one change, reviewed as one).
 pub fn instruction(role_name: &str, session: &SessionView, modules: &[SessionModule]) -> String {
     let named: Vec<String> = modules.iter().map(|m| format!("`{}` (`{}`)", m.id, m.directory)).collect();
-    let what = if modules.len() == 1 { "the module's files and its specification, if it has one" } else { "the changed files of each module" };
+    let what = if modules.len() == 1 {
+        "the module's files and its specification, if it has one"
+    } else {
+        "the changed files of each module"
+    };
     format!(
         "## Kiln review\nYou are the {role_name}, reviewing the change made in {} for this request: {}\n\n\
          This turn is read-only: any file you write is put back. Read {what}, run its \
@@ -96,7 +101,14 @@ pub fn instruction(role_name: &str, session: &SessionView, modules: &[SessionMod
     )
 }
 
-pub async fn store(ws: &Workspace, id: &SessionId, module: &SessionModule, passed: bool, summary: &str, report: &str) -> Result<()> {
+pub async fn store(
+    ws: &Workspace,
+    id: &SessionId,
+    module: &SessionModule,
+    passed: bool,
+    summary: &str,
+    report: &str,
+) -> Result<()> {
     let digest = module_digest(ws, id, module)?;
     sqlx::query(
         "INSERT INTO reviews (session_id, module_id, files_sha256, passed, summary, report, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -130,18 +142,26 @@ pub async fn list(ws: &Workspace, id: &SessionId, session: &SessionView) -> Resu
             Some(module) => module_digest(ws, id, module).ok(),
             None => None,
         };
-        out.push(ReviewView { stale: current.as_deref() != Some(digest.as_str()), module_id, passed, summary, report, created_at });
+        out.push(ReviewView {
+            stale: current.as_deref() != Some(digest.as_str()),
+            module_id,
+            passed,
+            summary,
+            report,
+            created_at,
+        });
     }
     Ok(out)
 }
 
 /// Whether the module has a passing review of its files as they are now.
 pub async fn current_pass(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
-    let row: Option<(String, bool)> = sqlx::query_as("SELECT files_sha256, passed FROM reviews WHERE session_id = ? AND module_id = ?")
-        .bind(id.as_str())
-        .bind(&module.id)
-        .fetch_optional(&ws.pool)
-        .await?;
+    let row: Option<(String, bool)> =
+        sqlx::query_as("SELECT files_sha256, passed FROM reviews WHERE session_id = ? AND module_id = ?")
+            .bind(id.as_str())
+            .bind(&module.id)
+            .fetch_optional(&ws.pool)
+            .await?;
     Ok(match row {
         Some((digest, true)) => module_digest(ws, id, module)? == digest,
         _ => false,
@@ -155,7 +175,10 @@ mod tests {
     #[test]
     fn verdicts() {
         assert_eq!(verdict("All good.\nREVIEW: pass - ready"), Some((true, "ready".into())));
-        assert_eq!(verdict("x\n**REVIEW: changes - the total ignores discounts**"), Some((false, "the total ignores discounts".into())));
+        assert_eq!(
+            verdict("x\n**REVIEW: changes - the total ignores discounts**"),
+            Some((false, "the total ignores discounts".into()))
+        );
         assert_eq!(verdict("REVIEW: pass"), Some((true, String::new())));
         assert_eq!(verdict("REVIEW: changes — no tests\nthanks"), Some((false, "no tests".into())));
         // The last verdict line counts.

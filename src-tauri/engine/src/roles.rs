@@ -54,14 +54,17 @@ impl Role {
     /// Parses a role document; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Role> {
         let invalid = |msg: String| ApiError::new(ErrorCode::ConfigInvalid, format!("role `{origin}`: {msg}"));
-        let rest = text.strip_prefix("---\n").ok_or_else(|| invalid("must start with a `---` front matter block".into()))?;
-        let (front, body) = rest.split_once("\n---\n").ok_or_else(|| invalid("the front matter is not closed by `---`".into()))?;
+        let rest =
+            text.strip_prefix("---\n").ok_or_else(|| invalid("must start with a `---` front matter block".into()))?;
+        let (front, body) =
+            rest.split_once("\n---\n").ok_or_else(|| invalid("the front matter is not closed by `---`".into()))?;
         let mut fields = std::collections::BTreeMap::new();
         for (n, line) in front.lines().enumerate() {
             if line.trim().is_empty() || line.trim_start().starts_with('#') {
                 continue;
             }
-            let (key, value) = line.split_once(':').ok_or_else(|| invalid(format!("line {}: expected `key: value`", n + 2)))?;
+            let (key, value) =
+                line.split_once(':').ok_or_else(|| invalid(format!("line {}: expected `key: value`", n + 2)))?;
             let key = key.trim();
             if !KEYS.contains(&key) {
                 return Err(invalid(format!("unknown key `{key}`; the keys are {}", KEYS.join(", "))));
@@ -75,7 +78,11 @@ impl Role {
                 .strip_prefix('[')
                 .and_then(|r| r.strip_suffix(']'))
                 .ok_or_else(|| invalid(format!("`{key}` must be a list like [a, b]")))?;
-            Ok(inner.split(',').map(|s| s.trim().trim_matches(['"', '\'']).to_string()).filter(|s| !s.is_empty()).collect())
+            Ok(inner
+                .split(',')
+                .map(|s| s.trim().trim_matches(['"', '\'']).to_string())
+                .filter(|s| !s.is_empty())
+                .collect())
         };
         let read_only = match text_field("read_only")?.as_str() {
             "true" => true,
@@ -128,7 +135,8 @@ fn load_all(root: &Path) -> Result<(Vec<Role>, Vec<String>)> {
     let mut own = Vec::new();
     let dir = root.join("kiln").join("roles");
     if let Ok(entries) = std::fs::read_dir(&dir) {
-        let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect();
+        let mut paths: Vec<_> =
+            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect();
         paths.sort();
         for path in paths {
             let text = std::fs::read_to_string(&path)?;

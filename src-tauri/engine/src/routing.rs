@@ -61,8 +61,14 @@ const WORDS: &[(&str, &[&str])] = &[
     ("business-manager", &["spec", "specification", "requirement", "requirements", "scope", "story", "acceptance"]),
     ("ux-designer", &["ux", "design", "flow", "wireframe", "usability", "copy", "wording"]),
     ("agentic-engineer", &["agent", "agents", "prompt", "prompts", "llm", "model", "ai"]),
-    ("backend-engineer", &["api", "endpoint", "route", "routes", "server", "database", "validation", "validate", "status"]),
-    ("frontend-engineer", &["screen", "page", "button", "ui", "layout", "style", "css", "form", "view", "display", "show"]),
+    (
+        "backend-engineer",
+        &["api", "endpoint", "route", "routes", "server", "database", "validation", "validate", "status"],
+    ),
+    (
+        "frontend-engineer",
+        &["screen", "page", "button", "ui", "layout", "style", "css", "form", "view", "display", "show"],
+    ),
 ];
 
 pub fn route(state: &ModuleState, request: &str, available: &[&str]) -> Route {
@@ -79,8 +85,11 @@ pub fn route(state: &ModuleState, request: &str, available: &[&str]) -> Route {
     if !state.has_screen {
         return pick("frontend-engineer", "the module has no screen yet".into());
     }
-    let words: Vec<String> =
-        request.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).map(|w| w.to_ascii_lowercase()).collect();
+    let words: Vec<String> = request
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
     for (role, cues) in WORDS {
         if !available.contains(role) {
             continue;

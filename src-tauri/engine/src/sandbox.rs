@@ -110,7 +110,13 @@ pub fn support() -> Support {
         }
         (None, _) => "Landlock is Linux only: commands run with the policy alone.".to_string(),
     };
-    Support { available: abi.is_some(), mechanism: if abi.is_some() { "landlock" } else { "none" }, abi, enforcement, detail }
+    Support {
+        available: abi.is_some(),
+        mechanism: if abi.is_some() { "landlock" } else { "none" },
+        abi,
+        enforcement,
+        detail,
+    }
 }
 
 /// The paths a turn's commands may write to; everything else is read-only to them.
@@ -315,7 +321,9 @@ mod imp {
     use std::os::unix::process::CommandExt;
     use std::path::PathBuf;
 
-    use landlock::{AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, RulesetAttr, RulesetCreatedAttr, ABI};
+    use landlock::{
+        AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, RulesetAttr, RulesetCreatedAttr, ABI,
+    };
 
     /// The ruleset's file descriptor (close-on-exec, as the kernel makes it).
     #[derive(Debug)]
@@ -326,7 +334,8 @@ mod imp {
     pub fn kernel_abi() -> Option<u32> {
         // SAFETY: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) only
         // answers the ABI version (or fails with ENOSYS/EOPNOTSUPP).
-        let version = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<libc::c_void>(), 0usize, 1u32) };
+        let version =
+            unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<libc::c_void>(), 0usize, 1u32) };
         u32::try_from(version).ok().filter(|v| *v > 0)
     }
 
@@ -342,7 +351,11 @@ mod imp {
 
     /// Writes are allowed only beneath `writable`; with `readable`, reads only beneath
     /// those paths too.
-    pub fn ruleset(kernel: u32, writable: &[PathBuf], readable: Option<&[PathBuf]>) -> std::io::Result<Option<Ruleset>> {
+    pub fn ruleset(
+        kernel: u32,
+        writable: &[PathBuf],
+        readable: Option<&[PathBuf]>,
+    ) -> std::io::Result<Option<Ruleset>> {
         let abi = ABI::from(i32::try_from(kernel).unwrap_or(i32::MAX));
         let reads = if readable.is_some() { AccessFs::ReadFile | AccessFs::ReadDir } else { BitFlags::empty() };
         let handled = handled(abi) | reads;
@@ -401,7 +414,11 @@ mod imp {
         None
     }
 
-    pub fn ruleset(_kernel: u32, _writable: &[PathBuf], _readable: Option<&[PathBuf]>) -> std::io::Result<Option<Ruleset>> {
+    pub fn ruleset(
+        _kernel: u32,
+        _writable: &[PathBuf],
+        _readable: Option<&[PathBuf]>,
+    ) -> std::io::Result<Option<Ruleset>> {
         Ok(None)
     }
 
@@ -416,16 +433,33 @@ mod tests {
 
     #[test]
     fn a_turn_writes_to_its_working_copy_temp_state_and_caches_only() {
-        let env = [("HOME".to_string(), "/home/agent".to_string()), ("CARGO_HOME".to_string(), "/opt/cargo".to_string())];
+        let env =
+            [("HOME".to_string(), "/home/agent".to_string()), ("CARGO_HOME".to_string(), "/opt/cargo".to_string())];
         let c = Confinement::for_turn(Path::new("/work/session"), false, &env);
         let has = |p: &str| c.writable().contains(&PathBuf::from(p));
-        for path in ["/work/session", "/tmp", "/var/tmp", "/dev/null", "/dev/pts", "/home/agent/.claude", "/home/agent/.claude.json"] {
+        for path in [
+            "/work/session",
+            "/tmp",
+            "/var/tmp",
+            "/dev/null",
+            "/dev/pts",
+            "/home/agent/.claude",
+            "/home/agent/.claude.json",
+        ] {
             assert!(has(path), "{path} writable: {:?}", c.writable());
         }
-        for path in ["/home/agent/.codex", "/home/agent/.cache", "/home/agent/.npm", "/opt/cargo/registry", "/home/agent/.cargo/git"] {
+        for path in [
+            "/home/agent/.codex",
+            "/home/agent/.cache",
+            "/home/agent/.npm",
+            "/opt/cargo/registry",
+            "/home/agent/.cargo/git",
+        ] {
             assert!(has(path), "{path} writable: {:?}", c.writable());
         }
-        for path in ["/home/agent", "/home/agent/.config", "/home/agent/.cargo", "/opt/cargo", "/opt/cargo/bin", "/dev", "/"] {
+        for path in
+            ["/home/agent", "/home/agent/.config", "/home/agent/.cargo", "/opt/cargo", "/opt/cargo/bin", "/dev", "/"]
+        {
             assert!(!has(path), "{path} not writable: {:?}", c.writable());
         }
         let read_only = Confinement::for_turn(Path::new("/work/session"), true, &env);

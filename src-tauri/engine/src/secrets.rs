@@ -65,7 +65,10 @@ impl Sealer {
     /// key: GCM's tag makes sure a wrong key never yields garbage.
     pub fn open(&self, sealed: &str) -> Result<Vec<u8>> {
         let unreadable = |why: &str| {
-            ApiError::new(ErrorCode::SecretUnreadable, format!("cannot open a sealed secret: {why}; enter it again in Settings"))
+            ApiError::new(
+                ErrorCode::SecretUnreadable,
+                format!("cannot open a sealed secret: {why}; enter it again in Settings"),
+            )
         };
         let body = sealed.strip_prefix(VERSION).ok_or_else(|| unreadable("it is not in the `v1:` format"))?;
         let bytes = BASE64.decode(body).map_err(|_| unreadable("it is not valid base64"))?;
@@ -107,7 +110,8 @@ fn read_key(path: &Path) -> std::io::Result<Key<Aes256Gcm>> {
 }
 
 fn key_error(path: &Path, err: std::io::Error) -> ApiError {
-    let why = if err.raw_os_error() == Some(libc::ELOOP) { "it is a symbolic link".to_string() } else { err.to_string() };
+    let why =
+        if err.raw_os_error() == Some(libc::ELOOP) { "it is a symbolic link".to_string() } else { err.to_string() };
     ApiError::internal("secret key", format!("refusing `{}`: {why}", path.display()))
 }
 

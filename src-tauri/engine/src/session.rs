@@ -32,11 +32,15 @@ pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
 /// Whether the working copy's checkpoint (the current one) differs from the session's
 /// start: two trees compared by id, no file read.
 async fn changed(ws: &Workspace, id: &SessionId) -> bool {
-    let Ok(Some((base, current))) = records::base_and_current_commits(&ws.pool, id.as_str()).await else { return false };
+    let Ok(Some((base, current))) = records::base_and_current_commits(&ws.pool, id.as_str()).await else {
+        return false;
+    };
     if base == current {
         return false;
     }
-    let tree = |store: &git2::Repository, commit: &str| git2::Oid::from_str(commit).ok().and_then(|oid| store.find_commit(oid).ok()).map(|c| c.tree_id());
+    let tree = |store: &git2::Repository, commit: &str| {
+        git2::Oid::from_str(commit).ok().and_then(|oid| store.find_commit(oid).ok()).map(|c| c.tree_id())
+    };
     match ws.open_store() {
         Ok(store) => tree(&store, &base) != tree(&store, &current),
         Err(_) => false,
@@ -44,7 +48,14 @@ async fn changed(ws: &Workspace, id: &SessionId) -> bool {
 }
 
 /// Appends an entry and tells every view.
-pub async fn record(ws: &Workspace, events: &EventBus, id: &SessionId, kind: EntryKind, module: Option<&str>, text: &str) -> Result<TranscriptEntry> {
+pub async fn record(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    kind: EntryKind,
+    module: Option<&str>,
+    text: &str,
+) -> Result<TranscriptEntry> {
     record_as(ws, events, id, kind, module, None, text).await
 }
 
@@ -58,7 +69,8 @@ pub async fn record_as(
     role: Option<&str>,
     text: &str,
 ) -> Result<TranscriptEntry> {
-    let entry = transcript::append(&ws.pool, NewEntry { session: id.as_str(), kind, module, role, text, at: &now() }).await?;
+    let entry =
+        transcript::append(&ws.pool, NewEntry { session: id.as_str(), kind, module, role, text, at: &now() }).await?;
     events.emit(EventBody::Transcript { entry: entry.clone() });
     Ok(entry)
 }
@@ -94,7 +106,9 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
         let _guard = ws.store_lock.lock().await;
         let ws2 = ws.clone();
         let id2 = id.clone();
-        tokio::task::spawn_blocking(move || base_snapshot(&ws2, &id2)).await.map_err(|e| ApiError::internal("snapshot", e))?
+        tokio::task::spawn_blocking(move || base_snapshot(&ws2, &id2))
+            .await
+            .map_err(|e| ApiError::internal("snapshot", e))?
     };
     let base = match base {
         Ok(base) => base,
@@ -107,12 +121,26 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
 
     let modules: Vec<SessionModule> = selected
         .iter()
-        .map(|s| SessionModule { id: s.id.clone(), directory: s.directory.clone(), kind: s.kind, joined_at: at.clone(), base_sequence: 0 })
+        .map(|s| SessionModule {
+            id: s.id.clone(),
+            directory: s.directory.clone(),
+            kind: s.kind,
+            joined_at: at.clone(),
+            base_sequence: 0,
+        })
         .collect();
     let kind = if modules[0].kind == ModuleChange::New { SessionKind::NewModule } else { SessionKind::EditModule };
     let inserted = records::insert(
         &ws.pool,
-        NewSession { id: id.as_str(), kind, title: &title, brief, modules: &modules, at: &at, base_commit: &base.to_string() },
+        NewSession {
+            id: id.as_str(),
+            kind,
+            title: &title,
+            brief,
+            modules: &modules,
+            at: &at,
+            base_commit: &base.to_string(),
+        },
     )
     .await;
     if let Err(e) = inserted {
@@ -124,9 +152,17 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
         true => crate::drivers::registry::resolve(ws, None).await.ok(),
         false => None,
     };
-    record(ws, events, &id, EntryKind::System, Some(&modules[0].id), &planner::describe(&selected, agent.is_some())).await?;
+    record(ws, events, &id, EntryKind::System, Some(&modules[0].id), &planner::describe(&selected, agent.is_some()))
+        .await?;
     match agent {
-        Some(driver) => crate::planner_agent::start(ws.clone(), events.clone(), id.clone(), driver, brief.to_string(), args.title.as_deref().is_some_and(|t| !t.trim().is_empty())),
+        Some(driver) => crate::planner_agent::start(
+            ws.clone(),
+            events.clone(),
+            id.clone(),
+            driver,
+            brief.to_string(),
+            args.title.as_deref().is_some_and(|t| !t.trim().is_empty()),
+        ),
         None => records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?,
     }
     // The install step: kiln.toml's, else the one detected from the repository's own
@@ -142,8 +178,18 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
         match missing {
             None => start_setup(ws.clone(), events.clone(), id.clone(), setup.command, setup.source).await?,
             Some(message) => {
-                let text = format!("**dependencies** failed: {message} [{}]. Install it, then send a message to go on.", ErrorCode::ToolchainMissing.as_str());
-                let end = SetupEnd { passed: false, text, exit_code: None, duration_ms: 0, head: message, tail: String::new() };
+                let text = format!(
+                    "**dependencies** failed: {message} [{}]. Install it, then send a message to go on.",
+                    ErrorCode::ToolchainMissing.as_str()
+                );
+                let end = SetupEnd {
+                    passed: false,
+                    text,
+                    exit_code: None,
+                    duration_ms: 0,
+                    head: message,
+                    tail: String::new(),
+                };
                 record_setup(ws, events, &id, &setup.command, &setup.source, end).await?;
             }
         }
@@ -203,11 +249,25 @@ fn copy_session_files(ws: &Workspace, workdir: &std::path::Path) {
     }
 }
 
-async fn start_setup(ws: Arc<Workspace>, events: Arc<EventBus>, id: SessionId, command: String, source: String) -> Result<()> {
+async fn start_setup(
+    ws: Arc<Workspace>,
+    events: Arc<EventBus>,
+    id: SessionId,
+    command: String,
+    source: String,
+) -> Result<()> {
     records::set_setup(&ws.pool, id.as_str(), SetupState::Running, &now()).await?;
     // Marked running before the task starts, so a delete issued right now is refused.
     ws.running.lock().unwrap().insert(id.to_string(), crate::process::Running { pgid: 0 });
-    record(&ws, &events, &id, EntryKind::System, None, &format!("Installing dependencies: `{command}` (from {source})")).await?;
+    record(
+        &ws,
+        &events,
+        &id,
+        EntryKind::System,
+        None,
+        &format!("Installing dependencies: `{command}` (from {source})"),
+    )
+    .await?;
     tokio::spawn(async move {
         let dir = ws.session_workdir(&id);
         let ws_for_start = ws.clone();
@@ -264,7 +324,14 @@ async fn finish_setup(
             if !shown.trim().is_empty() {
                 text.push_str(&format!("\n\n```\n{}\n```", shown.trim_end()));
             }
-            SetupEnd { passed: o.passed(), text, exit_code: o.exit_code, duration_ms: o.duration.as_millis() as i64, head: o.head, tail: o.tail }
+            SetupEnd {
+                passed: o.passed(),
+                text,
+                exit_code: o.exit_code,
+                duration_ms: o.duration.as_millis() as i64,
+                head: o.head,
+                tail: o.tail,
+            }
         }
         Err(e) => SetupEnd {
             passed: false,
@@ -295,7 +362,14 @@ struct SetupEnd {
 }
 
 /// Records the setup's end: its gate result, its transcript entry and the session's setup state.
-async fn record_setup(ws: &Workspace, events: &EventBus, id: &SessionId, command: &str, source: &str, end: SetupEnd) -> Result<()> {
+async fn record_setup(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    command: &str,
+    source: &str,
+    end: SetupEnd,
+) -> Result<()> {
     let at = now();
     let status = if end.passed { "passed" } else { "failed" };
     let row = GateRecord {
@@ -313,7 +387,8 @@ async fn record_setup(ws: &Workspace, events: &EventBus, id: &SessionId, command
     };
     records::insert_gate_result(&ws.pool, row).await?;
     record(ws, events, id, EntryKind::Gate, None, &end.text).await?;
-    records::set_setup(&ws.pool, id.as_str(), if end.passed { SetupState::Passed } else { SetupState::Failed }, &at).await
+    records::set_setup(&ws.pool, id.as_str(), if end.passed { SetupState::Passed } else { SetupState::Failed }, &at)
+        .await
 }
 
 /// A session that may still be changed: exists and is not a tombstone.
@@ -331,7 +406,10 @@ pub(crate) async fn stop_or_refuse(ws: &Workspace, id: &SessionId, stop: bool, d
     let planning = ws.planning.lock().unwrap().get(id.as_str()).cloned();
     if let Some(planning) = planning {
         if !stop {
-            return Err(ApiError::new(ErrorCode::SessionRunning, format!("the planner agent of session {id} is at work; {doing} with `stop: true`")));
+            return Err(ApiError::new(
+                ErrorCode::SessionRunning,
+                format!("the planner agent of session {id} is at work; {doing} with `stop: true`"),
+            ));
         }
         planning.stop();
         ws.planning.lock().unwrap().remove(id.as_str());
@@ -365,13 +443,19 @@ pub async fn add_module(ws: &Workspace, events: &EventBus, args: AddModuleArgs) 
     let (id, session) = live(ws, &args.session_id).await?;
     refuse_closed(&session)?;
     if ws.is_running(id.as_str()) {
-        return Err(ApiError::new(ErrorCode::SessionRunning, format!("session {id} is running; add the module when it stops")));
+        return Err(ApiError::new(
+            ErrorCode::SessionRunning,
+            format!("session {id} is running; add the module when it stops"),
+        ));
     }
     let module = ws.module(&args.module_id).ok_or_else(|| {
         ApiError::new(ErrorCode::ModuleNotFound, format!("the workspace has no module `{}`", args.module_id))
     })?;
     if session.modules.iter().any(|m| m.id == module.id) {
-        return Err(ApiError::new(ErrorCode::ModuleAlreadyInSession, format!("`{}` is already in this session", module.id)));
+        return Err(ApiError::new(
+            ErrorCode::ModuleAlreadyInSession,
+            format!("`{}` is already in this session", module.id),
+        ));
     }
     let (sequence, _) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
     join(ws, events, &id, module, sequence, "").await?;
@@ -379,7 +463,14 @@ pub async fn add_module(ws: &Workspace, events: &EventBus, args: AddModuleArgs) 
 }
 
 /// Records `module` as part of the session from checkpoint `base` on, with a note.
-pub(crate) async fn join(ws: &Workspace, events: &EventBus, id: &SessionId, module: &crate::modules::ModuleInfo, base: i64, why: &str) -> Result<()> {
+pub(crate) async fn join(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    module: &crate::modules::ModuleInfo,
+    base: i64,
+    why: &str,
+) -> Result<()> {
     let joined = SessionModule {
         id: module.id.clone(),
         directory: module.directory.clone(),
@@ -396,7 +487,10 @@ pub(crate) async fn join(ws: &Workspace, events: &EventBus, id: &SessionId, modu
 pub(crate) fn refuse_closed(session: &SessionView) -> Result<()> {
     if session.archived_at.is_some() || session.rejected_at.is_some() {
         let what = if session.rejected_at.is_some() { "rejected" } else { "archived" };
-        return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {} is {what}; restore it first", session.id)));
+        return Err(ApiError::new(
+            ErrorCode::SessionArchived,
+            format!("session {} is {what}; restore it first", session.id),
+        ));
     }
     if session.delivered_at.is_some() || session.state == SessionState::Delivered {
         return Err(ApiError::new(ErrorCode::SessionDelivered, format!("session {} was delivered", session.id)));
@@ -420,7 +514,10 @@ pub async fn archive(ws: &Workspace, events: &EventBus, args: StopArgs) -> Resul
 pub async fn restore(ws: &Workspace, events: &EventBus, args: SessionIdArgs) -> Result<SessionView> {
     let (id, session) = live(ws, &args.session_id).await?;
     if session.archived_at.is_none() && session.rejected_at.is_none() {
-        return Err(ApiError::new(ErrorCode::SessionNotArchived, format!("session {id} is neither archived nor rejected")));
+        return Err(ApiError::new(
+            ErrorCode::SessionNotArchived,
+            format!("session {id} is neither archived nor rejected"),
+        ));
     }
     let at = now();
     records::set_flag(&ws.pool, id.as_str(), Flag::Archived, None, &at).await?;
@@ -432,7 +529,10 @@ pub async fn restore(ws: &Workspace, events: &EventBus, args: SessionIdArgs) -> 
 pub async fn reject(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result<SessionView> {
     let (id, session) = live(ws, &args.session_id).await?;
     if session.delivered_at.is_some() {
-        return Err(ApiError::new(ErrorCode::SessionDelivered, format!("session {id} was delivered; it cannot be rejected")));
+        return Err(ApiError::new(
+            ErrorCode::SessionDelivered,
+            format!("session {id} was delivered; it cannot be rejected"),
+        ));
     }
     if session.rejected_at.is_some() {
         return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {id} is already rejected")));
@@ -493,7 +593,14 @@ fn removable_session_dir(ws: &Workspace, id: &SessionId) -> Result<Option<std::p
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    let outside = || ApiError::new(ErrorCode::PathNotAllowed, format!("the directory of session {id} is not a plain directory inside .kiln/sessions; nothing was removed"));
+    let outside = || {
+        ApiError::new(
+            ErrorCode::PathNotAllowed,
+            format!(
+                "the directory of session {id} is not a plain directory inside .kiln/sessions; nothing was removed"
+            ),
+        )
+    };
     if !meta.is_dir() {
         return Err(outside());
     }
@@ -524,16 +631,32 @@ pub async fn update(ws: &Workspace, events: &EventBus, args: UpdateSessionArgs) 
     let (id, _) = live(ws, &args.session_id).await?;
     let title = match args.title.as_deref().map(str::trim) {
         Some("") => return Err(ApiError::invalid("the title is empty")),
-        Some(t) if t.chars().count() > MAX_TITLE => return Err(ApiError::invalid(format!("the title is longer than {MAX_TITLE} characters"))),
+        Some(t) if t.chars().count() > MAX_TITLE => {
+            return Err(ApiError::invalid(format!("the title is longer than {MAX_TITLE} characters")))
+        }
         other => other.map(str::to_string),
     };
     let at = now();
     if let Some(title) = &title {
-        sqlx::query("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?").bind(title).bind(&at).bind(id.as_str()).execute(&ws.pool).await?;
+        sqlx::query("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?")
+            .bind(title)
+            .bind(&at)
+            .bind(id.as_str())
+            .execute(&ws.pool)
+            .await?;
     }
     if let Some(on) = args.auto_continue {
-        sqlx::query("UPDATE sessions SET auto_continue = ?, updated_at = ? WHERE id = ?").bind(on).bind(&at).bind(id.as_str()).execute(&ws.pool).await?;
-        let text = if on { "Auto-continue is on: handoffs start the next turn by themselves." } else { "Auto-continue is off: each handoff waits for you." };
+        sqlx::query("UPDATE sessions SET auto_continue = ?, updated_at = ? WHERE id = ?")
+            .bind(on)
+            .bind(&at)
+            .bind(id.as_str())
+            .execute(&ws.pool)
+            .await?;
+        let text = if on {
+            "Auto-continue is on: handoffs start the next turn by themselves."
+        } else {
+            "Auto-continue is off: each handoff waits for you."
+        };
         record(ws, events, &id, EntryKind::System, None, text).await?;
     }
     publish(ws, events, &id).await

@@ -11,7 +11,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::types::{CommandPolicy, ConfinementView, DeliverySettingsView, DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs};
+use crate::api::types::{
+    CommandPolicy, ConfinementView, DeliverySettingsView, DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs,
+};
 use crate::drivers::registry::{self, DRIVERS};
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::secrets::{fingerprint, Sealer};
@@ -50,7 +52,12 @@ struct Bound {
 
 /// Opens the secret stored under `key`, if it was given for `url`. A key stored before
 /// secrets were bound to addresses counts as given for `legacy_url`.
-async fn bound_secret(ws: &Workspace, key: &str, url: Option<&str>, legacy_url: Option<&str>) -> Result<Option<String>> {
+async fn bound_secret(
+    ws: &Workspace,
+    key: &str,
+    url: Option<&str>,
+    legacy_url: Option<&str>,
+) -> Result<Option<String>> {
     let Some(sealed) = get_setting(&ws.pool, key).await? else { return Ok(None) };
     let plain = Sealer::open_or_create(&ws.kiln_dir())?.open(&sealed)?;
     let bound = match serde_json::from_slice::<Bound>(&plain) {
@@ -236,7 +243,13 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
 /// The rule that keeps a stored secret with its address: a request that moves the address
 /// while a secret is stored under `key` must give the secret again (or clear it), or it is
 /// refused with `refusal`. Without it the old secret would be sent to the new host.
-async fn secret_follows_address(ws: &Workspace, key: &str, address_changes: bool, secret_given: bool, refusal: &str) -> Result<()> {
+async fn secret_follows_address(
+    ws: &Workspace,
+    key: &str,
+    address_changes: bool,
+    secret_given: bool,
+    refusal: &str,
+) -> Result<()> {
     if address_changes && !secret_given && get_setting(&ws.pool, key).await?.is_some() {
         return Err(ApiError::invalid(refusal));
     }
@@ -244,7 +257,10 @@ async fn secret_follows_address(ws: &Workspace, key: &str, address_changes: bool
 }
 
 fn http_url(url: &str) -> Result<()> {
-    if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(char::is_whitespace) || url.len() > 2048 {
+    if !(url.starts_with("http://") || url.starts_with("https://"))
+        || url.contains(char::is_whitespace)
+        || url.len() > 2048
+    {
         return Err(ApiError::invalid(format!("`{}` is not an http(s) URL", url.chars().take(80).collect::<String>())));
     }
     Ok(())
@@ -255,7 +271,10 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
     let clean = |v: &Option<String>| v.as_ref().map(|s| s.trim().to_string());
     if let Some(driver) = clean(&args.default_driver).filter(|d| !d.is_empty()) {
         if !DRIVERS.contains(&driver.as_str()) {
-            return Err(ApiError::invalid(format!("there is no driver `{driver}`; the drivers are {}", DRIVERS.join(", "))));
+            return Err(ApiError::invalid(format!(
+                "there is no driver `{driver}`; the drivers are {}",
+                DRIVERS.join(", ")
+            )));
         }
         if !registry::offered(ws.mode).contains(&driver.as_str()) {
             return Err(registry::not_offered(&driver));
@@ -303,7 +322,8 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
     }
     let current_bridge = bridge_url(ws).await?;
     let bridge_changes = new_bridge.as_ref().is_some_and(|u| u.is_empty() || Some(u) != current_bridge.as_ref());
-    let refusal = "give the application's token again with its new address: a stored token is never sent to another host";
+    let refusal =
+        "give the application's token again with its new address: a stored token is never sent to another host";
     secret_follows_address(ws, BRIDGE_TOKEN, bridge_changes, args.bridge_token.is_some(), refusal).await?;
     let bridge_target = if bridge_changes {
         new_bridge.clone().filter(|u| !u.is_empty()).or_else(|| ws.config.preview.bridge.clone())
@@ -317,7 +337,8 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
 
     // Delivery: names are checked here; the token is bound to the API root it is for.
     if let Some(repo) = clean(&args.delivery_repository).filter(|r| !r.is_empty()) {
-        let valid = |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        let valid =
+            |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
         if !matches!(repo.split_once('/'), Some((owner, name)) if valid(owner) && valid(name)) {
             return Err(ApiError::invalid(format!("`{repo}` is not a repository as `owner/name`")));
         }
@@ -327,9 +348,16 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
             return Err(ApiError::invalid(format!("the push mode is one of {}, not `{mode}`", PUSH_MODES.join(", "))));
         }
     }
-    for (what, value) in [("remote", &args.delivery_remote), ("base branch", &args.delivery_base), ("branch prefix", &args.delivery_branch_prefix)] {
+    for (what, value) in [
+        ("remote", &args.delivery_remote),
+        ("base branch", &args.delivery_base),
+        ("branch prefix", &args.delivery_branch_prefix),
+    ] {
         if let Some(v) = clean(value).filter(|v| !v.is_empty()) {
-            if v.starts_with('-') || v.contains("..") || v.chars().any(|c| c.is_whitespace() || c.is_control() || "~^:?*[\\".contains(c)) {
+            if v.starts_with('-')
+                || v.contains("..")
+                || v.chars().any(|c| c.is_whitespace() || c.is_control() || "~^:?*[\\".contains(c))
+            {
                 return Err(ApiError::invalid(format!("`{v}` is not a valid {what}")));
             }
         }
@@ -349,8 +377,10 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
         Some("") => GITHUB_API.to_string(),
         Some(url) => url.to_string(),
     };
-    let refusal = "give the provider token again with the new API address: a stored token is never sent to another host";
-    secret_follows_address(ws, DELIVERY_TOKEN, api_target != current_api, args.delivery_token.is_some(), refusal).await?;
+    let refusal =
+        "give the provider token again with the new API address: a stored token is never sent to another host";
+    secret_follows_address(ws, DELIVERY_TOKEN, api_target != current_api, args.delivery_token.is_some(), refusal)
+        .await?;
 
     let set = |key: &'static str, value: Option<String>| async move {
         match value {
@@ -381,7 +411,8 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
     set(DELIVERY_BASE, clean(&args.delivery_base)).await?;
     set(DELIVERY_BRANCH_PREFIX, clean(&args.delivery_branch_prefix)).await?;
     if let Some(reviewers) = &args.delivery_reviewers {
-        set_setting(&ws.pool, DELIVERY_REVIEWERS, Some(&serde_json::to_string(reviewers).expect("strings serialize"))).await?;
+        set_setting(&ws.pool, DELIVERY_REVIEWERS, Some(&serde_json::to_string(reviewers).expect("strings serialize")))
+            .await?;
     }
     set(DELIVERY_API_URL, new_api).await?;
     match clean(&args.delivery_token) {

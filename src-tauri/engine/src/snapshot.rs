@@ -157,7 +157,13 @@ impl StatCache {
     }
 }
 
-fn snapshot_plain(store: &Repository, root: &Path, skip: &[&str], index: &mut git2::Index, cache: &StatCache) -> Result<()> {
+fn snapshot_plain(
+    store: &Repository,
+    root: &Path,
+    skip: &[&str],
+    index: &mut git2::Index,
+    cache: &StatCache,
+) -> Result<()> {
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .git_ignore(true)
@@ -183,7 +189,13 @@ fn snapshot_plain(store: &Repository, root: &Path, skip: &[&str], index: &mut gi
     Ok(())
 }
 
-fn add_from_disk_cached(store: &Repository, index: &mut git2::Index, path: &Path, rel: &str, cache: &StatCache) -> Result<()> {
+fn add_from_disk_cached(
+    store: &Repository,
+    index: &mut git2::Index,
+    path: &Path,
+    rel: &str,
+    cache: &StatCache,
+) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
@@ -193,14 +205,22 @@ fn add_from_disk_cached(store: &Repository, index: &mut git2::Index, path: &Path
     let mode = if meta.file_type().is_symlink() {
         MODE_LINK
     } else if meta.is_file() {
-        if meta.mode() & 0o111 != 0 { MODE_EXEC } else { MODE_FILE }
+        if meta.mode() & 0o111 != 0 {
+            MODE_EXEC
+        } else {
+            MODE_FILE
+        }
     } else {
         return Ok(()); // sockets, fifos and devices are not content
     };
     let id = match cache.unchanged(rel, &meta, mode) {
         Some(id) => id,
         None => {
-            let content = if mode == MODE_LINK { fs::read_link(path)?.to_string_lossy().into_owned().into_bytes() } else { fs::read(path)? };
+            let content = if mode == MODE_LINK {
+                fs::read_link(path)?.to_string_lossy().into_owned().into_bytes()
+            } else {
+                fs::read(path)?
+            };
             store.blob(&content)?
         }
     };
@@ -284,7 +304,10 @@ pub fn commit(store: &Repository, tree: Oid, parent: Option<Oid>, message: &str,
 pub fn materialize(store: &Repository, commit: Oid, dest: &Path) -> Result<usize> {
     let tree = store.find_commit(commit)?.tree()?;
     if fs::symlink_metadata(dest).is_ok_and(|m| !m.is_dir()) {
-        return Err(crate::paths::refused(&dest.display().to_string(), "the working copy's place holds a link or a file"));
+        return Err(crate::paths::refused(
+            &dest.display().to_string(),
+            "the working copy's place holds a link or a file",
+        ));
     }
     fs::create_dir_all(dest)?;
     let mut written = 0usize;

@@ -5,8 +5,8 @@
 //! a running session stops the old one and waits for it first.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::time::Duration;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::{mpsc, watch, Notify};
 
@@ -88,7 +88,12 @@ pub struct TurnEnd {
 }
 
 /// Starts a turn in the background; `then` decides what follows when it ends.
-pub async fn start<F, Fut>(ws: Arc<Workspace>, events: Arc<EventBus>, plan: TurnPlan, then: F) -> crate::error::Result<()>
+pub async fn start<F, Fut>(
+    ws: Arc<Workspace>,
+    events: Arc<EventBus>,
+    plan: TurnPlan,
+    then: F,
+) -> crate::error::Result<()>
 where
     F: FnOnce(Arc<Workspace>, Arc<EventBus>, TurnPlanSummary, TurnEnd) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()> + Send + 'static,
@@ -127,7 +132,9 @@ where
         }
     };
     let text = format!("**{}** takes the turn in `{}`.", plan.role.name, plan.module.id);
-    let _ = record_as(&ws, &events, &plan.session, EntryKind::System, Some(&plan.module.id), Some(&plan.role.id), &text).await;
+    let _ =
+        record_as(&ws, &events, &plan.session, EntryKind::System, Some(&plan.module.id), Some(&plan.role.id), &text)
+            .await;
     let _ = publish(&ws, &events, &plan.session).await;
     tokio::spawn(async move {
         let summary = TurnPlanSummary {
@@ -159,7 +166,13 @@ pub struct TurnPlanSummary {
     pub review: bool,
 }
 
-async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, turn_id: i64, plan: TurnPlan) -> TurnEnd {
+async fn run(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    handle: &TurnHandle,
+    turn_id: i64,
+    plan: TurnPlan,
+) -> TurnEnd {
     let workdir = ws.session_workdir(&plan.session);
     let before = snapshot(ws, &workdir).await;
     // The starting state is held by a ref while the turn runs, so collecting the store
@@ -167,13 +180,27 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
     let hold = format!("refs/kiln-turns/{}", plan.session);
     if let Some(tree) = before {
         let _guard = ws.store_lock.lock().await;
-        if let Err(e) = ws.open_store().and_then(|store| crate::snapshot::commit(&store, tree, None, "a turn's starting state", &hold)) {
+        if let Err(e) = ws
+            .open_store()
+            .and_then(|store| crate::snapshot::commit(&store, tree, None, "a turn's starting state", &hold))
+        {
             tracing::error!("holding the turn's starting state: {e}");
         }
     }
 
     let live = crate::live::Live::new(&plan.session, LivePhase::Turn, Some(&plan.role.id), Some(&plan.module.id));
-    let mut log = TurnLog { ws, events, plan: &plan, turn_id, text: String::new(), partial: String::new(), live, refused: false, last_text: String::new(), ended: None };
+    let mut log = TurnLog {
+        ws,
+        events,
+        plan: &plan,
+        turn_id,
+        text: String::new(),
+        partial: String::new(),
+        live,
+        refused: false,
+        last_text: String::new(),
+        ended: None,
+    };
     let mut error = attempt(handle, &mut log, plan.resume_id.clone(), plan.prompt.clone()).await;
     let stopped = handle.inner.stopped.load(Ordering::SeqCst);
     // A conversation the agent no longer holds: continue on a fresh one, with the
@@ -193,7 +220,13 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
     let stopped = handle.inner.stopped.load(Ordering::SeqCst);
     let error = if stopped { None } else { error };
     let final_text = std::mem::take(&mut log.last_text);
-    let status = if stopped { "stopped" } else if error.is_some() { "failed" } else { "completed" };
+    let status = if stopped {
+        "stopped"
+    } else if error.is_some() {
+        "failed"
+    } else {
+        "completed"
+    };
     let _ = turns::finish(&ws.pool, turn_id, status, &now()).await;
 
     let mut changed = Vec::new();
@@ -222,7 +255,8 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
                         plan.module.directory,
                         list.join("\n")
                     );
-                    let _ = record_as(ws, events, &plan.session, EntryKind::System, Some(&plan.module.id), None, &text).await;
+                    let _ = record_as(ws, events, &plan.session, EntryKind::System, Some(&plan.module.id), None, &text)
+                        .await;
                     changed.retain(|p| !c.put_back.contains(p));
                 }
             }
@@ -232,7 +266,16 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
         if !changed.is_empty() {
             if let Some(tree) = snapshot(ws, &workdir).await {
                 let label = format!("{} in {}", plan.role.name, plan.module.id);
-                match crate::checkpoint::take(ws, &plan.session, tree, &label, Some(&plan.role.id), Some(&plan.module.id)).await {
+                match crate::checkpoint::take(
+                    ws,
+                    &plan.session,
+                    tree,
+                    &label,
+                    Some(&plan.role.id),
+                    Some(&plan.module.id),
+                )
+                .await
+                {
                     Ok(sequence) => checkpoint = Some(sequence),
                     Err(e) => tracing::error!("taking the turn's checkpoint: {e}"),
                 }
@@ -251,11 +294,17 @@ async fn run(ws: &Arc<Workspace>, events: &Arc<EventBus>, handle: &TurnHandle, t
 }
 
 /// One run of the driver; returns the turn's error, if it failed.
-async fn attempt(handle: &TurnHandle, log: &mut TurnLog<'_>, resume_id: Option<String>, prompt: String) -> Option<String> {
+async fn attempt(
+    handle: &TurnHandle,
+    log: &mut TurnLog<'_>,
+    resume_id: Option<String>,
+    prompt: String,
+) -> Option<String> {
     let plan = log.plan;
     let (tx, mut rx) = mpsc::unbounded_channel();
     let inner = handle.inner.clone();
-    let sink = TurnSink { events: tx, on_process: Box::new(move |r: Running| inner.pgid.store(r.pgid, Ordering::SeqCst)) };
+    let sink =
+        TurnSink { events: tx, on_process: Box::new(move |r: Running| inner.pgid.store(r.pgid, Ordering::SeqCst)) };
     let request = TurnRequest {
         workdir: log.ws.session_workdir(&plan.session),
         session_dir: log.ws.session_dir(&plan.session),
@@ -351,7 +400,9 @@ async fn replay(ws: &Workspace, session: &SessionId, prompt: &str) -> String {
         }
         history = format!("…{}", &history[cut..]);
     }
-    format!("This continues an earlier conversation that was lost. What was said so far:\n\n{history}\n\n---\n\n{prompt}")
+    format!(
+        "This continues an earlier conversation that was lost. What was said so far:\n\n{history}\n\n---\n\n{prompt}"
+    )
 }
 
 async fn snapshot(ws: &Arc<Workspace>, workdir: &std::path::Path) -> Option<git2::Oid> {
@@ -386,7 +437,16 @@ struct TurnLog<'a> {
 
 impl TurnLog<'_> {
     async fn entry(&self, kind: EntryKind, text: &str) {
-        let _ = record_as(self.ws, self.events, &self.plan.session, kind, Some(&self.plan.module.id), Some(&self.plan.role.id), text).await;
+        let _ = record_as(
+            self.ws,
+            self.events,
+            &self.plan.session,
+            kind,
+            Some(&self.plan.module.id),
+            Some(&self.plan.role.id),
+            text,
+        )
+        .await;
     }
 
     async fn flush(&mut self) {
@@ -443,44 +503,64 @@ impl TurnLog<'_> {
         }
         match event {
             DriverEvent::SessionStarted { resume_id, .. } => {
-                let _ = turns::set_resume_id(&self.ws.pool, self.plan.session.as_str(), self.plan.driver.id(), &resume_id).await;
+                let _ =
+                    turns::set_resume_id(&self.ws.pool, self.plan.session.as_str(), self.plan.driver.id(), &resume_id)
+                        .await;
             }
-            DriverEvent::Thought { text } => self.entry(EntryKind::Agent, &format!("> _{}_", text.trim().replace('\n', " "))).await,
+            DriverEvent::Thought { text } => {
+                self.entry(EntryKind::Agent, &format!("> _{}_", text.trim().replace('\n', " "))).await
+            }
             DriverEvent::ToolCall { title, kind, .. } => {
-                let kind = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                let kind =
+                    serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                 self.entry(EntryKind::Tool, &format!("**{kind}** `{}`", title.replace('`', "'"))).await
             }
             DriverEvent::ToolResult { status, output, .. } => {
                 let status = if status == crate::drivers::events::ToolStatus::Failed { "failed" } else { "done" };
                 let shown = clip(&output, 2000);
-                let text = if shown.trim().is_empty() { format!("↳ {status}") } else { format!("↳ {status}\n\n```\n{}\n```", shown.trim_end()) };
+                let text = if shown.trim().is_empty() {
+                    format!("↳ {status}")
+                } else {
+                    format!("↳ {status}\n\n```\n{}\n```", shown.trim_end())
+                };
                 self.entry(EntryKind::Tool, &text).await
             }
             DriverEvent::FileChange { path, change } => {
-                let change = serde_json::to_value(change).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                let change =
+                    serde_json::to_value(change).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                 self.entry(EntryKind::Tool, &format!("**{change}** `{path}`")).await
             }
             DriverEvent::PermissionRequest { tool, input, .. } => {
                 // The drivers answer by the command policy in Settings; say what it decided.
                 let text = match (input["decision"].as_str(), input["reason"].as_str()) {
-                    (Some(decision), Some(reason)) => format!("The agent asked to use `{tool}`: {decision} by the command policy ({reason})."),
-                    (Some(decision), None) => format!("The agent asked to use `{tool}`: {decision} by the command policy."),
+                    (Some(decision), Some(reason)) => {
+                        format!("The agent asked to use `{tool}`: {decision} by the command policy ({reason}).")
+                    }
+                    (Some(decision), None) => {
+                        format!("The agent asked to use `{tool}`: {decision} by the command policy.")
+                    }
                     _ => format!("The agent asked to use `{tool}`; Kiln answers by the command policy in Settings."),
                 };
                 self.entry(EntryKind::System, &text).await
             }
             DriverEvent::Usage(usage) => self.usage(&usage).await,
-            DriverEvent::Error { message } => self.entry(EntryKind::System, &format!("The agent reported: {message}")).await,
+            DriverEvent::Error { message } => {
+                self.entry(EntryKind::System, &format!("The agent reported: {message}")).await
+            }
             DriverEvent::TurnEnded { is_error, final_text, error, .. } => {
                 if let Some(text) = final_text.filter(|t| !t.trim().is_empty()) {
                     if self.last_text.trim() != text.trim() {
                         self.last_text = text;
                     }
                 }
-                let error = if is_error { Some(error.unwrap_or_else(|| "the agent reported a failure".into())) } else { None };
+                let error =
+                    if is_error { Some(error.unwrap_or_else(|| "the agent reported a failure".into())) } else { None };
                 self.ended = Some(error);
             }
-            DriverEvent::Text { .. } | DriverEvent::TextDelta { .. } | DriverEvent::Retry { .. } | DriverEvent::Unknown { .. } => {}
+            DriverEvent::Text { .. }
+            | DriverEvent::TextDelta { .. }
+            | DriverEvent::Retry { .. }
+            | DriverEvent::Unknown { .. } => {}
         }
     }
 

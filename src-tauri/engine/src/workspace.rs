@@ -77,7 +77,10 @@ impl Workspace {
             ApiError::new(ErrorCode::WorkspaceNotFound, format!("no directory at `{}`", opened.display()))
         })?;
         if !opened.is_dir() {
-            return Err(ApiError::new(ErrorCode::WorkspaceNotFound, format!("`{}` is not a directory", opened.display())));
+            return Err(ApiError::new(
+                ErrorCode::WorkspaceNotFound,
+                format!("`{}` is not a directory", opened.display()),
+            ));
         }
         let (root, config_path) = config::find_root(&opened);
         let config = match &config_path {
@@ -132,7 +135,9 @@ impl Workspace {
             workflow: self.config.workflow(),
             roles: self
                 .roles()
-                .map(|roles| roles.into_iter().map(|r| crate::api::types::RoleSummary { id: r.id, name: r.name }).collect())
+                .map(|roles| {
+                    roles.into_iter().map(|r| crate::api::types::RoleSummary { id: r.id, name: r.name }).collect()
+                })
                 .unwrap_or_default(),
             id_pattern: self.config.modules.id_pattern.clone(),
             modules: self.modules.clone(),

@@ -151,6 +151,10 @@ mod tests {
         assert!(second.guards(&kiln));
         assert_eq!(read_holder(&kiln.join(LOCK_FILE)).unwrap().kind, HolderKind::Desktop);
         let refused = WorkspaceLock::take(&kiln, HolderKind::Cli).await.unwrap_err();
-        assert!(refused.message.contains(&format!("the Kiln desktop app (pid {}", std::process::id())), "{}", refused.message);
+        assert!(
+            refused.message.contains(&format!("the Kiln desktop app (pid {}", std::process::id())),
+            "{}",
+            refused.message
+        );
     }
 }

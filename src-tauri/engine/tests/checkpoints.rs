@@ -19,7 +19,9 @@ async fn restore_round_trips_every_kind_of_change() {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(toml, text).unwrap();
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &shop).await;
@@ -88,7 +90,8 @@ async fn pruned_checkpoints_are_collected_and_the_kept_ones_still_restore() {
     let id = SessionId::parse(&s.id).unwrap();
     let file = shop.join(".kiln/sessions").join(&s.id).join("workspace/modules/catalog/notes.txt");
     let blob = |text: &str| git2::Oid::hash_object(git2::ObjectType::Blob, text.as_bytes()).unwrap();
-    let has = |oid: git2::Oid| git2::Repository::open_bare(shop.join(".kiln/store.git")).unwrap().find_blob(oid).is_ok();
+    let has =
+        |oid: git2::Oid| git2::Repository::open_bare(shop.join(".kiln/store.git")).unwrap().find_blob(oid).is_ok();
 
     for n in 1..=3 {
         std::fs::write(&file, format!("only in checkpoint {n}\n")).unwrap();

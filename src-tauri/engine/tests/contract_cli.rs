@@ -103,8 +103,11 @@ async fn claude_writes_a_file_in_the_module_and_reports_the_turn() {
 async fn claude_resumes_the_same_session() {
     let clis = sandboxed_cli_dir();
     let session = Session::new();
-    let server =
-        ModelServer::start(vec![Step::text(format!("First answer.\n{HANDOFF}")), Step::text(format!("Second answer.\n{HANDOFF}"))]).await;
+    let server = ModelServer::start(vec![
+        Step::text(format!("First answer.\n{HANDOFF}")),
+        Step::text(format!("Second answer.\n{HANDOFF}")),
+    ])
+    .await;
     // A home Claude may not write but for its own state: the conversation still resumes.
     let home = unwritable_home();
     let driver = claude(&clis, &server, home.path());
@@ -123,7 +126,8 @@ async fn claude_resumes_the_same_session() {
 
     // A conversation the CLI does not hold fails in words the engine recognises, so it
     // continues on a fresh one with the transcript replayed.
-    let lost = run_turn(&driver, session.request(CLAUDE_MODEL, "Third question.", Some(UNKNOWN_RESUME.into())), &server).await;
+    let lost =
+        run_turn(&driver, session.request(CLAUDE_MODEL, "Third question.", Some(UNKNOWN_RESUME.into())), &server).await;
     let error = ended_badly(&lost, &server);
     assert!(kiln_engine::turn::lost_resume(&error), "not recognised as a lost conversation: {error}");
 }
@@ -166,13 +170,24 @@ async fn claude_streams_the_answer_in_pieces_before_the_whole_text() {
     let events = run_turn(&driver, session.request(CLAUDE_MODEL, "How are totals computed?", None), &server).await;
 
     ended_well(&events, &server);
-    let deltas: Vec<&str> = events.iter().filter_map(|e| if let DriverEvent::TextDelta { text } = e { Some(text.as_str()) } else { None }).collect();
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(|e| if let DriverEvent::TextDelta { text } = e { Some(text.as_str()) } else { None })
+        .collect();
     assert!(deltas.len() > 1, "the answer streams in several pieces; {}", explain(&events, &server));
     assert_eq!(deltas.concat(), answer, "{}", explain(&events, &server));
     let whole = events.iter().position(|e| matches!(e, DriverEvent::Text { text } if *text == answer));
     let last_delta = events.iter().rposition(|e| matches!(e, DriverEvent::TextDelta { .. }));
-    assert!(matches!((last_delta, whole), (Some(d), Some(w)) if d < w), "the pieces come before the whole text; {}", explain(&events, &server));
-    assert!(!events.iter().any(|e| matches!(e, DriverEvent::Unknown { raw, .. } if raw["type"] == "stream_event")), "{}", explain(&events, &server));
+    assert!(
+        matches!((last_delta, whole), (Some(d), Some(w)) if d < w),
+        "the pieces come before the whole text; {}",
+        explain(&events, &server)
+    );
+    assert!(
+        !events.iter().any(|e| matches!(e, DriverEvent::Unknown { raw, .. } if raw["type"] == "stream_event")),
+        "{}",
+        explain(&events, &server)
+    );
 }
 
 /// Issue 15: an overloaded provider makes Claude Code retry by itself; each retry is a
@@ -183,7 +198,13 @@ async fn claude_reports_each_retry_with_its_attempt_and_status() {
     let clis = sandboxed_cli_dir();
     let session = Session::new();
     let overloaded = || {
-        Step::Error(kiln_model_server::ScriptedError { status: 529, message: "Overloaded".into(), kind: None, code: None, retry_after: Some(0) })
+        Step::Error(kiln_model_server::ScriptedError {
+            status: 529,
+            message: "Overloaded".into(),
+            kind: None,
+            code: None,
+            retry_after: Some(0),
+        })
     };
     let server = ModelServer::start(vec![overloaded(), overloaded(), Step::text(format!("Done.\n{HANDOFF}"))]).await;
     let home = TempDir::new().unwrap();
@@ -193,7 +214,13 @@ async fn claude_reports_each_retry_with_its_attempt_and_status() {
 
     let retries: Vec<(u32, Option<u32>, Option<u16>)> = events
         .iter()
-        .filter_map(|e| if let DriverEvent::Retry { attempt, max_attempts, http_status, .. } = e { Some((*attempt, *max_attempts, *http_status)) } else { None })
+        .filter_map(|e| {
+            if let DriverEvent::Retry { attempt, max_attempts, http_status, .. } = e {
+                Some((*attempt, *max_attempts, *http_status))
+            } else {
+                None
+            }
+        })
         .collect();
     eprintln!("retries: {retries:?}");
     assert_eq!(retries.iter().map(|r| r.0).collect::<Vec<_>>(), vec![1, 2], "{}", explain(&events, &server));
@@ -213,7 +240,9 @@ async fn claude_refusing_the_key_ends_planning_within_two_seconds() {
     let tmp = TempDir::new().unwrap();
     let shop = common::shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(&toml, text).unwrap();
     let engine = common::engine(&tmp.path().join("config"));
     common::open(&engine, &shop).await;
@@ -226,7 +255,14 @@ async fn claude_refusing_the_key_ends_planning_within_two_seconds() {
 
     let started = Instant::now();
     let id = kiln_engine::ids::SessionId::parse(&s.id).unwrap();
-    kiln_engine::planner_agent::start(engine.workspace().unwrap(), engine.events().clone(), id, Arc::new(driver), "Add a wishlist to @shop/catalog".into(), false);
+    kiln_engine::planner_agent::start(
+        engine.workspace().unwrap(),
+        engine.events().clone(),
+        id,
+        Arc::new(driver),
+        "Add a wishlist to @shop/catalog".into(),
+        false,
+    );
     let mut auth = None;
     while started.elapsed() < Duration::from_secs(2) && auth.is_none() {
         if let Ok(Ok(event)) = tokio::time::timeout(Duration::from_millis(50), events.recv()).await {
@@ -235,7 +271,9 @@ async fn claude_refusing_the_key_ends_planning_within_two_seconds() {
             }
         }
     }
-    let auth = auth.unwrap_or_else(|| panic!("no auth status within 2 s; requests: {:?}", server.requests().iter().map(summary).collect::<Vec<_>>()));
+    let auth = auth.unwrap_or_else(|| {
+        panic!("no auth status within 2 s; requests: {:?}", server.requests().iter().map(summary).collect::<Vec<_>>())
+    });
     assert_eq!(auth.http_status, Some(401), "{auth:?}");
     loop {
         let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
@@ -252,7 +290,10 @@ async fn claude_refusing_the_key_ends_planning_within_two_seconds() {
     let asked = model_requests(&server, "/v1/messages").len();
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(model_requests(&server, "/v1/messages").len(), asked, "the agent kept retrying after planning stopped");
-    assert_eq!(engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap().state, SessionState::Editing);
+    assert_eq!(
+        engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap().state,
+        SessionState::Editing
+    );
 }
 
 /// The Claude driver pointed at the scripted server, with a home of its own so nothing
@@ -280,7 +321,13 @@ fn unwritable_home() -> TempDir {
 fn tool_result(events: &[DriverEvent], server: &ModelServer) -> (ToolStatus, String) {
     let results: Vec<(ToolStatus, String)> = events
         .iter()
-        .filter_map(|e| if let DriverEvent::ToolResult { status, output, .. } = e { Some((*status, output.clone())) } else { None })
+        .filter_map(|e| {
+            if let DriverEvent::ToolResult { status, output, .. } = e {
+                Some((*status, output.clone()))
+            } else {
+                None
+            }
+        })
         .collect();
     assert_eq!(results.len(), 1, "one tool result; {}", explain(events, server));
     results[0].clone()
@@ -306,7 +353,11 @@ async fn claude_runs_a_command_in_the_working_copy_without_asking() {
     assert!(!output.contains("requires approval"), "Bash ran without asking: {output}");
     assert_eq!((status, output.trim()), (ToolStatus::Completed, "ok"), "{}", explain(&events, &server));
     assert_eq!(std::fs::read_to_string(session.root.join("made-by-agent.txt")).ok().as_deref(), Some("ok\n"));
-    assert!(!events.iter().any(|e| matches!(e, DriverEvent::PermissionRequest { .. })), "nothing refused; {}", explain(&events, &server));
+    assert!(
+        !events.iter().any(|e| matches!(e, DriverEvent::PermissionRequest { .. })),
+        "nothing refused; {}",
+        explain(&events, &server)
+    );
     ended_well(&events, &server);
     // Claude keeps its state in the (otherwise unwritable) home, so the session can resume.
     assert!(home.path().join(".claude/projects").is_dir(), "Claude's state in ~/.claude");
@@ -354,8 +405,12 @@ async fn claude_with_no_commands_has_no_shell() {
     assert!(!session.root.join("ran.txt").exists(), "the command did not run");
     // The model is not even offered the shell tool.
     let asked = model_requests(&server, "/v1/messages");
-    let tools: Vec<String> =
-        asked[0].body["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(String::from)).collect();
+    let tools: Vec<String> = asked[0].body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str().map(String::from))
+        .collect();
     assert!(tools.contains(&"Write".to_string()) && !tools.contains(&"Bash".to_string()), "tools: {tools:?}");
     ended_well(&events, &server);
 }
@@ -379,7 +434,11 @@ async fn codex_commands_cannot_write_outside_the_working_copy() {
     let events = run_turn(&driver, session.request(CODEX_MODEL, "Write inside and out.", None), &server).await;
 
     let (_, output) = tool_result(&events, &server);
-    assert!(output.contains("Permission denied") && output.contains("ok"), "refused outside, done inside: {}", explain(&events, &server));
+    assert!(
+        output.contains("Permission denied") && output.contains("ok"),
+        "refused outside, done inside: {}",
+        explain(&events, &server)
+    );
     assert!(!target.exists(), "nothing written outside the working copy");
     assert_eq!(std::fs::read_to_string(session.root.join("made-by-agent.txt")).ok().as_deref(), Some("ok\n"));
     ended_well(&events, &server);
@@ -404,7 +463,10 @@ async fn codex_with_no_commands_has_no_shell() {
         .flatten()
         .filter_map(|t| t["name"].as_str().or(t["type"].as_str()).map(String::from))
         .collect();
-    assert!(tools.contains(&"apply_patch".to_string()) && !tools.contains(&"exec_command".to_string()), "tools: {tools:?}");
+    assert!(
+        tools.contains(&"apply_patch".to_string()) && !tools.contains(&"exec_command".to_string()),
+        "tools: {tools:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -432,7 +494,9 @@ async fn codex_writes_a_file_in_the_module_and_reports_the_turn() {
     assert_eq!(std::fs::read_to_string(&notes).ok().as_deref(), Some(NOTES), "notes.md; {}", explain(&events, &server));
     started(&events, &server);
     assert!(
-        events.iter().any(|e| matches!(e, DriverEvent::ToolCall { kind: ToolKind::Execute, title, .. } if title.contains("notes.md"))),
+        events.iter().any(
+            |e| matches!(e, DriverEvent::ToolCall { kind: ToolKind::Execute, title, .. } if title.contains("notes.md"))
+        ),
         "a command call writing notes.md; {}",
         explain(&events, &server)
     );
@@ -447,8 +511,13 @@ async fn codex_writes_a_file_in_the_module_and_reports_the_turn() {
     assert_eq!(asked.len(), 2, "one request per script step; {}", explain(&events, &server));
     for request in &asked {
         let messages = request.body["input"].as_array().cloned().unwrap_or_default();
-        let carried = |role: &str| messages.iter().any(|m| m["role"] == role && m["content"].to_string().contains(INSTRUCTIONS));
-        assert!(carried("developer") && !carried("user"), "the instructions as a developer message: {}", request.body["input"]);
+        let carried =
+            |role: &str| messages.iter().any(|m| m["role"] == role && m["content"].to_string().contains(INSTRUCTIONS));
+        assert!(
+            carried("developer") && !carried("user"),
+            "the instructions as a developer message: {}",
+            request.body["input"]
+        );
     }
 }
 
@@ -457,8 +526,11 @@ async fn codex_writes_a_file_in_the_module_and_reports_the_turn() {
 async fn codex_resumes_the_same_thread() {
     let clis = sandboxed_cli_dir();
     let session = Session::new();
-    let server =
-        ModelServer::start(vec![Step::text(format!("First answer.\n{HANDOFF}")), Step::text(format!("Second answer.\n{HANDOFF}"))]).await;
+    let server = ModelServer::start(vec![
+        Step::text(format!("First answer.\n{HANDOFF}")),
+        Step::text(format!("Second answer.\n{HANDOFF}")),
+    ])
+    .await;
     let codex = CodexHome::new(&clis);
     let driver = codex.driver(&clis, &server);
 
@@ -475,7 +547,8 @@ async fn codex_resumes_the_same_thread() {
 
     // A conversation the CLI does not hold fails in words the engine recognises, so it
     // continues on a fresh one with the transcript replayed.
-    let lost = run_turn(&driver, session.request(CODEX_MODEL, "Third question.", Some(UNKNOWN_RESUME.into())), &server).await;
+    let lost =
+        run_turn(&driver, session.request(CODEX_MODEL, "Third question.", Some(UNKNOWN_RESUME.into())), &server).await;
     let error = ended_badly(&lost, &server);
     assert!(kiln_engine::turn::lost_resume(&error), "not recognised as a lost conversation: {error}");
 }
@@ -495,7 +568,12 @@ async fn codex_ends_the_turn_with_the_providers_error() {
 
     let error = ended_badly(&events, &server);
     assert!(error.contains(PROVIDER_ERROR), "the error names the provider's message: {error}");
-    assert_eq!(model_requests(&server, "/v1/responses").len(), 1, "a 400 is not retried; {}", explain(&events, &server));
+    assert_eq!(
+        model_requests(&server, "/v1/responses").len(),
+        1,
+        "a 400 is not retried; {}",
+        explain(&events, &server)
+    );
 }
 
 /// A fresh `CODEX_HOME` (and `HOME`) for one test, removed when dropped. Not under the
@@ -532,7 +610,11 @@ impl CodexHome {
             binary: Some(clis.join("node_modules/.bin/codex")),
             config: config.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             api_key: None,
-            env: vec![("CODEX_HOME".into(), home.clone()), ("HOME".into(), home), ("SCRIPTED_MODEL_KEY".into(), "test-key".into())],
+            env: vec![
+                ("CODEX_HOME".into(), home.clone()),
+                ("HOME".into(), home),
+                ("SCRIPTED_MODEL_KEY".into(), "test-key".into()),
+            ],
             commands: CommandPolicy::Workdir,
         }
     }
@@ -612,7 +694,8 @@ async fn run_turn(driver: &dyn Driver, request: TurnRequest, server: &ModelServe
         Box::new(move |running: Running| group.store(running.pgid, Ordering::SeqCst))
     };
     let started = Instant::now();
-    let outcome = tokio::time::timeout(TURN_TIMEOUT, driver.run(request, TurnSink { events: sender, on_process })).await;
+    let outcome =
+        tokio::time::timeout(TURN_TIMEOUT, driver.run(request, TurnSink { events: sender, on_process })).await;
     let mut events = Vec::new();
     while let Ok(event) = receiver.try_recv() {
         events.push(event);
@@ -621,7 +704,9 @@ async fn run_turn(driver: &dyn Driver, request: TurnRequest, server: &ModelServe
     eprintln!("{} turn took {:.1?}", driver.id(), started.elapsed());
     match outcome {
         Ok(Ok(())) => events,
-        Ok(Err(error)) => panic!("the {} driver could not run the turn: {error}; {}", driver.id(), explain(&events, server)),
+        Ok(Err(error)) => {
+            panic!("the {} driver could not run the turn: {error}; {}", driver.id(), explain(&events, server))
+        }
         Err(_) => {
             Running { pgid: group.load(Ordering::SeqCst) }.kill();
             panic!("the {} turn did not end within {TURN_TIMEOUT:?}; {}", driver.id(), explain(&events, server))
@@ -631,8 +716,10 @@ async fn run_turn(driver: &dyn Driver, request: TurnRequest, server: &ModelServe
 
 /// The session id the turn started with; there must be exactly one.
 fn started(events: &[DriverEvent], server: &ModelServer) -> String {
-    let ids: Vec<&String> =
-        events.iter().filter_map(|e| if let DriverEvent::SessionStarted { resume_id, .. } = e { Some(resume_id) } else { None }).collect();
+    let ids: Vec<&String> = events
+        .iter()
+        .filter_map(|e| if let DriverEvent::SessionStarted { resume_id, .. } = e { Some(resume_id) } else { None })
+        .collect();
     assert_eq!(ids.len(), 1, "one SessionStarted; {}", explain(events, server));
     ids[0].clone()
 }
@@ -654,7 +741,8 @@ fn ended_badly(events: &[DriverEvent], server: &ModelServer) -> String {
 }
 
 fn usage(events: &[DriverEvent]) -> Usage {
-    let usages: Vec<&Usage> = events.iter().filter_map(|e| if let DriverEvent::Usage(u) = e { Some(u) } else { None }).collect();
+    let usages: Vec<&Usage> =
+        events.iter().filter_map(|e| if let DriverEvent::Usage(u) = e { Some(u) } else { None }).collect();
     assert_eq!(usages.len(), 1, "one Usage per turn: {events:#?}");
     usages[0].clone()
 }
@@ -672,9 +760,19 @@ fn explain(events: &[DriverEvent], server: &ModelServer) -> String {
 
 fn summary(request: &RecordedRequest) -> String {
     let body = &request.body;
-    let tools: Vec<&str> =
-        body["tools"].as_array().into_iter().flatten().map(|t| t["name"].as_str().or(t["type"].as_str()).unwrap_or("?")).collect();
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| t["name"].as_str().or(t["type"].as_str()).unwrap_or("?"))
+        .collect();
     let model = body["model"].as_str().unwrap_or("-");
     let query = request.query.as_deref().map(|q| format!("?{q}")).unwrap_or_default();
-    format!("{} {}{query} model={model} stream={} tools=[{}]", request.method, request.path, body["stream"], tools.join(","))
+    format!(
+        "{} {}{query} model={model} stream={} tools=[{}]",
+        request.method,
+        request.path,
+        body["stream"],
+        tools.join(",")
+    )
 }

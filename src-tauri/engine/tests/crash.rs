@@ -73,7 +73,11 @@ fn walkdir(dir: &Path) -> usize {
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
-            if e.file_type().unwrap().is_dir() { walkdir(&e.path()) } else { 1 }
+            if e.file_type().unwrap().is_dir() {
+                walkdir(&e.path())
+            } else {
+                1
+            }
         })
         .sum()
 }

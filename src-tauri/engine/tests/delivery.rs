@@ -84,7 +84,13 @@ async fn plan(w: &World, id: &str) -> DeliveryPlan {
 }
 
 async fn deliver(w: &World, plan: &DeliveryPlan) -> kiln_engine::Result<DeliveryRun> {
-    w.engine.deliver(DeliverArgs { session_id: plan.session_id.clone(), target: plan.target, plan_id: plan.plan_id.clone() }).await
+    w.engine
+        .deliver(DeliverArgs {
+            session_id: plan.session_id.clone(),
+            target: plan.target,
+            plan_id: plan.plan_id.clone(),
+        })
+        .await
 }
 
 /// Polls until the session's latest run has ended.
@@ -101,7 +107,10 @@ fn step<'a>(run: &'a DeliveryRun, id: &str) -> &'a DeliveryStep {
 async fn reviews_session(w: &World) -> String {
     let s = create_new(&w.engine, "Add @shop/reviews and link it from @shop/catalog", &["@shop/reviews"]).await;
     let wd = workdir(w, &s.id);
-    write(&wd.join("modules/reviews/package.json"), r#"{"name":"@shop/reviews","version":"0.1.0","dependencies":{"left-pad":"1.3.0","@shop/catalog":"*"}}"#);
+    write(
+        &wd.join("modules/reviews/package.json"),
+        r#"{"name":"@shop/reviews","version":"0.1.0","dependencies":{"left-pad":"1.3.0","@shop/catalog":"*"}}"#,
+    );
     write(&wd.join("modules/reviews/SPEC.md"), "---\nstatus: draft\n---\n# Reviews\n");
     write(&wd.join("modules/reviews/src/server/routes.js"), "export const routes = [];\n");
     write(&wd.join("modules/catalog/src/client/screen.js"), "export const screen = 'with reviews';\n");
@@ -123,7 +132,10 @@ async fn a_workspace_delivery_lands_files_runs_the_hooks_in_order_and_delivers_t
     assert!(p.blockers.is_empty(), "{:#?}", p.blockers);
     assert_eq!(p.target, DeliveryTarget::Workspace);
     let reviews = p.modules.iter().find(|m| m.module_id == "@shop/reviews").unwrap();
-    assert_eq!(reviews.added, ["modules/reviews/SPEC.md", "modules/reviews/package.json", "modules/reviews/src/server/routes.js"]);
+    assert_eq!(
+        reviews.added,
+        ["modules/reviews/SPEC.md", "modules/reviews/package.json", "modules/reviews/src/server/routes.js"]
+    );
     assert!(reviews.enable && reviews.kind == ModuleChange::New);
     assert_eq!(reviews.new_packages, ["left-pad"], "a sibling module is not a new package");
     let catalog = p.modules.iter().find(|m| m.module_id == "@shop/catalog").unwrap();
@@ -131,7 +143,11 @@ async fn a_workspace_delivery_lands_files_runs_the_hooks_in_order_and_delivers_t
     assert_eq!(catalog.deleted, ["modules/catalog/test/routes.test.js"]);
     assert!(!catalog.enable);
     assert!(p.restart_needed);
-    assert!(p.gates.contains(&"tests (@shop/reviews)".to_string()) && p.gates.contains(&"spec-schema".to_string()), "{:?}", p.gates);
+    assert!(
+        p.gates.contains(&"tests (@shop/reviews)".to_string()) && p.gates.contains(&"spec-schema".to_string()),
+        "{:?}",
+        p.gates
+    );
     // git-pr is reported unavailable with its reason: the copy is no git repository.
     let pr = p.available_targets.iter().find(|t| t.target == DeliveryTarget::GitPr).unwrap();
     assert!(!pr.available && pr.reason.as_deref().unwrap().contains("not in a git repository"), "{pr:?}");
@@ -162,7 +178,9 @@ async fn a_workspace_delivery_lands_files_runs_the_hooks_in_order_and_delivers_t
 
     // The files landed and the deletion applied; the overwritten file was backed up.
     let wd = workdir(&w, &id);
-    for f in ["modules/reviews/package.json", "modules/reviews/src/server/routes.js", "modules/catalog/src/client/screen.js"] {
+    for f in
+        ["modules/reviews/package.json", "modules/reviews/src/server/routes.js", "modules/catalog/src/client/screen.js"]
+    {
         assert_eq!(std::fs::read(w.root.join(f)).unwrap(), std::fs::read(wd.join(f)).unwrap(), "{f}");
     }
     assert!(!w.root.join("modules/catalog/test/routes.test.js").exists());
@@ -175,7 +193,10 @@ async fn a_workspace_delivery_lands_files_runs_the_hooks_in_order_and_delivers_t
     assert_eq!(s.state, SessionState::Delivered);
     assert!(s.delivered_at.is_some());
     let entries = w.engine.get_transcript(GetTranscriptArgs { session_id: id.clone(), after: None }).await.unwrap();
-    let note = entries.iter().find(|e| e.kind == EntryKind::System && e.text.starts_with("Delivered into the workspace: 5 files")).expect("the delivery note");
+    let note = entries
+        .iter()
+        .find(|e| e.kind == EntryKind::System && e.text.starts_with("Delivered into the workspace: 5 files"))
+        .expect("the delivery note");
     assert!(note.text.contains("modules/reviews/package.json"));
     // A delivered session is not delivered into the workspace twice.
     let again = deliver(&w, &p).await.unwrap_err();
@@ -294,7 +315,11 @@ async fn a_plan_that_changed_since_it_was_shown_is_stale() {
 
 #[tokio::test]
 async fn a_failing_after_hook_stops_the_run_with_its_redacted_output() {
-    let w = shop(&["echo after {id} >> LOG", "echo about to fail with sk-sealed-test-key and Bearer hook0token0printed; exit 3"]).await;
+    let w = shop(&[
+        "echo after {id} >> LOG",
+        "echo about to fail with sk-sealed-test-key and Bearer hook0token0printed; exit 3",
+    ])
+    .await;
     w.engine
         .update_settings(UpdateSettingsArgs {
             openai_base_url: Some("http://127.0.0.1:9/v1".into()),
@@ -332,7 +357,10 @@ async fn a_failing_after_hook_stops_the_run_with_its_redacted_output() {
     assert_eq!(w.log().lines().collect::<Vec<_>>(), ["install", "after @shop/catalog"]);
     // The copy is one step that passed: its files stay; the session is not delivered.
     assert_eq!(step(&run, "copy").state, StepState::Passed);
-    assert_eq!(std::fs::read_to_string(w.root.join("modules/catalog/src/client/screen.js")).unwrap(), "export const screen = 'new';\n");
+    assert_eq!(
+        std::fs::read_to_string(w.root.join("modules/catalog/src/client/screen.js")).unwrap(),
+        "export const screen = 'new';\n"
+    );
     let session = session(&w, &s.id).await;
     assert!(session.delivered_at.is_none());
     assert_ne!(session.state, SessionState::Delivered);

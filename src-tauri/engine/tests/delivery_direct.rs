@@ -79,7 +79,8 @@ async fn world() -> World {
     assert!(!host.join("kiln.toml").exists());
 
     let token = format!("ghp_kilndirect{}", uuid::Uuid::new_v4().simple());
-    let github = GithubDouble::spawn(Config::new(token.clone()).repo(RepoConfig::new("kiln-test", "mono").git_dir(&remote)));
+    let github =
+        GithubDouble::spawn(Config::new(token.clone()).repo(RepoConfig::new("kiln-test", "mono").git_dir(&remote)));
     let engine = engine(&root.join("config"));
     let view = open(&engine, &host).await;
     assert_eq!(view.workflow, Workflow::Direct, "no kiln.toml: the direct workflow");
@@ -107,7 +108,11 @@ impl World {
 
     /// A session on `@mono/a` (its install step finished) with the given title.
     async fn create(&self, title: &str, brief: &str) -> String {
-        let s = self.engine.create_session(CreateSessionArgs { brief: brief.into(), title: Some(title.into()), create_modules: None }).await.unwrap();
+        let s = self
+            .engine
+            .create_session(CreateSessionArgs { brief: brief.into(), title: Some(title.into()), create_modules: None })
+            .await
+            .unwrap();
         assert_eq!(s.modules.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["@mono/a"]);
         let s = wait_setup(&self.engine, &s.id).await;
         assert_eq!(s.setup, SetupState::Passed, "the detected install step: {s:#?}");
@@ -133,7 +138,13 @@ impl World {
     }
 
     async fn deliver(&self, plan: &DeliveryPlan) -> kiln_engine::Result<DeliveryRun> {
-        self.engine.deliver(DeliverArgs { session_id: plan.session_id.clone(), target: plan.target, plan_id: plan.plan_id.clone() }).await
+        self.engine
+            .deliver(DeliverArgs {
+                session_id: plan.session_id.clone(),
+                target: plan.target,
+                plan_id: plan.plan_id.clone(),
+            })
+            .await
     }
 
     async fn finished(&self, id: &str) -> DeliveryRun {
@@ -149,7 +160,10 @@ const BRIEF: &str = "The x in @mono/a is wrong: it should be two.\nRecord it in 
 fn change(w: &World, id: &str) {
     let wd = w.workdir(id);
     write(&wd.join("packages/a/src/x.js"), "export const x = 2;\n");
-    write(&wd.join("packages/a/package.json"), &manifest("a", ",\n  \"dependencies\": { \"@mono/b\": \"workspace:*\" }"));
+    write(
+        &wd.join("packages/a/package.json"),
+        &manifest("a", ",\n  \"dependencies\": { \"@mono/b\": \"workspace:*\" }"),
+    );
     write(&wd.join("pnpm-lock.yaml"), LOCKFILE_LINKED);
     write(&wd.join("CHANGELOG.md"), "# Changes\n\n- x is two\n");
 }
@@ -173,7 +187,10 @@ async fn a_direct_session_delivers_its_module_and_root_files_into_the_workspace(
     assert_eq!(a.overwritten, ["packages/a/package.json", "packages/a/src/x.js"]);
     assert!(a.new_packages.is_empty(), "a sibling is no new package: {a:#?}");
     let outside = planned(&p, OUTSIDE_MODULES_ID);
-    assert_eq!((outside.directory.as_str(), outside.overwritten.clone()), ("", vec!["CHANGELOG.md".to_string(), "pnpm-lock.yaml".to_string()]));
+    assert_eq!(
+        (outside.directory.as_str(), outside.overwritten.clone()),
+        ("", vec!["CHANGELOG.md".to_string(), "pnpm-lock.yaml".to_string()])
+    );
     assert!(outside.added.is_empty() && outside.deleted.is_empty() && !outside.enable);
     // The review and gate evidence stay per module: none is asked of the root files.
     assert!(p.gates.iter().all(|g| !g.contains(OUTSIDE_MODULES_ID)), "{:?}", p.gates);
@@ -192,7 +209,11 @@ async fn a_direct_session_delivers_its_module_and_root_files_into_the_workspace(
     // Exactly those files changed in the user's working tree.
     let status = sh_git(&w.host, &["status", "--porcelain", "--untracked-files=all"]);
     let changed: Vec<&str> = status.lines().map(str::trim).filter(|l| !l.contains(".kiln/")).collect();
-    assert_eq!(changed, ["M CHANGELOG.md", "M packages/a/package.json", "M packages/a/src/x.js", "M pnpm-lock.yaml"], "{status}");
+    assert_eq!(
+        changed,
+        ["M CHANGELOG.md", "M packages/a/package.json", "M packages/a/src/x.js", "M pnpm-lock.yaml"],
+        "{status}"
+    );
 }
 
 #[tokio::test]
@@ -214,7 +235,11 @@ async fn a_direct_session_is_delivered_as_a_pull_request_of_exactly_its_files_wi
     assert_eq!(run.state, DeliveryState::Delivered, "{run:#?}");
     assert_eq!(run.landed, ["packages/a/package.json", "packages/a/src/x.js", "CHANGELOG.md", "pnpm-lock.yaml"]);
     let guardrail = run.steps.iter().find(|s| s.id == "guardrail").unwrap();
-    assert!(guardrail.output.contains("CHANGELOG.md (outside the modules, changed by the session)"), "{}", guardrail.output);
+    assert!(
+        guardrail.output.contains("CHANGELOG.md (outside the modules, changed by the session)"),
+        "{}",
+        guardrail.output
+    );
     assert!(guardrail.output.contains("packages/a/src/x.js (module)"), "{}", guardrail.output);
 
     // The branch holds exactly the session's files, one commit on main.
@@ -229,7 +254,12 @@ async fn a_direct_session_is_delivered_as_a_pull_request_of_exactly_its_files_wi
     // The commit: the title in the history's style (conventional, scoped; `wrong` makes
     // it a fix), the brief, the gate evidence and the session trailer.
     let message = sh_git(&w.remote, &["log", "-1", "--format=%B", &sha]);
-    assert!(message.starts_with("fix(a): make x two\n\nThe x in @mono/a is wrong: it should be two.\nRecord it in the changelog.\n\n"), "{message}");
+    assert!(
+        message.starts_with(
+            "fix(a): make x two\n\nThe x in @mono/a is wrong: it should be two.\nRecord it in the changelog.\n\n"
+        ),
+        "{message}"
+    );
     assert!(message.contains(&format!("Delivered by Kiln from session {id}.")), "{message}");
     let passed = gates.iter().filter(|g| g.status == GateStatus::Passed).count();
     assert!(message.contains(&format!("Gates: {passed} passed, 0 failed, 0 skipped")), "{message}\n{gates:#?}");
@@ -242,7 +272,13 @@ async fn a_direct_session_is_delivered_as_a_pull_request_of_exactly_its_files_wi
     assert_eq!(created[0].body["title"], "fix(a): make x two");
     assert_eq!(created[0].body["head"], branch.as_str());
     let body = created[0].body["body"].as_str().unwrap();
-    for needle in ["The x in @mono/a is wrong", "**Modified** (4)", "- `CHANGELOG.md`", "- `pnpm-lock.yaml`", "- `packages/a/src/x.js`"] {
+    for needle in [
+        "The x in @mono/a is wrong",
+        "**Modified** (4)",
+        "- `CHANGELOG.md`",
+        "- `pnpm-lock.yaml`",
+        "- `packages/a/src/x.js`",
+    ] {
         assert!(body.contains(needle), "{needle:?} missing from the body:\n{body}");
     }
     // The workspace itself is untouched by a pull request.
@@ -256,8 +292,13 @@ async fn a_session_that_changed_nothing_offers_nothing_to_deliver() {
     w.check_and_review(&id).await;
     for target in [DeliveryTarget::Workspace, DeliveryTarget::GitPr] {
         let p = w.plan(&id, target).await;
-        assert!(p.modules.iter().all(|m| m.added.is_empty() && m.overwritten.is_empty() && m.deleted.is_empty()), "{:#?}", p.modules);
-        let nothing: Vec<&Blocker> = p.blockers.iter().filter(|b| b.message == "nothing to deliver: the session changed no file").collect();
+        assert!(
+            p.modules.iter().all(|m| m.added.is_empty() && m.overwritten.is_empty() && m.deleted.is_empty()),
+            "{:#?}",
+            p.modules
+        );
+        let nothing: Vec<&Blocker> =
+            p.blockers.iter().filter(|b| b.message == "nothing to deliver: the session changed no file").collect();
         assert_eq!(nothing.len(), 1, "{:#?}", p.blockers);
         assert_eq!(nothing[0].code, ErrorCode::DeliveryBlocked);
         let err = w.deliver(&p).await.unwrap_err();
@@ -294,8 +335,15 @@ async fn a_changed_module_that_is_not_in_the_session_blocks_until_it_joins() {
     let p = w.plan(&id, DeliveryTarget::Workspace).await;
     assert!(p.blockers.is_empty(), "{:#?}", p.blockers);
     let groups: Vec<(&str, DiffGroup)> = p.modules.iter().map(|m| (m.module_id.as_str(), m.group)).collect();
-    assert_eq!(groups, [("@mono/a", DiffGroup::Module), ("@mono/b", DiffGroup::Module), (OUTSIDE_MODULES_ID, DiffGroup::Outside)]);
-    assert_eq!(planned(&p, "@mono/b").overwritten, ["packages/b/src/y.js"], "b's base is checkpoint 0: its change is kept");
+    assert_eq!(
+        groups,
+        [("@mono/a", DiffGroup::Module), ("@mono/b", DiffGroup::Module), (OUTSIDE_MODULES_ID, DiffGroup::Outside)]
+    );
+    assert_eq!(
+        planned(&p, "@mono/b").overwritten,
+        ["packages/b/src/y.js"],
+        "b's base is checkpoint 0: its change is kept"
+    );
     w.deliver(&p).await.unwrap();
     let run = w.finished(&id).await;
     assert_eq!(run.state, DeliveryState::Delivered, "{run:#?}");

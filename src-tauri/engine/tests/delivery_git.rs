@@ -96,7 +96,9 @@ fn recorded_runs(dir: &Path) -> Vec<Run> {
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         let Some(id) = name.strip_prefix("argv-") else { continue };
-        let split = |text: Vec<u8>| String::from_utf8_lossy(&text).split('\0').filter(|s| !s.is_empty()).map(String::from).collect::<Vec<_>>();
+        let split = |text: Vec<u8>| {
+            String::from_utf8_lossy(&text).split('\0').filter(|s| !s.is_empty()).map(String::from).collect::<Vec<_>>()
+        };
         let argv = split(std::fs::read(dir.join(&name)).unwrap());
         let env = split(std::fs::read(dir.join(format!("env-{id}"))).unwrap())
             .into_iter()
@@ -117,7 +119,10 @@ async fn fetch_worktree_commit_push_update_and_clean_up() {
     let main_sha = fx.remote_sha("main").unwrap();
 
     let fetched = g.fetch("origin", "main").await.unwrap();
-    assert!(fetched.success() && fetched.command.starts_with("git ") && fetched.command.contains("fetch"), "{fetched:?}");
+    assert!(
+        fetched.success() && fetched.command.starts_with("git ") && fetched.command.contains("fetch"),
+        "{fetched:?}"
+    );
     assert_eq!(rev(&fx.work, "refs/remotes/origin/main"), Some(main_sha.clone()));
     assert_eq!(g.remote_branch_sha("origin", "main").await.unwrap().0, Some(main_sha.clone()));
     assert_eq!(g.remote_branch_sha("origin", "kiln/shop-1").await.unwrap().0, None);
@@ -127,7 +132,13 @@ async fn fetch_worktree_commit_push_update_and_clean_up() {
     assert_eq!(sh_git(&wt, &["rev-parse", "--abbrev-ref", "HEAD"]), "kiln/shop-1");
     assert_eq!(rev(&wt, "HEAD"), Some(main_sha.clone()));
     // No upstream: a bare `git push` from here would go nowhere unexpected.
-    assert!(!Command::new("git").args(["rev-parse", "--abbrev-ref", "@{upstream}"]).current_dir(&wt).output().unwrap().status.success());
+    assert!(!Command::new("git")
+        .args(["rev-parse", "--abbrev-ref", "@{upstream}"])
+        .current_dir(&wt)
+        .output()
+        .unwrap()
+        .status
+        .success());
 
     std::fs::create_dir_all(wt.join("modules/shop")).unwrap();
     std::fs::write(wt.join("modules/shop/index.ts"), "export {}\n").unwrap();
@@ -135,17 +146,27 @@ async fn fetch_worktree_commit_push_update_and_clean_up() {
     std::fs::remove_file(wt.join("old.txt")).unwrap();
     let w = fx.git(&wt);
     let (status, _) = w.status_porcelain().await.unwrap();
-    assert_eq!(sorted(status), vec![pair(" M", "README.md"), pair("??", "modules/shop/index.ts"), pair(" D", "old.txt")]);
+    assert_eq!(
+        sorted(status),
+        vec![pair(" M", "README.md"), pair("??", "modules/shop/index.ts"), pair(" D", "old.txt")]
+    );
     let (changed, shown) = w.changed_paths("origin/main").await.unwrap();
     assert_eq!(sorted(changed), vec![pair("M", "README.md"), pair("A", "modules/shop/index.ts"), pair("D", "old.txt")]);
-    assert!(shown.command.contains("add -A") && shown.command.contains("merge-base") && shown.command.contains("diff"), "{}", shown.command);
+    assert!(
+        shown.command.contains("add -A") && shown.command.contains("merge-base") && shown.command.contains("diff"),
+        "{}",
+        shown.command
+    );
 
     let message = "kiln: add shop\n\nSession: 1234\n# gates: 3 passed\n";
     let (c1, out) = w.commit(message, None).await.unwrap();
     assert!(out.success());
     assert_eq!(rev(&wt, "HEAD"), Some(c1.clone()));
     // No identity anywhere (empty HOME, no system config): Kiln's, as author and committer.
-    assert_eq!(sh_git(&wt, &["log", "-1", "--format=%an <%ae>|%cn <%ce>"]), "Kiln <kiln@localhost>|Kiln <kiln@localhost>");
+    assert_eq!(
+        sh_git(&wt, &["log", "-1", "--format=%an <%ae>|%cn <%ce>"]),
+        "Kiln <kiln@localhost>|Kiln <kiln@localhost>"
+    );
     // The message as written: a `#` line is not a comment to strip.
     assert!(sh_git(&wt, &["log", "-1", "--format=%B"]).contains("# gates: 3 passed"));
 
@@ -165,7 +186,10 @@ async fn fetch_worktree_commit_push_update_and_clean_up() {
     assert!(changed.contains(&pair("A", "modules/shop/index.ts")), "{changed:?}");
 
     let removed = g.worktree_remove(&wt).await.unwrap();
-    assert!(removed.success() && removed.command.contains("worktree remove") && removed.command.contains("worktree prune"), "{removed:?}");
+    assert!(
+        removed.success() && removed.command.contains("worktree remove") && removed.command.contains("worktree prune"),
+        "{removed:?}"
+    );
     assert!(!wt.exists());
     assert!(!fx.worktrees().contains("s1"), "{}", fx.worktrees());
 
@@ -235,7 +259,10 @@ async fn commit_identity_author_and_nothing_to_commit() {
     std::fs::write(fx.work.join("a.txt"), "a\n").unwrap();
     g.add_all().await.unwrap();
     g.commit("with an author", Some(("Ada Lovelace", "ada@example.com"))).await.unwrap();
-    assert_eq!(sh_git(&fx.work, &["log", "-1", "--format=%an <%ae>|%cn <%ce>"]), "Ada Lovelace <ada@example.com>|Kiln <kiln@localhost>");
+    assert_eq!(
+        sh_git(&fx.work, &["log", "-1", "--format=%an <%ae>|%cn <%ce>"]),
+        "Ada Lovelace <ada@example.com>|Kiln <kiln@localhost>"
+    );
 
     // The repository's own identity wins over Kiln's default.
     sh_git(&fx.work, &["config", "user.name", "Repo Person"]);
@@ -243,7 +270,10 @@ async fn commit_identity_author_and_nothing_to_commit() {
     std::fs::write(fx.work.join("b.txt"), "b\n").unwrap();
     g.add_all().await.unwrap();
     g.commit("with the repository's identity", None).await.unwrap();
-    assert_eq!(sh_git(&fx.work, &["log", "-1", "--format=%an <%ae>|%cn <%ce>"]), "Repo Person <repo@example.com>|Repo Person <repo@example.com>");
+    assert_eq!(
+        sh_git(&fx.work, &["log", "-1", "--format=%an <%ae>|%cn <%ce>"]),
+        "Repo Person <repo@example.com>|Repo Person <repo@example.com>"
+    );
 
     let head = rev(&fx.work, "HEAD");
     let err = g.commit("nothing", None).await.unwrap_err();
@@ -397,10 +427,20 @@ async fn a_command_past_its_timeout_or_given_up_is_killed_with_what_it_started()
     let fx = fixture();
     let slow = fx.root.join("slow-git");
     let pid_file = fx.root.join("sleep.pid");
-    std::fs::write(&slow, format!("#!/bin/sh\nsleep 30 &\necho $! > '{}'\nwait\nexec git \"$@\"\n", pid_file.display())).unwrap();
+    std::fs::write(
+        &slow,
+        format!("#!/bin/sh\nsleep 30 &\necho $! > '{}'\nwait\nexec git \"$@\"\n", pid_file.display()),
+    )
+    .unwrap();
     std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
     let started = Instant::now();
-    let err = fx.git(&fx.work).with_program(&slow).with_timeout(Duration::from_millis(500)).status_porcelain().await.unwrap_err();
+    let err = fx
+        .git(&fx.work)
+        .with_program(&slow)
+        .with_timeout(Duration::from_millis(500))
+        .status_porcelain()
+        .await
+        .unwrap_err();
     assert_eq!(err.kind, GitErrorKind::TimedOut, "{err:?}");
     assert!(started.elapsed() < Duration::from_secs(2), "waited on an orphan: {:?}", started.elapsed());
     assert_eq!(err.output.unwrap().status, None);
@@ -453,7 +493,9 @@ fn the_allowlist_keeps_only_what_git_needs() {
     let kept = allowlisted_env(vars.iter().map(|(k, v)| (k.into(), v.into())));
     let names: Vec<String> = kept.iter().map(|(k, _)| k.to_string_lossy().into_owned()).collect();
     assert_eq!(names, ["HOME", "PATH", "LC_ALL", "LC_MESSAGES", "SSH_AUTH_SOCK", "https_proxy"]);
-    assert!(!KEPT_VARIABLES.iter().any(|k| k.contains("ASKPASS") || (k.starts_with("GIT_") && !k.starts_with("GIT_SSH"))));
+    assert!(!KEPT_VARIABLES
+        .iter()
+        .any(|k| k.contains("ASKPASS") || (k.starts_with("GIT_") && !k.starts_with("GIT_SSH"))));
 }
 
 #[tokio::test]
@@ -477,7 +519,10 @@ async fn git_sees_only_the_allowlisted_environment() {
     let ours = ["GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_CONFIG_NOSYSTEM", "PWD", "OLDPWD", "SHLVL", "_"];
     for (argv, env) in &runs {
         for (k, _) in env {
-            assert!(KEPT_VARIABLES.contains(&k.as_str()) || k.starts_with("LC_") || ours.contains(&k.as_str()), "{k} reached git {argv:?}");
+            assert!(
+                KEPT_VARIABLES.contains(&k.as_str()) || k.starts_with("LC_") || ours.contains(&k.as_str()),
+                "{k} reached git {argv:?}"
+            );
         }
         let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!(get("KILN_SECRET_TEST"), None);
@@ -496,7 +541,10 @@ async fn git_sees_only_the_allowlisted_environment() {
             assert_eq!(get("GIT_OPTIONAL_LOCKS"), None, "{argv:?}");
         }
     }
-    assert!(runs.iter().any(|(a, _)| a.contains(&"status".to_string())) && runs.iter().any(|(a, _)| a.contains(&"add".to_string())));
+    assert!(
+        runs.iter().any(|(a, _)| a.contains(&"status".to_string()))
+            && runs.iter().any(|(a, _)| a.contains(&"add".to_string()))
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -547,7 +595,12 @@ fn credential_server(token: &str) -> (u16, Arc<Mutex<Vec<Seen>>>) {
             } else {
                 "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"kiln-test\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             };
-            log.lock().unwrap().push(Seen { request_line: request_line.trim().to_string(), authorization, argv_with_token, git_processes });
+            log.lock().unwrap().push(Seen {
+                request_line: request_line.trim().to_string(),
+                authorization,
+                argv_with_token,
+                git_processes,
+            });
             let _ = stream.write_all(answer.as_bytes());
         }
     });
@@ -617,9 +670,16 @@ async fn a_token_reaches_only_its_origin_through_the_helper_never_an_argv() {
     let (argv, env) = runs.iter().find(|(a, _)| a.contains(&"push".to_string())).unwrap();
     assert!(!argv.iter().any(|a| a.contains(&token)), "{argv:?}");
     assert!(argv.contains(&"credential.helper=".to_string()), "{argv:?}");
-    assert!(argv.iter().any(|a| a.starts_with(&format!("credential.http://127.0.0.1:{port}.helper=!")) && a.contains("${KILN_GIT_TOKEN}")), "{argv:?}");
+    assert!(
+        argv.iter().any(|a| a.starts_with(&format!("credential.http://127.0.0.1:{port}.helper=!"))
+            && a.contains("${KILN_GIT_TOKEN}")),
+        "{argv:?}"
+    );
     assert!(env.contains(&("KILN_GIT_TOKEN".to_string(), token.clone())));
-    assert!(!err.output.as_ref().unwrap().command.contains("KILN_GIT_TOKEN"), "the shown command abbreviates the helper");
+    assert!(
+        !err.output.as_ref().unwrap().command.contains("KILN_GIT_TOKEN"),
+        "the shown command abbreviates the helper"
+    );
 
     // Another origin never gets it: git asks nobody (no prompt) and fails at once.
     let started = Instant::now();
@@ -654,9 +714,15 @@ fn the_redactor_masks_secrets_in_every_spelling_and_url_userinfo() {
     assert_eq!(shown.matches("***").count(), 5, "{shown}");
 
     let plain = Redactor::new();
-    assert_eq!(plain.redact("fatal: unable to access 'https://user:pa55@example.com/r.git/'"), "fatal: unable to access 'https://***@example.com/r.git/'");
+    assert_eq!(
+        plain.redact("fatal: unable to access 'https://user:pa55@example.com/r.git/'"),
+        "fatal: unable to access 'https://***@example.com/r.git/'"
+    );
     assert_eq!(plain.redact("ssh://git@example.com/r.git"), "ssh://***@example.com/r.git");
-    assert_eq!(plain.redact("git@example.com:org/r.git and https://example.com/a@b"), "git@example.com:org/r.git and https://example.com/a@b");
+    assert_eq!(
+        plain.redact("git@example.com:org/r.git and https://example.com/a@b"),
+        "git@example.com:org/r.git and https://example.com/a@b"
+    );
 }
 
 #[tokio::test]
@@ -681,7 +747,8 @@ async fn outputs_commands_and_messages_are_redacted() {
     for text in [&out.command, &out.output, &err.message] {
         assert!(!text.contains(&secret) && !text.contains("kiln:"), "{text}");
     }
-    let plain_url = fx.git(&fx.work).remote_branch_sha("http://kiln:pa55w0rd@127.0.0.1:1/shop.git", "main").await.unwrap_err();
+    let plain_url =
+        fx.git(&fx.work).remote_branch_sha("http://kiln:pa55w0rd@127.0.0.1:1/shop.git", "main").await.unwrap_err();
     assert!(!format!("{plain_url:?}").contains("pa55w0rd"), "{plain_url:?}");
 }
 

@@ -44,7 +44,10 @@ fn fixture() -> Fixture {
 
     // The session's working copy: a new module and a change to an existing one.
     let session = root.join("session");
-    write(&session.join("modules/wishlist/package.json"), "{\n  \"name\": \"@shop/wishlist\",\n  \"version\": \"0.1.0\",\n  \"type\": \"module\"\n}\n");
+    write(
+        &session.join("modules/wishlist/package.json"),
+        "{\n  \"name\": \"@shop/wishlist\",\n  \"version\": \"0.1.0\",\n  \"type\": \"module\"\n}\n",
+    );
     write(&session.join("modules/wishlist/SPEC.md"), "# Wishlist\n\nSaved products.\n");
     write(&session.join("modules/wishlist/src/server/routes.js"), "export function routes() { return []; }\n");
     write(&session.join("modules/wishlist/src/client/screen.js"), "export const screen = 'wishlist';\n");
@@ -101,7 +104,8 @@ impl Fixture {
             file("modules/cart/src/server/routes.js"),
             ("modules/cart/test/routes.test.js".into(), None),
         ];
-        input.modules = vec![module("@shop/wishlist", "modules/wishlist", true), module("@shop/cart", "modules/cart", false)];
+        input.modules =
+            vec![module("@shop/wishlist", "modules/wishlist", true), module("@shop/cart", "modules/cart", false)];
         input.max_changed_files = 18;
         input.max_new_dependencies = 3;
         input.new_dependencies = vec!["left-pad".into()];
@@ -161,7 +165,11 @@ impl Fixture {
         assert_eq!(list.matches("worktree ").count(), 1, "{list}");
         assert!(!self.worktree().exists());
         assert_eq!(rev(&self.host, &format!("refs/heads/{}", self.branch())), None, "the local branch is left");
-        assert_eq!(rev(&self.host, &format!("refs/remotes/origin/{}", self.branch())), None, "the tracking ref is left");
+        assert_eq!(
+            rev(&self.host, &format!("refs/remotes/origin/{}", self.branch())),
+            None,
+            "the tracking ref is left"
+        );
     }
 
     fn assert_token_never_in_git(&self) {
@@ -201,13 +209,26 @@ impl StepSink for Sink {
 impl Sink {
     /// `(id, how it ended)` in order.
     fn ends(&self) -> Vec<(String, String)> {
-        self.events.lock().unwrap().iter().filter(|(k, _, _)| k != "start").map(|(k, id, _)| (id.clone(), k.clone())).collect()
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(k, _, _)| k != "start")
+            .map(|(k, id, _)| (id.clone(), k.clone()))
+            .collect()
     }
     fn started(&self) -> Vec<String> {
         self.events.lock().unwrap().iter().filter(|(k, _, _)| k == "start").map(|(_, id, _)| id.clone()).collect()
     }
     fn output(&self, id: &str) -> String {
-        self.events.lock().unwrap().iter().filter(|(k, i, _)| k != "start" && i == id).map(|(_, _, o)| o.clone()).collect::<Vec<_>>().join("\n")
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(k, i, _)| k != "start" && i == id)
+            .map(|(_, _, o)| o.clone())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
     fn all_text(&self) -> String {
         self.events.lock().unwrap().iter().map(|(_, id, text)| format!("{id}: {text}")).collect::<Vec<_>>().join("\n")
@@ -234,18 +255,44 @@ async fn delivers_a_pull_request_and_a_second_delivery_updates_it() {
     let main_before = fx.remote_sha("main").unwrap();
 
     let sink = Sink::default();
-    let view = git_pr::deliver(fx.input(&github.base_url()), &sink).await.unwrap_or_else(|e| panic!("{e:?}\n{}", sink.all_text()));
+    let view = git_pr::deliver(fx.input(&github.base_url()), &sink)
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}\n{}", sink.all_text()));
 
     assert_eq!(view.branch, fx.branch());
     assert_eq!((view.via.as_str(), view.created, view.number), ("api", true, Some(1)));
     assert!(view.url.contains("/pull/1") || view.url.contains("/pulls/1"), "{}", view.url);
     let expected_steps = [
-        "access", "fetch", "worktree", "copy", "install", "enable:@shop/wishlist", "typecheck", "guardrail", "commit", "push", "pull-request", "cleanup",
+        "access",
+        "fetch",
+        "worktree",
+        "copy",
+        "install",
+        "enable:@shop/wishlist",
+        "typecheck",
+        "guardrail",
+        "commit",
+        "push",
+        "pull-request",
+        "cleanup",
     ];
     assert_eq!(sink.started(), expected_steps.to_vec(), "{}", sink.all_text());
-    assert_eq!(sink.ends(), expected_steps.iter().map(|id| pair(id, "pass")).collect::<Vec<_>>(), "{}", sink.all_text());
-    assert!(sink.output("worktree").contains("left-behind") || sink.output("worktree").contains("removed"), "{}", sink.output("worktree"));
-    assert!(sink.output("guardrail").contains("shell/enabled.json (written by enable)"), "{}", sink.output("guardrail"));
+    assert_eq!(
+        sink.ends(),
+        expected_steps.iter().map(|id| pair(id, "pass")).collect::<Vec<_>>(),
+        "{}",
+        sink.all_text()
+    );
+    assert!(
+        sink.output("worktree").contains("left-behind") || sink.output("worktree").contains("removed"),
+        "{}",
+        sink.output("worktree")
+    );
+    assert!(
+        sink.output("guardrail").contains("shell/enabled.json (written by enable)"),
+        "{}",
+        sink.output("guardrail")
+    );
     assert!(sink.output("guardrail").contains("package-lock.json (lockfile)"), "{}", sink.output("guardrail"));
 
     // The remote branch: one commit on main, with the session's files and the enable.
@@ -324,7 +371,10 @@ async fn delivers_a_pull_request_and_a_second_delivery_updates_it() {
     let mut input = fx.input(&github.base_url());
     input.body.what_changed = "Second round: the wishlist screen says v2.".into();
     let view2 = git_pr::deliver(input, &sink2).await.unwrap_or_else(|e| panic!("{e:?}\n{}", sink2.all_text()));
-    assert_eq!((view2.via.as_str(), view2.created, view2.number, view2.branch.as_str()), ("api", false, Some(1), fx.branch().as_str()));
+    assert_eq!(
+        (view2.via.as_str(), view2.created, view2.number, view2.branch.as_str()),
+        ("api", false, Some(1), fx.branch().as_str())
+    );
     assert!(sink2.output("push").contains("earlier delivery"), "{}", sink2.output("push"));
     let sha2 = fx.remote_sha(&fx.branch()).unwrap();
     assert_ne!(sha2, sha);
@@ -389,7 +439,11 @@ async fn the_guardrail_stops_before_any_commit() {
     let sink = Sink::default();
     let err = git_pr::deliver(input, &sink).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::DeliveryBlocked);
-    assert!(err.message.contains("4 new dependencies (a, b, c, d), more than max_new_dependencies = 3"), "{}", err.message);
+    assert!(
+        err.message.contains("4 new dependencies (a, b, c, d), more than max_new_dependencies = 3"),
+        "{}",
+        err.message
+    );
 
     assert_eq!(fx.remote_branches(), before);
     fx.assert_nothing_left();
@@ -426,7 +480,11 @@ async fn the_commit_carries_the_title_and_brief_in_the_repositorys_style_and_roo
     );
     assert!(message.contains("Gates: 3 passed, 0 failed, 1 skipped"), "{message}");
     assert!(message.trim_end().ends_with(&format!("Kiln-Session: {}", fx.id)), "{message}");
-    assert!(sink.output("guardrail").contains("CHANGELOG.md (outside the modules, changed by the session)"), "{}", sink.output("guardrail"));
+    assert!(
+        sink.output("guardrail").contains("CHANGELOG.md (outside the modules, changed by the session)"),
+        "{}",
+        sink.output("guardrail")
+    );
     let files = sh_git(&fx.remote, &["diff", "--name-status", &main_before, &sha]);
     assert!(files.lines().any(|l| l == "A\tCHANGELOG.md"), "{files}");
     assert!(!files.contains("shell/app.js"), "only the root files the session named: {files}");
@@ -438,7 +496,11 @@ async fn the_commit_carries_the_title_and_brief_in_the_repositorys_style_and_roo
     // by the first module's directory (the history's scopes name none of the session's).
     let seed = fx.root.join("seed");
     sh_git(&seed, &["pull", "--quiet", "origin", "main"]);
-    for (file, subject) in [("shell/a.txt", "fix(shell): keep the header"), ("shell/b.txt", "feat(catalog): show ratings"), ("shell/c.txt", "chore: tidy")] {
+    for (file, subject) in [
+        ("shell/a.txt", "fix(shell): keep the header"),
+        ("shell/b.txt", "feat(catalog): show ratings"),
+        ("shell/c.txt", "chore: tidy"),
+    ] {
         write(&seed.join(file), subject);
         sh_git(&seed, &["add", "-A"]);
         sh_git(&seed, &["commit", "--quiet", "-m", subject]);
@@ -448,7 +510,10 @@ async fn the_commit_carries_the_title_and_brief_in_the_repositorys_style_and_roo
     git_pr::deliver(input(), &sink).await.unwrap_or_else(|e| panic!("{e:?}\n{}", sink.all_text()));
     let sha = fx.remote_sha(&fx.branch()).unwrap();
     let message = sh_git(&fx.remote, &["log", "-1", "--format=%B", &sha]);
-    assert!(message.starts_with("feat(wishlist): add a wishlist\n\nLet shoppers keep products for later.\n"), "{message}");
+    assert!(
+        message.starts_with("feat(wishlist): add a wishlist\n\nLet shoppers keep products for later.\n"),
+        "{message}"
+    );
     let patched = github.requests_to("PATCH", "/repos/acme/shop/pulls/1");
     assert_eq!(patched[0].body["title"], "feat(wishlist): add a wishlist");
 
@@ -502,7 +567,9 @@ async fn an_api_error_creating_the_pull_request_removes_the_newly_pushed_branch(
 
     // And it can be retried.
     let sink = Sink::default();
-    let view = git_pr::deliver(fx.input(&github.base_url()), &sink).await.unwrap_or_else(|e| panic!("{e:?}\n{}", sink.all_text()));
+    let view = git_pr::deliver(fx.input(&github.base_url()), &sink)
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}\n{}", sink.all_text()));
     assert!(view.created);
     assert!(fx.remote_sha(&fx.branch()).is_some());
 }
@@ -650,5 +717,8 @@ async fn availability_says_why_not() {
     assert!(git_pr::available(Some(&fx.host), &fork).unwrap_err().contains("fork"));
     let mut unnamed = settings.clone();
     unnamed.repository = None;
-    assert!(git_pr::available(Some(&fx.host), &unnamed).unwrap_err().contains("owner/name"), "a path remote names no repository");
+    assert!(
+        git_pr::available(Some(&fx.host), &unnamed).unwrap_err().contains("owner/name"),
+        "a path remote names no repository"
+    );
 }

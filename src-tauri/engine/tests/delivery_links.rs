@@ -13,8 +13,8 @@
 
 mod common;
 
-use std::os::unix::fs::symlink;
 use std::collections::BTreeMap;
+use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -100,7 +100,13 @@ impl World {
     }
 
     async fn deliver(&self, plan: &DeliveryPlan) -> kiln_engine::Result<DeliveryRun> {
-        self.engine.deliver(DeliverArgs { session_id: plan.session_id.clone(), target: plan.target, plan_id: plan.plan_id.clone() }).await
+        self.engine
+            .deliver(DeliverArgs {
+                session_id: plan.session_id.clone(),
+                target: plan.target,
+                plan_id: plan.plan_id.clone(),
+            })
+            .await
     }
 
     async fn finished(&self, id: &str) -> DeliveryRun {
@@ -115,7 +121,13 @@ fn assert_same(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>, wha
         .keys()
         .chain(b.keys())
         .filter(|k| a.get(*k) != b.get(*k))
-        .map(|k| (k, a.get(k).map(|v| String::from_utf8_lossy(v).into_owned()).unwrap_or("(none)".into()), b.get(k).map(|v| String::from_utf8_lossy(v).into_owned()).unwrap_or("(none)".into())))
+        .map(|k| {
+            (
+                k,
+                a.get(k).map(|v| String::from_utf8_lossy(v).into_owned()).unwrap_or("(none)".into()),
+                b.get(k).map(|v| String::from_utf8_lossy(v).into_owned()).unwrap_or("(none)".into()),
+            )
+        })
         .collect();
     assert!(differ.is_empty(), "{what}: {differ:#?}");
 }
@@ -179,7 +191,11 @@ async fn a_link_committed_at_the_old_temp_name_is_never_written_through() {
     assert!(w.outside().is_empty(), "the session's file was written outside the workspace: {:?}", w.outside());
     let meta = w.root.join(screen).symlink_metadata().unwrap();
     assert!(meta.is_file(), "screen.js is a regular file, not the planted link");
-    assert_same(&w.workspace(), &expected, "exactly the one file changed; the planted link is as it was, no temp file is left");
+    assert_same(
+        &w.workspace(),
+        &expected,
+        "exactly the one file changed; the planted link is as it was, no temp file is left",
+    );
 }
 
 #[tokio::test]
@@ -195,7 +211,10 @@ async fn a_link_the_agent_left_to_a_directory_is_a_blocker_naming_it() {
         let p = w.plan(&id, target).await;
         assert_eq!(p.blockers.len(), 1, "{target:?}: {:#?}", p.blockers);
         let b = &p.blockers[0];
-        assert_eq!((b.code, b.paths.clone(), b.module_id.as_deref()), (ErrorCode::PathNotAllowed, vec![SHARED.to_string()], Some("@shop/cart")));
+        assert_eq!(
+            (b.code, b.paths.clone(), b.module_id.as_deref()),
+            (ErrorCode::PathNotAllowed, vec![SHARED.to_string()], Some("@shop/cart"))
+        );
         assert_eq!(
             b.message,
             format!("`{SHARED}` is a symbolic link in the session, not a file: delivery carries regular files only; replace it with the file it stands for, or remove it")
@@ -218,7 +237,11 @@ async fn a_link_in_a_files_own_place_is_replaced_and_a_failed_copy_puts_it_back(
     let w = shop(links).await;
     let id = w.create("@shop/catalog").await;
     let wd = w.workdir(&id);
-    let (theme, alias, routes) = ("modules/catalog/src/client/theme.js", "modules/catalog/src/client/alias.js", "modules/catalog/src/server/routes.js");
+    let (theme, alias, routes) = (
+        "modules/catalog/src/client/theme.js",
+        "modules/catalog/src/client/alias.js",
+        "modules/catalog/src/server/routes.js",
+    );
     // The session makes the link `theme.js` a file of its own, removes the link
     // `alias.js`, and changes a file the copy writes after `theme.js`.
     std::fs::remove_file(wd.join(theme)).unwrap();
@@ -290,13 +313,24 @@ fn remote(links: &[(&str, &str)]) -> Remote {
     });
     let home = root.join("home");
     std::fs::create_dir_all(&home).unwrap();
-    Remote { _tmp: tmp, remote, host: root.join("host"), session: root.join("session"), home, id: uuid::Uuid::new_v4().hyphenated().to_string() }
+    Remote {
+        _tmp: tmp,
+        remote,
+        host: root.join("host"),
+        session: root.join("session"),
+        home,
+        id: uuid::Uuid::new_v4().hyphenated().to_string(),
+    }
 }
 
 impl Remote {
     /// Delivers `files` of `@shop/cart` with no token (so a compare link, no API) and no
     /// install or typecheck.
-    async fn deliver(&self, files: Vec<(String, Option<PathBuf>)>, sink: &Recorder) -> kiln_engine::Result<PullRequestView> {
+    async fn deliver(
+        &self,
+        files: Vec<(String, Option<PathBuf>)>,
+        sink: &Recorder,
+    ) -> kiln_engine::Result<PullRequestView> {
         let settings = DeliverySettingsView {
             repository: Some("acme/shop".into()),
             reviewers: Vec::new(),
@@ -309,7 +343,12 @@ impl Remote {
         };
         let mut input = GitPrInput::new(&self.host, &self.id, settings);
         input.files = files;
-        input.modules = vec![GitPrModule { id: "@shop/cart".into(), directory: "modules/cart".into(), is_new: false, enable: None }];
+        input.modules = vec![GitPrModule {
+            id: "@shop/cart".into(),
+            directory: "modules/cart".into(),
+            is_new: false,
+            enable: None,
+        }];
         input.max_changed_files = 18;
         input.git_env = vec![
             ("HOME".into(), self.home.display().to_string()),
@@ -377,7 +416,10 @@ async fn git_pr_removes_a_deleted_link_itself_not_the_file_it_points_to() {
     let main_before = rev(&r.remote, "refs/heads/main").unwrap();
 
     let sink = Recorder::default();
-    let view = r.deliver(vec![(alias.to_string(), None)], &sink).await.unwrap_or_else(|e| panic!("{e:?}: {:#?}", sink.ends.lock().unwrap()));
+    let view = r
+        .deliver(vec![(alias.to_string(), None)], &sink)
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}: {:#?}", sink.ends.lock().unwrap()));
     assert_eq!(view.branch, r.branch());
     let sha = rev(&r.remote, &format!("refs/heads/{}", r.branch())).expect("the branch was pushed");
     assert_eq!(sh_git(&r.remote, &["diff", "--name-status", &main_before, &sha]), format!("D\t{alias}"));

@@ -83,7 +83,8 @@ async fn world() -> World {
     let host = root.join("host");
 
     let token = format!("ghp_kilnpr{}", uuid::Uuid::new_v4().simple());
-    let github = GithubDouble::spawn(Config::new(token.clone()).repo(RepoConfig::new("kiln-test", "shop").git_dir(&remote)));
+    let github =
+        GithubDouble::spawn(Config::new(token.clone()).repo(RepoConfig::new("kiln-test", "shop").git_dir(&remote)));
     let config = root.join("config");
     let engine = engine(&config);
     // Every event from the start, kept as JSON to search for the token.
@@ -94,7 +95,9 @@ async fn world() -> World {
         loop {
             match sub.receiver.recv().await {
                 Ok(event) => sink.lock().unwrap().push(serde_json::to_string(&event).unwrap()),
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => sink.lock().unwrap().push(format!("LAGGED {n}")),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    sink.lock().unwrap().push(format!("LAGGED {n}"))
+                }
                 Err(_) => break,
             }
         }
@@ -131,7 +134,11 @@ impl World {
     /// Runs every gate and stores a passing review of every module as its files are now.
     async fn check_and_review(&self, id: &str) -> Vec<GateResultView> {
         let gates = self.engine.check_modules(SessionIdArgs { session_id: id.into() }).await.unwrap();
-        assert!(!gates.is_empty() && gates.iter().all(|g| matches!(g.status, GateStatus::Passed | GateStatus::NotConfigured)), "{gates:#?}");
+        assert!(
+            !gates.is_empty()
+                && gates.iter().all(|g| matches!(g.status, GateStatus::Passed | GateStatus::NotConfigured)),
+            "{gates:#?}"
+        );
         let ws = self.engine.workspace().unwrap();
         let sid = SessionId::parse(id).unwrap();
         for m in self.session(id).await.modules {
@@ -141,11 +148,20 @@ impl World {
     }
 
     async fn plan(&self, id: &str) -> DeliveryPlan {
-        self.engine.plan_delivery(PlanDeliveryArgs { session_id: id.into(), target: Some(DeliveryTarget::GitPr) }).await.unwrap()
+        self.engine
+            .plan_delivery(PlanDeliveryArgs { session_id: id.into(), target: Some(DeliveryTarget::GitPr) })
+            .await
+            .unwrap()
     }
 
     async fn deliver(&self, plan: &DeliveryPlan) -> kiln_engine::Result<DeliveryRun> {
-        self.engine.deliver(DeliverArgs { session_id: plan.session_id.clone(), target: plan.target, plan_id: plan.plan_id.clone() }).await
+        self.engine
+            .deliver(DeliverArgs {
+                session_id: plan.session_id.clone(),
+                target: plan.target,
+                plan_id: plan.plan_id.clone(),
+            })
+            .await
     }
 
     /// Plans (no blockers, git-pr available), delivers and waits for the run to end.
@@ -176,7 +192,8 @@ impl World {
     /// Waits for the system note the run writes to the transcript after it ended.
     async fn note(&self, id: &str, wanted: impl Fn(&str) -> bool) -> String {
         for _ in 0..200 {
-            let entries = self.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap();
+            let entries =
+                self.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap();
             if let Some(e) = entries.iter().rev().find(|e| e.kind == EntryKind::System && wanted(&e.text)) {
                 return e.text.clone();
             }
@@ -196,7 +213,12 @@ impl World {
     /// The token appears nowhere but in the double's `Authorization` headers.
     async fn assert_token_nowhere(&self, id: &str) {
         self.github.assert_token_only_in_authorization(&self.token);
-        let authorized = self.github.requests().iter().filter(|r| r.header("authorization") == Some(format!("Bearer {}", self.token).as_str())).count();
+        let authorized = self
+            .github
+            .requests()
+            .iter()
+            .filter(|r| r.header("authorization") == Some(format!("Bearer {}", self.token).as_str()))
+            .count();
         assert!(authorized > 0, "the double never saw the token: the check above proved nothing");
 
         let run = self.engine.get_delivery(SessionIdArgs { session_id: id.into() }).await.unwrap().unwrap();
@@ -208,13 +230,17 @@ impl World {
         assert!(!settings.contains(&self.token), "token in the settings view");
 
         let events = self.events.lock().unwrap().clone();
-        assert!(events.iter().any(|e| e.contains("\"delivery\"") || e.contains("Delivery")), "no delivery event was seen");
+        assert!(
+            events.iter().any(|e| e.contains("\"delivery\"") || e.contains("Delivery")),
+            "no delivery event was seen"
+        );
         assert!(!events.iter().any(|e| e.starts_with("LAGGED")), "the event collector lagged");
         for e in &events {
             assert!(!e.contains(&self.token), "token in an event: {e}");
         }
 
-        let entries = self.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap();
+        let entries =
+            self.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap();
         for e in &entries {
             assert!(!e.text.contains(&self.token), "token in the transcript: {}", e.text);
         }
@@ -224,13 +250,20 @@ impl World {
         assert!(kiln.join("kiln.db").exists());
         for dir in [&kiln, &self.config] {
             for (path, bytes) in files(dir, &["sessions"]) {
-                assert!(!contains(&bytes, self.token.as_bytes()), "token in plain text in {}", dir.join(path).display());
+                assert!(
+                    !contains(&bytes, self.token.as_bytes()),
+                    "token in plain text in {}",
+                    dir.join(path).display()
+                );
             }
         }
 
         // Every run of this binary's tests, not only this one's.
         let runs = recorded_git_runs(&recorder().record);
-        assert!(runs.iter().any(|(argv, _)| argv.starts_with("push ") || argv.contains(" push ")), "the recording git saw no push: PATH was not used");
+        assert!(
+            runs.iter().any(|(argv, _)| argv.starts_with("push ") || argv.contains(" push ")),
+            "the recording git saw no push: PATH was not used"
+        );
         for (argv, env) in &runs {
             assert!(!argv.contains(&self.token), "token in a git argv: {argv}");
             assert!(!env.contains(&self.token), "token in a git environment ({argv})");
@@ -288,7 +321,21 @@ async fn a_session_is_delivered_as_a_pull_request_and_a_second_delivery_keeps_it
     let ids: Vec<&str> = run.steps.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(
         ids,
-        ["gates", "access", "fetch", "worktree", "copy", "install", "enable", "typecheck", "guardrail", "commit", "push", "pull-request", "cleanup"],
+        [
+            "gates",
+            "access",
+            "fetch",
+            "worktree",
+            "copy",
+            "install",
+            "enable",
+            "typecheck",
+            "guardrail",
+            "commit",
+            "push",
+            "pull-request",
+            "cleanup"
+        ],
         "{:#?}",
         run.steps
     );
@@ -320,11 +367,20 @@ async fn a_session_is_delivered_as_a_pull_request_and_a_second_delivery_keeps_it
     let sha = w.remote_sha(&branch).expect("the branch was pushed");
     assert_eq!(sh_git(&w.remote, &["rev-parse", &format!("{sha}^")]), main_before);
     let message = sh_git(&w.remote, &["log", "-1", "--format=%B", &sha]);
-    assert!(message.starts_with(&format!("Show ratings on the @shop/catalog screen\n\nDelivered by Kiln from session {id}.\n")), "{message}");
+    assert!(
+        message.starts_with(&format!(
+            "Show ratings on the @shop/catalog screen\n\nDelivered by Kiln from session {id}.\n"
+        )),
+        "{message}"
+    );
     let count = |status: GateStatus| gates.iter().filter(|g| g.status == status).count();
     let not_configured = count(GateStatus::NotConfigured);
     let summary = format!("Gates: {} passed, 0 failed, 0 skipped", count(GateStatus::Passed));
-    let summary = if not_configured > 0 { format!("{summary}, {not_configured} not configured\n") } else { format!("{summary}\n") };
+    let summary = if not_configured > 0 {
+        format!("{summary}, {not_configured} not configured\n")
+    } else {
+        format!("{summary}\n")
+    };
     assert!(message.contains(&summary), "{message}\n{gates:#?}");
     assert!(message.contains("- @shop/catalog tests: passed"), "{message}");
     assert!(message.trim_end().ends_with(&format!("Kiln-Session: {id}")), "{message}");
@@ -371,11 +427,17 @@ async fn a_session_is_delivered_as_a_pull_request_and_a_second_delivery_keeps_it
     assert_eq!(run2.state, DeliveryState::Delivered, "{run2:#?}");
     assert_ne!(run2.id, run.id);
     let pr2 = run2.pull_request.clone().unwrap();
-    assert_eq!((pr2.url.as_str(), pr2.number, pr2.branch.as_str(), pr2.via.as_str(), pr2.created), (pr.url.as_str(), Some(1), branch.as_str(), "api", false));
+    assert_eq!(
+        (pr2.url.as_str(), pr2.number, pr2.branch.as_str(), pr2.via.as_str(), pr2.created),
+        (pr.url.as_str(), Some(1), branch.as_str(), "api", false)
+    );
     let sha2 = w.remote_sha(&branch).unwrap();
     assert_ne!(sha2, sha, "the branch was updated");
     assert_eq!(sh_git(&w.remote, &["rev-parse", &format!("{sha2}^")]), main_before, "rebuilt on main");
-    assert_eq!(sh_git(&w.remote, &["show", &format!("{sha2}:modules/catalog/src/client/ratings.js")]), "export const ratings = [5, 4];");
+    assert_eq!(
+        sh_git(&w.remote, &["show", &format!("{sha2}:modules/catalog/src/client/ratings.js")]),
+        "export const ratings = [5, 4];"
+    );
     let changed = sh_git(&w.remote, &["diff", "--name-status", &main_before, &sha2]);
     assert!(changed.lines().any(|l| l == "D\tmodules/catalog/test/routes.test.js"), "{changed}");
     assert_eq!(w.github.requests_to("POST", "/repos/kiln-test/shop/pulls").len(), 1, "no second pull request");
@@ -405,7 +467,11 @@ async fn an_api_error_fails_the_run_at_the_pull_request_removes_the_new_branch_a
     assert!(error.message.contains("500"), "{}", error.message);
     assert_eq!(step(&run, "push").state, StepState::Passed);
     assert_eq!(step(&run, "cleanup").state, StepState::Passed);
-    assert!(run.steps.iter().all(|s| s.state != StepState::Pending && s.state != StepState::Running), "a step never ran: {:#?}", run.steps);
+    assert!(
+        run.steps.iter().all(|s| s.state != StepState::Pending && s.state != StepState::Running),
+        "a step never ran: {:#?}",
+        run.steps
+    );
     let failed = step(&run, "pull-request");
     assert_eq!(failed.state, StepState::Failed);
     assert!(failed.output.contains("removed the branch"), "{}", failed.output);
@@ -437,17 +503,33 @@ async fn git_pr_is_unavailable_with_a_reason_outside_a_git_repository() {
     quick_config(&root.join("kiln.toml"));
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &root).await;
-    engine.update_settings(UpdateSettingsArgs { planner_agent: Some(false), delivery_repository: Some("kiln-test/shop".into()), ..Default::default() }).await.unwrap();
+    engine
+        .update_settings(UpdateSettingsArgs {
+            planner_agent: Some(false),
+            delivery_repository: Some("kiln-test/shop".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     let s = create(&engine, "Tidy @shop/catalog").await;
-    write(&root.join(".kiln/sessions").join(&s.id).join("workspace/modules/catalog/src/client/screen.js"), "export const screen = 1;\n");
+    write(
+        &root.join(".kiln/sessions").join(&s.id).join("workspace/modules/catalog/src/client/screen.js"),
+        "export const screen = 1;\n",
+    );
     engine.check_modules(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     let p = engine.plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: None }).await.unwrap();
     assert_eq!(p.target, DeliveryTarget::Workspace, "the usable target is chosen");
     let pr = p.available_targets.iter().find(|t| t.target == DeliveryTarget::GitPr).unwrap();
     assert!(!pr.available, "{pr:?}");
     assert!(pr.reason.as_deref().unwrap_or("").contains("not in a git repository"), "{pr:?}");
-    let asked = engine.plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::GitPr) }).await.unwrap();
-    let err = engine.deliver(DeliverArgs { session_id: s.id.clone(), target: DeliveryTarget::GitPr, plan_id: asked.plan_id }).await.unwrap_err();
+    let asked = engine
+        .plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::GitPr) })
+        .await
+        .unwrap();
+    let err = engine
+        .deliver(DeliverArgs { session_id: s.id.clone(), target: DeliveryTarget::GitPr, plan_id: asked.plan_id })
+        .await
+        .unwrap_err();
     assert_eq!(err.code, ErrorCode::TargetUnavailable, "{err:?}");
     assert!(err.message.contains("not in a git repository"), "{}", err.message);
     assert!(engine.get_delivery(SessionIdArgs { session_id: s.id.clone() }).await.unwrap().is_none());

@@ -13,7 +13,11 @@ use kiln_engine::detect;
 use kiln_engine::types::*;
 
 fn gates_of(view: &DetectionView, module: &str) -> BTreeMap<String, (Option<String>, String)> {
-    let m = view.modules.iter().find(|m| m.id == module).unwrap_or_else(|| panic!("no module {module} in {:#?}", view.modules));
+    let m = view
+        .modules
+        .iter()
+        .find(|m| m.id == module)
+        .unwrap_or_else(|| panic!("no module {module} in {:#?}", view.modules));
     m.gates.iter().map(|g| (g.gate.clone(), (g.command.clone(), g.source.clone()))).collect()
 }
 
@@ -28,7 +32,10 @@ fn source(view: &DetectionView, module: &str, gate: &str) -> String {
 /// A pnpm monorepo tested from a root vitest config with projects; one package has its
 /// own test script; prettier configured at the root.
 fn pnpm_monorepo(root: &Path) {
-    write(&root.join("package.json"), r#"{"name": "mono", "private": true, "packageManager": "pnpm@9.15.9", "devDependencies": {"vitest": "3.2.4"}, "scripts": {"typecheck": "tsc -b"}}"#);
+    write(
+        &root.join("package.json"),
+        r#"{"name": "mono", "private": true, "packageManager": "pnpm@9.15.9", "devDependencies": {"vitest": "3.2.4"}, "scripts": {"typecheck": "tsc -b"}}"#,
+    );
     write(&root.join("pnpm-workspace.yaml"), "packages:\n  - 'packages/*'\n");
     write(&root.join("pnpm-lock.yaml"), "lockfileVersion: '9.0'\n");
     write(&root.join("vitest.config.ts"), "export default { test: { projects: ['packages/*'] } };\n");
@@ -56,7 +63,10 @@ fn a_pnpm_monorepo_tested_from_the_root() {
     assert_eq!(command(&view, "@mono/dates", "typecheck").as_deref(), Some("tsc --noEmit -p tsconfig.json"));
     assert_eq!(command(&view, "@mono/text", "typecheck").as_deref(), Some("cd ../.. && corepack pnpm run typecheck"));
     // Prettier from the root (its ignore file holds) on the changed files only.
-    assert_eq!(command(&view, "@mono/text", "format").as_deref(), Some("cd ../.. && prettier --check --ignore-unknown {changed}"));
+    assert_eq!(
+        command(&view, "@mono/text", "format").as_deref(),
+        Some("cd ../.. && prettier --check --ignore-unknown {changed}")
+    );
     assert_eq!(command(&view, "@mono/text", "lint"), None, "no eslint config: not configured");
     let setup = view.setup.clone().unwrap();
     assert_eq!(setup.command, "{ corepack pnpm install --frozen-lockfile --offline || corepack pnpm install --frozen-lockfile --prefer-offline; }");
@@ -64,7 +74,10 @@ fn a_pnpm_monorepo_tested_from_the_root() {
     assert!(view.toolchains.iter().any(|t| t.name == "node" && t.ok), "{:#?}", view.toolchains);
     // The TOML says the same and reads back as Kiln reads kiln.toml.
     let config = kiln_engine::config::Config::parse(&view.toml, Path::new("kiln.toml")).unwrap();
-    assert_eq!(config.modules.overrides["@mono/text"].gates.tests.as_deref(), Some("cd ../.. && vitest run packages/text"));
+    assert_eq!(
+        config.modules.overrides["@mono/text"].gates.tests.as_deref(),
+        Some("cd ../.. && vitest run packages/text")
+    );
     assert_eq!(config.modules.overrides["@mono/text"].gates.lint.as_deref(), Some(""));
     // Detection writes nothing, not even .kiln/.
     assert!(!tmp.path().join(".kiln").exists());
@@ -75,20 +88,35 @@ fn npm_jest_cargo_python_go_and_make() {
     let tmp = tempfile::tempdir().unwrap();
 
     let npm = tmp.path().join("npm");
-    write(&npm.join("package.json"), r#"{"name": "slugs", "scripts": {"test": "jest"}, "devDependencies": {"jest": "29.7.0"}}"#);
+    write(
+        &npm.join("package.json"),
+        r#"{"name": "slugs", "scripts": {"test": "jest"}, "devDependencies": {"jest": "29.7.0"}}"#,
+    );
     write(&npm.join("package-lock.json"), "{}\n");
     let view = detect::detect_path(&npm).unwrap();
     assert_eq!(command(&view, "slugs", "tests").as_deref(), Some("npm test"));
-    assert_eq!(view.setup.unwrap().command, "{ npm ci --offline --no-audit --no-fund || npm ci --prefer-offline --no-audit --no-fund; }");
+    assert_eq!(
+        view.setup.unwrap().command,
+        "{ npm ci --offline --no-audit --no-fund || npm ci --prefer-offline --no-audit --no-fund; }"
+    );
 
     let cargo = tmp.path().join("cargo");
-    write(&cargo.join("Cargo.toml"), "[workspace]\nmembers = [\"crates/*\"]\n\n[workspace.lints.clippy]\nall = \"warn\"\n");
-    write(&cargo.join("crates/core/Cargo.toml"), "[package]\nname = \"tally-core\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+    write(
+        &cargo.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/*\"]\n\n[workspace.lints.clippy]\nall = \"warn\"\n",
+    );
+    write(
+        &cargo.join("crates/core/Cargo.toml"),
+        "[package]\nname = \"tally-core\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
     write(&cargo.join("crates/core/src/lib.rs"), "");
     let view = detect::detect_path(&cargo).unwrap();
     assert_eq!(command(&view, "tally-core", "tests").as_deref(), Some("cargo test -p tally-core"));
     assert_eq!(command(&view, "tally-core", "format").as_deref(), Some("cargo fmt -p tally-core --check"));
-    assert_eq!(command(&view, "tally-core", "lint").as_deref(), Some("cargo clippy -p tally-core --all-targets -- -D warnings"));
+    assert_eq!(
+        command(&view, "tally-core", "lint").as_deref(),
+        Some("cargo clippy -p tally-core --all-targets -- -D warnings")
+    );
     assert_eq!(source(&view, "tally-core", "lint"), "[lints.clippy] in Cargo.toml");
     assert_eq!(view.setup.unwrap().command, "{ cargo fetch --offline || cargo fetch; }");
 
@@ -102,7 +130,10 @@ fn npm_jest_cargo_python_go_and_make() {
     assert_eq!(command(&view, "wordfreq", "format").as_deref(), Some("ruff format --check {changed:py}"));
     assert_eq!(command(&view, "wordfreq", "lint").as_deref(), Some("ruff check {changed:py}"));
     let setup = view.setup.unwrap().command;
-    assert!(setup.contains("python3 -m venv --system-site-packages .venv") && setup.contains("-e '.[test]'"), "{setup}");
+    assert!(
+        setup.contains("python3 -m venv --system-site-packages .venv") && setup.contains("-e '.[test]'"),
+        "{setup}"
+    );
 
     let go = tmp.path().join("go");
     write(&go.join("go.mod"), "module example.com/units\n\ngo 1.19\n");
@@ -147,7 +178,11 @@ fn kiln_toml_overrides_detection_and_can_turn_a_gate_off() {
     let view = detect::detect_path(tmp.path()).unwrap();
     assert_eq!(command(&view, "@mono/text", "tests").as_deref(), Some("npm run special"));
     assert_eq!(source(&view, "@mono/text", "tests"), "kiln.toml [modules.overrides.\"@mono/text\".gates]");
-    assert_eq!(command(&view, "@mono/dates", "tests").as_deref(), Some("corepack pnpm test"), "the other module is still detected");
+    assert_eq!(
+        command(&view, "@mono/dates", "tests").as_deref(),
+        Some("corepack pnpm test"),
+        "the other module is still detected"
+    );
     assert_eq!(command(&view, "@mono/text", "format"), None);
     assert_eq!(source(&view, "@mono/text", "format"), "kiln.toml [gates.node]");
 }
@@ -167,20 +202,27 @@ async fn save_as_kiln_toml_writes_what_was_edited_and_keeps_a_replaced_file() {
     let save = |replace: bool, tests: &str| SaveConfigArgs {
         workflow: Workflow::Direct,
         setup: Some("corepack pnpm install --offline".into()),
-        modules: vec![SaveModuleGates { id: "@mono/text".into(), gates: [("tests".to_string(), tests.to_string()), ("lint".into(), String::new())].into() }],
+        modules: vec![SaveModuleGates {
+            id: "@mono/text".into(),
+            gates: [("tests".to_string(), tests.to_string()), ("lint".into(), String::new())].into(),
+        }],
         replace,
     };
     let saved = engine.save_config(save(false, "cd ../.. && vitest run packages/text --reporter=dot")).await.unwrap();
     let path = repo.join("kiln.toml");
     assert_eq!(saved.config_path.as_deref(), Some(path.to_str().unwrap()));
-    assert_eq!(command(&saved, "@mono/text", "tests").as_deref(), Some("cd ../.. && vitest run packages/text --reporter=dot"));
+    assert_eq!(
+        command(&saved, "@mono/text", "tests").as_deref(),
+        Some("cd ../.. && vitest run packages/text --reporter=dot")
+    );
     assert!(source(&saved, "@mono/text", "tests").starts_with("kiln.toml"));
     assert_eq!(saved.setup.unwrap().source, "kiln.toml [session] setup");
     let state = engine.get_state(EmptyArgs {}).await.unwrap();
     assert!(state.workspace.unwrap().config_path.is_some(), "the workspace was reopened with its kiln.toml");
 
     // A second save must say so; bad input changes nothing.
-    let user_text = std::fs::read_to_string(&path).unwrap() + "\n[preview]\ncommand = \"node server.js\" # the user's own\n";
+    let user_text =
+        std::fs::read_to_string(&path).unwrap() + "\n[preview]\ncommand = \"node server.js\" # the user's own\n";
     std::fs::write(&path, &user_text).unwrap();
     let err = engine.save_config(save(false, "x")).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::ConfigExists);

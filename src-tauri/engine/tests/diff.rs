@@ -33,7 +33,9 @@ async fn shop() -> World {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(toml, text).unwrap();
     let catalog = shop.join("modules/catalog");
     write(&catalog.join("src/notes.txt"), "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n");
@@ -87,7 +89,11 @@ async fn statuses_hunks_counts_and_binary_files_of_a_module() {
     std::fs::remove_file(cat.join("src/gone.txt")).unwrap();
     std::fs::rename(cat.join("src/old-name.js"), cat.join("src/new-name.js")).unwrap();
     std::fs::create_dir_all(cat.join("assets")).unwrap();
-    std::fs::write(cat.join("assets/logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89").unwrap();
+    std::fs::write(
+        cat.join("assets/logo.png"),
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89",
+    )
+    .unwrap();
     std::fs::set_permissions(cat.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
     let mut big = std::fs::read_to_string(cat.join("src/big.txt")).unwrap();
     big.push_str("extra\n");
@@ -113,7 +119,10 @@ async fn statuses_hunks_counts_and_binary_files_of_a_module() {
     );
 
     let notes = file(m, "modules/catalog/src/notes.txt");
-    assert_eq!((notes.status, notes.binary, notes.too_large, notes.additions, notes.deletions), (FileStatus::Modified, false, false, 2, 1));
+    assert_eq!(
+        (notes.status, notes.binary, notes.too_large, notes.additions, notes.deletions),
+        (FileStatus::Modified, false, false, 2, 1)
+    );
     assert_eq!(notes.hunks.len(), 2);
     let (first, second) = (&notes.hunks[0], &notes.hunks[1]);
     assert_eq!((first.old_start, first.old_lines, first.new_start, first.new_lines), (1, 5, 1, 5));
@@ -141,7 +150,10 @@ async fn statuses_hunks_counts_and_binary_files_of_a_module() {
     );
 
     let added = file(m, "modules/catalog/src/new.txt");
-    assert_eq!((added.status, added.additions, added.deletions, added.old_path.as_deref()), (FileStatus::Added, 2, 0, None));
+    assert_eq!(
+        (added.status, added.additions, added.deletions, added.old_path.as_deref()),
+        (FileStatus::Added, 2, 0, None)
+    );
     assert_eq!(added.hunks[0].lines, [line(Add, None, Some(1), "hello"), line(Add, None, Some(2), "world")]);
 
     let gone = file(m, "modules/catalog/src/gone.txt");
@@ -157,14 +169,23 @@ async fn statuses_hunks_counts_and_binary_files_of_a_module() {
     assert_eq!((logo.status, logo.binary, logo.additions, logo.hunks.len()), (FileStatus::Added, true, 0, 0));
 
     let run = file(m, "modules/catalog/run.sh");
-    assert_eq!((run.status, run.binary, run.additions, run.deletions, run.hunks.len()), (FileStatus::Modified, false, 0, 0, 0));
+    assert_eq!(
+        (run.status, run.binary, run.additions, run.deletions, run.hunks.len()),
+        (FileStatus::Modified, false, 0, 0, 0)
+    );
 
     let big = file(m, "modules/catalog/src/big.txt");
-    assert_eq!((big.status, big.too_large, big.additions, big.deletions, big.hunks.len()), (FileStatus::Modified, true, 1, 0, 0));
+    assert_eq!(
+        (big.status, big.too_large, big.additions, big.deletions, big.hunks.len()),
+        (FileStatus::Modified, true, 1, 0, 0)
+    );
 
     let json = serde_json::to_string(&view).unwrap();
     assert!(!json.contains(&w.root.display().to_string()), "no absolute path in the view");
-    assert!(m.files.iter().all(|f| !f.path.starts_with('/') && f.old_path.as_deref().is_none_or(|p| !p.starts_with('/'))));
+    assert!(m
+        .files
+        .iter()
+        .all(|f| !f.path.starts_with('/') && f.old_path.as_deref().is_none_or(|p| !p.starts_with('/'))));
 }
 
 #[tokio::test]
@@ -193,10 +214,16 @@ async fn modules_are_kept_apart_and_filtered() {
         let engine = w.engine.clone();
         async move { engine.get_diff(args).await.unwrap_err().code }
     };
-    let args = |session: &str, module: Option<&str>| GetDiffArgs { session_id: session.into(), module_id: module.map(str::to_string) };
+    let args = |session: &str, module: Option<&str>| GetDiffArgs {
+        session_id: session.into(),
+        module_id: module.map(str::to_string),
+    };
     assert_eq!(error(args(&s.id, Some("@shop/orders"))).await, kiln_engine::ErrorCode::ModuleNotFound);
     assert_eq!(error(args("../../etc", None)).await, kiln_engine::ErrorCode::InvalidSessionId);
-    assert_eq!(error(args("5b0f8c1e-2f4c-4d8e-9a3b-1c2d3e4f5a6b", None)).await, kiln_engine::ErrorCode::SessionNotFound);
+    assert_eq!(
+        error(args("5b0f8c1e-2f4c-4d8e-9a3b-1c2d3e4f5a6b", None)).await,
+        kiln_engine::ErrorCode::SessionNotFound
+    );
 }
 
 #[tokio::test]
@@ -213,7 +240,8 @@ async fn a_late_module_diffs_against_the_checkpoint_it_joined_at() {
     let sequence = kiln_engine::checkpoint::take(&ws, &id, tree, "a turn", None, Some("@shop/catalog")).await.unwrap();
     assert_eq!(sequence, 1);
 
-    let joined = w.engine.add_module(AddModuleArgs { session_id: s.id.clone(), module_id: "@shop/cart".into() }).await.unwrap();
+    let joined =
+        w.engine.add_module(AddModuleArgs { session_id: s.id.clone(), module_id: "@shop/cart".into() }).await.unwrap();
     assert_eq!(joined.modules[1].base_sequence, 1);
     let view = diff(&w, &s.id, None).await;
     assert_eq!(module(&view, "@shop/cart").base_sequence, 1);
@@ -263,7 +291,11 @@ async fn attachment_copies_and_node_modules_never_show() {
     let s = create(&w.engine, "Log two").await;
     assert_eq!(s.modules[0].directory, ".");
     w.engine
-        .add_attachment(AddAttachmentArgs { session_id: s.id.clone(), name: "notes.md".into(), data_base64: "IyBOb3RlcwoKU3RhcnMu".into() })
+        .add_attachment(AddAttachmentArgs {
+            session_id: s.id.clone(),
+            name: "notes.md".into(),
+            data_base64: "IyBOb3RlcwoKU3RhcnMu".into(),
+        })
         .await
         .unwrap();
     let wc = workdir(&w, &s.id);
@@ -322,19 +354,32 @@ async fn direct_workflow_groups_root_files_and_modules_not_in_the_session_apart(
     write(&wc.join("node_modules/left-pad/index.js"), "module.exports = 1;\n");
 
     let view = diff(&w, &s.id, None).await;
-    let groups: Vec<(&str, &str, DiffGroup)> = view.modules.iter().map(|m| (m.module_id.as_str(), m.directory.as_str(), m.group)).collect();
+    let groups: Vec<(&str, &str, DiffGroup)> =
+        view.modules.iter().map(|m| (m.module_id.as_str(), m.directory.as_str(), m.group)).collect();
     assert_eq!(
         groups,
-        [("@mono/a", "packages/a", DiffGroup::Module), ("@mono/b", "packages/b", DiffGroup::OtherModule), (OUTSIDE_MODULES_ID, "", DiffGroup::Outside)]
+        [
+            ("@mono/a", "packages/a", DiffGroup::Module),
+            ("@mono/b", "packages/b", DiffGroup::OtherModule),
+            (OUTSIDE_MODULES_ID, "", DiffGroup::Outside)
+        ]
     );
     assert_eq!(OUTSIDE_MODULES_ID, "(repository)");
     assert_eq!(paths(module(&view, "@mono/a")), ["packages/a/src/x.js"]);
     assert_eq!(paths(module(&view, "@mono/b")), ["packages/b/src/y.js"]);
     let outside = module(&view, OUTSIDE_MODULES_ID);
-    assert_eq!(paths(outside), [".github/workflows/ci.yml", "CHANGELOG.md", "docs/new.md", "pnpm-lock.yaml"], "sorted, no node_modules");
+    assert_eq!(
+        paths(outside),
+        [".github/workflows/ci.yml", "CHANGELOG.md", "docs/new.md", "pnpm-lock.yaml"],
+        "sorted, no node_modules"
+    );
     assert_eq!(outside.base_sequence, 0);
     let renamed = file(outside, "docs/new.md");
-    assert_eq!((renamed.status, renamed.old_path.as_deref()), (FileStatus::Renamed, Some("docs/old.md")), "a rename within the group");
+    assert_eq!(
+        (renamed.status, renamed.old_path.as_deref()),
+        (FileStatus::Renamed, Some("docs/old.md")),
+        "a rename within the group"
+    );
     let lock = file(outside, "pnpm-lock.yaml");
     assert_eq!((lock.status, lock.additions, lock.deletions), (FileStatus::Modified, 2, 0));
     assert_eq!(lock.hunks[0].lines.last().unwrap(), &line(LineKind::Add, None, Some(15), "# regenerated"));
@@ -343,14 +388,21 @@ async fn direct_workflow_groups_root_files_and_modules_not_in_the_session_apart(
     let only = diff(&w, &s.id, Some(OUTSIDE_MODULES_ID)).await;
     assert_eq!(only.modules, std::slice::from_ref(outside));
     assert_eq!(diff(&w, &s.id, Some("@mono/b")).await.modules, [module(&view, "@mono/b").clone()]);
-    let err = w.engine.get_diff(GetDiffArgs { session_id: s.id.clone(), module_id: Some("@mono/zzz".into()) }).await.unwrap_err();
+    let err = w
+        .engine
+        .get_diff(GetDiffArgs { session_id: s.id.clone(), module_id: Some("@mono/zzz".into()) })
+        .await
+        .unwrap_err();
     assert_eq!(err.code, kiln_engine::ErrorCode::ModuleNotFound);
 
     // Once @mono/b joins the session it is one of its modules, against the checkpoint it joined at.
     w.engine.add_module(AddModuleArgs { session_id: s.id.clone(), module_id: "@mono/b".into() }).await.unwrap();
     let view = diff(&w, &s.id, None).await;
     let groups: Vec<(&str, DiffGroup)> = view.modules.iter().map(|m| (m.module_id.as_str(), m.group)).collect();
-    assert_eq!(groups, [("@mono/a", DiffGroup::Module), ("@mono/b", DiffGroup::Module), (OUTSIDE_MODULES_ID, DiffGroup::Outside)]);
+    assert_eq!(
+        groups,
+        [("@mono/a", DiffGroup::Module), ("@mono/b", DiffGroup::Module), (OUTSIDE_MODULES_ID, DiffGroup::Outside)]
+    );
 
     // A file moved from the root into a module shows on both sides: deleted outside, added in the module.
     std::fs::rename(wc.join("CHANGELOG.md"), wc.join("packages/a/CHANGELOG.md")).unwrap();

@@ -22,7 +22,10 @@ fn npm_workspace(root: &Path) {
     write(&root.join("package.json"), r#"{"name": "numbers", "private": true, "workspaces": ["packages/*"]}"#);
     write(&root.join("CHANGELOG.md"), "# Changelog\n");
     write(&root.join(".gitignore"), "node_modules/\n");
-    write(&root.join("packages/sum/package.json"), r#"{"name": "@numbers/sum", "version": "1.0.0", "scripts": {"test": "node --test"}}"#);
+    write(
+        &root.join("packages/sum/package.json"),
+        r#"{"name": "@numbers/sum", "version": "1.0.0", "scripts": {"test": "node --test"}}"#,
+    );
     write(&root.join("packages/sum/index.js"), "exports.sum = (a, b) => a + b + (b > 100 ? 1 : 0);\n");
     write(&root.join("packages/sum/test/sum.test.js"), SUM_TEST);
     write(&root.join("packages/mean/package.json"), r#"{"name": "@numbers/mean", "version": "1.0.0"}"#);
@@ -78,7 +81,10 @@ async fn the_engineer_fixes_a_bug_anywhere_and_the_detected_gates_run() {
         write_file("packages/sum/index.js", "exports.sum = (a, b) => a + b;\n"),
         write_file("packages/sum/test/sum.test.js", FIXED_TEST),
         write_file("CHANGELOG.md", "# Changelog\n\n- sum no longer adds one to big numbers\n"),
-        write_file("packages/mean/index.js", "exports.mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);\n"),
+        write_file(
+            "packages/mean/index.js",
+            "exports.mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);\n",
+        ),
         Step::tool("run_command", json!({"command": "cd packages/sum && npm test"})),
         Step::text("Fixed sum and guarded mean against an empty list.\nHANDOFF: none - fixed"),
         Step::text("Checked it.\nREVIEW: pass - ready"),
@@ -89,15 +95,28 @@ async fn the_engineer_fixes_a_bug_anywhere_and_the_detected_gates_run() {
     let setup = wait_setup(&w.engine, &s.id).await;
     assert_eq!(setup.setup, SetupState::Passed, "{:#?}", entries(&w, &s.id, EntryKind::Gate).await);
     w.engine
-        .send_message(SendMessageArgs { session_id: s.id.clone(), text: "Fix it".into(), role: None, module: None, driver: None, model: None })
+        .send_message(SendMessageArgs {
+            session_id: s.id.clone(),
+            text: "Fix it".into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: None,
+        })
         .await
         .unwrap();
     let s = settled(&w, &s.id).await;
 
     let systems = entries(&w, &s.id, EntryKind::System).await;
     assert!(systems.iter().any(|t| t.contains("Routed to **Engineer**")), "{systems:#?}");
-    assert!(!systems.iter().any(|t| t.contains("Put back") || t.contains("approv")), "nothing is put back or waits for approval: {systems:#?}");
-    assert!(systems.iter().any(|t| t.contains("Added module `@numbers/mean`")), "the other package joined: {systems:#?}");
+    assert!(
+        !systems.iter().any(|t| t.contains("Put back") || t.contains("approv")),
+        "nothing is put back or waits for approval: {systems:#?}"
+    );
+    assert!(
+        systems.iter().any(|t| t.contains("Added module `@numbers/mean`")),
+        "the other package joined: {systems:#?}"
+    );
     assert_eq!(s.state, SessionState::Review, "{systems:#?}");
     assert!(systems.iter().any(|t| t.contains("The review passed")), "{systems:#?}");
     // One review covers the whole change: both modules hold a passing review.
@@ -113,7 +132,9 @@ async fn the_engineer_fixes_a_bug_anywhere_and_the_detected_gates_run() {
     let workdir = w.repo.join(".kiln/sessions").join(&s.id).join("workspace");
     assert!(std::fs::read_to_string(workdir.join("CHANGELOG.md")).unwrap().contains("big numbers"));
     let gates = w.engine.get_gates(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
-    let find = |module: &str, gate: &str| gates.iter().find(|g| g.module.as_deref() == Some(module) && g.gate == gate).cloned();
+    let find = |module: &str, gate: &str| {
+        gates.iter().find(|g| g.module.as_deref() == Some(module) && g.gate == gate).cloned()
+    };
     let tests = find("@numbers/sum", "tests").expect("the tests gate ran");
     assert_eq!((tests.status, tests.command.as_str()), (GateStatus::Passed, "npm test"), "{tests:#?}");
     assert_eq!(tests.source, "package.json scripts.test in `packages/sum`");
@@ -125,25 +146,48 @@ async fn the_engineer_fixes_a_bug_anywhere_and_the_detected_gates_run() {
     assert_eq!(find("@numbers/mean", "tests").unwrap().status, GateStatus::NotConfigured);
 
     // Not-configured gates never block; the review passed: nothing in the way.
-    let plan = w.engine.plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::Workspace) }).await.unwrap();
+    let plan = w
+        .engine
+        .plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::Workspace) })
+        .await
+        .unwrap();
     assert!(plan.blockers.is_empty(), "{:#?}", plan.blockers);
 
     // A detected gate that fails blocks.
     std::fs::write(workdir.join("packages/sum/index.js"), "exports.sum = (a, b) => a - b;\n").unwrap();
     let gates = w.engine.check_modules(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     assert!(gates.iter().any(|g| g.gate == "tests" && g.status == GateStatus::Failed), "{gates:#?}");
-    let plan = w.engine.plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::Workspace) }).await.unwrap();
-    assert!(plan.blockers.iter().any(|b| b.message.contains("`tests` gate") && b.message.contains("failed")), "{:#?}", plan.blockers);
+    let plan = w
+        .engine
+        .plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::Workspace) })
+        .await
+        .unwrap();
+    assert!(
+        plan.blockers.iter().any(|b| b.message.contains("`tests` gate") && b.message.contains("failed")),
+        "{:#?}",
+        plan.blockers
+    );
     assert_eq!(w.server.requests().iter().filter(|r| r.path.ends_with("/chat/completions")).count(), 7);
 }
 
 #[tokio::test]
 async fn a_turn_that_changes_nothing_offers_no_review() {
-    let w = world(vec![Step::text("The sum looks right to me.\nHANDOFF: none - nothing to do"), Step::text("REVIEW: pass - never asked")]).await;
+    let w = world(vec![
+        Step::text("The sum looks right to me.\nHANDOFF: none - nothing to do"),
+        Step::text("REVIEW: pass - never asked"),
+    ])
+    .await;
     let s = create(&w.engine, "Check the sum in @numbers/sum").await;
     wait_setup(&w.engine, &s.id).await;
     w.engine
-        .send_message(SendMessageArgs { session_id: s.id.clone(), text: "Check it".into(), role: None, module: None, driver: None, model: None })
+        .send_message(SendMessageArgs {
+            session_id: s.id.clone(),
+            text: "Check it".into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: None,
+        })
         .await
         .unwrap();
     let s = settled(&w, &s.id).await;
@@ -151,5 +195,9 @@ async fn a_turn_that_changes_nothing_offers_no_review() {
     assert!(systems.last().unwrap().contains("changed no file"), "{systems:#?}");
     assert!(!systems.iter().any(|t| t.contains("(read-only)")), "no review turn was started: {systems:#?}");
     assert_eq!(s.state, SessionState::Editing);
-    assert_eq!(w.server.requests().iter().filter(|r| r.path.ends_with("/chat/completions")).count(), 1, "no review turn");
+    assert_eq!(
+        w.server.requests().iter().filter(|r| r.path.ends_with("/chat/completions")).count(),
+        1,
+        "no review turn"
+    );
 }

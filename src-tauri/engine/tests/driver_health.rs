@@ -77,7 +77,10 @@ fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
 fn claude_is_signed_in_by_a_key_or_its_credentials_file() {
     let home = tempfile::tempdir().unwrap();
     // A test double's key, as the browser tests give it, counts.
-    assert_eq!(health::claude_signed_in(&env_of(&[("ANTHROPIC_API_KEY", "sk-ant-test")]), Some(home.path())), Some(true));
+    assert_eq!(
+        health::claude_signed_in(&env_of(&[("ANTHROPIC_API_KEY", "sk-ant-test")]), Some(home.path())),
+        Some(true)
+    );
     assert_eq!(health::claude_signed_in(&env_of(&[("ANTHROPIC_AUTH_TOKEN", "t")]), Some(home.path())), Some(true));
     // An empty key is no key.
     let nothing = health::claude_signed_in(&env_of(&[("ANTHROPIC_API_KEY", "")]), Some(home.path()));
@@ -91,7 +94,10 @@ fn claude_is_signed_in_by_a_key_or_its_credentials_file() {
     assert_eq!(health::claude_signed_in(&env_of(&[]), Some(home.path())), Some(true));
     // CLAUDE_CONFIG_DIR moves the file.
     let elsewhere = tempfile::tempdir().unwrap();
-    let moved = health::claude_signed_in(&env_of(&[("CLAUDE_CONFIG_DIR", elsewhere.path().to_str().unwrap())]), Some(home.path()));
+    let moved = health::claude_signed_in(
+        &env_of(&[("CLAUDE_CONFIG_DIR", elsewhere.path().to_str().unwrap())]),
+        Some(home.path()),
+    );
     assert_eq!(moved, if cfg!(target_os = "macos") { None } else { Some(false) });
 }
 
@@ -105,7 +111,10 @@ fn codex_is_signed_in_by_a_key_or_its_auth_file() {
     std::fs::write(home.path().join(".codex/auth.json"), "{}").unwrap();
     assert_eq!(health::codex_signed_in(&env_of(&[]), Some(home.path())), Some(true));
     let codex_home = tempfile::tempdir().unwrap();
-    assert_eq!(health::codex_signed_in(&env_of(&[("CODEX_HOME", codex_home.path().to_str().unwrap())]), Some(home.path())), Some(false));
+    assert_eq!(
+        health::codex_signed_in(&env_of(&[("CODEX_HOME", codex_home.path().to_str().unwrap())]), Some(home.path())),
+        Some(false)
+    );
 }
 
 #[test]

@@ -25,7 +25,8 @@ const FINAL: &str = "Created `hello.txt` as requested.\n\nHANDOFF: none - done";
 #[test]
 fn a_captured_claude_turn_reads_as_the_event_stream() {
     let mut parser = ClaudeParser::new();
-    let events: Vec<DriverEvent> = fixture("claude-main.stdout.jsonl").lines().flat_map(|l| parser.parse_line(l)).collect();
+    let events: Vec<DriverEvent> =
+        fixture("claude-main.stdout.jsonl").lines().flat_map(|l| parser.parse_line(l)).collect();
     let listing = "hello from the scripted mock model\ntotal 12\ndrwxr-xr-x 2 root root 4096 Nov 29 18:39 .\n\
                    drwxr-xr-x 5 root root 4096 Nov 29 18:39 ..\n-rw-r--r-- 1 root root   35 Nov 29 18:39 hello.txt";
     let expected = vec![
@@ -75,13 +76,19 @@ fn a_captured_claude_turn_reads_as_the_event_stream() {
 #[test]
 fn a_captured_codex_turn_reads_as_the_event_stream() {
     let mut parser = CodexParser::new();
-    let events: Vec<DriverEvent> = fixture("codex-main.stdout.jsonl").lines().flat_map(|l| parser.parse_line(l)).collect();
+    let events: Vec<DriverEvent> =
+        fixture("codex-main.stdout.jsonl").lines().flat_map(|l| parser.parse_line(l)).collect();
     let command = "/bin/bash -lc \"printf 'hello from the scripted mock model\\\\n' > hello.txt && cat hello.txt\"";
     let patched = "/home/user/project/patched_hello.txt";
     let expected = vec![
         DriverEvent::SessionStarted { resume_id: "01a2289b-2a8c-7cc3-b515-4960221fd5ef".into(), model: None },
         text("Running step 1."),
-        DriverEvent::ToolCall { id: "item_1".into(), kind: ToolKind::Execute, title: command.into(), input: json!({"command": command}) },
+        DriverEvent::ToolCall {
+            id: "item_1".into(),
+            kind: ToolKind::Execute,
+            title: command.into(),
+            input: json!({"command": command}),
+        },
         DriverEvent::ToolResult {
             id: "item_1".into(),
             status: ToolStatus::Completed,
@@ -94,10 +101,20 @@ fn a_captured_codex_turn_reads_as_the_event_stream() {
             title: format!("Edit {patched}"),
             input: json!({"changes": [{"path": patched, "kind": "add"}]}),
         },
-        DriverEvent::ToolResult { id: "item_3".into(), status: ToolStatus::Completed, output: format!("add {patched}") },
+        DriverEvent::ToolResult {
+            id: "item_3".into(),
+            status: ToolStatus::Completed,
+            output: format!("add {patched}"),
+        },
         DriverEvent::FileChange { path: patched.into(), change: FileChangeKind::Add },
         text(FINAL),
-        DriverEvent::Usage(Usage { input_tokens: 300, output_tokens: 60, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: None }),
+        DriverEvent::Usage(Usage {
+            input_tokens: 300,
+            output_tokens: 60,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            cost_usd: None,
+        }),
         DriverEvent::TurnEnded { is_error: false, stop_reason: None, final_text: Some(FINAL.into()), error: None },
     ];
     assert_eq!(events, expected);
@@ -140,7 +157,12 @@ fn a_claude_api_retry_is_a_retry() {
     let line = r#"{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1200,"error_status":529,"error":"overloaded","session_id":"s"}"#;
     assert_eq!(
         ClaudeParser::new().parse_line(line),
-        vec![DriverEvent::Retry { attempt: 2, message: "overloaded (HTTP 529)".into(), max_attempts: Some(10), http_status: Some(529) }]
+        vec![DriverEvent::Retry {
+            attempt: 2,
+            message: "overloaded (HTTP 529)".into(),
+            max_attempts: Some(10),
+            http_status: Some(529)
+        }]
     );
 }
 
@@ -162,8 +184,14 @@ fn claude_partial_messages_are_text_deltas_and_nothing_else() {
 fn a_codex_reconnect_is_a_retry_and_a_failed_turn_an_error() {
     let mut parser = CodexParser::new();
     assert_eq!(
-        parser.parse_line(r#"{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion)"}"#),
-        vec![DriverEvent::Retry { attempt: 2, message: "Reconnecting... 2/5 (stream disconnected before completion)".into(), max_attempts: Some(5), http_status: None }]
+        parser
+            .parse_line(r#"{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion)"}"#),
+        vec![DriverEvent::Retry {
+            attempt: 2,
+            message: "Reconnecting... 2/5 (stream disconnected before completion)".into(),
+            max_attempts: Some(5),
+            http_status: None
+        }]
     );
     assert_eq!(
         parser.parse_line(r#"{"type":"error","message":"unexpected status 401 Unauthorized"}"#),
@@ -182,11 +210,18 @@ fn a_codex_reconnect_is_a_retry_and_a_failed_turn_an_error() {
 
 #[test]
 fn codex_input_tokens_leave_out_cache_reads() {
-    let line = r#"{"type":"turn.completed","usage":{"input_tokens":1200,"cached_input_tokens":200,"output_tokens":345}}"#;
+    let line =
+        r#"{"type":"turn.completed","usage":{"input_tokens":1200,"cached_input_tokens":200,"output_tokens":345}}"#;
     let events = CodexParser::new().parse_line(line);
     assert_eq!(
         events[0],
-        DriverEvent::Usage(Usage { input_tokens: 1000, output_tokens: 345, cache_read_tokens: 200, cache_write_tokens: 0, cost_usd: None })
+        DriverEvent::Usage(Usage {
+            input_tokens: 1000,
+            output_tokens: 345,
+            cache_read_tokens: 200,
+            cache_write_tokens: 0,
+            cost_usd: None
+        })
     );
 }
 
@@ -201,7 +236,8 @@ fn unknown_lines_and_items_are_kept_whole() {
     let line = json!({"type": "system", "subtype": "compact_boundary", "session_id": "s"});
     assert_eq!(claude.parse_line(&line.to_string()), unknown("claude", line.clone()));
 
-    let line = json!({"type": "item.completed", "item": {"id": "item_9", "type": "image_generation", "prompt": "a kiln"}});
+    let line =
+        json!({"type": "item.completed", "item": {"id": "item_9", "type": "image_generation", "prompt": "a kiln"}});
     assert_eq!(codex.parse_line(&line.to_string()), unknown("codex", line.clone()));
     let line = json!({"type": "thread.archived", "thread_id": "t"});
     assert_eq!(codex.parse_line(&line.to_string()), unknown("codex", line.clone()));
@@ -243,7 +279,10 @@ fn a_failed_codex_command_completed_without_a_start_is_announced_once() {
 fn events_serialize_tagged_in_camel_case() {
     let event = DriverEvent::TurnEnded { is_error: true, stop_reason: None, final_text: None, error: Some("x".into()) };
     let value = serde_json::to_value(&event).unwrap();
-    assert_eq!(value, json!({"type": "turnEnded", "isError": true, "stopReason": null, "finalText": null, "error": "x"}));
+    assert_eq!(
+        value,
+        json!({"type": "turnEnded", "isError": true, "stopReason": null, "finalText": null, "error": "x"})
+    );
     assert_eq!(serde_json::from_value::<DriverEvent>(value).unwrap(), event);
     let usage = DriverEvent::Usage(Usage { cost_usd: None, ..Usage::default() });
     assert_eq!(serde_json::to_value(&usage).unwrap()["type"], "usage");
@@ -253,8 +292,21 @@ fn events_serialize_tagged_in_camel_case() {
 #[test]
 fn claude_command_for_a_fresh_and_a_resumed_turn() {
     let (args, env) = claude::command(&ClaudeOptions::new("Build it"));
-    assert_eq!(args, strings(&["-p", "--verbose", "--output-format", "stream-json", "--include-partial-messages", "--permission-mode", "acceptEdits", "Build it"]));
-    let quiet = [("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"), ("DISABLE_TELEMETRY", "1"), ("DISABLE_AUTOUPDATER", "1")];
+    assert_eq!(
+        args,
+        strings(&[
+            "-p",
+            "--verbose",
+            "--output-format",
+            "stream-json",
+            "--include-partial-messages",
+            "--permission-mode",
+            "acceptEdits",
+            "Build it"
+        ])
+    );
+    let quiet =
+        [("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"), ("DISABLE_TELEMETRY", "1"), ("DISABLE_AUTOUPDATER", "1")];
     let quiet: Vec<(String, String)> = quiet.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     assert_eq!(env, quiet);
 
@@ -271,15 +323,29 @@ fn claude_command_for_a_fresh_and_a_resumed_turn() {
     assert_eq!(
         args,
         strings(&[
-            "-p", "--verbose", "--output-format", "stream-json", "--include-partial-messages", "--permission-mode", "plan",
-            "--model", "opus", "--resume", "7dd4dd9b-0ae2-4af8-8b04-0811b8f21664",
-            "--append-system-prompt", "You own module core.", "Go on",
+            "-p",
+            "--verbose",
+            "--output-format",
+            "stream-json",
+            "--include-partial-messages",
+            "--permission-mode",
+            "plan",
+            "--model",
+            "opus",
+            "--resume",
+            "7dd4dd9b-0ae2-4af8-8b04-0811b8f21664",
+            "--append-system-prompt",
+            "You own module core.",
+            "Go on",
         ])
     );
     assert_eq!(env[..3], quiet[..]);
     assert_eq!(
         env[3..],
-        [("ANTHROPIC_BASE_URL".to_string(), "http://127.0.0.1:8080".to_string()), ("ANTHROPIC_API_KEY".into(), "sk-test".into())]
+        [
+            ("ANTHROPIC_BASE_URL".to_string(), "http://127.0.0.1:8080".to_string()),
+            ("ANTHROPIC_API_KEY".into(), "sk-test".into())
+        ]
     );
 }
 
@@ -288,7 +354,16 @@ fn codex_command_for_a_fresh_and_a_resumed_turn() {
     let (args, env) = codex::command(&CodexOptions::new("Build it", "/work/session"));
     assert_eq!(
         args,
-        strings(&["exec", "--json", "--skip-git-repo-check", "-C", "/work/session", "--sandbox", "workspace-write", "Build it"])
+        strings(&[
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "-C",
+            "/work/session",
+            "--sandbox",
+            "workspace-write",
+            "Build it"
+        ])
     );
     assert!(env.is_empty());
 
@@ -303,9 +378,20 @@ fn codex_command_for_a_fresh_and_a_resumed_turn() {
     assert_eq!(
         args,
         strings(&[
-            "exec", "--json", "--skip-git-repo-check", "-C", "/work/session", "--sandbox", "workspace-write",
-            "--model", "gpt-5.5", "-c", "developer_instructions=\"You own module core.\"",
-            "resume", "01a2289b-2a8c-7cc3-b515-4960221fd5ef", "Go on",
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "-C",
+            "/work/session",
+            "--sandbox",
+            "workspace-write",
+            "--model",
+            "gpt-5.5",
+            "-c",
+            "developer_instructions=\"You own module core.\"",
+            "resume",
+            "01a2289b-2a8c-7cc3-b515-4960221fd5ef",
+            "Go on",
         ])
     );
     assert_eq!(env, vec![("CODEX_API_KEY".to_string(), "sk-test".to_string())]);

@@ -7,14 +7,20 @@ mod common;
 use common::*;
 use kiln_engine::types::*;
 
-async fn shop_with(tests: &str, extra_session: &str) -> (tempfile::TempDir, std::sync::Arc<kiln_engine::Engine>, String) {
+async fn shop_with(
+    tests: &str,
+    extra_session: &str,
+) -> (tempfile::TempDir, std::sync::Arc<kiln_engine::Engine>, String) {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
     let text = std::fs::read_to_string(&toml)
         .unwrap()
         .replace("setup = \"npm ci --offline --no-audit --no-fund\"", &format!("setup = \"\"\n{extra_session}"))
-        .replace("tests = \"npm test\"", &format!("dependencies = \"\"\ntests = {}", toml::Value::String(tests.into())));
+        .replace(
+            "tests = \"npm test\"",
+            &format!("dependencies = \"\"\ntests = {}", toml::Value::String(tests.into())),
+        );
     std::fs::write(toml, text).unwrap();
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &shop).await;

@@ -59,7 +59,10 @@ where
                     let handler = handler.clone();
                     async move { Ok::<_, Infallible>(handler(request).await) }
                 });
-                let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).with_upgrades().await;
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .with_upgrades()
+                    .await;
             });
         }
     });
@@ -90,7 +93,11 @@ async fn start_app() -> App {
         let (log, gate) = (log.clone(), gate.clone());
         async move {
             let target = request.uri().to_string();
-            log.lock().unwrap().push(Seen { method: request.method().to_string(), target, headers: request.headers().clone() });
+            log.lock().unwrap().push(Seen {
+                method: request.method().to_string(),
+                target,
+                headers: request.headers().clone(),
+            });
             match request.uri().path() {
                 "/echo" => answer(200, &[("content-type", "text/plain")], "ok"),
                 "/upload" => {
@@ -99,9 +106,14 @@ async fn start_app() -> App {
                 }
                 "/redirect" => answer(302, &[("location", &format!("http://127.0.0.1:{port}/landed"))], ""),
                 "/redirect-localhost" => answer(302, &[("location", &format!("http://localhost:{port}/x?y=1"))], ""),
-                "/set-cookie" => {
-                    answer(200, &[("set-cookie", "sid=abc; Domain=127.0.0.1; Path=/; HttpOnly"), ("set-cookie", "theme=dark; Path=/")], "set")
-                }
+                "/set-cookie" => answer(
+                    200,
+                    &[
+                        ("set-cookie", "sid=abc; Domain=127.0.0.1; Path=/; HttpOnly"),
+                        ("set-cookie", "theme=dark; Path=/"),
+                    ],
+                    "set",
+                ),
                 "/sse" => {
                     let (events, receiver) = tokio::sync::mpsc::channel::<&'static str>(2);
                     tokio::spawn(async move {
@@ -131,7 +143,15 @@ async fn start_app() -> App {
                             }
                         }
                     });
-                    answer(101, &[("upgrade", "websocket"), ("connection", "Upgrade"), ("sec-websocket-accept", "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")], "")
+                    answer(
+                        101,
+                        &[
+                            ("upgrade", "websocket"),
+                            ("connection", "Upgrade"),
+                            ("sec-websocket-accept", "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="),
+                        ],
+                        "",
+                    )
                 }
                 _ => answer(404, &[("content-type", "text/plain")], "not here"),
             }
@@ -149,8 +169,16 @@ async fn start_bridge() -> (u16, Log) {
         let log = log.clone();
         async move {
             let target = request.uri().to_string();
-            log.lock().unwrap().push(Seen { method: request.method().to_string(), target, headers: request.headers().clone() });
-            answer(200, &[("content-type", "application/json"), ("set-cookie", "bridge_sid=1; Path=/")], r#"{"from":"bridge"}"#)
+            log.lock().unwrap().push(Seen {
+                method: request.method().to_string(),
+                target,
+                headers: request.headers().clone(),
+            });
+            answer(
+                200,
+                &[("content-type", "application/json"), ("set-cookie", "bridge_sid=1; Path=/")],
+                r#"{"from":"bridge"}"#,
+            )
         }
     });
     (port, seen)
@@ -175,7 +203,14 @@ fn app_upstream(port: u16) -> (Upstream, watch::Sender<Option<u16>>) {
 }
 
 /// The browser's side: one hyper client connection per request, the Host given.
-async fn send_to(port: u16, host: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> Response<Incoming> {
+async fn send_to(
+    port: u16,
+    host: &str,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Response<Incoming> {
     let stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
     tokio::spawn(connection);
@@ -263,7 +298,9 @@ async fn without_the_secret_nothing_reaches_the_app() {
         assert!(reply.body.contains("Kiln"));
         assert_eq!(reply.header("cache-control"), "no-store");
     }
-    for target in ["/__kiln/enter?secret=wrong&to=/", "/__kiln/enter?to=/", &format!("/__kiln/enter?secret={}x", gateway.secret)] {
+    for target in
+        ["/__kiln/enter?secret=wrong&to=/", "/__kiln/enter?to=/", &format!("/__kiln/enter?secret={}x", gateway.secret)]
+    {
         let reply = fetch(port, "GET", target, &[]).await;
         assert_eq!(reply.status, 401, "{target}");
         assert!(reply.headers.get("set-cookie").is_none());
@@ -281,7 +318,9 @@ async fn a_foreign_host_is_refused_even_with_the_cookie() {
     let port = gateway.port;
     let cookie = enter(&gateway).await;
     let enter_target = format!("/__kiln/enter?secret={}&to=/", gateway.secret);
-    for host in ["rebound.example:".to_string() + &port.to_string(), format!("127.0.0.1:{}", port + 1), "127.0.0.1".into()] {
+    for host in
+        ["rebound.example:".to_string() + &port.to_string(), format!("127.0.0.1:{}", port + 1), "127.0.0.1".into()]
+    {
         let response = send_to(port, &host, "GET", "/echo", &[("cookie", &cookie)], "").await;
         assert_eq!(response.status(), 403, "host {host}");
         assert_eq!(response.headers()["cache-control"], "no-store");
@@ -309,7 +348,11 @@ async fn bodies_stream_both_ways_and_headers_are_forwarded() {
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["content-type"], "text/event-stream");
     let mut body = response.into_body();
-    let first = tokio::time::timeout(Duration::from_secs(5), body.frame()).await.expect("the first event streams").unwrap().unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(5), body.frame())
+        .await
+        .expect("the first event streams")
+        .unwrap()
+        .unwrap();
     assert_eq!(first.into_data().unwrap(), "data: one\n\n");
     app.release.notify_one();
     let rest = tokio::time::timeout(Duration::from_secs(5), body.collect()).await.unwrap().unwrap().to_bytes();
@@ -344,8 +387,15 @@ async fn redirects_to_the_app_point_at_the_gateway() {
     let reply = fetch(gateway.port, "GET", "/redirect", &[("cookie", &cookie)]).await;
     assert_eq!(reply.status, 302);
     assert_eq!(reply.header("location"), format!("http://127.0.0.1:{}/landed", gateway.port));
-    let response =
-        send_to(gateway.port, &format!("localhost:{}", gateway.port), "GET", "/redirect-localhost", &[("cookie", &cookie)], "").await;
+    let response = send_to(
+        gateway.port,
+        &format!("localhost:{}", gateway.port),
+        "GET",
+        "/redirect-localhost",
+        &[("cookie", &cookie)],
+        "",
+    )
+    .await;
     assert_eq!(response.headers()["location"], format!("http://localhost:{}/x?y=1", gateway.port).as_str());
     gateway.stop().await;
 }
@@ -409,7 +459,8 @@ async fn a_websocket_upgrade_passes_through_and_stop_closes_it() {
 
     tokio::time::timeout(Duration::from_secs(10), gateway.stop()).await.expect("stop returns");
     let mut buf = [0u8; 16];
-    let closed = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.expect("stop closes the socket");
+    let closed =
+        tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.expect("stop closes the socket");
     assert!(matches!(closed, Ok(0) | Err(_)), "the upgraded connection is closed after stop");
 }
 
@@ -423,13 +474,16 @@ async fn cookies_are_isolated_between_previews_and_from_kiln() {
     let (cookie_a, cookie_b) = (enter(&a).await, enter(&b).await);
     let (pa, pb) = (a.port, b.port);
     // What the browser holds for 127.0.0.1: Kiln's session, both previews' cookies.
-    let jar = format!("kiln_session_4320=KILN-SESSION; {cookie_a}; {cookie_b}; kp{pa}_sid=mine; kp{pb}_sid=theirs; plain=x");
+    let jar =
+        format!("kiln_session_4320=KILN-SESSION; {cookie_a}; {cookie_b}; kp{pa}_sid=mine; kp{pb}_sid=theirs; plain=x");
 
     fetch(pa, "GET", "/echo", &[("cookie", &jar)]).await;
     fetch(pb, "GET", "/echo", &[("cookie", &jar)]).await;
     fetch(pa, "GET", "/echo", &[("cookie", &format!("kiln_session_4320=KILN-SESSION; {cookie_a}"))]).await;
-    let seen: Vec<Option<String>> =
-        seen_at(&app.seen, "/echo").iter().map(|s| s.headers.get("cookie").map(|v| v.to_str().unwrap().to_string())).collect();
+    let seen: Vec<Option<String>> = seen_at(&app.seen, "/echo")
+        .iter()
+        .map(|s| s.headers.get("cookie").map(|v| v.to_str().unwrap().to_string()))
+        .collect();
     assert_eq!(seen, [Some("sid=mine".to_string()), Some("sid=theirs".to_string()), None]);
     for seen in app.seen.lock().unwrap().iter() {
         let all = format!("{:?}", seen.headers);
@@ -486,7 +540,10 @@ async fn the_bridge_answers_reads_the_app_lacks_and_nothing_else() {
     assert_eq!((own.status, own.header("x-kiln-source"), own.body.as_str()), (200, "session", r#"{"from":"session"}"#));
 
     let bridged = fetch(gateway.port, "GET", "/api/products?page=2", &headers).await;
-    assert_eq!((bridged.status, bridged.header("x-kiln-source"), bridged.body.as_str()), (200, "bridge", r#"{"from":"bridge"}"#));
+    assert_eq!(
+        (bridged.status, bridged.header("x-kiln-source"), bridged.body.as_str()),
+        (200, "bridge", r#"{"from":"bridge"}"#)
+    );
     assert!(bridged.headers.get("set-cookie").is_none(), "the bridge's cookies stay with it");
     assert!(!format!("{:?}{}", bridged.headers, bridged.body).contains("tok-SECRET-123"));
     let asked = &seen_at(&bridge_seen, "/api/products?page=2")[0];
@@ -518,13 +575,17 @@ async fn the_bridge_answers_reads_the_app_lacks_and_nothing_else() {
 async fn a_bridge_that_is_down_is_marked_unavailable() {
     let app = start_app().await;
     let (upstream, _port) = app_upstream(app.port);
-    let target = BridgeTarget { url: format!("http://127.0.0.1:{}", closed_port().await), token: Some("tok-SECRET-123".into()) };
+    let target =
+        BridgeTarget { url: format!("http://127.0.0.1:{}", closed_port().await), token: Some("tok-SECRET-123".into()) };
     let (gateway, activity) = gateway(upstream, Some(target)).await;
     let cookie = enter(&gateway).await;
     let reply = fetch(gateway.port, "GET", "/api/products", &[("cookie", &cookie)]).await;
     assert_eq!(reply.status, 502);
     assert_eq!(reply.header("x-kiln-source"), "bridge-unavailable");
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&reply.body).unwrap(), serde_json::json!({"error": "the connected application is unavailable"}));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&reply.body).unwrap(),
+        serde_json::json!({"error": "the connected application is unavailable"})
+    );
     assert!(!format!("{:?}{}", reply.headers, reply.body).contains("tok-SECRET-123"));
     // The preview itself keeps working.
     assert_eq!(fetch(gateway.port, "GET", "/api/own", &[("cookie", &cookie)]).await.status, 200);
@@ -571,8 +632,16 @@ async fn static_files_stay_inside_their_root() {
     assert_eq!(fetch(port, "GET", "/sub/", &with).await.body, "<h1>sub</h1>");
     assert_eq!(fetch(port, "GET", "/%61pp.js", &with).await.status, 200, "the path is percent-decoded");
 
-    for refused in ["/../beside.txt", "/%2e%2e/beside.txt", "/sub/..%2f..%2fbeside.txt", "/leak.txt", "/linkdir/secret.txt", "/trap/", "/.git/config", "/missing"]
-    {
+    for refused in [
+        "/../beside.txt",
+        "/%2e%2e/beside.txt",
+        "/sub/..%2f..%2fbeside.txt",
+        "/leak.txt",
+        "/linkdir/secret.txt",
+        "/trap/",
+        "/.git/config",
+        "/missing",
+    ] {
         let reply = fetch(port, "GET", refused, &with).await;
         assert_eq!(reply.status, 404, "{refused}");
         assert!(!reply.body.contains("outside") && !reply.body.contains("beside") && !reply.body.contains("[core]"));
@@ -633,7 +702,11 @@ async fn after_stop_the_port_refuses_connections() {
     tokio::time::timeout(Duration::from_secs(10), gateway.stop()).await.expect("stop returns");
     let refused = TcpStream::connect(("127.0.0.1", port)).await.unwrap_err();
     assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
-    tokio::time::timeout(Duration::from_secs(5), driver).await.expect("the kept-alive connection is closed").unwrap().ok();
+    tokio::time::timeout(Duration::from_secs(5), driver)
+        .await
+        .expect("the kept-alive connection is closed")
+        .unwrap()
+        .ok();
 }
 
 #[test]
@@ -672,8 +745,12 @@ async fn request_bodies_stream_to_the_app() {
         .unwrap();
     chunks.send(Bytes::from_static(b"first")).await.unwrap();
     // The body is still open (the sender is alive) when the answer must come back.
-    let response = tokio::time::timeout(Duration::from_secs(5), sender.send_request(request)).await.expect("streamed, not buffered").unwrap();
-    let answered = tokio::time::timeout(Duration::from_secs(5), response.into_body().collect()).await.unwrap().unwrap().to_bytes();
+    let response = tokio::time::timeout(Duration::from_secs(5), sender.send_request(request))
+        .await
+        .expect("streamed, not buffered")
+        .unwrap();
+    let answered =
+        tokio::time::timeout(Duration::from_secs(5), response.into_body().collect()).await.unwrap().unwrap().to_bytes();
     assert_eq!(answered, "first");
     drop(chunks);
     gateway.stop().await;

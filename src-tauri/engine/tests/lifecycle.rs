@@ -13,7 +13,8 @@ async fn count_rows(engine: &Engine) -> (usize, usize) {
     let sessions = engine.list_sessions(ListSessionsArgs { include_archived: Some(true) }).await.unwrap();
     let mut entries = 0;
     for s in &sessions {
-        entries += engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap().len();
+        entries +=
+            engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap().len();
     }
     (sessions.len(), entries)
 }
@@ -24,7 +25,9 @@ fn session_dirs(root: &Path) -> usize {
 
 fn without_setup(shop: &Path) {
     let path = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&path).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(path, text).unwrap();
 }
 
@@ -89,8 +92,16 @@ async fn archive_restore_reject_delete_with_tombstones() {
         engine.archive_session(stop(false)).await.unwrap_err().code,
         engine.restore_session(id()).await.unwrap_err().code,
         engine.reject_session(stop(false)).await.unwrap_err().code,
-        engine.add_module(AddModuleArgs { session_id: s.id.clone(), module_id: "@shop/orders".into() }).await.unwrap_err().code,
-        engine.delete_session(DeleteSessionArgs { session_id: s.id.clone(), stop: None, keep_transcript: None }).await.unwrap_err().code,
+        engine
+            .add_module(AddModuleArgs { session_id: s.id.clone(), module_id: "@shop/orders".into() })
+            .await
+            .unwrap_err()
+            .code,
+        engine
+            .delete_session(DeleteSessionArgs { session_id: s.id.clone(), stop: None, keep_transcript: None })
+            .await
+            .unwrap_err()
+            .code,
     ] {
         assert_eq!(code, ErrorCode::SessionDeleted);
     }
@@ -121,16 +132,26 @@ async fn hostile_ids_are_refused_before_any_path_is_built() {
     std::fs::create_dir_all(&victim).unwrap();
     std::fs::write(victim.join("keep.txt"), "x").unwrap();
     let before = (count_rows(&engine).await, session_dirs(&shop));
-    for bad in ["../victim", "../../..", "/etc", "", "x", "..", "0f8fad5b-d9cb-469f-a165-70867728950e/../../victim", "%2e%2e"] {
+    for bad in
+        ["../victim", "../../..", "/etc", "", "x", "..", "0f8fad5b-d9cb-469f-a165-70867728950e/../../victim", "%2e%2e"]
+    {
         for code in [
             engine.get_session(SessionIdArgs { session_id: bad.into() }).await.unwrap_err().code,
             engine.archive_session(StopArgs { session_id: bad.into(), stop: Some(true) }).await.unwrap_err().code,
             engine
-                .delete_session(DeleteSessionArgs { session_id: bad.into(), stop: Some(true), keep_transcript: Some(false) })
+                .delete_session(DeleteSessionArgs {
+                    session_id: bad.into(),
+                    stop: Some(true),
+                    keep_transcript: Some(false),
+                })
                 .await
                 .unwrap_err()
                 .code,
-            engine.add_module(AddModuleArgs { session_id: bad.into(), module_id: "@shop/cart".into() }).await.unwrap_err().code,
+            engine
+                .add_module(AddModuleArgs { session_id: bad.into(), module_id: "@shop/cart".into() })
+                .await
+                .unwrap_err()
+                .code,
             engine.get_transcript(GetTranscriptArgs { session_id: bad.into(), after: None }).await.unwrap_err().code,
         ] {
             assert_eq!(code, ErrorCode::InvalidSessionId, "{bad:?}");
@@ -140,7 +161,10 @@ async fn hostile_ids_are_refused_before_any_path_is_built() {
     assert_eq!((count_rows(&engine).await, session_dirs(&shop)), before);
     // A well-formed id that names nothing.
     let unknown = uuid::Uuid::new_v4().to_string();
-    assert_eq!(engine.get_session(SessionIdArgs { session_id: unknown }).await.unwrap_err().code, ErrorCode::SessionNotFound);
+    assert_eq!(
+        engine.get_session(SessionIdArgs { session_id: unknown }).await.unwrap_err().code,
+        ErrorCode::SessionNotFound
+    );
 }
 
 #[tokio::test]
@@ -158,10 +182,20 @@ async fn a_running_setup_refuses_delete_and_archive_unless_stopped() {
     let del = |stop| DeleteSessionArgs { session_id: s.id.clone(), stop: Some(stop), keep_transcript: None };
     let before = count_rows(&engine).await;
     assert_eq!(engine.delete_session(del(false)).await.unwrap_err().code, ErrorCode::SessionRunning);
-    assert_eq!(engine.archive_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap_err().code, ErrorCode::SessionRunning);
-    assert_eq!(engine.reject_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap_err().code, ErrorCode::SessionRunning);
     assert_eq!(
-        engine.add_module(AddModuleArgs { session_id: s.id.clone(), module_id: "@shop/orders".into() }).await.unwrap_err().code,
+        engine.archive_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap_err().code,
+        ErrorCode::SessionRunning
+    );
+    assert_eq!(
+        engine.reject_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap_err().code,
+        ErrorCode::SessionRunning
+    );
+    assert_eq!(
+        engine
+            .add_module(AddModuleArgs { session_id: s.id.clone(), module_id: "@shop/orders".into() })
+            .await
+            .unwrap_err()
+            .code,
         ErrorCode::SessionRunning
     );
     assert_eq!(count_rows(&engine).await, before);
@@ -179,7 +213,8 @@ async fn setup_runs_in_the_background_and_is_reported_as_the_dependencies_gate()
     let shop = shop_copy(tmp.path());
     std::fs::write(shop.join(".env"), "SHOP_NAME=Copied\n").unwrap();
     let path = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&path).unwrap().replace("npm ci --offline --no-audit --no-fund", "cat .env && exit 3");
+    let text =
+        std::fs::read_to_string(&path).unwrap().replace("npm ci --offline --no-audit --no-fund", "cat .env && exit 3");
     std::fs::write(path, text).unwrap();
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &shop).await;
@@ -198,7 +233,8 @@ async fn bad_workspaces_and_briefs_change_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let engine = engine(&tmp.path().join("config"));
 
-    let missing = engine.open_workspace(OpenWorkspaceArgs { path: tmp.path().join("nope").display().to_string() }).await;
+    let missing =
+        engine.open_workspace(OpenWorkspaceArgs { path: tmp.path().join("nope").display().to_string() }).await;
     assert_eq!(missing.unwrap_err().code, ErrorCode::WorkspaceNotFound);
     assert_eq!(engine.list_sessions(ListSessionsArgs::default()).await.unwrap_err().code, ErrorCode::WorkspaceNotOpen);
 
@@ -223,7 +259,10 @@ async fn bad_workspaces_and_briefs_change_nothing() {
         // An id by the new-module pattern is not made a module without the operator's word.
         ("Create @shop/reviews with star ratings", ErrorCode::ModuleUnknown),
     ] {
-        let err = engine.create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules: None }).await.unwrap_err();
+        let err = engine
+            .create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules: None })
+            .await
+            .unwrap_err();
         assert_eq!(err.code, code, "{brief:?}");
     }
     assert_eq!(count_rows(&engine).await, (0, 0));
@@ -246,7 +285,9 @@ async fn shutdown_stops_what_sessions_run() {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     let path = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&path).unwrap().replace("npm ci --offline --no-audit --no-fund", "sleep 2; touch setup-survived");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("npm ci --offline --no-audit --no-fund", "sleep 2; touch setup-survived");
     std::fs::write(path, text).unwrap();
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &shop).await;

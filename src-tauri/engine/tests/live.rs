@@ -76,7 +76,12 @@ impl Driver for Double {
 }
 
 fn retry(attempt: u32, status: u16) -> (Duration, DriverEvent) {
-    let event = DriverEvent::Retry { attempt, message: format!("provider error (HTTP {status})"), max_attempts: Some(10), http_status: Some(status) };
+    let event = DriverEvent::Retry {
+        attempt,
+        message: format!("provider error (HTTP {status})"),
+        max_attempts: Some(10),
+        http_status: Some(status),
+    };
     (Duration::from_millis(20), event)
 }
 
@@ -85,11 +90,21 @@ fn now(event: DriverEvent) -> (Duration, DriverEvent) {
 }
 
 fn ended(final_text: &str) -> DriverEvent {
-    DriverEvent::TurnEnded { is_error: false, stop_reason: Some("end_turn".into()), final_text: Some(final_text.into()), error: None }
+    DriverEvent::TurnEnded {
+        is_error: false,
+        stop_reason: Some("end_turn".into()),
+        final_text: Some(final_text.into()),
+        error: None,
+    }
 }
 
 /// Every `Live` of the session received until `until` says stop or `limit` passes.
-async fn lives(rx: &mut broadcast::Receiver<KilnEvent>, id: &str, limit: Duration, until: impl Fn(&[LiveView]) -> bool) -> Vec<LiveView> {
+async fn lives(
+    rx: &mut broadcast::Receiver<KilnEvent>,
+    id: &str,
+    limit: Duration,
+    until: impl Fn(&[LiveView]) -> bool,
+) -> Vec<LiveView> {
     let deadline = Instant::now() + limit;
     let mut out = Vec::new();
     while Instant::now() < deadline && !until(&out) {
@@ -118,7 +133,14 @@ async fn session(engine: &Engine, id: &str) -> SessionView {
 fn plan_with(engine: &Engine, id: &str, driver: Double) {
     let ws = engine.workspace().unwrap();
     let id = kiln_engine::ids::SessionId::parse(id).unwrap();
-    kiln_engine::planner_agent::start(ws, engine.events().clone(), id, Arc::new(driver), "Add a wishlist to @shop/catalog".into(), false);
+    kiln_engine::planner_agent::start(
+        ws,
+        engine.events().clone(),
+        id,
+        Arc::new(driver),
+        "Add a wishlist to @shop/catalog".into(),
+        false,
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -141,7 +163,11 @@ async fn a_401_during_planning_shows_at_once_and_ends_planning_with_one_entry() 
     let entries = transcript(&w.engine, &s.id).await;
     let stopped: Vec<&TranscriptEntry> = entries.iter().filter(|e| e.text.starts_with("Planning stopped")).collect();
     assert_eq!(stopped.len(), 1, "{entries:#?}");
-    assert!(stopped[0].text.contains("refused the credentials") && stopped[0].text.contains("401"), "{}", stopped[0].text);
+    assert!(
+        stopped[0].text.contains("refused the credentials") && stopped[0].text.contains("401"),
+        "{}",
+        stopped[0].text
+    );
     assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
     assert!(!entries.iter().any(|e| e.text.contains("gave no usable answer")), "{entries:#?}");
     assert_eq!(session(&w.engine, &s.id).await.state, SessionState::Editing, "the session is usable");
@@ -157,7 +183,10 @@ async fn an_auth_retry_during_planning_ends_it_without_waiting_for_the_agent() {
     let started = Instant::now();
     plan_with(&w.engine, &s.id, Double { events: vec![retry(1, 401)], hang: true });
     let seen = lives(&mut rx, &s.id, Duration::from_secs(2), cleared).await;
-    assert!(seen.iter().any(|l| l.status.as_ref().is_some_and(|s| s.reason == "auth" && s.attempt == Some(1))), "{seen:#?}");
+    assert!(
+        seen.iter().any(|l| l.status.as_ref().is_some_and(|s| s.reason == "auth" && s.attempt == Some(1))),
+        "{seen:#?}"
+    );
     assert!(cleared(&seen), "{seen:#?}");
     let deadline = Instant::now() + Duration::from_secs(2);
     while w.engine.workspace().unwrap().planning.lock().unwrap().contains_key(&s.id) {
@@ -166,7 +195,14 @@ async fn an_auth_retry_during_planning_ends_it_without_waiting_for_the_agent() {
     }
     assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
     let entries = transcript(&w.engine, &s.id).await;
-    assert_eq!(entries.iter().filter(|e| e.text.starts_with("Planning stopped: the model provider refused the credentials")).count(), 1, "{entries:#?}");
+    assert_eq!(
+        entries
+            .iter()
+            .filter(|e| e.text.starts_with("Planning stopped: the model provider refused the credentials"))
+            .count(),
+        1,
+        "{entries:#?}"
+    );
 }
 
 /// Overload retries during planning: one updating line with the attempt growing, and no
@@ -178,13 +214,22 @@ async fn retries_during_planning_update_one_line_and_the_answer_still_counts() {
     let before = transcript(&w.engine, &s.id).await.len();
     let mut rx = w.engine.subscribe(None).receiver;
     let answer = r#"{"modules": ["@shop/catalog"], "title": "Wishlist", "role": "backend-engineer", "reason": "it is the catalog"}"#;
-    let events = vec![retry(1, 529), retry(2, 529), retry(3, 529), now(DriverEvent::Text { text: answer.into() }), now(ended(answer))];
+    let events = vec![
+        retry(1, 529),
+        retry(2, 529),
+        retry(3, 529),
+        now(DriverEvent::Text { text: answer.into() }),
+        now(ended(answer)),
+    ];
     plan_with(&w.engine, &s.id, Double { events, hang: false });
     let seen = lives(&mut rx, &s.id, Duration::from_secs(5), cleared).await;
     let attempts: Vec<u32> = seen.iter().filter_map(|l| l.status.as_ref()).filter_map(|s| s.attempt).collect();
     assert_eq!(attempts, vec![1, 2, 3], "{seen:#?}");
     let status = seen.iter().find_map(|l| l.status.clone()).unwrap();
-    assert_eq!((status.kind, status.reason.as_str(), status.max_attempts, status.http_status), (LiveStatusKind::Retrying, "overloaded", Some(10), Some(529)));
+    assert_eq!(
+        (status.kind, status.reason.as_str(), status.max_attempts, status.http_status),
+        (LiveStatusKind::Retrying, "overloaded", Some(10), Some(529))
+    );
     assert!(cleared(&seen));
     let deadline = Instant::now() + Duration::from_secs(5);
     while !transcript(&w.engine, &s.id).await.iter().any(|e| e.text.starts_with("**Planner agent**")) {
@@ -234,10 +279,21 @@ async fn turn_retries_and_streamed_text_are_live_only() {
     events.push(now(ended(&pieces.concat())));
     turn_with(&w.engine, &s.id, Double { events, hang: false }).await;
     let seen = lives(&mut rx, &s.id, Duration::from_secs(10), cleared).await;
-    assert!(seen.iter().all(|l| l.phase == LivePhase::Turn && l.role.as_deref() == Some("backend-engineer")), "{seen:#?}");
-    let attempts: Vec<u32> = seen.iter().filter_map(|l| l.status.as_ref()).filter(|s| s.kind == LiveStatusKind::Retrying).filter_map(|s| s.attempt).collect();
+    assert!(
+        seen.iter().all(|l| l.phase == LivePhase::Turn && l.role.as_deref() == Some("backend-engineer")),
+        "{seen:#?}"
+    );
+    let attempts: Vec<u32> = seen
+        .iter()
+        .filter_map(|l| l.status.as_ref())
+        .filter(|s| s.kind == LiveStatusKind::Retrying)
+        .filter_map(|s| s.attempt)
+        .collect();
     assert_eq!(attempts, vec![1, 2, 3], "{seen:#?}");
-    assert!(seen.iter().filter_map(|l| l.status.as_ref()).all(|s| s.reason == "overloaded" && s.message.contains("overloaded")));
+    assert!(seen
+        .iter()
+        .filter_map(|l| l.status.as_ref())
+        .all(|s| s.reason == "overloaded" && s.message.contains("overloaded")));
     let texts: Vec<&str> = seen.iter().filter_map(|l| l.text.as_deref()).collect();
     assert!(texts.len() >= 3, "the text streams in several updates: {texts:?}");
     assert!(texts.windows(2).all(|w| w[1].starts_with(w[0])), "each update carries the text so far: {texts:?}");
@@ -290,8 +346,15 @@ async fn stop_ends_planning_and_nothing_left_is_invalid_input() {
     assert!(!stopped.running, "{stopped:#?}");
     assert_eq!(stopped.state, SessionState::Editing);
     let entries = transcript(&w.engine, &s.id).await;
-    assert_eq!(entries.iter().filter(|e| e.text == "Stopped by the operator during planning.").count(), 1, "{entries:#?}");
-    assert_eq!(w.engine.stop_turn(SessionIdArgs { session_id: s.id.clone() }).await.unwrap_err().code, ErrorCode::InvalidInput);
+    assert_eq!(
+        entries.iter().filter(|e| e.text == "Stopped by the operator during planning.").count(),
+        1,
+        "{entries:#?}"
+    );
+    assert_eq!(
+        w.engine.stop_turn(SessionIdArgs { session_id: s.id.clone() }).await.unwrap_err().code,
+        ErrorCode::InvalidInput
+    );
 }
 
 #[tokio::test]
@@ -299,7 +362,17 @@ async fn stop_ends_a_running_setup_and_the_message_waiting_for_it() {
     let w = world(vec![Step::text("Should never run.\nHANDOFF: none - done")], false, Some("sleep 30")).await;
     let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
     assert_eq!(s.setup, SetupState::Running);
-    w.engine.send_message(SendMessageArgs { session_id: s.id.clone(), text: "Go".into(), role: None, module: None, driver: None, model: None }).await.unwrap();
+    w.engine
+        .send_message(SendMessageArgs {
+            session_id: s.id.clone(),
+            text: "Go".into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: None,
+        })
+        .await
+        .unwrap();
     let started = Instant::now();
     w.engine.stop_turn(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     let s = wait_setup(&w.engine, &s.id).await;
@@ -309,14 +382,23 @@ async fn stop_ends_a_running_setup_and_the_message_waiting_for_it() {
     assert!(!s.running);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let entries = transcript(&w.engine, &s.id).await;
-    assert!(entries.iter().any(|e| e.text.starts_with("Stopped by the operator during setup.") && e.text.contains("not started")), "{entries:#?}");
+    assert!(
+        entries
+            .iter()
+            .any(|e| e.text.starts_with("Stopped by the operator during setup.") && e.text.contains("not started")),
+        "{entries:#?}"
+    );
     assert!(w.server.requests().is_empty(), "the waiting message's turn never started");
 }
 
 #[tokio::test]
 async fn retry_runs_the_blocked_turn_again_as_it_ran() {
     let w = world(
-        vec![Step::error(500, "The server had an error"), Step::text("Done this time.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")],
+        vec![
+            Step::error(500, "The server had an error"),
+            Step::text("Done this time.\nHANDOFF: none - done"),
+            Step::text("Checked it.\nREVIEW: pass - ready"),
+        ],
         false,
         None,
     )
@@ -325,7 +407,14 @@ async fn retry_runs_the_blocked_turn_again_as_it_ran() {
     let err = w.engine.retry_turn(SessionIdArgs { session_id: s.id.clone() }).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::NotBlocked);
     w.engine
-        .send_message(SendMessageArgs { session_id: s.id.clone(), text: "List wishes on the server".into(), role: None, module: None, driver: None, model: None })
+        .send_message(SendMessageArgs {
+            session_id: s.id.clone(),
+            text: "List wishes on the server".into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: None,
+        })
         .await
         .unwrap();
     let blocked = wait_settled(&w.engine, &s.id, Duration::from_secs(30)).await;
@@ -334,7 +423,10 @@ async fn retry_runs_the_blocked_turn_again_as_it_ran() {
     let after = wait_settled(&w.engine, &s.id, Duration::from_secs(30)).await;
     assert_ne!(after.state, SessionState::Blocked, "{after:#?}");
     let asked = w.server.requests();
-    let prompt = |i: usize| asked[i].body["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "user").unwrap()["content"].clone();
+    let prompt = |i: usize| {
+        asked[i].body["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "user").unwrap()["content"]
+            .clone()
+    };
     // The same prompt again (after the conversation so far, which this driver lost with
     // the failed turn and replays).
     let first = prompt(0).as_str().unwrap().to_string();
@@ -342,8 +434,14 @@ async fn retry_runs_the_blocked_turn_again_as_it_ran() {
     assert!(prompt(asked.len() - 1).as_str().unwrap().ends_with(&first), "{:?}", prompt(asked.len() - 1));
     assert_eq!(asked[0].body["model"], asked[asked.len() - 1].body["model"]);
     let entries = transcript(&w.engine, &s.id).await;
-    assert!(entries.iter().any(|e| e.text.starts_with("Retrying the **Backend Engineer** turn in `@shop/catalog`")), "{entries:#?}");
-    assert!(entries.iter().any(|e| e.kind == EntryKind::Agent && e.text.starts_with("Done this time.")), "{entries:#?}");
+    assert!(
+        entries.iter().any(|e| e.text.starts_with("Retrying the **Backend Engineer** turn in `@shop/catalog`")),
+        "{entries:#?}"
+    );
+    assert!(
+        entries.iter().any(|e| e.kind == EntryKind::Agent && e.text.starts_with("Done this time.")),
+        "{entries:#?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -354,12 +452,28 @@ async fn module_ids_select_and_unknown_ones_ask_first() {
     let w = world(vec![], false, None).await;
     let s = create(&w.engine, "Add a wishlist to module @shop/catalog").await;
     assert_eq!(s.modules.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), vec!["@shop/catalog"]);
-    let args = |brief: &str, create: Option<Vec<String>>| CreateSessionArgs { brief: brief.into(), title: None, create_modules: create };
+    let args = |brief: &str, create: Option<Vec<String>>| CreateSessionArgs {
+        brief: brief.into(),
+        title: None,
+        create_modules: create,
+    };
     let err = w.engine.create_session(args("Add a wishlist to module @shop/wishlist", None)).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::ModuleUnknown);
-    assert!(err.message.starts_with("`@shop/wishlist` is not a module of this workspace") && err.message.contains("`@shop/catalog`"), "{}", err.message);
-    let s = w.engine.create_session(args("Add a wishlist to module @shop/wishlist", Some(vec!["@shop/wishlist".into()]))).await.unwrap();
-    assert_eq!((s.modules[0].id.as_str(), s.modules[0].kind, s.modules[0].directory.as_str()), ("@shop/wishlist", ModuleChange::New, "modules/wishlist"));
+    assert!(
+        err.message.starts_with("`@shop/wishlist` is not a module of this workspace")
+            && err.message.contains("`@shop/catalog`"),
+        "{}",
+        err.message
+    );
+    let s = w
+        .engine
+        .create_session(args("Add a wishlist to module @shop/wishlist", Some(vec!["@shop/wishlist".into()])))
+        .await
+        .unwrap();
+    assert_eq!(
+        (s.modules[0].id.as_str(), s.modules[0].kind, s.modules[0].directory.as_str()),
+        ("@shop/wishlist", ModuleChange::New, "modules/wishlist")
+    );
     // The wire spelling, as the UI sends it.
     let json = serde_json::json!({"brief": "Create @shop/reviews", "createModules": ["@shop/reviews"]});
     let view = w.engine.dispatch("create_session", json).await.unwrap();
@@ -368,7 +482,12 @@ async fn module_ids_select_and_unknown_ones_ask_first() {
 
 #[tokio::test]
 async fn checkpoints_are_named_by_the_message_and_the_current_one_is_marked() {
-    let write = |n: u32| Step::tool("write_file", serde_json::json!({ "path": format!("modules/catalog/src/server/w{n}.js"), "content": format!("export const w = {n};\n") }));
+    let write = |n: u32| {
+        Step::tool(
+            "write_file",
+            serde_json::json!({ "path": format!("modules/catalog/src/server/w{n}.js"), "content": format!("export const w = {n};\n") }),
+        )
+    };
     let w = world(
         vec![
             write(1),
@@ -387,16 +506,28 @@ async fn checkpoints_are_named_by_the_message_and_the_current_one_is_marked() {
     assert_eq!(s.checkpoints.iter().map(|c| (c.label.as_str(), c.current)).collect::<Vec<_>>(), vec![("Start", true)]);
     let message = "Add the wishlist route\nwith more detail on the next line";
     for _ in 0..2 {
-        w.engine.send_message(SendMessageArgs { session_id: s.id.clone(), text: message.into(), role: None, module: None, driver: None, model: None }).await.unwrap();
+        w.engine
+            .send_message(SendMessageArgs {
+                session_id: s.id.clone(),
+                text: message.into(),
+                role: None,
+                module: None,
+                driver: None,
+                model: None,
+            })
+            .await
+            .unwrap();
         wait_settled(&w.engine, &s.id, Duration::from_secs(30)).await;
     }
     let s = session(&w.engine, &s.id).await;
     let named: Vec<(&str, bool)> = s.checkpoints.iter().map(|c| (c.label.as_str(), c.current)).collect();
     assert_eq!(named, vec![("Start", false), ("Add the wishlist route", false), ("Add the wishlist route (2)", true)]);
     assert!(s.changed);
-    let restored = w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 0 }).await.unwrap();
+    let restored =
+        w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 0 }).await.unwrap();
     assert_eq!(restored.checkpoints.iter().map(|c| c.current).collect::<Vec<_>>(), vec![true, false, false]);
     assert!(!restored.changed, "back at the start: nothing changed");
-    let restored = w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 1 }).await.unwrap();
+    let restored =
+        w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 1 }).await.unwrap();
     assert!(restored.checkpoints[1].current && restored.changed);
 }

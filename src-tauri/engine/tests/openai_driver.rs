@@ -65,7 +65,12 @@ fn messages(request: &RecordedRequest) -> &Vec<Value> {
 }
 
 fn tool_names(request: &RecordedRequest) -> Vec<String> {
-    request.body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap().to_string()).collect()
+    request.body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[tokio::test]
@@ -92,7 +97,11 @@ async fn a_turn_writes_reads_and_answers() {
             title: "write_file notes/hello.txt".into(),
             input: json!({"path": "notes/hello.txt", "content": "hello kiln\n"}),
         },
-        DriverEvent::ToolResult { id: "call_1".into(), status: ToolStatus::Completed, output: "wrote 11 bytes to notes/hello.txt".into() },
+        DriverEvent::ToolResult {
+            id: "call_1".into(),
+            status: ToolStatus::Completed,
+            output: "wrote 11 bytes to notes/hello.txt".into(),
+        },
         DriverEvent::FileChange { path: "notes/hello.txt".into(), change: FileChangeKind::Add },
         DriverEvent::ToolCall {
             id: "call_2".into(),
@@ -102,11 +111,28 @@ async fn a_turn_writes_reads_and_answers() {
         },
         DriverEvent::ToolResult { id: "call_2".into(), status: ToolStatus::Completed, output: "hello kiln".into() },
         DriverEvent::Text { text: answer.into() },
-        DriverEvent::Usage(Usage { input_tokens, output_tokens: 3 * OUTPUT_TOKENS, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: None }),
-        DriverEvent::TurnEnded { is_error: false, stop_reason: Some("stop".into()), final_text: Some(answer.into()), error: None },
+        DriverEvent::Usage(Usage {
+            input_tokens,
+            output_tokens: 3 * OUTPUT_TOKENS,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            cost_usd: None,
+        }),
+        DriverEvent::TurnEnded {
+            is_error: false,
+            stop_reason: Some("stop".into()),
+            final_text: Some(answer.into()),
+            error: None,
+        },
     ];
     // The answer also streams in pieces, for the live view only; it is reported whole once.
-    let deltas: Vec<&str> = events.iter().filter_map(|e| match e { DriverEvent::TextDelta { text } => Some(text.as_str()), _ => None }).collect();
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            DriverEvent::TextDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
     assert!(deltas.len() > 1 && deltas.concat() == answer, "the answer streams in pieces: {deltas:?}");
     let events: Vec<DriverEvent> = events.into_iter().filter(|e| !matches!(e, DriverEvent::TextDelta { .. })).collect();
     assert_eq!(events, expected);
@@ -123,7 +149,10 @@ async fn a_turn_writes_reads_and_answers() {
         assert_eq!(messages(request)[1], json!({"role": "user", "content": "Write a note."}));
     }
     assert_eq!(messages(&requests[0]).len(), 2);
-    assert_eq!(tool_names(&requests[0]), ["read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "run_command"]);
+    assert_eq!(
+        tool_names(&requests[0]),
+        ["read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "run_command"]
+    );
     let second = messages(&requests[1]);
     assert_eq!(second.len(), 4);
     assert_eq!(second[2]["role"], "assistant");
@@ -133,7 +162,10 @@ async fn a_turn_writes_reads_and_answers() {
     assert_eq!(call["function"]["name"], "write_file");
     let arguments: Value = serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
     assert_eq!(arguments, json!({"path": "notes/hello.txt", "content": "hello kiln\n"}));
-    assert_eq!(second[3], json!({"role": "tool", "tool_call_id": "call_1", "content": "wrote 11 bytes to notes/hello.txt"}));
+    assert_eq!(
+        second[3],
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "wrote 11 bytes to notes/hello.txt"})
+    );
     let third = messages(&requests[2]);
     assert_eq!(third.len(), 6);
     assert_eq!(third[4]["tool_calls"][0]["id"], "call_2");
@@ -167,7 +199,9 @@ async fn a_second_turn_resumes_the_conversation() {
             json!({"role": "user", "content": "Second question."}),
         ]
     );
-    assert!(matches!(second.last(), Some(DriverEvent::TurnEnded { is_error: false, final_text: Some(t), .. }) if t == "Second answer."));
+    assert!(
+        matches!(second.last(), Some(DriverEvent::TurnEnded { is_error: false, final_text: Some(t), .. }) if t == "Second answer.")
+    );
 }
 
 #[tokio::test]
@@ -208,7 +242,9 @@ async fn an_unreachable_endpoint_ends_the_turn_with_an_error() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let driver = OpenAiDriver::new(format!("http://127.0.0.1:{port}/v1"), None, "m");
     let events = turn(&driver, request(dir.path(), "Hello.")).await;
-    assert!(matches!(events.last(), Some(DriverEvent::TurnEnded { is_error: true, error: Some(e), .. }) if e.contains("could not reach")));
+    assert!(
+        matches!(events.last(), Some(DriverEvent::TurnEnded { is_error: true, error: Some(e), .. }) if e.contains("could not reach"))
+    );
 }
 
 #[tokio::test]
@@ -304,7 +340,11 @@ async fn the_tools_edit_list_glob_grep_and_run_commands() {
     assert_eq!(status(5), ToolStatus::Failed);
     assert!(output(5).contains("was not found"), "{}", output(5));
     assert_eq!(status(6), ToolStatus::Failed, "a non-zero exit is a failed result");
-    assert!(output(6).starts_with("exit code 3\n") && output(6).contains("out") && output(6).contains("err"), "{}", output(6));
+    assert!(
+        output(6).starts_with("exit code 3\n") && output(6).contains("out") && output(6).contains("err"),
+        "{}",
+        output(6)
+    );
     assert_eq!(status(7), ToolStatus::Completed);
     assert_eq!(output(7).trim_end(), format!("exit code 0\n{}", work.canonicalize().unwrap().display()));
 
@@ -392,7 +432,9 @@ async fn a_model_that_never_stops_calling_tools_is_stopped() {
     let events = turn(&driver, request(dir.path(), "Loop.")).await;
 
     assert_eq!(server.requests().len(), 2);
-    assert!(events.iter().any(|e| matches!(e, DriverEvent::Usage(u) if u.output_tokens == 2 * OUTPUT_TOKENS && u.cost_usd.is_none())));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, DriverEvent::Usage(u) if u.output_tokens == 2 * OUTPUT_TOKENS && u.cost_usd.is_none())));
     match events.last() {
         Some(DriverEvent::TurnEnded { is_error: true, error: Some(error), .. }) => {
             assert!(error.contains("stopped after 2 model steps"), "{error}");

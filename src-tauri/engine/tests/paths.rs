@@ -33,7 +33,9 @@ impl Setup {
         let tmp = tempfile::tempdir().unwrap();
         let shop = shop_copy(tmp.path());
         let toml = shop.join("kiln.toml");
-        let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+        let text = std::fs::read_to_string(&toml)
+            .unwrap()
+            .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
         std::fs::write(toml, text).unwrap();
         let outside = tmp.path().join("outside");
         std::fs::create_dir_all(outside.join("dir")).unwrap();
@@ -56,8 +58,10 @@ impl Setup {
 
     /// Every file outside the workspace: the planted target and the temp dir's top level.
     fn outside_state(&self) -> (BTreeMap<String, Vec<u8>>, Vec<String>) {
-        let mut top: Vec<String> =
-            std::fs::read_dir(self.tmp.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut top: Vec<String> = std::fs::read_dir(self.tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         top.sort();
         (files(&self.outside, &[]), top)
     }
@@ -90,7 +94,11 @@ async fn ids_are_checked_before_any_path_is_built() {
         let id = || bad.to_string();
         let e = s.engine.get_session(SessionIdArgs { session_id: id() }).await.unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidSessionId, "{bad:?}");
-        let e = s.engine.delete_session(DeleteSessionArgs { session_id: id(), stop: Some(true), keep_transcript: Some(false) }).await.unwrap_err();
+        let e = s
+            .engine
+            .delete_session(DeleteSessionArgs { session_id: id(), stop: Some(true), keep_transcript: Some(false) })
+            .await
+            .unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidSessionId, "{bad:?}");
         let e = s.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: id(), sequence: 0 }).await.unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidSessionId, "{bad:?}");
@@ -102,7 +110,8 @@ async fn ids_are_checked_before_any_path_is_built() {
     }
     // Module ids are looked up among the session's modules, never joined to a path.
     for module_id in ["../../outside", "/etc", "modules/../../outside"] {
-        let e = s.engine.get_spec(ModuleArgs { session_id: s.id.clone(), module_id: module_id.into() }).await.unwrap_err();
+        let e =
+            s.engine.get_spec(ModuleArgs { session_id: s.id.clone(), module_id: module_id.into() }).await.unwrap_err();
         assert_eq!(e.code, ErrorCode::ModuleNotFound);
         let save = SaveSpecArgs { session_id: s.id.clone(), module_id: module_id.into(), text: "x".into() };
         assert_eq!(s.engine.save_spec(save).await.unwrap_err().code, ErrorCode::ModuleNotFound);
@@ -179,7 +188,8 @@ async fn attachment_names_never_make_a_path_or_a_hidden_file() {
 async fn attachments_are_never_written_or_removed_through_a_planted_link() {
     let s = Setup::new().await;
     let before = s.outside_state();
-    let add = |name: &str| AddAttachmentArgs { session_id: s.id.clone(), name: name.into(), data_base64: b64(b"bytes") };
+    let add =
+        |name: &str| AddAttachmentArgs { session_id: s.id.clone(), name: name.into(), data_base64: b64(b"bytes") };
     let copy_dir = s.work().join("reference/attachments");
 
     // `reference/attachments` (or `reference`) made a link leading out: refused, no record.
@@ -212,7 +222,10 @@ async fn attachments_are_never_written_or_removed_through_a_planted_link() {
     // A copy swapped for a link by the agent: removing the attachment removes the link.
     std::fs::remove_file(copy_dir.join("victim.txt")).unwrap();
     symlink(s.outside.join("victim.txt"), copy_dir.join("victim.txt")).unwrap();
-    s.engine.remove_attachment(RemoveAttachmentArgs { session_id: s.id.clone(), attachment_id: view.id.clone() }).await.unwrap();
+    s.engine
+        .remove_attachment(RemoveAttachmentArgs { session_id: s.id.clone(), attachment_id: view.id.clone() })
+        .await
+        .unwrap();
     assert!(std::fs::symlink_metadata(copy_dir.join("victim.txt")).is_err());
     assert_eq!(s.outside_state(), before);
 }
@@ -232,7 +245,11 @@ async fn deleting_a_session_removes_planted_links_never_what_they_point_to() {
     s.engine.reject_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap();
     assert!(std::fs::symlink_metadata(s.work().join("evil")).unwrap().file_type().is_symlink());
 
-    let deleted = s.engine.delete_session(DeleteSessionArgs { session_id: s.id.clone(), stop: None, keep_transcript: None }).await.unwrap();
+    let deleted = s
+        .engine
+        .delete_session(DeleteSessionArgs { session_id: s.id.clone(), stop: None, keep_transcript: None })
+        .await
+        .unwrap();
     assert!(deleted.unwrap().deleted_at.is_some());
     assert!(std::fs::symlink_metadata(s.session_dir()).is_err(), "the session directory is gone");
     assert_eq!(s.outside_state(), before, "what the links pointed to is intact");
@@ -301,9 +318,15 @@ async fn restoring_a_checkpoint_never_writes_through_a_planted_link() {
     std::fs::write(module.join(".gitignore"), "build\n").unwrap();
     std::fs::remove_dir_all(module.join("build")).unwrap();
     symlink(&s.outside, module.join("build")).unwrap();
-    s.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: with_build }).await.unwrap();
+    s.engine
+        .restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: with_build })
+        .await
+        .unwrap();
     assert_eq!(s.outside_state(), before);
-    assert!(std::fs::symlink_metadata(module.join("build")).unwrap().is_dir(), "the link became the directory the checkpoint holds");
+    assert!(
+        std::fs::symlink_metadata(module.join("build")).unwrap().is_dir(),
+        "the link became the directory the checkpoint holds"
+    );
     assert_eq!(std::fs::read_to_string(module.join("build/out.txt")).unwrap(), "checkpointed\n");
     assert!(!module.join(".gitignore").exists());
 
@@ -325,7 +348,11 @@ async fn restoring_a_checkpoint_never_writes_through_a_planted_link() {
     let moved = s.session_dir().join("moved-away");
     std::fs::rename(s.work(), &moved).unwrap();
     symlink(&s.outside, s.work()).unwrap();
-    let e = s.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: with_build }).await.unwrap_err();
+    let e = s
+        .engine
+        .restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: with_build })
+        .await
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::PathNotAllowed);
     assert_eq!(s.outside_state(), before);
     assert!(!s.outside.join("modules").exists());
@@ -343,7 +370,9 @@ fn materialize_replaces_planted_links_instead_of_writing_through_them() {
     symlink("top.txt", source.join("kept-link")).unwrap();
     std::fs::write(outside.join("top.txt"), "outside\n").unwrap();
     let store = kiln_engine::snapshot::open_store(&tmp.path().join("store.git"), None).unwrap();
-    let tree = kiln_engine::snapshot::snapshot(&store, kiln_engine::snapshot::Source::Plain { root: &source, skip: &[] }).unwrap();
+    let tree =
+        kiln_engine::snapshot::snapshot(&store, kiln_engine::snapshot::Source::Plain { root: &source, skip: &[] })
+            .unwrap();
     let commit = kiln_engine::snapshot::commit(&store, tree, None, "t", "refs/kiln/t/0").unwrap();
     let before = files(&outside, &[]);
 
@@ -422,7 +451,10 @@ async fn session_copy_entries_follow_the_same_rules() {
     let text = std::fs::read_to_string(&toml)
         .unwrap()
         .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"")
-        .replace("copy = [\".env\"]", "copy = [\".env\", \".kiln/private.txt\", \"../outside.txt\", \"/etc/hostname\", \"fixtures/.env.local\"]");
+        .replace(
+            "copy = [\".env\"]",
+            "copy = [\".env\", \".kiln/private.txt\", \"../outside.txt\", \"/etc/hostname\", \"fixtures/.env.local\"]",
+        );
     std::fs::write(toml, text).unwrap();
     std::fs::write(shop.join(".env"), "A=1\n").unwrap();
     std::fs::write(shop.join("fixtures/.env.local"), "B=2\n").unwrap();
@@ -438,7 +470,11 @@ async fn session_copy_entries_follow_the_same_rules() {
     let session_dir = shop.join(".kiln/sessions").join(&s.id);
     let work = session_dir.join("workspace");
     assert_eq!(std::fs::read_to_string(work.join(".env")).unwrap(), "A=1\n");
-    assert_eq!(std::fs::read_to_string(work.join("fixtures/.env.local")).unwrap(), "B=2\n", "dotted names are ordinary");
+    assert_eq!(
+        std::fs::read_to_string(work.join("fixtures/.env.local")).unwrap(),
+        "B=2\n",
+        "dotted names are ordinary"
+    );
     assert!(!work.join(".kiln").exists(), "Kiln's own state never reaches the working copy");
     assert!(!session_dir.join("outside.txt").exists());
     assert!(!work.join("etc").exists());
@@ -448,7 +484,12 @@ async fn session_copy_entries_follow_the_same_rules() {
 fn a_new_module_id_never_makes_an_empty_directory_name() {
     use kiln_engine::modules::{ModuleInfo, Toolchain};
     use kiln_engine::planner::Rules;
-    let module = |id: &str, directory: &str| ModuleInfo { id: id.into(), directory: directory.into(), toolchain: Toolchain::Node, spec_status: None };
+    let module = |id: &str, directory: &str| ModuleInfo {
+        id: id.into(),
+        directory: directory.into(),
+        toolchain: Toolchain::Node,
+        spec_status: None,
+    };
     let modules = vec![module("@shop/cart", "modules/cart"), module("@shop/catalog", "modules/catalog")];
     let pattern = regex::Regex::new("^@shop/.+$").unwrap();
     let globs = vec!["modules/*".to_string()];
@@ -456,5 +497,8 @@ fn a_new_module_id_never_makes_an_empty_directory_name() {
     // `@shop/.x` has no short name: its directory would be `modules/` itself, every
     // module's parent, so it selects nothing.
     assert_eq!(rules.classify("Build @shop/.x").unwrap_err().code, ErrorCode::ModuleRequired);
-    assert_eq!(rules.classify_with("Build @shop/reviews", &["@shop/reviews".into()]).unwrap()[0].directory, "modules/reviews");
+    assert_eq!(
+        rules.classify_with("Build @shop/reviews", &["@shop/reviews".into()]).unwrap()[0].directory,
+        "modules/reviews"
+    );
 }

@@ -33,7 +33,10 @@ fn rules_select_by_whole_id_and_directory_in_brief_order() {
         ("Tidy module `modules/cart/` please", vec![("@shop/cart", ModuleChange::Edit, "modules/cart")]),
         (
             "Use @shop/catalog prices in @shop/cart",
-            vec![("@shop/catalog", ModuleChange::Edit, "modules/catalog"), ("@shop/cart", ModuleChange::Edit, "modules/cart")],
+            vec![
+                ("@shop/catalog", ModuleChange::Edit, "modules/catalog"),
+                ("@shop/cart", ModuleChange::Edit, "modules/cart"),
+            ],
         ),
         (
             "In @shop/cart, then parties.core, then @shop/catalog",
@@ -45,19 +48,32 @@ fn rules_select_by_whole_id_and_directory_in_brief_order() {
         ),
         // `module <id>` works as well as `module <directory>`.
         ("Add a wishlist to module @shop/catalog", vec![("@shop/catalog", ModuleChange::Edit, "modules/catalog")]),
-        ("Fix module parties.core and module modules/cart", vec![("parties.core", ModuleChange::Edit, "modules/parties"), ("@shop/cart", ModuleChange::Edit, "modules/cart")]),
+        (
+            "Fix module parties.core and module modules/cart",
+            vec![
+                ("parties.core", ModuleChange::Edit, "modules/parties"),
+                ("@shop/cart", ModuleChange::Edit, "modules/cart"),
+            ],
+        ),
         // Named twice: once, at its first place.
         ("@shop/cart badge; also @shop/cart totals", vec![("@shop/cart", ModuleChange::Edit, "modules/cart")]),
         // A bare English word never selects, even when a module's id is that word.
-        ("Make the orders page faster in @shop/catalog", vec![("@shop/catalog", ModuleChange::Edit, "modules/catalog")]),
-        ("The cart and catalog should share prices; start in parties.core", vec![("parties.core", ModuleChange::Edit, "modules/parties")]),
+        (
+            "Make the orders page faster in @shop/catalog",
+            vec![("@shop/catalog", ModuleChange::Edit, "modules/catalog")],
+        ),
+        (
+            "The cart and catalog should share prices; start in parties.core",
+            vec![("parties.core", ModuleChange::Edit, "modules/parties")],
+        ),
         // A file name never selects.
         ("Bump package.json in @shop/cart", vec![("@shop/cart", ModuleChange::Edit, "modules/cart")]),
         ("Update README.md and then parties.core", vec![("parties.core", ModuleChange::Edit, "modules/parties")]),
     ];
     for (brief, expected) in table {
         let got = rules.classify(brief).unwrap_or_else(|e| panic!("{brief:?}: {e}"));
-        let got: Vec<(&str, ModuleChange, &str)> = got.iter().map(|s| (s.id.as_str(), s.kind, s.directory.as_str())).collect();
+        let got: Vec<(&str, ModuleChange, &str)> =
+            got.iter().map(|s| (s.id.as_str(), s.kind, s.directory.as_str())).collect();
         assert_eq!(got, expected, "brief: {brief:?}");
     }
 }
@@ -86,18 +102,30 @@ fn new_module_ids_are_unknown_until_confirmed() {
         got.iter().map(|s| (s.id.clone(), s.kind, s.directory.clone())).collect::<Vec<_>>()
     };
     let own = |id: &str, kind, dir: &str| (id.to_string(), kind, dir.to_string());
-    assert_eq!(confirmed("Create venues.core for booking rooms", &["venues.core"]), vec![own("venues.core", ModuleChange::New, "modules/venues")]);
+    assert_eq!(
+        confirmed("Create venues.core for booking rooms", &["venues.core"]),
+        vec![own("venues.core", ModuleChange::New, "modules/venues")]
+    );
     assert_eq!(
         confirmed("Add @shop/reviews and link it from @shop/catalog", &["@shop/reviews"]),
-        vec![own("@shop/reviews", ModuleChange::New, "modules/reviews"), own("@shop/catalog", ModuleChange::Edit, "modules/catalog")]
+        vec![
+            own("@shop/reviews", ModuleChange::New, "modules/reviews"),
+            own("@shop/catalog", ModuleChange::Edit, "modules/catalog")
+        ]
     );
-    assert_eq!(confirmed("Add a wishlist to module @shop/wishlist", &["@shop/wishlist"]), vec![own("@shop/wishlist", ModuleChange::New, "modules/wishlist")]);
+    assert_eq!(
+        confirmed("Add a wishlist to module @shop/wishlist", &["@shop/wishlist"]),
+        vec![own("@shop/wishlist", ModuleChange::New, "modules/wishlist")]
+    );
     // Two unknown ids are named together; confirming one leaves the other unknown.
     let err = rules.classify_with("Add @shop/a and @shop/b", &["@shop/a".into()]).unwrap_err();
     assert_eq!(err.code, ErrorCode::ModuleUnknown);
     assert!(err.message.starts_with("`@shop/b` is not a module"), "{}", err.message);
     // A confirmed id that cannot be a new module is refused as such.
-    assert_eq!(rules.classify_with("Fix module modules/nope", &["modules/nope".into()]).unwrap_err().code, ErrorCode::InvalidInput);
+    assert_eq!(
+        rules.classify_with("Fix module modules/nope", &["modules/nope".into()]).unwrap_err().code,
+        ErrorCode::InvalidInput
+    );
 }
 
 #[test]
@@ -105,7 +133,9 @@ fn bare_words_and_file_names_alone_select_nothing() {
     let modules = workspace();
     let pattern = Regex::new(r"^[a-z][a-z0-9-]*\.core$").unwrap();
     let rules = Rules { modules: &modules, id_pattern: Some(&pattern), globs: &[] };
-    for brief in ["Make the cart faster", "catalog should show prices", "orders", "fix package.json", "edit index.core.json"] {
+    for brief in
+        ["Make the cart faster", "catalog should show prices", "orders", "fix package.json", "edit index.core.json"]
+    {
         let err = rules.classify(brief).unwrap_err();
         assert_eq!(err.code, ErrorCode::ModuleRequired, "{brief:?}");
         assert!(err.message.contains("@shop/cart"), "the refusal lists the modules: {}", err.message);

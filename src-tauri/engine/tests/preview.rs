@@ -20,7 +20,8 @@ fn workspace(dir: &Path, preview: &str) -> PathBuf {
     std::fs::create_dir_all(root.join("modules/app")).unwrap();
     std::fs::write(root.join("package.json"), r#"{"name":"fx","private":true,"workspaces":["modules/*"]}"#).unwrap();
     std::fs::write(root.join("modules/app/package.json"), r#"{"name":"app","version":"1.0.0"}"#).unwrap();
-    std::fs::write(root.join("kiln.toml"), format!("[modules]\nglobs = [\"modules/*\"]\n\n[preview]\n{preview}\n")).unwrap();
+    std::fs::write(root.join("kiln.toml"), format!("[modules]\nglobs = [\"modules/*\"]\n\n[preview]\n{preview}\n"))
+        .unwrap();
     root
 }
 
@@ -177,7 +178,8 @@ async fn the_bridge_answers_what_the_session_app_lacks_read_only() {
     let mut app = HostApp::start(&host).await;
     let shop = shop_copy(tmp.path());
     let toml = std::fs::read_to_string(shop.join("kiln.toml")).unwrap();
-    let toml = toml.replace("data = \"fixtures\"", &format!("data = \"bridge\"\nbridge = \"http://127.0.0.1:{}\"", app.port));
+    let toml =
+        toml.replace("data = \"fixtures\"", &format!("data = \"bridge\"\nbridge = \"http://127.0.0.1:{}\"", app.port));
     std::fs::write(shop.join("kiln.toml"), toml).unwrap();
     let engine = engine(&tmp.path().join("config"));
     let id = session(&engine, &shop, "In @shop/cart add a discount field").await;
@@ -217,7 +219,10 @@ async fn the_bridge_answers_what_the_session_app_lacks_read_only() {
 
     let seen = app.requests();
     assert_eq!(seen.iter().filter(|l| l.starts_with("GET /api/orders/")).count(), 2, "{seen:?}");
-    assert!(!seen.iter().any(|l| l.starts_with("POST") || l.contains("/api/auth") || l.contains("catalog")), "{seen:?}");
+    assert!(
+        !seen.iter().any(|l| l.starts_with("POST") || l.contains("/api/auth") || l.contains("catalog")),
+        "{seen:?}"
+    );
     let activity = preview(&engine, &id).await.bridge.unwrap();
     assert_eq!((activity.forwarded, activity.refused, activity.unavailable), (2, 2, 0), "{activity:?}");
 
@@ -258,7 +263,11 @@ async fn a_missing_command_crashes_and_says_so() {
     engine.start_preview(SessionIdArgs { session_id: id.clone() }).await.unwrap();
     let crashed = wait_for(&engine, &id, PreviewState::Crashed, 30).await;
     assert!(crashed.message.as_deref().unwrap().contains("exit code 127"), "{crashed:?}");
-    assert!(crashed.log.iter().any(|l| l.contains("kiln-no-such-preview-server") && l.contains("not found")), "{:?}", crashed.log);
+    assert!(
+        crashed.log.iter().any(|l| l.contains("kiln-no-such-preview-server") && l.contains("not found")),
+        "{:?}",
+        crashed.log
+    );
 }
 
 #[tokio::test]
@@ -266,9 +275,21 @@ async fn never_ready_or_on_another_port_is_a_crash_without_orphans() {
     let tmp = tempfile::tempdir().unwrap();
     let engine = engine(&tmp.path().join("config"));
     for (name, preview, why) in [
-        ("unhealthy", format!("{}\nready = \"/health\"\nready_timeout_seconds = 2", server(500, "process.env.PORT")), "/health never answered with a status below 400"),
-        ("other-port", format!("{}\nready = \"/health\"\nready_timeout_seconds = 2", server(200, "0")), "/health never answered with a status below 400"),
-        ("silent", format!("{}\nready = \"re:^ready to serve$\"\nready_timeout_seconds = 2", server(200, "process.env.PORT")), "matching `^ready to serve$`"),
+        (
+            "unhealthy",
+            format!("{}\nready = \"/health\"\nready_timeout_seconds = 2", server(500, "process.env.PORT")),
+            "/health never answered with a status below 400",
+        ),
+        (
+            "other-port",
+            format!("{}\nready = \"/health\"\nready_timeout_seconds = 2", server(200, "0")),
+            "/health never answered with a status below 400",
+        ),
+        (
+            "silent",
+            format!("{}\nready = \"re:^ready to serve$\"\nready_timeout_seconds = 2", server(200, "process.env.PORT")),
+            "matching `^ready to serve$`",
+        ),
     ] {
         let dir = tmp.path().join(name);
         let root = workspace(&dir, &preview);
@@ -310,7 +331,8 @@ async fn stop_and_shutdown_leave_nothing_running_and_sessions_get_their_own_port
     for id in [&a, &b] {
         engine.start_preview(SessionIdArgs { session_id: id.clone() }).await.unwrap();
     }
-    let (pa, pb) = (wait_for(&engine, &a, PreviewState::Ready, 20).await, wait_for(&engine, &b, PreviewState::Ready, 20).await);
+    let (pa, pb) =
+        (wait_for(&engine, &a, PreviewState::Ready, 20).await, wait_for(&engine, &b, PreviewState::Ready, 20).await);
     assert_ne!(pa.port, pb.port);
     assert_ne!(pa.origin, pb.origin);
 

@@ -20,7 +20,9 @@ const KEY: &str = "kiln-test-provider-key-7f3a9c2e41d84b0f93";
 fn shop(tmp: &std::path::Path, tests: &str) -> std::path::PathBuf {
     let shop = shop_copy(tmp);
     let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     let text = text
         .replace("tests = \"npm test\"", &format!("dependencies = \"\"\ntests = {tests:?}"))
         .replace("typecheck = \"node ../../scripts/check.mjs syntax\"", "typecheck = \"\"")
@@ -63,7 +65,14 @@ async fn a_provider_echoing_the_key_leaves_it_nowhere() {
 
     let s = create(&engine, "Add a wishlist to @shop/catalog").await;
     engine
-        .send_message(SendMessageArgs { session_id: s.id.clone(), text: "Add a wishlist endpoint".into(), role: None, module: None, driver: None, model: None })
+        .send_message(SendMessageArgs {
+            session_id: s.id.clone(),
+            text: "Add a wishlist endpoint".into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: None,
+        })
         .await
         .unwrap();
     let settled = wait_settled(&engine, &s.id, Duration::from_secs(30)).await;
@@ -75,8 +84,15 @@ async fn a_provider_echoing_the_key_leaves_it_nowhere() {
 
     // The transcript says why the turn failed, without the key.
     let transcript = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
-    let failure = transcript.iter().find(|e| e.text.contains("Incorrect API key provided")).expect("the failure is in the transcript");
-    assert!(failure.text.contains("Bearer [redacted]") && failure.text.contains("(key [redacted])"), "{}", failure.text);
+    let failure = transcript
+        .iter()
+        .find(|e| e.text.contains("Incorrect API key provided"))
+        .expect("the failure is in the transcript");
+    assert!(
+        failure.text.contains("Bearer [redacted]") && failure.text.contains("(key [redacted])"),
+        "{}",
+        failure.text
+    );
     for entry in &transcript {
         assert!(!entry.text.contains(KEY), "the key is in a transcript entry: {}", entry.text);
     }
@@ -116,7 +132,8 @@ async fn a_gate_printing_the_key_is_stored_and_shown_redacted() {
     let results = engine.check_modules(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     let tests = results.iter().find(|r| r.gate == "tests").expect("the tests gate ran");
     assert!(tests.output_head.contains("leaked [redacted]"), "{tests:?}");
-    let shown = serde_json::to_string(&engine.get_gates(SessionIdArgs { session_id: s.id.clone() }).await.unwrap()).unwrap();
+    let shown =
+        serde_json::to_string(&engine.get_gates(SessionIdArgs { session_id: s.id.clone() }).await.unwrap()).unwrap();
     assert!(!shown.contains(KEY), "{shown}");
     while let Ok(event) = events.try_recv() {
         let event = serde_json::to_string(&event).unwrap();

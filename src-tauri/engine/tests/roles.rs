@@ -1,7 +1,7 @@
 //! Roles, the handoff line and routing (SPEC §6).
 
-use kiln_engine::handoff::{self, Target};
 use kiln_engine::config::Workflow;
+use kiln_engine::handoff::{self, Target};
 use kiln_engine::roles::{self, Role, Scope, BUNDLED};
 use kiln_engine::routing::{route, ModuleState, Route};
 
@@ -27,7 +27,10 @@ fn defaults_parse_and_hand_off_only_to_known_roles() {
     // The direct workflow has one bundled role, which may change the whole working copy.
     let direct = roles::load(tmp.path(), Workflow::Direct).unwrap();
     assert_eq!(direct.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["engineer"]);
-    assert_eq!((direct[0].scope, direct[0].allowed_paths.clone(), direct[0].handoff.len()), (Scope::Repository, vec!["**".to_string()], 0));
+    assert_eq!(
+        (direct[0].scope, direct[0].allowed_paths.clone(), direct[0].handoff.len()),
+        (Scope::Repository, vec!["**".to_string()], 0)
+    );
     let bm = roles::find(&roles, "Business Manager").unwrap();
     assert_eq!(bm.allowed_paths, ["SPEC.md", "docs/**"]);
     assert!(bm.instruction.contains("specification"));
@@ -106,7 +109,10 @@ fn routing_follows_module_state_then_words() {
     };
     assert_eq!(role_of(&ModuleState::default(), "add an API"), "business-manager");
     assert_eq!(role_of(&ModuleState { has_spec: true, ..Default::default() }, "add an API"), "approval");
-    assert_eq!(role_of(&ModuleState { has_spec: true, spec_approved: true, ..Default::default() }, "a button"), "backend-engineer");
+    assert_eq!(
+        role_of(&ModuleState { has_spec: true, spec_approved: true, ..Default::default() }, "a button"),
+        "backend-engineer"
+    );
     assert_eq!(role_of(&ModuleState { has_screen: false, ..ready.clone() }, "an endpoint"), "frontend-engineer");
     assert_eq!(role_of(&ready, "Add an endpoint that lists orders"), "backend-engineer");
     assert_eq!(role_of(&ready, "Move the button to the left"), "frontend-engineer");

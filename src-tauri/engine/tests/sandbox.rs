@@ -46,7 +46,13 @@ impl Scene {
         std::fs::write(outside.join("existing.txt"), "kept\n").unwrap();
         let home = outside.join("home");
         std::fs::create_dir_all(&home).unwrap();
-        Scene { workdir: workdir_dir.path().canonicalize().unwrap(), _workdir: workdir_dir, outside, _outside: outside_dir, home }
+        Scene {
+            workdir: workdir_dir.path().canonicalize().unwrap(),
+            _workdir: workdir_dir,
+            outside,
+            _outside: outside_dir,
+            home,
+        }
     }
 
     fn env(&self) -> Vec<(String, String)> {
@@ -129,7 +135,11 @@ async fn a_command_started_like_an_agent_cli_writes_only_where_it_may() {
         assert!(output.contains(refused), "{refused}: {output}");
     }
     assert!(!outside_file.exists() && !grandchild_file.exists(), "nothing written outside: {output}");
-    assert_eq!(std::fs::read_to_string(scene.outside.join("existing.txt")).unwrap(), "kept\n", "not truncated or moved");
+    assert_eq!(
+        std::fs::read_to_string(scene.outside.join("existing.txt")).unwrap(),
+        "kept\n",
+        "not truncated or moved"
+    );
     assert_eq!(std::fs::read_to_string(scene.workdir.join("inside.txt")).unwrap(), "y\n");
     for expected in ["y", "z", "kept", "devnull-ok", "to-stdout"] {
         assert!(lines.iter().any(|l| l == expected), "{expected}: {output}");
@@ -146,7 +156,8 @@ async fn the_tool_loops_run_command_is_refused_outside_the_working_copy() {
     let toolbox = Toolbox::new(&scene.workdir, &scene.workdir.with_extension("session"), false, TIMEOUT).unwrap();
     let outside_file = scene.outside.join("from-the-model.txt");
 
-    let refused = toolbox.run("run_command", &json!({ "command": format!("echo x > '{}'", outside_file.display()) })).await;
+    let refused =
+        toolbox.run("run_command", &json!({ "command": format!("echo x > '{}'", outside_file.display()) })).await;
     assert_eq!(refused.status, ToolStatus::Failed, "{}", refused.output);
     assert!(refused.output.contains("Permission denied"), "{}", refused.output);
     assert!(!outside_file.exists());
@@ -162,8 +173,11 @@ async fn the_tool_loops_run_command_is_refused_outside_the_working_copy() {
 #[tokio::test]
 async fn no_commands_takes_run_command_away() {
     let scene = Scene::new();
-    let toolbox = Toolbox::new(&scene.workdir, &scene.workdir.with_extension("session"), false, TIMEOUT).unwrap().with_commands(CommandPolicy::None);
-    let names: Vec<String> = toolbox.definitions().iter().filter_map(|d| d["function"]["name"].as_str().map(String::from)).collect();
+    let toolbox = Toolbox::new(&scene.workdir, &scene.workdir.with_extension("session"), false, TIMEOUT)
+        .unwrap()
+        .with_commands(CommandPolicy::None);
+    let names: Vec<String> =
+        toolbox.definitions().iter().filter_map(|d| d["function"]["name"].as_str().map(String::from)).collect();
     assert!(!names.contains(&"run_command".to_string()) && names.contains(&"write_file".to_string()), "{names:?}");
     let refused = toolbox.run("run_command", &json!({ "command": "echo ran > ran.txt" })).await;
     assert_eq!(refused.status, ToolStatus::Failed);
@@ -222,11 +236,14 @@ async fn a_read_only_turn_cannot_write_its_working_copy() {
     let workdir = scene.outside.join("workspace");
     std::fs::create_dir_all(&workdir).unwrap();
     let confinement = Confinement::for_turn(&workdir, true, &scene.env());
-    let outcome = process::run_confined("echo x > inside.txt", &workdir, &scene.env(), TIMEOUT, &confinement, |_| {}).await.unwrap();
+    let outcome = process::run_confined("echo x > inside.txt", &workdir, &scene.env(), TIMEOUT, &confinement, |_| {})
+        .await
+        .unwrap();
     assert!(!outcome.passed() && outcome.head.contains("Permission denied"), "{outcome:?}");
     assert!(!workdir.join("inside.txt").exists());
     let writable = Confinement::for_turn(&workdir, false, &scene.env());
-    let outcome = process::run_confined("echo x > inside.txt", &workdir, &scene.env(), TIMEOUT, &writable, |_| {}).await.unwrap();
+    let outcome =
+        process::run_confined("echo x > inside.txt", &workdir, &scene.env(), TIMEOUT, &writable, |_| {}).await.unwrap();
     assert!(outcome.passed(), "{outcome:?}");
 }
 
@@ -240,7 +257,8 @@ async fn agent_state_is_writable_and_missing_paths_are_skipped() {
     confinement.allow(scene.outside.join("does-not-exist"));
     let command =
         "echo s > \"$HOME/.claude/state.json\" && echo c > \"$HOME/.cache/c\" && (echo h > \"$HOME/.bashrc\" || echo REFUSED-HOME)";
-    let outcome = process::run_confined(command, &scene.workdir, &scene.env(), TIMEOUT, &confinement, |_| {}).await.unwrap();
+    let outcome =
+        process::run_confined(command, &scene.workdir, &scene.env(), TIMEOUT, &confinement, |_| {}).await.unwrap();
     assert!(outcome.passed() && outcome.head.contains("REFUSED-HOME"), "{outcome:?}");
     assert!(scene.home.join(".claude/state.json").exists() && scene.home.join(".cache/c").exists());
     assert!(!scene.home.join(".bashrc").exists());

@@ -24,7 +24,11 @@ use serde_json::json;
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 fn landlock_here() {
-    assert!(std::env::var_os(sandbox::DISABLE_ENV).is_none(), "unset {}: these tests check the confinement", sandbox::DISABLE_ENV);
+    assert!(
+        std::env::var_os(sandbox::DISABLE_ENV).is_none(),
+        "unset {}: these tests check the confinement",
+        sandbox::DISABLE_ENV
+    );
     sandbox::kernel_abi().expect("this kernel has no Landlock: the confinement cannot be tested here");
 }
 
@@ -118,7 +122,8 @@ async fn setup_runs_scoped() {
     let tmp_file = PathBuf::from("/tmp").join(unique("kiln-setup"));
     let config = config_with_tokens(tmp.path());
     let kiln = tmp.path().join("shop/.kiln");
-    let (engine, shop) = shop_with(tmp.path(), &escape_attempts(outside.path(), &tmp_file, &config, &kiln), "true").await;
+    let (engine, shop) =
+        shop_with(tmp.path(), &escape_attempts(outside.path(), &tmp_file, &config, &kiln), "true").await;
     let s = create(&engine, "Setup in @shop/catalog").await;
     let s = wait_setup(&engine, &s.id).await;
     let _ = std::fs::remove_file(&tmp_file);
@@ -215,9 +220,18 @@ async fn the_preview_runs_scoped() {
     std::fs::create_dir_all(root.join("modules/web")).unwrap();
     std::fs::write(root.join("package.json"), r#"{"name":"app","private":true,"workspaces":["modules/*"]}"#).unwrap();
     std::fs::write(root.join("modules/web/package.json"), r#"{"name":"web","version":"1.0.0"}"#).unwrap();
-    std::fs::write(root.join("kiln.toml"), "[modules]\nglobs = [\"modules/*\"]\n\n[preview]\ncommand = \"sh preview.sh\"\n").unwrap();
-    let serve = "exec node -e \"require('http').createServer((q,s)=>s.end('ok')).listen(process.env.PORT,'127.0.0.1')\"";
-    std::fs::write(root.join("preview.sh"), format!("{}\n{serve}\n", escape_attempts(outside.path(), &tmp_file, &config, &kiln))).unwrap();
+    std::fs::write(
+        root.join("kiln.toml"),
+        "[modules]\nglobs = [\"modules/*\"]\n\n[preview]\ncommand = \"sh preview.sh\"\n",
+    )
+    .unwrap();
+    let serve =
+        "exec node -e \"require('http').createServer((q,s)=>s.end('ok')).listen(process.env.PORT,'127.0.0.1')\"";
+    std::fs::write(
+        root.join("preview.sh"),
+        format!("{}\n{serve}\n", escape_attempts(outside.path(), &tmp_file, &config, &kiln)),
+    )
+    .unwrap();
     let engine = engine(&config);
     open(&engine, &root).await;
     let s = create(&engine, "Preview web").await;
@@ -229,7 +243,10 @@ async fn the_preview_runs_scoped() {
         if view.state == PreviewState::Ready {
             break view;
         }
-        assert!(std::time::Instant::now() < deadline && view.state != PreviewState::Crashed, "the preview never became ready: {view:#?}");
+        assert!(
+            std::time::Instant::now() < deadline && view.state != PreviewState::Crashed,
+            "the preview never became ready: {view:#?}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     engine.stop_preview(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();

@@ -11,7 +11,12 @@ use kiln_engine::types::*;
 use kiln_engine::{Engine, EngineOptions, ErrorCode};
 
 fn engine_in(config: &std::path::Path, mode: ServeMode) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions { config_dir: config.to_path_buf(), transport: Transport::Serve, mode, allow_agent_commands: false }))
+    Arc::new(Engine::new(EngineOptions {
+        config_dir: config.to_path_buf(),
+        transport: Transport::Serve,
+        mode,
+        allow_agent_commands: false,
+    }))
 }
 
 fn settings(args: serde_json::Value) -> UpdateSettingsArgs {
@@ -26,15 +31,21 @@ async fn a_bridge_token_is_bound_to_its_address() {
     open(&engine, &shop).await;
 
     let saved = engine
-        .update_settings(settings(serde_json::json!({ "bridgeUrl": "http://127.0.0.1:4310", "bridgeToken": "app-SECRET-1" })))
+        .update_settings(settings(
+            serde_json::json!({ "bridgeUrl": "http://127.0.0.1:4310", "bridgeToken": "app-SECRET-1" }),
+        ))
         .await
         .unwrap();
     assert_eq!(saved.bridge_url.as_deref(), Some("http://127.0.0.1:4310"));
-    assert_eq!(saved.bridge_token_fingerprint.as_deref(), Some(kiln_engine::secrets::fingerprint("app-SECRET-1").as_str()));
+    assert_eq!(
+        saved.bridge_token_fingerprint.as_deref(),
+        Some(kiln_engine::secrets::fingerprint("app-SECRET-1").as_str())
+    );
     assert!(!serde_json::to_string(&saved).unwrap().contains("app-SECRET-1"));
 
     // A new address without the token is refused, and nothing changes.
-    let refused = engine.update_settings(settings(serde_json::json!({ "bridgeUrl": "https://evil.example" }))).await.unwrap_err();
+    let refused =
+        engine.update_settings(settings(serde_json::json!({ "bridgeUrl": "https://evil.example" }))).await.unwrap_err();
     assert_eq!(refused.code, ErrorCode::InvalidInput);
     assert!(refused.message.contains("never sent to another host"), "{}", refused.message);
     let now = engine.get_settings(EmptyArgs {}).await.unwrap();
@@ -42,10 +53,15 @@ async fn a_bridge_token_is_bound_to_its_address() {
 
     // With its token the address changes, and the old token is gone.
     let moved = engine
-        .update_settings(settings(serde_json::json!({ "bridgeUrl": "https://app.example", "bridgeToken": "app-SECRET-2" })))
+        .update_settings(settings(
+            serde_json::json!({ "bridgeUrl": "https://app.example", "bridgeToken": "app-SECRET-2" }),
+        ))
         .await
         .unwrap();
-    assert_eq!(moved.bridge_token_fingerprint.as_deref(), Some(kiln_engine::secrets::fingerprint("app-SECRET-2").as_str()));
+    assert_eq!(
+        moved.bridge_token_fingerprint.as_deref(),
+        Some(kiln_engine::secrets::fingerprint("app-SECRET-2").as_str())
+    );
 
     // A token with no address to bind it to is refused.
     let empty = tempfile::tempdir().unwrap();
@@ -70,11 +86,16 @@ async fn a_key_given_for_one_endpoint_is_not_used_for_another() {
         })))
         .await
         .unwrap();
-    let err = engine.update_settings(settings(serde_json::json!({ "openaiBaseUrl": "http://127.0.0.1:10/v1" }))).await.unwrap_err();
+    let err = engine
+        .update_settings(settings(serde_json::json!({ "openaiBaseUrl": "http://127.0.0.1:10/v1" })))
+        .await
+        .unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidInput);
     // The key on disk names its endpoint: moved under another one in the database, it opens to nothing.
     let ws = engine.workspace().unwrap();
-    kiln_engine::store::turns::set_setting(&ws.pool, "driver.openai.base_url", Some("http://127.0.0.1:10/v1")).await.unwrap();
+    kiln_engine::store::turns::set_setting(&ws.pool, "driver.openai.base_url", Some("http://127.0.0.1:10/v1"))
+        .await
+        .unwrap();
     assert_eq!(kiln_engine::settings::openai_key(&ws).await.unwrap(), None);
     assert_eq!(engine.get_settings(EmptyArgs {}).await.unwrap().openai_key_fingerprint, None);
 }
@@ -86,7 +107,9 @@ async fn a_tampered_secret_is_a_clear_error() {
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &shop).await;
     engine
-        .update_settings(settings(serde_json::json!({ "bridgeUrl": "http://127.0.0.1:4310", "bridgeToken": "app-SECRET" })))
+        .update_settings(settings(
+            serde_json::json!({ "bridgeUrl": "http://127.0.0.1:4310", "bridgeToken": "app-SECRET" }),
+        ))
         .await
         .unwrap();
     let ws = engine.workspace().unwrap();
@@ -94,7 +117,9 @@ async fn a_tampered_secret_is_a_clear_error() {
     let mut tampered = sealed.clone().into_bytes();
     let last = tampered.len() - 2;
     tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
-    kiln_engine::store::turns::set_setting(&ws.pool, "bridge.token", Some(std::str::from_utf8(&tampered).unwrap())).await.unwrap();
+    kiln_engine::store::turns::set_setting(&ws.pool, "bridge.token", Some(std::str::from_utf8(&tampered).unwrap()))
+        .await
+        .unwrap();
     let err = engine.get_settings(EmptyArgs {}).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::SecretUnreadable);
     assert!(err.message.contains("altered"), "{}", err.message);
@@ -127,12 +152,17 @@ async fn self_hosted_offers_bring_your_own_key_drivers_only() {
 
     // A turn on a local driver is refused before anything is recorded.
     let session = create(&engine, "In @shop/cart add a discount field").await;
-    let before = engine.get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None }).await.unwrap();
+    let before =
+        engine.get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None }).await.unwrap();
     let sent: SendMessageArgs =
-        serde_json::from_value(serde_json::json!({ "sessionId": session.id, "text": "go", "driver": "claude" })).unwrap();
+        serde_json::from_value(serde_json::json!({ "sessionId": session.id, "text": "go", "driver": "claude" }))
+            .unwrap();
     let err = engine.send_message(sent).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::NotAllowedInMode);
-    assert_eq!(engine.get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None }).await.unwrap(), before);
+    assert_eq!(
+        engine.get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None }).await.unwrap(),
+        before
+    );
 
     // It serves only the workspace it was started with, and creates nothing elsewhere.
     let elsewhere = tmp.path().join("elsewhere");
@@ -181,7 +211,10 @@ async fn the_command_policy_is_set_checked_and_reaches_the_drivers() {
         kiln_model_server::Step::text("done"),
     ])
     .await;
-    engine.update_settings(settings(serde_json::json!({ "openaiBaseUrl": server.openai_base_url(), "openaiModel": "m" }))).await.unwrap();
+    engine
+        .update_settings(settings(serde_json::json!({ "openaiBaseUrl": server.openai_base_url(), "openaiModel": "m" })))
+        .await
+        .unwrap();
     let ws = engine.workspace().unwrap();
     let driver = kiln_engine::drivers::registry::resolve(&ws, Some("openai-compatible")).await.unwrap();
     let workdir = tempfile::tempdir().unwrap();

@@ -11,7 +11,10 @@ use common::*;
 /// Everything about the host repository a snapshot must not change.
 fn host_state(repo: &Path) -> Vec<(String, Vec<u8>)> {
     let git = |args: &[&str]| -> Vec<u8> {
-        let out = Command::new("git").args(args).current_dir(repo).env("HOME", repo.join(".home"))
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(repo)
+            .env("HOME", repo.join(".home"))
             // Keeps `git status` itself from refreshing the index we are watching.
             .env("GIT_OPTIONAL_LOCKS", "0")
             .output()
@@ -36,7 +39,13 @@ fn host_state(repo: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 fn without_kiln(text: Vec<u8>) -> Vec<u8> {
-    String::from_utf8(text).unwrap().lines().filter(|l| !l.contains(".kiln/")).map(|l| format!("{l}\n")).collect::<String>().into_bytes()
+    String::from_utf8(text)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains(".kiln/"))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .into_bytes()
 }
 
 #[tokio::test]
@@ -150,7 +159,8 @@ fn the_stat_cache_reads_only_files_whose_stat_changed() {
     write_at("first", old);
     let store = git2::Repository::init_bare(tmp.path().join("store.git")).unwrap();
     let cache = tmp.path().join("index");
-    let blob_of = |tree: git2::Oid| store.find_tree(tree).unwrap().get_path(std::path::Path::new("src/a.txt")).unwrap().id();
+    let blob_of =
+        |tree: git2::Oid| store.find_tree(tree).unwrap().get_path(std::path::Path::new("src/a.txt")).unwrap().id();
 
     let first = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
     assert!(cache.is_file(), "the cache is written");

@@ -38,7 +38,9 @@ async fn world_edit(script: Vec<Step>, planner: bool, gates: bool, edit: impl Fn
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
-    let mut text = std::fs::read_to_string(&toml).unwrap().replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+    let mut text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     if !gates {
         // Module gates off (an empty command skips a gate): these tests are about turns.
         text = text.replace("tests = \"npm test\"", "dependencies = \"\"\ntests = \"\"");
@@ -54,7 +56,17 @@ async fn world_edit(script: Vec<Step>, planner: bool, gates: bool, edit: impl Fn
 }
 
 async fn send(w: &World, id: &str, text: &str) -> SessionView {
-    w.engine.send_message(SendMessageArgs { session_id: id.into(), text: text.into(), role: None, module: None, driver: None, model: None }).await.unwrap()
+    w.engine
+        .send_message(SendMessageArgs {
+            session_id: id.into(),
+            text: text.into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: None,
+        })
+        .await
+        .unwrap()
 }
 
 /// Waits until no turn runs and the chain has settled.
@@ -68,7 +80,10 @@ async fn transcript(w: &World, id: &str) -> Vec<TranscriptEntry> {
 
 /// A write of a small server file: a turn that changes nothing has nothing to review.
 fn server_file(name: &str) -> Step {
-    Step::tool("write_file", json!({ "path": format!("modules/catalog/src/server/{name}.js"), "content": format!("export const {name} = [];\n") }))
+    Step::tool(
+        "write_file",
+        json!({ "path": format!("modules/catalog/src/server/{name}.js"), "content": format!("export const {name} = [];\n") }),
+    )
 }
 
 fn texts(entries: &[TranscriptEntry], kind: EntryKind) -> Vec<String> {
@@ -120,7 +135,11 @@ async fn handoffs_chain_up_to_four_turns_then_offer_to_continue() {
     // chained ones carried the original brief.
     let bodies: Vec<serde_json::Value> = w.server.requests().into_iter().map(|r| r.body).collect();
     let system = bodies[0]["messages"][0]["content"].as_str().unwrap();
-    assert!(system.contains("Backend Engineer") && system.contains("HANDOFF:") && system.contains("modules/catalog/src/server/**"));
+    assert!(
+        system.contains("Backend Engineer")
+            && system.contains("HANDOFF:")
+            && system.contains("modules/catalog/src/server/**")
+    );
     assert!(bodies[1].to_string().contains("Add a wishlist to @shop/catalog"));
 
     // "Continue with" goes to the pending role.
@@ -169,7 +188,11 @@ async fn approval_stops_the_chain_until_the_operator_approves_the_exact_text() {
     assert_eq!(w.server.requests().len(), 2);
 
     // Approval records the digest of the exact text and resumes with the next role.
-    let approved = w.engine.approve_spec(ApproveSpecArgs { session_id: s.id.clone(), module_id: "@shop/reviews".into() }).await.unwrap();
+    let approved = w
+        .engine
+        .approve_spec(ApproveSpecArgs { session_id: s.id.clone(), module_id: "@shop/reviews".into() })
+        .await
+        .unwrap();
     assert!(approved.running);
     let s = settled(&w, &s.id).await;
     assert_eq!(s.state, SessionState::Review);
@@ -185,21 +208,32 @@ async fn approval_stops_the_chain_until_the_operator_approves_the_exact_text() {
     assert!(spec_now.approved && spec_now.status.as_deref() == Some("approved"));
     assert_eq!(spec_now.path, "modules/reviews/SPEC.md");
     let edited = spec_now.text.unwrap().replace("Star ratings", "Star ratings and comments");
-    let saved = w.engine.save_spec(SaveSpecArgs { session_id: s.id.clone(), module_id: "@shop/reviews".into(), text: edited.clone() }).await.unwrap();
+    let saved = w
+        .engine
+        .save_spec(SaveSpecArgs { session_id: s.id.clone(), module_id: "@shop/reviews".into(), text: edited.clone() })
+        .await
+        .unwrap();
     assert!(!saved.approved, "an edited specification is no longer approved");
     assert_eq!(saved.text.as_deref(), Some(edited.as_str()));
     let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
     assert!(systems.contains("Its approval is now stale"), "{systems}");
 
     // Approving a module without a specification is refused.
-    let err = w.engine.approve_spec(ApproveSpecArgs { session_id: s.id.clone(), module_id: "@shop/nope".into() }).await.unwrap_err();
+    let err = w
+        .engine
+        .approve_spec(ApproveSpecArgs { session_id: s.id.clone(), module_id: "@shop/nope".into() })
+        .await
+        .unwrap_err();
     assert_eq!(err.code, kiln_engine::ErrorCode::ModuleNotFound);
 }
 
 #[tokio::test]
 async fn writes_outside_the_module_are_put_back_and_named() {
     let w = world(vec![
-        Step::tool("write_file", json!({ "path": "modules/catalog/src/server/wishlist.js", "content": "export const w = 1;\n" })),
+        Step::tool(
+            "write_file",
+            json!({ "path": "modules/catalog/src/server/wishlist.js", "content": "export const w = 1;\n" }),
+        ),
         Step::tool("write_file", json!({ "path": "modules/cart/src/server/routes.js", "content": "// clobbered\n" })),
         Step::tool("write_file", json!({ "path": "shell/stray.txt", "content": "stray\n" })),
         Step::text("Done.\nHANDOFF: none - done"),
@@ -211,12 +245,18 @@ async fn writes_outside_the_module_are_put_back_and_named() {
     send(&w, &s.id, "Add the wishlist endpoint").await;
     let s = settled(&w, &s.id).await;
     let work = w.shop.join(".kiln/sessions").join(&s.id).join("workspace");
-    assert_eq!(std::fs::read_to_string(work.join("modules/catalog/src/server/wishlist.js")).unwrap(), "export const w = 1;\n");
+    assert_eq!(
+        std::fs::read_to_string(work.join("modules/catalog/src/server/wishlist.js")).unwrap(),
+        "export const w = 1;\n"
+    );
     assert_eq!(std::fs::read_to_string(work.join("modules/cart/src/server/routes.js")).unwrap(), original);
     assert!(!work.join("shell/stray.txt").exists());
     let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
     assert!(systems.contains("Put back 2 change(s)"), "{systems}");
-    assert!(systems.contains("`modules/cart/src/server/routes.js`") && systems.contains("`shell/stray.txt`"), "{systems}");
+    assert!(
+        systems.contains("`modules/cart/src/server/routes.js`") && systems.contains("`shell/stray.txt`"),
+        "{systems}"
+    );
 }
 
 #[tokio::test]
@@ -254,7 +294,12 @@ async fn a_new_message_supersedes_a_running_turn_after_its_process_is_gone() {
 
 #[tokio::test]
 async fn a_turn_runs_to_its_end_when_every_view_has_gone() {
-    let w = world(vec![server_file("quick"), Step::text("All done.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")]).await;
+    let w = world(vec![
+        server_file("quick"),
+        Step::text("All done.\nHANDOFF: none - done"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
+    ])
+    .await;
     let s = create(&w.engine, "Quick @shop/catalog change").await;
     let sub = w.engine.subscribe(None);
     send(&w, &s.id, "Tweak the server validation").await;
@@ -265,7 +310,10 @@ async fn a_turn_runs_to_its_end_when_every_view_has_gone() {
     assert!(texts(&entries, EntryKind::Agent).iter().any(|t| t.contains("All done.")));
     // A view that subscribes again and resumes gets what it missed.
     let replay = w.engine.subscribe(Some(1));
-    assert!(replay.backlog.iter().any(|e| matches!(&e.body, EventBody::Transcript { entry } if entry.text.contains("All done."))));
+    assert!(replay
+        .backlog
+        .iter()
+        .any(|e| matches!(&e.body, EventBody::Transcript { entry } if entry.text.contains("All done."))));
 }
 
 #[tokio::test]
@@ -288,11 +336,13 @@ async fn a_failed_turn_leaves_the_session_blocked_with_the_providers_message() {
 #[tokio::test]
 async fn attachments_reach_the_working_copy_and_the_turns_instruction() {
     use base64::Engine as _;
-    let w = world(vec![Step::text("Read it.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")]).await;
+    let w = world(vec![Step::text("Read it.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")])
+        .await;
     let s = create(&w.engine, "Reviews look in @shop/catalog").await;
     let png = [&b"\x89PNG\r\n\x1a\n"[..], &[0u8; 32]].concat();
     let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
-    let add = |name: &str, data: String| AddAttachmentArgs { session_id: s.id.clone(), name: name.into(), data_base64: data };
+    let add =
+        |name: &str, data: String| AddAttachmentArgs { session_id: s.id.clone(), name: name.into(), data_base64: data };
     let shot = w.engine.add_attachment(add("My Screen (1).png", b64(&png))).await.unwrap();
     assert_eq!((shot.name.as_str(), shot.kind.as_str(), shot.size), ("My-Screen-1.png", "image", png.len() as i64));
     let work = w.shop.join(".kiln/sessions").join(&s.id);
@@ -316,38 +366,68 @@ async fn attachments_reach_the_working_copy_and_the_turns_instruction() {
     let body = w.server.requests()[0].body.to_string();
     assert!(body.contains("reference/attachments/My-Screen-1.png"), "{body}");
 
-    let after = w.engine.remove_attachment(RemoveAttachmentArgs { session_id: s.id.clone(), attachment_id: shot.id.clone() }).await.unwrap();
+    let after = w
+        .engine
+        .remove_attachment(RemoveAttachmentArgs { session_id: s.id.clone(), attachment_id: shot.id.clone() })
+        .await
+        .unwrap();
     assert!(after.attachments.is_empty());
     assert!(!work.join("workspace/reference/attachments/My-Screen-1.png").exists());
-    let again = w.engine.remove_attachment(RemoveAttachmentArgs { session_id: s.id.clone(), attachment_id: shot.id }).await.unwrap_err();
+    let again = w
+        .engine
+        .remove_attachment(RemoveAttachmentArgs { session_id: s.id.clone(), attachment_id: shot.id })
+        .await
+        .unwrap_err();
     assert_eq!(again.code, kiln_engine::ErrorCode::AttachmentNotFound);
 }
 
 #[tokio::test]
 async fn with_auto_continue_off_a_handoff_waits_for_the_operator() {
-    let w = world(vec![Step::text("Endpoint added.\nHANDOFF: frontend-engineer - show it"), Step::text("never reached")]).await;
+    let w =
+        world(vec![Step::text("Endpoint added.\nHANDOFF: frontend-engineer - show it"), Step::text("never reached")])
+            .await;
     let s = create(&w.engine, "Wishlist in @shop/catalog").await;
-    let off = w.engine.update_session(UpdateSessionArgs { session_id: s.id.clone(), auto_continue: Some(false), title: None }).await.unwrap();
+    let off = w
+        .engine
+        .update_session(UpdateSessionArgs { session_id: s.id.clone(), auto_continue: Some(false), title: None })
+        .await
+        .unwrap();
     assert!(!off.auto_continue);
     send(&w, &s.id, "Add the endpoint").await;
     let s = settled(&w, &s.id).await;
     assert_eq!(w.server.requests().len(), 1);
     assert_eq!(s.pending_role.as_deref(), Some("frontend-engineer"));
     let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
-    assert!(systems.contains("auto-continue is off") && systems.contains("Continue with **Frontend Engineer**"), "{systems}");
+    assert!(
+        systems.contains("auto-continue is off") && systems.contains("Continue with **Frontend Engineer**"),
+        "{systems}"
+    );
 }
 
 #[tokio::test]
 async fn the_planner_agent_adds_modules_a_title_and_the_first_role_but_never_drops_one() {
     let answer = r#"Plan: {"modules": ["@shop/cart", "@shop/catalog", "billing.core"], "title": "Wishlist everywhere", "role": "UX Designer", "reason": "The cart shows the wishlist too."}"#;
-    let design = Step::tool("write_file", json!({ "path": "modules/catalog/docs/wishlist.md", "content": "# Wishlist\n" }));
-    let w = world_with_planner(vec![Step::text(answer), design, Step::text("Designed.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")], true).await;
+    let design =
+        Step::tool("write_file", json!({ "path": "modules/catalog/docs/wishlist.md", "content": "# Wishlist\n" }));
+    let w = world_with_planner(
+        vec![
+            Step::text(answer),
+            design,
+            Step::text("Designed.\nHANDOFF: none - done"),
+            Step::text("Checked it.\nREVIEW: pass - ready"),
+        ],
+        true,
+    )
+    .await;
     let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
     assert_eq!(s.state, SessionState::Planning);
     // The first message waits for the planner, then goes to the role it suggested.
     send(&w, &s.id, "Start").await;
     let s = settled(&w, &s.id).await;
-    assert_eq!(s.modules.iter().map(|m| (m.id.as_str(), m.kind)).collect::<Vec<_>>(), [("@shop/catalog", ModuleChange::Edit), ("@shop/cart", ModuleChange::Edit)]);
+    assert_eq!(
+        s.modules.iter().map(|m| (m.id.as_str(), m.kind)).collect::<Vec<_>>(),
+        [("@shop/catalog", ModuleChange::Edit), ("@shop/cart", ModuleChange::Edit)]
+    );
     assert_eq!(s.title, "Wishlist everywhere");
     assert_eq!(s.role.as_deref(), Some("ux-designer"));
     let systems = texts(&transcript(&w, &s.id).await, EntryKind::System).join("\n");
@@ -371,15 +451,22 @@ async fn without_a_usable_planner_answer_the_rules_decide_alone() {
 
 #[tokio::test]
 async fn a_lost_conversation_continues_fresh_with_the_transcript_replayed() {
-    let w = world(vec![server_file("validation"), Step::text("First answer.\nHANDOFF: none - done"),
+    let w = world(vec![
+        server_file("validation"),
+        Step::text("First answer.\nHANDOFF: none - done"),
         Step::text("Checked it.\nREVIEW: pass - ready"),
-        Step::text("Second answer.\nHANDOFF: none - done")]).await;
+        Step::text("Second answer.\nHANDOFF: none - done"),
+    ])
+    .await;
     let s = create(&w.engine, "Two steps in @shop/catalog").await;
     send(&w, &s.id, "Tighten the server validation").await;
     let first = settled(&w, &s.id).await;
     assert!(first.resume_ids.contains_key("openai-compatible"));
     // A new model means a new driver instance, which holds none of the old conversations.
-    w.engine.update_settings(UpdateSettingsArgs { openai_model: Some("scripted-2".into()), ..Default::default() }).await.unwrap();
+    w.engine
+        .update_settings(UpdateSettingsArgs { openai_model: Some("scripted-2".into()), ..Default::default() })
+        .await
+        .unwrap();
     send(&w, &s.id, "Now the second server step").await;
     let s = settled(&w, &s.id).await;
     assert_eq!(s.state, SessionState::Review);
@@ -391,7 +478,10 @@ async fn a_lost_conversation_continues_fresh_with_the_transcript_replayed() {
     assert_eq!(requests.len(), 4);
     let replayed = requests[3].body["messages"].to_string();
     assert!(replayed.contains("This continues an earlier conversation"), "{replayed}");
-    assert!(replayed.contains("Operator: Tighten the server validation") && replayed.contains("First answer."), "{replayed}");
+    assert!(
+        replayed.contains("Operator: Tighten the server validation") && replayed.contains("First answer."),
+        "{replayed}"
+    );
     assert!(replayed.contains("Now the second server step"));
     assert_ne!(s.resume_ids["openai-compatible"], first.resume_ids["openai-compatible"]);
 }
@@ -419,7 +509,11 @@ async fn reopening_the_workspace_keeps_its_turns_and_a_new_process_closes_orphan
     let running = common::engine(&w.shop.join("../config2"));
     open_when_released(&running, &w.shop, Duration::from_secs(30)).await;
     let s2 = create(&running, "Another @shop/catalog change").await;
-    sqlx::query("UPDATE sessions SET state = 'running' WHERE id = ?").bind(&s2.id).execute(&sqlite(&w.shop).await).await.unwrap();
+    sqlx::query("UPDATE sessions SET state = 'running' WHERE id = ?")
+        .bind(&s2.id)
+        .execute(&sqlite(&w.shop).await)
+        .await
+        .unwrap();
     drop(running);
     let restarted = common::engine(&w.shop.join("../config3"));
     open_when_released(&restarted, &w.shop, Duration::from_secs(30)).await;
@@ -466,17 +560,26 @@ async fn every_turn_that_changes_files_leaves_a_checkpoint_to_restore() {
     // A turn that changed nothing takes no checkpoint.
     send(&w, &s.id, "Anything to ask?").await;
     assert_eq!(settled(&w, &s.id).await.checkpoints.len(), 3);
-    assert!(std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(server.join("wishlist.js")).unwrap().permissions()) & 0o111 != 0);
+    assert!(
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(server.join("wishlist.js")).unwrap().permissions())
+            & 0o111
+            != 0
+    );
 
     // A module that joins now keeps its files through a restore.
     w.engine.add_module(AddModuleArgs { session_id: s.id.clone(), module_id: "@shop/cart".into() }).await.unwrap();
     let cart = work.join("modules/cart/src/server/routes.js");
     std::fs::write(&cart, "// the cart's own change\n").unwrap();
 
-    let restored = w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 1 }).await.unwrap();
+    let restored =
+        w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 1 }).await.unwrap();
     assert_eq!(restored.state, SessionState::Editing);
     assert_eq!(std::fs::read_to_string(server.join("wishlist.js")).unwrap(), "v1\n");
-    assert!(std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(server.join("wishlist.js")).unwrap().permissions()) & 0o111 == 0);
+    assert!(
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(server.join("wishlist.js")).unwrap().permissions())
+            & 0o111
+            == 0
+    );
     assert!(!server.join("extra.js").exists());
     assert_eq!(std::fs::read_to_string(server.join("routes.js")).unwrap(), routes);
     assert_eq!(std::fs::read_to_string(work.join("node_modules/dep/index.js")).unwrap(), "kept");
@@ -524,13 +627,19 @@ async fn a_failed_gate_hands_the_fix_back_to_the_same_role_with_the_command_and_
     assert_eq!(tests.len(), 2, "{gates:#?}");
     assert!(tests[0].starts_with("**tests** failed") && tests[0].contains("wishlist totals"), "{}", tests[0]);
     assert!(tests[1].starts_with("**tests** passed"), "{}", tests[1]);
-    assert!(gates.iter().any(|t| t.starts_with("**dependencies** not configured")), "a gate with no command is not configured, not passed: {gates:#?}");
+    assert!(
+        gates.iter().any(|t| t.starts_with("**dependencies** not configured")),
+        "a gate with no command is not configured, not passed: {gates:#?}"
+    );
     let handoffs = texts(&entries, EntryKind::Handoff);
     assert!(handoffs.iter().any(|t| t.starts_with("**gate `tests` → backend-engineer**")), "{handoffs:#?}");
 
     // The fix turn's prompt carried the command and the failing output.
     let fix = w.server.requests()[2].body["messages"].to_string();
-    assert!(fix.contains("The `tests` gate failed") && fix.contains("npm test") && fix.contains("wishlist totals"), "{fix}");
+    assert!(
+        fix.contains("The `tests` gate failed") && fix.contains("npm test") && fix.contains("wishlist totals"),
+        "{fix}"
+    );
     let latest = w.engine.get_gates(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     let tests_gate = latest.iter().find(|g| g.gate == "tests").unwrap();
     assert_eq!(tests_gate.status, GateStatus::Passed);
@@ -542,7 +651,11 @@ async fn check_modules_runs_every_gate_and_an_empty_rust_suite_fails() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("crate");
     std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"emptycrate\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n").unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"emptycrate\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
     std::fs::write(root.join("src/lib.rs"), "//! A crate with no test at all.\npub fn one() -> u32 { 1 }\n").unwrap();
     std::fs::write(root.join("kiln.toml"), "[gates.rust]\ndependencies = \"\"\nformat = \"\"\n").unwrap();
     let engine = engine(&tmp.path().join("config"));
@@ -571,7 +684,8 @@ fn session_settings(extra: &'static str) -> impl Fn(String) -> String {
 
 #[tokio::test]
 async fn long_turns_autosave_and_old_checkpoints_are_pruned_but_never_the_start() {
-    let script = "for i in 1 2 3 4; do echo \"export const tick = $i;\" > modules/catalog/src/server/tick.js; sleep 0.6; done";
+    let script =
+        "for i in 1 2 3 4; do echo \"export const tick = $i;\" > modules/catalog/src/server/tick.js; sleep 0.6; done";
     let w = world_edit(
         vec![
             Step::tool("run_command", json!({ "command": script })),
@@ -606,13 +720,20 @@ async fn long_turns_autosave_and_old_checkpoints_are_pruned_but_never_the_start(
     let store = git2::Repository::open_bare(w.shop.join(".kiln/store.git")).unwrap();
     assert_eq!(store.references_glob(&format!("refs/kiln/{}/*", s.id)).unwrap().count(), 3);
     // The oldest kept checkpoints still restore.
-    w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: sequences[1] }).await.unwrap();
+    w.engine
+        .restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: sequences[1] })
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
 async fn a_message_during_setup_waits_for_it_instead_of_cutting_it_short() {
     let w = world_edit(
-        vec![server_file("tweak"), Step::text("Done.\nHANDOFF: none - done"), Step::text("Checked it.\nREVIEW: pass - ready")],
+        vec![
+            server_file("tweak"),
+            Step::text("Done.\nHANDOFF: none - done"),
+            Step::text("Checked it.\nREVIEW: pass - ready"),
+        ],
         false,
         false,
         session_settings("setup = \"sleep 1 && touch setup-done\""),
@@ -651,7 +772,10 @@ async fn a_satisfied_request_is_reviewed_read_only_and_findings_go_back_to_imple
     let work = w.shop.join(".kiln/sessions").join(&s.id).join("workspace");
     assert_eq!(std::fs::read_to_string(work.join(file)).unwrap(), "export const limit = 100;\n");
     let handoffs = texts(&transcript(&w, &s.id).await, EntryKind::Handoff).join("\n");
-    assert!(handoffs.contains("**review → changes**: add a limit") && handoffs.contains("**review → pass**: ready"), "{handoffs}");
+    assert!(
+        handoffs.contains("**review → changes**: add a limit") && handoffs.contains("**review → pass**: ready"),
+        "{handoffs}"
+    );
     // The fix turn was told the findings.
     let told = w.server.requests().iter().any(|r| {
         let messages = r.body["messages"].to_string();
@@ -670,6 +794,10 @@ async fn a_satisfied_request_is_reviewed_read_only_and_findings_go_back_to_imple
     w.engine.review_module(ModuleArgs { session_id: s.id.clone(), module_id: "@shop/catalog".into() }).await.unwrap();
     let s = settled(&w, &s.id).await;
     assert!(!s.reviews[0].stale && s.reviews[0].summary == "ready again", "{:?}", s.reviews);
-    let err = w.engine.review_module(ModuleArgs { session_id: s.id.clone(), module_id: "@shop/nope".into() }).await.unwrap_err();
+    let err = w
+        .engine
+        .review_module(ModuleArgs { session_id: s.id.clone(), module_id: "@shop/nope".into() })
+        .await
+        .unwrap_err();
     assert_eq!(err.code, kiln_engine::ErrorCode::ModuleNotFound);
 }

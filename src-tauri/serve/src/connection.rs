@@ -195,7 +195,10 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
     let reservation = match connections.reserve(client(request.extensions())) {
         Ok(reservation) => reservation,
         Err(wait) => {
-            let error = ApiError::new(ErrorCode::RateLimited, format!("too many connects that failed or are under way: try again in {wait} s"));
+            let error = ApiError::new(
+                ErrorCode::RateLimited,
+                format!("too many connects that failed or are under way: try again in {wait} s"),
+            );
             return ([(RETRY_AFTER, wait.to_string())], ErrorResponse(error)).into_response();
         }
     };
@@ -208,7 +211,10 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
     } else {
         match serde_json::from_slice(&body) {
             Ok(args) => args,
-            Err(e) => return ErrorResponse(ApiError::invalid(format!("the body is not `{{\"token\": …}}`: {e}"))).into_response(),
+            Err(e) => {
+                return ErrorResponse(ApiError::invalid(format!("the body is not `{{\"token\": …}}`: {e}")))
+                    .into_response()
+            }
         }
     };
     match connections.access.connect(connections.mode, args.token.as_deref()).await {
@@ -219,7 +225,8 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
                 "mode": connections.mode,
                 "expiresAt": kiln_engine::access::rfc3339(connection.expires_at),
             });
-            ([(SET_COOKIE, connections.set_cookie(&connection.secret, connection.max_age()))], Json(body)).into_response()
+            ([(SET_COOKIE, connections.set_cookie(&connection.secret, connection.max_age()))], Json(body))
+                .into_response()
         }
         Err(e) => {
             // Only a wrong token is a guess; a store error says nothing about the token.

@@ -25,7 +25,10 @@ pub struct Guard {
 
 impl Guard {
     pub fn new(mode: ServeMode, port: u16) -> Guard {
-        Guard { mode, loopback_hosts: vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")] }
+        Guard {
+            mode,
+            loopback_hosts: vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")],
+        }
     }
 
     /// `Ok` when `host` may be served, else why not.
@@ -35,7 +38,9 @@ impl Guard {
         };
         match self.mode {
             ServeMode::Loopback if self.loopback_hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) => Ok(()),
-            ServeMode::Loopback => Err(format!("requests must be addressed to {} (got Host `{}`)", self.loopback_hosts[0], shown(host))),
+            ServeMode::Loopback => {
+                Err(format!("requests must be addressed to {} (got Host `{}`)", self.loopback_hosts[0], shown(host)))
+            }
             ServeMode::SelfHosted if valid_authority(host) => Ok(()),
             ServeMode::SelfHosted => Err(format!("`{}` is not a host name", shown(host))),
         }
@@ -121,7 +126,15 @@ mod tests {
         assert!(guard.host_allowed(Some("127.0.0.1:4320")).is_ok());
         assert!(guard.host_allowed(Some("LOCALHOST:4320")).is_ok());
         assert!(guard.host_allowed(Some("[::1]:4320")).is_ok());
-        for bad in ["127.0.0.1:4321", "127.0.0.1", "evil.example:4320", "127.1:4320", "2130706433:4320", "0x7f.0.0.1:4320", "[::ffff:127.0.0.1]:4320"] {
+        for bad in [
+            "127.0.0.1:4321",
+            "127.0.0.1",
+            "evil.example:4320",
+            "127.1:4320",
+            "2130706433:4320",
+            "0x7f.0.0.1:4320",
+            "[::ffff:127.0.0.1]:4320",
+        ] {
             assert!(guard.host_allowed(Some(bad)).is_err(), "{bad}");
         }
         assert!(guard.host_allowed(None).is_err());

@@ -72,8 +72,14 @@ pub fn router(engine: Arc<Engine>, assets: Arc<dyn Assets>, serving: Serving) ->
 }
 
 /// `router`, its event streams ended through `streams`.
-fn router_with(engine: Arc<Engine>, assets: Arc<dyn Assets>, serving: Serving, streams: Arc<streams::Streams>) -> Router {
-    let connections = Arc::new(connection::Connections::new(serving.mode, serving.port, serving.access, streams.clone()));
+fn router_with(
+    engine: Arc<Engine>,
+    assets: Arc<dyn Assets>,
+    serving: Serving,
+    streams: Arc<streams::Streams>,
+) -> Router {
+    let connections =
+        Arc::new(connection::Connections::new(serving.mode, serving.port, serving.access, streams.clone()));
     let app = App { engine, assets, connections: connections.clone(), streams };
     let api = Router::new()
         .route("/api/connect", post(connection::connect))

@@ -79,9 +79,13 @@ pub async fn run(listener: TcpListener, app: Router, streams: Arc<Streams>, stop
     // would keep the server up for as long as a page stays open.
     streams.stop_all();
     closing.send_replace(true);
-    let drained = tokio::time::timeout(SHUTDOWN_GRACE, async { while connections.join_next().await.is_some() {} }).await;
+    let drained =
+        tokio::time::timeout(SHUTDOWN_GRACE, async { while connections.join_next().await.is_some() {} }).await;
     if drained.is_err() {
-        tracing::info!("kiln serve: {} connection(s) still busy after {SHUTDOWN_GRACE:?}, closing them", connections.len());
+        tracing::info!(
+            "kiln serve: {} connection(s) still busy after {SHUTDOWN_GRACE:?}, closing them",
+            connections.len()
+        );
     }
     connections.shutdown().await;
 }

@@ -15,9 +15,16 @@ async fn start(engine: Arc<Engine>, config: &std::path::Path) -> (SocketAddr, St
     let (tx, rx) = tokio::sync::oneshot::channel();
     let assets = Arc::new(kiln_serve::DirAssets(std::env::temp_dir()));
     let access = Arc::new(kiln_engine::access::Access::open(config).await.unwrap());
-    tokio::spawn(kiln_serve::serve(engine, assets, "127.0.0.1:0".parse().unwrap(), ServeMode::Loopback, access, move |addr| {
-        let _ = tx.send(addr);
-    }));
+    tokio::spawn(kiln_serve::serve(
+        engine,
+        assets,
+        "127.0.0.1:0".parse().unwrap(),
+        ServeMode::Loopback,
+        access,
+        move |addr| {
+            let _ = tx.send(addr);
+        },
+    ));
     let addr = rx.await.unwrap();
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let request = format!(
@@ -73,13 +80,21 @@ async fn events_stream_live_and_resume_from_the_last_id() {
     std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
     // No install step: its transcript entries would interleave with the ones counted here.
     std::fs::write(root.join("kiln.toml"), "[session]\nsetup = \"\"\n").unwrap();
-    let engine = Arc::new(Engine::new(EngineOptions { config_dir: tmp.path().join("config"), transport: Transport::Serve, mode: ServeMode::Loopback, allow_agent_commands: false }));
+    let engine = Arc::new(Engine::new(EngineOptions {
+        config_dir: tmp.path().join("config"),
+        transport: Transport::Serve,
+        mode: ServeMode::Loopback,
+        allow_agent_commands: false,
+    }));
     let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
 
     let live = tokio::spawn(read_events(addr, cookie.clone(), None, 3));
     tokio::time::sleep(Duration::from_millis(300)).await; // subscribed before anything happens
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
-    let session = engine.create_session(CreateSessionArgs { brief: "Make it faster".into(), title: None, create_modules: None }).await.unwrap();
+    let session = engine
+        .create_session(CreateSessionArgs { brief: "Make it faster".into(), title: None, create_modules: None })
+        .await
+        .unwrap();
     let live = live.await.unwrap();
     let ids: Vec<u64> = live.iter().map(|(id, _)| *id).collect();
     assert_eq!(ids, vec![1, 2, 3]);

@@ -8,9 +8,7 @@ use std::time::Duration;
 /// The value after `--port` (0 for any free port).
 pub fn port_value(value: Option<String>) -> Result<u16, String> {
     let value = value.ok_or("--port needs a value")?;
-    value
-        .parse()
-        .map_err(|_| format!("--port: not a port: {value}"))
+    value.parse().map_err(|_| format!("--port: not a port: {value}"))
 }
 
 /// Reports bad arguments followed by the binary's `usage` line; exits with 2.
@@ -59,9 +57,6 @@ mod tests {
     fn port_values() {
         assert_eq!(port_value(Some("8123".into())), Ok(8123));
         assert_eq!(port_value(None), Err("--port needs a value".into()));
-        assert_eq!(
-            port_value(Some("http".into())),
-            Err("--port: not a port: http".into())
-        );
+        assert_eq!(port_value(Some("http".into())), Err("--port: not a port: http".into()));
     }
 }

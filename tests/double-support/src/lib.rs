@@ -15,7 +15,5 @@ pub use record::{header_value, RecordedRequest};
 /// Locks `mutex` even when poisoned: a panicking handler must not hide later requests
 /// (or the double's state) from the test.
 pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -26,28 +26,19 @@ impl LoopbackPort {
     /// Serves `app` on a thread named `name:PORT` until the returned server is dropped.
     pub fn serve(self, name: &str, app: Router) -> std::io::Result<LoopbackServer> {
         let (shutdown, stopped) = oneshot::channel::<()>();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let listener = self.listener;
-        std::thread::Builder::new()
-            .name(format!("{name}:{}", self.addr.port()))
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let listener =
-                        tokio::net::TcpListener::from_std(listener).expect("adopt listener");
-                    let stop = async {
-                        let _ = stopped.await;
-                    };
-                    let _ = axum::serve(listener, app)
-                        .with_graceful_shutdown(stop)
-                        .await;
-                });
-                // Dropping the runtime here ends any connection still open.
-            })?;
-        Ok(LoopbackServer {
-            _shutdown: shutdown,
-        })
+        std::thread::Builder::new().name(format!("{name}:{}", self.addr.port())).spawn(move || {
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("adopt listener");
+                let stop = async {
+                    let _ = stopped.await;
+                };
+                let _ = axum::serve(listener, app).with_graceful_shutdown(stop).await;
+            });
+            // Dropping the runtime here ends any connection still open.
+        })?;
+        Ok(LoopbackServer { _shutdown: shutdown })
     }
 }
 

@@ -36,8 +36,7 @@ impl RecordedRequest {
         let body = if body.is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(body)
-                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into_owned()))
+            serde_json::from_slice(body).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into_owned()))
         };
         RecordedRequest {
             method: method.as_str().to_owned(),

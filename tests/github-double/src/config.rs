@@ -28,12 +28,7 @@ pub struct Config {
 impl Config {
     /// Accepts `token`, signed in as [`DEFAULT_LOGIN`] with the `repo` scope, no repositories yet.
     pub fn new(token: impl Into<String>) -> Config {
-        Config {
-            token: token.into(),
-            login: DEFAULT_LOGIN.into(),
-            scopes: "repo".into(),
-            repos: Vec::new(),
-        }
+        Config { token: token.into(), login: DEFAULT_LOGIN.into(), scopes: "repo".into(), repos: Vec::new() }
     }
 
     pub fn login(mut self, login: impl Into<String>) -> Config {
@@ -112,10 +107,7 @@ impl RepoConfig {
         self
     }
 
-    pub fn collaborators<S: Into<String>>(
-        mut self,
-        logins: impl IntoIterator<Item = S>,
-    ) -> RepoConfig {
+    pub fn collaborators<S: Into<String>>(mut self, logins: impl IntoIterator<Item = S>) -> RepoConfig {
         self.collaborators = Some(logins.into_iter().map(Into::into).collect());
         self
     }
@@ -141,27 +133,9 @@ pub struct Permissions {
 }
 
 impl Permissions {
-    pub const ADMIN: Permissions = Permissions {
-        admin: true,
-        maintain: true,
-        push: true,
-        triage: true,
-        pull: true,
-    };
-    pub const WRITE: Permissions = Permissions {
-        admin: false,
-        maintain: false,
-        push: true,
-        triage: true,
-        pull: true,
-    };
-    pub const READ: Permissions = Permissions {
-        admin: false,
-        maintain: false,
-        push: false,
-        triage: false,
-        pull: true,
-    };
+    pub const ADMIN: Permissions = Permissions { admin: true, maintain: true, push: true, triage: true, pull: true };
+    pub const WRITE: Permissions = Permissions { admin: false, maintain: false, push: true, triage: true, pull: true };
+    pub const READ: Permissions = Permissions { admin: false, maintain: false, push: false, triage: false, pull: true };
 }
 
 /// The endpoints the double serves; a [`Fault`] is queued for one of them.

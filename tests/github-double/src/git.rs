@@ -7,13 +7,7 @@ use std::process::Command;
 fn git(git_dir: &Path) -> Command {
     let mut command = Command::new("git");
     // A test run from inside a git hook would otherwise aim these at the outer repository.
-    for name in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_COMMON_DIR",
-    ] {
+    for name in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"] {
         command.env_remove(name);
     }
     command.arg("--git-dir").arg(git_dir);

@@ -84,8 +84,7 @@ use kiln_double_support::{lock, LoopbackPort, LoopbackServer};
 use serde_json::Value;
 
 pub use config::{
-    Config, Endpoint, Fault, Permissions, RepoConfig, DEFAULT_API_VERSION, DEFAULT_LOGIN,
-    SUPPORTED_API_VERSIONS,
+    Config, Endpoint, Fault, Permissions, RepoConfig, DEFAULT_API_VERSION, DEFAULT_LOGIN, SUPPORTED_API_VERSIONS,
 };
 pub use record::{RecordedRequest, TokenLeak};
 
@@ -121,11 +120,7 @@ impl GithubDouble {
             requests: Mutex::new(Vec::new()),
         });
         let server = port.serve("kiln-github-double", server::router(shared.clone()))?;
-        Ok(GithubDouble {
-            addr,
-            shared,
-            _server: server,
-        })
+        Ok(GithubDouble { addr, shared, _server: server })
     }
 
     /// `http://127.0.0.1:PORT`: the API root, where `https://api.github.com` would be.
@@ -152,20 +147,12 @@ impl GithubDouble {
         let Some(index) = store.find(owner, repo) else {
             return Vec::new();
         };
-        store.repos[index]
-            .pulls
-            .iter()
-            .map(|pull| store.pull_json(index, pull))
-            .collect()
+        store.repos[index].pulls.iter().map(|pull| store.pull_json(index, pull)).collect()
     }
 
     /// Answers the next call to `endpoint` with `fault`; several queue up in order.
     pub fn fail_next(&self, endpoint: Endpoint, fault: Fault) {
-        lock(&self.shared.store)
-            .faults
-            .entry(endpoint)
-            .or_default()
-            .push_back(fault);
+        lock(&self.shared.store).faults.entry(endpoint).or_default().push_back(fault);
     }
 
     /// [`GithubDouble::fail_next`] for `POST /repos/{owner}/{repo}/pulls`.
@@ -182,9 +169,8 @@ impl GithubDouble {
     /// Panics when the double does not know the repository.
     pub fn set_push(&self, owner: &str, repo: &str, push: bool) {
         let mut store = lock(&self.shared.store);
-        let index = store
-            .find(owner, repo)
-            .unwrap_or_else(|| panic!("kiln-github-double: no repository {owner}/{repo}"));
+        let index =
+            store.find(owner, repo).unwrap_or_else(|| panic!("kiln-github-double: no repository {owner}/{repo}"));
         let permissions = &mut store.repos[index].config.permissions;
         permissions.push = push;
         if !push {
@@ -216,15 +202,12 @@ impl GithubDouble {
             .iter()
             .enumerate()
             .flat_map(|(index, request)| {
-                request
-                    .token_places(token)
-                    .into_iter()
-                    .map(move |place| TokenLeak {
-                        request: index,
-                        method: request.method.clone(),
-                        path: request.path.clone(),
-                        place,
-                    })
+                request.token_places(token).into_iter().map(move |place| TokenLeak {
+                    request: index,
+                    method: request.method.clone(),
+                    path: request.path.clone(),
+                    place,
+                })
             })
             .collect()
     }
@@ -235,17 +218,9 @@ impl GithubDouble {
         if !leaks.is_empty() {
             let list: Vec<String> = leaks
                 .iter()
-                .map(|leak| {
-                    format!(
-                        "request {} ({} {}): {}",
-                        leak.request, leak.method, leak.path, leak.place
-                    )
-                })
+                .map(|leak| format!("request {} ({} {}): {}", leak.request, leak.method, leak.path, leak.place))
                 .collect();
-            panic!(
-                "the token appeared outside the Authorization header:\n  {}",
-                list.join("\n  ")
-            );
+            panic!("the token appeared outside the Authorization header:\n  {}", list.join("\n  "));
         }
     }
 }

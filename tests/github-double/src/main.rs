@@ -21,15 +21,8 @@ fn main() -> ExitCode {
         GithubDouble::base_url,
         GithubDouble::requests,
         |request| {
-            let query = request
-                .query
-                .as_deref()
-                .map(|q| format!("?{q}"))
-                .unwrap_or_default();
-            format!(
-                "{} {}{query} -> {}",
-                request.method, request.path, request.status
-            )
+            let query = request.query.as_deref().map(|q| format!("?{q}")).unwrap_or_default();
+            format!("{} {}{query} -> {}", request.method, request.path, request.status)
         },
     )
 }

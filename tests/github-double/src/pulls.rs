@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 
 use crate::git;
 use crate::reply::{
-    custom_error, field_error, invalid_request, not_found, problems_parsing_json, Answer,
-    DOC_CREATE_PULL, DOC_GET_PULL, DOC_LIST_PULLS, DOC_REQUEST_REVIEWERS, DOC_UPDATE_PULL,
+    custom_error, field_error, invalid_request, not_found, problems_parsing_json, Answer, DOC_CREATE_PULL,
+    DOC_GET_PULL, DOC_LIST_PULLS, DOC_REQUEST_REVIEWERS, DOC_UPDATE_PULL,
 };
 use crate::store::{now, Pull, Store};
 
@@ -17,12 +17,7 @@ fn object<'a>(body: &'a Value, doc: &str) -> Result<&'a Fields, Answer> {
 }
 
 /// A string field; `null` counts as absent when `nullable`.
-fn string(
-    fields: &Fields,
-    name: &str,
-    nullable: bool,
-    doc: &str,
-) -> Result<Option<String>, Answer> {
+fn string(fields: &Fields, name: &str, nullable: bool, doc: &str) -> Result<Option<String>, Answer> {
     match fields.get(name) {
         None => Ok(None),
         Some(Value::Null) if nullable => Ok(None),
@@ -56,19 +51,12 @@ fn strings(fields: &Fields, name: &str, doc: &str) -> Result<Option<Vec<String>>
 
 // GitHub's JSON-schema wording: `For 'properties/draft', "yes" is not a boolean.`
 fn not_a(name: &str, value: &Value, kind: &str, doc: &str) -> Answer {
-    invalid_request(
-        &format!("For 'properties/{name}', {value} is not a {kind}."),
-        doc,
-    )
+    invalid_request(&format!("For 'properties/{name}', {value} is not a {kind}."), doc)
 }
 
 fn find_pull(store: &Store, repo: usize, number: &str, doc: &str) -> Result<usize, Answer> {
     let number: u64 = number.parse().map_err(|_| not_found(doc))?;
-    store.repos[repo]
-        .pulls
-        .iter()
-        .position(|pull| pull.number == number)
-        .ok_or_else(|| not_found(doc))
+    store.repos[repo].pulls.iter().position(|pull| pull.number == number).ok_or_else(|| not_found(doc))
 }
 
 /// An open pull request other than `except` from the same head into the same base.
@@ -91,11 +79,7 @@ fn duplicate(
 
 fn already_exists(store: &Store, head_repo: usize, head_ref: &str, doc: &str) -> Answer {
     let owner = &store.repos[head_repo].config.owner;
-    custom_error(
-        "PullRequest",
-        &format!("A pull request already exists for {owner}:{head_ref}."),
-        doc,
-    )
+    custom_error("PullRequest", &format!("A pull request already exists for {owner}:{head_ref}."), doc)
 }
 
 /// `POST /repos/{owner}/{repo}/pulls`
@@ -147,18 +131,12 @@ pub fn create(store: &mut Store, repo: usize, body: &Value) -> Result<Answer, An
     let base_git = store.repos[repo].config.git_dir.clone();
     let head_git = store.repos[head_repo].config.git_dir.clone();
     let no_commits = match (&base_git, &head_git) {
-        (Some(base_dir), Some(head_dir)) if base_dir == head_dir => {
-            git::is_ancestor(base_dir, &head_sha, &base_sha)
-        }
+        (Some(base_dir), Some(head_dir)) if base_dir == head_dir => git::is_ancestor(base_dir, &head_sha, &base_sha),
         (Some(_), Some(_)) => head_sha == base_sha,
         _ => false,
     };
     if no_commits {
-        return Err(custom_error(
-            "PullRequest",
-            &format!("No commits between {base} and {head}"),
-            doc,
-        ));
+        return Err(custom_error("PullRequest", &format!("No commits between {base} and {head}"), doc));
     }
 
     let now = now();
@@ -236,40 +214,23 @@ pub fn list(store: &Store, repo: usize, query: &str, path: &str) -> Result<Answe
         })
         .filter(|pull| {
             head.is_none_or(|(owner, branch)| {
-                store.repos[pull.head_repo]
-                    .config
-                    .owner
-                    .eq_ignore_ascii_case(owner)
-                    && pull.head_ref == branch
+                store.repos[pull.head_repo].config.owner.eq_ignore_ascii_case(owner) && pull.head_ref == branch
             })
         })
         .filter(|pull| base.as_deref().is_none_or(|base| pull.base_ref == base))
         .collect();
-    pulls.sort_by_key(|pull| {
-        if sort == "updated" {
-            pull.updated_seq
-        } else {
-            pull.created_seq
-        }
-    });
+    pulls.sort_by_key(|pull| if sort == "updated" { pull.updated_seq } else { pull.created_seq });
     if !ascending {
         pulls.reverse();
     }
 
     let total = pulls.len();
     let last = total.div_ceil(per_page).max(1);
-    let items: Vec<Value> = pulls
-        .into_iter()
-        .skip((page - 1) * per_page)
-        .take(per_page)
-        .map(|pull| store.pull_json(repo, pull))
-        .collect();
+    let items: Vec<Value> =
+        pulls.into_iter().skip((page - 1) * per_page).take(per_page).map(|pull| store.pull_json(repo, pull)).collect();
     let mut answer = Answer::json(200, Value::Array(items));
     if last > 1 {
-        answer = answer.header(
-            "link",
-            link_header(&store.base_url, path, query, page, last),
-        );
+        answer = answer.header("link", link_header(&store.base_url, path, query, page, last));
     }
     Ok(answer)
 }
@@ -305,20 +266,12 @@ fn link_header(base_url: &str, path: &str, query: &str, page: usize, last: usize
 /// `GET /repos/{owner}/{repo}/pulls/{number}`
 pub fn get(store: &Store, repo: usize, number: &str) -> Result<Answer, Answer> {
     let index = find_pull(store, repo, number, DOC_GET_PULL)?;
-    Ok(Answer::json(
-        200,
-        store.pull_json(repo, &store.repos[repo].pulls[index]),
-    ))
+    Ok(Answer::json(200, store.pull_json(repo, &store.repos[repo].pulls[index])))
 }
 
 /// `PATCH /repos/{owner}/{repo}/pulls/{number}`: `title`, `body`, `state`, `base`,
 /// `maintainer_can_modify`.
-pub fn update(
-    store: &mut Store,
-    repo: usize,
-    number: &str,
-    body: &Value,
-) -> Result<Answer, Answer> {
+pub fn update(store: &mut Store, repo: usize, number: &str, body: &Value) -> Result<Answer, Answer> {
     let doc = DOC_UPDATE_PULL;
     let index = find_pull(store, repo, number, doc)?;
     let fields = object(body, doc)?;
@@ -333,17 +286,12 @@ pub fn update(
         Some("closed") => Some(false),
         Some(other) => {
             return Err(invalid_request(
-                &format!(
-                    "For 'properties/state', \"{other}\" is not one of [\"open\", \"closed\"]."
-                ),
+                &format!("For 'properties/state', \"{other}\" is not one of [\"open\", \"closed\"]."),
                 doc,
             ))
         }
     };
-    if title
-        .as_deref()
-        .is_some_and(|title| title.trim().is_empty())
-    {
+    if title.as_deref().is_some_and(|title| title.trim().is_empty()) {
         return Err(field_error("PullRequest", "title", "missing_field", doc));
     }
     let pull = &store.repos[repo].pulls[index];
@@ -387,12 +335,7 @@ pub fn update(
 }
 
 /// `POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers`
-pub fn request_reviewers(
-    store: &mut Store,
-    repo: usize,
-    number: &str,
-    body: &Value,
-) -> Result<Answer, Answer> {
+pub fn request_reviewers(store: &mut Store, repo: usize, number: &str, body: &Value) -> Result<Answer, Answer> {
     let doc = DOC_REQUEST_REVIEWERS;
     let index = find_pull(store, repo, number, doc)?;
     let fields = object(body, doc)?;
@@ -407,23 +350,13 @@ pub fn request_reviewers(
     let reviewers = reviewers.unwrap_or_default();
     let teams = teams.unwrap_or_default();
     let pull = &store.repos[repo].pulls[index];
-    if reviewers
-        .iter()
-        .any(|login| login.eq_ignore_ascii_case(&pull.author))
-    {
-        return Err(custom_error(
-            "PullRequest",
-            "Review cannot be requested from pull request author.",
-            doc,
-        ));
+    if reviewers.iter().any(|login| login.eq_ignore_ascii_case(&pull.author)) {
+        return Err(custom_error("PullRequest", "Review cannot be requested from pull request author.", doc));
     }
     let config = &store.repos[repo].config;
     if let Some(collaborators) = &config.collaborators {
-        let outsider = reviewers.iter().any(|login| {
-            !collaborators
-                .iter()
-                .any(|known| known.eq_ignore_ascii_case(login))
-        });
+        let outsider =
+            reviewers.iter().any(|login| !collaborators.iter().any(|known| known.eq_ignore_ascii_case(login)));
         if outsider {
             return Err(custom_error(
                 "PullRequest",
@@ -440,20 +373,12 @@ pub fn request_reviewers(
     let seq = store.tick();
     let pull = &mut store.repos[repo].pulls[index];
     for login in reviewers {
-        if !pull
-            .reviewers
-            .iter()
-            .any(|known| known.eq_ignore_ascii_case(&login))
-        {
+        if !pull.reviewers.iter().any(|known| known.eq_ignore_ascii_case(&login)) {
             pull.reviewers.push(login);
         }
     }
     for slug in teams {
-        if !pull
-            .teams
-            .iter()
-            .any(|known| known.eq_ignore_ascii_case(&slug))
-        {
+        if !pull.teams.iter().any(|known| known.eq_ignore_ascii_case(&slug)) {
             pull.teams.push(slug);
         }
     }

@@ -50,27 +50,18 @@ impl RecordedRequest {
     /// The query's `name` parameter, decoded (`None` when absent).
     pub fn query_param(&self, name: &str) -> Option<String> {
         let query = self.query.as_deref()?;
-        form_urlencoded::parse(query.as_bytes())
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.into_owned())
+        form_urlencoded::parse(query.as_bytes()).find(|(key, _)| key == name).map(|(_, value)| value.into_owned())
     }
 
     /// Where `token` appears in this request other than as the whole credential of the
     /// `Authorization` header (`Bearer <token>` or `token <token>`).
     pub fn token_places(&self, token: &str) -> Vec<String> {
-        assert!(
-            !token.is_empty(),
-            "token_places: an empty token matches everything"
-        );
+        assert!(!token.is_empty(), "token_places: an empty token matches everything");
         let mut places = Vec::new();
         if contains_encoded(&self.path, token) {
             places.push("path".to_owned());
         }
-        if self
-            .query
-            .as_deref()
-            .is_some_and(|query| contains_encoded(query, token))
-        {
+        if self.query.as_deref().is_some_and(|query| contains_encoded(query, token)) {
             places.push("query".to_owned());
         }
         for (name, value) in &self.headers {
@@ -100,9 +91,7 @@ pub(crate) fn credential(value: &str) -> Option<&str> {
 fn contains_encoded(text: &str, token: &str) -> bool {
     text.contains(token)
         || percent_decode_str(text).decode_utf8_lossy().contains(token)
-        || percent_decode_str(&text.replace('+', " "))
-            .decode_utf8_lossy()
-            .contains(token)
+        || percent_decode_str(&text.replace('+', " ")).decode_utf8_lossy().contains(token)
 }
 
 /// One place a token showed up where it must not: see [`crate::GithubDouble::token_leaks`].

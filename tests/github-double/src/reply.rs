@@ -14,10 +14,8 @@ pub const DOC_REQUEST_REVIEWERS: &str =
     "https://docs.github.com/rest/pulls/review-requests#request-reviewers-for-a-pull-request";
 pub const DOC_GET_REPO: &str = "https://docs.github.com/rest/repos/repos#get-a-repository";
 pub const DOC_CREATE_FORK: &str = "https://docs.github.com/rest/repos/forks#create-a-fork";
-pub const DOC_GET_USER: &str =
-    "https://docs.github.com/rest/users/users#get-the-authenticated-user";
-pub const DOC_RATE_LIMIT: &str =
-    "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api";
+pub const DOC_GET_USER: &str = "https://docs.github.com/rest/users/users#get-the-authenticated-user";
+pub const DOC_RATE_LIMIT: &str = "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api";
 pub const DOC_USER_AGENT: &str =
     "https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required";
 pub const DOC_VERSIONS: &str = "https://docs.github.com/rest/about-the-rest-api/api-versions";
@@ -46,15 +44,11 @@ impl Answer {
     }
 
     pub fn text(status: u16, text: impl Into<String>) -> Answer {
-        Answer {
-            body: Body::Text(text.into()),
-            ..Answer::json(status, Value::Null)
-        }
+        Answer { body: Body::Text(text.into()), ..Answer::json(status, Value::Null) }
     }
 
     pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Answer {
-        self.headers
-            .push((HeaderName::from_static(name), value.into()));
+        self.headers.push((HeaderName::from_static(name), value.into()));
         self
     }
 
@@ -63,18 +57,16 @@ impl Answer {
         let mut response = match self.body {
             Body::Json(value) => {
                 let mut response = (self.status, value.to_string()).into_response();
-                response.headers_mut().insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/json; charset=utf-8"),
-                );
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
                 response
             }
             Body::Text(text) => {
                 let mut response = (self.status, text).into_response();
-                response.headers_mut().insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("text/plain; charset=utf-8"),
-                );
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
                 response
             }
         };
@@ -126,27 +118,17 @@ pub fn validation_failed(errors: Vec<Value>, documentation_url: &str) -> Answer 
 
 /// 422 with one `custom` error on `resource`, as for a duplicate pull request.
 pub fn custom_error(resource: &str, message: &str, documentation_url: &str) -> Answer {
-    validation_failed(
-        vec![json!({"resource": resource, "code": "custom", "message": message})],
-        documentation_url,
-    )
+    validation_failed(vec![json!({"resource": resource, "code": "custom", "message": message})], documentation_url)
 }
 
 /// 422 with one error on `resource.field` (`code`: `missing_field`, `invalid`, …).
 pub fn field_error(resource: &str, field: &str, code: &str, documentation_url: &str) -> Answer {
-    validation_failed(
-        vec![json!({"resource": resource, "field": field, "code": code})],
-        documentation_url,
-    )
+    validation_failed(vec![json!({"resource": resource, "field": field, "code": code})], documentation_url)
 }
 
 /// 422 from the request schema check: `Invalid request.\n\n<detail>`.
 pub fn invalid_request(detail: &str, documentation_url: &str) -> Answer {
-    error(
-        422,
-        &format!("Invalid request.\n\n{detail}"),
-        documentation_url,
-    )
+    error(422, &format!("Invalid request.\n\n{detail}"), documentation_url)
 }
 
 /// 400 for a body that is not a JSON object.

@@ -30,10 +30,7 @@ pub fn fork(store: &mut Store, repo: usize, body: &Value) -> Result<Answer, Answ
     let text = |name: &str| match fields.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(other) => Err(invalid_request(
-            &format!("For 'properties/{name}', {other} is not a string."),
-            doc,
-        )),
+        Some(other) => Err(invalid_request(&format!("For 'properties/{name}', {other} is not a string."), doc)),
     };
     let owner = text("organization")?.unwrap_or_else(|| store.login.clone());
     let source = &store.repos[repo].config;

@@ -16,9 +16,9 @@ use serde_json::{json, Value};
 use crate::config::{Endpoint, Fault, DEFAULT_API_VERSION, SUPPORTED_API_VERSIONS};
 use crate::record::{credential, RecordedRequest};
 use crate::reply::{
-    custom_error, error, not_found, Answer, DOC_CREATE_FORK, DOC_CREATE_PULL, DOC_GET_PULL,
-    DOC_GET_REPO, DOC_GET_USER, DOC_LIST_PULLS, DOC_MEDIA_TYPES, DOC_RATE_LIMIT,
-    DOC_REQUEST_REVIEWERS, DOC_REST, DOC_UPDATE_PULL, DOC_USER_AGENT, DOC_VERSIONS,
+    custom_error, error, not_found, Answer, DOC_CREATE_FORK, DOC_CREATE_PULL, DOC_GET_PULL, DOC_GET_REPO, DOC_GET_USER,
+    DOC_LIST_PULLS, DOC_MEDIA_TYPES, DOC_RATE_LIMIT, DOC_REQUEST_REVIEWERS, DOC_REST, DOC_UPDATE_PULL, DOC_USER_AGENT,
+    DOC_VERSIONS,
 };
 use crate::store::{user_id, Store};
 use crate::{pulls, repos};
@@ -49,14 +49,7 @@ async fn handle(
     let (answer, request_id) = {
         let mut store = lock(&shared.store);
         store.answered += 1;
-        let answer = answer(
-            &mut store,
-            &method,
-            &uri,
-            &headers,
-            version.as_deref(),
-            &request.body,
-        );
+        let answer = answer(&mut store, &method, &uri, &headers, version.as_deref(), &request.body);
         (answer, store.answered)
     };
     let response = answer.into_response(selected, request_id);
@@ -74,9 +67,7 @@ fn answer(
     body: &Value,
 ) -> Answer {
     // GitHub turns away a request without a User-Agent before looking at anything else.
-    let user_agent = headers
-        .get(header::USER_AGENT)
-        .map(|value| value.as_bytes());
+    let user_agent = headers.get(header::USER_AGENT).map(|value| value.as_bytes());
     if user_agent.is_none_or(|value| value.iter().all(u8::is_ascii_whitespace)) {
         return Answer::text(
             403,
@@ -89,7 +80,10 @@ fn answer(
         if !SUPPORTED_API_VERSIONS.contains(&version) {
             return error(
                 400,
-                &format!("Unsupported 'X-GitHub-Api-Version' header: '{version}'. Supported versions: {}.", SUPPORTED_API_VERSIONS.join(", ")),
+                &format!(
+                    "Unsupported 'X-GitHub-Api-Version' header: '{version}'. Supported versions: {}.",
+                    SUPPORTED_API_VERSIONS.join(", ")
+                ),
                 DOC_VERSIONS,
             );
         }
@@ -123,23 +117,15 @@ fn answer(
 
 /// Every value of a header joined with `, ` (a repeated header is one list in HTTP).
 fn joined(headers: &HeaderMap, name: &str) -> Option<String> {
-    let values: Vec<String> = headers
-        .get_all(name)
-        .iter()
-        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
-        .collect();
+    let values: Vec<String> =
+        headers.get_all(name).iter().map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned()).collect();
     (!values.is_empty()).then(|| values.join(", "))
 }
 
 /// `application/vnd.github+json`, `application/vnd.github.<anything>+json` or `application/json`.
 fn accepts_json(accept: &str) -> bool {
     accept.split(',').any(|range| {
-        let media = range
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase();
+        let media = range.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
         media == "application/json"
             || media == "application/vnd.github+json"
             || (media.starts_with("application/vnd.github.") && media.ends_with("+json"))
@@ -158,45 +144,23 @@ fn route(store: &mut Store, method: &Method, uri: &Uri, body: &Value) -> Answer 
 
     let (endpoint, doc, repo, number) = match (method.as_str(), segments.as_slice()) {
         ("GET", ["user"]) => (Endpoint::GetUser, DOC_GET_USER, None, None),
-        ("GET", ["repos", owner, name]) => {
-            (Endpoint::GetRepo, DOC_GET_REPO, Some((*owner, *name)), None)
+        ("GET", ["repos", owner, name]) => (Endpoint::GetRepo, DOC_GET_REPO, Some((*owner, *name)), None),
+        ("POST", ["repos", owner, name, "forks"]) => {
+            (Endpoint::CreateFork, DOC_CREATE_FORK, Some((*owner, *name)), None)
         }
-        ("POST", ["repos", owner, name, "forks"]) => (
-            Endpoint::CreateFork,
-            DOC_CREATE_FORK,
-            Some((*owner, *name)),
-            None,
-        ),
-        ("GET", ["repos", owner, name, "pulls"]) => (
-            Endpoint::ListPulls,
-            DOC_LIST_PULLS,
-            Some((*owner, *name)),
-            None,
-        ),
-        ("POST", ["repos", owner, name, "pulls"]) => (
-            Endpoint::CreatePull,
-            DOC_CREATE_PULL,
-            Some((*owner, *name)),
-            None,
-        ),
-        ("GET", ["repos", owner, name, "pulls", number]) => (
-            Endpoint::GetPull,
-            DOC_GET_PULL,
-            Some((*owner, *name)),
-            Some(*number),
-        ),
-        ("PATCH", ["repos", owner, name, "pulls", number]) => (
-            Endpoint::UpdatePull,
-            DOC_UPDATE_PULL,
-            Some((*owner, *name)),
-            Some(*number),
-        ),
-        ("POST", ["repos", owner, name, "pulls", number, "requested_reviewers"]) => (
-            Endpoint::RequestReviewers,
-            DOC_REQUEST_REVIEWERS,
-            Some((*owner, *name)),
-            Some(*number),
-        ),
+        ("GET", ["repos", owner, name, "pulls"]) => (Endpoint::ListPulls, DOC_LIST_PULLS, Some((*owner, *name)), None),
+        ("POST", ["repos", owner, name, "pulls"]) => {
+            (Endpoint::CreatePull, DOC_CREATE_PULL, Some((*owner, *name)), None)
+        }
+        ("GET", ["repos", owner, name, "pulls", number]) => {
+            (Endpoint::GetPull, DOC_GET_PULL, Some((*owner, *name)), Some(*number))
+        }
+        ("PATCH", ["repos", owner, name, "pulls", number]) => {
+            (Endpoint::UpdatePull, DOC_UPDATE_PULL, Some((*owner, *name)), Some(*number))
+        }
+        ("POST", ["repos", owner, name, "pulls", number, "requested_reviewers"]) => {
+            (Endpoint::RequestReviewers, DOC_REQUEST_REVIEWERS, Some((*owner, *name)), Some(*number))
+        }
         _ => return not_found(DOC_REST),
     };
     // An unknown (or, on GitHub, invisible) repository is a plain 404.
@@ -229,15 +193,9 @@ fn fault_answer(fault: Fault, doc: &str, user: u64) -> Answer {
         Fault::ServerError => error(500, "Server Error", DOC_REST),
         Fault::BadCredentials => error(401, "Bad credentials", DOC_REST),
         Fault::Unprocessable(message) => custom_error("PullRequest", &message, doc),
-        Fault::RateLimited => error(
-            403,
-            &format!("API rate limit exceeded for user ID {user}."),
-            DOC_RATE_LIMIT,
-        )
-        .header("x-ratelimit-remaining", "0")
-        .header("x-ratelimit-reset", "4102444800"),
-        Fault::Custom { status, body } => {
-            Answer::json(status, if body.is_null() { json!({}) } else { body })
-        }
+        Fault::RateLimited => error(403, &format!("API rate limit exceeded for user ID {user}."), DOC_RATE_LIMIT)
+            .header("x-ratelimit-remaining", "0")
+            .header("x-ratelimit-reset", "4102444800"),
+        Fault::Custom { status, body } => Answer::json(status, if body.is_null() { json!({}) } else { body }),
     }
 }

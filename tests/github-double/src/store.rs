@@ -78,18 +78,13 @@ impl Store {
             return index;
         }
         let id = 700_000_001 + self.repos.len() as u64;
-        self.repos.push(Repo {
-            config,
-            id,
-            pulls: Vec::new(),
-        });
+        self.repos.push(Repo { config, id, pulls: Vec::new() });
         self.repos.len() - 1
     }
 
     pub fn find(&self, owner: &str, name: &str) -> Option<usize> {
         self.repos.iter().position(|repo| {
-            repo.config.owner.eq_ignore_ascii_case(owner)
-                && repo.config.name.eq_ignore_ascii_case(name)
+            repo.config.owner.eq_ignore_ascii_case(owner) && repo.config.name.eq_ignore_ascii_case(name)
         })
     }
 
@@ -99,11 +94,7 @@ impl Store {
         let name = &self.repos[base].config.name;
         self.repos.iter().position(|repo| {
             repo.config.owner.eq_ignore_ascii_case(owner)
-                && (repo
-                    .config
-                    .fork_of
-                    .as_deref()
-                    .is_some_and(|of| of.eq_ignore_ascii_case(&full_name))
+                && (repo.config.fork_of.as_deref().is_some_and(|of| of.eq_ignore_ascii_case(&full_name))
                     || repo.config.name.eq_ignore_ascii_case(name))
         })
     }
@@ -274,9 +265,7 @@ fn team_json(slug: &str) -> Value {
 }
 
 fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// A stable id per login, so answers are predictable across runs.
@@ -297,10 +286,7 @@ fn fake_sha(seed: &str) -> String {
 }
 
 pub(crate) fn now() -> String {
-    let seconds = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_secs())
-        .unwrap_or(0);
+    let seconds = SystemTime::now().duration_since(UNIX_EPOCH).map(|elapsed| elapsed.as_secs()).unwrap_or(0);
     iso8601(seconds)
 }
 
@@ -308,12 +294,7 @@ pub(crate) fn now() -> String {
 pub(crate) fn iso8601(seconds: u64) -> String {
     let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
     let rest = seconds % 86_400;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest % 3600 / 60, rest % 60)
 }
 
 // Howard Hinnant's days-to-civil algorithm.

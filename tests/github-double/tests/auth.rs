@@ -19,27 +19,21 @@ async fn a_request_without_a_user_agent_is_403_before_anything_else() {
         .await
         .unwrap();
     assert_eq!(response.status(), 403);
-    assert!(response.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .starts_with("text/plain"));
+    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
     let text = response.text().await.unwrap();
-    assert!(text.starts_with("Request forbidden by administrative rules. Please make sure your request has a User-Agent header"), "{text}");
+    assert!(
+        text.starts_with(
+            "Request forbidden by administrative rules. Please make sure your request has a User-Agent header"
+        ),
+        "{text}"
+    );
     // Not even a bad token is looked at first, and nothing was created.
-    let (status, _) =
-        send(bare(&github, Method::GET, "/user").header("authorization", "Bearer wrong")).await;
+    let (status, _) = send(bare(&github, Method::GET, "/user").header("authorization", "Bearer wrong")).await;
     assert_eq!(status, 403);
     let (status, _) = send(with(api(&github, Method::GET, "/user"), "user-agent", "  ")).await;
     assert_eq!(status, 403);
     assert!(github.pulls("acme", "shop").is_empty());
-    assert_eq!(
-        github
-            .requests()
-            .iter()
-            .map(|r| r.status)
-            .collect::<Vec<_>>(),
-        [403, 403, 403]
-    );
+    assert_eq!(github.requests().iter().map(|r| r.status).collect::<Vec<_>>(), [403, 403, 403]);
 }
 
 #[tokio::test]
@@ -72,8 +66,7 @@ async fn a_missing_or_wrong_token_is_401_with_githubs_body() {
         );
     }
     // Two Authorization headers are refused even when one is right.
-    let (status, _) =
-        send(api(&github, Method::GET, "/user").header("authorization", "Bearer other")).await;
+    let (status, _) = send(api(&github, Method::GET, "/user").header("authorization", "Bearer other")).await;
     assert_eq!(status, 401);
     assert!(github.pulls("acme", "shop").is_empty());
 
@@ -96,12 +89,7 @@ async fn set_token_rotates_the_accepted_token() {
     assert_eq!(send(api(&github, Method::GET, "/user")).await.0, 200);
     github.set_token("ghp_rotated");
     assert_eq!(send(api(&github, Method::GET, "/user")).await.0, 401);
-    let (status, _) = send(with(
-        api(&github, Method::GET, "/user"),
-        "authorization",
-        "Bearer ghp_rotated",
-    ))
-    .await;
+    let (status, _) = send(with(api(&github, Method::GET, "/user"), "authorization", "Bearer ghp_rotated")).await;
     assert_eq!(status, 200);
 }
 
@@ -137,27 +125,14 @@ async fn accept_must_name_githubs_json_media_type() {
 async fn the_api_version_header_is_honoured() {
     let github = double().await;
     let response = api(&github, Method::GET, "/user").send().await.unwrap();
-    assert_eq!(
-        response.headers()["x-github-api-version-selected"],
-        "2022-11-28"
-    );
+    assert_eq!(response.headers()["x-github-api-version-selected"], "2022-11-28");
     assert_eq!(response.headers()["x-oauth-scopes"], "repo");
     assert!(response.headers().contains_key("x-github-request-id"));
     assert!(response.headers().contains_key("x-ratelimit-remaining"));
 
-    let response = with(
-        api(&github, Method::GET, "/user"),
-        "x-github-api-version",
-        "2026-03-10",
-    )
-    .send()
-    .await
-    .unwrap();
+    let response = with(api(&github, Method::GET, "/user"), "x-github-api-version", "2026-03-10").send().await.unwrap();
     assert_eq!(response.status(), 200);
-    assert_eq!(
-        response.headers()["x-github-api-version-selected"],
-        "2026-03-10"
-    );
+    assert_eq!(response.headers()["x-github-api-version-selected"], "2026-03-10");
 
     // Without the header GitHub answers with its default version.
     let response = bare(&github, Method::GET, "/user")
@@ -168,32 +143,19 @@ async fn the_api_version_header_is_honoured() {
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
-    assert_eq!(
-        response.headers()["x-github-api-version-selected"],
-        "2022-11-28"
-    );
+    assert_eq!(response.headers()["x-github-api-version-selected"], "2022-11-28");
 
-    let (status, body) = send(with(
-        api(&github, Method::GET, "/user"),
-        "x-github-api-version",
-        "2021-01-01",
-    ))
-    .await;
+    let (status, body) = send(with(api(&github, Method::GET, "/user"), "x-github-api-version", "2021-01-01")).await;
     assert_eq!(status, 400);
-    assert!(
-        body["message"].as_str().unwrap().contains("2021-01-01"),
-        "{body}"
-    );
+    assert!(body["message"].as_str().unwrap().contains("2021-01-01"), "{body}");
 }
 
 #[tokio::test]
 async fn unknown_paths_and_methods_are_404() {
     let github = double().await;
-    for (method, path) in [
-        (Method::GET, "/repos/acme/shop/issues"),
-        (Method::DELETE, "/repos/acme/shop/pulls/1"),
-        (Method::GET, "/"),
-    ] {
+    for (method, path) in
+        [(Method::GET, "/repos/acme/shop/issues"), (Method::DELETE, "/repos/acme/shop/pulls/1"), (Method::GET, "/")]
+    {
         let (status, body) = send(api(&github, method.clone(), path)).await;
         assert_eq!(status, 404, "{method} {path}");
         assert_eq!(body["message"], "Not Found");

@@ -38,11 +38,8 @@ async fn the_next_create_can_fail_with_500_422_or_401_and_creates_nothing() {
 
     let (status, pull) = create_pull(&github, "acme/shop", pr()).await;
     assert_eq!((status, &pull["number"]), (201, &json!(1)));
-    let statuses: Vec<u16> = github
-        .requests_to("POST", "/repos/acme/shop/pulls")
-        .iter()
-        .map(|request| request.status)
-        .collect();
+    let statuses: Vec<u16> =
+        github.requests_to("POST", "/repos/acme/shop/pulls").iter().map(|request| request.status).collect();
     assert_eq!(statuses, [500, 422, 401, 201]);
 }
 
@@ -50,69 +47,33 @@ async fn the_next_create_can_fail_with_500_422_or_401_and_creates_nothing() {
 async fn faults_wait_for_their_endpoint_and_header_checks_come_first() {
     let github = double().await;
     github.fail_next(Endpoint::RequestReviewers, Fault::RateLimited);
-    github.fail_next(
-        Endpoint::ListPulls,
-        Fault::Custom {
-            status: 502,
-            body: json!({"message": "Bad Gateway"}),
-        },
-    );
+    github.fail_next(Endpoint::ListPulls, Fault::Custom { status: 502, body: json!({"message": "Bad Gateway"}) });
     github.fail_next(Endpoint::GetRepo, Fault::ServerError);
 
     // A request turned away by the header checks does not use up the fault.
-    let (status, _) = send(with(
-        api(&github, Method::GET, "/repos/acme/shop"),
-        "authorization",
-        "Bearer nope",
-    ))
-    .await;
+    let (status, _) = send(with(api(&github, Method::GET, "/repos/acme/shop"), "authorization", "Bearer nope")).await;
     assert_eq!(status, 401);
-    assert_eq!(
-        send(api(&github, Method::GET, "/repos/acme/shop")).await.0,
-        500
-    );
-    assert_eq!(
-        send(api(&github, Method::GET, "/repos/acme/shop")).await.0,
-        200
-    );
+    assert_eq!(send(api(&github, Method::GET, "/repos/acme/shop")).await.0, 500);
+    assert_eq!(send(api(&github, Method::GET, "/repos/acme/shop")).await.0, 200);
 
     assert_eq!(create_pull(&github, "acme/shop", pr()).await.0, 201);
-    let (status, body) = send(api(
-        &github,
-        Method::GET,
-        "/repos/acme/shop/pulls?head=acme:kiln/cart-1a2b",
-    ))
-    .await;
+    let (status, body) = send(api(&github, Method::GET, "/repos/acme/shop/pulls?head=acme:kiln/cart-1a2b")).await;
     assert_eq!((status, body), (502, json!({"message": "Bad Gateway"})));
 
-    let response = api(
-        &github,
-        Method::POST,
-        "/repos/acme/shop/pulls/1/requested_reviewers",
-    )
-    .json(&json!({"reviewers": ["alice"]}))
-    .send()
-    .await
-    .unwrap();
+    let response = api(&github, Method::POST, "/repos/acme/shop/pulls/1/requested_reviewers")
+        .json(&json!({"reviewers": ["alice"]}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 403);
     assert_eq!(response.headers()["x-ratelimit-remaining"], "0");
     let body: serde_json::Value = response.json().await.unwrap();
-    assert!(body["message"]
-        .as_str()
-        .unwrap()
-        .starts_with("API rate limit exceeded"));
-    assert_eq!(
-        github.pulls("acme", "shop")[0]["requested_reviewers"],
-        json!([])
-    );
+    assert!(body["message"].as_str().unwrap().starts_with("API rate limit exceeded"));
+    assert_eq!(github.pulls("acme", "shop")[0]["requested_reviewers"], json!([]));
 
     github.fail_next_create(Fault::ServerError);
     github.clear_faults();
-    let (status, _) = create_pull(
-        &github,
-        "acme/shop",
-        json!({"title": "t", "head": "kiln/other", "base": "main"}),
-    )
-    .await;
+    let (status, _) =
+        create_pull(&github, "acme/shop", json!({"title": "t", "head": "kiln/other", "base": "main"})).await;
     assert_eq!(status, 201);
 }

@@ -64,21 +64,12 @@ async fn a_read_only_repository_says_push_false() {
     .await;
     let (_, repo) = send(api(&configured, Method::GET, "/repos/acme/shop")).await;
     assert_eq!(
-        (
-            &repo["permissions"]["push"],
-            &repo["private"],
-            &repo["visibility"]
-        ),
+        (&repo["permissions"]["push"], &repo["private"], &repo["visibility"]),
         (&json!(false), &json!(true), &json!("private"))
     );
     let (_, repo) = send(api(&configured, Method::GET, "/repos/acme/admin")).await;
     assert_eq!(repo["permissions"]["admin"], true);
 
     configured.add_repo(RepoConfig::new("acme", "late"));
-    assert_eq!(
-        send(api(&configured, Method::GET, "/repos/acme/late"))
-            .await
-            .0,
-        200
-    );
+    assert_eq!(send(api(&configured, Method::GET, "/repos/acme/late")).await.0, 200);
 }

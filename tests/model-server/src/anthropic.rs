@@ -44,10 +44,7 @@ fn frames(turn: &Turn) -> Vec<String> {
     };
 
     let mut frames = vec![
-        reply::event(
-            "message_start",
-            &json!({"type": "message_start", "message": start}),
-        ),
+        reply::event("message_start", &json!({"type": "message_start", "message": start})),
         reply::event(
             "content_block_start",
             &json!({"type": "content_block_start", "index": 0, "content_block": block}),
@@ -60,10 +57,7 @@ fn frames(turn: &Turn) -> Vec<String> {
             &json!({"type": "content_block_delta", "index": 0, "delta": delta}),
         ));
     }
-    frames.push(reply::event(
-        "content_block_stop",
-        &json!({"type": "content_block_stop", "index": 0}),
-    ));
+    frames.push(reply::event("content_block_stop", &json!({"type": "content_block_stop", "index": 0})));
     frames.push(reply::event(
         "message_delta",
         &json!({
@@ -72,10 +66,7 @@ fn frames(turn: &Turn) -> Vec<String> {
             "usage": usage(turn),
         }),
     ));
-    frames.push(reply::event(
-        "message_stop",
-        &json!({"type": "message_stop"}),
-    ));
+    frames.push(reply::event("message_stop", &json!({"type": "message_stop"})));
     frames
 }
 
@@ -117,10 +108,7 @@ fn stop_reason(step: &Step) -> &'static str {
 
 /// `{"type": "error", "error": {"type": ..., "message": ...}}` with the status.
 pub fn error(error: &ScriptedError, number: usize) -> Response {
-    let kind = error
-        .kind
-        .clone()
-        .unwrap_or_else(|| error_type(error.status).into());
+    let kind = error.kind.clone().unwrap_or_else(|| error_type(error.status).into());
     let body = json!({"type": "error", "error": {"type": kind, "message": error.message}});
     let status = StatusCode::from_u16(error.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     reply::json(status, &body, request_id(number))
@@ -144,11 +132,7 @@ fn error_type(status: u16) -> &'static str {
 
 /// `POST /v1/messages/count_tokens`: the same deterministic count, no step used.
 pub fn count_tokens(input_tokens: u64) -> Response {
-    reply::json(
-        StatusCode::OK,
-        &json!({"input_tokens": input_tokens}),
-        ("request-id", "req_count".into()),
-    )
+    reply::json(StatusCode::OK, &json!({"input_tokens": input_tokens}), ("request-id", "req_count".into()))
 }
 
 fn request_id(number: usize) -> (&'static str, String) {

@@ -26,9 +26,7 @@ pub fn error(error: &ScriptedError, number: usize) -> Response {
 
 // The real API sends a usage chunk only when asked to, via `stream_options`.
 fn includes_usage(body: &Value) -> bool {
-    body.pointer("/stream_options/include_usage")
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
+    body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false)
 }
 
 /// A first chunk with the role (and, for a tool, the call's id and name), one chunk
@@ -37,15 +35,12 @@ fn frames(turn: &Turn, with_usage: bool) -> Vec<String> {
     let mut deltas = Vec::new();
     match &turn.step {
         Step::Tool { name, arguments } => {
-            deltas.push(
-                json!({"role": "assistant", "content": null, "tool_calls": [{
-                    "index": 0, "id": turn.call_id(), "type": "function",
-                    "function": {"name": name, "arguments": ""},
-                }]}),
-            );
+            deltas.push(json!({"role": "assistant", "content": null, "tool_calls": [{
+                "index": 0, "id": turn.call_id(), "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }]}));
             for piece in fragments(&arguments_json(arguments)) {
-                deltas
-                    .push(json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}));
+                deltas.push(json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}));
             }
         }
         step => {
@@ -55,10 +50,7 @@ fn frames(turn: &Turn, with_usage: bool) -> Vec<String> {
             }
         }
     }
-    let mut chunks: Vec<Value> = deltas
-        .into_iter()
-        .map(|delta| chunk(turn, delta, Value::Null))
-        .collect();
+    let mut chunks: Vec<Value> = deltas.into_iter().map(|delta| chunk(turn, delta, Value::Null)).collect();
     chunks.push(chunk(turn, json!({}), json!(finish_reason(&turn.step))));
     if with_usage {
         // Asked-for usage comes as `null` on every chunk, then in a last chunk without choices.
@@ -70,10 +62,7 @@ fn frames(turn: &Turn, with_usage: bool) -> Vec<String> {
         last["usage"] = usage(turn);
         chunks.push(last);
     }
-    let mut frames: Vec<String> = chunks
-        .iter()
-        .map(|c| reply::frame(None, &c.to_string()))
-        .collect();
+    let mut frames: Vec<String> = chunks.iter().map(|c| reply::frame(None, &c.to_string())).collect();
     frames.push(reply::frame(None, "[DONE]"));
     frames
 }

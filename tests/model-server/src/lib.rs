@@ -93,11 +93,7 @@ impl ModelServer {
         let addr = port.addr;
         let shared = Arc::new(server::Shared::new(script));
         let server = port.serve("kiln-model-server", server::router(shared.clone()))?;
-        Ok(ModelServer {
-            addr,
-            shared,
-            _server: server,
-        })
+        Ok(ModelServer { addr, shared, _server: server })
     }
 
     /// `http://127.0.0.1:PORT`, the form Anthropic clients take (`ANTHROPIC_BASE_URL`).

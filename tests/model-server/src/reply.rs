@@ -28,10 +28,7 @@ pub fn stream(frames: Vec<String>, request_id: (&'static str, String)) -> Respon
     let chunks = futures_util::stream::iter(frames.into_iter().map(Ok::<_, Infallible>));
     let mut response = Response::new(Body::from_stream(chunks));
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream; charset=utf-8"),
-    );
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream; charset=utf-8"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     insert_request_id(&mut response, request_id);
     response

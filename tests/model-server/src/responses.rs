@@ -16,11 +16,7 @@ pub fn answer(turn: &Turn, body: &Value) -> Response {
     if wants_stream(body) {
         reply::stream(frames(turn), request_id)
     } else {
-        reply::json(
-            StatusCode::OK,
-            &response(turn, "completed", vec![item(turn, "completed")]),
-            request_id,
-        )
+        reply::json(StatusCode::OK, &response(turn, "completed", vec![item(turn, "completed")]), request_id)
     }
 }
 
@@ -34,18 +30,9 @@ pub fn error(error: &ScriptedError, number: usize) -> Response {
 /// output_item.done, completed. Every event carries a rising `sequence_number`.
 fn frames(turn: &Turn) -> Vec<String> {
     let mut events: Vec<(&str, Value)> = vec![
-        (
-            "response.created",
-            json!({"response": response(turn, "in_progress", vec![])}),
-        ),
-        (
-            "response.in_progress",
-            json!({"response": response(turn, "in_progress", vec![])}),
-        ),
-        (
-            "response.output_item.added",
-            json!({"output_index": 0, "item": item(turn, "in_progress")}),
-        ),
+        ("response.created", json!({"response": response(turn, "in_progress", vec![])})),
+        ("response.in_progress", json!({"response": response(turn, "in_progress", vec![])})),
+        ("response.output_item.added", json!({"output_index": 0, "item": item(turn, "in_progress")})),
     ];
     let item_id = item_id(turn);
     match &turn.step {
@@ -65,34 +52,17 @@ fn frames(turn: &Turn) -> Vec<String> {
         step => {
             let text = text_of(step);
             let at = json!({"item_id": item_id, "output_index": 0, "content_index": 0});
-            events.push((
-                "response.content_part.added",
-                with(&at, json!({"part": output_text("")})),
-            ));
+            events.push(("response.content_part.added", with(&at, json!({"part": output_text("")}))));
             for piece in fragments(text) {
-                events.push((
-                    "response.output_text.delta",
-                    with(&at, json!({"delta": piece, "logprobs": []})),
-                ));
+                events.push(("response.output_text.delta", with(&at, json!({"delta": piece, "logprobs": []}))));
             }
-            events.push((
-                "response.output_text.done",
-                with(&at, json!({"text": text, "logprobs": []})),
-            ));
-            events.push((
-                "response.content_part.done",
-                with(&at, json!({"part": output_text(text)})),
-            ));
+            events.push(("response.output_text.done", with(&at, json!({"text": text, "logprobs": []}))));
+            events.push(("response.content_part.done", with(&at, json!({"part": output_text(text)}))));
         }
     }
-    events.push((
-        "response.output_item.done",
-        json!({"output_index": 0, "item": item(turn, "completed")}),
-    ));
-    events.push((
-        "response.completed",
-        json!({"response": response(turn, "completed", vec![item(turn, "completed")])}),
-    ));
+    events.push(("response.output_item.done", json!({"output_index": 0, "item": item(turn, "completed")})));
+    events
+        .push(("response.completed", json!({"response": response(turn, "completed", vec![item(turn, "completed")])})));
 
     events
         .into_iter()

@@ -39,10 +39,7 @@ pub struct ScriptedError {
 
 impl Step {
     pub fn tool(name: impl Into<String>, arguments: Value) -> Self {
-        Step::Tool {
-            name: name.into(),
-            arguments,
-        }
+        Step::Tool { name: name.into(), arguments }
     }
 
     pub fn text(text: impl Into<String>) -> Self {
@@ -50,13 +47,7 @@ impl Step {
     }
 
     pub fn error(status: u16, message: impl Into<String>) -> Self {
-        Step::Error(ScriptedError {
-            status,
-            message: message.into(),
-            kind: None,
-            code: None,
-            retry_after: None,
-        })
+        Step::Error(ScriptedError { status, message: message.into(), kind: None, code: None, retry_after: None })
     }
 }
 
@@ -95,46 +86,23 @@ impl TryFrom<RawStep> for Step {
 
     fn try_from(raw: RawStep) -> Result<Self, String> {
         match raw {
-            RawStep {
-                tool: Some(name),
-                arguments,
-                text: None,
-                error: None,
-            } => {
+            RawStep { tool: Some(name), arguments, text: None, error: None } => {
                 let arguments = arguments.unwrap_or_else(|| Value::Object(Default::default()));
                 if !arguments.is_object() {
                     return Err(format!("step `{name}`: arguments must be a JSON object"));
                 }
                 Ok(Step::Tool { name, arguments })
             }
-            RawStep {
-                tool: None,
-                arguments: None,
-                text: Some(text),
-                error: None,
-            } => Ok(Step::Text(text)),
-            RawStep {
-                tool: None,
-                arguments: None,
-                text: None,
-                error: Some(error),
-            } => Ok(Step::Error(error)),
-            _ => Err(
-                "a step is exactly one of {\"tool\", \"arguments\"}, {\"text\"} or {\"error\"}"
-                    .into(),
-            ),
+            RawStep { tool: None, arguments: None, text: Some(text), error: None } => Ok(Step::Text(text)),
+            RawStep { tool: None, arguments: None, text: None, error: Some(error) } => Ok(Step::Error(error)),
+            _ => Err("a step is exactly one of {\"tool\", \"arguments\"}, {\"text\"} or {\"error\"}".into()),
         }
     }
 }
 
 impl From<Step> for RawStep {
     fn from(step: Step) -> Self {
-        let mut raw = RawStep {
-            tool: None,
-            arguments: None,
-            text: None,
-            error: None,
-        };
+        let mut raw = RawStep { tool: None, arguments: None, text: None, error: None };
         match step {
             Step::Tool { name, arguments } => {
                 raw.tool = Some(name);

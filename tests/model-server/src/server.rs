@@ -30,18 +30,13 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub fn new(script: Vec<Step>) -> Self {
-        Shared {
-            script: Mutex::new(script.into()),
-            ..Default::default()
-        }
+        Shared { script: Mutex::new(script.into()), ..Default::default() }
     }
 
     fn next_step(&self) -> (usize, Step) {
         let mut answered = lock(&self.answered);
         *answered += 1;
-        let step = lock(&self.script)
-            .pop_front()
-            .unwrap_or_else(|| Step::text(EXHAUSTED));
+        let step = lock(&self.script).pop_front().unwrap_or_else(|| Step::text(EXHAUSTED));
         (*answered, step)
     }
 }
@@ -52,10 +47,7 @@ pub(crate) fn recorded(shared: &Shared) -> Vec<RecordedRequest> {
 
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
     // One fallback handler sees every method and path, so nothing escapes recording.
-    Router::new()
-        .fallback(handle)
-        .layer(DefaultBodyLimit::max(MAX_BODY))
-        .with_state(shared)
+    Router::new().fallback(handle).layer(DefaultBodyLimit::max(MAX_BODY)).with_state(shared)
 }
 
 #[derive(Clone, Copy)]
@@ -77,9 +69,7 @@ async fn handle(
     lock(&shared.requests).push(request);
 
     let protocol = match (method.as_str(), uri.path()) {
-        ("POST", "/v1/messages/count_tokens") => {
-            return anthropic::count_tokens(input_tokens(body.len()))
-        }
+        ("POST", "/v1/messages/count_tokens") => return anthropic::count_tokens(input_tokens(body.len())),
         ("POST", "/v1/messages") => Protocol::Anthropic,
         ("POST", "/v1/responses") => Protocol::Responses,
         ("POST", "/v1/chat/completions") => Protocol::Chat,
@@ -118,9 +108,7 @@ fn error_response(protocol: Protocol, error: &ScriptedError, number: usize) -> R
         Protocol::Chat => chat::error(error, number),
     };
     if let Some(seconds) = error.retry_after {
-        response
-            .headers_mut()
-            .insert("retry-after", HeaderValue::from(seconds));
+        response.headers_mut().insert("retry-after", HeaderValue::from(seconds));
     }
     response
 }
@@ -131,9 +119,5 @@ fn not_found(method: &Method, uri: &Uri) -> Response {
         "type": "error",
         "error": {"type": "not_found_error", "message": format!("kiln-model-server: no route for {method} {}", uri.path())},
     });
-    reply::json(
-        StatusCode::NOT_FOUND,
-        &body,
-        ("request-id", "req_not_found".into()),
-    )
+    reply::json(StatusCode::NOT_FOUND, &body, ("request-id", "req_not_found".into()))
 }

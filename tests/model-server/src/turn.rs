@@ -27,23 +27,9 @@ pub(crate) struct Turn {
 
 impl Turn {
     pub fn new(number: usize, step: Step, body: &Value, body_len: usize) -> Self {
-        let model = body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("kiln-scripted")
-            .to_owned();
-        let created = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or_default();
-        Turn {
-            number,
-            step,
-            model,
-            input_tokens: input_tokens(body_len),
-            output_tokens: OUTPUT_TOKENS,
-            created,
-        }
+        let model = body.get("model").and_then(Value::as_str).unwrap_or("kiln-scripted").to_owned();
+        let created = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default();
+        Turn { number, step, model, input_tokens: input_tokens(body_len), output_tokens: OUTPUT_TOKENS, created }
     }
 
     pub fn call_id(&self) -> String {
@@ -68,10 +54,7 @@ pub fn fragments(text: &str) -> Vec<String> {
         return Vec::new();
     }
     let size = chars.len().div_ceil(FRAGMENTS);
-    chars
-        .chunks(size)
-        .map(|piece| piece.iter().collect())
-        .collect()
+    chars.chunks(size).map(|piece| piece.iter().collect()).collect()
 }
 
 /// Whether the client asked for server-sent events.

@@ -27,10 +27,7 @@ async fn anthropic_errors_use_anthropics_body_and_status() {
     );
     let response = post(&client(), &url, &body).await;
     assert_eq!(response.status(), 529);
-    assert_eq!(
-        response.json::<Value>().await.unwrap()["error"]["type"],
-        "overloaded_error"
-    );
+    assert_eq!(response.json::<Value>().await.unwrap()["error"]["type"], "overloaded_error");
 }
 
 #[tokio::test]
@@ -60,10 +57,7 @@ async fn openai_errors_use_openais_body_and_status() {
     assert_eq!(response.status(), 429);
     let error = response.json::<Value>().await.unwrap();
     assert_eq!(
-        (
-            error["error"]["type"].as_str(),
-            error["error"]["code"].as_str()
-        ),
+        (error["error"]["type"].as_str(), error["error"]["code"].as_str()),
         (Some("insufficient_quota"), Some("insufficient_quota"))
     );
 }
@@ -86,35 +80,16 @@ async fn an_exhausted_script_answers_a_final_text() {
 #[tokio::test]
 async fn unknown_paths_are_404_json_and_bad_bodies_use_no_step() {
     let server = ModelServer::start(vec![Step::text("kept")]).await;
-    let response = post(
-        &client(),
-        &format!("{}/v1/models", server.base_url()),
-        &json!({}),
-    )
-    .await;
+    let response = post(&client(), &format!("{}/v1/models", server.base_url()), &json!({})).await;
     assert_eq!(response.status(), 404);
-    assert_eq!(
-        response.json::<Value>().await.unwrap()["error"]["type"],
-        "not_found_error"
-    );
-    let response = client()
-        .get(format!("{}/v1/messages", server.base_url()))
-        .send()
-        .await
-        .unwrap();
+    assert_eq!(response.json::<Value>().await.unwrap()["error"]["type"], "not_found_error");
+    let response = client().get(format!("{}/v1/messages", server.base_url())).send().await.unwrap();
     assert_eq!(response.status(), 404);
 
     let url = format!("{}/chat/completions", server.openai_base_url());
     let response = client().post(&url).body("not json").send().await.unwrap();
     assert_eq!(response.status(), 400);
-    assert_eq!(
-        response.json::<Value>().await.unwrap()["error"]["type"],
-        "invalid_request_error"
-    );
-    let completion: Value = post(&client(), &url, &json!({"messages": []}))
-        .await
-        .json()
-        .await
-        .unwrap();
+    assert_eq!(response.json::<Value>().await.unwrap()["error"]["type"], "invalid_request_error");
+    let completion: Value = post(&client(), &url, &json!({"messages": []})).await.json().await.unwrap();
     assert_eq!(completion["choices"][0]["message"]["content"], "kept");
 }

@@ -13,8 +13,7 @@ use support::{client, post};
 #[tokio::test]
 async fn every_request_is_recorded_with_its_body_and_headers() {
     let server = ModelServer::start(vec![Step::text("a"), Step::text("b")]).await;
-    let messages =
-        json!({"model": "claude-test", "messages": [{"role": "user", "content": "hello"}]});
+    let messages = json!({"model": "claude-test", "messages": [{"role": "user", "content": "hello"}]});
     client()
         .post(format!("{}/v1/messages?beta=true", server.base_url()))
         .header("x-api-key", "test-key")
@@ -23,31 +22,13 @@ async fn every_request_is_recorded_with_its_body_and_headers() {
         .send()
         .await
         .unwrap();
-    post(
-        &client(),
-        &format!("{}/v1/messages/count_tokens", server.base_url()),
-        &messages,
-    )
-    .await;
+    post(&client(), &format!("{}/v1/messages/count_tokens", server.base_url()), &messages).await;
     let chat = json!({"model": "local", "messages": [{"role": "user", "content": "hi"}]});
-    post(
-        &client(),
-        &format!("{}/chat/completions", server.openai_base_url()),
-        &chat,
-    )
-    .await;
-    post(
-        &client(),
-        &format!("{}/elsewhere", server.base_url()),
-        &json!({"x": 1}),
-    )
-    .await;
+    post(&client(), &format!("{}/chat/completions", server.openai_base_url()), &chat).await;
+    post(&client(), &format!("{}/elsewhere", server.base_url()), &json!({"x": 1})).await;
 
     let requests = server.requests();
-    let seen: Vec<(&str, &str)> = requests
-        .iter()
-        .map(|r| (r.method.as_str(), r.path.as_str()))
-        .collect();
+    let seen: Vec<(&str, &str)> = requests.iter().map(|r| (r.method.as_str(), r.path.as_str())).collect();
     assert_eq!(
         seen,
         [
@@ -74,17 +55,11 @@ fn scripts_read_from_json_and_reject_ambiguous_steps() {
             {"error": {"status": 500, "message": "boom"}}]"#,
     )
     .unwrap();
-    assert_eq!(
-        script[0],
-        Step::tool("apply_patch", json!({"input": "*** Begin Patch"}))
-    );
+    assert_eq!(script[0], Step::tool("apply_patch", json!({"input": "*** Begin Patch"})));
     assert_eq!(script[1], Step::tool("noop", json!({})));
     assert_eq!(script[2], Step::text("done"));
     assert_eq!(script[3], Step::error(500, "boom"));
-    assert_eq!(
-        parse_script(&serde_json::to_string(&script).unwrap()).unwrap(),
-        script
-    );
+    assert_eq!(parse_script(&serde_json::to_string(&script).unwrap()).unwrap(), script);
 
     assert!(parse_script(r#"[{"tool": "x", "text": "y"}]"#).is_err());
     assert!(parse_script(r#"[{"tool": "x", "arguments": [1]}]"#).is_err());
@@ -130,24 +105,16 @@ async fn dropping_the_server_stops_it() {
 #[tokio::test]
 async fn a_step_is_used_once_across_protocols() {
     let server = ModelServer::start(vec![Step::text("first"), Step::text("second")]).await;
-    let message: Value = post(
-        &client(),
-        &format!("{}/v1/messages", server.base_url()),
-        &json!({"messages": []}),
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let message: Value = post(&client(), &format!("{}/v1/messages", server.base_url()), &json!({"messages": []}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(message["content"][0]["text"], "first");
-    let response: Value = post(
-        &client(),
-        &format!("{}/responses", server.openai_base_url()),
-        &json!({"input": "x"}),
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let response: Value = post(&client(), &format!("{}/responses", server.openai_base_url()), &json!({"input": "x"}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(response["output"][0]["content"][0]["text"], "second");
 }

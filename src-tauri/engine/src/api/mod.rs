@@ -399,7 +399,9 @@ impl Engine {
     /// setup step and every gate's command with its source, and the same as kiln.toml.
     pub async fn detect_workspace(&self, _: EmptyArgs) -> Result<DetectionView> {
         let ws = self.workspace()?;
-        tokio::task::spawn_blocking(move || crate::detect::view(&ws)).await.map_err(|e| ApiError::internal("detecting", e))?
+        tokio::task::spawn_blocking(move || crate::detect::view(&ws))
+            .await
+            .map_err(|e| ApiError::internal("detecting", e))?
     }
 
     /// Saves the set-up as `kiln.toml` and reopens the workspace with it. Refused while
@@ -407,7 +409,10 @@ impl Engine {
     /// configuration mid-way.
     pub async fn save_config(&self, args: SaveConfigArgs) -> Result<DetectionView> {
         if self.options.mode == ServeMode::SelfHosted {
-            return Err(ApiError::new(ErrorCode::NotAllowedInMode, "a self-hosted server's kiln.toml is changed on the server, not over HTTP"));
+            return Err(ApiError::new(
+                ErrorCode::NotAllowedInMode,
+                "a self-hosted server's kiln.toml is changed on the server, not over HTTP",
+            ));
         }
         let ws = self.workspace()?;
         let busy = !ws.turns.lock().unwrap().is_empty()
@@ -415,7 +420,10 @@ impl Engine {
             || !ws.planning.lock().unwrap().is_empty()
             || !ws.queued.lock().unwrap().is_empty();
         if busy {
-            return Err(ApiError::new(ErrorCode::SessionRunning, "a session is running: save the set-up when it has stopped"));
+            return Err(ApiError::new(
+                ErrorCode::SessionRunning,
+                "a session is running: save the set-up when it has stopped",
+            ));
         }
         crate::detect::save(&ws, &args)?;
         crate::preview::stop_all(&ws, &self.events).await;

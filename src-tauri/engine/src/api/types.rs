@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-pub use crate::error::{ApiError, ErrorCode};
 pub use crate::config::Workflow;
+pub use crate::error::{ApiError, ErrorCode};
 pub use crate::modules::{ModuleInfo, Toolchain};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -318,20 +318,34 @@ pub struct TranscriptEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum EventBody {
-    Session { session: SessionView },
-    Transcript { entry: TranscriptEntry },
+    Session {
+        session: SessionView,
+    },
+    Transcript {
+        entry: TranscriptEntry,
+    },
     #[serde(rename_all = "camelCase")]
-    SessionRemoved { session_id: String },
-    Workspace { workspace: WorkspaceView },
+    SessionRemoved {
+        session_id: String,
+    },
+    Workspace {
+        workspace: WorkspaceView,
+    },
     /// A session's preview changed state (starting, ready, crashed, stopped…).
-    Preview { preview: PreviewView },
+    Preview {
+        preview: PreviewView,
+    },
     /// A delivery run moved: a step started, finished or failed, or the run ended.
-    Delivery { run: DeliveryRun },
+    Delivery {
+        run: DeliveryRun,
+    },
     /// The subscriber asked to resume from an event no longer kept: refetch everything.
     Resync,
     /// What a session's agent is doing right now (streamed text, a provider retrying):
     /// ephemeral, never stored in the transcript; the next `Live` of the session replaces it.
-    Live { live: LiveView },
+    Live {
+        live: LiveView,
+    },
 }
 
 /// The phase a `LiveView` belongs to.

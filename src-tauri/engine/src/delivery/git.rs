@@ -72,7 +72,9 @@ impl GitOutput {
         let output = match (self.output.is_empty(), next.output.is_empty()) {
             (true, _) => next.output,
             (false, true) => self.output,
-            (false, false) => format!("{}{}{}", self.output, if self.output.ends_with('\n') { "" } else { "\n" }, next.output),
+            (false, false) => {
+                format!("{}{}{}", self.output, if self.output.ends_with('\n') { "" } else { "\n" }, next.output)
+            }
         };
         GitOutput { command: format!("{} && {}", self.command, next.command), status: next.status, output }
     }
@@ -438,10 +440,18 @@ impl Git {
     /// path or userinfo in `url` is ignored), and redacts it everywhere.
     pub fn with_token(mut self, token: &str, url: &str) -> GitResult<Self> {
         let origin = http_origin(url).ok_or_else(|| {
-            self.fail(GitErrorKind::InvalidInput, format!("a token can only be bound to an http(s) address, not '{url}'"), None)
+            self.fail(
+                GitErrorKind::InvalidInput,
+                format!("a token can only be bound to an http(s) address, not '{url}'"),
+                None,
+            )
         })?;
         if token.is_empty() || token.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err(self.fail(GitErrorKind::InvalidInput, "the token is empty or holds spaces or control characters".into(), None));
+            return Err(self.fail(
+                GitErrorKind::InvalidInput,
+                "the token is empty or holds spaces or control characters".into(),
+                None,
+            ));
         }
         self.redactor.add(token);
         self.token = Some(Token { value: token.to_string(), origin });
@@ -520,7 +530,10 @@ impl Git {
 
     /// The command line as shown: quoted, the helper's text abbreviated, redacted.
     fn display(&self, args: &[OsString]) -> String {
-        let program = Path::new(&self.program).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "git".into());
+        let program = Path::new(&self.program)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "git".into());
         let mut parts = vec![program];
         for arg in args {
             let arg = arg.to_string_lossy().replace(HELPER, HELPER_SHOWN);
@@ -637,7 +650,13 @@ impl Git {
     /// The commit `rev` names, if it names one.
     pub async fn rev_parse(&self, rev: &str) -> GitResult<Option<String>> {
         check_rev(rev).map_err(|m| self.invalid(m))?;
-        let ran = self.run(Access::Read, &args(["rev-parse", "--verify", "--quiet", "--end-of-options", &format!("{rev}^{{commit}}")]), None).await?;
+        let ran = self
+            .run(
+                Access::Read,
+                &args(["rev-parse", "--verify", "--quiet", "--end-of-options", &format!("{rev}^{{commit}}")]),
+                None,
+            )
+            .await?;
         Ok(ran.out.success().then(|| String::from_utf8_lossy(&ran.stdout).trim().to_string()))
     }
 
@@ -688,7 +707,8 @@ impl Git {
     /// `git status --porcelain`: `(XY, path)` for every changed or untracked file (a rename
     /// lists its new path).
     pub async fn status_porcelain(&self) -> GitResult<(Vec<(String, String)>, GitOutput)> {
-        let ran = self.run(Access::Read, &args(["status", "--porcelain=v1", "-z", "--untracked-files=all"]), None).await?;
+        let ran =
+            self.run(Access::Read, &args(["status", "--porcelain=v1", "-z", "--untracked-files=all"]), None).await?;
         if !ran.out.success() {
             let message = format!("git status failed in {}: {}", self.dir.display(), summary(&ran.out));
             return Err(self.fail(GitErrorKind::Failed, message, Some(ran.out)));
@@ -717,16 +737,30 @@ impl Git {
     pub async fn changed_paths(&self, base_ref: &str) -> GitResult<(Vec<(String, String)>, GitOutput)> {
         check_rev(base_ref).map_err(|m| self.invalid(m))?;
         let Some(base) = self.rev_parse(base_ref).await? else {
-            return Err(self.fail(GitErrorKind::RefNotFound, format!("there is no commit '{base_ref}' in {}", self.dir.display()), None));
+            return Err(self.fail(
+                GitErrorKind::RefNotFound,
+                format!("there is no commit '{base_ref}' in {}", self.dir.display()),
+                None,
+            ));
         };
         let added = self.add_all().await?;
         let merge_base = self.run(Access::Read, &args(["merge-base", "HEAD", &base]), None).await?;
         if !merge_base.out.success() {
             let out = added.then(merge_base.out);
-            return Err(self.fail(GitErrorKind::Failed, format!("HEAD and '{base_ref}' have no commit in common"), Some(out)));
+            return Err(self.fail(
+                GitErrorKind::Failed,
+                format!("HEAD and '{base_ref}' have no commit in common"),
+                Some(out),
+            ));
         }
         let merge_base_sha = String::from_utf8_lossy(&merge_base.stdout).trim().to_string();
-        let diff = self.run(Access::Read, &args(["diff", "--cached", "--name-status", "--no-renames", "-z", &merge_base_sha]), None).await?;
+        let diff = self
+            .run(
+                Access::Read,
+                &args(["diff", "--cached", "--name-status", "--no-renames", "-z", &merge_base_sha]),
+                None,
+            )
+            .await?;
         let out = added.then(merge_base.out).then(diff.out.clone());
         if !diff.out.success() {
             return Err(self.fail(GitErrorKind::Failed, format!("git diff failed: {}", summary(&diff.out)), Some(out)));
@@ -763,7 +797,9 @@ impl Git {
             ));
         }
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| self.fail(GitErrorKind::Failed, format!("cannot create {}: {e}", parent.display()), None))?;
+            std::fs::create_dir_all(parent).map_err(|e| {
+                self.fail(GitErrorKind::Failed, format!("cannot create {}: {e}", parent.display()), None)
+            })?;
         }
         let mut a = args(["worktree", "add", "--no-track", "-B", new_branch, "--"]);
         a.push(path.clone().into_os_string());
@@ -832,7 +868,11 @@ impl Git {
         }
         let (still_known, _) = self.worktree_known(&target).await?;
         if still_known || path.symlink_metadata().is_ok() {
-            return Err(self.fail(GitErrorKind::Failed, format!("the worktree at {} could not be removed", path.display()), Some(out)));
+            return Err(self.fail(
+                GitErrorKind::Failed,
+                format!("the worktree at {} could not be removed", path.display()),
+                Some(out),
+            ));
         }
         Ok(out)
     }
@@ -864,7 +904,9 @@ impl Git {
 
     /// Deletes a worktree directory git does not know, if it is plainly this repository's.
     async fn remove_stray(&self, path: &Path, toplevel: &Path) -> GitResult<()> {
-        let refuse = |why: String| self.fail(GitErrorKind::NotAWorktree, format!("not removing {}: {why}", path.display()), None);
+        let refuse = |why: String| {
+            self.fail(GitErrorKind::NotAWorktree, format!("not removing {}: {why}", path.display()), None)
+        };
         let meta = path.symlink_metadata().map_err(|e| refuse(e.to_string()))?;
         let removal = if meta.file_type().is_symlink() {
             // A link where the worktree was: remove the link, never what it points to.
@@ -876,7 +918,8 @@ impl Git {
             match dot_git.symlink_metadata() {
                 Ok(m) if m.is_file() => {
                     let worktrees = self.repo_path("--git-common-dir").await?.join("worktrees");
-                    let named = read_gitdir(&dot_git, path).ok_or_else(|| refuse("its .git file cannot be read".into()))?;
+                    let named =
+                        read_gitdir(&dot_git, path).ok_or_else(|| refuse("its .git file cannot be read".into()))?;
                     if !(named.starts_with(&worktrees) || normalize(&named).starts_with(&worktrees)) {
                         return Err(refuse(format!("its .git file names another repository ({})", named.display())));
                     }
@@ -885,7 +928,9 @@ impl Git {
                 Err(_) => {
                     let target = normalize(path);
                     if !(target.starts_with(toplevel) && target != toplevel) {
-                        return Err(refuse("it lies outside the repository and no .git file names this repository".into()));
+                        return Err(refuse(
+                            "it lies outside the repository and no .git file names this repository".into(),
+                        ));
                     }
                 }
             }
@@ -926,7 +971,11 @@ impl Git {
         let staged = self.run(Access::Read, &args(["diff", "--cached", "--quiet"]), None).await?;
         match staged.out.status {
             Some(0) => {
-                return Err(self.fail(GitErrorKind::NothingToCommit, "there is nothing staged to commit".into(), Some(staged.out)))
+                return Err(self.fail(
+                    GitErrorKind::NothingToCommit,
+                    "there is nothing staged to commit".into(),
+                    Some(staged.out),
+                ))
             }
             Some(1) => {}
             _ => {
@@ -949,7 +998,10 @@ impl Git {
             let message = format!("git could not commit: {}", summary(&ran.out));
             return Err(self.fail(GitErrorKind::Failed, message, Some(ran.out)));
         }
-        let sha = self.rev_parse("HEAD").await?.ok_or_else(|| self.fail(GitErrorKind::Failed, "the new commit cannot be read back".into(), None))?;
+        let sha = self
+            .rev_parse("HEAD")
+            .await?
+            .ok_or_else(|| self.fail(GitErrorKind::Failed, "the new commit cannot be read back".into(), None))?;
         Ok((sha, ran.out))
     }
 
@@ -965,7 +1017,13 @@ impl Git {
     /// expectation), so a branch someone else moved is never overwritten: the push is
     /// refused with `RemoteMoved` and the remote keeps what it had. Pushing exactly what
     /// the remote already has succeeds without changing anything.
-    pub async fn push(&self, remote: &str, local_branch: &str, remote_branch: &str, expected_remote_sha: Option<&str>) -> GitResult<GitOutput> {
+    pub async fn push(
+        &self,
+        remote: &str,
+        local_branch: &str,
+        remote_branch: &str,
+        expected_remote_sha: Option<&str>,
+    ) -> GitResult<GitOutput> {
         check_remote(remote).map_err(|m| self.invalid(m))?;
         check_ref_name(local_branch).map_err(|m| self.invalid(format!("the branch name: {m}")))?;
         check_ref_name(remote_branch).map_err(|m| self.invalid(format!("the remote branch name: {m}")))?;
@@ -975,7 +1033,8 @@ impl Git {
         let destination = format!("refs/heads/{remote_branch}");
         let lease = format!("--force-with-lease={destination}:{}", expected_remote_sha.unwrap_or(""));
         let refspec = format!("refs/heads/{local_branch}:{destination}");
-        let ran = self.run(Access::Remote, &args(["push", "--porcelain", &lease, "--", remote, &refspec]), None).await?;
+        let ran =
+            self.run(Access::Remote, &args(["push", "--porcelain", &lease, "--", remote, &refspec]), None).await?;
         if ran.out.success() {
             return Ok(ran.out);
         }
@@ -991,7 +1050,8 @@ impl Git {
         let destination = format!("refs/heads/{branch}");
         let lease = format!("--force-with-lease={destination}:{expected_sha}");
         let refspec = format!(":{destination}");
-        let ran = self.run(Access::Remote, &args(["push", "--porcelain", &lease, "--", remote, &refspec]), None).await?;
+        let ran =
+            self.run(Access::Remote, &args(["push", "--porcelain", &lease, "--", remote, &refspec]), None).await?;
         if ran.out.success() {
             return Ok(ran.out);
         }
@@ -1060,13 +1120,21 @@ impl Git {
             "returned error: 403",
             "invalid username or password",
         ];
-        let kind = if auth.iter().any(|p| text.contains(p)) { GitErrorKind::AuthenticationFailed } else { GitErrorKind::RemoteUnreachable };
+        let kind = if auth.iter().any(|p| text.contains(p)) {
+            GitErrorKind::AuthenticationFailed
+        } else {
+            GitErrorKind::RemoteUnreachable
+        };
         let message = format!("{what}: {}", summary(&out));
         self.fail(kind, message, Some(out))
     }
 }
 
-async fn pump(stream: Option<impl AsyncRead + Unpin>, capture: Arc<Mutex<Capture>>, whole: Option<Arc<Mutex<Vec<u8>>>>) {
+async fn pump(
+    stream: Option<impl AsyncRead + Unpin>,
+    capture: Arc<Mutex<Capture>>,
+    whole: Option<Arc<Mutex<Vec<u8>>>>,
+) {
     let Some(mut stream) = stream else { return };
     let mut buf = [0u8; 8192];
     while let Ok(n) = stream.read(&mut buf).await {
@@ -1116,7 +1184,11 @@ fn summary(out: &GitOutput) -> String {
         .copied()
         .filter(|l| l.starts_with("fatal:") || l.starts_with("error:") || l.starts_with("remote:"))
         .collect();
-    let chosen = if telling.is_empty() { lines.iter().rev().take(1).copied().collect::<Vec<_>>() } else { telling.into_iter().rev().take(3).rev().collect() };
+    let chosen = if telling.is_empty() {
+        lines.iter().rev().take(1).copied().collect::<Vec<_>>()
+    } else {
+        telling.into_iter().rev().take(3).rev().collect()
+    };
     if chosen.is_empty() {
         format!("git exited with {}", out.status.map(|c| c.to_string()).unwrap_or_else(|| "a signal".into()))
     } else {
@@ -1186,7 +1258,13 @@ fn check_ref_name(name: &str) -> Result<(), String> {
     if name.chars().any(|c| c.is_control() || c.is_whitespace() || "~^:?*[\\".contains(c)) {
         return bad("it holds spaces, control characters or one of ~ ^ : ? * [ \\");
     }
-    if name.contains("..") || name.contains("@{") || name == "@" || name.ends_with('.') || name.ends_with('/') || name.starts_with('/') {
+    if name.contains("..")
+        || name.contains("@{")
+        || name == "@"
+        || name.ends_with('.')
+        || name.ends_with('/')
+        || name.starts_with('/')
+    {
         return bad("git does not allow it as a branch name");
     }
     if name.split('/').any(|part| part.is_empty() || part.starts_with('.') || part.ends_with(".lock")) {
@@ -1205,7 +1283,11 @@ fn check_remote(remote: &str) -> Result<(), String> {
 
 /// A revision (`origin/main`, a SHA, `HEAD`).
 fn check_rev(rev: &str) -> Result<(), String> {
-    if rev.is_empty() || rev.len() > 300 || rev.starts_with('-') || rev.chars().any(|c| c.is_control() || c.is_whitespace()) {
+    if rev.is_empty()
+        || rev.len() > 300
+        || rev.starts_with('-')
+        || rev.chars().any(|c| c.is_control() || c.is_whitespace())
+    {
         return Err(format!("'{}' is not a usable revision", rev.escape_debug()));
     }
     Ok(())

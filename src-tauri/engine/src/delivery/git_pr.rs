@@ -141,7 +141,11 @@ impl std::fmt::Debug for GitPrInput {
 
 impl GitPrInput {
     /// An input with the defaults (lockfiles, limits, timeout) for the rest to be filled.
-    pub fn new(host_repo: impl Into<PathBuf>, session_id: impl Into<String>, settings: DeliverySettingsView) -> GitPrInput {
+    pub fn new(
+        host_repo: impl Into<PathBuf>,
+        session_id: impl Into<String>,
+        settings: DeliverySettingsView,
+    ) -> GitPrInput {
         let host_repo = host_repo.into();
         let session_id = session_id.into();
         GitPrInput {
@@ -180,7 +184,8 @@ pub fn available(host_repo: Option<&Path>, settings: &DeliverySettingsView) -> s
     let Some(dir) = host_repo else {
         return Err("the workspace is not inside a git repository".into());
     };
-    let repo = git2::Repository::discover(dir).map_err(|_| format!("{} is not inside a git repository", dir.display()))?;
+    let repo =
+        git2::Repository::discover(dir).map_err(|_| format!("{} is not inside a git repository", dir.display()))?;
     if repo.is_bare() {
         return Err(format!("{} is a bare repository: git-pr needs a work tree", dir.display()));
     }
@@ -203,7 +208,10 @@ pub fn available(host_repo: Option<&Path>, settings: &DeliverySettingsView) -> s
         other => return Err(format!("unknown push mode '{other}' (auto, direct or fork)")),
     }
     if owner_repo(settings.repository.as_deref(), &url).is_none() {
-        return Err("set the repository (owner/name) in the delivery settings: it cannot be read from the remote's address".into());
+        return Err(
+            "set the repository (owner/name) in the delivery settings: it cannot be read from the remote's address"
+                .into(),
+        );
     }
     Ok(())
 }
@@ -272,7 +280,8 @@ pub fn branch_name(prefix: &str, modules: &[GitPrModule], session_id: &str) -> S
 
 /// `kiln: add @shop/a` (several: `kiln: add @shop/a, @shop/b; update @shop/c`).
 pub fn commit_subject(modules: &[GitPrModule]) -> String {
-    let ids = |new: bool| modules.iter().filter(|m| m.is_new == new).map(|m| m.id.as_str()).collect::<Vec<_>>().join(", ");
+    let ids =
+        |new: bool| modules.iter().filter(|m| m.is_new == new).map(|m| m.id.as_str()).collect::<Vec<_>>().join(", ");
     let mut parts = Vec::new();
     let (added, updated) = (ids(true), ids(false));
     if !added.is_empty() {
@@ -307,7 +316,8 @@ pub enum CommitStyle {
 }
 
 /// The commit types of conventional commits.
-const CONVENTIONAL_TYPES: &[&str] = &["feat", "fix", "docs", "style", "refactor", "perf", "test", "build", "ci", "chore", "revert"];
+const CONVENTIONAL_TYPES: &[&str] =
+    &["feat", "fix", "docs", "style", "refactor", "perf", "test", "build", "ci", "chore", "revert"];
 
 /// A subject's conventional prefix: `(type, scope)` of `type(scope)!: text`, if it has one.
 fn conventional(subject: &str) -> Option<(&str, Option<&str>)> {
@@ -326,7 +336,8 @@ fn conventional(subject: &str) -> Option<(&str, Option<&str>)> {
 /// The style of `subjects` (most recent first; merges are not counted): conventional when
 /// more than half of the last 20 are.
 pub fn commit_style(subjects: &[String]) -> CommitStyle {
-    let recent: Vec<&str> = subjects.iter().map(|s| s.trim()).filter(|s| !s.is_empty() && !s.starts_with("Merge ")).take(20).collect();
+    let recent: Vec<&str> =
+        subjects.iter().map(|s| s.trim()).filter(|s| !s.is_empty() && !s.starts_with("Merge ")).take(20).collect();
     let parsed: Vec<(&str, Option<&str>)> = recent.iter().filter_map(|s| conventional(s)).collect();
     if recent.is_empty() || parsed.len() * 2 <= recent.len() {
         return CommitStyle::Plain;
@@ -365,8 +376,10 @@ pub fn recent_subjects(repo: &Path, rev: &str) -> Vec<String> {
 
 /// `fix` when the brief or title speaks of a fault (fix, bug, broken, crash, wrong), else `feat`.
 fn change_type(text: &str) -> &'static str {
-    const FAULT: &[&str] =
-        &["fix", "fixes", "fixed", "fixing", "bug", "bugs", "buggy", "broken", "crash", "crashes", "crashed", "crashing", "wrong", "wrongly"];
+    const FAULT: &[&str] = &[
+        "fix", "fixes", "fixed", "fixing", "bug", "bugs", "buggy", "broken", "crash", "crashes", "crashed", "crashing",
+        "wrong", "wrongly",
+    ];
     let fault = text.split(|c: char| !c.is_alphanumeric()).any(|w| FAULT.contains(&w.to_lowercase().as_str()));
     if fault {
         "fix"
@@ -412,7 +425,8 @@ pub fn commit_subject_for(input: &GitPrInput, style: &CommitStyle) -> String {
         .modules
         .iter()
         .flat_map(|m| {
-            let dir = Path::new(&m.directory).file_name().map(|n| n.to_string_lossy().into_owned()).filter(|n| n != ".");
+            let dir =
+                Path::new(&m.directory).file_name().map(|n| n.to_string_lossy().into_owned()).filter(|n| n != ".");
             let id = m.id.rsplit('/').next().map(str::to_string);
             dir.into_iter().chain(id)
         })
@@ -430,13 +444,24 @@ pub fn commit_subject_for(input: &GitPrInput, style: &CommitStyle) -> String {
 pub fn commit_message(input: &GitPrInput, subject: &str) -> String {
     let mut text = format!("{subject}\n\n");
     let title = input.title.as_deref().map(|t| t.trim().trim_end_matches('.'));
-    if let Some(brief) = input.brief.as_deref().map(str::trim).filter(|b| !b.is_empty() && Some(b.trim_end_matches('.')) != title) {
+    if let Some(brief) =
+        input.brief.as_deref().map(str::trim).filter(|b| !b.is_empty() && Some(b.trim_end_matches('.')) != title)
+    {
         text.push_str(brief);
         text.push_str("\n\n");
     }
-    text.push_str(&format!("Delivered by Kiln from session {}.\n\nGates: {}\n", input.session_id, gate_counts(&input.body.gates)));
+    text.push_str(&format!(
+        "Delivered by Kiln from session {}.\n\nGates: {}\n",
+        input.session_id,
+        gate_counts(&input.body.gates)
+    ));
     for g in &input.body.gates {
-        text.push_str(&format!("- {}{}: {}\n", g.module.as_deref().map(|m| format!("{m} ")).unwrap_or_default(), g.gate, g.status));
+        text.push_str(&format!(
+            "- {}{}: {}\n",
+            g.module.as_deref().map(|m| format!("{m} ")).unwrap_or_default(),
+            g.gate,
+            g.status
+        ));
     }
     text.push_str(&format!("\n{SESSION_TRAILER}: {}\n", input.session_id));
     text
@@ -546,7 +571,8 @@ impl Steps<'_> {
     /// Fails step `id` with `output` and returns the error to stop with.
     fn stop(&self, id: &str, code: ErrorCode, message: &str, output: &str) -> ApiError {
         let message = self.redactor.redact(message);
-        let shown = if output.trim().is_empty() { message.clone() } else { format!("{message}\n\n{}", output.trim_end()) };
+        let shown =
+            if output.trim().is_empty() { message.clone() } else { format!("{message}\n\n{}", output.trim_end()) };
         self.fail(id, &shown);
         ApiError::new(code, message)
     }
@@ -556,9 +582,10 @@ impl Steps<'_> {
             GitErrorKind::RemoteMoved => ErrorCode::BranchMoved,
             GitErrorKind::InvalidInput => ErrorCode::InvalidInput,
             GitErrorKind::NotAWorktree => ErrorCode::PathNotAllowed,
-            GitErrorKind::RemoteUnreachable | GitErrorKind::AuthenticationFailed | GitErrorKind::RefNotFound | GitErrorKind::NotInstalled => {
-                ErrorCode::TargetUnavailable
-            }
+            GitErrorKind::RemoteUnreachable
+            | GitErrorKind::AuthenticationFailed
+            | GitErrorKind::RefNotFound
+            | GitErrorKind::NotInstalled => ErrorCode::TargetUnavailable,
             _ => ErrorCode::Internal,
         };
         let output = err.output.as_ref().map(shown).unwrap_or_default();
@@ -659,30 +686,42 @@ fn prepare<'a>(input: &'a GitPrInput, steps: Steps<'a>) -> Result<Ctx<'a>> {
         return Err(ApiError::invalid("a delivery needs at least one module"));
     }
     for (what, name) in [("remote", &s.remote), ("base branch", &s.base), ("branch prefix", &s.branch_prefix)] {
-        check_branch_part(name).map_err(|why| ApiError::invalid(format!("the {what} '{name}' is not usable: {why}")))?;
+        check_branch_part(name)
+            .map_err(|why| ApiError::invalid(format!("the {what} '{name}' is not usable: {why}")))?;
     }
-    let session_ok = !input.session_id.is_empty() && input.session_id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    let session_ok =
+        !input.session_id.is_empty() && input.session_id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
     if !session_ok {
         return Err(ApiError::new(ErrorCode::InvalidSessionId, "the session id is not usable"));
     }
-    let host_repo = input.host_repo.canonicalize().map_err(|e| ApiError::invalid(format!("{}: {e}", input.host_repo.display())))?;
+    let host_repo =
+        input.host_repo.canonicalize().map_err(|e| ApiError::invalid(format!("{}: {e}", input.host_repo.display())))?;
     let workspace_rel = if input.workspace_dir.is_absolute() {
         let real = input.workspace_dir.canonicalize().unwrap_or_else(|_| input.workspace_dir.clone());
-        real.strip_prefix(&host_repo)
-            .map(Path::to_path_buf)
-            .map_err(|_| ApiError::invalid(format!("the workspace {} is not inside {}", input.workspace_dir.display(), host_repo.display())))?
+        real.strip_prefix(&host_repo).map(Path::to_path_buf).map_err(|_| {
+            ApiError::invalid(format!(
+                "the workspace {} is not inside {}",
+                input.workspace_dir.display(),
+                host_repo.display()
+            ))
+        })?
     } else if input.workspace_dir.as_os_str().is_empty() || input.workspace_dir == Path::new(".") {
         PathBuf::new()
     } else {
         crate::paths::relative(&input.workspace_dir.to_string_lossy())?
     };
-    let worktree = if input.worktree_dir.is_absolute() { input.worktree_dir.clone() } else { input.host_repo.join(&input.worktree_dir) };
+    let worktree = if input.worktree_dir.is_absolute() {
+        input.worktree_dir.clone()
+    } else {
+        input.host_repo.join(&input.worktree_dir)
+    };
     let remote_url = git2::Repository::open(&input.host_repo)
         .ok()
         .and_then(|r| r.find_remote(&s.remote).ok().and_then(|remote| remote.url().map(String::from)))
         .unwrap_or_default();
     let (owner, repo) = owner_repo(s.repository.as_deref(), &remote_url).unwrap_or_default();
-    let token_for_git = (input.token.is_some() && token_origin_for(&s.api_url, &remote_url)).then_some(remote_url.clone());
+    let token_for_git =
+        (input.token.is_some() && token_origin_for(&s.api_url, &remote_url)).then_some(remote_url.clone());
     if let (Some(token), Some(url)) = (&input.token, &token_for_git) {
         Git::new(&input.host_repo).with_token(token, url).map_err(|e| ApiError::invalid(e.message))?;
     }
@@ -751,7 +790,8 @@ async fn run(ctx: &Ctx<'_>, undo: &mut Undo) -> Result<PullRequestView> {
         if module.is_new && module.enable.is_some() {
             any_enable = true;
             let id = format!("enable:{}", module.id);
-            command_step(ctx, &id, &format!("Enable {}", module.id), Some(&module.id), module.enable.as_deref()).await?;
+            command_step(ctx, &id, &format!("Enable {}", module.id), Some(&module.id), module.enable.as_deref())
+                .await?;
         }
     }
     if !any_enable {
@@ -768,7 +808,11 @@ async fn run(ctx: &Ctx<'_>, undo: &mut Undo) -> Result<PullRequestView> {
     command_step(ctx, "typecheck", "Typecheck", None, input.typecheck.as_deref()).await?;
 
     // guardrail
-    steps.start("guardrail", "Check what changed: the session's modules, lockfiles and root files only, within the limits", None);
+    steps.start(
+        "guardrail",
+        "Check what changed: the session's modules, lockfiles and root files only, within the limits",
+        None,
+    );
     let (changed, _) = match wt.changed_paths(&ctx.base_ref).await {
         Ok(found) => found,
         Err(e) => return Err(steps.git_stop("guardrail", e)),
@@ -780,7 +824,10 @@ async fn run(ctx: &Ctx<'_>, undo: &mut Undo) -> Result<PullRequestView> {
     }
 
     // commit: the subject in the base branch's own style, as `git log` shows it
-    let subject = commit_subject_for(input, &commit_style(&recent_subjects(&input.host_repo, &format!("refs/remotes/{}", ctx.base_ref))));
+    let subject = commit_subject_for(
+        input,
+        &commit_style(&recent_subjects(&input.host_repo, &format!("refs/remotes/{}", ctx.base_ref))),
+    );
     let message = commit_message(input, &subject);
     steps.start("commit", &format!("Commit \"{subject}\""), None);
     let commit_sha = match wt.commit(&message, None).await {
@@ -897,22 +944,33 @@ fn copy_files(ctx: &Ctx<'_>) -> Result<String> {
         let dest = crate::paths::confine_as_named(&root, rel)?;
         match source {
             Some(source) => {
-                let meta = std::fs::symlink_metadata(source).map_err(|e| ApiError::invalid(format!("{rel}: the session's file cannot be read: {e}")))?;
+                let meta = std::fs::symlink_metadata(source)
+                    .map_err(|e| ApiError::invalid(format!("{rel}: the session's file cannot be read: {e}")))?;
                 if !meta.is_file() {
-                    return Err(ApiError::new(ErrorCode::PathNotAllowed, format!("{rel}: the session's copy is not a regular file")));
+                    return Err(ApiError::new(
+                        ErrorCode::PathNotAllowed,
+                        format!("{rel}: the session's copy is not a regular file"),
+                    ));
                 }
                 let existed = dest.symlink_metadata().is_ok();
                 if let Some(parent) = dest.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| ApiError::internal(&format!("creating the directory of {rel}"), e))?;
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| ApiError::internal(&format!("creating the directory of {rel}"), e))?;
                 }
                 if dest.symlink_metadata().map(|m| m.is_symlink()).unwrap_or(false) {
-                    std::fs::remove_file(&dest).map_err(|e| ApiError::internal(&format!("replacing the link {rel}"), e))?;
+                    std::fs::remove_file(&dest)
+                        .map_err(|e| ApiError::internal(&format!("replacing the link {rel}"), e))?;
                 }
                 std::fs::copy(source, &dest).map_err(|e| ApiError::internal(&format!("copying {rel}"), e))?;
                 lines.push(format!("{} {rel}", if existed { "updated" } else { "added" }));
             }
             None => match dest.symlink_metadata() {
-                Ok(m) if m.is_dir() => return Err(ApiError::new(ErrorCode::PathNotAllowed, format!("{rel} is a directory in the base branch, not a file"))),
+                Ok(m) if m.is_dir() => {
+                    return Err(ApiError::new(
+                        ErrorCode::PathNotAllowed,
+                        format!("{rel} is a directory in the base branch, not a file"),
+                    ))
+                }
                 Ok(_) => {
                     std::fs::remove_file(&dest).map_err(|e| ApiError::internal(&format!("removing {rel}"), e))?;
                     lines.push(format!("removed {rel}"));
@@ -949,7 +1007,9 @@ async fn command_step(ctx: &Ctx<'_>, id: &str, title: &str, module: Option<&str>
     };
     let outcome = match ran {
         Ok(outcome) => outcome,
-        Err(e) => return Err(steps.stop(id, ErrorCode::DeliveryBlocked, &format!("`{command}` could not start: {e}"), "")),
+        Err(e) => {
+            return Err(steps.stop(id, ErrorCode::DeliveryBlocked, &format!("`{command}` could not start: {e}"), ""))
+        }
     };
     let mut text = format!("$ {command}\n{}", outcome.head);
     if !outcome.tail.is_empty() {
@@ -962,20 +1022,32 @@ async fn command_step(ctx: &Ctx<'_>, id: &str, title: &str, module: Option<&str>
     let why = if outcome.timed_out {
         format!("`{command}` did not finish within {} s", ctx.input.command_timeout.as_secs())
     } else {
-        format!("`{command}` failed (exit {})", outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "by a signal".into()))
+        format!(
+            "`{command}` failed (exit {})",
+            outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "by a signal".into())
+        )
     };
     Err(steps.stop(id, ErrorCode::DeliveryBlocked, &format!("{title}: {why}"), &text))
 }
 
 /// The guardrail's report, or `(message, report)` naming the violations.
-fn guardrail(ctx: &Ctx<'_>, changed: &[(String, String)], enabled: &BTreeSet<String>) -> std::result::Result<String, (String, String)> {
+fn guardrail(
+    ctx: &Ctx<'_>,
+    changed: &[(String, String)],
+    enabled: &BTreeSet<String>,
+) -> std::result::Result<String, (String, String)> {
     let input = ctx.input;
     // A whole-repository module (`.`) allows everything under the workspace.
     let prefix = |dir: &str| match dir.trim_end_matches('/') {
         "" | "." => ctx.repo_path("").trim_end_matches('/').to_string(),
         dir => ctx.repo_path(dir),
     };
-    let prefixes: Vec<String> = input.modules.iter().map(|m| prefix(&m.directory)).map(|p| if p.is_empty() { p } else { format!("{p}/") }).collect();
+    let prefixes: Vec<String> = input
+        .modules
+        .iter()
+        .map(|m| prefix(&m.directory))
+        .map(|p| if p.is_empty() { p } else { format!("{p}/") })
+        .collect();
     let lockfiles: Vec<String> = input.lockfiles.iter().map(|l| ctx.repo_path(l)).collect();
     let root_files: BTreeSet<String> = input.root_files.iter().map(|f| ctx.repo_path(f)).collect();
     let by_enable: BTreeSet<&str> = enabled.iter().filter_map(|e| e.split_once('\0').map(|(_, p)| p)).collect();
@@ -1001,10 +1073,18 @@ fn guardrail(ctx: &Ctx<'_>, changed: &[(String, String)], enabled: &BTreeSet<Str
         problems.push(format!("nothing changed against {}: there is nothing to deliver", ctx.base_ref));
     }
     if !outside.is_empty() {
-        problems.push(format!("{} path(s) outside the session's modules, the lockfiles and its own root files changed: {}", outside.len(), outside.join(", ")));
+        problems.push(format!(
+            "{} path(s) outside the session's modules, the lockfiles and its own root files changed: {}",
+            outside.len(),
+            outside.join(", ")
+        ));
     }
     if changed.len() > input.max_changed_files {
-        problems.push(format!("{} files changed, more than max_changed_files = {}", changed.len(), input.max_changed_files));
+        problems.push(format!(
+            "{} files changed, more than max_changed_files = {}",
+            changed.len(),
+            input.max_changed_files
+        ));
     }
     if input.new_dependencies.len() > input.max_new_dependencies {
         problems.push(format!(
@@ -1069,30 +1149,53 @@ async fn lease(ctx: &Ctx<'_>) -> Result<(Option<String>, Vec<String>)> {
         );
         return Err(steps.stop("push", ErrorCode::BranchMoved, &message, &lines.join("\n")));
     }
-    lines.push(format!("{} is this session's earlier delivery ({}): replacing it only if it is still there", ctx.branch, &sha[..sha.len().min(12)]));
+    lines.push(format!(
+        "{} is this session's earlier delivery ({}): replacing it only if it is still there",
+        ctx.branch,
+        &sha[..sha.len().min(12)]
+    ));
     Ok((Some(sha), lines))
 }
 
 /// Opens or updates the pull request: API with the token, else gh, else a compare link.
 /// On failure, `(message, output)`.
-async fn pull_request(ctx: &Ctx<'_>, api: Option<&github::Api>, subject: &str) -> std::result::Result<(PullRequestView, String), (String, String)> {
+async fn pull_request(
+    ctx: &Ctx<'_>,
+    api: Option<&github::Api>,
+    subject: &str,
+) -> std::result::Result<(PullRequestView, String), (String, String)> {
     let input = ctx.input;
     let s = &input.settings;
     let title = input.body.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| subject.to_string());
     let body = pr_body(input);
-    let view = |url: String, number: Option<u64>, via: &str, created: bool| PullRequestView { url, number, branch: ctx.branch.clone(), via: via.into(), created };
+    let view = |url: String, number: Option<u64>, via: &str, created: bool| PullRequestView {
+        url,
+        number,
+        branch: ctx.branch.clone(),
+        via: via.into(),
+        created,
+    };
 
     if let Some(api) = api {
         let mut out = Vec::new();
-        let existing = api.find_open(&ctx.branch, &s.base).await.map_err(|e| (format!("the pull request could not be looked up: {e}"), String::new()))?;
+        let existing = api
+            .find_open(&ctx.branch, &s.base)
+            .await
+            .map_err(|e| (format!("the pull request could not be looked up: {e}"), String::new()))?;
         let (pull, created) = match existing.and_then(|p| p.number.map(|n| (n, p))) {
             Some((number, _)) => {
-                let pull = api.update(number, &title, &body).await.map_err(|e| (format!("the pull request #{number} could not be updated: {e}"), String::new()))?;
+                let pull = api
+                    .update(number, &title, &body)
+                    .await
+                    .map_err(|e| (format!("the pull request #{number} could not be updated: {e}"), String::new()))?;
                 out.push(format!("updated the open pull request #{number}: {}", pull.url));
                 (pull, false)
             }
             None => {
-                let pull = api.create(&ctx.branch, &s.base, &title, &body).await.map_err(|e| (format!("the pull request could not be created: {e}"), String::new()))?;
+                let pull = api
+                    .create(&ctx.branch, &s.base, &title, &body)
+                    .await
+                    .map_err(|e| (format!("the pull request could not be created: {e}"), String::new()))?;
                 out.push(format!("created pull request #{}: {}", pull.number.unwrap_or(0), pull.url));
                 (pull, true)
             }
@@ -1113,7 +1216,9 @@ async fn pull_request(ctx: &Ctx<'_>, api: Option<&github::Api>, subject: &str) -
         let dir = &input.host_repo;
         let repo = format!("{}/{}", ctx.owner, ctx.repo);
         if let Ok((true, _, _)) = github::gh(&gh, dir, &["auth", "status"], None).await {
-            return gh_pull_request(ctx, &gh, &repo, &title, &body).await.map(|(url, number, created, out)| (view(url, number, "gh", created), out));
+            return gh_pull_request(ctx, &gh, &repo, &title, &body)
+                .await
+                .map(|(url, number, created, out)| (view(url, number, "gh", created), out));
         }
     }
 
@@ -1122,13 +1227,24 @@ async fn pull_request(ctx: &Ctx<'_>, api: Option<&github::Api>, subject: &str) -
     Ok((view(url, None, "compare", true), out))
 }
 
-async fn gh_pull_request(ctx: &Ctx<'_>, gh: &Path, repo: &str, title: &str, body: &str) -> std::result::Result<(String, Option<u64>, bool, String), (String, String)> {
+async fn gh_pull_request(
+    ctx: &Ctx<'_>,
+    gh: &Path,
+    repo: &str,
+    title: &str,
+    body: &str,
+) -> std::result::Result<(String, Option<u64>, bool, String), (String, String)> {
     let s = &ctx.input.settings;
     let dir = &ctx.input.host_repo;
     let fail = |what: &str, out: String| (format!("gh could not {what}"), out);
-    let (ok, stdout, both) = github::gh(gh, dir, &["pr", "list", "--repo", repo, "--head", &ctx.branch, "--state", "open", "--json", "number,url"], None)
-        .await
-        .map_err(|e| fail("list pull requests", e))?;
+    let (ok, stdout, both) = github::gh(
+        gh,
+        dir,
+        &["pr", "list", "--repo", repo, "--head", &ctx.branch, "--state", "open", "--json", "number,url"],
+        None,
+    )
+    .await
+    .map_err(|e| fail("list pull requests", e))?;
     if !ok {
         return Err(fail("list pull requests", both));
     }
@@ -1137,18 +1253,35 @@ async fn gh_pull_request(ctx: &Ctx<'_>, gh: &Path, repo: &str, title: &str, body
         let number = first.get("number").and_then(|n| n.as_u64());
         let url = first.get("url").and_then(|u| u.as_str()).unwrap_or_default().to_string();
         let n = number.map(|n| n.to_string()).unwrap_or_default();
-        let (ok, _, both) = github::gh(gh, dir, &["pr", "edit", &n, "--repo", repo, "--title", title, "--body-file", "-"], Some(body)).await.map_err(|e| fail("update the pull request", e))?;
+        let (ok, _, both) =
+            github::gh(gh, dir, &["pr", "edit", &n, "--repo", repo, "--title", title, "--body-file", "-"], Some(body))
+                .await
+                .map_err(|e| fail("update the pull request", e))?;
         if !ok {
             return Err(fail("update the pull request", both));
         }
         return Ok((url.clone(), number, false, format!("updated the open pull request #{n} with gh: {url}")));
     }
-    let mut args = vec!["pr", "create", "--repo", repo, "--head", &ctx.branch, "--base", &s.base, "--title", title, "--body-file", "-"];
+    let mut args = vec![
+        "pr",
+        "create",
+        "--repo",
+        repo,
+        "--head",
+        &ctx.branch,
+        "--base",
+        &s.base,
+        "--title",
+        title,
+        "--body-file",
+        "-",
+    ];
     let reviewers = s.reviewers.join(",");
     if !reviewers.is_empty() {
         args.extend(["--reviewer", &reviewers]);
     }
-    let (ok, stdout, both) = github::gh(gh, dir, &args, Some(body)).await.map_err(|e| fail("create the pull request", e))?;
+    let (ok, stdout, both) =
+        github::gh(gh, dir, &args, Some(body)).await.map_err(|e| fail("create the pull request", e))?;
     if !ok {
         return Err(fail("create the pull request", both));
     }
@@ -1166,18 +1299,24 @@ async fn unpush(ctx: &Ctx<'_>, previous: Option<&str>, pushed: &str) -> String {
     match previous {
         None => match host.delete_remote_branch(&s.remote, &ctx.branch, pushed).await {
             Ok(out) => format!("removed the branch {} this run pushed to {}\n{}", ctx.branch, s.remote, shown(&out)),
-            Err(e) => format!("the branch {} this run pushed could not be removed from {}: {}", ctx.branch, s.remote, e.message),
+            Err(e) => format!(
+                "the branch {} this run pushed could not be removed from {}: {}",
+                ctx.branch, s.remote, e.message
+            ),
         },
         Some(old) => {
             let restored = git2::Repository::open(&ctx.input.host_repo).and_then(|repo| {
                 let oid = git2::Oid::from_str(old)?;
-                repo.reference(&format!("refs/heads/{}", ctx.branch), oid, true, "kiln: put back the earlier delivery").map(|_| ())
+                repo.reference(&format!("refs/heads/{}", ctx.branch), oid, true, "kiln: put back the earlier delivery")
+                    .map(|_| ())
             });
             if let Err(e) = restored {
                 return format!("the earlier delivery of {} could not be put back locally: {e}", ctx.branch);
             }
             match host.push(&s.remote, &ctx.branch, &ctx.branch, Some(pushed)).await {
-                Ok(out) => format!("put {} on {} back to the earlier delivery {old}\n{}", ctx.branch, s.remote, shown(&out)),
+                Ok(out) => {
+                    format!("put {} on {} back to the earlier delivery {old}\n{}", ctx.branch, s.remote, shown(&out))
+                }
                 Err(e) => format!("{} on {} could not be put back to {old}: {}", ctx.branch, s.remote, e.message),
             }
         }
@@ -1282,9 +1421,17 @@ mod tests {
 
     #[test]
     fn commit_styles_from_history() {
-        let conventional =
-            subjects(&["fix(cart): keep the total", "feat(catalog): ratings", "Merge pull request #4 from x/y", "chore: bump", "docs(readme): typo"]);
-        assert_eq!(commit_style(&conventional), CommitStyle::Conventional { scoped: true, scopes: vec!["cart".into(), "catalog".into(), "readme".into()] });
+        let conventional = subjects(&[
+            "fix(cart): keep the total",
+            "feat(catalog): ratings",
+            "Merge pull request #4 from x/y",
+            "chore: bump",
+            "docs(readme): typo",
+        ]);
+        assert_eq!(
+            commit_style(&conventional),
+            CommitStyle::Conventional { scoped: true, scopes: vec!["cart".into(), "catalog".into(), "readme".into()] }
+        );
         let unscoped = subjects(&["feat: one", "fix: two", "feat!: three", "Tidy up"]);
         assert_eq!(commit_style(&unscoped), CommitStyle::Conventional { scoped: false, scopes: Vec::new() });
         let plain = subjects(&["Add a cart", "Fix the total", "feat: one", "Update README.md"]);
@@ -1310,28 +1457,53 @@ mod tests {
         assert_eq!(commit_subject_for(&feature, &scoped), "feat(cart): show ratings");
         // A scope the history used wins over the first module's directory.
         let two = [module("@shop/cart", "modules/cart", false), module("@shop/catalog", "modules/catalog", false)];
-        assert_eq!(commit_subject_for(&titled(Some("Show ratings"), None, &two), &scoped), "feat(catalog): show ratings");
+        assert_eq!(
+            commit_subject_for(&titled(Some("Show ratings"), None, &two), &scoped),
+            "feat(catalog): show ratings"
+        );
         // Unscoped history: a scope only when the history used that one.
         assert_eq!(commit_subject_for(&titled(Some("Show ratings"), None, &two), &unscoped), "feat: show ratings");
         // Acronyms and names keep their case; a title already conventional is kept.
-        assert_eq!(commit_subject_for(&titled(Some("API keys for the cart"), None, &m), &unscoped), "feat: API keys for the cart");
+        assert_eq!(
+            commit_subject_for(&titled(Some("API keys for the cart"), None, &m), &unscoped),
+            "feat: API keys for the cart"
+        );
         assert_eq!(commit_subject_for(&titled(Some("GitHub login"), None, &m), &unscoped), "feat: GitHub login");
         assert_eq!(commit_subject_for(&titled(Some("fix(cart): total"), None, &m), &scoped), "fix(cart): total");
         // No title: the brief's first line; neither: Kiln's own subject.
-        assert_eq!(commit_subject_for(&titled(None, Some("\nCrash on an empty cart\nsee #3"), &m), &unscoped), "fix: crash on an empty cart");
+        assert_eq!(
+            commit_subject_for(&titled(None, Some("\nCrash on an empty cart\nsee #3"), &m), &unscoped),
+            "fix: crash on an empty cart"
+        );
         assert_eq!(commit_subject_for(&titled(Some("  "), None, &m), &scoped), "kiln: update @shop/cart");
         // A whole-repository module (`.`) is scoped by its id; `fixture` is not a fix.
         let root = [module("solo", ".", false)];
-        assert_eq!(commit_subject_for(&titled(Some("Add a fixture"), None, &root), &scoped), "feat(solo): add a fixture");
+        assert_eq!(
+            commit_subject_for(&titled(Some("Add a fixture"), None, &root), &scoped),
+            "feat(solo): add a fixture"
+        );
     }
 
     #[test]
     fn commit_messages_carry_the_brief_and_the_gates() {
-        let mut input =
-            titled(Some("Show ratings"), Some("Show each product's ratings.\n\nOn the catalog screen."), &[module("@shop/catalog", "modules/catalog", false)]);
+        let mut input = titled(
+            Some("Show ratings"),
+            Some("Show each product's ratings.\n\nOn the catalog screen."),
+            &[module("@shop/catalog", "modules/catalog", false)],
+        );
         input.body.gates = vec![
-            GateRow { module: Some("@shop/catalog".into()), gate: "tests".into(), status: "passed".into(), duration_ms: 1 },
-            GateRow { module: Some("@shop/catalog".into()), gate: "lint".into(), status: "not configured".into(), duration_ms: 0 },
+            GateRow {
+                module: Some("@shop/catalog".into()),
+                gate: "tests".into(),
+                status: "passed".into(),
+                duration_ms: 1,
+            },
+            GateRow {
+                module: Some("@shop/catalog".into()),
+                gate: "lint".into(),
+                status: "not configured".into(),
+                duration_ms: 0,
+            },
         ];
         let message = commit_message(&input, "feat(catalog): show ratings");
         assert!(message.starts_with("feat(catalog): show ratings\n\nShow each product's ratings.\n\nOn the catalog screen.\n\nDelivered by Kiln"), "{message}");
@@ -1340,7 +1512,11 @@ mod tests {
         assert!(message.ends_with("\nKiln-Session: s\n"), "{message}");
         // A one-line brief that is the title is not said twice.
         let same = titled(Some("Show ratings"), Some("Show ratings."), &[]);
-        assert!(commit_message(&same, "Show ratings").starts_with("Show ratings\n\nDelivered by Kiln"), "{}", commit_message(&same, "Show ratings"));
+        assert!(
+            commit_message(&same, "Show ratings").starts_with("Show ratings\n\nDelivered by Kiln"),
+            "{}",
+            commit_message(&same, "Show ratings")
+        );
     }
 
     #[test]

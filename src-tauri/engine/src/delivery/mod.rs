@@ -72,8 +72,14 @@ pub trait Target: Send + Sync {
     /// `settings` are the workspace's delivery settings (remote, base, prefix…).
     fn available(&self, ws: &Workspace, settings: &DeliverySettingsView) -> std::result::Result<(), String>;
 
-    fn plan(&self, ws: &Arc<Workspace>, id: &SessionId, settings: &DeliverySettingsView, changes: &[ModuleChanges], modules: &[PlannedModule])
-        -> impl Future<Output = Result<TargetPlan>> + Send;
+    fn plan(
+        &self,
+        ws: &Arc<Workspace>,
+        id: &SessionId,
+        settings: &DeliverySettingsView,
+        changes: &[ModuleChanges],
+        modules: &[PlannedModule],
+    ) -> impl Future<Output = Result<TargetPlan>> + Send;
 
     /// Runs every step in order, reporting each; stops at the first failure and returns
     /// its error (after `sink.fail`). Gates are the first step of every target.

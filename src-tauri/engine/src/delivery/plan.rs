@@ -73,7 +73,12 @@ pub async fn changes(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView)
     let diff = crate::diff::get(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await?;
     let mut out = Vec::new();
     for module in &session.modules {
-        let files = diff.modules.iter().find(|m| m.group == DiffGroup::Module && m.module_id == module.id).map(|m| m.files.as_slice()).unwrap_or_default();
+        let files = diff
+            .modules
+            .iter()
+            .find(|m| m.group == DiffGroup::Module && m.module_id == module.id)
+            .map(|m| m.files.as_slice())
+            .unwrap_or_default();
         let (written, deleted) = split(files);
         let base = base_commit(ws, id, module.base_sequence).await?;
         out.push(ModuleChanges { module: module.clone(), group: DiffGroup::Module, base, written, deleted });
@@ -118,13 +123,15 @@ fn split(files: &[FileDiff]) -> (Vec<String>, Vec<String>) {
 /// The checkpoint a module's diff starts from (as diff.rs finds it: the nearest one at
 /// or before its join point, since the cap may prune a late module's exact one).
 async fn base_commit(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<Oid> {
-    let commit: Option<String> =
-        sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1")
-            .bind(id.as_str())
-            .bind(sequence)
-            .fetch_optional(&ws.pool)
-            .await?;
-    let commit = commit.ok_or_else(|| ApiError::internal("checkpoints", format!("session {id} has no checkpoint {sequence}")))?;
+    let commit: Option<String> = sqlx::query_scalar(
+        "SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1",
+    )
+    .bind(id.as_str())
+    .bind(sequence)
+    .fetch_optional(&ws.pool)
+    .await?;
+    let commit = commit
+        .ok_or_else(|| ApiError::internal("checkpoints", format!("session {id} has no checkpoint {sequence}")))?;
     Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))
 }
 
@@ -140,7 +147,8 @@ pub fn planned(ws: &Workspace, id: &SessionId, c: &ModuleChanges) -> PlannedModu
         overwritten: c.written.iter().filter(|p| exists(p)).cloned().collect(),
         deleted: c.deleted.clone(),
         new_packages: new_packages(ws, &ws.session_workdir(id), &c.module),
-        enable: c.module.kind == ModuleChange::New && ws.config.delivery.enable.as_deref().is_some_and(|e| !e.trim().is_empty()),
+        enable: c.module.kind == ModuleChange::New
+            && ws.config.delivery.enable.as_deref().is_some_and(|e| !e.trim().is_empty()),
     }
 }
 
@@ -233,7 +241,10 @@ pub fn gate_names(ws: &Workspace, session: &SessionView, latest: &[GateResultVie
             Some(m) => format!("{gate} ({m})"),
             None => gate.to_string(),
         };
-        if latest.iter().any(|r| r.gate == gate && r.module.as_deref() == module && r.status == GateStatus::NotConfigured) {
+        if latest
+            .iter()
+            .any(|r| r.gate == gate && r.module.as_deref() == module && r.status == GateStatus::NotConfigured)
+        {
             text.push_str(": not configured");
         }
         text
@@ -315,7 +326,12 @@ pub fn destination_blockers(root: &Path, changes: &[ModuleChanges]) -> Vec<Block
             };
             match out.iter_mut().find(|b| b.message == message) {
                 Some(b) => b.paths.push(path.clone()),
-                None => out.push(Blocker { code: ErrorCode::PathNotAllowed, message, module_id: Some(c.module.id.clone()), paths: vec![path.clone()] }),
+                None => out.push(Blocker {
+                    code: ErrorCode::PathNotAllowed,
+                    message,
+                    module_id: Some(c.module.id.clone()),
+                    paths: vec![path.clone()],
+                }),
             }
         }
     }
@@ -331,7 +347,12 @@ pub fn destination_blockers(root: &Path, changes: &[ModuleChanges]) -> Vec<Block
 /// (no command applies: never a blocker); missing, failed or skipped block (skipped is
 /// not success).
 /// `latest` is every gate's latest result in the session.
-pub async fn common_blockers(ws: &Workspace, id: &SessionId, session: &SessionView, latest: &[GateResultView]) -> Result<Vec<Blocker>> {
+pub async fn common_blockers(
+    ws: &Workspace,
+    id: &SessionId,
+    session: &SessionView,
+    latest: &[GateResultView],
+) -> Result<Vec<Blocker>> {
     let mut out = Vec::new();
     for m in &session.modules {
         if !crate::review::current_pass(ws, id, m).await? {
@@ -365,7 +386,13 @@ pub async fn common_blockers(ws: &Workspace, id: &SessionId, session: &SessionVi
 /// SHA-256 over the plan (its `plan_id` empty), each module's file digest and the
 /// content of every other file that lands (the direct workflow's other groups), so a
 /// change to what would land, to the blockers or to any file makes it another plan.
-pub fn plan_id(ws: &Workspace, id: &SessionId, session: &SessionView, plan: &DeliveryPlan, changes: &[ModuleChanges]) -> Result<String> {
+pub fn plan_id(
+    ws: &Workspace,
+    id: &SessionId,
+    session: &SessionView,
+    plan: &DeliveryPlan,
+    changes: &[ModuleChanges],
+) -> Result<String> {
     let mut plan = plan.clone();
     plan.plan_id = String::new();
     let mut hash = Sha256::new();

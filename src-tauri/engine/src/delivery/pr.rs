@@ -25,7 +25,8 @@ impl Target for GitPrTarget {
             return Err("`[delivery] targets` in kiln.toml omits it".into());
         }
         let Some(git) = &ws.git else { return Err("the workspace is not in a git repository".into()) };
-        let repo = git2::Repository::open(&git.workdir).map_err(|e| format!("the git repository cannot be read: {}", e.message()))?;
+        let repo = git2::Repository::open(&git.workdir)
+            .map_err(|e| format!("the git repository cannot be read: {}", e.message()))?;
         if repo.find_remote(&settings.remote).is_err() {
             return Err(format!("the repository has no remote `{}`", settings.remote));
         }
@@ -34,7 +35,14 @@ impl Target for GitPrTarget {
         super::git_pr::available(Some(&git.workdir), settings)
     }
 
-    async fn plan(&self, _: &Arc<Workspace>, id: &SessionId, settings: &DeliverySettingsView, changes: &[ModuleChanges], modules: &[PlannedModule]) -> Result<TargetPlan> {
+    async fn plan(
+        &self,
+        _: &Arc<Workspace>,
+        id: &SessionId,
+        settings: &DeliverySettingsView,
+        changes: &[ModuleChanges],
+        modules: &[PlannedModule],
+    ) -> Result<TargetPlan> {
         // Exactly the steps `git_pr::deliver` reports, by the same ids and in its order:
         // a planned step it never reports would stay pending, and one it reports that the
         // plan lacks would be put before the first pending one, out of order.
@@ -43,7 +51,11 @@ impl Target for GitPrTarget {
             StepSpec::new("gates", "Run every gate", None),
             StepSpec::new("access", "Check the repository and push access", None),
             StepSpec::new("fetch", format!("Fetch {} {}", settings.remote, settings.base), None),
-            StepSpec::new("worktree", format!("Create a worktree of {}/{} on {branch}", settings.remote, settings.base), None),
+            StepSpec::new(
+                "worktree",
+                format!("Create a worktree of {}/{} on {branch}", settings.remote, settings.base),
+                None,
+            ),
             StepSpec::new("copy", "Copy and remove files", None),
             StepSpec::new("install", "Install dependencies", None),
         ];
@@ -53,9 +65,20 @@ impl Target for GitPrTarget {
             steps.push(StepSpec::new("enable", "Enable new modules", None));
         }
         for m in enabled {
-            steps.push(StepSpec::new(format!("enable:{}", m.module_id), format!("Enable {}", m.module_id), Some(&m.module_id)));
+            steps.push(StepSpec::new(
+                format!("enable:{}", m.module_id),
+                format!("Enable {}", m.module_id),
+                Some(&m.module_id),
+            ));
         }
-        for (title, id) in [("Typecheck", "typecheck"), ("Guardrail", "guardrail"), ("Commit", "commit"), ("Push", "push"), ("Pull request", "pull-request"), ("Clean up", "cleanup")] {
+        for (title, id) in [
+            ("Typecheck", "typecheck"),
+            ("Guardrail", "guardrail"),
+            ("Commit", "commit"),
+            ("Push", "push"),
+            ("Pull request", "pull-request"),
+            ("Clean up", "cleanup"),
+        ] {
             steps.push(StepSpec::new(id, title, None));
         }
         Ok(TargetPlan { blockers: Vec::new(), steps, branch: Some(branch) })
@@ -73,7 +96,10 @@ impl Target for GitPrTarget {
 /// Resolves what the git-pr implementation needs from the session, config and settings.
 async fn input(ctx: &Context) -> Result<GitPrInput> {
     let ws = &ctx.ws;
-    let git = ws.git.as_ref().ok_or_else(|| ApiError::new(ErrorCode::TargetUnavailable, "the workspace is not in a git repository"))?;
+    let git = ws
+        .git
+        .as_ref()
+        .ok_or_else(|| ApiError::new(ErrorCode::TargetUnavailable, "the workspace is not in a git repository"))?;
     let d = &ws.config.delivery;
     let workdir = ws.session_workdir(&ctx.id);
     let mut input = GitPrInput::new(&git.workdir, ctx.id.to_string(), ctx.settings.clone());
@@ -91,7 +117,11 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
             id: c.module.id.clone(),
             directory: c.module.directory.clone(),
             is_new: c.module.kind == ModuleChange::New,
-            enable: d.enable.as_deref().filter(|e| !e.trim().is_empty()).map(|e| super::workspace::substitute(e, &c.module)),
+            enable: d
+                .enable
+                .as_deref()
+                .filter(|e| !e.trim().is_empty())
+                .map(|e| super::workspace::substitute(e, &c.module)),
         });
     }
     input.max_changed_files = d.max_changed_files as usize;
@@ -134,7 +164,15 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
 /// `<prefix>/<module-dir>-<session id prefix>`: the first module's directory's last part,
 /// named exactly as `git_pr::deliver` names the branch it pushes (`git_pr::branch_name`).
 pub fn branch(settings: &DeliverySettingsView, changes: &[ModuleChanges], id: &SessionId) -> String {
-    let first: Vec<GitPrModule> =
-        changes.iter().take(1).map(|c| GitPrModule { id: c.module.id.clone(), directory: c.module.directory.clone(), is_new: false, enable: None }).collect();
+    let first: Vec<GitPrModule> = changes
+        .iter()
+        .take(1)
+        .map(|c| GitPrModule {
+            id: c.module.id.clone(),
+            directory: c.module.directory.clone(),
+            is_new: false,
+            enable: None,
+        })
+        .collect();
     super::git_pr::branch_name(&settings.branch_prefix, &first, id.as_str())
 }

@@ -50,7 +50,12 @@ pub async fn plan_delivery(ws: &Arc<Workspace>, args: PlanDeliveryArgs) -> Resul
     Ok(build(ws, &id, &session, args.target).await?.plan)
 }
 
-async fn build(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView, target: Option<DeliveryTarget>) -> Result<Planned> {
+async fn build(
+    ws: &Arc<Workspace>,
+    id: &SessionId,
+    session: &SessionView,
+    target: Option<DeliveryTarget>,
+) -> Result<Planned> {
     let settings = crate::settings::delivery(ws).await?;
     let available_targets: Vec<TargetOption> = [DeliveryTarget::Workspace, DeliveryTarget::GitPr]
         .into_iter()
@@ -111,20 +116,42 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
     }
     close_orphan(ws, &id).await?;
     if args.target == DeliveryTarget::Workspace && session.delivered_at.is_some() {
-        return Err(ApiError::new(ErrorCode::SessionDelivered, format!("session {id} was already delivered into the workspace")));
+        return Err(ApiError::new(
+            ErrorCode::SessionDelivered,
+            format!("session {id} was already delivered into the workspace"),
+        ));
     }
     let Planned { plan, steps, changes, settings } = build(ws, &id, &session, Some(args.target)).await?;
     if let Some(option) = plan.available_targets.iter().find(|o| o.target == args.target && !o.available) {
-        return Err(ApiError::new(ErrorCode::TargetUnavailable, option.reason.clone().unwrap_or_else(|| "the target cannot be used".into())));
+        return Err(ApiError::new(
+            ErrorCode::TargetUnavailable,
+            option.reason.clone().unwrap_or_else(|| "the target cannot be used".into()),
+        ));
     }
     if !plan.blockers.is_empty() {
-        let code = if plan.blockers.iter().any(|b| b.code == ErrorCode::DeliveryConflict) { ErrorCode::DeliveryConflict } else { ErrorCode::DeliveryBlocked };
+        let code = if plan.blockers.iter().any(|b| b.code == ErrorCode::DeliveryConflict) {
+            ErrorCode::DeliveryConflict
+        } else {
+            ErrorCode::DeliveryBlocked
+        };
         let text: Vec<String> =
-            plan.blockers.iter().map(|b| if b.paths.is_empty() { b.message.clone() } else { format!("{}: {}", b.message, b.paths.join(", ")) }).collect();
+            plan.blockers
+                .iter()
+                .map(|b| {
+                    if b.paths.is_empty() {
+                        b.message.clone()
+                    } else {
+                        format!("{}: {}", b.message, b.paths.join(", "))
+                    }
+                })
+                .collect();
         return Err(ApiError::new(code, text.join("; ")));
     }
     if plan.plan_id != args.plan_id {
-        return Err(ApiError::new(ErrorCode::PlanStale, "the plan changed since it was shown: review the new plan and confirm again"));
+        return Err(ApiError::new(
+            ErrorCode::PlanStale,
+            "the plan changed since it was shown: review the new plan and confirm again",
+        ));
     }
 
     let run = DeliveryRun {
@@ -180,10 +207,14 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
 /// Redacts the workspace's sealed secrets (provider keys, tokens) from every output.
 async fn redactor(ws: &Workspace) -> Result<super::git::Redactor> {
     let mut r = super::git::Redactor::new();
-    for secret in [crate::settings::delivery_token(ws).await, crate::settings::openai_key(ws).await, crate::settings::bridge_token(ws).await]
-        .into_iter()
-        .flatten()
-        .flatten()
+    for secret in [
+        crate::settings::delivery_token(ws).await,
+        crate::settings::openai_key(ws).await,
+        crate::settings::bridge_token(ws).await,
+    ]
+    .into_iter()
+    .flatten()
+    .flatten()
     {
         r.add(&secret);
     }
@@ -362,7 +393,15 @@ impl StepSink for Recorder {
                 }
                 // A step the plan did not list goes before the first still pending one.
                 None => {
-                    let step = DeliveryStep { id, title, module_id: module, state: StepState::Running, output: String::new(), started_at: at, ended_at: None };
+                    let step = DeliveryStep {
+                        id,
+                        title,
+                        module_id: module,
+                        state: StepState::Running,
+                        output: String::new(),
+                        started_at: at,
+                        ended_at: None,
+                    };
                     let at = run.steps.iter().position(|s| s.state == StepState::Pending).unwrap_or(run.steps.len());
                     run.steps.insert(at, step);
                 }
@@ -431,7 +470,9 @@ pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Option<Delive
     .bind(id.as_str())
     .fetch_optional(&ws.pool)
     .await?;
-    let Some((run_id, target, state, steps, landed, pull_request, error, started_at, ended_at)) = row else { return Ok(None) };
+    let Some((run_id, target, state, steps, landed, pull_request, error, started_at, ended_at)) = row else {
+        return Ok(None);
+    };
     Ok(Some(DeliveryRun {
         id: run_id,
         session_id: id.to_string(),
@@ -456,11 +497,13 @@ async fn close_orphan(ws: &Workspace, id: &SessionId) -> Result<()> {
         return Ok(());
     }
     let error = json(&ApiError::new(ErrorCode::Internal, "the delivery was cut short (Kiln stopped); deliver again"));
-    sqlx::query("UPDATE deliveries SET state = 'failed', error = ?, ended_at = ? WHERE session_id = ? AND state = 'running'")
-        .bind(error)
-        .bind(now())
-        .bind(id.as_str())
-        .execute(&ws.pool)
-        .await?;
+    sqlx::query(
+        "UPDATE deliveries SET state = 'failed', error = ?, ended_at = ? WHERE session_id = ? AND state = 'running'",
+    )
+    .bind(error)
+    .bind(now())
+    .bind(id.as_str())
+    .execute(&ws.pool)
+    .await?;
     Ok(())
 }

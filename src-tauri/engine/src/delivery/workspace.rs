@@ -44,13 +44,16 @@ impl Target for WorkspaceTarget {
         Ok(())
     }
 
-    async fn plan(&self, ws: &Arc<Workspace>, id: &SessionId, _: &DeliverySettingsView, changes: &[ModuleChanges], modules: &[PlannedModule]) -> Result<TargetPlan> {
+    async fn plan(
+        &self,
+        ws: &Arc<Workspace>,
+        id: &SessionId,
+        _: &DeliverySettingsView,
+        changes: &[ModuleChanges],
+        modules: &[PlannedModule],
+    ) -> Result<TargetPlan> {
         let conflicts = conflicts(ws, &ws.session_workdir(id), changes)?;
-        let mut blockers = if conflicts.is_empty() {
-            Vec::new()
-        } else {
-            vec![conflict_blocker(conflicts)]
-        };
+        let mut blockers = if conflicts.is_empty() { Vec::new() } else { vec![conflict_blocker(conflicts)] };
         blockers.extend(super::plan::destination_blockers(&ws.root, changes));
         Ok(TargetPlan { blockers, steps: steps(ws, changes, modules), branch: None })
     }
@@ -61,18 +64,23 @@ impl Target for WorkspaceTarget {
 
         // Copy: the conflict check is repeated now, since the workspace may have moved
         // since the plan; nothing is written when it did.
-        let (written, deleted): (usize, usize) = ctx.changes.iter().fold((0, 0), |(w, d), c| (w + c.written.len(), d + c.deleted.len()));
+        let (written, deleted): (usize, usize) =
+            ctx.changes.iter().fold((0, 0), |(w, d), c| (w + c.written.len(), d + c.deleted.len()));
         sink.start("copy", &copy_title(written, deleted), None);
         let conflicts = conflicts(ws, &ws.session_workdir(&ctx.id), &ctx.changes)?;
         if !conflicts.is_empty() {
             let blocker = conflict_blocker(conflicts);
             sink.fail("copy", &format!("{}:\n{}", blocker.message, blocker.paths.join("\n")));
-            return Err(ApiError::new(ErrorCode::DeliveryConflict, format!("{}: {}", blocker.message, blocker.paths.join(", "))));
+            return Err(ApiError::new(
+                ErrorCode::DeliveryConflict,
+                format!("{}: {}", blocker.message, blocker.paths.join(", ")),
+            ));
         }
         // A link may have appeared in the workspace since the plan, too.
         let in_the_way = super::plan::destination_blockers(&ws.root, &ctx.changes);
         if !in_the_way.is_empty() {
-            let text: Vec<String> = in_the_way.iter().map(|b| format!("{}: {}", b.message, b.paths.join(", "))).collect();
+            let text: Vec<String> =
+                in_the_way.iter().map(|b| format!("{}: {}", b.message, b.paths.join(", "))).collect();
             sink.fail("copy", &format!("{}\nNothing was changed.", text.join("\n")));
             return Err(ApiError::new(ErrorCode::PathNotAllowed, text.join("; ")));
         }
@@ -80,18 +88,39 @@ impl Target for WorkspaceTarget {
         let landed = match copy(ws, &ws.session_workdir(&ctx.id), &ctx.changes, &backup) {
             Ok(landed) => landed,
             Err(e) => {
-                sink.fail("copy", &ctx.redactor.redact(&format!("{}\nNothing was changed: every file was put back.", e.message)));
+                sink.fail(
+                    "copy",
+                    &ctx.redactor.redact(&format!("{}\nNothing was changed: every file was put back.", e.message)),
+                );
                 return Err(e);
             }
         };
         sink.pass("copy", &format!("{written} written, {deleted} removed:\n{}", landed.join("\n")));
 
         let d = &ws.config.delivery;
-        hook(ctx, sink, "install", "Install dependencies", None, d.install.as_deref(), "no `install` command in `[delivery]`").await?;
+        hook(
+            ctx,
+            sink,
+            "install",
+            "Install dependencies",
+            None,
+            d.install.as_deref(),
+            "no `install` command in `[delivery]`",
+        )
+        .await?;
         for (m, c) in ctx.modules.iter().zip(&ctx.changes) {
             if m.enable {
                 let cmd = substitute(d.enable.as_deref().unwrap_or_default(), &c.module);
-                hook(ctx, sink, &format!("enable:{}", m.module_id), &format!("Enable {}", m.module_id), Some(&m.module_id), Some(&cmd), "").await?;
+                hook(
+                    ctx,
+                    sink,
+                    &format!("enable:{}", m.module_id),
+                    &format!("Enable {}", m.module_id),
+                    Some(&m.module_id),
+                    Some(&cmd),
+                    "",
+                )
+                .await?;
             }
         }
         for c in ctx.changes.iter().filter(|c| c.group != DiffGroup::Outside) {
@@ -101,8 +130,18 @@ impl Target for WorkspaceTarget {
                 hook(ctx, sink, &id, &after_title(i, &c.module.id), Some(&c.module.id), Some(&cmd), "").await?;
             }
         }
-        hook(ctx, sink, "typecheck", "Typecheck", None, d.typecheck.as_deref(), "no `typecheck` command in `[delivery]`").await?;
-        hook(ctx, sink, "build", "Build", None, d.build.as_deref(), "no `build` command in `[delivery]` (optional)").await?;
+        hook(
+            ctx,
+            sink,
+            "typecheck",
+            "Typecheck",
+            None,
+            d.typecheck.as_deref(),
+            "no `typecheck` command in `[delivery]`",
+        )
+        .await?;
+        hook(ctx, sink, "build", "Build", None, d.build.as_deref(), "no `build` command in `[delivery]` (optional)")
+            .await?;
         sink.start("restart", "Restart note", None);
         sink.pass(
             "restart",
@@ -119,15 +158,24 @@ impl Target for WorkspaceTarget {
 /// The steps in order, as the run shows them before they start.
 fn steps(ws: &Workspace, changes: &[ModuleChanges], modules: &[PlannedModule]) -> Vec<StepSpec> {
     let (written, deleted) = changes.iter().fold((0, 0), |(w, d), c| (w + c.written.len(), d + c.deleted.len()));
-    let mut out = vec![StepSpec::new("gates", "Run every gate", None), StepSpec::new("copy", copy_title(written, deleted), None)];
+    let mut out =
+        vec![StepSpec::new("gates", "Run every gate", None), StepSpec::new("copy", copy_title(written, deleted), None)];
     out.push(StepSpec::new("install", "Install dependencies", None));
     for m in modules.iter().filter(|m| m.enable) {
-        out.push(StepSpec::new(format!("enable:{}", m.module_id), format!("Enable {}", m.module_id), Some(&m.module_id)));
+        out.push(StepSpec::new(
+            format!("enable:{}", m.module_id),
+            format!("Enable {}", m.module_id),
+            Some(&m.module_id),
+        ));
     }
     // `after` hooks are per module: the files outside every module have none.
     for c in changes.iter().filter(|c| c.group != DiffGroup::Outside) {
         for i in 0..ws.config.delivery.after.len() {
-            out.push(StepSpec::new(format!("after:{}:{i}", c.module.id), after_title(i, &c.module.id), Some(&c.module.id)));
+            out.push(StepSpec::new(
+                format!("after:{}:{i}", c.module.id),
+                after_title(i, &c.module.id),
+                Some(&c.module.id),
+            ));
         }
     }
     out.push(StepSpec::new("typecheck", "Typecheck", None));
@@ -148,7 +196,11 @@ fn copy_title(written: usize, deleted: usize) -> String {
 fn conflict_blocker(paths: Vec<String>) -> Blocker {
     Blocker {
         code: ErrorCode::DeliveryConflict,
-        message: format!("the workspace changed {} file{} the session also changed since its base", paths.len(), if paths.len() == 1 { "" } else { "s" }),
+        message: format!(
+            "the workspace changed {} file{} the session also changed since its base",
+            paths.len(),
+            if paths.len() == 1 { "" } else { "s" }
+        ),
         module_id: None,
         paths,
     }
@@ -225,7 +277,13 @@ fn copy(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges], backup: &Path
     result
 }
 
-fn copy_all(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges], backup: &Path, done: &mut Vec<Done>) -> Result<Vec<String>> {
+fn copy_all(
+    ws: &Workspace,
+    workdir: &Path,
+    changes: &[ModuleChanges],
+    backup: &Path,
+    done: &mut Vec<Done>,
+) -> Result<Vec<String>> {
     let mut landed = Vec::new();
     for c in changes {
         for rel in &c.written {
@@ -233,7 +291,12 @@ fn copy_all(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges], backup: &
             let source = crate::paths::confine_no_links(workdir, rel)?;
             let (content, permissions) = match open_file(&source) {
                 Ok(Some(opened)) => opened,
-                _ => return Err(ApiError::new(ErrorCode::PathNotAllowed, format!("`{rel}` is not a regular file in the session; it cannot be delivered"))),
+                _ => {
+                    return Err(ApiError::new(
+                        ErrorCode::PathNotAllowed,
+                        format!("`{rel}` is not a regular file in the session; it cannot be delivered"),
+                    ))
+                }
             };
             // Checked again as it is written: no link on the way into the workspace.
             let dest = crate::paths::confine_as_named(&ws.root, rel)?;
@@ -314,7 +377,12 @@ fn put_back(dest: &Path, saved: &Saved) -> std::io::Result<()> {
 fn place(dest: &Path, mut content: impl Read, permissions: Permissions) -> std::io::Result<()> {
     let dir = dest.parent().unwrap_or(Path::new("."));
     let mut temp = temp_name().make_in(dir, |name| {
-        File::options().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).mode(0o600).open(name)
+        File::options()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .mode(0o600)
+            .open(name)
     })?;
     std::io::copy(&mut content, temp.as_file_mut())?;
     temp.as_file().set_permissions(permissions)?;
@@ -343,7 +411,15 @@ fn quote(text: &str) -> String {
 
 /// Runs a configured command in the workspace as one step: skipped when none is set,
 /// its redacted output reported, a failure stopping the run.
-async fn hook(ctx: &Context, sink: &dyn StepSink, id: &str, title: &str, module: Option<&str>, command: Option<&str>, none: &str) -> Result<()> {
+async fn hook(
+    ctx: &Context,
+    sink: &dyn StepSink,
+    id: &str,
+    title: &str,
+    module: Option<&str>,
+    command: Option<&str>,
+    none: &str,
+) -> Result<()> {
     sink.start(id, title, module);
     let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
         sink.skip(id, none);
@@ -360,7 +436,10 @@ async fn hook(ctx: &Context, sink: &dyn StepSink, id: &str, title: &str, module:
             if o.timed_out {
                 output.push_str(&format!("\n(timed out after {} s)", HOOK_TIMEOUT.as_secs()));
             } else if !o.passed() {
-                output.push_str(&format!("\n(exit code {})", o.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "none: killed".into())));
+                output.push_str(&format!(
+                    "\n(exit code {})",
+                    o.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "none: killed".into())
+                ));
             }
             (o.passed(), output)
         }

@@ -82,11 +82,15 @@ fn install(repo: &Repo, pm: &Pm) -> Found {
         Manager::Pnpm if locked("pnpm-lock.yaml") => {
             format!("{up}{{ {run} install --frozen-lockfile --offline || {run} install --frozen-lockfile --prefer-offline; }}")
         }
-        Manager::Pnpm => format!("{up}{{ {run} install --no-lockfile --offline || {run} install --no-lockfile --prefer-offline; }}"),
+        Manager::Pnpm => {
+            format!("{up}{{ {run} install --no-lockfile --offline || {run} install --no-lockfile --prefer-offline; }}")
+        }
         Manager::Yarn if locked("yarn.lock") => {
             format!("{up}{{ {run} install --frozen-lockfile --offline || {run} install --frozen-lockfile --prefer-offline; }}")
         }
-        Manager::Yarn => format!("{up}{{ {run} install --no-lockfile --offline || {run} install --no-lockfile --prefer-offline; }}"),
+        Manager::Yarn => {
+            format!("{up}{{ {run} install --no-lockfile --offline || {run} install --no-lockfile --prefer-offline; }}")
+        }
         Manager::Bun => format!("{up}bun install"),
         Manager::Npm if locked("package-lock.json") || repo.module_file("package-lock.json") => {
             let up = if locked("package-lock.json") { up } else { String::new() };
@@ -103,7 +107,9 @@ fn scripts(package: &Value) -> &serde_json::Map<String, Value> {
 }
 
 fn depends_on(package: &Value, name: &str) -> bool {
-    ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"].iter().any(|k| package[k].get(name).is_some())
+    ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"]
+        .iter()
+        .any(|k| package[k].get(name).is_some())
 }
 
 fn run_script(pm: &Pm, script: &str) -> String {
@@ -124,7 +130,8 @@ const VITEST_CONFIGS: &[&str] = &[
     "vitest.workspace.js",
     "vitest.workspace.json",
 ];
-const JEST_CONFIGS: &[&str] = &["jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs", "jest.config.json"];
+const JEST_CONFIGS: &[&str] =
+    &["jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs", "jest.config.json"];
 
 fn tests(repo: &Repo, pm: &Pm) -> Result<Found, String> {
     let own = json(repo.read_module("package.json"));
@@ -156,7 +163,10 @@ fn tests(repo: &Repo, pm: &Pm) -> Result<Found, String> {
     if !repo.at_root() {
         if let Some(script) = scripts(&root).get("test").and_then(|s| s.as_str()).filter(|s| !s.contains(NO_TEST)) {
             // A root script that runs everything is still this package's tests.
-            return Ok(Found::new(format!("{up}{}", run_script(pm, "test")), format!("package.json scripts.test at the repository root (`{script}`)")));
+            return Ok(Found::new(
+                format!("{up}{}", run_script(pm, "test")),
+                format!("package.json scripts.test at the repository root (`{script}`)"),
+            ));
         }
     }
     if has_node_tests(&repo.dir) {
@@ -176,7 +186,8 @@ fn has_node_tests(dir: &std::path::Path) -> bool {
         .any(|e| {
             let name = e.file_name().to_string_lossy();
             let in_test_dir = e.path().parent().is_some_and(|p| p.ends_with("test") || p.ends_with("tests"));
-            e.file_type().is_some_and(|t| t.is_file()) && (test_file.is_match(&name) || (in_test_dir && name.ends_with(".js")))
+            e.file_type().is_some_and(|t| t.is_file())
+                && (test_file.is_match(&name) || (in_test_dir && name.ends_with(".js")))
         })
 }
 
@@ -191,10 +202,16 @@ fn typecheck(repo: &Repo, pm: &Pm) -> Result<Found, String> {
     }
     let root = json(repo.read_root("package.json"));
     if let Some(name) = NAMES.iter().find(|n| scripts(&root).contains_key(**n)) {
-        return Ok(Found::new(format!("{}{}", repo.to_root(), run_script(pm, name)), format!("package.json scripts.{name} at the repository root")));
+        return Ok(Found::new(
+            format!("{}{}", repo.to_root(), run_script(pm, name)),
+            format!("package.json scripts.{name} at the repository root"),
+        ));
     }
     if repo.root_file("tsconfig.json") {
-        return Ok(Found::new(format!("{}tsc --noEmit -p tsconfig.json", repo.to_root()), "tsconfig.json at the repository root"));
+        return Ok(Found::new(
+            format!("{}tsc --noEmit -p tsconfig.json", repo.to_root()),
+            "tsconfig.json at the repository root",
+        ));
     }
     Err("no tsconfig.json and no `typecheck` script found".into())
 }
@@ -231,11 +248,10 @@ const ESLINT: &[&str] = &[
 fn format(repo: &Repo) -> Result<Found, String> {
     let root = json(repo.read_root("package.json"));
     let own = json(repo.read_module("package.json"));
-    let config = PRETTIER
-        .iter()
-        .find(|f| repo.root_file(f) || repo.module_file(f))
-        .map(|f| f.to_string())
-        .or_else(|| (!root["prettier"].is_null() || !own["prettier"].is_null()).then(|| "`prettier` in package.json".into()));
+    let config =
+        PRETTIER.iter().find(|f| repo.root_file(f) || repo.module_file(f)).map(|f| f.to_string()).or_else(|| {
+            (!root["prettier"].is_null() || !own["prettier"].is_null()).then(|| "`prettier` in package.json".into())
+        });
     match config {
         Some(config) => Ok(Found::new(
             format!("{}prettier --check --ignore-unknown {{changed}}", repo.to_root()),
@@ -248,11 +264,11 @@ fn format(repo: &Repo) -> Result<Found, String> {
 fn lint(repo: &Repo) -> Result<Found, String> {
     let root = json(repo.read_root("package.json"));
     let own = json(repo.read_module("package.json"));
-    let config = ESLINT
-        .iter()
-        .find(|f| repo.root_file(f) || repo.module_file(f))
-        .map(|f| f.to_string())
-        .or_else(|| (!root["eslintConfig"].is_null() || !own["eslintConfig"].is_null()).then(|| "`eslintConfig` in package.json".into()));
+    let config =
+        ESLINT.iter().find(|f| repo.root_file(f) || repo.module_file(f)).map(|f| f.to_string()).or_else(|| {
+            (!root["eslintConfig"].is_null() || !own["eslintConfig"].is_null())
+                .then(|| "`eslintConfig` in package.json".into())
+        });
     match config {
         Some(config) => Ok(Found::new(
             format!("{}eslint {{changed:js,jsx,ts,tsx,mjs,cjs,mts,cts}}", repo.to_root()),

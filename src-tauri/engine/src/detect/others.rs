@@ -8,15 +8,24 @@ pub fn rust(repo: &Repo, gate: &str) -> Result<Found, String> {
     let id = &repo.module.id;
     let manifest = "Cargo.toml";
     match gate {
-        "dependencies" => Ok(Found::new(format!("{}{{ cargo fetch --offline || cargo fetch; }}", lock_dir(repo)), "Cargo.toml")),
+        "dependencies" => {
+            Ok(Found::new(format!("{}{{ cargo fetch --offline || cargo fetch; }}", lock_dir(repo)), "Cargo.toml"))
+        }
         "typecheck" => Ok(Found::new(format!("cargo check -p {id} --all-targets"), manifest)),
         "tests" => Ok(Found::new(format!("cargo test -p {id}"), manifest)),
         "format" => Ok(Found::new(format!("cargo fmt -p {id} --check"), "Cargo.toml: rustfmt")),
         "lint" => {
-            let configured = ["clippy.toml", ".clippy.toml"].iter().find(|f| repo.root_file(f) || repo.module_file(f)).map(|f| f.to_string()).or_else(|| {
-                let lints = |text: Option<String>| text.is_some_and(|t| t.contains("[lints.clippy]") || t.contains("[workspace.lints.clippy]"));
-                (lints(repo.read_root(manifest)) || lints(repo.read_module(manifest))).then(|| "[lints.clippy] in Cargo.toml".into())
-            });
+            let configured = ["clippy.toml", ".clippy.toml"]
+                .iter()
+                .find(|f| repo.root_file(f) || repo.module_file(f))
+                .map(|f| f.to_string())
+                .or_else(|| {
+                    let lints = |text: Option<String>| {
+                        text.is_some_and(|t| t.contains("[lints.clippy]") || t.contains("[workspace.lints.clippy]"))
+                    };
+                    (lints(repo.read_root(manifest)) || lints(repo.read_module(manifest)))
+                        .then(|| "[lints.clippy] in Cargo.toml".into())
+                });
             match configured {
                 Some(source) => Ok(Found::new(format!("cargo clippy -p {id} --all-targets -- -D warnings"), source)),
                 None => Err("clippy is not configured (no clippy.toml or [lints.clippy])".into()),
@@ -61,10 +70,15 @@ pub fn python(repo: &Repo, gate: &str) -> Result<Found, String> {
     match gate {
         "dependencies" => Ok(python_install(repo, &pyproject)),
         "tests" => {
-            let configured = pyproject.contains("[tool.pytest") || has(&["pytest.ini", "conftest.py"]) || setup_cfg.contains("[tool:pytest]");
+            let configured = pyproject.contains("[tool.pytest")
+                || has(&["pytest.ini", "conftest.py"])
+                || setup_cfg.contains("[tool:pytest]");
             let tests_dir = ["tests", "test"].into_iter().find(|d| repo.dir.join(d).is_dir());
             match (configured, tests_dir) {
-                (_, Some(dir)) => Ok(Found::new(format!("python -m pytest {dir}"), format!("`{dir}/` directory: pytest in the project's virtual environment"))),
+                (_, Some(dir)) => Ok(Found::new(
+                    format!("python -m pytest {dir}"),
+                    format!("`{dir}/` directory: pytest in the project's virtual environment"),
+                )),
                 (true, None) => Ok(Found::new("python -m pytest", "pytest configuration in pyproject.toml")),
                 (false, None) => Err("no tests directory or pytest configuration found".into()),
             }
@@ -101,7 +115,8 @@ pub fn python(repo: &Repo, gate: &str) -> Result<Found, String> {
 /// venv sees the machine's site packages, so tools already installed need no network.
 fn python_install(repo: &Repo, pyproject: &str) -> Found {
     let (manager, source) = py_manager(repo);
-    let extras: Vec<&str> = ["test", "tests", "testing", "dev"].into_iter().filter(|e| pyproject.contains(&format!("\n{e} = ["))).collect();
+    let extras: Vec<&str> =
+        ["test", "tests", "testing", "dev"].into_iter().filter(|e| pyproject.contains(&format!("\n{e} = ["))).collect();
     match manager {
         PyManager::Uv => Found::new("{ uv sync --offline --all-extras || uv sync --all-extras; }", source),
         PyManager::Poetry => Found::new("POETRY_VIRTUALENVS_IN_PROJECT=true poetry install --no-interaction", source),
@@ -154,7 +169,13 @@ pub fn task_target(repo: &Repo, gate: &str) -> Option<Found> {
     let at = |dir_is_root: bool| -> Option<Found> {
         let read = |name: &str| if dir_is_root { repo.read_root(name) } else { repo.read_module(name) };
         let prefix = if dir_is_root { repo.to_root() } else { String::new() };
-        for (file, tool) in [("Makefile", "make"), ("makefile", "make"), ("GNUmakefile", "make"), ("justfile", "just"), ("Justfile", "just")] {
+        for (file, tool) in [
+            ("Makefile", "make"),
+            ("makefile", "make"),
+            ("GNUmakefile", "make"),
+            ("justfile", "just"),
+            ("Justfile", "just"),
+        ] {
             let Some(text) = read(file) else { continue };
             if let Some(target) = wanted.iter().find(|t| has_target(&text, t)) {
                 return Some(Found::new(format!("{prefix}{tool} {target}"), format!("{file} target `{target}`")));
@@ -173,7 +194,11 @@ fn has_target(text: &str, target: &str) -> bool {
         if after.starts_with('=') {
             return false;
         }
-        args.is_empty() || (args.starts_with(' ') && args.split_whitespace().all(|a| a.starts_with(['*', '+']) || a.chars().all(|c| c.is_alphanumeric() || "_=\"'".contains(c))))
+        args.is_empty()
+            || (args.starts_with(' ')
+                && args.split_whitespace().all(|a| {
+                    a.starts_with(['*', '+']) || a.chars().all(|c| c.is_alphanumeric() || "_=\"'".contains(c))
+                }))
     })
 }
 

@@ -15,20 +15,29 @@ impl<'a> ModuleGates<'a> {
     /// From detection: each gate's command, and its source as a comment.
     pub fn detected(id: &'a str, gates: &'a [DetectedGate]) -> ModuleGates<'a> {
         let entry = |g: &'a DetectedGate| {
-            let why = if g.command.is_some() { g.source.as_str() } else { g.hint.as_deref().unwrap_or(g.source.as_str()) };
+            let why =
+                if g.command.is_some() { g.source.as_str() } else { g.hint.as_deref().unwrap_or(g.source.as_str()) };
             (g.gate.as_str(), Some(g.command.clone().unwrap_or_default()), Some(why))
         };
         ModuleGates { id, gates: gates.iter().map(entry).collect() }
     }
 }
 
-const HEADER: &str = "# kiln.toml: how Kiln works in this repository (see Kiln's README, \"Use Kiln on your own repository\").\n\
+const HEADER: &str =
+    "# kiln.toml: how Kiln works in this repository (see Kiln's README, \"Use Kiln on your own repository\").\n\
 # Written from what Kiln detected; every key is optional, and a gate set to \"\" is not configured.\n";
 
 /// `existing` (the current file's text, if any) with the workflow, setup and gates set.
-pub fn to_toml(existing: Option<&str>, workflow: Workflow, setup: Option<(&str, Option<&str>)>, modules: &[ModuleGates]) -> Result<String> {
+pub fn to_toml(
+    existing: Option<&str>,
+    workflow: Workflow,
+    setup: Option<(&str, Option<&str>)>,
+    modules: &[ModuleGates],
+) -> Result<String> {
     let mut doc: toml_edit::Document = match existing {
-        Some(text) => text.parse().map_err(|e| ApiError::new(ErrorCode::ConfigInvalid, format!("the existing kiln.toml does not parse: {e}")))?,
+        Some(text) => text.parse().map_err(|e| {
+            ApiError::new(ErrorCode::ConfigInvalid, format!("the existing kiln.toml does not parse: {e}"))
+        })?,
         None => toml_edit::Document::new(),
     };
     set(&mut doc, &["workflow"], "mode", toml_edit::value(workflow.as_str()))?;
@@ -86,8 +95,13 @@ mod tests {
     #[test]
     fn edits_keep_what_the_user_wrote() {
         let existing = "# mine\n[preview]\ncommand = \"node server.js\" # keep me\n";
-        let gates = vec![("tests", Some("vitest run packages/a".to_string()), Some("vitest.config.ts at the repository root")), ("format", Some(String::new()), None)];
-        let text = to_toml(Some(existing), Workflow::Direct, Some(("npm ci", None)), &[ModuleGates { id: "@x/a", gates }]).unwrap();
+        let gates = vec![
+            ("tests", Some("vitest run packages/a".to_string()), Some("vitest.config.ts at the repository root")),
+            ("format", Some(String::new()), None),
+        ];
+        let text =
+            to_toml(Some(existing), Workflow::Direct, Some(("npm ci", None)), &[ModuleGates { id: "@x/a", gates }])
+                .unwrap();
         assert!(text.starts_with("# mine\n[preview]\ncommand = \"node server.js\" # keep me\n"), "{text}");
         let parsed = crate::config::Config::parse(&text, std::path::Path::new("kiln.toml")).unwrap();
         assert_eq!(parsed.workflow(), Workflow::Direct);

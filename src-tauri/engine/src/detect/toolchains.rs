@@ -24,12 +24,21 @@ pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
         match module.toolchain {
             Toolchain::Node => {
                 let engines = |text: Option<String>| json(text)["engines"]["node"].as_str().map(str::to_string);
-                let wanted = engines(repo.read_module("package.json")).or_else(|| engines(repo.read_root("package.json")));
-                add(tool("node", &["--version"], wanted, "Node.js (https://nodejs.org, or your distribution's nodejs package)"));
+                let wanted =
+                    engines(repo.read_module("package.json")).or_else(|| engines(repo.read_root("package.json")));
+                add(tool(
+                    "node",
+                    &["--version"],
+                    wanted,
+                    "Node.js (https://nodejs.org, or your distribution's nodejs package)",
+                ));
                 match node::manager(&repo).manager {
-                    node::Manager::Pnpm | node::Manager::Yarn => {
-                        add(tool("corepack", &["--version"], None, "corepack (it ships with Node.js 16.9 and later; `npm install -g corepack`)"))
-                    }
+                    node::Manager::Pnpm | node::Manager::Yarn => add(tool(
+                        "corepack",
+                        &["--version"],
+                        None,
+                        "corepack (it ships with Node.js 16.9 and later; `npm install -g corepack`)",
+                    )),
                     node::Manager::Bun => add(tool("bun", &["--version"], None, "bun (https://bun.sh)")),
                     node::Manager::Npm => add(tool("npm", &["--version"], None, "npm (it ships with Node.js)")),
                 }
@@ -42,10 +51,17 @@ pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
             Toolchain::Python => {
                 let pyproject = repo.read_module("pyproject.toml").unwrap_or_default();
                 let wanted = toml_string(&pyproject, "requires-python");
-                add(tool("python3", &["--version"], wanted, "Python 3 with venv (your distribution's python3 and python3-venv)"));
+                add(tool(
+                    "python3",
+                    &["--version"],
+                    wanted,
+                    "Python 3 with venv (your distribution's python3 and python3-venv)",
+                ));
                 match py_manager(&repo).0 {
                     PyManager::Uv => add(tool("uv", &["--version"], None, "uv (https://docs.astral.sh/uv/)")),
-                    PyManager::Poetry => add(tool("poetry", &["--version"], None, "Poetry (https://python-poetry.org)")),
+                    PyManager::Poetry => {
+                        add(tool("poetry", &["--version"], None, "Poetry (https://python-poetry.org)"))
+                    }
                     PyManager::Pip => {}
                 }
             }
@@ -84,9 +100,10 @@ fn tool(name: &str, args: &[&str], wanted: Option<String>, install: &str) -> Too
     });
     let (ok, message) = match (&found, &wanted) {
         (None, _) => (false, Some(format!("`{name}` is not installed: install {install}"))),
-        (Some(have), Some(want)) if !satisfies(have, want) => {
-            (false, Some(format!("the repository asks for {name} {want} and this machine has {have}: install {install}")))
-        }
+        (Some(have), Some(want)) if !satisfies(have, want) => (
+            false,
+            Some(format!("the repository asks for {name} {want} and this machine has {have}: install {install}")),
+        ),
         _ => (true, None),
     };
     ToolchainCheck { name: name.into(), found, required: wanted, ok, message }

@@ -19,7 +19,9 @@ pub fn view(ws: &Workspace) -> Result<DetectionView> {
 /// Detection for a directory, read only: nothing is written, not even `.kiln/`
 /// (`kiln detect` runs on repositories Kiln never opened).
 pub fn detect_path(path: &Path) -> Result<DetectionView> {
-    let opened = path.canonicalize().map_err(|_| ApiError::new(ErrorCode::WorkspaceNotFound, format!("no directory at `{}`", path.display())))?;
+    let opened = path
+        .canonicalize()
+        .map_err(|_| ApiError::new(ErrorCode::WorkspaceNotFound, format!("no directory at `{}`", path.display())))?;
     if !opened.is_dir() {
         return Err(ApiError::new(ErrorCode::WorkspaceNotFound, format!("`{}` is not a directory", opened.display())));
     }
@@ -32,7 +34,12 @@ pub fn detect_path(path: &Path) -> Result<DetectionView> {
     view_at(&root, config_path.as_deref(), &config, &modules)
 }
 
-fn view_at(root: &Path, config_path: Option<&Path>, config: &Config, found: &[crate::modules::ModuleInfo]) -> Result<DetectionView> {
+fn view_at(
+    root: &Path,
+    config_path: Option<&Path>,
+    config: &Config,
+    found: &[crate::modules::ModuleInfo],
+) -> Result<DetectionView> {
     let modules: Vec<DetectedModule> = found
         .iter()
         .map(|m| DetectedModule {
@@ -69,7 +76,10 @@ pub fn save(ws: &Workspace, args: &SaveConfigArgs) -> Result<PathBuf> {
         Ok(_) if !args.replace => {
             return Err(ApiError::new(
                 ErrorCode::ConfigExists,
-                format!("{} exists already: replace it to save this set-up (its other settings are kept)", path.display()),
+                format!(
+                    "{} exists already: replace it to save this set-up (its other settings are kept)",
+                    path.display()
+                ),
             ));
         }
         Ok(text) => Some(text),
@@ -83,7 +93,10 @@ pub fn save(ws: &Workspace, args: &SaveConfigArgs) -> Result<PathBuf> {
         let mut gates = Vec::new();
         for (name, command) in &m.gates {
             if !MODULE_GATES.contains(&name.as_str()) {
-                return Err(ApiError::invalid(format!("there is no gate `{name}`; the gates are {}", MODULE_GATES.join(", "))));
+                return Err(ApiError::invalid(format!(
+                    "there is no gate `{name}`; the gates are {}",
+                    MODULE_GATES.join(", ")
+                )));
             }
             if command.contains('\0') || command.len() > 4096 {
                 return Err(ApiError::invalid(format!("the `{name}` command of `{}` is not a usable command", m.id)));

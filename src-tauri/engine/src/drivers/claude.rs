@@ -66,9 +66,15 @@ pub fn command(opts: &ClaudeOptions) -> (Vec<String>, Vec<(String, String)>) {
     // stream-json with -p refuses to run without --verbose.
     // Partial messages stream the agent's text as it is written, for the live view.
     let mut args: Vec<String> =
-        ["-p", "--verbose", "--output-format", "stream-json", "--include-partial-messages", "--permission-mode"].map(String::from).into();
+        ["-p", "--verbose", "--output-format", "stream-json", "--include-partial-messages", "--permission-mode"]
+            .map(String::from)
+            .into();
     args.push(opts.permission_mode.clone());
-    let optional = [("--model", &opts.model), ("--resume", &opts.resume_id), ("--append-system-prompt", &opts.append_system_prompt)];
+    let optional = [
+        ("--model", &opts.model),
+        ("--resume", &opts.resume_id),
+        ("--append-system-prompt", &opts.append_system_prompt),
+    ];
     for (flag, value) in optional {
         if let Some(value) = value {
             args.extend([flag.to_string(), value.clone()]);
@@ -177,7 +183,8 @@ impl ClaudeParser {
             events.push(DriverEvent::ToolResult { id: id.clone(), status, output: result_text(&block["content"]) });
             let Some((name, input)) = self.calls.remove(&id) else { continue };
             if let (false, Some(path)) = (failed, edited_path(&name, &input)) {
-                let created = line["tool_use_result"]["type"] == "create" && line["tool_use_result"]["filePath"] == path;
+                let created =
+                    line["tool_use_result"]["type"] == "create" && line["tool_use_result"]["filePath"] == path;
                 let change = if created { FileChangeKind::Add } else { FileChangeKind::Update };
                 events.push(DriverEvent::FileChange { path: path.to_string(), change });
             }
@@ -195,7 +202,10 @@ fn system(line: Value) -> Vec<DriverEvent> {
             input: json!({"decision": "denied", "reason": line["decision_reason"].as_str().or(line["message"].as_str())}),
         }],
         (Some("init"), Some(id)) => {
-            vec![DriverEvent::SessionStarted { resume_id: id.to_string(), model: line["model"].as_str().map(String::from) }]
+            vec![DriverEvent::SessionStarted {
+                resume_id: id.to_string(),
+                model: line["model"].as_str().map(String::from),
+            }]
         }
         (Some("api_retry"), _) => {
             let http_status = line["error_status"].as_u64().and_then(|s| u16::try_from(s).ok());
@@ -435,7 +445,8 @@ impl super::Driver for ClaudeDriver {
             opts.model = request.model;
             opts.append_system_prompt = Some(request.instructions).filter(|s| !s.is_empty());
             // A read-only turn plans: Claude's plan mode edits nothing.
-            (opts.permission_mode, opts.allowed_tools, opts.disallowed_tools) = permissions(driver.commands, request.read_only);
+            (opts.permission_mode, opts.allowed_tools, opts.disallowed_tools) =
+                permissions(driver.commands, request.read_only);
             opts.base_url = driver.base_url;
             opts.api_key = driver.api_key;
             let (args, mut env) = command(&opts);
@@ -448,8 +459,17 @@ impl super::Driver for ClaudeDriver {
             }
             let mut parser = ClaudeParser::new();
             let mut decisions = Decisions::new(driver.commands, request.read_only);
-            let cli = super::runner::CliRun { binary: &binary, args, env, workdir: &request.workdir, confinement: Some(confinement) };
-            super::runner::run(cli, sink, move |line| parser.parse_line(line).into_iter().map(|e| decisions.note(e)).collect()).await
+            let cli = super::runner::CliRun {
+                binary: &binary,
+                args,
+                env,
+                workdir: &request.workdir,
+                confinement: Some(confinement),
+            };
+            super::runner::run(cli, sink, move |line| {
+                parser.parse_line(line).into_iter().map(|e| decisions.note(e)).collect()
+            })
+            .await
         })
     }
 }
@@ -492,17 +512,33 @@ mod tests {
         };
         assert_eq!(events, vec![request.clone()]);
 
-        let call = DriverEvent::ToolCall { id: "call_1".into(), kind: ToolKind::Execute, title: "make".into(), input: json!({}) };
-        let failed = |output: &str| DriverEvent::ToolResult { id: "call_1".into(), status: ToolStatus::Failed, output: output.into() };
+        let call = DriverEvent::ToolCall {
+            id: "call_1".into(),
+            kind: ToolKind::Execute,
+            title: "make".into(),
+            input: json!({}),
+        };
+        let failed = |output: &str| DriverEvent::ToolResult {
+            id: "call_1".into(),
+            status: ToolStatus::Failed,
+            output: output.into(),
+        };
         let mut decisions = Decisions::new(CommandPolicy::Workdir, true);
         decisions.note(call.clone());
         decisions.note(request);
-        let DriverEvent::ToolResult { output, .. } = decisions.note(failed("This command requires approval")) else { panic!() };
-        assert!(output.starts_with("Refused by Kiln's policy: a read-only turn") && output.ends_with("requires approval"), "{output}");
+        let DriverEvent::ToolResult { output, .. } = decisions.note(failed("This command requires approval")) else {
+            panic!()
+        };
+        assert!(
+            output.starts_with("Refused by Kiln's policy: a read-only turn") && output.ends_with("requires approval"),
+            "{output}"
+        );
 
         let mut decisions = Decisions::new(CommandPolicy::None, false);
         decisions.note(call.clone());
-        let DriverEvent::ToolResult { output, .. } = decisions.note(failed("No such tool available: Bash")) else { panic!() };
+        let DriverEvent::ToolResult { output, .. } = decisions.note(failed("No such tool available: Bash")) else {
+            panic!()
+        };
         assert!(output.starts_with("Refused by Kiln's command policy \"no commands\""), "{output}");
 
         // A command that ran and failed on its own is left as it is.

@@ -59,7 +59,9 @@ impl CodexOptions {
 pub fn command(opts: &CodexOptions) -> (Vec<String>, Vec<(String, String)>) {
     let dir = opts.dir.to_string_lossy().into_owned();
     let mut args: Vec<String> =
-        ["exec", "--json", "--skip-git-repo-check", "-C", dir.as_str(), "--sandbox", opts.sandbox.as_str()].map(String::from).into();
+        ["exec", "--json", "--skip-git-repo-check", "-C", dir.as_str(), "--sandbox", opts.sandbox.as_str()]
+            .map(String::from)
+            .into();
     if let Some(model) = &opts.model {
         args.extend(["--model".to_string(), model.clone()]);
     }
@@ -109,11 +111,21 @@ impl CodexParser {
             }
             Some("turn.completed") => vec![
                 usage(&value["usage"]),
-                DriverEvent::TurnEnded { is_error: false, stop_reason: None, final_text: self.last_text.take(), error: None },
+                DriverEvent::TurnEnded {
+                    is_error: false,
+                    stop_reason: None,
+                    final_text: self.last_text.take(),
+                    error: None,
+                },
             ],
             Some("turn.failed") => {
                 let message = value["error"]["message"].as_str().unwrap_or("codex reported the turn failed");
-                vec![DriverEvent::TurnEnded { is_error: true, stop_reason: None, final_text: None, error: Some(message.into()) }]
+                vec![DriverEvent::TurnEnded {
+                    is_error: true,
+                    stop_reason: None,
+                    final_text: None,
+                    error: Some(message.into()),
+                }]
             }
             Some("error") => vec![stream_error(text_of(&value, "message"))],
             Some("item.started" | "item.updated") => self.item(value, false),
@@ -145,11 +157,14 @@ impl CodexParser {
                 let listed: Vec<String> =
                     changes.iter().map(|c| format!("{} {}", text_of(c, "kind"), text_of(c, "path"))).collect();
                 let paths: Vec<String> = changes.iter().map(|c| text_of(c, "path")).collect();
-                let call = (ToolKind::Edit, title_line(&format!("Edit {}", paths.join(", "))), json!({ "changes": changes }));
+                let call =
+                    (ToolKind::Edit, title_line(&format!("Edit {}", paths.join(", "))), json!({ "changes": changes }));
                 let status = status(item, false);
                 let mut events = self.tool(id, completed, call, status, listed.join("\n"));
                 if completed && status == ToolStatus::Completed {
-                    let changed = changes.iter().map(|c| DriverEvent::FileChange { path: text_of(c, "path"), change: change_kind(c) });
+                    let changed = changes
+                        .iter()
+                        .map(|c| DriverEvent::FileChange { path: text_of(c, "path"), change: change_kind(c) });
                     events.extend(changed);
                 }
                 events
@@ -319,13 +334,21 @@ impl super::Driver for CodexDriver {
             let mut confinement = crate::sandbox::Confinement::for_turn(&request.workdir, request.read_only, &env);
             let codex_home = match env.iter().rev().find(|(k, _)| k == "CODEX_HOME") {
                 Some((_, home)) => Some(PathBuf::from(home)),
-                None => std::env::var_os("CODEX_HOME").map(PathBuf::from).or_else(|| super::runner::home(&env).map(|h| h.join(".codex"))),
+                None => std::env::var_os("CODEX_HOME")
+                    .map(PathBuf::from)
+                    .or_else(|| super::runner::home(&env).map(|h| h.join(".codex"))),
             };
             if let Some(home) = codex_home.filter(|h| h.is_absolute()) {
                 confinement.create(home);
             }
             let mut parser = CodexParser::new();
-            let cli = super::runner::CliRun { binary: &binary, args, env, workdir: &request.workdir, confinement: Some(confinement) };
+            let cli = super::runner::CliRun {
+                binary: &binary,
+                args,
+                env,
+                workdir: &request.workdir,
+                confinement: Some(confinement),
+            };
             super::runner::run(cli, sink, move |line| parser.parse_line(line)).await
         })
     }
@@ -345,9 +368,15 @@ mod tests {
         let never = ("approval_policy".to_string(), "\"never\"".to_string());
         let no_shell = ("features.shell_tool".to_string(), "false".to_string());
         // Under Kiln's Landlock, Codex's own (bubblewrap) sandbox could not start.
-        assert_eq!(permissions(CommandPolicy::Workdir, false, true), ("danger-full-access".into(), vec![never.clone()]));
+        assert_eq!(
+            permissions(CommandPolicy::Workdir, false, true),
+            ("danger-full-access".into(), vec![never.clone()])
+        );
         assert_eq!(permissions(CommandPolicy::Workdir, true, true), ("danger-full-access".into(), vec![never.clone()]));
-        assert_eq!(permissions(CommandPolicy::None, false, true), ("danger-full-access".into(), vec![never.clone(), no_shell.clone()]));
+        assert_eq!(
+            permissions(CommandPolicy::None, false, true),
+            ("danger-full-access".into(), vec![never.clone(), no_shell.clone()])
+        );
         // Without it, Codex's own sandbox confines.
         assert_eq!(permissions(CommandPolicy::Workdir, false, false), ("workspace-write".into(), vec![never.clone()]));
         assert_eq!(permissions(CommandPolicy::Workdir, true, false), ("read-only".into(), vec![never.clone()]));

@@ -28,16 +28,14 @@ pub fn find(name: &str, configured: Option<&Path>) -> Result<PathBuf> {
             ))
         };
     }
-    candidates(name)
-        .into_iter()
-        .find(|p| is_executable(p))
-        .ok_or_else(|| ApiError::new(ErrorCode::DriverNotFound, format!("`{name}` was not found: {}", install_hint(name))))
+    candidates(name).into_iter().find(|p| is_executable(p)).ok_or_else(|| {
+        ApiError::new(ErrorCode::DriverNotFound, format!("`{name}` was not found: {}", install_hint(name)))
+    })
 }
 
 fn candidates(name: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect())
-        .unwrap_or_default();
+    let mut out: Vec<PathBuf> =
+        std::env::var_os("PATH").map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect()).unwrap_or_default();
     if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
         out.push(home.join(".local/bin").join(name));
         out.push(home.join(".npm-global/bin").join(name));

@@ -10,23 +10,50 @@ use serde_json::Value;
 #[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum DriverEvent {
     /// The agent's own id for this conversation: pass it back to continue it.
-    SessionStarted { resume_id: String, model: Option<String> },
-    Text { text: String },
+    SessionStarted {
+        resume_id: String,
+        model: Option<String>,
+    },
+    Text {
+        text: String,
+    },
     /// A piece of text still being written, for the live view only: the whole text
     /// follows as `Text`, which alone is stored.
-    TextDelta { text: String },
-    Thought { text: String },
+    TextDelta {
+        text: String,
+    },
+    Thought {
+        text: String,
+    },
     /// `title` is one short line for people; `input` is what the agent sent, whole.
-    ToolCall { id: String, kind: ToolKind, title: String, input: Value },
+    ToolCall {
+        id: String,
+        kind: ToolKind,
+        title: String,
+        input: Value,
+    },
     /// `id` is the id of the `ToolCall` this answers.
-    ToolResult { id: String, status: ToolStatus, output: String },
-    FileChange { path: String, change: FileChangeKind },
+    ToolResult {
+        id: String,
+        status: ToolStatus,
+        output: String,
+    },
+    FileChange {
+        path: String,
+        change: FileChangeKind,
+    },
     /// The agent asks before using a tool; Kiln answers by policy, never by a prompt.
-    PermissionRequest { id: String, tool: String, input: Value },
+    PermissionRequest {
+        id: String,
+        tool: String,
+        input: Value,
+    },
     Usage(Usage),
     /// A problem the agent reported mid-turn. Whether the turn failed is for
     /// `TurnEnded` to say: agents report recoverable problems the same way.
-    Error { message: String },
+    Error {
+        message: String,
+    },
     /// The provider failed and the agent is trying again by itself. `max_attempts` and
     /// `http_status` when the agent says them.
     Retry {
@@ -38,9 +65,17 @@ pub enum DriverEvent {
         http_status: Option<u16>,
     },
     /// `final_text` is the agent's last answer; `error` is set only when `is_error`.
-    TurnEnded { is_error: bool, stop_reason: Option<String>, final_text: Option<String>, error: Option<String> },
+    TurnEnded {
+        is_error: bool,
+        stop_reason: Option<String>,
+        final_text: Option<String>,
+        error: Option<String>,
+    },
     /// A line or item this parser does not know, kept whole. `source` names the driver.
-    Unknown { source: String, raw: Value },
+    Unknown {
+        source: String,
+        raw: Value,
+    },
 }
 
 /// Tokens for the turn. Input counts only prompt tokens not read from the cache, as
@@ -113,5 +148,8 @@ pub fn json_line(line: &str, source: &str) -> Option<Result<Value, DriverEvent>>
     if line.is_empty() {
         return None;
     }
-    Some(serde_json::from_str::<Value>(line).map_err(|_| DriverEvent::Unknown { source: source.into(), raw: Value::String(line.to_string()) }))
+    Some(
+        serde_json::from_str::<Value>(line)
+            .map_err(|_| DriverEvent::Unknown { source: source.into(), raw: Value::String(line.to_string()) }),
+    )
 }

@@ -51,7 +51,11 @@ async fn run_version(binary: &Path) -> Option<Option<String>> {
     super::runner::scrub_env(&mut cmd);
     // As a turn runs it: nothing but the answer, no telemetry, no self-update.
     cmd.arg("--version")
-        .envs([("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"), ("DISABLE_TELEMETRY", "1"), ("DISABLE_AUTOUPDATER", "1")])
+        .envs([
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+            ("DISABLE_TELEMETRY", "1"),
+            ("DISABLE_AUTOUPDATER", "1"),
+        ])
         .current_dir(std::env::temp_dir())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -87,7 +91,10 @@ pub fn claude_signed_in(env: &dyn Fn(&str) -> Option<String>, home: Option<&Path
     if set(env, "CLAUDE_CODE_USE_BEDROCK") || set(env, "CLAUDE_CODE_USE_VERTEX") {
         return None;
     }
-    let dir = env("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()).map(PathBuf::from).or_else(|| home.map(|h| h.join(".claude")));
+    let dir = env("CLAUDE_CONFIG_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| h.join(".claude")));
     if dir.is_some_and(|d| d.join(".credentials.json").is_file()) {
         return Some(true);
     }

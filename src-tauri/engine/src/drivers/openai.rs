@@ -44,15 +44,22 @@ const ERROR_BODY_CHARS: usize = 500;
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 enum Message {
-    System { content: String },
-    User { content: String },
+    System {
+        content: String,
+    },
+    User {
+        content: String,
+    },
     Assistant {
         /// `null` when the reply was only tool calls.
         content: Option<String>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<Value>,
     },
-    Tool { tool_call_id: String, content: String },
+    Tool {
+        tool_call_id: String,
+        content: String,
+    },
 }
 
 type Conversations = Arc<Mutex<HashMap<String, Vec<Message>>>>;
@@ -109,7 +116,9 @@ impl Driver for OpenAiDriver {
                 .connect_timeout(CONNECT_TIMEOUT)
                 .read_timeout(READ_TIMEOUT)
                 .build()
-                .map_err(|e| ApiError::new(ErrorCode::DriverFailed, format!("could not set up the HTTP client: {e}")))?;
+                .map_err(|e| {
+                    ApiError::new(ErrorCode::DriverFailed, format!("could not set up the HTTP client: {e}"))
+                })?;
             let events = sink.events;
             let ended = driver.turn(&client, request, &events).await;
             let _ = events.send(ended);
@@ -120,7 +129,12 @@ impl Driver for OpenAiDriver {
 
 impl OpenAiDriver {
     /// The loop; its result is the closing `TurnEnded`.
-    async fn turn(&self, client: &reqwest::Client, request: TurnRequest, events: &UnboundedSender<DriverEvent>) -> DriverEvent {
+    async fn turn(
+        &self,
+        client: &reqwest::Client,
+        request: TurnRequest,
+        events: &UnboundedSender<DriverEvent>,
+    ) -> DriverEvent {
         let emit = |event: DriverEvent| {
             let _ = events.send(event);
         };
@@ -129,13 +143,16 @@ impl OpenAiDriver {
         if let Some(lost) = request.resume_id.as_deref().filter(|id| *id != resume_id) {
             // Like a CLI that rejects a resume: the turn fails, and the engine continues
             // on a fresh conversation with the transcript replayed.
-            return failed(format!("No conversation found with session ID: {lost} (this driver keeps conversations in memory only)"));
+            return failed(format!(
+                "No conversation found with session ID: {lost} (this driver keeps conversations in memory only)"
+            ));
         }
         emit(DriverEvent::SessionStarted { resume_id: resume_id.clone(), model: Some(model.clone()) });
-        let toolbox = match Toolbox::new(&request.workdir, &request.session_dir, request.read_only, self.command_timeout) {
-            Ok(toolbox) => toolbox.with_commands(self.commands),
-            Err(e) => return failed(format!("the working copy {} cannot be used: {e}", request.workdir.display())),
-        };
+        let toolbox =
+            match Toolbox::new(&request.workdir, &request.session_dir, request.read_only, self.command_timeout) {
+                Ok(toolbox) => toolbox.with_commands(self.commands),
+                Err(e) => return failed(format!("the working copy {} cannot be used: {e}", request.workdir.display())),
+            };
         conversation.push(Message::User { content: request.prompt.clone() });
 
         let mut usage: Option<Usage> = None;
@@ -169,12 +186,23 @@ impl OpenAiDriver {
             conversation.push(Message::Assistant { content, tool_calls });
             for (call, input) in calls {
                 let (Ok(shown) | Err(shown)) = &input;
-                emit(DriverEvent::ToolCall { id: call.id.clone(), kind: tools::kind(&call.name), title: tools::title(&call.name, shown), input: shown.clone() });
+                emit(DriverEvent::ToolCall {
+                    id: call.id.clone(),
+                    kind: tools::kind(&call.name),
+                    title: tools::title(&call.name, shown),
+                    input: shown.clone(),
+                });
                 let outcome = match &input {
                     Ok(input) => toolbox.run(&call.name, input).await,
-                    Err(_) => tools::ToolOutcome::failed("the arguments are not valid JSON; call the tool again with a JSON object"),
+                    Err(_) => tools::ToolOutcome::failed(
+                        "the arguments are not valid JSON; call the tool again with a JSON object",
+                    ),
                 };
-                emit(DriverEvent::ToolResult { id: call.id.clone(), status: outcome.status, output: outcome.output.clone() });
+                emit(DriverEvent::ToolResult {
+                    id: call.id.clone(),
+                    status: outcome.status,
+                    output: outcome.output.clone(),
+                });
                 if let Some((path, change)) = outcome.change {
                     emit(DriverEvent::FileChange { path, change });
                 }
@@ -184,7 +212,14 @@ impl OpenAiDriver {
             // the conversation the next turn continues.
             self.keep(&resume_id, &conversation);
         }
-        ended(&emit, usage, Err(format!("stopped after {} model steps without a final answer: the model kept calling tools", self.max_steps)))
+        ended(
+            &emit,
+            usage,
+            Err(format!(
+                "stopped after {} model steps without a final answer: the model kept calling tools",
+                self.max_steps
+            )),
+        )
     }
 
     /// The conversation to continue and its id: the one `resume_id` names when the
@@ -205,7 +240,12 @@ impl OpenAiDriver {
     /// One model request, read to its end.
     /// The text streams to `events` as `TextDelta`s, for the live view; the whole reply
     /// is still reported once.
-    async fn ask(&self, client: &reqwest::Client, body: &Value, events: &UnboundedSender<DriverEvent>) -> Result<Reply, String> {
+    async fn ask(
+        &self,
+        client: &reqwest::Client,
+        body: &Value,
+        events: &UnboundedSender<DriverEvent>,
+    ) -> Result<Reply, String> {
         let url = format!("{}/chat/completions", self.base_url.trim_end_matches('/'));
         let mut post = client.post(&url).json(body);
         if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
@@ -223,7 +263,8 @@ impl OpenAiDriver {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
         if !streamed {
-            let completion: Value = response.json().await.map_err(|e| format!("the reply from {url} is not a completion: {e}"))?;
+            let completion: Value =
+                response.json().await.map_err(|e| format!("the reply from {url} is not a completion: {e}"))?;
             return stream::whole(&completion);
         }
 
@@ -293,7 +334,8 @@ fn prepare(mut call: stream::Call) -> Prepared {
 /// The call as the assistant message carries it. Arguments that are not JSON go back
 /// as `{}`: some servers parse the history and would refuse every later request.
 fn wire_call((call, input): &Prepared) -> Value {
-    let arguments = if input.is_ok() && !call.arguments.trim().is_empty() { call.arguments.clone() } else { "{}".into() };
+    let arguments =
+        if input.is_ok() && !call.arguments.trim().is_empty() { call.arguments.clone() } else { "{}".into() };
     json!({"id": call.id, "type": "function", "function": {"name": call.name, "arguments": arguments}})
 }
 
@@ -308,19 +350,30 @@ fn add(total: Usage, step: &Usage) -> Usage {
 }
 
 /// Usage (what the turn spent, even when it failed) and the closing event.
-fn ended(emit: &impl Fn(DriverEvent), usage: Option<Usage>, outcome: Result<(Option<String>, Option<String>), String>) -> DriverEvent {
+fn ended(
+    emit: &impl Fn(DriverEvent),
+    usage: Option<Usage>,
+    outcome: Result<(Option<String>, Option<String>), String>,
+) -> DriverEvent {
     if let Some(usage) = usage {
         emit(DriverEvent::Usage(usage));
     }
     match outcome {
-        Ok((stop_reason, final_text)) => DriverEvent::TurnEnded { is_error: false, stop_reason, final_text, error: None },
+        Ok((stop_reason, final_text)) => {
+            DriverEvent::TurnEnded { is_error: false, stop_reason, final_text, error: None }
+        }
         Err(message) => failed(message),
     }
 }
 
 /// The failed end, redacted: a provider's error may echo the key it was sent.
 fn failed(message: String) -> DriverEvent {
-    DriverEvent::TurnEnded { is_error: true, stop_reason: None, final_text: None, error: Some(crate::redact::redact_owned(message)) }
+    DriverEvent::TurnEnded {
+        is_error: true,
+        stop_reason: None,
+        final_text: None,
+        error: Some(crate::redact::redact_owned(message)),
+    }
 }
 
 /// The provider's own message and the status: `{"error": {"message"}}` as OpenAI and
@@ -331,7 +384,11 @@ fn provider_error(status: reqwest::StatusCode, body: &str) -> String {
         .or_else(|| parsed["message"].as_str().map(String::from))
         .unwrap_or_else(|| {
             let body: String = body.trim().chars().take(ERROR_BODY_CHARS).collect();
-            if body.is_empty() { status.canonical_reason().unwrap_or("no reason given").to_string() } else { body }
+            if body.is_empty() {
+                status.canonical_reason().unwrap_or("no reason given").to_string()
+            } else {
+                body
+            }
         });
     format!("{message} (HTTP {})", status.as_u16())
 }

@@ -80,7 +80,8 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             let key = crate::settings::openai_key(ws).await?;
             // One driver per endpoint, model and key, kept so its conversations last
             // from one turn to the next.
-            let identity = format!("{base_url}\n{model}\n{}", key.as_deref().map(crate::secrets::fingerprint).unwrap_or_default());
+            let identity =
+                format!("{base_url}\n{model}\n{}", key.as_deref().map(crate::secrets::fingerprint).unwrap_or_default());
             // The policy is set on each turn's clone (clones share the conversations).
             let mut slot = ws.openai.lock().unwrap();
             let mut driver = match slot.as_ref() {
@@ -94,6 +95,8 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             driver.commands = commands;
             Ok(Arc::new(driver))
         }
-        other => Err(ApiError::invalid(format!("there is no driver `{other}`; the drivers are {}", DRIVERS.join(", ")))),
+        other => {
+            Err(ApiError::invalid(format!("there is no driver `{other}`; the drivers are {}", DRIVERS.join(", "))))
+        }
     }
 }

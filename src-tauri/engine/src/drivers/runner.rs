@@ -104,7 +104,11 @@ pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) ->
         }
     }
     let status = child.wait().await.map_err(|e| ApiError::internal("waiting for the agent", e))?;
-    let stderr = tokio::time::timeout(std::time::Duration::from_secs(2), stderr_task).await.ok().and_then(|r| r.ok()).unwrap_or_default();
+    let stderr = tokio::time::timeout(std::time::Duration::from_secs(2), stderr_task)
+        .await
+        .ok()
+        .and_then(|r| r.ok())
+        .unwrap_or_default();
     // Whatever the agent left running in its group goes with it.
     Running { pgid }.kill();
     if !ended {
@@ -116,7 +120,12 @@ pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) ->
         };
         // The agent's stderr may hold a key it was given or echoed.
         let error = crate::redact::redact_owned(error);
-        let _ = sink.events.send(DriverEvent::TurnEnded { is_error: true, stop_reason: None, final_text: None, error: Some(error) });
+        let _ = sink.events.send(DriverEvent::TurnEnded {
+            is_error: true,
+            stop_reason: None,
+            final_text: None,
+            error: Some(error),
+        });
     }
     Ok(())
 }

@@ -116,9 +116,20 @@ pub const NO_COMMANDS: &str =
 impl Toolbox {
     /// Fails when the working copy cannot be resolved (it does not exist). Commands are
     /// allowed ("commands in the working copy") until `with_commands` says otherwise.
-    pub fn new(workdir: &Path, session_dir: &Path, read_only: bool, command_timeout: Duration) -> std::io::Result<Toolbox> {
+    pub fn new(
+        workdir: &Path,
+        session_dir: &Path,
+        read_only: bool,
+        command_timeout: Duration,
+    ) -> std::io::Result<Toolbox> {
         let session_dir = session_dir.to_path_buf();
-        Ok(Toolbox { root: Root::new(workdir)?, session_dir, read_only, command_timeout, commands: CommandPolicy::Workdir })
+        Ok(Toolbox {
+            root: Root::new(workdir)?,
+            session_dir,
+            read_only,
+            command_timeout,
+            commands: CommandPolicy::Workdir,
+        })
     }
 
     /// The same tools under the command policy `commands`.
@@ -135,7 +146,9 @@ impl Toolbox {
 
     fn offered(&self) -> impl Iterator<Item = &'static Spec> + '_ {
         let commands = self.commands != CommandPolicy::None;
-        SPECS.iter().filter(move |spec| (spec.reads_only || !self.read_only) && (commands || spec.name != "run_command"))
+        SPECS
+            .iter()
+            .filter(move |spec| (spec.reads_only || !self.read_only) && (commands || spec.name != "run_command"))
     }
 
     /// Runs one call. A tool that was not offered fails like any other mistake, so a
@@ -145,7 +158,11 @@ impl Toolbox {
             if name == "run_command" && self.commands == CommandPolicy::None && !self.read_only {
                 return ToolOutcome::failed(NO_COMMANDS);
             }
-            let why = if SPECS.iter().any(|spec| spec.name == name) { "is not available in a read-only turn" } else { "is not a tool here" };
+            let why = if SPECS.iter().any(|spec| spec.name == name) {
+                "is not available in a read-only turn"
+            } else {
+                "is not a tool here"
+            };
             return ToolOutcome::failed(format!("`{name}` {why}"));
         }
         let result = if name == "run_command" {

@@ -64,7 +64,8 @@ pub struct Activity {
 
 impl Activity {
     pub fn touch(&self) {
-        self.last_request_ms.store(time::OffsetDateTime::now_utc().unix_timestamp_nanos() as i64 / 1_000_000, Ordering::Relaxed);
+        self.last_request_ms
+            .store(time::OffsetDateTime::now_utc().unix_timestamp_nanos() as i64 / 1_000_000, Ordering::Relaxed);
     }
 }
 
@@ -184,7 +185,10 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
             }
         };
         let Some(slot) = slots.take() else {
-            tracing::debug!("preview gateway: {} connections open, closing one from {peer}", crate::listening::max_connections());
+            tracing::debug!(
+                "preview gateway: {} connections open, closing one from {peer}",
+                crate::listening::max_connections()
+            );
             continue;
         };
         let _ = stream.set_nodelay(true);
@@ -194,7 +198,8 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
             async move { Ok::<_, Infallible>(handle(shared, peer, request).await) }
         });
         shared.spawn(async move {
-            let connection = crate::listening::http1_builder().serve_connection(TokioIo::new(stream), service).with_upgrades();
+            let connection =
+                crate::listening::http1_builder().serve_connection(TokioIo::new(stream), service).with_upgrades();
             if let Err(e) = connection.await {
                 tracing::debug!("preview gateway connection: {e}");
             }
@@ -297,7 +302,8 @@ fn local_target(to: &str) -> Option<HeaderValue> {
         return None;
     }
     // Non-ASCII and spaces cannot go in a header as they are.
-    const UNSAFE: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS.add(b' ').add(b'"').add(b'<').add(b'>').add(b'`');
+    const UNSAFE: &percent_encoding::AsciiSet =
+        &percent_encoding::CONTROLS.add(b' ').add(b'"').add(b'<').add(b'>').add(b'`');
     HeaderValue::from_str(&percent_encoding::utf8_percent_encode(to, UNSAFE).to_string()).ok()
 }
 
@@ -332,7 +338,9 @@ mod tests {
     fn only_local_paths_are_entry_targets() {
         assert_eq!(local_target("/shop?x=1").unwrap(), "/shop?x=1");
         assert_eq!(local_target("/caf\u{e9} x").unwrap(), "/caf%C3%A9%20x");
-        for foreign in ["https://evil.example/", "//evil.example/", "/\\evil.example/", "/\t/evil.example", "relative", ""] {
+        for foreign in
+            ["https://evil.example/", "//evil.example/", "/\\evil.example/", "/\t/evil.example", "relative", ""]
+        {
             assert!(local_target(foreign).is_none(), "{foreign:?} must not be a target");
         }
     }
@@ -340,7 +348,11 @@ mod tests {
     async fn static_gateway() -> (tempfile::TempDir, Gateway) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("index.html"), "<p>hi</p>").unwrap();
-        let options = GatewayOptions { upstream: Upstream::Static(dir.path().into()), bridge: None, activity: Default::default() };
+        let options = GatewayOptions {
+            upstream: Upstream::Static(dir.path().into()),
+            bridge: None,
+            activity: Default::default(),
+        };
         (dir, Gateway::start(options).await.unwrap())
     }
 
@@ -363,7 +375,9 @@ mod tests {
         use tokio::io::AsyncWriteExt;
         let (_dir, gateway) = static_gateway().await;
         let mut slow = tokio::net::TcpStream::connect(("127.0.0.1", gateway.port)).await.unwrap();
-        slow.write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nX-Half: ", gateway.port).as_bytes()).await.unwrap();
+        slow.write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nX-Half: ", gateway.port).as_bytes())
+            .await
+            .unwrap();
         let within = crate::listening::HEADER_READ_TIMEOUT + Duration::from_secs(10);
         let written = until_closed(&mut slow, within).await.expect("still open long after the header timeout");
         assert!(written.is_empty(), "{}", String::from_utf8_lossy(&written));
@@ -379,8 +393,13 @@ mod tests {
         }
         // Accepted in the order they connected: this one finds every place taken.
         let mut over = tokio::net::TcpStream::connect(("127.0.0.1", gateway.port)).await.unwrap();
-        over.write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", gateway.port).as_bytes()).await.unwrap();
-        let written = until_closed(&mut over, Duration::from_secs(20)).await.expect("a connection over the cap stays open");
+        over.write_all(
+            format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", gateway.port).as_bytes(),
+        )
+        .await
+        .unwrap();
+        let written =
+            until_closed(&mut over, Duration::from_secs(20)).await.expect("a connection over the cap stays open");
         assert!(written.is_empty(), "answered over the cap: {}", String::from_utf8_lossy(&written));
         drop(held);
         gateway.stop().await;

@@ -111,7 +111,9 @@ fn module_urls(ws: &Workspace, session: &crate::api::types::SessionView) -> Vec<
         .iter()
         .map(|m| ModuleUrl {
             module_id: m.id.clone(),
-            path: template.replace("{directory}", m.directory.rsplit('/').next().unwrap_or(&m.directory)).replace("{id}", &m.id),
+            path: template
+                .replace("{directory}", m.directory.rsplit('/').next().unwrap_or(&m.directory))
+                .replace("{id}", &m.id),
         })
         .collect()
 }
@@ -217,7 +219,8 @@ pub async fn start(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) 
             events.emit(crate::api::types::EventBody::Preview { preview: preview.view() });
             let command = ws.config.preview.command.clone().unwrap_or_default();
             let ready = ws.config.preview.ready.clone();
-            let idle = std::time::Duration::from_secs_f64(ws.config.preview.idle_minutes.unwrap_or(15.0).max(0.0) * 60.0);
+            let idle =
+                std::time::Duration::from_secs_f64(ws.config.preview.idle_minutes.unwrap_or(15.0).max(0.0) * 60.0);
             let ready_timeout = std::time::Duration::from_secs(ws.config.preview.ready_timeout_seconds.unwrap_or(60));
             tokio::spawn(supervisor::run(supervisor::Job {
                 ws: ws.clone(),

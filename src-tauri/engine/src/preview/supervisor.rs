@@ -105,7 +105,10 @@ pub async fn run(mut job: Job) {
                     return;
                 }
                 let backoff = Duration::from_secs(1 << (failures - 1).min(3));
-                preview.log_line(format!("kiln: the preview exited ({how}); starting it again in {} s", backoff.as_secs()));
+                preview.log_line(format!(
+                    "kiln: the preview exited ({how}); starting it again in {} s",
+                    backoff.as_secs()
+                ));
                 preview.set(&job.events, |s| {
                     s.state = PreviewState::Restarting;
                     s.port = None;
@@ -145,7 +148,8 @@ pub async fn wait_stopped(preview: &Preview) {
 async fn wait_for_setup(job: &mut Job) -> bool {
     let mut said = false;
     loop {
-        let setting_up = matches!(crate::session::view(&job.ws, &job.session_id).await, Ok(s) if s.setup == SetupState::Running);
+        let setting_up =
+            matches!(crate::session::view(&job.ws, &job.session_id).await, Ok(s) if s.setup == SetupState::Running);
         if !setting_up {
             return true;
         }
@@ -244,7 +248,12 @@ fn boxed(stream: impl AsyncRead + Unpin + Send + 'static) -> Box<dyn AsyncRead +
     Box::new(stream)
 }
 
-async fn pump(stream: Box<dyn AsyncRead + Unpin + Send>, preview: Arc<Preview>, pattern: Option<regex::Regex>, matched: Arc<watch::Sender<bool>>) {
+async fn pump(
+    stream: Box<dyn AsyncRead + Unpin + Send>,
+    preview: Arc<Preview>,
+    pattern: Option<regex::Regex>,
+    matched: Arc<watch::Sender<bool>>,
+) {
     let mut lines = BufReader::new(stream).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         if pattern.as_ref().is_some_and(|p| p.is_match(&line)) {
@@ -261,7 +270,8 @@ async fn wait_ready(ready: Option<&str>, port: u16, mut matched: watch::Receiver
             let _ = matched.wait_for(|m| *m).await;
         }
         Some(path) => {
-            let client = reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(2)).build().expect("an HTTP client");
+            let client =
+                reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(2)).build().expect("an HTTP client");
             let url = format!("http://127.0.0.1:{port}/{}", path.trim_start_matches('/'));
             loop {
                 if let Ok(response) = client.get(&url).send().await {
@@ -289,7 +299,8 @@ fn free_port() -> std::io::Result<u16> {
 /// parent-death signal below (it survives an `execve`, not a `fork`): killed outright,
 /// Kiln still leaves no server behind. A compound command keeps its shell.
 fn shell_line(command: &str) -> String {
-    let compound = command.chars().any(|c| matches!(c, ';' | '&' | '|' | '\n' | '(' | ')' | '`')) || command.trim_start().starts_with("exec ");
+    let compound = command.chars().any(|c| matches!(c, ';' | '&' | '|' | '\n' | '(' | ')' | '`'))
+        || command.trim_start().starts_with("exec ");
     if compound {
         command.to_string()
     } else {

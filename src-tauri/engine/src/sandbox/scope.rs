@@ -89,7 +89,12 @@ impl Scope {
     /// A scope for a command of the session whose directory is `session_dir` (its home
     /// and temporary directory are made there), working in and allowed to write
     /// `writable`, with `bins` first on PATH and `extra` set last.
-    pub fn new(session_dir: &Path, writable: &[&Path], bins: &[PathBuf], extra: &[(String, String)]) -> std::io::Result<Scope> {
+    pub fn new(
+        session_dir: &Path,
+        writable: &[&Path],
+        bins: &[PathBuf],
+        extra: &[(String, String)],
+    ) -> std::io::Result<Scope> {
         Scope::with_host(session_dir, writable, bins, extra, &|key| std::env::var(key).ok())
     }
 
@@ -236,7 +241,8 @@ mod tests {
         let work = session.join("workspace");
         let bins = [work.join("node_modules/.bin")];
         let scope = Scope::with_host(&session, &[&work], &bins, &[("PORT".into(), "4000".into())], &host).unwrap();
-        for key in ["KILN_CONFIG_DIR", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "SSH_AUTH_SOCK", "XDG_CONFIG_HOME"] {
+        for key in ["KILN_CONFIG_DIR", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "SSH_AUTH_SOCK", "XDG_CONFIG_HOME"]
+        {
             assert_eq!(get(&scope, key), None, "{key} leaked");
         }
         assert_eq!(get(&scope, "HOME"), Some(session.join("home").to_str().unwrap()));

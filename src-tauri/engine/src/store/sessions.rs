@@ -65,8 +65,10 @@ pub(crate) fn enum_text<T: serde::Serialize>(value: T) -> String {
 
 /// The session's whole view, tombstones included; `SESSION_NOT_FOUND` when no record.
 pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionView> {
-    let row: Option<SessionRow> = sqlx::query_as("SELECT * FROM sessions WHERE id = ?").bind(id).fetch_optional(pool).await?;
-    let row = row.ok_or_else(|| ApiError::new(ErrorCode::SessionNotFound, format!("no session {id} in this workspace")))?;
+    let row: Option<SessionRow> =
+        sqlx::query_as("SELECT * FROM sessions WHERE id = ?").bind(id).fetch_optional(pool).await?;
+    let row =
+        row.ok_or_else(|| ApiError::new(ErrorCode::SessionNotFound, format!("no session {id} in this workspace")))?;
     let modules: Vec<ModuleRow> = sqlx::query_as(
         "SELECT module_id, directory, kind, joined_at, base_sequence FROM session_modules WHERE session_id = ? ORDER BY position",
     )
@@ -79,11 +81,12 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
     .bind(id)
     .fetch_all(pool)
     .await?;
-    let operator: Vec<(i64, String, String)> =
-        sqlx::query_as("SELECT id, text, created_at FROM transcript_entries WHERE session_id = ? AND kind = 'user' ORDER BY id")
-            .bind(id)
-            .fetch_all(pool)
-            .await?;
+    let operator: Vec<(i64, String, String)> = sqlx::query_as(
+        "SELECT id, text, created_at FROM transcript_entries WHERE session_id = ? AND kind = 'user' ORDER BY id",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
     let current = row.current_checkpoint.or(checkpoints.last().map(|c| c.sequence));
     let checkpoints = name_checkpoints(checkpoints, &operator, current);
     let resume: Vec<(String, String)> = sqlx::query_as("SELECT driver, resume_id FROM resume_ids WHERE session_id = ?")
@@ -139,7 +142,11 @@ const NAME_CHARS: usize = 80;
 /// Each checkpoint named for people: by the operator message that led to it (the last
 /// one before it), else by what made it; a repeated name gets " (2)", " (3)"…. The
 /// checkpoint `current` is the one the working copy is now.
-fn name_checkpoints(rows: Vec<CheckpointRow>, operator: &[(i64, String, String)], current: Option<i64>) -> Vec<CheckpointView> {
+fn name_checkpoints(
+    rows: Vec<CheckpointRow>,
+    operator: &[(i64, String, String)],
+    current: Option<i64>,
+) -> Vec<CheckpointView> {
     let at = |text: &str| time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     rows.into_iter()
@@ -196,20 +203,40 @@ fn upper_first(text: &str) -> String {
 
 /// Which checkpoint the working copy is now: `None` for the latest.
 pub async fn set_current_checkpoint(pool: &SqlitePool, session: &str, sequence: Option<i64>) -> Result<()> {
-    sqlx::query("UPDATE sessions SET current_checkpoint = ? WHERE id = ?").bind(sequence).bind(session).execute(pool).await?;
+    sqlx::query("UPDATE sessions SET current_checkpoint = ? WHERE id = ?")
+        .bind(sequence)
+        .bind(session)
+        .execute(pool)
+        .await?;
     Ok(())
 }
 
 /// The commits of checkpoint 0 and of the current checkpoint, to tell whether anything changed.
 pub async fn base_and_current_commits(pool: &SqlitePool, session: &str) -> Result<Option<(String, String)>> {
-    let current: Option<Option<i64>> = sqlx::query_scalar("SELECT current_checkpoint FROM sessions WHERE id = ?").bind(session).fetch_optional(pool).await?;
+    let current: Option<Option<i64>> = sqlx::query_scalar("SELECT current_checkpoint FROM sessions WHERE id = ?")
+        .bind(session)
+        .fetch_optional(pool)
+        .await?;
     let Some(current) = current else { return Ok(None) };
-    let base: Option<String> = sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence = 0").bind(session).fetch_optional(pool).await?;
+    let base: Option<String> =
+        sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence = 0")
+            .bind(session)
+            .fetch_optional(pool)
+            .await?;
     let now: Option<String> = match current {
         Some(sequence) => {
-            sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence = ?").bind(session).bind(sequence).fetch_optional(pool).await?
+            sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence = ?")
+                .bind(session)
+                .bind(sequence)
+                .fetch_optional(pool)
+                .await?
         }
-        None => sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? ORDER BY sequence DESC LIMIT 1").bind(session).fetch_optional(pool).await?,
+        None => {
+            sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? ORDER BY sequence DESC LIMIT 1")
+                .bind(session)
+                .fetch_optional(pool)
+                .await?
+        }
     };
     Ok(base.zip(now))
 }
@@ -282,23 +309,29 @@ async fn insert_module(tx: &mut sqlx::SqliteConnection, session: &str, position:
 /// Appends a module after the existing ones (`modules[0]` never changes).
 pub async fn add_module(pool: &SqlitePool, session: &str, m: &SessionModule) -> Result<()> {
     let mut tx = pool.begin().await?;
-    let position: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM session_modules WHERE session_id = ?")
-        .bind(session)
-        .fetch_one(&mut *tx)
-        .await?;
+    let position: i64 =
+        sqlx::query_scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM session_modules WHERE session_id = ?")
+            .bind(session)
+            .fetch_one(&mut *tx)
+            .await?;
     insert_module(&mut tx, session, position, m).await?;
-    sqlx::query("UPDATE sessions SET updated_at = ? WHERE id = ?").bind(&m.joined_at).bind(session).execute(&mut *tx).await?;
+    sqlx::query("UPDATE sessions SET updated_at = ? WHERE id = ?")
+        .bind(&m.joined_at)
+        .bind(session)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(())
 }
 
 /// The latest checkpoint's sequence and commit.
 pub async fn latest_checkpoint(pool: &SqlitePool, session: &str) -> Result<(i64, String)> {
-    let row: Option<(i64, String)> =
-        sqlx::query_as("SELECT sequence, commit_id FROM checkpoints WHERE session_id = ? ORDER BY sequence DESC LIMIT 1")
-            .bind(session)
-            .fetch_optional(pool)
-            .await?;
+    let row: Option<(i64, String)> = sqlx::query_as(
+        "SELECT sequence, commit_id FROM checkpoints WHERE session_id = ? ORDER BY sequence DESC LIMIT 1",
+    )
+    .bind(session)
+    .fetch_optional(pool)
+    .await?;
     row.ok_or_else(|| ApiError::internal("checkpoints", format!("session {session} has no checkpoint")))
 }
 

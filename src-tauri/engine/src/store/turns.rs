@@ -87,16 +87,30 @@ pub async fn add_usage(pool: &SqlitePool, turn: i64, u: &Usage) -> Result<()> {
 }
 
 pub async fn finish(pool: &SqlitePool, turn: i64, status: &str, at: &str) -> Result<()> {
-    sqlx::query("UPDATE turns SET status = ?, ended_at = ? WHERE id = ?").bind(status).bind(at).bind(turn).execute(pool).await?;
+    sqlx::query("UPDATE turns SET status = ?, ended_at = ? WHERE id = ?")
+        .bind(status)
+        .bind(at)
+        .bind(turn)
+        .execute(pool)
+        .await?;
     Ok(())
 }
 
 /// Turns a stop or a crash left marked running: when Kiln starts, none can be.
 pub async fn close_orphans(pool: &SqlitePool, at: &str) -> Result<u64> {
-    let done = sqlx::query("UPDATE turns SET status = 'stopped', ended_at = ? WHERE status = 'running'").bind(at).execute(pool).await?;
-    sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = ? WHERE state = 'running'").bind(at).execute(pool).await?;
+    let done = sqlx::query("UPDATE turns SET status = 'stopped', ended_at = ? WHERE status = 'running'")
+        .bind(at)
+        .execute(pool)
+        .await?;
+    sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = ? WHERE state = 'running'")
+        .bind(at)
+        .execute(pool)
+        .await?;
     // A planner cut short leaves the rules' classification, which stands on its own.
-    sqlx::query("UPDATE sessions SET state = 'editing', updated_at = ? WHERE state = 'planning'").bind(at).execute(pool).await?;
+    sqlx::query("UPDATE sessions SET state = 'editing', updated_at = ? WHERE state = 'planning'")
+        .bind(at)
+        .execute(pool)
+        .await?;
     Ok(done.rows_affected())
 }
 
@@ -170,13 +184,13 @@ pub async fn get_setting(pool: &SqlitePool, key: &str) -> Result<Option<String>>
 
 pub async fn set_setting(pool: &SqlitePool, key: &str, value: Option<&str>) -> Result<()> {
     match value {
-        Some(v) => {
-            sqlx::query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-                .bind(key)
-                .bind(v)
-                .execute(pool)
-                .await?
-        }
+        Some(v) => sqlx::query(
+            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        )
+        .bind(key)
+        .bind(v)
+        .execute(pool)
+        .await?,
         None => sqlx::query("DELETE FROM settings WHERE key = ?").bind(key).execute(pool).await?,
     };
     Ok(())

@@ -19,7 +19,12 @@ pub fn repo_root() -> PathBuf {
 }
 
 pub fn engine(config_dir: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions { config_dir: config_dir.to_path_buf(), transport: Transport::Serve, mode: kiln_engine::types::ServeMode::Loopback, allow_agent_commands: false }))
+    Arc::new(Engine::new(EngineOptions {
+        config_dir: config_dir.to_path_buf(),
+        transport: Transport::Serve,
+        mode: kiln_engine::types::ServeMode::Loopback,
+        allow_agent_commands: false,
+    }))
 }
 
 /// Builds the git fixture (tests/fixtures/git-workspace.sh) at `dir`.
@@ -259,7 +264,9 @@ pub fn recorded_git_runs(record: &Path) -> Vec<(String, String)> {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         let Some(n) = name.strip_prefix("argv-") else { continue };
         let argv = String::from_utf8_lossy(&std::fs::read(record.join(&name)).unwrap()).replace('\0', " ");
-        let env = std::fs::read(record.join(format!("env-{n}"))).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        let env = std::fs::read(record.join(format!("env-{n}")))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
         runs.push((argv, env));
     }
     runs
@@ -280,6 +287,10 @@ pub fn unwritable_temp(prefix: &str) -> tempfile::TempDir {
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     std::fs::create_dir_all(&target).unwrap();
     let base = if under_temp(&target) { PathBuf::from(std::env::var_os("HOME").expect("HOME is set")) } else { target };
-    assert!(!under_temp(&base), "no directory outside the temporary directories to test the confinement with: {}", base.display());
+    assert!(
+        !under_temp(&base),
+        "no directory outside the temporary directories to test the confinement with: {}",
+        base.display()
+    );
     tempfile::Builder::new().prefix(prefix).tempdir_in(base).unwrap()
 }

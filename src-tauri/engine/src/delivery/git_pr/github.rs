@@ -36,7 +36,11 @@ pub struct Api {
 
 /// `name` as one URL path segment of a GitHub owner or repository name.
 pub fn valid_name(name: &str) -> bool {
-    !name.is_empty() && name.len() <= 100 && name != "." && name != ".." && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+    !name.is_empty()
+        && name.len() <= 100
+        && name != "."
+        && name != ".."
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
 }
 
 fn loopback(url: &str) -> bool {
@@ -48,14 +52,16 @@ fn loopback(url: &str) -> bool {
 
 impl Api {
     pub fn new(api_url: &str, token: &str, owner: &str, repo: &str) -> Result<Api, String> {
-        if !(api_url.starts_with("https://") || api_url.starts_with("http://")) || api_url.contains(char::is_whitespace) {
+        if !(api_url.starts_with("https://") || api_url.starts_with("http://")) || api_url.contains(char::is_whitespace)
+        {
             return Err(format!("the API root '{api_url}' is not an http(s) address"));
         }
         if !valid_name(owner) || !valid_name(repo) {
             return Err(format!("'{owner}/{repo}' is not a repository name"));
         }
         let mut headers = HeaderMap::new();
-        let mut auth = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| "the token holds characters a header cannot carry".to_string())?;
+        let mut auth = HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(|_| "the token holds characters a header cannot carry".to_string())?;
         auth.set_sensitive(true);
         headers.insert(AUTHORIZATION, auth);
         headers.insert(ACCEPT, HeaderValue::from_static("application/vnd.github+json"));
@@ -79,7 +85,13 @@ impl Api {
     }
 
     /// One call: `(status, JSON)` for a 2xx answer, else GitHub's message.
-    async fn call(&self, method: reqwest::Method, path: &str, query: Option<String>, body: Option<Value>) -> Result<Value, String> {
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        query: Option<String>,
+        body: Option<Value>,
+    ) -> Result<Value, String> {
         let mut url = format!("{}{path}", self.root);
         if let Some(query) = query {
             url.push('?');
@@ -128,7 +140,8 @@ impl Api {
 
     pub async fn create(&self, branch: &str, base: &str, title: &str, body: &str) -> Result<Pull, String> {
         let path = format!("{}/pulls", self.repo_path());
-        let payload = json!({"title": title, "head": branch, "base": base, "body": body, "maintainer_can_modify": true});
+        let payload =
+            json!({"title": title, "head": branch, "base": base, "body": body, "maintainer_can_modify": true});
         let value = self.call(reqwest::Method::POST, &path, None, Some(payload)).await?;
         Ok(pull(&value))
     }
@@ -138,7 +151,8 @@ impl Api {
         let (teams, users): (Vec<&String>, Vec<&String>) = reviewers.iter().partition(|r| r.contains('/'));
         let teams: Vec<&str> = teams.iter().filter_map(|t| t.split_once('/').map(|(_, slug)| slug)).collect();
         let path = format!("{}/pulls/{number}/requested_reviewers", self.repo_path());
-        self.call(reqwest::Method::POST, &path, None, Some(json!({"reviewers": users, "team_reviewers": teams}))).await?;
+        self.call(reqwest::Method::POST, &path, None, Some(json!({"reviewers": users, "team_reviewers": teams})))
+            .await?;
         Ok(())
     }
 }
@@ -165,7 +179,11 @@ fn github_message(value: &Value, raw: &str) -> String {
                 .filter_map(|e| {
                     e.get("message").and_then(Value::as_str).map(String::from).or_else(|| {
                         let code = e.get("code").and_then(Value::as_str)?;
-                        Some(format!("{code} {}", e.get("field").and_then(Value::as_str).unwrap_or("")).trim().to_string())
+                        Some(
+                            format!("{code} {}", e.get("field").and_then(Value::as_str).unwrap_or(""))
+                                .trim()
+                                .to_string(),
+                        )
                     })
                 })
                 .collect()
@@ -224,7 +242,12 @@ fn gh_env() -> Vec<(OsString, OsString)> {
 }
 
 /// One gh command: `(success, stdout, stdout+stderr)`.
-pub async fn gh(program: &Path, dir: &Path, args: &[&str], stdin: Option<&str>) -> Result<(bool, String, String), String> {
+pub async fn gh(
+    program: &Path,
+    dir: &Path,
+    args: &[&str],
+    stdin: Option<&str>,
+) -> Result<(bool, String, String), String> {
     let mut cmd = Command::new(program);
     cmd.args(args)
         .current_dir(dir)
@@ -263,6 +286,12 @@ mod tests {
 
     #[test]
     fn names() {
-        assert!(valid_name("acme") && valid_name("shop.js") && !valid_name("a/b") && !valid_name("..") && !valid_name("a?x"));
+        assert!(
+            valid_name("acme")
+                && valid_name("shop.js")
+                && !valid_name("a/b")
+                && !valid_name("..")
+                && !valid_name("a?x")
+        );
     }
 }

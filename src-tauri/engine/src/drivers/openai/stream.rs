@@ -94,7 +94,11 @@ pub fn whole(completion: &Value) -> Result<Reply, String> {
     let calls = message["tool_calls"].as_array().into_iter().flatten();
     Ok(Reply {
         text: message["content"].as_str().unwrap_or_default().to_string(),
-        thought: message["reasoning_content"].as_str().or(message["reasoning"].as_str()).unwrap_or_default().to_string(),
+        thought: message["reasoning_content"]
+            .as_str()
+            .or(message["reasoning"].as_str())
+            .unwrap_or_default()
+            .to_string(),
         calls: calls
             .map(|call| Call {
                 id: call["id"].as_str().unwrap_or_default().to_string(),

@@ -20,7 +20,9 @@ pub async fn run(workdir: &Path, session_dir: &Path, command: &str, timeout: Dur
     };
     let group = AtomicI32::new(0);
     let guard = KillOnDrop(&group);
-    let outcome = process::run_scoped(command, workdir, &scope, timeout, |running| group.store(running.pgid, Ordering::SeqCst)).await;
+    let outcome =
+        process::run_scoped(command, workdir, &scope, timeout, |running| group.store(running.pgid, Ordering::SeqCst))
+            .await;
     // The runner has killed the group already; a later kill could hit a reused id.
     std::mem::forget(guard);
     let outcome = match outcome {

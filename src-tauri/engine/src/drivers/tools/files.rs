@@ -25,7 +25,9 @@ pub fn read(root: &Root, input: &Value) -> ToolResult {
     let path = root.resolve(raw)?;
     let size = fs::metadata(&path).map_err(|e| io_error(raw, e))?.len();
     if size > READ_BYTES {
-        return Err(format!("`{raw}` is too large to read ({size} bytes); use grep or run_command (head, sed -n) to look into it"));
+        return Err(format!(
+            "`{raw}` is too large to read ({size} bytes); use grep or run_command (head, sed -n) to look into it"
+        ));
     }
     let bytes = fs::read(&path).map_err(|e| io_error(raw, e))?;
     if is_binary(&bytes) {
@@ -90,7 +92,9 @@ pub fn edit(root: &Root, input: &Value) -> ToolResult {
     let path = root.resolve(raw)?;
     let text = fs::read_to_string(&path).map_err(|e| io_error(raw, e))?;
     match text.matches(old).count() {
-        0 => Err(format!("`old_string` was not found in `{raw}`; read the file and copy the text exactly, whitespace included")),
+        0 => Err(format!(
+            "`old_string` was not found in `{raw}`; read the file and copy the text exactly, whitespace included"
+        )),
         1 => {
             fs::write(&path, text.replacen(old, new, 1)).map_err(|e| io_error(raw, e))?;
             let relative = root.relative(&path);
@@ -99,7 +103,9 @@ pub fn edit(root: &Root, input: &Value) -> ToolResult {
                 ..ToolOutcome::completed(format!("edited {relative}"))
             })
         }
-        n => Err(format!("`old_string` occurs {n} times in `{raw}`; include more surrounding lines so it names exactly one place")),
+        n => Err(format!(
+            "`old_string` occurs {n} times in `{raw}`; include more surrounding lines so it names exactly one place"
+        )),
     }
 }
 

@@ -59,7 +59,8 @@ impl Bridge {
         let mut client = reqwest::Client::builder();
         // A proxy set for the machine is for the outside world; one on this machine is
         // reached directly, so the token is not handed to a proxy on the way.
-        let loopback = reqwest::Url::parse(&target.url).ok().and_then(|url| url.host_str().map(is_loopback)).unwrap_or(false);
+        let loopback =
+            reqwest::Url::parse(&target.url).ok().and_then(|url| url.host_str().map(is_loopback)).unwrap_or(false);
         if loopback {
             client = client.no_proxy();
         }
@@ -74,7 +75,12 @@ impl Bridge {
     }
 
     /// The answer for the browser, given the application's.
-    pub(super) async fn compose(&self, activity: &Activity, asked: Asked, mut answer: Response<Body>) -> Response<Body> {
+    pub(super) async fn compose(
+        &self,
+        activity: &Activity,
+        asked: Asked,
+        mut answer: Response<Body>,
+    ) -> Response<Body> {
         if answer.status() != StatusCode::NOT_FOUND {
             answer.headers_mut().insert(SOURCE, HeaderValue::from_static("session"));
             return answer;
@@ -127,7 +133,8 @@ impl Bridge {
             }
         }
         let bridged = request.send().await?;
-        let mut answer = Response::builder().status(bridged.status()).body(reply::empty()).expect("a status and no headers");
+        let mut answer =
+            Response::builder().status(bridged.status()).body(reply::empty()).expect("a status and no headers");
         *answer.headers_mut() = bridged.headers().clone();
         let headers = answer.headers_mut();
         remove_hop_by_hop(headers);
@@ -159,7 +166,8 @@ fn forwardable(path: &str) -> bool {
             return false;
         }
     }
-    let name = |segment: &str| segment.split(';').next().unwrap_or("").trim_end_matches(['.', ' ']).to_ascii_lowercase();
+    let name =
+        |segment: &str| segment.split(';').next().unwrap_or("").trim_end_matches(['.', ' ']).to_ascii_lowercase();
     !(segments.len() >= 2 && name(segments[0]) == "api" && name(segments[1]) == "auth")
 }
 

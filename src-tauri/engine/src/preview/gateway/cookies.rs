@@ -60,7 +60,8 @@ pub(super) fn for_app(headers: &mut HeaderMap, port: u16) {
 /// drops `Domain`; one without a name is dropped.
 pub(super) fn from_app(headers: &mut HeaderMap, port: u16) {
     let prefix = app_prefix(port);
-    let renamed: Vec<HeaderValue> = headers.get_all(SET_COOKIE).iter().filter_map(|value| rename(value.as_bytes(), &prefix)).collect();
+    let renamed: Vec<HeaderValue> =
+        headers.get_all(SET_COOKIE).iter().filter_map(|value| rename(value.as_bytes(), &prefix)).collect();
     headers.remove(SET_COOKIE);
     for value in renamed {
         headers.append(SET_COOKIE, value);
@@ -104,7 +105,10 @@ mod tests {
 
     #[test]
     fn only_this_previews_cookies_reach_the_app() {
-        let mut headers = with_cookies(&["kiln_session_4320=s3cret; kp5000_sid=a; kp6000_sid=b", "kiln_preview_5000=x;kp5000_theme=dark"]);
+        let mut headers = with_cookies(&[
+            "kiln_session_4320=s3cret; kp5000_sid=a; kp6000_sid=b",
+            "kiln_preview_5000=x;kp5000_theme=dark",
+        ]);
         for_app(&mut headers, 5000);
         assert_eq!(headers.get_all(COOKIE).iter().collect::<Vec<_>>(), ["sid=a; theme=dark"]);
 

@@ -9,8 +9,8 @@ use std::net::{Ipv4Addr, SocketAddr};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{
-    HeaderMap, HeaderName, HeaderValue, CONNECTION, HOST, LOCATION, PROXY_AUTHENTICATE, PROXY_AUTHORIZATION, TE, TRAILER,
-    TRANSFER_ENCODING, UPGRADE,
+    HeaderMap, HeaderName, HeaderValue, CONNECTION, HOST, LOCATION, PROXY_AUTHENTICATE, PROXY_AUTHORIZATION, TE,
+    TRAILER, TRANSFER_ENCODING, UPGRADE,
 };
 use hyper::{Request, Response, StatusCode, Uri, Version};
 use hyper_util::rt::TokioIo;
@@ -91,7 +91,11 @@ pub(super) async fn forward(
 
 /// One connection to the application, driven by a task of the gateway (so `stop`
 /// ends it), upgrades allowed.
-async fn send(shared: &Shared, app_port: u16, request: Request<Incoming>) -> Result<Response<Incoming>, super::reply::BoxError> {
+async fn send(
+    shared: &Shared,
+    app_port: u16,
+    request: Request<Incoming>,
+) -> Result<Response<Incoming>, super::reply::BoxError> {
     let stream = tokio::net::TcpStream::connect((Ipv4Addr::LOCALHOST, app_port)).await?;
     let _ = stream.set_nodelay(true);
     let (mut sender, connection) = hyper::client::conn::http1::Builder::new().handshake(TokioIo::new(stream)).await?;

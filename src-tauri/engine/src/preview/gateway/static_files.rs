@@ -8,7 +8,9 @@ use std::path::Path;
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::{Frame, Incoming};
-use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, X_CONTENT_TYPE_OPTIONS};
+use hyper::header::{
+    HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, X_CONTENT_TYPE_OPTIONS,
+};
 use hyper::{Method, Request, Response, StatusCode};
 use percent_encoding::percent_decode_str;
 
@@ -18,7 +20,8 @@ use crate::paths;
 pub(super) async fn serve(root: &Path, request: &Request<Incoming>) -> Response<Body> {
     let head = request.method() == Method::HEAD;
     if request.method() != Method::GET && !head {
-        let mut refused = reply::page(StatusCode::METHOD_NOT_ALLOWED, "Not allowed", "A static preview only reads files.", false);
+        let mut refused =
+            reply::page(StatusCode::METHOD_NOT_ALLOWED, "Not allowed", "A static preview only reads files.", false);
         refused.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
         return refused;
     }
@@ -61,7 +64,8 @@ pub(super) async fn serve(root: &Path, request: &Request<Incoming>) -> Response<
     let body = if head {
         reply::empty()
     } else {
-        let frames = tokio_util::io::ReaderStream::new(opened).map(|chunk| chunk.map(Frame::data).map_err(BoxError::from));
+        let frames =
+            tokio_util::io::ReaderStream::new(opened).map(|chunk| chunk.map(Frame::data).map_err(BoxError::from));
         StreamBody::new(frames).boxed_unsync()
     };
     let mut response = Response::new(body);
