@@ -77,7 +77,7 @@ pub async fn record_as(
 
 pub async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<SessionView> {
     let session = view(ws, id).await?;
-    events.emit(EventBody::Session { session: session.clone() });
+    events.emit(EventBody::Session { session: Box::new(session.clone()) });
     Ok(session)
 }
 

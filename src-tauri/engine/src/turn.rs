@@ -314,8 +314,8 @@ async fn attempt(
         model: plan.model.clone(),
         read_only: plan.role.read_only,
     };
-    let driver_run = plan.driver.run(request, sink);
-    tokio::pin!(driver_run);
+    // Already boxed and pinned: owned here, so the `drop` below really ends the run.
+    let mut driver_run = plan.driver.run(request, sink);
     let mut driver_done = false;
     // Autosaves while the turn runs: at most one in flight; the turn's own checkpoint
     // at its end is the final one.

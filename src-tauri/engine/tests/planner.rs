@@ -26,7 +26,8 @@ fn rules_select_by_whole_id_and_directory_in_brief_order() {
     let globs = vec!["modules/*".to_string()];
     let rules = Rules { modules: &modules, id_pattern: Some(&pattern), globs: &globs };
     // (brief, expected [(id, kind, directory)])
-    let table: Vec<(&str, Vec<(&str, ModuleChange, &str)>)> = vec![
+    type Expected<'a> = Vec<(&'a str, ModuleChange, &'a str)>;
+    let table: Vec<(&str, Expected)> = vec![
         ("Add coupons to @shop/cart", vec![("@shop/cart", ModuleChange::Edit, "modules/cart")]),
         ("Fix the date picker in parties.core.", vec![("parties.core", ModuleChange::Edit, "modules/parties")]),
         ("Rework module modules/orders so totals round", vec![("orders", ModuleChange::Edit, "modules/orders")]),

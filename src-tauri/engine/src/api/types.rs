@@ -318,8 +318,9 @@ pub struct TranscriptEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum EventBody {
+    /// Boxed: a session view is the largest body by far, and every other event would carry its size.
     Session {
-        session: SessionView,
+        session: Box<SessionView>,
     },
     Transcript {
         entry: TranscriptEntry,

@@ -143,9 +143,13 @@ pub async fn approve(pool: &SqlitePool, session: &str, module: &str, digest: &st
     Ok(())
 }
 
+/// One role's row of `usage`: role, turns, input, output, cache read and cache write tokens,
+/// cost, and the number of turns whose cost is unknown.
+type RoleUsageRow = (String, i64, i64, i64, i64, i64, Option<f64>, i64);
+
 /// Usage of a session's turns (or, with `None`, of every session's), in total and per role.
 pub async fn usage(pool: &SqlitePool, session: Option<&str>) -> Result<UsageView> {
-    let rows: Vec<(String, i64, i64, i64, i64, i64, Option<f64>, i64)> = sqlx::query_as(
+    let rows: Vec<RoleUsageRow> = sqlx::query_as(
         "SELECT role, COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens), SUM(cost_usd), SUM(CASE WHEN cost_usd IS NULL THEN 1 ELSE 0 END) FROM turns WHERE ?1 IS NULL OR session_id = ?1 GROUP BY role ORDER BY role",
     )
     .bind(session)
