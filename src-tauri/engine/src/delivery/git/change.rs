@@ -1,7 +1,9 @@
 //! Changing the repository and the remote: staging, the commit, a push or remote delete
-//! under a lease, a local branch's deletion, and telling why a remote refused.
+//! under a lease, a local branch's deletion, telling why a remote refused, and a ref put
+//! back where it was (through libgit2) when a delivery is undone.
 
 use std::ffi::OsString;
+use std::path::Path;
 
 use super::message::{short, summary};
 use super::policy::{check_ref_name, check_remote, check_sha};
@@ -195,5 +197,24 @@ impl Git {
         };
         let message = format!("{what}: {}", summary(&out));
         self.fail(kind, message, Some(out))
+    }
+}
+
+/// `name` back to `before` (deleted when it did not exist); a line saying what changed.
+pub fn put_back_ref(repo: &Path, name: &str, before: Option<&str>) -> std::result::Result<Option<String>, git2::Error> {
+    let repo = git2::Repository::open(repo)?;
+    let now = repo.find_reference(name).ok().and_then(|r| r.target()).map(|o| o.to_string());
+    if now.as_deref() == before {
+        return Ok(None);
+    }
+    match before {
+        None => {
+            repo.find_reference(name)?.delete()?;
+            Ok(Some(format!("removed {name}")))
+        }
+        Some(sha) => {
+            repo.reference(name, git2::Oid::from_str(sha)?, true, "kiln: put back after a failed delivery")?;
+            Ok(Some(format!("put {name} back to {sha}")))
+        }
     }
 }

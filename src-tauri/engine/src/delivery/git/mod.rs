@@ -26,6 +26,8 @@ use crate::error::{ApiError, ErrorCode};
 
 pub use crate::process::{allowlisted_env, KEPT_VARIABLES};
 pub use crate::redact::Redactor;
+pub use change::put_back_ref;
+pub use read::recent_subjects;
 pub use transport::Git;
 
 /// The variable that carries a token to the credential helper. It is set only in the

@@ -1,5 +1,8 @@
 //! Reading a repository and its remote: what a revision names, a fetch, a remote
-//! branch's SHA, the worktree's status and the paths it changes against a base.
+//! branch's SHA, the worktree's status and the paths it changes against a base, and
+//! the recent commit subjects (read through libgit2: no process for a history walk).
+
+use std::path::Path;
 
 use super::message::summary;
 use super::policy::{check_ref_name, check_remote, check_rev};
@@ -134,4 +137,26 @@ impl Git {
         }
         Ok((paths, out))
     }
+}
+
+/// The recent commit subjects of `rev` in `repo`, most recent first (at most 20).
+pub fn recent_subjects(repo: &Path, rev: &str) -> Vec<String> {
+    let read = || -> std::result::Result<Vec<String>, git2::Error> {
+        let repo = git2::Repository::open(repo)?;
+        let mut walk = repo.revwalk()?;
+        walk.push(repo.revparse_single(rev)?.peel_to_commit()?.id())?;
+        let mut out = Vec::new();
+        for oid in walk.take(40) {
+            let commit = repo.find_commit(oid?)?;
+            if commit.parent_count() > 1 {
+                continue;
+            }
+            out.push(commit.summary().unwrap_or_default().to_string());
+            if out.len() == 20 {
+                break;
+            }
+        }
+        Ok(out)
+    };
+    read().unwrap_or_default()
 }
