@@ -181,9 +181,9 @@ async fn retire(job: &Job, why: String) {
 async fn once(job: &mut Job) -> std::io::Result<Ended> {
     let port = free_port()?;
     // The server is the agent's code: scoped like gates, writing only to the working copy.
-    let bins = [job.workdir.join("node_modules/.bin")];
     let extra = [("PORT".to_string(), port.to_string())];
-    let scope = crate::sandbox::Scope::new(&job.ws.session_dir(&job.session_id), &[&job.workdir], &bins, &extra)?;
+    let session_dir = job.ws.session_dir(&job.session_id);
+    let scope = crate::process::project_scope(&session_dir, &[&job.workdir], &[&job.workdir], &extra)?;
     let mut child = spawn(&job.command, &job.workdir, &scope)?;
     let started = Instant::now();
     job.preview.set(&job.events, |s| {

@@ -10,6 +10,7 @@
 //!   not Kiln's own `KILN_*` variables.
 
 use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
 
 /// The environment a command starts with.
 pub enum Env<'a> {
@@ -45,6 +46,27 @@ impl Env<'_> {
             }
         }
     }
+}
+
+/// The scope of a command on a project's code (gates, delivery hooks and commands, the
+/// preview): the session's cleared environment and home (`crate::sandbox::Scope`),
+/// writing only to `writable`, with each of `projects`' own binaries (`node_modules/.bin`,
+/// `.venv/bin`) first on PATH, in that order, and the first virtual environment setup made
+/// as `VIRTUAL_ENV`; `extra` is set on top.
+pub fn project_scope(
+    session_dir: &Path,
+    writable: &[&Path],
+    projects: &[&Path],
+    extra: &[(String, String)],
+) -> std::io::Result<crate::sandbox::Scope> {
+    let node: Vec<PathBuf> = projects.iter().map(|p| p.join("node_modules/.bin")).collect();
+    let python: Vec<PathBuf> = projects.iter().map(|p| p.join(".venv/bin")).collect();
+    let bins: Vec<PathBuf> = node.into_iter().chain(python).collect();
+    let venv = projects.iter().map(|p| p.join(".venv")).find(|v| v.join("bin/python").exists());
+    let mut vars: Vec<(String, String)> =
+        venv.map(|v| ("VIRTUAL_ENV".to_string(), v.display().to_string())).into_iter().collect();
+    vars.extend(extra.iter().cloned());
+    crate::sandbox::Scope::new(session_dir, writable, &bins, &vars)
 }
 
 /// Kiln's own variables: `KILN_CONFIG_DIR` would lead a command to the access tokens,

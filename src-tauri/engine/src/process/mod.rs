@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 pub use capture::{collect, Captured, HEAD_BYTES, TAIL_BYTES};
 pub use command::{Child, Command};
-pub use env::{allowlisted_env, is_kiln_variable, operator_var, Env, KEPT_VARIABLES};
+pub use env::{allowlisted_env, is_kiln_variable, operator_var, project_scope, Env, KEPT_VARIABLES};
 
 #[derive(Debug, Clone)]
 pub struct Outcome {

@@ -73,11 +73,11 @@ pub(super) fn copy_files(ctx: &Ctx<'_>) -> Result<String> {
 }
 
 /// The scope of a configured command in the delivery worktree: it runs the delivered
-/// code, so like gates (`crate::sandbox::Scope`), writing only to the worktree, with the
+/// code, so like gates (`crate::process::project_scope`), writing only to the worktree, with the
 /// session's cleared environment and home and the worktree's binaries first on PATH.
 pub(super) fn command_scope(ctx: &Ctx<'_>, dir: &Path) -> std::io::Result<crate::sandbox::Scope> {
     let writable = [ctx.worktree.as_path()];
-    crate::sandbox::Scope::new(&ctx.input.session_dir, &writable, &[dir.join("node_modules/.bin")], &[])
+    process::project_scope(&ctx.input.session_dir, &writable, &[dir], &[])
 }
 
 pub(super) async fn command_step(
