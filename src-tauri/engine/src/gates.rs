@@ -71,20 +71,10 @@ impl Outcome {
     }
 }
 
-/// The scope gates run in (`crate::sandbox::Scope`): the session's cleared environment
-/// and home, writing only to the working copy, with the module's own binaries first on
-/// PATH and its virtual environment when setup made one.
+/// The scope gates run in (`crate::process::project_scope`): writing only to the working
+/// copy, with the module's own binaries, then the working copy's, first on PATH.
 fn scope(ws: &Workspace, id: &SessionId, workdir: &Path, dir: &Path) -> std::io::Result<crate::sandbox::Scope> {
-    let bins = [
-        dir.join("node_modules/.bin"),
-        workdir.join("node_modules/.bin"),
-        dir.join(".venv/bin"),
-        workdir.join(".venv/bin"),
-    ];
-    let venv = [dir.join(".venv"), workdir.join(".venv")].into_iter().find(|v| v.join("bin/python").exists());
-    let extra: Vec<(String, String)> =
-        venv.map(|v| ("VIRTUAL_ENV".to_string(), v.display().to_string())).into_iter().collect();
-    crate::sandbox::Scope::new(&ws.session_dir(id), &[workdir], &bins, &extra)
+    process::project_scope(&ws.session_dir(id), &[workdir], &[dir, workdir], &[])
 }
 
 /// Runs one module gate; `changed` are the repository-relative files the session

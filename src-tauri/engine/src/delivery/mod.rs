@@ -47,7 +47,7 @@ pub struct Context {
     pub changes: Vec<ModuleChanges>,
     pub modules: Vec<PlannedModule>,
     pub restart_needed: bool,
-    pub redactor: git::Redactor,
+    pub redactor: crate::redact::Redactor,
     pub settings: DeliverySettingsView,
 }
 

@@ -455,10 +455,10 @@ async fn hook(
 }
 
 /// Hooks run the delivered code (an install's scripts, a build), which the agent wrote:
-/// scoped like gates (`crate::sandbox::Scope`), with the session's cleared environment
+/// scoped like gates (`crate::process::project_scope`), with the session's cleared environment
 /// and home and the workspace's binaries first on PATH. They work in the workspace, so
 /// they may write there: Landlock cannot leave its `.kiln` out of a writable directory.
 fn scope(ctx: &Context) -> std::io::Result<crate::sandbox::Scope> {
     let root = &ctx.ws.root;
-    crate::sandbox::Scope::new(&ctx.ws.session_dir(&ctx.id), &[root], &[root.join("node_modules/.bin")], &[])
+    process::project_scope(&ctx.ws.session_dir(&ctx.id), &[root], &[root], &[])
 }

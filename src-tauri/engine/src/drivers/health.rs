@@ -7,9 +7,10 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
+
+use crate::process;
 
 /// How long `--version` may take: a cold node start on a loaded machine takes seconds.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
@@ -47,31 +48,23 @@ pub async fn version(binary: &Path) -> Option<String> {
 
 /// `Some(answer)` when the binary ran to its end (or could not start), `None` on a timeout.
 async fn run_version(binary: &Path) -> Option<Option<String>> {
-    let mut cmd = tokio::process::Command::new(binary);
-    super::runner::scrub_env(&mut cmd);
     // As a turn runs it: nothing but the answer, no telemetry, no self-update.
-    cmd.arg("--version")
-        .envs([
-            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
-            ("DISABLE_TELEMETRY", "1"),
-            ("DISABLE_AUTOUPDATER", "1"),
-        ])
-        .current_dir(std::env::temp_dir())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .kill_on_drop(true);
-    let Ok(child) = cmd.spawn() else { return Some(None) };
-    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
-    match tokio::time::timeout(VERSION_TIMEOUT, child.wait_with_output()).await {
-        Ok(Ok(out)) if out.status.success() => Some(first_line(&String::from_utf8_lossy(&out.stdout))),
-        Ok(_) => Some(None),
-        Err(_) => {
-            crate::process::Running { pgid }.kill();
+    let env: Vec<(String, String)> =
+        [("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"), ("DISABLE_TELEMETRY", "1"), ("DISABLE_AUTOUPDATER", "1")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+    let cmd = process::Command::new(binary, &std::env::temp_dir(), process::Env::Operator(&env))
+        .arg("--version")
+        .without_stderr();
+    let Ok(mut child) = cmd.spawn(None) else { return Some(None) };
+    match process::collect(&mut child, VERSION_TIMEOUT, true).await {
+        Ok(out) if out.timed_out => {
             tracing::warn!("`{} --version` gave no answer within {}s", binary.display(), VERSION_TIMEOUT.as_secs());
             None
         }
+        Ok(out) if out.status.is_some_and(|s| s.success()) => Some(first_line(&String::from_utf8_lossy(&out.stdout))),
+        _ => Some(None),
     }
 }
 
@@ -117,10 +110,7 @@ pub fn codex_signed_in(env: &dyn Fn(&str) -> Option<String>, home: Option<&Path>
 
 /// The environment Kiln gives a CLI: its own, without Kiln's variables.
 pub fn cli_env(key: &str) -> Option<String> {
-    if key.starts_with("KILN_") {
-        return None;
-    }
-    std::env::var(key).ok()
+    process::operator_var(key)
 }
 
 /// Whether the local CLI `name` is signed in, told from Kiln's environment and home.

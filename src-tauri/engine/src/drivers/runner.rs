@@ -7,15 +7,13 @@
 //! the package caches; when the ruleset cannot be made the turn does not start.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
-use tokio::process::Command;
 
 use super::events::DriverEvent;
 use super::TurnSink;
 use crate::error::{ApiError, Result};
-use crate::process::Running;
+use crate::process::{Command, Env};
 
 /// Bytes of stderr kept to explain a failure.
 const STDERR_KEPT: usize = 8 * 1024;
@@ -38,29 +36,11 @@ pub fn home(env: &[(String, String)]) -> Option<PathBuf> {
     home.filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 
-/// The CLI keeps the operator's environment (its login, its provider settings), but
-/// not Kiln's own variables: `KILN_CONFIG_DIR` would lead its commands to the access
-/// tokens, and the rest is no business of theirs.
-pub fn scrub_env(cmd: &mut Command) {
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().starts_with("KILN_") {
-            cmd.env_remove(&key);
-        }
-    }
-}
-
 /// Runs the CLI to its end; `parse` turns one stdout line into events.
 pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) -> Vec<DriverEvent>) -> Result<()> {
-    let mut cmd = Command::new(cli.binary);
-    scrub_env(&mut cmd);
-    cmd.args(&cli.args)
-        .envs(cli.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .current_dir(cli.workdir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
+    // The CLI keeps the operator's environment (its login, its provider settings), but
+    // not Kiln's own variables (`crate::process::Env::Operator`).
+    let cmd = Command::new(cli.binary, cli.workdir, Env::Operator(&cli.env)).args(&cli.args);
     let failed = |e: std::io::Error| {
         ApiError::new(crate::error::ErrorCode::DriverFailed, format!("could not start `{}`: {e}", cli.binary.display()))
     };
@@ -68,14 +48,13 @@ pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) ->
         Some(confinement) => {
             let prepared = confinement.prepare().map_err(failed)?;
             tracing::info!("{} runs with confinement: {}", cli.binary.display(), prepared.enforcement().as_str());
-            prepared.spawn(&mut cmd).map_err(failed)?
+            cmd.spawn(Some(&prepared)).map_err(failed)?
         }
-        None => cmd.spawn().map_err(failed)?,
+        None => cmd.spawn(None).map_err(failed)?,
     };
-    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
-    (sink.on_process)(Running { pgid });
+    (sink.on_process)(child.group());
 
-    let stderr = child.stderr.take();
+    let stderr = child.inner.stderr.take();
     let stderr_task = tokio::spawn(async move {
         let mut kept = Vec::new();
         if let Some(mut stderr) = stderr {
@@ -94,7 +73,7 @@ pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) ->
     });
 
     let mut ended = false;
-    if let Some(stdout) = child.stdout.take() {
+    if let Some(stdout) = child.inner.stdout.take() {
         let mut lines = BufReader::new(stdout).lines();
         while let Ok(Some(line)) = lines.next_line().await {
             for event in parse(&line) {
@@ -110,7 +89,7 @@ pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) ->
         .and_then(|r| r.ok())
         .unwrap_or_default();
     // Whatever the agent left running in its group goes with it.
-    Running { pgid }.kill();
+    child.kill();
     if !ended {
         let detail = stderr.trim();
         let error = if detail.is_empty() {

@@ -7,18 +7,17 @@
 //! the agent's code, so it runs scoped like gates (`crate::sandbox::Scope`).
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
 use super::Preview;
 use crate::api::types::{PreviewState, SetupState};
 use crate::events::EventBus;
 use crate::ids::SessionId;
+use crate::process::{Child, Command, Env};
 use crate::workspace::Workspace;
 
 /// A run shorter than this counts as a failure towards a crash.
@@ -182,11 +181,10 @@ async fn retire(job: &Job, why: String) {
 async fn once(job: &mut Job) -> std::io::Result<Ended> {
     let port = free_port()?;
     // The server is the agent's code: scoped like gates, writing only to the working copy.
-    let bins = [job.workdir.join("node_modules/.bin")];
     let extra = [("PORT".to_string(), port.to_string())];
-    let scope = crate::sandbox::Scope::new(&job.ws.session_dir(&job.session_id), &[&job.workdir], &bins, &extra)?;
+    let session_dir = job.ws.session_dir(&job.session_id);
+    let scope = crate::process::project_scope(&session_dir, &[&job.workdir], &[&job.workdir], &extra)?;
     let mut child = spawn(&job.command, &job.workdir, &scope)?;
-    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
     let started = Instant::now();
     job.preview.set(&job.events, |s| {
         s.state = PreviewState::Starting;
@@ -198,7 +196,7 @@ async fn once(job: &mut Job) -> std::io::Result<Ended> {
     let pattern = job.ready.as_deref().and_then(|r| r.strip_prefix("re:")).and_then(|r| regex::Regex::new(r).ok());
     let (matched_tx, matched_rx) = watch::channel(false);
     let matched_tx = Arc::new(matched_tx);
-    for stream in [child.stdout.take().map(boxed), child.stderr.take().map(boxed)].into_iter().flatten() {
+    for stream in [child.inner.stdout.take().map(boxed), child.inner.stderr.take().map(boxed)].into_iter().flatten() {
         tokio::spawn(pump(stream, job.preview.clone(), pattern.clone(), matched_tx.clone()));
     }
 
@@ -209,12 +207,12 @@ async fn once(job: &mut Job) -> std::io::Result<Ended> {
             return Ok(Ended::Exited { code: status.ok().and_then(|s| s.code()), ran: started.elapsed(), was_ready: false });
         }
         _ = stopped(&mut job.stop) => {
-            end(&mut child, pgid).await;
+            end(&mut child).await;
             return Ok(Ended::Stopped);
         }
     };
     if !became_ready {
-        end(&mut child, pgid).await;
+        end(&mut child).await;
         return Ok(Ended::NeverReady);
     }
     let _ = job.port.send(Some(port));
@@ -225,18 +223,18 @@ async fn once(job: &mut Job) -> std::io::Result<Ended> {
     loop {
         tokio::select! {
             status = child.wait() => {
-                end(&mut child, pgid).await;
+                end(&mut child).await;
                 return Ok(Ended::Exited { code: status.ok().and_then(|s| s.code()), ran: ready_at.elapsed(), was_ready: true });
             }
             _ = stopped(&mut job.stop) => {
-                end(&mut child, pgid).await;
+                end(&mut child).await;
                 return Ok(Ended::Stopped);
             }
             _ = tokio::time::sleep(tick) => {
                 let last = job.preview.activity.last_request_ms.load(std::sync::atomic::Ordering::Relaxed);
                 let now = time::OffsetDateTime::now_utc().unix_timestamp_nanos() as i64 / 1_000_000;
                 if now - last > job.idle.as_millis() as i64 {
-                    end(&mut child, pgid).await;
+                    end(&mut child).await;
                     return Ok(Ended::Idle);
                 }
             }
@@ -310,40 +308,16 @@ fn shell_line(command: &str) -> String {
 
 fn spawn(command: &str, dir: &std::path::Path, scope: &crate::sandbox::Scope) -> std::io::Result<Child> {
     let prepared = scope.confinement().prepare()?;
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(shell_line(command))
-        .current_dir(dir)
-        .env_clear()
-        .envs(scope.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    // SAFETY: prctl is async-signal-safe; it only asks the kernel to kill the child
-    // when Kiln's thread that spawned it dies, so a crashed Kiln leaves no preview behind.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
     // Confined after the parent-death signal is set; the ruleset lives until the spawn
     // returns.
-    prepared.spawn(&mut cmd)
+    Command::shell(&shell_line(command), dir, Env::Only(scope.env())).killed_with_kiln().spawn(Some(&prepared))
 }
 
 /// Asks the group to exit, then kills whatever is left of it.
-async fn end(child: &mut Child, pgid: i32) {
-    if pgid > 0 {
-        // SAFETY: signals the process group this supervisor created.
-        unsafe {
-            libc::kill(-pgid, libc::SIGTERM);
-        }
-    }
+async fn end(child: &mut Child) {
+    child.group().terminate();
     let _ = tokio::time::timeout(GRACE, child.wait()).await;
-    crate::process::Running { pgid }.kill();
+    child.kill();
     let _ = child.wait().await;
 }
 

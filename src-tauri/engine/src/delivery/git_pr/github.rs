@@ -5,15 +5,12 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, USER_AGENT};
 use serde_json::{json, Value};
-use tokio::io::AsyncWriteExt;
-use tokio::process::Command;
 
-use crate::delivery::git::allowlisted_env;
+use crate::process::{self, Command, Env};
 
 /// The API version Kiln is written against.
 pub const API_VERSION: &str = "2022-11-28";
@@ -225,10 +222,10 @@ pub fn find_gh(configured: Option<&Path>) -> Option<PathBuf> {
     std::env::split_paths(&path).map(|dir| dir.join("gh")).find(|p| p.is_file())
 }
 
-/// The environment `gh` runs with: git's allowlist plus gh's own configuration, never a
-/// token variable (gh reads its own signed-in credentials).
+/// What `gh` gets on top of git's allowlist (`crate::process::Env::Tool`): gh's own
+/// configuration, never a token variable (gh reads its own signed-in credentials).
 fn gh_env() -> Vec<(OsString, OsString)> {
-    let mut env = allowlisted_env(std::env::vars_os());
+    let mut env = Vec::new();
     for key in ["GH_CONFIG_DIR", "GH_HOST", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"] {
         if let Some(value) = std::env::var_os(key) {
             env.push((key.into(), value));
@@ -248,29 +245,21 @@ pub async fn gh(
     args: &[&str],
     stdin: Option<&str>,
 ) -> Result<(bool, String, String), String> {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(dir)
-        .env_clear()
-        .envs(gh_env())
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = cmd.spawn().map_err(|e| format!("could not start gh: {e}"))?;
-    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
-        let input = input.as_bytes().to_vec();
-        tokio::spawn(async move {
-            let _ = pipe.write_all(&input).await;
-        });
+    let cmd = Command::new(program, dir, Env::Tool(gh_env()))
+        .args(args)
+        .input(stdin.map(|s| s.as_bytes().to_vec()))
+        .own_session();
+    let mut child = cmd.spawn(None).map_err(|e| format!("could not start gh: {e}"))?;
+    let out =
+        process::collect(&mut child, Duration::from_secs(120), true).await.map_err(|e| format!("gh failed: {e}"))?;
+    if out.timed_out {
+        return Err(format!("`gh {}` did not finish within 120 s", args.first().unwrap_or(&"")));
     }
-    let out = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
-        .await
-        .map_err(|_| format!("`gh {}` did not finish within 120 s", args.first().unwrap_or(&"")))?
-        .map_err(|e| format!("gh failed: {e}"))?;
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let both = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    Ok((out.status.success(), stdout, both))
+    // stdout and stderr as they interleaved, with a long run's middle cut.
+    let both = format!("{}{}", String::from_utf8_lossy(&out.head), String::from_utf8_lossy(&out.tail));
+    let success = out.status.is_some_and(|s| s.success());
+    Ok((success, stdout, both))
 }
 
 #[cfg(test)]

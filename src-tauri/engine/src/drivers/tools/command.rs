@@ -1,30 +1,23 @@
 //! `run_command`: a shell command in the working copy, through the same runner as setup
 //! and gates (`sh -c`, stdin closed, its own process group, head and tail of the output
-//! kept). A timeout kills the whole group, and so does a stopped turn: the runner only
-//! kills its own child when dropped, not what that child started. The command is the
+//! kept). A timeout kills the whole group, and so does a stopped turn: the runner's
+//! child, dropped with the turn, takes its whole group with it. The command is the
 //! model's: it runs scoped (`crate::sandbox::Scope`), with a cleared environment and the
 //! session's own home, able to write only to the working copy, its temporary directory
 //! and the package caches.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 use super::ToolOutcome;
-use crate::process::{self, Running};
+use crate::process;
 
 pub async fn run(workdir: &Path, session_dir: &Path, command: &str, timeout: Duration) -> ToolOutcome {
     let scope = match crate::sandbox::Scope::new(session_dir, &[workdir], &[], &[]) {
         Ok(scope) => scope,
         Err(e) => return ToolOutcome::failed(format!("could not prepare the command's home: {e}")),
     };
-    let group = AtomicI32::new(0);
-    let guard = KillOnDrop(&group);
-    let outcome =
-        process::run_scoped(command, workdir, &scope, timeout, |running| group.store(running.pgid, Ordering::SeqCst))
-            .await;
-    // The runner has killed the group already; a later kill could hit a reused id.
-    std::mem::forget(guard);
+    let outcome = process::run_scoped(command, workdir, &scope, timeout, |_| {}).await;
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(e) => return ToolOutcome::failed(format!("could not start the command: {e}")),
@@ -50,14 +43,5 @@ pub async fn run(workdir: &Path, session_dir: &Path, command: &str, timeout: Dur
         ToolOutcome::completed(answer)
     } else {
         ToolOutcome::failed(answer)
-    }
-}
-
-/// Kills the command's group if the turn is dropped while it runs.
-struct KillOnDrop<'a>(&'a AtomicI32);
-
-impl Drop for KillOnDrop<'_> {
-    fn drop(&mut self) {
-        Running { pgid: self.0.load(Ordering::SeqCst) }.kill();
     }
 }

@@ -6,15 +6,22 @@
 //! tokens) and anything shaped like one (a bearer credential, an `sk-…` key, a GitHub
 //! or Kiln access token).
 //!
+//! A delivery's own secrets, in every spelling its tools may print them, are masked by a
+//! `Redactor` (`spellings`).
+//!
 //! The secrets are held for the whole process, not per workspace: events and the
 //! drivers have no workspace at hand, and hiding one workspace's key in another's
 //! transcript costs nothing.
+
+mod spellings;
 
 use std::borrow::Cow;
 use std::sync::{LazyLock, RwLock};
 
 use regex::Regex;
 use serde_json::Value;
+
+pub use spellings::Redactor;
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[redacted]";

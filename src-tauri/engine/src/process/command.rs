@@ -1,0 +1,161 @@
+//! The one place Kiln builds and starts a process: its environment (`super::Env`), stdin
+//! closed (or a pipe for input), stdout and stderr piped, its own process group (or its
+//! own session, for git and gh, which must have no terminal to prompt on), an optional
+//! Landlock confinement, and the group killed when the handle is dropped before the
+//! process was waited for. Callers that stream (an agent's stdout line by line, the
+//! preview's long-lived server) take the child from here; the rest run through
+//! `super::capture`.
+
+use std::ffi::OsStr;
+use std::io;
+use std::path::Path;
+use std::process::Stdio;
+
+use tokio::io::AsyncWriteExt;
+
+use super::{Env, Running};
+
+/// How the started process is separated from Kiln, so it and everything it starts can
+/// be killed together.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Separation {
+    /// A process group of its own.
+    Group,
+    /// A session of its own (so also a group): no controlling terminal, so ssh cannot
+    /// open /dev/tty to ask for a passphrase or a host key.
+    Session,
+}
+
+/// A process to start.
+pub struct Command {
+    cmd: tokio::process::Command,
+    separation: Separation,
+    stdin: Option<Vec<u8>>,
+}
+
+impl Command {
+    /// `program` in `dir` with `env`; stdin closed, stdout and stderr piped.
+    pub fn new(program: impl AsRef<OsStr>, dir: &Path, env: Env<'_>) -> Self {
+        let mut cmd = tokio::process::Command::new(program);
+        env.apply(&mut cmd);
+        cmd.current_dir(dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+        Command { cmd, separation: Separation::Group, stdin: None }
+    }
+
+    /// `sh -c <line>` in `dir` with `env`.
+    pub fn shell(line: &str, dir: &Path, env: Env<'_>) -> Self {
+        let mut command = Command::new("sh", dir, env);
+        command.cmd.arg("-c").arg(line);
+        command
+    }
+
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.cmd.arg(arg);
+        self
+    }
+
+    pub fn args(mut self, args: impl IntoIterator<Item = impl AsRef<OsStr>>) -> Self {
+        self.cmd.args(args);
+        self
+    }
+
+    /// `input` written to the process's stdin, which is then closed.
+    pub fn input(mut self, input: Option<Vec<u8>>) -> Self {
+        if input.is_some() {
+            self.cmd.stdin(Stdio::piped());
+        }
+        self.stdin = input;
+        self
+    }
+
+    /// stderr discarded (a `--version` probe reads stdout only).
+    pub fn without_stderr(mut self) -> Self {
+        self.cmd.stderr(Stdio::null());
+        self
+    }
+
+    /// A session of its own instead of a group: no controlling terminal (git, gh).
+    pub fn own_session(mut self) -> Self {
+        self.separation = Separation::Session;
+        self
+    }
+
+    /// The process gets SIGKILL when the Kiln thread that started it dies, so a crashed
+    /// Kiln leaves no long-lived server behind (it survives an `execve`, not a `fork`).
+    pub fn killed_with_kiln(mut self) -> Self {
+        // SAFETY: prctl is async-signal-safe and touches no memory of ours.
+        unsafe {
+            self.cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        self
+    }
+
+    /// Starts the process, confined by `confinement` when given (made before the start;
+    /// when it could not be made the process does not start).
+    pub fn spawn(mut self, confinement: Option<&crate::sandbox::Prepared>) -> io::Result<Child> {
+        match self.separation {
+            Separation::Group => {
+                self.cmd.process_group(0);
+            }
+            Separation::Session => {
+                // SAFETY: setsid(2) is async-signal-safe and touches no memory of ours.
+                unsafe {
+                    self.cmd.pre_exec(|| if libc::setsid() < 0 { Err(io::Error::last_os_error()) } else { Ok(()) });
+                }
+            }
+        }
+        let mut child = match confinement {
+            Some(prepared) => prepared.spawn(&mut self.cmd)?,
+            None => self.cmd.spawn()?,
+        };
+        if let (Some(input), Some(mut pipe)) = (self.stdin, child.stdin.take()) {
+            tokio::spawn(async move {
+                let _ = pipe.write_all(&input).await;
+                // Dropping the pipe closes it: the process reads to the end.
+            });
+        }
+        let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+        Ok(Child { inner: child, pgid, armed: true })
+    }
+}
+
+/// A started process. Dropped before it was reaped (a cancelled turn or delivery), it
+/// takes its whole group with it, not only the child as `kill_on_drop` would.
+pub struct Child {
+    pub inner: tokio::process::Child,
+    pgid: i32,
+    armed: bool,
+}
+
+impl Child {
+    /// Its process group, to stop it from elsewhere.
+    pub fn group(&self) -> Running {
+        Running { pgid: self.pgid }
+    }
+
+    /// Kills the whole group.
+    pub fn kill(&self) {
+        self.group().kill();
+    }
+
+    /// Waits for the process to exit. Once reaped its id may be reused, so the drop no
+    /// longer signals it.
+    pub async fn wait(&mut self) -> io::Result<std::process::ExitStatus> {
+        let status = self.inner.wait().await;
+        if status.is_ok() {
+            self.armed = false;
+        }
+        status
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if self.armed {
+            self.kill();
+        }
+    }
+}

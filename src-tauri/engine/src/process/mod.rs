@@ -1,0 +1,164 @@
+//! The one process runner. Every program Kiln starts goes through here: a session's
+//! commands (setup, gates, the tool loop's `run_command`, the preview, delivery hooks),
+//! the agent CLIs, git and gh. Here, and nowhere else, a command gets its environment
+//! (`env`), its own process group, its output kept as head and tail in bounded memory
+//! (`capture`), its timeout, and the kill of its whole group (`Running::kill`).
+//!
+//! Session commands run `sh -c` in the session's working copy. They run on code the agent
+//! may have written, so they run scoped (`run_scoped`): a cleared environment, a session
+//! home, Landlock (`crate::sandbox`).
+
+mod capture;
+mod command;
+mod env;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+pub use capture::{collect, Captured, HEAD_BYTES, TAIL_BYTES};
+pub use command::{Child, Command};
+pub use env::{allowlisted_env, is_kiln_variable, operator_var, project_scope, Env, KEPT_VARIABLES};
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub killed: bool,
+    pub duration: Duration,
+    pub head: String,
+    /// Empty when the whole output fit in `head`.
+    pub tail: String,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.killed
+    }
+}
+
+/// A started command: its process group id, to stop it from elsewhere.
+pub struct Running {
+    pub pgid: i32,
+}
+
+impl Running {
+    /// Kills the whole process group.
+    pub fn kill(&self) {
+        // A pgid of 0 (not started yet) would signal Kiln's own group, 1 everything: never.
+        if self.pgid <= 1 {
+            return;
+        }
+        // SAFETY: kill(2) with a negative pid signals the group we created.
+        unsafe {
+            libc::kill(-self.pgid, libc::SIGKILL);
+        }
+    }
+
+    /// Asks the group to exit (SIGTERM), for a server that should get to clean up.
+    pub fn terminate(&self) {
+        if self.pgid <= 1 {
+            return;
+        }
+        // SAFETY: kill(2) with a negative pid signals the group we created.
+        unsafe {
+            libc::kill(-self.pgid, libc::SIGTERM);
+        }
+    }
+}
+
+/// Runs `command` with `sh -c` in `dir`, with the operator's environment plus `env`;
+/// `on_start` receives the group to allow a stop. Only for tests of the runner itself: a
+/// session's commands run scoped.
+#[cfg(test)]
+async fn run(
+    command: &str,
+    dir: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+    on_start: impl FnOnce(Running),
+) -> std::io::Result<Outcome> {
+    run_with(command, dir, Env::Operator(env), timeout, None, on_start).await
+}
+
+/// Runs `command` in `dir` within `scope`: only its environment, confined to its
+/// writable paths (a command of a session, on code the agent may have written: setup,
+/// gates, `run_command`, delivery hooks). The ruleset is made before the command
+/// starts; when it cannot be made the command does not run.
+pub async fn run_scoped(
+    command: &str,
+    dir: &Path,
+    scope: &crate::sandbox::Scope,
+    timeout: Duration,
+    on_start: impl FnOnce(Running),
+) -> std::io::Result<Outcome> {
+    let prepared = scope.confinement().prepare()?;
+    run_with(command, dir, Env::Only(scope.env()), timeout, Some(&prepared), on_start).await
+}
+
+/// Like `run_scoped`, confined by `confinement` as an agent CLI is (`drivers::runner`):
+/// the operator's environment plus `env`. The tests of the CLIs' confinement run shell
+/// commands through it; a session's own commands run scoped instead.
+pub async fn run_confined(
+    command: &str,
+    dir: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+    confinement: &crate::sandbox::Confinement,
+    on_start: impl FnOnce(Running),
+) -> std::io::Result<Outcome> {
+    let prepared = confinement.prepare()?;
+    run_with(command, dir, Env::Operator(env), timeout, Some(&prepared), on_start).await
+}
+
+async fn run_with(
+    command: &str,
+    dir: &Path,
+    env: Env<'_>,
+    timeout: Duration,
+    confinement: Option<&crate::sandbox::Prepared>,
+    on_start: impl FnOnce(Running),
+) -> std::io::Result<Outcome> {
+    let started = Instant::now();
+    let mut child = Command::shell(command, dir, env).spawn(confinement)?;
+    on_start(child.group());
+    let captured = collect(&mut child, timeout, false).await?;
+    // Whatever the command left behind in its group goes with it.
+    child.kill();
+
+    use std::os::unix::process::ExitStatusExt;
+    let killed = captured.status.map(|s| s.signal().is_some()).unwrap_or(true);
+    Ok(Outcome {
+        exit_code: captured.status.and_then(|s| s.code()),
+        timed_out: captured.timed_out,
+        killed: killed && !captured.timed_out,
+        duration: started.elapsed(),
+        head: String::from_utf8_lossy(&captured.head).into_owned(),
+        tail: String::from_utf8_lossy(&captured.tail).into_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn keeps_head_and_tail_of_long_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let out =
+            run("yes kiln | head -c 100000; echo END", dir.path(), &[], Duration::from_secs(20), |_| {}).await.unwrap();
+        assert!(out.passed());
+        assert_eq!(out.head.len(), HEAD_BYTES);
+        assert!(out.tail.ends_with("END\n"), "{:?}", &out.tail[out.tail.len() - 10..]);
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("survived");
+        let cmd = format!("(sleep 3; touch {}) & sleep 30", marker.display());
+        let out = run(&cmd, dir.path(), &[], Duration::from_millis(300), |_| {}).await.unwrap();
+        assert!(out.timed_out && !out.passed());
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        assert!(!marker.exists(), "a process of the group outlived the timeout");
+    }
+}
