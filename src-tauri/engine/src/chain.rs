@@ -17,7 +17,7 @@ use crate::roles::{self, Role};
 use crate::routing::{self, ModuleState, Route};
 use crate::session::{self, publish, record, record_as};
 use crate::store::sessions as records;
-use crate::store::turns;
+use crate::store::{spec_approvals, turns};
 use crate::turn::{self, TurnEnd, TurnPlan, TurnPlanSummary};
 use crate::workspace::Workspace;
 
@@ -263,7 +263,7 @@ pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: App
     let approved = approval::with_status(&text, "approved");
     std::fs::write(&path, &approved)?;
     let digest = approval::digest(&approved);
-    turns::approve(&ws.pool, id.as_str(), &module.id, &digest, &now()).await?;
+    spec_approvals::set(&ws.pool, id.as_str(), &module.id, &digest, &now()).await?;
     let note = format!("Approved the specification of `{}` (SHA-256 `{}…`).", module.id, &digest[..12]);
     record(ws, events, &id, EntryKind::System, Some(&module.id), &note).await?;
     records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
@@ -356,7 +356,7 @@ fn spec_path(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<s
 /// `status: approved` there.
 pub async fn spec_approved(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
     let Ok(text) = spec_path(ws, id, module).and_then(|p| Ok(std::fs::read_to_string(p)?)) else { return Ok(false) };
-    if approval::is_current(turns::approval(&ws.pool, id.as_str(), &module.id).await?.as_deref(), &text) {
+    if approval::is_current(spec_approvals::get(&ws.pool, id.as_str(), &module.id).await?.as_deref(), &text) {
         return Ok(true);
     }
     if crate::modules::spec_status(&text).as_deref() != Some("approved") {
@@ -389,19 +389,11 @@ async fn route_module(ws: &Workspace, id: &SessionId, module: &SessionModule, re
 }
 
 async fn pending_role(ws: &Workspace, id: &SessionId) -> Result<Option<String>> {
-    Ok(sqlx::query_scalar("SELECT pending_role FROM sessions WHERE id = ?")
-        .bind(id.as_str())
-        .fetch_one(&ws.pool)
-        .await?)
+    records::pending_role(&ws.pool, id.as_str()).await
 }
 
 async fn set_pending_role(ws: &Workspace, id: &SessionId, role: Option<&str>) -> Result<()> {
-    sqlx::query("UPDATE sessions SET pending_role = ? WHERE id = ?")
-        .bind(role)
-        .bind(id.as_str())
-        .execute(&ws.pool)
-        .await?;
-    Ok(())
+    records::set_pending_role(&ws.pool, id.as_str(), role).await
 }
 
 /// Starts the turn a route names, or stops at approval.
@@ -578,12 +570,7 @@ pub async fn review_module(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Mo
     let module = session_module(&session, &args.module_id)?;
     let roles = ws.roles()?;
     // The role that last worked on the module reviews it; else the one routing picks.
-    let last: Option<String> =
-        sqlx::query_scalar("SELECT role FROM turns WHERE session_id = ? AND module_id = ? ORDER BY id DESC LIMIT 1")
-            .bind(id.as_str())
-            .bind(&module.id)
-            .fetch_optional(&ws.pool)
-            .await?;
+    let last = turns::last_role(&ws.pool, id.as_str(), &module.id).await?;
     let role_id = match last {
         Some(role) => role,
         None => match route_module(ws, &id, &module, "").await? {

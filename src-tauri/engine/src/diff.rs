@@ -28,6 +28,7 @@ use crate::api::types::*;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::ids::SessionId;
 use crate::session;
+use crate::store::checkpoints::base_commit;
 use crate::workspace::Workspace;
 
 /// A side of a file over this many bytes is counted but not shown line by line: a
@@ -88,11 +89,14 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     }
     let mut bases = Vec::new();
     for module in &session.modules {
-        bases.push(Base { module: module.clone(), commit: base_commit(ws, &id, module.base_sequence).await? });
+        bases.push(Base {
+            module: module.clone(),
+            commit: base_commit(&ws.pool, id.as_str(), module.base_sequence).await?,
+        });
     }
     let rest = match direct {
         true => Some(Rest {
-            start: base_commit(ws, &id, 0).await?,
+            start: base_commit(&ws.pool, id.as_str(), 0).await?,
             modules: ws
                 .modules
                 .iter()
@@ -123,22 +127,6 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
         Some(wanted) => DiffView { modules: view.modules.into_iter().filter(|m| m.module_id == wanted).collect() },
         None => view,
     })
-}
-
-/// The commit a module's diff starts from. The checkpoint cap never prunes the start,
-/// but may prune a late module's join point; no turn wrote in the module before it
-/// joined, so the nearest earlier checkpoint holds the same files.
-async fn base_commit(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<Oid> {
-    let commit: Option<String> = sqlx::query_scalar(
-        "SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1",
-    )
-    .bind(id.as_str())
-    .bind(sequence)
-    .fetch_optional(&ws.pool)
-    .await?;
-    let commit = commit
-        .ok_or_else(|| ApiError::internal("checkpoints", format!("session {id} has no checkpoint {sequence}")))?;
-    Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))
 }
 
 /// The working copy as a tree in the store (written under the store's lock).

@@ -59,10 +59,8 @@ pub fn discover(root: &Path, config: &Config) -> Result<Vec<ModuleInfo>> {
         p
     } else if let Some(p) = cargo_patterns(root) {
         p
-    } else if let Some(p) = go_work_patterns(root) {
-        p
     } else {
-        Vec::new()
+        go_work_patterns(root).unwrap_or_default()
     };
     let mut modules = Vec::new();
     if patterns.is_empty() {

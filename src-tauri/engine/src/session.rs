@@ -12,8 +12,10 @@ use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::planner::{self, Rules};
 use crate::snapshot::{self, Source};
-use crate::store::sessions::{self as records, Flag, GateRecord, NewSession};
-use crate::store::transcript::{self, NewEntry};
+use crate::store::checkpoints;
+use crate::store::gate_results::{self, GateRecord};
+use crate::store::sessions::{self as records, Flag, NewSession};
+use crate::store::transcript_entries::{self as transcript, NewEntry};
 use crate::workspace::Workspace;
 
 const MAX_BRIEF: usize = 20_000;
@@ -385,7 +387,7 @@ async fn record_setup(
         tail: &end.tail,
         at: &at,
     };
-    records::insert_gate_result(&ws.pool, row).await?;
+    gate_results::insert(&ws.pool, row).await?;
     record(ws, events, id, EntryKind::Gate, None, &end.text).await?;
     records::set_setup(&ws.pool, id.as_str(), if end.passed { SetupState::Passed } else { SetupState::Failed }, &at)
         .await
@@ -457,7 +459,7 @@ pub async fn add_module(ws: &Workspace, events: &EventBus, args: AddModuleArgs) 
             format!("`{}` is already in this session", module.id),
         ));
     }
-    let (sequence, _) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
+    let (sequence, _) = checkpoints::latest(&ws.pool, id.as_str()).await?;
     join(ws, events, &id, module, sequence, "").await?;
     publish(ws, events, &id).await
 }
@@ -568,7 +570,7 @@ pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) 
         let store = ws.open_store()?;
         snapshot::remove_session_refs(&store, id.as_str())?
     };
-    records::remove_checkpoints(&ws.pool, id.as_str()).await?;
+    checkpoints::remove_all(&ws.pool, id.as_str()).await?;
     if !keep {
         records::remove(&ws.pool, id.as_str()).await?;
         events.emit(EventBody::SessionRemoved { session_id: id.to_string() });
@@ -638,20 +640,10 @@ pub async fn update(ws: &Workspace, events: &EventBus, args: UpdateSessionArgs) 
     };
     let at = now();
     if let Some(title) = &title {
-        sqlx::query("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?")
-            .bind(title)
-            .bind(&at)
-            .bind(id.as_str())
-            .execute(&ws.pool)
-            .await?;
+        records::set_title(&ws.pool, id.as_str(), title, Some(&at)).await?;
     }
     if let Some(on) = args.auto_continue {
-        sqlx::query("UPDATE sessions SET auto_continue = ?, updated_at = ? WHERE id = ?")
-            .bind(on)
-            .bind(&at)
-            .bind(id.as_str())
-            .execute(&ws.pool)
-            .await?;
+        records::set_auto_continue(&ws.pool, id.as_str(), on, &at).await?;
         let text = if on {
             "Auto-continue is on: handoffs start the next turn by themselves."
         } else {

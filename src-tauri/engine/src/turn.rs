@@ -356,6 +356,7 @@ async fn attempt(
         }
     }
     // Dropping the run kills a CLI it started; the group kill catches its children.
+    #[allow(clippy::drop_non_drop)] // its fields hold the child, killed when dropped
     drop(driver_run);
     Running { pgid: handle.inner.pgid.load(Ordering::SeqCst) }.kill();
     if let Some(save) = saving {
@@ -378,7 +379,7 @@ pub fn lost_resume(error: &str) -> bool {
 /// operator asked and the agents answered, most recent last, bounded), then the message.
 async fn replay(ws: &Workspace, session: &SessionId, prompt: &str) -> String {
     const KEPT: usize = 24_000;
-    let entries = crate::store::transcript::list(&ws.pool, session.as_str(), None).await.unwrap_or_default();
+    let entries = crate::store::transcript_entries::list(&ws.pool, session.as_str(), None).await.unwrap_or_default();
     let mut lines: Vec<String> = entries
         .iter()
         .filter_map(|e| match e.kind {
@@ -503,9 +504,13 @@ impl TurnLog<'_> {
         }
         match event {
             DriverEvent::SessionStarted { resume_id, .. } => {
-                let _ =
-                    turns::set_resume_id(&self.ws.pool, self.plan.session.as_str(), self.plan.driver.id(), &resume_id)
-                        .await;
+                let _ = crate::store::resume_ids::set(
+                    &self.ws.pool,
+                    self.plan.session.as_str(),
+                    self.plan.driver.id(),
+                    &resume_id,
+                )
+                .await;
             }
             DriverEvent::Thought { text } => {
                 self.entry(EntryKind::Agent, &format!("> _{}_", text.trim().replace('\n', " "))).await

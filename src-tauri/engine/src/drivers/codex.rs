@@ -234,7 +234,7 @@ fn usage(usage: &Value) -> DriverEvent {
 fn stream_error(message: String) -> DriverEvent {
     match message.strip_prefix("Reconnecting...") {
         Some(rest) => {
-            let mut counts = rest.trim_start().split_whitespace().next().unwrap_or("").split('/');
+            let mut counts = rest.split_whitespace().next().unwrap_or("").split('/');
             let attempt = counts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
             let max_attempts = counts.next().and_then(|n| n.parse().ok());
             let http_status = crate::live::status_in(&message);

@@ -13,7 +13,7 @@ use super::codex::CodexDriver;
 use super::Driver;
 use crate::api::types::ServeMode;
 use crate::error::{ApiError, ErrorCode, Result};
-use crate::store::turns::get_setting;
+use crate::store::settings::get_setting;
 use crate::workspace::Workspace;
 
 pub const DRIVERS: &[&str] = &["claude", "codex", "openai-compatible"];
