@@ -18,9 +18,7 @@
 //! group. In the specs workflow only the session's modules are shown, as turns cannot
 //! write outside them.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use git2::{Delta, Diff, DiffFindOptions, DiffLineType, DiffOptions, Oid, Patch, Repository};
 
@@ -55,21 +53,6 @@ struct Rest {
 struct Base {
     module: SessionModule,
     commit: Oid,
-}
-
-/// The last diff computed per session. A session has one working copy, so one entry
-/// each is enough: an unchanged working copy is answered without diffing again.
-#[derive(Default)]
-pub struct DiffCache {
-    views: Mutex<HashMap<String, (Key, DiffView)>>,
-    computed: AtomicU64,
-}
-
-impl DiffCache {
-    /// How many views were computed rather than answered from the cache.
-    pub fn computed(&self) -> u64 {
-        self.computed.load(Ordering::Relaxed)
-    }
 }
 
 pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
@@ -109,7 +92,7 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     let workdir = snapshot(ws, &id).await?;
     let key = Key { workdir, bases, rest };
 
-    let cached = ws.diffs.views.lock().unwrap().get(id.as_str()).filter(|(k, _)| *k == key).map(|(_, v)| v.clone());
+    let cached = ws.diffs.get(id.as_str(), &key);
     let view = match cached {
         Some(view) => view,
         None => {
@@ -118,8 +101,7 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
             let view = tokio::task::spawn_blocking(move || compute(&ws2.open_store()?, &key2))
                 .await
                 .map_err(|e| ApiError::internal("diff", e))??;
-            ws.diffs.computed.fetch_add(1, Ordering::Relaxed);
-            ws.diffs.views.lock().unwrap().insert(id.to_string(), (key, view.clone()));
+            ws.diffs.put(id.as_str(), key, view.clone());
             view
         }
     };

@@ -37,6 +37,13 @@ pub struct Planning {
     done: watch::Receiver<bool>,
 }
 
+impl crate::registry::Handle for Planning {
+    fn stop<'a>(&'a self, _: &'a EventBus) -> crate::registry::Stopping<'a> {
+        Planning::stop(self);
+        Box::pin(async {})
+    }
+}
+
 impl Planning {
     pub async fn wait(&self) {
         let mut done = self.done.clone();
@@ -86,12 +93,12 @@ pub fn start(
             tracing::error!("applying the planner's answer for {id}: {e}");
         }
         let _ = records::set_state(&ws2.pool, id.as_str(), SessionState::Editing, &now()).await;
-        ws2.planning.lock().unwrap().remove(id.as_str());
+        ws2.planning.take(id.as_str());
         let _ = publish(&ws2, &events, &id).await;
         let _ = done_tx.send(true);
     });
     let planning = Planning { pgid, task: Arc::new(task.abort_handle()), done: done_rx };
-    ws.planning.lock().unwrap().insert(key, planning);
+    ws.planning.insert(&key, Arc::new(planning));
 }
 
 /// Why the planner agent gave no usable answer.

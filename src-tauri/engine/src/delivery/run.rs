@@ -108,7 +108,7 @@ async fn build(
 
 pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverArgs) -> Result<DeliveryRun> {
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
-    if ws.is_running(id.as_str()) || ws.turns.lock().unwrap().contains_key(id.as_str()) {
+    if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "deliver when the session stops"));
     }
     if active(id.as_str()) {
