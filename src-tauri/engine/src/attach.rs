@@ -13,7 +13,6 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
-use sqlx::FromRow;
 
 use crate::api::types::*;
 use crate::attachments;
@@ -23,35 +22,14 @@ use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::paths;
 use crate::session::{self, publish, record};
+use crate::store::attachments as records;
 use crate::workspace::Workspace;
 
 /// Where attachment copies live inside a working copy (never checkpointed or delivered).
 pub const IN_WORKDIR: &str = "reference/attachments";
 
-#[derive(FromRow)]
-struct Row {
-    id: String,
-    name: String,
-    kind: String,
-    size: i64,
-    added_at: String,
-}
-
 pub async fn list(ws: &Workspace, session: &str) -> Result<Vec<AttachmentView>> {
-    list_in(&ws.pool, session).await
-}
-
-pub async fn list_in(pool: &sqlx::SqlitePool, session: &str) -> Result<Vec<AttachmentView>> {
-    let rows: Vec<Row> = sqlx::query_as(
-        "SELECT id, name, kind, size, added_at FROM attachments WHERE session_id = ? ORDER BY added_at, name",
-    )
-    .bind(session)
-    .fetch_all(pool)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|r| AttachmentView { id: r.id, name: r.name, kind: r.kind, size: r.size, added_at: r.added_at })
-        .collect())
+    records::list(&ws.pool, session).await
 }
 
 pub async fn add(ws: &Workspace, events: &EventBus, args: AddAttachmentArgs) -> Result<AttachmentView> {
@@ -81,24 +59,16 @@ pub async fn add(ws: &Workspace, events: &EventBus, args: AddAttachmentArgs) -> 
         attachments::Kind::File => "file",
     };
     let at = now();
-    let inserted =
-        sqlx::query("INSERT INTO attachments (id, session_id, name, kind, size, added_at) VALUES (?, ?, ?, ?, ?, ?)")
-            .bind(&attachment_id)
-            .bind(id.as_str())
-            .bind(&name)
-            .bind(kind)
-            .bind(bytes.len() as i64)
-            .bind(&at)
-            .execute(&ws.pool)
-            .await;
-    if let Err(e) = inserted {
+    let view = AttachmentView { id: attachment_id, name, kind: kind.into(), size: bytes.len() as i64, added_at: at };
+    if let Err(e) = records::insert(&ws.pool, id.as_str(), &view).await {
         let _ = std::fs::remove_file(&stored);
         let _ = std::fs::remove_file(&copy);
-        return Err(e.into());
+        return Err(e);
     }
+    let name = &view.name;
     record(ws, events, &id, EntryKind::System, None, &format!("Attached `{name}` ({} bytes).", bytes.len())).await?;
     publish(ws, events, &id).await?;
-    Ok(AttachmentView { id: attachment_id, name, kind: kind.into(), size: bytes.len() as i64, added_at: at })
+    Ok(view)
 }
 
 pub async fn remove(ws: &Workspace, events: &EventBus, args: RemoveAttachmentArgs) -> Result<SessionView> {
@@ -106,14 +76,10 @@ pub async fn remove(ws: &Workspace, events: &EventBus, args: RemoveAttachmentArg
     session::refuse_closed(&s)?;
     let attachment_id = SessionId::parse(&args.attachment_id)
         .map_err(|_| ApiError::invalid(format!("`{}` is not an attachment id", args.attachment_id)))?;
-    let name: Option<String> = sqlx::query_scalar("SELECT name FROM attachments WHERE id = ? AND session_id = ?")
-        .bind(attachment_id.as_str())
-        .bind(id.as_str())
-        .fetch_optional(&ws.pool)
-        .await?;
+    let name = records::name(&ws.pool, id.as_str(), attachment_id.as_str()).await?;
     let name =
         name.ok_or_else(|| ApiError::new(ErrorCode::AttachmentNotFound, "this session has no such attachment"))?;
-    sqlx::query("DELETE FROM attachments WHERE id = ?").bind(attachment_id.as_str()).execute(&ws.pool).await?;
+    records::remove(&ws.pool, attachment_id.as_str()).await?;
     // The record is gone either way; a file is removed only where Kiln put it: a
     // directory that became a link holds nothing of Kiln's, so nothing there is removed.
     // `remove_file` on a link removes the link, never what it points to.

@@ -13,12 +13,13 @@ use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::handoff::{self, Target};
 use crate::ids::SessionId;
+use crate::planner_agent::Planning;
 use crate::roles::{self, Role};
 use crate::routing::{self, ModuleState, Route};
 use crate::session::{self, publish, record, record_as};
 use crate::store::sessions as records;
-use crate::store::turns;
-use crate::turn::{self, TurnEnd, TurnPlan, TurnPlanSummary};
+use crate::store::{spec_approvals, turns};
+use crate::turn::{self, TurnEnd, TurnHandle, TurnPlan, TurnPlanSummary};
 use crate::workspace::Workspace;
 
 /// Chained turns one operator message may start by itself.
@@ -62,7 +63,7 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
     };
     // The first message waits for the planner agent and the session's setup, in the
     // background so the composer is free at once; its turn starts when they are done.
-    let planning = ws.planning.lock().unwrap().get(id.as_str()).cloned();
+    let planning = ws.planning.get::<Planning>(id.as_str());
     let setting_up = ws.running.lock().unwrap().contains_key(id.as_str());
     // `Some(planner)` or `Some(None)` (setup only) means the turn must wait.
     let wait_for = match planning {
@@ -119,7 +120,7 @@ impl Start {
         session::refuse_closed(&session)?;
         // A new turn supersedes a running one, after it is gone; it waits for the
         // session's setup or gates to finish rather than cutting them short.
-        let turn = ws.turns.lock().unwrap().get(id.as_str()).cloned();
+        let turn = ws.turns.get::<TurnHandle>(id.as_str());
         if let Some(turn) = turn {
             turn.stop().await;
         }
@@ -160,12 +161,12 @@ impl Start {
 pub async fn stop_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {
     let id = SessionId::parse(&args.session_id)?;
     let session = session::view(ws, &id).await?;
-    let handle = ws.turns.lock().unwrap().get(id.as_str()).cloned();
+    let handle = ws.turns.get::<TurnHandle>(id.as_str());
     if let Some(handle) = handle {
         handle.stop().await;
         return publish(ws, events, &id).await;
     }
-    let planning = ws.planning.lock().unwrap().remove(id.as_str());
+    let planning = ws.planning.remove::<Planning>(id.as_str());
     let running = ws.running.lock().unwrap().remove(id.as_str());
     let queued = ws.queued.lock().unwrap().remove(id.as_str());
     if planning.is_none() && running.is_none() && !queued {
@@ -263,7 +264,7 @@ pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: App
     let approved = approval::with_status(&text, "approved");
     std::fs::write(&path, &approved)?;
     let digest = approval::digest(&approved);
-    turns::approve(&ws.pool, id.as_str(), &module.id, &digest, &now()).await?;
+    spec_approvals::set(&ws.pool, id.as_str(), &module.id, &digest, &now()).await?;
     let note = format!("Approved the specification of `{}` (SHA-256 `{}…`).", module.id, &digest[..12]);
     record(ws, events, &id, EntryKind::System, Some(&module.id), &note).await?;
     records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
@@ -314,7 +315,7 @@ async fn spec_view(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Re
 pub async fn save_spec(ws: &Workspace, events: &EventBus, args: SaveSpecArgs) -> Result<SpecView> {
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
-    if ws.turns.lock().unwrap().contains_key(id.as_str()) {
+    if ws.turns.contains(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "edit the specification when the turn has ended"));
     }
     let module = session_module(&session, &args.module_id)?;
@@ -356,7 +357,7 @@ fn spec_path(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<s
 /// `status: approved` there.
 pub async fn spec_approved(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
     let Ok(text) = spec_path(ws, id, module).and_then(|p| Ok(std::fs::read_to_string(p)?)) else { return Ok(false) };
-    if approval::is_current(turns::approval(&ws.pool, id.as_str(), &module.id).await?.as_deref(), &text) {
+    if approval::is_current(spec_approvals::get(&ws.pool, id.as_str(), &module.id).await?.as_deref(), &text) {
         return Ok(true);
     }
     if crate::modules::spec_status(&text).as_deref() != Some("approved") {
@@ -389,19 +390,11 @@ async fn route_module(ws: &Workspace, id: &SessionId, module: &SessionModule, re
 }
 
 async fn pending_role(ws: &Workspace, id: &SessionId) -> Result<Option<String>> {
-    Ok(sqlx::query_scalar("SELECT pending_role FROM sessions WHERE id = ?")
-        .bind(id.as_str())
-        .fetch_one(&ws.pool)
-        .await?)
+    records::pending_role(&ws.pool, id.as_str()).await
 }
 
 async fn set_pending_role(ws: &Workspace, id: &SessionId, role: Option<&str>) -> Result<()> {
-    sqlx::query("UPDATE sessions SET pending_role = ? WHERE id = ?")
-        .bind(role)
-        .bind(id.as_str())
-        .execute(&ws.pool)
-        .await?;
-    Ok(())
+    records::set_pending_role(&ws.pool, id.as_str(), role).await
 }
 
 /// Starts the turn a route names, or stops at approval.
@@ -578,12 +571,7 @@ pub async fn review_module(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Mo
     let module = session_module(&session, &args.module_id)?;
     let roles = ws.roles()?;
     // The role that last worked on the module reviews it; else the one routing picks.
-    let last: Option<String> =
-        sqlx::query_scalar("SELECT role FROM turns WHERE session_id = ? AND module_id = ? ORDER BY id DESC LIMIT 1")
-            .bind(id.as_str())
-            .bind(&module.id)
-            .fetch_optional(&ws.pool)
-            .await?;
+    let last = turns::last_role(&ws.pool, id.as_str(), &module.id).await?;
     let role_id = match last {
         Some(role) => role,
         None => match route_module(ws, &id, &module, "").await? {

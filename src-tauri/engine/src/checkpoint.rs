@@ -14,6 +14,7 @@ use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, publish, record};
 use crate::snapshot;
+use crate::store::checkpoints::{self, NewCheckpoint};
 use crate::store::sessions as records;
 use crate::workspace::Workspace;
 
@@ -26,7 +27,7 @@ pub async fn take(
     role: Option<&str>,
     module: Option<&str>,
 ) -> Result<i64> {
-    let (last, parent) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
+    let (last, parent) = checkpoints::latest(&ws.pool, id.as_str()).await?;
     let sequence = last + 1;
     let commit = {
         let _guard = ws.store_lock.lock().await;
@@ -34,18 +35,10 @@ pub async fn take(
         let parent = Oid::from_str(&parent).map_err(|e| ApiError::internal("checkpoint id", e))?;
         snapshot::commit(&store, tree, Some(parent), label, &format!("refs/kiln/{id}/{sequence}"))?
     };
-    sqlx::query(
-        "INSERT INTO checkpoints (session_id, sequence, commit_id, label, role, module_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(id.as_str())
-    .bind(sequence)
-    .bind(commit.to_string())
-    .bind(label)
-    .bind(role)
-    .bind(module)
-    .bind(now())
-    .execute(&ws.pool)
-    .await?;
+    let commit = commit.to_string();
+    let at = now();
+    let row = NewCheckpoint { session: id.as_str(), sequence, commit: &commit, label, role, module, at: &at };
+    checkpoints::insert(&ws.pool, row).await?;
     // The working copy is the newest checkpoint again.
     records::set_current_checkpoint(&ws.pool, id.as_str(), None).await?;
     prune(ws, id).await?;
@@ -55,7 +48,7 @@ pub async fn take(
 /// An autosave during a running turn: a checkpoint only when the working copy differs
 /// from the latest one.
 pub async fn autosave(ws: &Workspace, id: &SessionId, label: &str, role: &str, module: &str) -> Result<Option<i64>> {
-    let (_, latest) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
+    let (_, latest) = checkpoints::latest(&ws.pool, id.as_str()).await?;
     let tree = {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;
@@ -74,11 +67,7 @@ pub async fn autosave(ws: &Workspace, id: &SessionId, label: &str, role: &str, m
 /// start (same trees, same order) so nothing reaches the dropped ones any more.
 async fn prune(ws: &Workspace, id: &SessionId) -> Result<()> {
     let cap = ws.config.session.max_checkpoints.max(2) as i64;
-    let rows: Vec<(i64, String, String)> =
-        sqlx::query_as("SELECT sequence, commit_id, label FROM checkpoints WHERE session_id = ? ORDER BY sequence")
-            .bind(id.as_str())
-            .fetch_all(&ws.pool)
-            .await?;
+    let rows = checkpoints::list(&ws.pool, id.as_str()).await?;
     let excess = (rows.len() as i64 - cap).max(0) as usize;
     if excess == 0 {
         return Ok(());
@@ -104,19 +93,10 @@ async fn prune(ws: &Workspace, id: &SessionId) -> Result<()> {
         out
     };
     for (sequence, _, _) in dropped {
-        sqlx::query("DELETE FROM checkpoints WHERE session_id = ? AND sequence = ?")
-            .bind(id.as_str())
-            .bind(sequence)
-            .execute(&ws.pool)
-            .await?;
+        checkpoints::remove(&ws.pool, id.as_str(), *sequence).await?;
     }
     for (sequence, commit) in rewritten {
-        sqlx::query("UPDATE checkpoints SET commit_id = ? WHERE session_id = ? AND sequence = ?")
-            .bind(commit.to_string())
-            .bind(id.as_str())
-            .bind(sequence)
-            .execute(&ws.pool)
-            .await?;
+        checkpoints::set_commit(&ws.pool, id.as_str(), sequence, &commit.to_string()).await?;
     }
     collect(ws, id);
     Ok(())
@@ -151,13 +131,7 @@ fn collect(ws: &Workspace, pruning: &SessionId) {
 
 /// Ties a checkpoint to the transcript entry that closes its turn.
 pub async fn link_entry(ws: &Workspace, id: &SessionId, sequence: i64, entry: i64) -> Result<()> {
-    sqlx::query("UPDATE checkpoints SET entry_id = ? WHERE session_id = ? AND sequence = ?")
-        .bind(entry)
-        .bind(id.as_str())
-        .bind(sequence)
-        .execute(&ws.pool)
-        .await?;
-    Ok(())
+    checkpoints::link_entry(&ws.pool, id.as_str(), sequence, entry).await
 }
 
 pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointArgs) -> Result<SessionView> {
@@ -165,12 +139,7 @@ pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointA
     if args.sequence < 0 {
         return Err(ApiError::invalid(format!("`{}` is not a checkpoint sequence", args.sequence)));
     }
-    let row: Option<(String, String)> =
-        sqlx::query_as("SELECT commit_id, label FROM checkpoints WHERE session_id = ? AND sequence = ?")
-            .bind(id.as_str())
-            .bind(args.sequence)
-            .fetch_optional(&ws.pool)
-            .await?;
+    let row = checkpoints::get(&ws.pool, id.as_str(), args.sequence).await?;
     let (commit, label) = row.ok_or_else(|| {
         ApiError::new(ErrorCode::CheckpointNotFound, format!("session {id} has no checkpoint {}", args.sequence))
     })?;

@@ -18,9 +18,7 @@
 //! group. In the specs workflow only the session's modules are shown, as turns cannot
 //! write outside them.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use git2::{Delta, Diff, DiffFindOptions, DiffLineType, DiffOptions, Oid, Patch, Repository};
 
@@ -28,6 +26,7 @@ use crate::api::types::*;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::ids::SessionId;
 use crate::session;
+use crate::store::checkpoints::base_commit;
 use crate::workspace::Workspace;
 
 /// A side of a file over this many bytes is counted but not shown line by line: a
@@ -56,21 +55,6 @@ struct Base {
     commit: Oid,
 }
 
-/// The last diff computed per session. A session has one working copy, so one entry
-/// each is enough: an unchanged working copy is answered without diffing again.
-#[derive(Default)]
-pub struct DiffCache {
-    views: Mutex<HashMap<String, (Key, DiffView)>>,
-    computed: AtomicU64,
-}
-
-impl DiffCache {
-    /// How many views were computed rather than answered from the cache.
-    pub fn computed(&self) -> u64 {
-        self.computed.load(Ordering::Relaxed)
-    }
-}
-
 pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     // A deleted session has no working copy and no checkpoints left to compare.
     let (id, session) = session::live(ws, &args.session_id).await?;
@@ -88,11 +72,14 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     }
     let mut bases = Vec::new();
     for module in &session.modules {
-        bases.push(Base { module: module.clone(), commit: base_commit(ws, &id, module.base_sequence).await? });
+        bases.push(Base {
+            module: module.clone(),
+            commit: base_commit(&ws.pool, id.as_str(), module.base_sequence).await?,
+        });
     }
     let rest = match direct {
         true => Some(Rest {
-            start: base_commit(ws, &id, 0).await?,
+            start: base_commit(&ws.pool, id.as_str(), 0).await?,
             modules: ws
                 .modules
                 .iter()
@@ -105,7 +92,7 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     let workdir = snapshot(ws, &id).await?;
     let key = Key { workdir, bases, rest };
 
-    let cached = ws.diffs.views.lock().unwrap().get(id.as_str()).filter(|(k, _)| *k == key).map(|(_, v)| v.clone());
+    let cached = ws.diffs.get(id.as_str(), &key);
     let view = match cached {
         Some(view) => view,
         None => {
@@ -114,8 +101,7 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
             let view = tokio::task::spawn_blocking(move || compute(&ws2.open_store()?, &key2))
                 .await
                 .map_err(|e| ApiError::internal("diff", e))??;
-            ws.diffs.computed.fetch_add(1, Ordering::Relaxed);
-            ws.diffs.views.lock().unwrap().insert(id.to_string(), (key, view.clone()));
+            ws.diffs.put(id.as_str(), key, view.clone());
             view
         }
     };
@@ -123,22 +109,6 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
         Some(wanted) => DiffView { modules: view.modules.into_iter().filter(|m| m.module_id == wanted).collect() },
         None => view,
     })
-}
-
-/// The commit a module's diff starts from. The checkpoint cap never prunes the start,
-/// but may prune a late module's join point; no turn wrote in the module before it
-/// joined, so the nearest earlier checkpoint holds the same files.
-async fn base_commit(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<Oid> {
-    let commit: Option<String> = sqlx::query_scalar(
-        "SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1",
-    )
-    .bind(id.as_str())
-    .bind(sequence)
-    .fetch_optional(&ws.pool)
-    .await?;
-    let commit = commit
-        .ok_or_else(|| ApiError::internal("checkpoints", format!("session {id} has no checkpoint {sequence}")))?;
-    Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))
 }
 
 /// The working copy as a tree in the store (written under the store's lock).

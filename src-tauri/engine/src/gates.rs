@@ -21,7 +21,7 @@ use crate::ids::SessionId;
 use crate::modules::{ModuleInfo, Toolchain};
 use crate::process;
 use crate::session::record;
-use crate::store::sessions::{self as records, GateRecord};
+use crate::store::gate_results::{self, GateRecord};
 use crate::workspace::Workspace;
 
 pub const MODULE_GATES: &[&str] = &["dependencies", "typecheck", "tests", "format", "lint"];
@@ -324,7 +324,7 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) ->
         GateStatus::Skipped => "skipped",
         GateStatus::NotConfigured => "not-configured",
     };
-    records::insert_gate_result(
+    gate_results::insert(
         &ws.pool,
         GateRecord {
             session: id.as_str(),
@@ -372,30 +372,7 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) ->
 pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
     let id = SessionId::parse(&args.session_id)?;
     crate::session::view(ws, &id).await?;
-    #[allow(clippy::type_complexity)]
-    let rows: Vec<(i64, Option<String>, String, String, String, String, Option<i64>, i64, String, String, String)> = sqlx::query_as(
-        "SELECT id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at FROM gate_results g WHERE session_id = ?1 AND id = (SELECT MAX(id) FROM gate_results h WHERE h.session_id = ?1 AND h.gate = g.gate AND h.module_id IS g.module_id) ORDER BY module_id, gate",
-    )
-    .bind(id.as_str())
-    .fetch_all(&ws.pool)
-    .await?;
-    rows.into_iter()
-        .map(|(id, module, gate, command, source, status, exit_code, duration_ms, head, tail, at)| {
-            Ok(GateResultView {
-                id,
-                module,
-                gate,
-                command,
-                source,
-                status: records::parse_enum(&status)?,
-                exit_code,
-                duration_ms,
-                output_head: head,
-                output_tail: tail,
-                at,
-            })
-        })
-        .collect()
+    gate_results::latest(&ws.pool, id.as_str()).await
 }
 
 /// "Check modules": every gate of every module of the session, now.

@@ -30,6 +30,7 @@ pub mod planner_agent;
 pub mod preview;
 pub mod process;
 pub mod redact;
+pub mod registry;
 pub mod review;
 pub mod roles;
 pub mod routing;

@@ -37,6 +37,13 @@ pub struct Planning {
     done: watch::Receiver<bool>,
 }
 
+impl crate::registry::Handle for Planning {
+    fn stop<'a>(&'a self, _: &'a EventBus) -> crate::registry::Stopping<'a> {
+        Planning::stop(self);
+        Box::pin(async {})
+    }
+}
+
 impl Planning {
     pub async fn wait(&self) {
         let mut done = self.done.clone();
@@ -86,12 +93,12 @@ pub fn start(
             tracing::error!("applying the planner's answer for {id}: {e}");
         }
         let _ = records::set_state(&ws2.pool, id.as_str(), SessionState::Editing, &now()).await;
-        ws2.planning.lock().unwrap().remove(id.as_str());
+        ws2.planning.take(id.as_str());
         let _ = publish(&ws2, &events, &id).await;
         let _ = done_tx.send(true);
     });
     let planning = Planning { pgid, task: Arc::new(task.abort_handle()), done: done_rx };
-    ws.planning.lock().unwrap().insert(key, planning);
+    ws.planning.insert(&key, Arc::new(planning));
 }
 
 /// Why the planner agent gave no usable answer.
@@ -232,7 +239,7 @@ async fn apply(
     let session = records::load(&ws.pool, id.as_str(), false).await?;
     let rules = Rules { modules: &ws.modules, id_pattern: ws.id_pattern.as_ref(), globs: &ws.config.modules.globs };
     let mut notes = Vec::new();
-    let (sequence, _) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
+    let (sequence, _) = crate::store::checkpoints::latest(&ws.pool, id.as_str()).await?;
     for wanted in answer.modules.iter().map(|m| m.trim()) {
         if session.modules.iter().any(|m| m.id == wanted) {
             continue; // the rules' modules stay as they are
@@ -278,11 +285,7 @@ async fn apply(
         answer.title.map(|t| t.trim().to_string()).filter(|t| !t.is_empty() && t.chars().count() <= 120)
     {
         if !title_given {
-            sqlx::query("UPDATE sessions SET title = ? WHERE id = ?")
-                .bind(&title)
-                .bind(id.as_str())
-                .execute(&ws.pool)
-                .await?;
+            records::set_title(&ws.pool, id.as_str(), &title, None).await?;
             notes.push(format!("titled it “{title}”"));
         }
     }
@@ -290,11 +293,7 @@ async fn apply(
         let roles = ws.roles()?;
         match crate::roles::find(&roles, role) {
             Some(r) => {
-                sqlx::query("UPDATE sessions SET pending_role = ? WHERE id = ?")
-                    .bind(&r.id)
-                    .bind(id.as_str())
-                    .execute(&ws.pool)
-                    .await?;
+                records::set_pending_role(&ws.pool, id.as_str(), Some(&r.id)).await?;
                 notes.push(format!("suggests **{}** first", r.name));
             }
             None => notes.push(format!("named `{role}`, which is not a role")),

@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::api::types::{ReviewView, SessionModule, SessionView};
 use crate::error::Result;
 use crate::ids::SessionId;
+use crate::store::reviews::{self, NewReview};
 use crate::workspace::Workspace;
 
 /// Directories never part of a module's reviewed files: dependencies, build output, VCS
@@ -110,32 +111,14 @@ pub async fn store(
     report: &str,
 ) -> Result<()> {
     let digest = module_digest(ws, id, module)?;
-    sqlx::query(
-        "INSERT INTO reviews (session_id, module_id, files_sha256, passed, summary, report, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (session_id, module_id) DO UPDATE SET files_sha256 = excluded.files_sha256, passed = excluded.passed,
-           summary = excluded.summary, report = excluded.report, created_at = excluded.created_at",
-    )
-    .bind(id.as_str())
-    .bind(&module.id)
-    .bind(digest)
-    .bind(passed)
-    // The reviewer's words, redacted as the transcript that carries them is.
-    .bind(crate::redact::redact(summary).as_ref())
-    .bind(crate::redact::redact(report).as_ref())
-    .bind(crate::clock::now())
-    .execute(&ws.pool)
-    .await?;
-    Ok(())
+    let at = crate::clock::now();
+    let row = NewReview { session: id.as_str(), module: &module.id, digest: &digest, passed, summary, report, at: &at };
+    reviews::upsert(&ws.pool, row).await
 }
 
 /// The session's stored reviews, each checked against the module's files as they are now.
 pub async fn list(ws: &Workspace, id: &SessionId, session: &SessionView) -> Result<Vec<ReviewView>> {
-    let rows: Vec<(String, String, bool, String, String, String)> = sqlx::query_as(
-        "SELECT module_id, files_sha256, passed, summary, report, created_at FROM reviews WHERE session_id = ? ORDER BY module_id",
-    )
-    .bind(id.as_str())
-    .fetch_all(&ws.pool)
-    .await?;
+    let rows = reviews::list(&ws.pool, id.as_str()).await?;
     let mut out = Vec::new();
     for (module_id, digest, passed, summary, report, created_at) in rows {
         let current = match session.modules.iter().find(|m| m.id == module_id) {
@@ -156,12 +139,7 @@ pub async fn list(ws: &Workspace, id: &SessionId, session: &SessionView) -> Resu
 
 /// Whether the module has a passing review of its files as they are now.
 pub async fn current_pass(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
-    let row: Option<(String, bool)> =
-        sqlx::query_as("SELECT files_sha256, passed FROM reviews WHERE session_id = ? AND module_id = ?")
-            .bind(id.as_str())
-            .bind(&module.id)
-            .fetch_optional(&ws.pool)
-            .await?;
+    let row = reviews::verdict(&ws.pool, id.as_str(), &module.id).await?;
     Ok(match row {
         Some((digest, true)) => module_digest(ws, id, module)? == digest,
         _ => false,

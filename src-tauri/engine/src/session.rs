@@ -12,8 +12,10 @@ use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::planner::{self, Rules};
 use crate::snapshot::{self, Source};
-use crate::store::sessions::{self as records, Flag, GateRecord, NewSession};
-use crate::store::transcript::{self, NewEntry};
+use crate::store::checkpoints;
+use crate::store::gate_results::{self, GateRecord};
+use crate::store::sessions::{self as records, Flag, NewSession};
+use crate::store::transcript_entries::{self as transcript, NewEntry};
 use crate::workspace::Workspace;
 
 const MAX_BRIEF: usize = 20_000;
@@ -385,7 +387,7 @@ async fn record_setup(
         tail: &end.tail,
         at: &at,
     };
-    records::insert_gate_result(&ws.pool, row).await?;
+    gate_results::insert(&ws.pool, row).await?;
     record(ws, events, id, EntryKind::Gate, None, &end.text).await?;
     records::set_setup(&ws.pool, id.as_str(), if end.passed { SetupState::Passed } else { SetupState::Failed }, &at)
         .await
@@ -402,8 +404,14 @@ pub(crate) async fn live(ws: &Workspace, raw_id: &str) -> Result<(SessionId, Ses
 }
 
 /// Refuses while a process of the session runs, unless asked to stop it.
-pub(crate) async fn stop_or_refuse(ws: &Workspace, id: &SessionId, stop: bool, doing: &str) -> Result<()> {
-    let planning = ws.planning.lock().unwrap().get(id.as_str()).cloned();
+pub(crate) async fn stop_or_refuse(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    stop: bool,
+    doing: &str,
+) -> Result<()> {
+    let planning = ws.planning.handle(id.as_str());
     if let Some(planning) = planning {
         if !stop {
             return Err(ApiError::new(
@@ -411,10 +419,10 @@ pub(crate) async fn stop_or_refuse(ws: &Workspace, id: &SessionId, stop: bool, d
                 format!("the planner agent of session {id} is at work; {doing} with `stop: true`"),
             ));
         }
-        planning.stop();
-        ws.planning.lock().unwrap().remove(id.as_str());
+        planning.stop(events).await;
+        ws.planning.take(id.as_str());
     }
-    let turn = ws.turns.lock().unwrap().get(id.as_str()).cloned();
+    let turn = ws.turns.handle(id.as_str());
     if let Some(turn) = turn {
         if !stop {
             return Err(ApiError::new(
@@ -422,7 +430,7 @@ pub(crate) async fn stop_or_refuse(ws: &Workspace, id: &SessionId, stop: bool, d
                 format!("a turn of session {id} is running; stop it first or {doing} with `stop: true`"),
             ));
         }
-        turn.stop().await;
+        turn.stop(events).await;
     }
     let running = ws.running.lock().unwrap().remove(id.as_str());
     let Some(running) = running else { return Ok(()) };
@@ -437,6 +445,13 @@ pub(crate) async fn stop_or_refuse(ws: &Workspace, id: &SessionId, stop: bool, d
     // Give the group a moment to go before files are touched.
     tokio::time::sleep(Duration::from_millis(100)).await;
     Ok(())
+}
+
+/// Stops the session's preview if one runs (it runs from the working copy).
+async fn stop_preview(ws: &Workspace, events: &EventBus, id: &SessionId) {
+    if let Some(preview) = ws.previews.take(id.as_str()) {
+        preview.stop(events).await;
+    }
 }
 
 pub async fn add_module(ws: &Workspace, events: &EventBus, args: AddModuleArgs) -> Result<SessionView> {
@@ -457,7 +472,7 @@ pub async fn add_module(ws: &Workspace, events: &EventBus, args: AddModuleArgs) 
             format!("`{}` is already in this session", module.id),
         ));
     }
-    let (sequence, _) = records::latest_checkpoint(&ws.pool, id.as_str()).await?;
+    let (sequence, _) = checkpoints::latest(&ws.pool, id.as_str()).await?;
     join(ws, events, &id, module, sequence, "").await?;
     publish(ws, events, &id).await
 }
@@ -503,8 +518,8 @@ pub async fn archive(ws: &Workspace, events: &EventBus, args: StopArgs) -> Resul
     if session.archived_at.is_some() {
         return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {id} is already archived")));
     }
-    stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "archive").await?;
-    crate::preview::stop_quietly(ws, events, &id).await;
+    stop_or_refuse(ws, events, &id, args.stop.unwrap_or(false), "archive").await?;
+    stop_preview(ws, events, &id).await;
     let at = now();
     records::set_flag(&ws.pool, id.as_str(), Flag::Archived, Some(&at), &at).await?;
     record(ws, events, &id, EntryKind::System, None, "Archived.").await?;
@@ -537,8 +552,8 @@ pub async fn reject(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result
     if session.rejected_at.is_some() {
         return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {id} is already rejected")));
     }
-    stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "reject").await?;
-    crate::preview::stop_quietly(ws, events, &id).await;
+    stop_or_refuse(ws, events, &id, args.stop.unwrap_or(false), "reject").await?;
+    stop_preview(ws, events, &id).await;
     let at = now();
     records::set_flag(&ws.pool, id.as_str(), Flag::Rejected, Some(&at), &at).await?;
     record(ws, events, &id, EntryKind::System, None, "Rejected: this change will not be delivered.").await?;
@@ -554,9 +569,9 @@ pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) 
     }
     // Checked before anything stops or goes, so a refusal removes nothing.
     let dir = removable_session_dir(ws, &id)?;
-    stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "delete").await?;
+    stop_or_refuse(ws, events, &id, args.stop.unwrap_or(false), "delete").await?;
     // The preview runs from the working copy about to go: stop it first.
-    crate::preview::stop_quietly(ws, events, &id).await;
+    stop_preview(ws, events, &id).await;
 
     if let Some(dir) = dir {
         // `remove_dir_all` never follows a link inside (a link an agent planted in the
@@ -568,7 +583,7 @@ pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) 
         let store = ws.open_store()?;
         snapshot::remove_session_refs(&store, id.as_str())?
     };
-    records::remove_checkpoints(&ws.pool, id.as_str()).await?;
+    checkpoints::remove_all(&ws.pool, id.as_str()).await?;
     if !keep {
         records::remove(&ws.pool, id.as_str()).await?;
         events.emit(EventBody::SessionRemoved { session_id: id.to_string() });
@@ -638,20 +653,10 @@ pub async fn update(ws: &Workspace, events: &EventBus, args: UpdateSessionArgs) 
     };
     let at = now();
     if let Some(title) = &title {
-        sqlx::query("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?")
-            .bind(title)
-            .bind(&at)
-            .bind(id.as_str())
-            .execute(&ws.pool)
-            .await?;
+        records::set_title(&ws.pool, id.as_str(), title, Some(&at)).await?;
     }
     if let Some(on) = args.auto_continue {
-        sqlx::query("UPDATE sessions SET auto_continue = ?, updated_at = ? WHERE id = ?")
-            .bind(on)
-            .bind(&at)
-            .bind(id.as_str())
-            .execute(&ws.pool)
-            .await?;
+        records::set_auto_continue(&ws.pool, id.as_str(), on, &at).await?;
         let text = if on {
             "Auto-continue is on: handoffs start the next turn by themselves."
         } else {

@@ -17,7 +17,7 @@ use crate::api::types::{
 use crate::drivers::registry::{self, DRIVERS};
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::secrets::{fingerprint, Sealer};
-use crate::store::turns::{get_setting, set_setting};
+use crate::store::settings::{get_setting, set_setting};
 use crate::workspace::Workspace;
 
 pub const DEFAULT: &str = "driver.default";

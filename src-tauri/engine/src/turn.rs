@@ -35,6 +35,12 @@ struct HandleInner {
     done: watch::Sender<bool>,
 }
 
+impl crate::registry::Handle for TurnHandle {
+    fn stop<'a>(&'a self, _: &'a EventBus) -> crate::registry::Stopping<'a> {
+        Box::pin(TurnHandle::stop(self))
+    }
+}
+
 impl TurnHandle {
     fn new() -> TurnHandle {
         TurnHandle {
@@ -99,15 +105,11 @@ where
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
     let handle = TurnHandle::new();
-    {
-        let mut map = ws.turns.lock().unwrap();
-        if map.contains_key(plan.session.as_str()) {
-            return Err(crate::error::ApiError::new(
-                crate::error::ErrorCode::SessionRunning,
-                format!("session {} already runs a turn", plan.session),
-            ));
-        }
-        map.insert(plan.session.to_string(), handle.clone());
+    if !ws.turns.insert_new(plan.session.as_str(), Arc::new(handle.clone())) {
+        return Err(crate::error::ApiError::new(
+            crate::error::ErrorCode::SessionRunning,
+            format!("session {} already runs a turn", plan.session),
+        ));
     }
     let turn_id = turns::start(
         &ws.pool,
@@ -127,7 +129,7 @@ where
     let turn_id = match turn_id {
         Ok(id) => id,
         Err(e) => {
-            ws.turns.lock().unwrap().remove(plan.session.as_str());
+            ws.turns.take(plan.session.as_str());
             return Err(e);
         }
     };
@@ -147,7 +149,7 @@ where
             review: plan.review,
         };
         let end = run(&ws, &events, &handle, turn_id, plan).await;
-        ws.turns.lock().unwrap().remove(summary.session.as_str());
+        ws.turns.take(summary.session.as_str());
         then(ws.clone(), events.clone(), summary, end).await;
         handle.inner.done.send_replace(true);
     });
@@ -356,6 +358,7 @@ async fn attempt(
         }
     }
     // Dropping the run kills a CLI it started; the group kill catches its children.
+    #[allow(clippy::drop_non_drop)] // its fields hold the child, killed when dropped
     drop(driver_run);
     Running { pgid: handle.inner.pgid.load(Ordering::SeqCst) }.kill();
     if let Some(save) = saving {
@@ -378,7 +381,7 @@ pub fn lost_resume(error: &str) -> bool {
 /// operator asked and the agents answered, most recent last, bounded), then the message.
 async fn replay(ws: &Workspace, session: &SessionId, prompt: &str) -> String {
     const KEPT: usize = 24_000;
-    let entries = crate::store::transcript::list(&ws.pool, session.as_str(), None).await.unwrap_or_default();
+    let entries = crate::store::transcript_entries::list(&ws.pool, session.as_str(), None).await.unwrap_or_default();
     let mut lines: Vec<String> = entries
         .iter()
         .filter_map(|e| match e.kind {
@@ -503,9 +506,13 @@ impl TurnLog<'_> {
         }
         match event {
             DriverEvent::SessionStarted { resume_id, .. } => {
-                let _ =
-                    turns::set_resume_id(&self.ws.pool, self.plan.session.as_str(), self.plan.driver.id(), &resume_id)
-                        .await;
+                let _ = crate::store::resume_ids::set(
+                    &self.ws.pool,
+                    self.plan.session.as_str(),
+                    self.plan.driver.id(),
+                    &resume_id,
+                )
+                .await;
             }
             DriverEvent::Thought { text } => {
                 self.entry(EntryKind::Agent, &format!("> _{}_", text.trim().replace('\n', " "))).await

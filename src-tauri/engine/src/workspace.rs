@@ -9,12 +9,13 @@ use std::sync::{Arc, Mutex};
 use regex::Regex;
 use sqlx::SqlitePool;
 
-use crate::api::types::WorkspaceView;
+use crate::api::types::{DiffView, WorkspaceView};
 use crate::config::{self, Config};
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::ids::SessionId;
 use crate::modules::{self, ModuleInfo};
 use crate::process::Running;
+use crate::registry::{Memo, Registry};
 use crate::workspace_lock::{HolderKind, WorkspaceLock};
 
 pub struct Workspace {
@@ -29,19 +30,19 @@ pub struct Workspace {
     /// Processes running per session (setup now, turns later), to report and stop them.
     pub running: Mutex<HashMap<String, Running>>,
     /// The turn running per session, to stop or supersede it.
-    pub turns: Mutex<HashMap<String, crate::turn::TurnHandle>>,
+    pub turns: Registry,
     /// The OpenAI-compatible driver in use, by its settings, so conversations last.
-    pub openai: Mutex<Option<(String, crate::drivers::openai::OpenAiDriver)>>,
+    pub openai: Mutex<Option<(String, Box<dyn std::any::Any + Send + Sync>)>>,
     /// Planner agents at work per session.
-    pub planning: Mutex<HashMap<String, crate::planner_agent::Planning>>,
+    pub planning: Registry,
     /// Sessions whose message waits for the planner before its turn starts.
     pub queued: Mutex<std::collections::HashSet<String>>,
     /// The last diff per session, valid while its working copy is unchanged.
-    pub diffs: crate::diff::DiffCache,
+    pub diffs: Memo<DiffView>,
     /// Serializes writes to `store.git`.
     pub store_lock: tokio::sync::Mutex<()>,
     /// The running preview per session.
-    pub previews: Mutex<HashMap<String, Arc<crate::preview::Preview>>>,
+    pub previews: Registry,
     /// The server's mode: a self-hosted workspace runs bring-your-own-key drivers only.
     pub mode: crate::api::types::ServeMode,
     /// Whether agents may run commands at all. Always in loopback mode and on the
@@ -113,13 +114,13 @@ impl Workspace {
             git,
             pool,
             running: Mutex::new(HashMap::new()),
-            turns: Mutex::new(HashMap::new()),
+            turns: Registry::default(),
             openai: Mutex::new(None),
-            planning: Mutex::new(HashMap::new()),
+            planning: Registry::default(),
             queued: Mutex::new(std::collections::HashSet::new()),
             diffs: Default::default(),
             store_lock: tokio::sync::Mutex::new(()),
-            previews: Mutex::new(HashMap::new()),
+            previews: Registry::default(),
             mode: Default::default(),
             agent_commands: true,
             lock,
@@ -180,8 +181,8 @@ impl Workspace {
 
     pub fn is_running(&self, id: &str) -> bool {
         self.running.lock().unwrap().contains_key(id)
-            || self.turns.lock().unwrap().contains_key(id)
-            || self.planning.lock().unwrap().contains_key(id)
+            || self.turns.contains(id)
+            || self.planning.contains(id)
             || self.queued.lock().unwrap().contains(id)
     }
 }

@@ -189,7 +189,7 @@ async fn an_auth_retry_during_planning_ends_it_without_waiting_for_the_agent() {
     );
     assert!(cleared(&seen), "{seen:#?}");
     let deadline = Instant::now() + Duration::from_secs(2);
-    while w.engine.workspace().unwrap().planning.lock().unwrap().contains_key(&s.id) {
+    while w.engine.workspace().unwrap().planning.contains(&s.id) {
         assert!(Instant::now() < deadline, "planning never ended");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

@@ -93,7 +93,7 @@ async fn a_key_given_for_one_endpoint_is_not_used_for_another() {
     assert_eq!(err.code, ErrorCode::InvalidInput);
     // The key on disk names its endpoint: moved under another one in the database, it opens to nothing.
     let ws = engine.workspace().unwrap();
-    kiln_engine::store::turns::set_setting(&ws.pool, "driver.openai.base_url", Some("http://127.0.0.1:10/v1"))
+    kiln_engine::store::settings::set_setting(&ws.pool, "driver.openai.base_url", Some("http://127.0.0.1:10/v1"))
         .await
         .unwrap();
     assert_eq!(kiln_engine::settings::openai_key(&ws).await.unwrap(), None);
@@ -113,11 +113,11 @@ async fn a_tampered_secret_is_a_clear_error() {
         .await
         .unwrap();
     let ws = engine.workspace().unwrap();
-    let sealed = kiln_engine::store::turns::get_setting(&ws.pool, "bridge.token").await.unwrap().unwrap();
+    let sealed = kiln_engine::store::settings::get_setting(&ws.pool, "bridge.token").await.unwrap().unwrap();
     let mut tampered = sealed.clone().into_bytes();
     let last = tampered.len() - 2;
     tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
-    kiln_engine::store::turns::set_setting(&ws.pool, "bridge.token", Some(std::str::from_utf8(&tampered).unwrap()))
+    kiln_engine::store::settings::set_setting(&ws.pool, "bridge.token", Some(std::str::from_utf8(&tampered).unwrap()))
         .await
         .unwrap();
     let err = engine.get_settings(EmptyArgs {}).await.unwrap_err();

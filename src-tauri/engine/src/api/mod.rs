@@ -139,12 +139,8 @@ impl Engine {
     /// process group, so nothing outlives Kiln.
     pub async fn shutdown(&self) {
         let Ok(ws) = self.workspace() else { return };
-        let turns: Vec<_> = ws.turns.lock().unwrap().values().cloned().collect();
-        for turn in turns {
-            turn.stop().await;
-        }
-        for planning in ws.planning.lock().unwrap().values() {
-            planning.stop();
+        for running in [ws.turns.all(), ws.planning.all()].concat() {
+            running.stop(&self.events).await;
         }
         for running in ws.running.lock().unwrap().values() {
             running.kill();
@@ -415,9 +411,9 @@ impl Engine {
             ));
         }
         let ws = self.workspace()?;
-        let busy = !ws.turns.lock().unwrap().is_empty()
+        let busy = !ws.turns.is_empty()
             || !ws.running.lock().unwrap().is_empty()
-            || !ws.planning.lock().unwrap().is_empty()
+            || !ws.planning.is_empty()
             || !ws.queued.lock().unwrap().is_empty();
         if busy {
             return Err(ApiError::new(

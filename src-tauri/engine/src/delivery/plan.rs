@@ -26,6 +26,7 @@ use crate::error::{ApiError, ErrorCode, Result};
 use crate::gates::MODULE_GATES;
 use crate::ids::SessionId;
 use crate::paths::InTheWay;
+use crate::store::checkpoints::base_commit;
 use crate::workspace::Workspace;
 
 /// One module's change against its base: what a target copies and removes. For a
@@ -80,7 +81,7 @@ pub async fn changes(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView)
             .map(|m| m.files.as_slice())
             .unwrap_or_default();
         let (written, deleted) = split(files);
-        let base = base_commit(ws, id, module.base_sequence).await?;
+        let base = base_commit(&ws.pool, id.as_str(), module.base_sequence).await?;
         out.push(ModuleChanges { module: module.clone(), group: DiffGroup::Module, base, written, deleted });
     }
     for g in diff.modules.iter().filter(|m| m.group != DiffGroup::Module) {
@@ -92,7 +93,13 @@ pub async fn changes(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView)
             joined_at: session.created_at.clone(),
             base_sequence: 0,
         };
-        out.push(ModuleChanges { module, group: g.group, base: base_commit(ws, id, 0).await?, written, deleted });
+        out.push(ModuleChanges {
+            module,
+            group: g.group,
+            base: base_commit(&ws.pool, id.as_str(), 0).await?,
+            written,
+            deleted,
+        });
     }
     Ok(out)
 }
@@ -118,21 +125,6 @@ fn split(files: &[FileDiff]) -> (Vec<String>, Vec<String>) {
     deleted.retain(|p| written.binary_search(p).is_err());
     deleted.sort();
     (written, deleted)
-}
-
-/// The checkpoint a module's diff starts from (as diff.rs finds it: the nearest one at
-/// or before its join point, since the cap may prune a late module's exact one).
-async fn base_commit(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<Oid> {
-    let commit: Option<String> = sqlx::query_scalar(
-        "SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1",
-    )
-    .bind(id.as_str())
-    .bind(sequence)
-    .fetch_optional(&ws.pool)
-    .await?;
-    let commit = commit
-        .ok_or_else(|| ApiError::internal("checkpoints", format!("session {id} has no checkpoint {sequence}")))?;
-    Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))
 }
 
 /// The module part of the plan, judged against the workspace as it is now.

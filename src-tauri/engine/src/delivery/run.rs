@@ -16,7 +16,7 @@ use crate::clock::now;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
-use crate::store::sessions::{enum_text, parse_enum};
+use crate::store::{deliveries, parse_enum};
 use crate::workspace::Workspace;
 
 /// Sessions with a run going in this process: a row still `running` without one here
@@ -108,7 +108,7 @@ async fn build(
 
 pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverArgs) -> Result<DeliveryRun> {
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
-    if ws.is_running(id.as_str()) || ws.turns.lock().unwrap().contains_key(id.as_str()) {
+    if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "deliver when the session stops"));
     }
     if active(id.as_str()) {
@@ -177,7 +177,7 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
         landed: Vec::new(),
         error: None,
     };
-    insert(ws, &run, &plan.plan_id).await?;
+    deliveries::insert(&ws.pool, &run, &plan.plan_id).await?;
     set_active(id.as_str(), true);
     events.emit(EventBody::Delivery { run: run.clone() });
 
@@ -227,7 +227,7 @@ async fn execute(ctx: Context, run: DeliveryRun) -> Result<()> {
     let pool = ctx.ws.pool.clone();
     let writer = tokio::spawn(async move {
         while let Some(run) = rx.recv().await {
-            if let Err(e) = update(&pool, &run).await {
+            if let Err(e) = deliveries::update(&pool, &run).await {
                 tracing::error!("storing delivery run {}: {e}", run.id);
             }
         }
@@ -264,13 +264,7 @@ async fn landed(ctx: &Context, run: &DeliveryRun) -> Result<()> {
     };
     // A pull request is not the workspace's yet: the session stays open for updates.
     if run.target == DeliveryTarget::Workspace {
-        sqlx::query("UPDATE sessions SET state = ?, delivered_at = ?, updated_at = ? WHERE id = ?")
-            .bind(enum_text(SessionState::Delivered))
-            .bind(&at)
-            .bind(&at)
-            .bind(ctx.id.as_str())
-            .execute(&ctx.ws.pool)
-            .await?;
+        crate::store::sessions::set_delivered(&ctx.ws.pool, ctx.id.as_str(), &at).await?;
     }
     crate::session::record(&ctx.ws, &ctx.events, &ctx.id, EntryKind::System, None, &text).await?;
     crate::session::publish(&ctx.ws, &ctx.events, &ctx.id).await?;
@@ -422,73 +416,12 @@ impl StepSink for Recorder {
     }
 }
 
-async fn insert(ws: &Workspace, run: &DeliveryRun, plan_id: &str) -> Result<()> {
-    sqlx::query("INSERT INTO deliveries (id, session_id, target, state, plan_id, steps, landed, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-        .bind(&run.id)
-        .bind(&run.session_id)
-        .bind(enum_text(run.target))
-        .bind(enum_text(run.state))
-        .bind(plan_id)
-        .bind(json(&run.steps))
-        .bind(json(&run.landed))
-        .bind(&run.started_at)
-        .execute(&ws.pool)
-        .await?;
-    Ok(())
-}
-
-async fn update(pool: &sqlx::SqlitePool, run: &DeliveryRun) -> Result<()> {
-    sqlx::query("UPDATE deliveries SET state = ?, steps = ?, landed = ?, pull_request = ?, error = ?, ended_at = ? WHERE id = ?")
-        .bind(enum_text(run.state))
-        .bind(json(&run.steps))
-        .bind(json(&run.landed))
-        .bind(run.pull_request.as_ref().map(json))
-        .bind(run.error.as_ref().map(json))
-        .bind(&run.ended_at)
-        .bind(&run.id)
-        .execute(pool)
-        .await?;
-    Ok(())
-}
-
-/// A run's part as stored: redacted (`crate::redact`), as its steps hold command output.
-fn json<T: serde::Serialize>(value: &T) -> String {
-    let mut value = serde_json::to_value(value).expect("API types serialize");
-    crate::redact::redact_json(&mut value);
-    value.to_string()
-}
-
 /// The session's latest run, if it was ever delivered or tried.
 pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Option<DeliveryRun>> {
     let id = SessionId::parse(&args.session_id)?;
     crate::session::view(ws, &id).await?;
     close_orphan(ws, &id).await?;
-    #[allow(clippy::type_complexity)]
-    let row: Option<(String, String, String, String, String, Option<String>, Option<String>, String, Option<String>)> = sqlx::query_as(
-        "SELECT id, target, state, steps, landed, pull_request, error, started_at, ended_at FROM deliveries WHERE session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1",
-    )
-    .bind(id.as_str())
-    .fetch_optional(&ws.pool)
-    .await?;
-    let Some((run_id, target, state, steps, landed, pull_request, error, started_at, ended_at)) = row else {
-        return Ok(None);
-    };
-    Ok(Some(DeliveryRun {
-        id: run_id,
-        session_id: id.to_string(),
-        target: parse_enum(&target)?,
-        state: parse_enum(&state)?,
-        steps: parse(&steps)?,
-        started_at,
-        ended_at,
-        pull_request: pull_request.as_deref().map(parse).transpose()?,
-        landed: parse(&landed)?,
-        error: error.as_deref().map(parse).transpose()?,
-    }))
-}
-
-fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|e| ApiError::internal("stored delivery", e))
+    deliveries::latest(&ws.pool, id.as_str()).await
 }
 
 /// A run stored as running with no task in this process was cut short: failed.
@@ -496,14 +429,6 @@ async fn close_orphan(ws: &Workspace, id: &SessionId) -> Result<()> {
     if active(id.as_str()) {
         return Ok(());
     }
-    let error = json(&ApiError::new(ErrorCode::Internal, "the delivery was cut short (Kiln stopped); deliver again"));
-    sqlx::query(
-        "UPDATE deliveries SET state = 'failed', error = ?, ended_at = ? WHERE session_id = ? AND state = 'running'",
-    )
-    .bind(error)
-    .bind(now())
-    .bind(id.as_str())
-    .execute(&ws.pool)
-    .await?;
-    Ok(())
+    let error = ApiError::new(ErrorCode::Internal, "the delivery was cut short (Kiln stopped); deliver again");
+    deliveries::fail_running(&ws.pool, id.as_str(), &error, &now()).await
 }

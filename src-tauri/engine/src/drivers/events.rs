@@ -78,20 +78,8 @@ pub enum DriverEvent {
     },
 }
 
-/// Tokens for the turn. Input counts only prompt tokens not read from the cache, as
-/// Claude reports them; Codex counts cache reads in its input, and its parser takes
-/// them out, so the same field means the same thing whichever agent ran.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_read_tokens: u64,
-    pub cache_write_tokens: u64,
-    /// What the provider says the turn cost. `None` means unknown, which is not free:
-    /// never fill it with 0.
-    pub cost_usd: Option<f64>,
-}
+/// A turn's tokens and cost, as the records add them up.
+pub use crate::store::turns::Usage;
 
 /// What a tool does, so the UI can show and group calls without knowing every agent's
 /// tool names.

@@ -13,7 +13,7 @@ use super::codex::CodexDriver;
 use super::Driver;
 use crate::api::types::ServeMode;
 use crate::error::{ApiError, ErrorCode, Result};
-use crate::store::turns::get_setting;
+use crate::store::settings::get_setting;
 use crate::workspace::Workspace;
 
 pub const DRIVERS: &[&str] = &["claude", "codex", "openai-compatible"];
@@ -84,11 +84,12 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
                 format!("{base_url}\n{model}\n{}", key.as_deref().map(crate::secrets::fingerprint).unwrap_or_default());
             // The policy is set on each turn's clone (clones share the conversations).
             let mut slot = ws.openai.lock().unwrap();
-            let mut driver = match slot.as_ref() {
-                Some((id, driver)) if *id == identity => driver.clone(),
-                _ => {
+            let kept = slot.as_ref().filter(|(id, _)| *id == identity);
+            let mut driver = match kept.and_then(|(_, d)| d.downcast_ref::<super::openai::OpenAiDriver>()) {
+                Some(driver) => driver.clone(),
+                None => {
                     let driver = super::openai::OpenAiDriver::new(base_url, key, model);
-                    *slot = Some((identity, driver.clone()));
+                    *slot = Some((identity, Box::new(driver.clone())));
                     driver
                 }
             };

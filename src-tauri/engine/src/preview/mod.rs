@@ -142,7 +142,7 @@ fn stopped(ws: &Workspace, session: &crate::api::types::SessionView, message: Op
 
 pub async fn get(ws: &Workspace, id: &SessionId) -> Result<PreviewView> {
     let session = crate::session::view(ws, id).await?;
-    let running = ws.previews.lock().unwrap().get(id.as_str()).cloned();
+    let running = ws.previews.get::<Preview>(id.as_str());
     Ok(match running {
         Some(preview) => preview.view(),
         None => stopped(ws, &session, None),
@@ -168,7 +168,7 @@ pub async fn start(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) 
             "this workspace has no preview: set `[preview] command` (or `root` for static files) in kiln.toml",
         ));
     }
-    if let Some(existing) = ws.previews.lock().unwrap().get(id.as_str()).cloned() {
+    if let Some(existing) = ws.previews.get::<Preview>(id.as_str()) {
         if existing.state() != PreviewState::Stopped {
             return Ok(existing.view());
         }
@@ -209,7 +209,7 @@ pub async fn start(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) 
         bridge_url,
         module_urls,
     });
-    let previous = ws.previews.lock().unwrap().insert(id.to_string(), preview.clone());
+    let previous = ws.previews.insert(id.as_str(), preview.clone());
     if let Some(previous) = previous {
         shut(&previous).await;
     }
@@ -258,21 +258,29 @@ pub async fn stop(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -
 /// Stops a session's preview if one runs: when it is stopped, archived, rejected or
 /// deleted, and when Kiln exits.
 pub async fn stop_quietly(ws: &Workspace, events: &EventBus, id: &SessionId) {
-    let preview = ws.previews.lock().unwrap().remove(id.as_str());
+    let preview = ws.previews.take(id.as_str());
     if let Some(preview) = preview {
-        shut(&preview).await;
-        // Wait for the supervisor to see the process gone, so nothing outlives this call.
-        supervisor::wait_stopped(&preview).await;
-        preview.set(events, |s| {
-            s.state = PreviewState::Stopped;
-            s.port = None;
-        });
+        preview.stop(events).await;
+    }
+}
+
+impl crate::registry::Handle for Preview {
+    fn stop<'a>(&'a self, events: &'a EventBus) -> crate::registry::Stopping<'a> {
+        Box::pin(async move {
+            shut(self).await;
+            // Wait for the supervisor to see the process gone, so nothing outlives this call.
+            supervisor::wait_stopped(self).await;
+            self.set(events, |s| {
+                s.state = PreviewState::Stopped;
+                s.port = None;
+            });
+        })
     }
 }
 
 /// Stops every preview of the workspace.
 pub async fn stop_all(ws: &Workspace, events: &EventBus) {
-    let ids: Vec<String> = ws.previews.lock().unwrap().keys().cloned().collect();
+    let ids: Vec<String> = ws.previews.sessions();
     for id in ids {
         if let Ok(id) = SessionId::parse(&id) {
             stop_quietly(ws, events, &id).await;

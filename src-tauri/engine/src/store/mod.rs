@@ -1,8 +1,18 @@
 //! The workspace's records: `.kiln/kiln.db` through sqlx (SQLite in WAL mode), with
-//! the schema in embedded migrations.
+//! the schema in embedded migrations. All of the engine's SQL lives here, one file per
+//! table, each query behind a named function; the store imports nothing but the base.
 
+pub mod attachments;
+pub mod checkpoints;
+pub mod deliveries;
+pub mod gate_results;
+pub mod resume_ids;
+pub mod reviews;
+pub mod session_modules;
 pub mod sessions;
-pub mod transcript;
+pub mod settings;
+pub mod spec_approvals;
+pub mod transcript_entries;
 pub mod turns;
 
 use std::path::Path;
@@ -33,4 +43,18 @@ pub async fn open_with(path: &Path, migrator: &sqlx::migrate::Migrator) -> Resul
     let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
     migrator.run(&pool).await.map_err(|e| ApiError::internal("database migration", e))?;
     Ok(pool)
+}
+
+/// Parses a kebab-case enum stored as text through its serde spelling.
+pub(crate) fn parse_enum<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
+    serde_json::from_value(serde_json::Value::String(text.to_string()))
+        .map_err(|e| ApiError::internal("stored value", format!("`{text}`: {e}")))
+}
+
+/// The serde spelling of a unit enum variant, as stored.
+pub(crate) fn enum_text<T: serde::Serialize>(value: T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => unreachable!("unit enum variants serialize as strings"),
+    }
 }

@@ -1,11 +1,26 @@
-//! Turn records and what hangs off them: usage per turn, resume ids per driver, the
-//! session's current role, and specification approvals.
+//! The `turns` table: each turn an agent ran, with what it spent.
 
+use serde::{Deserialize, Serialize};
 use sqlx::SqlitePool;
 
 use crate::api::types::{RoleUsage, UsageTotals, UsageView};
-use crate::drivers::events::Usage;
 use crate::error::Result;
+
+/// Tokens for the turn. Input counts only prompt tokens not read from the cache, as
+/// Claude reports them; Codex counts cache reads in its input, and its parser takes
+/// them out, so the same field means the same thing whichever agent ran. Drivers report
+/// it (`crate::drivers::events`); it is defined here, with the records that add it up.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    /// What the provider says the turn cost. `None` means unknown, which is not free:
+    /// never fill it with 0.
+    pub cost_usd: Option<f64>,
+}
 
 pub struct NewTurn<'a> {
     pub session: &'a str,
@@ -55,15 +70,7 @@ pub async fn start(pool: &SqlitePool, t: NewTurn<'_>) -> Result<i64> {
     .bind(t.review)
     .fetch_one(&mut *tx)
     .await?;
-    sqlx::query("UPDATE sessions SET role = ?, driver = ?, model = ?, chain_depth = ?, state = 'running', updated_at = ? WHERE id = ?")
-        .bind(t.role)
-        .bind(t.driver)
-        .bind(t.model)
-        .bind(t.chain_index)
-        .bind(t.at)
-        .bind(t.session)
-        .execute(&mut *tx)
-        .await?;
+    super::sessions::set_running(&mut tx, &t).await?;
     tx.commit().await?;
     Ok(id)
 }
@@ -96,51 +103,15 @@ pub async fn finish(pool: &SqlitePool, turn: i64, status: &str, at: &str) -> Res
     Ok(())
 }
 
-/// Turns a stop or a crash left marked running: when Kiln starts, none can be.
+/// Turns a stop or a crash left marked running: when Kiln starts, none can be, and
+/// their sessions settle (`sessions::settle_after_restart`).
 pub async fn close_orphans(pool: &SqlitePool, at: &str) -> Result<u64> {
     let done = sqlx::query("UPDATE turns SET status = 'stopped', ended_at = ? WHERE status = 'running'")
         .bind(at)
         .execute(pool)
         .await?;
-    sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = ? WHERE state = 'running'")
-        .bind(at)
-        .execute(pool)
-        .await?;
-    // A planner cut short leaves the rules' classification, which stands on its own.
-    sqlx::query("UPDATE sessions SET state = 'editing', updated_at = ? WHERE state = 'planning'")
-        .bind(at)
-        .execute(pool)
-        .await?;
+    super::sessions::settle_after_restart(pool, at).await?;
     Ok(done.rows_affected())
-}
-
-pub async fn set_resume_id(pool: &SqlitePool, session: &str, driver: &str, resume_id: &str) -> Result<()> {
-    sqlx::query("INSERT INTO resume_ids (session_id, driver, resume_id) VALUES (?, ?, ?) ON CONFLICT (session_id, driver) DO UPDATE SET resume_id = excluded.resume_id")
-        .bind(session)
-        .bind(driver)
-        .bind(resume_id)
-        .execute(pool)
-        .await?;
-    Ok(())
-}
-
-pub async fn approval(pool: &SqlitePool, session: &str, module: &str) -> Result<Option<String>> {
-    Ok(sqlx::query_scalar("SELECT digest FROM spec_approvals WHERE session_id = ? AND module_id = ?")
-        .bind(session)
-        .bind(module)
-        .fetch_optional(pool)
-        .await?)
-}
-
-pub async fn approve(pool: &SqlitePool, session: &str, module: &str, digest: &str, at: &str) -> Result<()> {
-    sqlx::query("INSERT INTO spec_approvals (session_id, module_id, digest, approved_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, module_id) DO UPDATE SET digest = excluded.digest, approved_at = excluded.approved_at")
-        .bind(session)
-        .bind(module)
-        .bind(digest)
-        .bind(at)
-        .execute(pool)
-        .await?;
-    Ok(())
 }
 
 /// One role's row of `usage`: role, turns, input, output, cache read and cache write tokens,
@@ -182,20 +153,11 @@ pub async fn usage(pool: &SqlitePool, session: Option<&str>) -> Result<UsageView
     Ok(view)
 }
 
-pub async fn get_setting(pool: &SqlitePool, key: &str) -> Result<Option<String>> {
-    Ok(sqlx::query_scalar("SELECT value FROM settings WHERE key = ?").bind(key).fetch_optional(pool).await?)
-}
-
-pub async fn set_setting(pool: &SqlitePool, key: &str, value: Option<&str>) -> Result<()> {
-    match value {
-        Some(v) => sqlx::query(
-            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        )
-        .bind(key)
-        .bind(v)
-        .execute(pool)
-        .await?,
-        None => sqlx::query("DELETE FROM settings WHERE key = ?").bind(key).execute(pool).await?,
-    };
-    Ok(())
+/// The role that last worked on a module, if any did.
+pub async fn last_role(pool: &SqlitePool, session: &str, module: &str) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar("SELECT role FROM turns WHERE session_id = ? AND module_id = ? ORDER BY id DESC LIMIT 1")
+        .bind(session)
+        .bind(module)
+        .fetch_optional(pool)
+        .await?)
 }

@@ -2,9 +2,9 @@
 
 use sqlx::{FromRow, SqlitePool};
 
+use super::{enum_text, parse_enum};
 use crate::api::types::{EntryKind, TranscriptEntry};
 use crate::error::Result;
-use crate::store::sessions::{enum_text, parse_enum};
 
 #[derive(FromRow)]
 struct EntryRow {
@@ -67,4 +67,14 @@ pub async fn list(pool: &SqlitePool, session: &str, after: Option<i64>) -> Resul
             .fetch_all(pool)
             .await?;
     rows.into_iter().map(EntryRow::into_entry).collect()
+}
+
+/// The operator's messages of a session (id, text, time), in order: checkpoints are named by them.
+pub async fn operator_messages(pool: &SqlitePool, session: &str) -> Result<Vec<(i64, String, String)>> {
+    Ok(sqlx::query_as(
+        "SELECT id, text, created_at FROM transcript_entries WHERE session_id = ? AND kind = 'user' ORDER BY id",
+    )
+    .bind(session)
+    .fetch_all(pool)
+    .await?)
 }

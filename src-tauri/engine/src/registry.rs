@@ -1,0 +1,128 @@
+//! The registry of what runs per session (turns, planner agents, previews) and of what
+//! is kept while it stays valid (the last diff). The opened workspace holds the
+//! registries; the layers above register their own handles in them as trait objects,
+//! so the workspace and the session layer can stop or count what runs without knowing
+//! what a turn, a planner or a preview is (see ARCHITECTURE.md, "Layers").
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::events::EventBus;
+
+/// What stopping a handle waits on.
+pub type Stopping<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// Something running for a session that can be stopped.
+pub trait Handle: Any + Send + Sync {
+    /// Stops it and returns once it has stopped (and said so on `events`).
+    fn stop<'a>(&'a self, events: &'a EventBus) -> Stopping<'a>;
+}
+
+/// One running thing of a kind per session.
+#[derive(Default)]
+pub struct Registry {
+    map: Mutex<HashMap<String, Arc<dyn Handle>>>,
+}
+
+impl Registry {
+    /// Registers `handle` for the session, returning the one it replaces.
+    pub fn insert<T: Handle>(&self, session: &str, handle: Arc<T>) -> Option<Arc<T>> {
+        let previous = self.map.lock().unwrap().insert(session.to_string(), handle)?;
+        downcast(previous)
+    }
+
+    /// Registers `handle` unless the session already has one (then `false`).
+    pub fn insert_new(&self, session: &str, handle: Arc<dyn Handle>) -> bool {
+        let mut map = self.map.lock().unwrap();
+        if map.contains_key(session) {
+            return false;
+        }
+        map.insert(session.to_string(), handle);
+        true
+    }
+
+    /// The session's handle as the type that registered it.
+    pub fn get<T: Handle>(&self, session: &str) -> Option<Arc<T>> {
+        let handle = self.map.lock().unwrap().get(session).cloned()?;
+        downcast(handle)
+    }
+
+    /// Takes the session's handle out, as the type that registered it.
+    pub fn remove<T: Handle>(&self, session: &str) -> Option<Arc<T>> {
+        let handle = self.map.lock().unwrap().remove(session)?;
+        downcast(handle)
+    }
+
+    /// Takes the session's handle out, whatever it is.
+    pub fn take(&self, session: &str) -> Option<Arc<dyn Handle>> {
+        self.map.lock().unwrap().remove(session)
+    }
+
+    /// The session's handle, whatever it is.
+    pub fn handle(&self, session: &str) -> Option<Arc<dyn Handle>> {
+        self.map.lock().unwrap().get(session).cloned()
+    }
+
+    pub fn contains(&self, session: &str) -> bool {
+        self.map.lock().unwrap().contains_key(session)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.lock().unwrap().is_empty()
+    }
+
+    /// The sessions that have a handle.
+    pub fn sessions(&self) -> Vec<String> {
+        self.map.lock().unwrap().keys().cloned().collect()
+    }
+
+    /// Every handle, to stop them all.
+    pub fn all(&self) -> Vec<Arc<dyn Handle>> {
+        self.map.lock().unwrap().values().cloned().collect()
+    }
+}
+
+fn downcast<T: Handle>(handle: Arc<dyn Handle>) -> Option<Arc<T>> {
+    let any: Arc<dyn Any + Send + Sync> = handle;
+    let typed = any.downcast::<T>().ok();
+    debug_assert!(typed.is_some(), "a registry holds one kind of handle");
+    typed
+}
+
+/// The last value computed per session with the key it was computed from: a session
+/// has one working copy, so one entry each is enough, and an unchanged key is answered
+/// without computing again. The key's type belongs to whoever computes.
+pub struct Memo<V> {
+    entries: Mutex<HashMap<String, (Box<dyn Any + Send + Sync>, V)>>,
+    computed: AtomicU64,
+}
+
+impl<V> Default for Memo<V> {
+    fn default() -> Self {
+        Memo { entries: Mutex::new(HashMap::new()), computed: AtomicU64::new(0) }
+    }
+}
+
+impl<V: Clone> Memo<V> {
+    /// The session's value when it was computed from `key`.
+    pub fn get<K: Any + PartialEq>(&self, session: &str, key: &K) -> Option<V> {
+        let entries = self.entries.lock().unwrap();
+        let (k, v) = entries.get(session)?;
+        (k.downcast_ref::<K>() == Some(key)).then(|| v.clone())
+    }
+
+    /// Keeps a freshly computed value for the session.
+    pub fn put<K: Any + Send + Sync>(&self, session: &str, key: K, value: V) {
+        self.computed.fetch_add(1, Ordering::Relaxed);
+        self.entries.lock().unwrap().insert(session.to_string(), (Box::new(key), value));
+    }
+
+    /// How many values were computed rather than answered from the memo.
+    pub fn computed(&self) -> u64 {
+        self.computed.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,57 @@
+//! The `attachments` table: the record of each file attached to a session (the bytes
+//! live on disk, see `crate::attach`).
+
+use sqlx::{FromRow, SqlitePool};
+
+use crate::api::types::AttachmentView;
+use crate::error::Result;
+
+#[derive(FromRow)]
+struct Row {
+    id: String,
+    name: String,
+    kind: String,
+    size: i64,
+    added_at: String,
+}
+
+/// A session's attachments, oldest first.
+pub async fn list(pool: &SqlitePool, session: &str) -> Result<Vec<AttachmentView>> {
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT id, name, kind, size, added_at FROM attachments WHERE session_id = ? ORDER BY added_at, name",
+    )
+    .bind(session)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| AttachmentView { id: r.id, name: r.name, kind: r.kind, size: r.size, added_at: r.added_at })
+        .collect())
+}
+
+pub async fn insert(pool: &SqlitePool, session: &str, a: &AttachmentView) -> Result<()> {
+    sqlx::query("INSERT INTO attachments (id, session_id, name, kind, size, added_at) VALUES (?, ?, ?, ?, ?, ?)")
+        .bind(&a.id)
+        .bind(session)
+        .bind(&a.name)
+        .bind(&a.kind)
+        .bind(a.size)
+        .bind(&a.added_at)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// The name of the session's attachment `id`, if it has one.
+pub async fn name(pool: &SqlitePool, session: &str, id: &str) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar("SELECT name FROM attachments WHERE id = ? AND session_id = ?")
+        .bind(id)
+        .bind(session)
+        .fetch_optional(pool)
+        .await?)
+}
+
+pub async fn remove(pool: &SqlitePool, id: &str) -> Result<()> {
+    sqlx::query("DELETE FROM attachments WHERE id = ?").bind(id).execute(pool).await?;
+    Ok(())
+}

@@ -1,0 +1,72 @@
+//! The `gate_results` table: the result of each setup or gate run, output redacted.
+
+use sqlx::SqlitePool;
+
+use super::parse_enum;
+use crate::api::types::GateResultView;
+use crate::error::Result;
+
+pub struct GateRecord<'a> {
+    pub session: &'a str,
+    pub module: Option<&'a str>,
+    pub gate: &'a str,
+    pub command: &'a str,
+    /// Where the command came from; empty for Kiln's own checks and the setup step.
+    pub source: &'a str,
+    pub status: &'a str,
+    pub exit_code: Option<i32>,
+    pub duration_ms: i64,
+    pub head: &'a str,
+    pub tail: &'a str,
+    pub at: &'a str,
+}
+
+/// Stores a gate's result, its output redacted: a command may print a key or token.
+pub async fn insert(pool: &SqlitePool, g: GateRecord<'_>) -> Result<()> {
+    let (head, tail) = (crate::redact::redact(g.head), crate::redact::redact(g.tail));
+    sqlx::query(
+        "INSERT INTO gate_results (session_id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(g.session)
+    .bind(g.module)
+    .bind(g.gate)
+    .bind(g.command)
+    .bind(g.source)
+    .bind(g.status)
+    .bind(g.exit_code)
+    .bind(g.duration_ms)
+    .bind(head.as_ref())
+    .bind(tail.as_ref())
+    .bind(g.at)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// The latest result of every gate of a session, by module and gate.
+pub async fn latest(pool: &SqlitePool, session: &str) -> Result<Vec<GateResultView>> {
+    #[allow(clippy::type_complexity)]
+    let rows: Vec<(i64, Option<String>, String, String, String, String, Option<i64>, i64, String, String, String)> = sqlx::query_as(
+        "SELECT id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at FROM gate_results g WHERE session_id = ?1 AND id = (SELECT MAX(id) FROM gate_results h WHERE h.session_id = ?1 AND h.gate = g.gate AND h.module_id IS g.module_id) ORDER BY module_id, gate",
+    )
+    .bind(session)
+    .fetch_all(pool)
+    .await?;
+    rows.into_iter()
+        .map(|(id, module, gate, command, source, status, exit_code, duration_ms, head, tail, at)| {
+            Ok(GateResultView {
+                id,
+                module,
+                gate,
+                command,
+                source,
+                status: parse_enum(&status)?,
+                exit_code,
+                duration_ms,
+                output_head: head,
+                output_tail: tail,
+                at,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,26 @@
+//! The `resume_ids` table: the conversation id each driver gave a session, to resume it.
+
+use std::collections::BTreeMap;
+
+use sqlx::SqlitePool;
+
+use crate::error::Result;
+
+/// A session's resume id per driver.
+pub async fn list(pool: &SqlitePool, session: &str) -> Result<BTreeMap<String, String>> {
+    let rows: Vec<(String, String)> = sqlx::query_as("SELECT driver, resume_id FROM resume_ids WHERE session_id = ?")
+        .bind(session)
+        .fetch_all(pool)
+        .await?;
+    Ok(rows.into_iter().collect())
+}
+
+pub async fn set(pool: &SqlitePool, session: &str, driver: &str, resume_id: &str) -> Result<()> {
+    sqlx::query("INSERT INTO resume_ids (session_id, driver, resume_id) VALUES (?, ?, ?) ON CONFLICT (session_id, driver) DO UPDATE SET resume_id = excluded.resume_id")
+        .bind(session)
+        .bind(driver)
+        .bind(resume_id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}

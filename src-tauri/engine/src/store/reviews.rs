@@ -1,0 +1,59 @@
+//! The `reviews` table: one auto-review report per session module, bound to the SHA-256
+//! of the module's files when it was written.
+
+use sqlx::SqlitePool;
+
+use crate::error::Result;
+
+/// A stored review: module, files' digest, passed, summary, report, written at.
+pub type ReviewRow = (String, String, bool, String, String, String);
+
+pub struct NewReview<'a> {
+    pub session: &'a str,
+    pub module: &'a str,
+    /// The SHA-256 of the module's files as reviewed.
+    pub digest: &'a str,
+    pub passed: bool,
+    pub summary: &'a str,
+    pub report: &'a str,
+    pub at: &'a str,
+}
+
+/// Stores (or replaces) a module's review, the reviewer's words redacted as the
+/// transcript that carries them is.
+pub async fn upsert(pool: &SqlitePool, r: NewReview<'_>) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO reviews (session_id, module_id, files_sha256, passed, summary, report, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (session_id, module_id) DO UPDATE SET files_sha256 = excluded.files_sha256, passed = excluded.passed,
+           summary = excluded.summary, report = excluded.report, created_at = excluded.created_at",
+    )
+    .bind(r.session)
+    .bind(r.module)
+    .bind(r.digest)
+    .bind(r.passed)
+    .bind(crate::redact::redact(r.summary).as_ref())
+    .bind(crate::redact::redact(r.report).as_ref())
+    .bind(r.at)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// A session's reviews, by module.
+pub async fn list(pool: &SqlitePool, session: &str) -> Result<Vec<ReviewRow>> {
+    Ok(sqlx::query_as(
+        "SELECT module_id, files_sha256, passed, summary, report, created_at FROM reviews WHERE session_id = ? ORDER BY module_id",
+    )
+    .bind(session)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// The files' digest and verdict of a module's review, if it has one.
+pub async fn verdict(pool: &SqlitePool, session: &str, module: &str) -> Result<Option<(String, bool)>> {
+    Ok(sqlx::query_as("SELECT files_sha256, passed FROM reviews WHERE session_id = ? AND module_id = ?")
+        .bind(session)
+        .bind(module)
+        .fetch_optional(pool)
+        .await?)
+}
