@@ -256,7 +256,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     let app = mock_builder()
         .plugin(tauri_plugin_dialog::init())
         .manage(engine(&tmp.path().join("ipc-config")))
-        .invoke_handler(kiln_app::commands::mock_handler())
+        .invoke_handler(kiln_app::commands::handler::<tauri::test::MockRuntime>())
         .build(tauri::generate_context!("tauri.conf.json"))
         .expect("the app builds on the mock runtime");
     let webview = match app.get_webview_window("main") {

@@ -28,18 +28,13 @@ use serde::Deserialize;
 
 pub use assets::{mime_for as assets_mime, Assets, DirAssets};
 
-/// Request bodies larger than this are refused before they are read.
+/// Request bodies larger than this are refused before they are read, unless the operation's
+/// line in the engine's operation table sets its own limit.
 pub const MAX_BODY: usize = 1024 * 1024;
-/// An attachment (at most 5 MB) arrives base64-encoded, a third larger.
-pub const MAX_ATTACHMENT_BODY: usize = 7 * 1024 * 1024 + 64 * 1024;
 
 /// The largest body a request to `path` may carry.
 pub(crate) fn body_limit(path: &str) -> usize {
-    if path == "/api/add_attachment" {
-        MAX_ATTACHMENT_BODY
-    } else {
-        MAX_BODY
-    }
+    path.strip_prefix("/api/").and_then(kiln_engine::api::body_limit).unwrap_or(MAX_BODY)
 }
 
 pub(crate) fn too_large(limit: usize) -> ApiError {

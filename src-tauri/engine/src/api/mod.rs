@@ -1,7 +1,9 @@
-//! The engine's one API. Every operation is an async method of `Engine` named in
-//! `for_each_operation!`; the desktop app turns that list into Tauri commands and
-//! `kiln serve` into `POST /api/<command>` routes, so the two cannot drift.
+//! The engine's one API. Every operation is an async method of `Engine` named in the
+//! operation table (`operations.rs`, `for_each_operation!`); the desktop app turns that table
+//! into Tauri commands and `kiln serve` into `POST /api/<command>` routes, so the two cannot
+//! drift.
 
+mod operations;
 pub mod types;
 
 use std::path::PathBuf;
@@ -16,56 +18,19 @@ use crate::workspace::Workspace;
 use crate::workspace_lock::HolderKind;
 use types::*;
 
-/// Calls `$callback! { name(Args) -> Result; ... }` with every operation of the API.
-#[macro_export]
-macro_rules! for_each_operation {
-    ($callback:ident) => {
-        $callback! {
-            get_state(EmptyArgs) -> AppState;
-            open_workspace(OpenWorkspaceArgs) -> WorkspaceView;
-            list_sessions(ListSessionsArgs) -> Vec<SessionView>;
-            get_session(SessionIdArgs) -> SessionView;
-            create_session(CreateSessionArgs) -> SessionView;
-            get_transcript(GetTranscriptArgs) -> Vec<TranscriptEntry>;
-            add_module(AddModuleArgs) -> SessionView;
-            archive_session(StopArgs) -> SessionView;
-            restore_session(SessionIdArgs) -> SessionView;
-            reject_session(StopArgs) -> SessionView;
-            delete_session(DeleteSessionArgs) -> Option<SessionView>;
-            send_message(SendMessageArgs) -> SessionView;
-            stop_turn(SessionIdArgs) -> SessionView;
-            retry_turn(SessionIdArgs) -> SessionView;
-            approve_spec(ApproveSpecArgs) -> SessionView;
-            get_diff(GetDiffArgs) -> DiffView;
-            restore_checkpoint(RestoreCheckpointArgs) -> SessionView;
-            get_gates(SessionIdArgs) -> Vec<GateResultView>;
-            check_modules(SessionIdArgs) -> Vec<GateResultView>;
-            get_spec(ModuleArgs) -> SpecView;
-            save_spec(SaveSpecArgs) -> SpecView;
-            get_settings(EmptyArgs) -> SettingsView;
-            update_settings(UpdateSettingsArgs) -> SettingsView;
-            add_attachment(AddAttachmentArgs) -> AttachmentView;
-            remove_attachment(RemoveAttachmentArgs) -> SessionView;
-            update_session(UpdateSessionArgs) -> SessionView;
-            workspace_usage(EmptyArgs) -> UsageView;
-            get_preview(SessionIdArgs) -> PreviewView;
-            start_preview(SessionIdArgs) -> PreviewView;
-            stop_preview(SessionIdArgs) -> PreviewView;
-            restart_preview(SessionIdArgs) -> PreviewView;
-            review_module(ModuleArgs) -> SessionView;
-            plan_delivery(PlanDeliveryArgs) -> DeliveryPlan;
-            deliver(DeliverArgs) -> DeliveryRun;
-            get_delivery(SessionIdArgs) -> Option<DeliveryRun>;
-            detect_workspace(EmptyArgs) -> DetectionView;
-            save_config(SaveConfigArgs) -> DetectionView;
-        }
-    };
-}
-
 macro_rules! define_dispatch {
-    ($($name:ident($args:ty) -> $ret:ty;)*) => {
+    ($($(#[doc = $doc:literal])* $name:ident($args:ty) -> $ret:ty $(, body_limit: $limit:expr)?;)*) => {
         /// The name of every operation, as commands and routes spell it.
         pub const OPERATIONS: &[&str] = &[$(stringify!($name)),*];
+
+        /// The largest request body `command` takes when its table line sets one (an HTTP
+        /// transport's concern, kept in the table so an operation's line says everything).
+        pub fn body_limit(command: &str) -> Option<usize> {
+            match command {
+                $($(stringify!($name) => Some($limit),)?)*
+                _ => None,
+            }
+        }
 
         impl Engine {
             /// Runs an operation by name with JSON arguments: what both transports call.
@@ -83,7 +48,7 @@ macro_rules! define_dispatch {
     };
 }
 
-for_each_operation!(define_dispatch);
+crate::for_each_operation!(define_dispatch);
 
 fn parse_args<T: DeserializeOwned>(command: &str, args: serde_json::Value) -> Result<T> {
     let args = if args.is_null() { serde_json::json!({}) } else { args };
@@ -192,7 +157,7 @@ impl Engine {
         }
     }
 
-    // ---- operations (one per line of `for_each_operation!`) ----
+    // ---- operations (one per line of the table in `operations.rs`) ----
 
     pub async fn get_state(&self, _: EmptyArgs) -> Result<AppState> {
         Ok(AppState {
