@@ -296,6 +296,7 @@ pub fn session(workspace: String, action: SessionAction) -> i32 {
             mode: kiln_engine::types::ServeMode::Loopback,
             allow_agent_commands: false,
         })
+        .remembering_in(std::sync::Arc::new(crate::recent::RecentFile::in_dir(crate::config_dir())))
         .held_by(kiln_engine::workspace_lock::HolderKind::Cli);
         match session_action(&engine, workspace, action).await {
             Ok(()) => 0,

@@ -44,5 +44,5 @@ pub mod workspace;
 pub mod workspace_lock;
 
 pub use api::types;
-pub use api::{Engine, EngineOptions, OPERATIONS};
+pub use api::{Engine, EngineOptions, RecentWorkspaces, OPERATIONS};
 pub use error::{ApiError, ErrorCode, Result};

@@ -56,7 +56,8 @@ fn parse_args<T: DeserializeOwned>(command: &str, args: serde_json::Value) -> Re
 }
 
 pub struct EngineOptions {
-    /// Where the recent-workspaces list lives (the app's config directory).
+    /// The app's config directory: Kiln's own state, which the commands sessions run may not
+    /// read (see `sandbox::hidden`).
     pub config_dir: PathBuf,
     pub transport: Transport,
     /// What the server trusts; decides, among other things, which drivers are offered.
@@ -67,15 +68,38 @@ pub struct EngineOptions {
     pub allow_agent_commands: bool,
 }
 
+/// Where the workspaces opened recently are kept, newest first. The app keeps them in a file
+/// of its config directory (`src-tauri/src/recent.rs`); an engine given none keeps them in
+/// memory for its life. The engine decides what the list holds; this only stores it.
+pub trait RecentWorkspaces: Send + Sync {
+    fn load(&self) -> Vec<String>;
+    fn store(&self, recent: &[String]);
+}
+
+/// The list for an engine that was given no store: this process's opens only.
+#[derive(Default)]
+struct RememberedInMemory(std::sync::Mutex<Vec<String>>);
+
+impl RecentWorkspaces for RememberedInMemory {
+    fn load(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+
+    fn store(&self, recent: &[String]) {
+        *self.0.lock().unwrap() = recent.to_vec();
+    }
+}
+
 pub struct Engine {
     options: EngineOptions,
+    recent: Arc<dyn RecentWorkspaces>,
     workspace: RwLock<Option<Arc<Workspace>>>,
     events: Arc<EventBus>,
     /// What this process is, as a workspace's lock names it to another process.
     holder: HolderKind,
 }
 
-const RECENT_FILE: &str = "recent-workspaces.json";
+/// How many recent workspaces the list keeps.
 const RECENT_MAX: usize = 10;
 
 impl Engine {
@@ -84,7 +108,19 @@ impl Engine {
             Transport::Desktop => HolderKind::Desktop,
             Transport::Serve => HolderKind::Serve,
         };
-        Engine { options, workspace: RwLock::new(None), events: Arc::new(EventBus::default()), holder }
+        Engine {
+            options,
+            recent: Arc::new(RememberedInMemory::default()),
+            workspace: RwLock::new(None),
+            events: Arc::new(EventBus::default()),
+            holder,
+        }
+    }
+
+    /// The same engine, keeping its recent workspaces in `recent` (the app's file).
+    pub fn remembering_in(mut self, recent: Arc<dyn RecentWorkspaces>) -> Engine {
+        self.recent = recent;
+        self
     }
 
     /// Whether agents may run commands in this engine's workspaces (see
@@ -135,10 +171,7 @@ impl Engine {
     }
 
     fn recent(&self) -> Vec<String> {
-        std::fs::read_to_string(self.options.config_dir.join(RECENT_FILE))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default()
+        self.recent.load()
     }
 
     fn remember(&self, root: &str) {
@@ -146,15 +179,7 @@ impl Engine {
         recent.retain(|r| r != root);
         recent.insert(0, root.to_string());
         recent.truncate(RECENT_MAX);
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(&self.options.config_dir)?;
-            let tmp = self.options.config_dir.join(format!("{RECENT_FILE}.tmp"));
-            std::fs::write(&tmp, serde_json::to_vec_pretty(&recent)?)?;
-            std::fs::rename(tmp, self.options.config_dir.join(RECENT_FILE))
-        };
-        if let Err(e) = write() {
-            tracing::warn!("remembering the recent workspace: {e}");
-        }
+        self.recent.store(&recent);
     }
 
     // ---- operations (one per line of the table in `operations.rs`) ----
