@@ -126,7 +126,7 @@ pub fn token(action: TokenAction) -> i32 {
 }
 
 async fn token_action(action: TokenAction) -> kiln_engine::Result<()> {
-    use kiln_engine::access::{now, parse_lifetime, rfc3339, Access};
+    use kiln_serve::access::{now, parse_lifetime, rfc3339, Access};
     let access = Access::open(&crate::config_dir()).await?;
     match action {
         TokenAction::Create { name, expires } => {

@@ -3,9 +3,9 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use kiln_engine::access::Access;
 use kiln_engine::types::{OpenWorkspaceArgs, ServeMode, Transport};
 use kiln_engine::{Engine, EngineOptions};
+use kiln_serve::access::Access;
 
 pub struct ServeOptions {
     pub host: IpAddr,
