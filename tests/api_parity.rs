@@ -80,7 +80,7 @@ struct Http {
 impl Http {
     /// A loopback `kiln serve` router on port 4320, connected.
     async fn connected(engine: Arc<Engine>, assets: Arc<kiln_serve::DirAssets>, config: &Path) -> Http {
-        let access = Arc::new(kiln_engine::access::Access::open(config).await.unwrap());
+        let access = Arc::new(kiln_serve::access::Access::open(config).await.unwrap());
         let router =
             kiln_serve::router(engine, assets, kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access });
         let request = Request::post("/api/connect")
@@ -256,7 +256,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     let app = mock_builder()
         .plugin(tauri_plugin_dialog::init())
         .manage(engine(&tmp.path().join("ipc-config")))
-        .invoke_handler(kiln_app::commands::mock_handler())
+        .invoke_handler(kiln_app::commands::handler::<tauri::test::MockRuntime>())
         .build(tauri::generate_context!("tauri.conf.json"))
         .expect("the app builds on the mock runtime");
     let webview = match app.get_webview_window("main") {
@@ -369,7 +369,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
 #[tokio::test]
 async fn http_refuses_foreign_hosts_and_cross_site_mutations() {
     let tmp = tempfile::tempdir().unwrap();
-    let access = Arc::new(kiln_engine::access::Access::open(tmp.path()).await.unwrap());
+    let access = Arc::new(kiln_serve::access::Access::open(tmp.path()).await.unwrap());
     let serving = kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access };
     let router = kiln_serve::router(engine(tmp.path()), Arc::new(kiln_serve::DirAssets(tmp.path().into())), serving);
     let send = |host: &str, headers: &[(&str, &str)]| {

@@ -1,7 +1,7 @@
 //! The desktop's IPC is granted to the main window only: every app command needs a permission
-//! (src-tauri/commands.list, declared by src-tauri/build.rs), the one capability grants exactly
-//! those, the folder picker, http(s) links, menu events and the updater to the window labelled
-//! `main`, and no remote origin gets any IPC.
+//! (declared by src-tauri/build.rs from the engine's operation table), the one capability grants
+//! exactly those (through the generated `api` set), the folder picker, http(s) links, menu events
+//! and the updater to the window labelled `main`, and no remote origin gets any IPC.
 //! Checked on the files and through Tauri's mock runtime with the real context and capabilities.
 
 use std::collections::BTreeSet;
@@ -22,12 +22,6 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// The app's context, generated once: it embeds the UI, and every test reads the same ACL.
 fn context() -> tauri::Context<MockRuntime> {
     tauri::generate_context!("tauri.conf.json")
-}
-
-/// The names in src-tauri/commands.list, read the way build.rs reads them.
-fn listed_commands() -> Vec<String> {
-    let text = std::fs::read_to_string(Path::new(ROOT).join("src-tauri/commands.list")).unwrap();
-    text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).filter(|l| !l.is_empty()).map(String::from).collect()
 }
 
 fn capability_files() -> Vec<(String, Value)> {
@@ -51,19 +45,21 @@ fn allow(command: &str) -> String {
     format!("allow-{}", command.replace('_', "-"))
 }
 
+/// The set build.rs generates: read as tauri-build reads it, it allows every command the handler
+/// serves, and nothing else.
 #[test]
-fn the_command_list_names_exactly_the_handlers_commands() {
-    let listed = listed_commands();
+fn the_api_permission_set_allows_exactly_the_handlers_commands() {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("permissions/api.toml")).unwrap();
+    let file: toml::Value = toml::from_str(&text).unwrap();
+    let sets = file["set"].as_array().unwrap();
+    assert_eq!(sets.len(), 1, "one permission set");
+    assert_eq!(sets[0]["identifier"].as_str(), Some("api"));
+    let listed: Vec<String> =
+        sets[0]["permissions"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect();
     let unique: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
-    assert_eq!(unique.len(), listed.len(), "src-tauri/commands.list names a command twice");
-    let served: BTreeSet<&str> = COMMANDS.iter().copied().collect();
-    let missing: Vec<_> = served.difference(&unique).collect();
-    let extra: Vec<_> = unique.difference(&served).collect();
-    assert!(
-        missing.is_empty() && extra.is_empty(),
-        "src-tauri/commands.list drifted from commands::COMMANDS: add {missing:?}, remove {extra:?} \
-         (and grant or drop their allow- permissions in src-tauri/capabilities/main.json)"
-    );
+    assert_eq!(unique.len(), listed.len(), "the api set names a permission twice");
+    let served: BTreeSet<String> = COMMANDS.iter().map(|c| allow(c)).collect();
+    assert_eq!(unique, served.iter().map(String::as_str).collect::<BTreeSet<_>>());
 }
 
 /// The plugin permissions main.json grants besides the app's commands, and why.
@@ -102,7 +98,7 @@ fn the_main_capability_grants_the_commands_and_the_folder_picker_to_the_main_win
         .iter()
         .map(|p| p.as_str().expect("plain permission names, no scopes").to_string())
         .collect();
-    let mut expected: BTreeSet<String> = COMMANDS.iter().map(|c| allow(c)).collect();
+    let mut expected: BTreeSet<String> = BTreeSet::from(["api".to_string()]);
     expected.extend(PLUGIN_PERMISSIONS.iter().map(|p| p.to_string()));
     assert_eq!(granted, expected);
 }
@@ -218,7 +214,7 @@ fn only_the_main_window_on_its_own_pages_may_invoke_app_commands() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_shell::init())
         .manage(engine(tmp.path()))
-        .invoke_handler(kiln_app::commands::mock_handler())
+        .invoke_handler(kiln_app::commands::handler::<MockRuntime>())
         .build(context())
         .expect("the app builds on the mock runtime");
     let main = match app.get_webview_window("main") {

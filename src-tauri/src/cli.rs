@@ -126,7 +126,7 @@ pub fn token(action: TokenAction) -> i32 {
 }
 
 async fn token_action(action: TokenAction) -> kiln_engine::Result<()> {
-    use kiln_engine::access::{now, parse_lifetime, rfc3339, Access};
+    use kiln_serve::access::{now, parse_lifetime, rfc3339, Access};
     let access = Access::open(&crate::config_dir()).await?;
     match action {
         TokenAction::Create { name, expires } => {
@@ -296,6 +296,7 @@ pub fn session(workspace: String, action: SessionAction) -> i32 {
             mode: kiln_engine::types::ServeMode::Loopback,
             allow_agent_commands: false,
         })
+        .remembering_in(std::sync::Arc::new(crate::recent::RecentFile::in_dir(crate::config_dir())))
         .held_by(kiln_engine::workspace_lock::HolderKind::Cli);
         match session_action(&engine, workspace, action).await {
             Ok(()) => 0,

@@ -1,4 +1,4 @@
-//! The engine's operations as Tauri commands, generated from the engine's one list so
+//! The engine's operations as Tauri commands, generated from the engine's operation table so
 //! the desktop and `kiln serve` expose exactly the same API; plus `subscribe`, which
 //! streams events over a Tauri channel.
 
@@ -10,21 +10,18 @@ use tauri::ipc::Channel;
 use tauri::State;
 
 macro_rules! tauri_commands {
-    ($($name:ident($args:ty) -> $ret:ty;)*) => {
+    ($($(#[doc = $doc:literal])* $name:ident($args:ty) -> $ret:ty $(, body_limit: $limit:expr)?;)*) => {
         $(
+            $(#[doc = $doc])*
             #[tauri::command]
             pub async fn $name(engine: State<'_, Arc<Engine>>, args: Option<serde_json::Value>) -> Result<serde_json::Value, ApiError> {
                 engine.dispatch(stringify!($name), args.unwrap_or(serde_json::Value::Null)).await
             }
         )*
 
-        /// The invoke handler with every command.
-        pub fn handler() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync + 'static {
-            tauri::generate_handler![$($name,)* subscribe]
-        }
-
-        /// The same handler for Tauri's mock runtime (tests).
-        pub fn mock_handler() -> impl Fn(tauri::ipc::Invoke<tauri::test::MockRuntime>) -> bool + Send + Sync + 'static {
+        /// The invoke handler with every command, for any runtime: the app's, or the mock
+        /// runtime the tests use (so the release build needs no `tauri/test`).
+        pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
             tauri::generate_handler![$($name,)* subscribe]
         }
 

@@ -114,12 +114,15 @@ pub fn open_workspace<R: Runtime>(app: &tauri::AppHandle<R>, path: String) {
 
 /// Opens the window; with `workspace`, that workspace is open when the UI starts.
 pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
-    let engine = Arc::new(Engine::new(EngineOptions {
-        config_dir: crate::config_dir(),
-        transport: Transport::Desktop,
-        mode: kiln_engine::types::ServeMode::Loopback,
-        allow_agent_commands: false,
-    }));
+    let engine = Arc::new(
+        Engine::new(EngineOptions {
+            config_dir: crate::config_dir(),
+            transport: Transport::Desktop,
+            mode: kiln_engine::types::ServeMode::Loopback,
+            allow_agent_commands: false,
+        })
+        .remembering_in(Arc::new(crate::recent::RecentFile::in_dir(crate::config_dir()))),
+    );
     let mut context = context();
     // First, before the engine touches anything: a second launch hands over and exits here.
     let single_instance = tauri_plugin_single_instance::Builder::new()

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod commands;
 pub mod desktop;
 pub mod menu;
+pub mod recent;
 pub mod serve;
 
 use std::path::PathBuf;

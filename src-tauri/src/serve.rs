@@ -3,9 +3,9 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use kiln_engine::access::Access;
 use kiln_engine::types::{OpenWorkspaceArgs, ServeMode, Transport};
 use kiln_engine::{Engine, EngineOptions};
+use kiln_serve::access::Access;
 
 pub struct ServeOptions {
     pub host: IpAddr,
@@ -27,7 +27,16 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
     runtime.block_on(async move {
         let config_dir = crate::config_dir();
         let access = Arc::new(Access::open(&config_dir).await.map_err(|e| format!("the access store: {}", e.message))?);
-        let engine = Arc::new(Engine::new(EngineOptions { config_dir, transport: Transport::Serve, mode: options.mode, allow_agent_commands: options.allow_agent_commands }));
+        let recent = Arc::new(crate::recent::RecentFile::in_dir(config_dir.clone()));
+        let engine = Arc::new(
+            Engine::new(EngineOptions {
+                config_dir,
+                transport: Transport::Serve,
+                mode: options.mode,
+                allow_agent_commands: options.allow_agent_commands,
+            })
+            .remembering_in(recent),
+        );
         if let Some(path) = options.workspace {
             engine
                 .open_workspace(OpenWorkspaceArgs { path })

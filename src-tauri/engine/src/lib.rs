@@ -2,7 +2,6 @@
 //! git object store, the planner's rules, and the one API (`api::Engine`) that the
 //! desktop app and `kiln serve` expose. It knows nothing of Tauri or HTTP.
 
-pub mod access;
 pub mod api;
 pub mod approval;
 pub mod attach;
@@ -45,5 +44,5 @@ pub mod workspace;
 pub mod workspace_lock;
 
 pub use api::types;
-pub use api::{Engine, EngineOptions, OPERATIONS};
+pub use api::{Engine, EngineOptions, RecentWorkspaces, OPERATIONS};
 pub use error::{ApiError, ErrorCode, Result};

@@ -12,13 +12,13 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::access::{not_connected, Access};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::header::{COOKIE, RETRY_AFTER, SET_COOKIE};
 use axum::http::HeaderMap;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use kiln_engine::access::{not_connected, Access};
 use kiln_engine::types::ServeMode;
 use kiln_engine::{ApiError, ErrorCode};
 use serde::Deserialize;
@@ -223,7 +223,7 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
             let body = serde_json::json!({
                 "connected": true,
                 "mode": connections.mode,
-                "expiresAt": kiln_engine::access::rfc3339(connection.expires_at),
+                "expiresAt": crate::access::rfc3339(connection.expires_at),
             });
             ([(SET_COOKIE, connections.set_cookie(&connection.secret, connection.max_age()))], Json(body))
                 .into_response()

@@ -4,8 +4,10 @@
 //! Every request passes the guard (Host, same-site changes, body size) and every
 //! `/api/` call a connection check, and every answer, the guard's refusals included,
 //! carries the security headers; see SECURITY.md for what each mode promises.
-//! `transport` holds the connections, `streams` the event streams.
+//! `transport` holds the connections, `streams` the event streams, `access` the tokens and
+//! browser sessions.
 
+pub mod access;
 mod assets;
 mod connection;
 mod guard;
@@ -15,31 +17,26 @@ mod transport;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use access::Access;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use kiln_engine::access::Access;
 use kiln_engine::types::ServeMode;
 use kiln_engine::{ApiError, Engine, ErrorCode};
 use serde::Deserialize;
 
 pub use assets::{mime_for as assets_mime, Assets, DirAssets};
 
-/// Request bodies larger than this are refused before they are read.
+/// Request bodies larger than this are refused before they are read, unless the operation's
+/// line in the engine's operation table sets its own limit.
 pub const MAX_BODY: usize = 1024 * 1024;
-/// An attachment (at most 5 MB) arrives base64-encoded, a third larger.
-pub const MAX_ATTACHMENT_BODY: usize = 7 * 1024 * 1024 + 64 * 1024;
 
 /// The largest body a request to `path` may carry.
 pub(crate) fn body_limit(path: &str) -> usize {
-    if path == "/api/add_attachment" {
-        MAX_ATTACHMENT_BODY
-    } else {
-        MAX_BODY
-    }
+    path.strip_prefix("/api/").and_then(kiln_engine::api::body_limit).unwrap_or(MAX_BODY)
 }
 
 pub(crate) fn too_large(limit: usize) -> ApiError {
@@ -222,7 +219,7 @@ async fn events(
 ) -> Response {
     // `require` lets no one here without a live browser session, and says which.
     let Some(axum::Extension(connection::Session(secret))) = connected else {
-        return ErrorResponse(kiln_engine::access::not_connected()).into_response();
+        return ErrorResponse(access::not_connected()).into_response();
     };
     let last_id = headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     let subscription = app.engine.subscribe(last_id.or(query.since));

@@ -1,36 +1,15 @@
-// Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).
+// Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types/typescript.rs).
 // Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "INTERNAL";
+export type AddAttachmentArgs = { sessionId: string, 
+/**
+ * The file's own name; Kiln stores it under a safe name.
+ */
+name: string, dataBase64: string, };
+
+export type AddModuleArgs = { sessionId: string, moduleId: string, };
 
 export type ApiError = { code: ErrorCode, message: string, };
-
-export type Toolchain = "node" | "rust" | "python" | "go" | "generic";
-
-export type ModuleInfo = { id: string, 
-/**
- * Workspace-relative, `/`-separated; `.` for a whole-repository module.
- */
-directory: string, toolchain: Toolchain, 
-/**
- * The `status:` line of the module's specification front matter, when it has one.
- */
-specStatus: string | null, };
-
-export type WorkspaceView = { root: string, name: string, isGit: boolean, configPath: string | null, 
-/**
- * `direct` unless the workspace's `kiln.toml` chooses `specs`.
- */
-workflow: Workflow, 
-/**
- * The roles the composer's picker offers: `engineer` and the workspace's own in
- * the direct workflow, the specialists in specs.
- */
-roles: Array<RoleSummary>, idPattern: string | null, modules: Array<ModuleInfo>, };
-
-export type Transport = "desktop" | "serve";
-
-export type ServeMode = "loopback" | "self-hosted";
 
 export type AppState = { version: string, transport: Transport, mode: ServeMode, 
 /**
@@ -38,15 +17,25 @@ export type AppState = { version: string, transport: Transport, mode: ServeMode,
  */
 connected?: boolean, workspace: WorkspaceView | null, recentWorkspaces: Array<string>, };
 
-export type SessionKind = "new-module" | "edit-module";
+export type ApproveSpecArgs = { sessionId: string, moduleId: string, };
 
-export type SessionState = "planning" | "awaiting-approval" | "editing" | "running" | "review" | "blocked" | "delivered";
+export type AttachmentView = { id: string, name: string, kind: string, size: number, addedAt: string, };
 
-export type ModuleChange = "new" | "edit";
+export type Blocker = { code: ErrorCode, message: string, moduleId: string | null, paths: Array<string>, };
 
-export type SessionModule = { id: string, directory: string, kind: ModuleChange, joinedAt: string, baseSequence: number, };
-
-export type SetupState = "none" | "running" | "passed" | "failed";
+export type BridgeActivity = { url: string, 
+/**
+ * `GET`s the session's application answered 404 and the bridge answered.
+ */
+forwarded: number, 
+/**
+ * Requests the bridge could not answer (down, or an error): marked unavailable.
+ */
+unavailable: number, 
+/**
+ * Requests refused rather than forwarded (other methods, `/api/auth/*`).
+ */
+refused: number, };
 
 export type CheckpointView = { sequence: number, at: string, 
 /**
@@ -66,53 +55,195 @@ entryId?: number,
  */
 current: boolean, };
 
-export type AttachmentView = { id: string, name: string, kind: string, size: number, addedAt: string, };
+export type CommandPolicy = "workdir" | "none";
 
-export type UsageTotals = { turns: number, inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheWriteTokens: number, costUsd: number | null, unknownCostTurns: number, };
+export type ConfinementView = { available: boolean, 
+/**
+ * `landlock`, or `none` where the kernel lacks it.
+ */
+mechanism: string, 
+/**
+ * The kernel's Landlock ABI version.
+ */
+abi: number | null, 
+/**
+ * `full`, `partial` (Landlock ABI 1 or 2) or `none`.
+ */
+enforcement: string, 
+/**
+ * One sentence saying what commands may write, or that they run with the policy alone.
+ */
+detail: string, };
 
-export type RoleUsage = { role: string, usage: UsageTotals, };
+export type CreateSessionArgs = { brief: string, title?: string, 
+/**
+ * Module ids the operator confirmed as new modules: a brief naming an id no module
+ * has is `MODULE_UNKNOWN` unless the id is listed here.
+ */
+createModules?: Array<string>, };
 
-export type UsageView = { total: UsageTotals, byRole: Array<RoleUsage>, };
+export type DeleteSessionArgs = { sessionId: string, stop?: boolean, keepTranscript?: boolean, };
 
-export type SessionView = { id: string, kind: SessionKind, modules: Array<SessionModule>, title: string, brief: string, role: string | null, driver: string | null, model: string | null, resumeIds: { [key in string]: string }, autoContinue: boolean, chainDepth: number, state: SessionState, 
+export type DeliverArgs = { sessionId: string, target: DeliveryTarget, planId: string, };
+
+export type DeliveryPlan = { sessionId: string, target: DeliveryTarget, availableTargets: Array<TargetOption>, modules: Array<PlannedModule>, 
 /**
- * Whether a process of this session (a turn, its setup) is running now.
+ * The gates that run first, e.g. `tests (@shop/cart)`.
  */
-running: boolean, setup: SetupState, createdAt: string, updatedAt: string, deliveredAt: string | null, archivedAt: string | null, rejectedAt: string | null, deletedAt: string | null, attachments: Array<AttachmentView>, checkpoints: Array<CheckpointView>, 
+gates: Array<string>, 
 /**
- * The role the next message goes to when none is picked (an asker, a paused chain).
+ * The steps in order, as the run will show them.
  */
-pendingRole: string | null, usage: UsageView, 
+steps: Array<string>, 
 /**
- * Each module's auto-review report, checked against its files as they are now.
+ * Whether the running application must restart to pick the change up.
  */
-reviews: Array<ReviewView>, 
+restartNeeded: boolean, 
 /**
- * Whether the working copy's checkpoint (the current one) differs from the session's
- * start: `false` means its turns changed nothing (so there is nothing to deliver).
+ * Empty when it can go ahead.
  */
-changed: boolean, };
+blockers: Array<Blocker>, 
+/**
+ * For git-pr: the branch it pushes.
+ */
+branch: string | null, 
+/**
+ * A digest of the plan: `deliver` refuses a confirmation of another plan.
+ */
+planId: string, };
+
+export type DeliveryRun = { id: string, sessionId: string, target: DeliveryTarget, state: DeliveryState, steps: Array<DeliveryStep>, startedAt: string, endedAt: string | null, pullRequest: PullRequestView | null, 
+/**
+ * What landed (workspace-relative paths), once delivered.
+ */
+landed: Array<string>, error: ApiError | null, };
+
+export type DeliverySettingsView = { 
+/**
+ * `owner/name` on the provider.
+ */
+repository: string | null, reviewers: Array<string>, 
+/**
+ * `auto`, `direct` or `fork`.
+ */
+pushMode: string, remote: string, base: string, branchPrefix: string, 
+/**
+ * The provider's API root (default `https://api.github.com`).
+ */
+apiUrl: string, 
+/**
+ * The provider token's fingerprint, when one is stored for `api_url`.
+ */
+tokenFingerprint: string | null, };
+
+export type DeliveryState = "running" | "delivered" | "failed";
+
+export type DeliveryStep = { id: string, title: string, moduleId: string | null, state: StepState, output: string, startedAt: string | null, endedAt: string | null, };
+
+export type DeliveryTarget = "workspace" | "git-pr";
+
+export type DetectedCommand = { command: string, source: string, };
+
+export type DetectedGate = { 
+/**
+ * `dependencies`, `typecheck`, `tests`, `format` or `lint`.
+ */
+gate: string, 
+/**
+ * `None`: not configured (never a blocker).
+ */
+command: string | null, 
+/**
+ * Where the command came from, or why there is none.
+ */
+source: string, 
+/**
+ * For a gate with no command: what would give it one.
+ */
+hint: string | null, };
+
+export type DetectedModule = { id: string, directory: string, toolchain: Toolchain, gates: Array<DetectedGate>, };
+
+export type DetectionView = { root: string, 
+/**
+ * The workspace's `kiln.toml`, when it has one.
+ */
+configPath: string | null, workflow: Workflow, modules: Array<DetectedModule>, toolchains: Array<ToolchainCheck>, 
+/**
+ * The install step run after a session's working copy is made.
+ */
+setup: DetectedCommand | null, 
+/**
+ * The same, as the `kiln.toml` that "Save as kiln.toml" writes.
+ */
+toml: string, };
+
+export type DiffGroup = "module" | "other-module" | "outside";
+
+export type DiffLine = { kind: LineKind, oldLine: number | null, newLine: number | null, text: string, };
+
+export type DiffView = { modules: Array<ModuleDiff>, };
+
+export type DriverStatus = { id: string, available: boolean, 
+/**
+ * The binary found, the endpoint set, or what to do to make it available.
+ */
+detail: string, 
+/**
+ * What the binary's `--version` says (its first line), for a local CLI that
+ * answered; `None` when not installed or it would not say.
+ */
+version: string | null, 
+/**
+ * Whether it is signed in, where that can be told without the network: an API key in
+ * the environment Kiln gives the CLI or the credentials file its login writes; for
+ * the OpenAI-compatible driver, whether a key is stored. `None` when not installed or
+ * when it cannot be told (the macOS keychain).
+ */
+signedIn: boolean | null, };
+
+export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, };
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "HOST_NOT_ALLOWED" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CROSS_SITE_REFUSED" | "NOT_CONNECTED" | "TOKEN_INVALID" | "RATE_LIMITED" | "BODY_TOO_LARGE" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, };
 
+export type FileDiff = { path: string, oldPath: string | null, status: FileStatus, binary: boolean, tooLarge: boolean, additions: number, deletions: number, hunks: Array<Hunk>, };
+
+export type FileStatus = "added" | "modified" | "deleted" | "renamed";
+
+export type GateResultView = { id: number, module: string | null, gate: string, command: string, status: GateStatus, 
+/**
+ * Where the command came from: `kiln.toml`, or what Kiln detected it from
+ * (`package.json scripts.test`, `vitest.config.ts at the root`, …).
+ */
+source: string, exitCode: number | null, durationMs: number, outputHead: string, 
+/**
+ * Empty when the whole output fit in the head.
+ */
+outputTail: string, at: string, };
+
+export type GateStatus = "passed" | "failed" | "skipped" | "not-configured";
+
+export type GetDiffArgs = { sessionId: string, 
+/**
+ * Only this module's files; every module of the session when absent.
+ */
+moduleId?: string, };
+
+export type GetTranscriptArgs = { sessionId: string, after?: number, };
+
+export type Hunk = { oldStart: number, oldLines: number, newStart: number, newLines: number, header: string, lines: Array<DiffLine>, };
+
+export type KilnEvent = { id: number, at: string, body: EventBody, };
+
+export type LineKind = "context" | "add" | "delete";
+
+export type ListSessionsArgs = { includeArchived?: boolean, };
+
 export type LivePhase = "planning" | "setup" | "turn";
-
-export type LiveView = { sessionId: string, phase: LivePhase, role: string | null, module: string | null, 
-/**
- * The agent's prose of the current stretch so far, not yet written to the
- * transcript; `None` once it is written (or nothing is streaming).
- */
-text: string | null, 
-/**
- * One updating status line for the phase, or `None` when the phase ended or cleared.
- */
-status: LiveStatus | null, };
-
-export type LiveStatusKind = "retrying" | "failed";
 
 export type LiveStatus = { kind: LiveStatusKind, 
 /**
@@ -128,23 +259,56 @@ reason: string,
  */
 httpStatus: number | null, };
 
-export type ReviewView = { moduleId: string, passed: boolean, 
-/**
- * The module's files changed since the review: it no longer counts.
- */
-stale: boolean, 
-/**
- * The verdict line's reason.
- */
-summary: string, 
-/**
- * The whole report (correctness, security, compatibility, lifecycle, tests, UI).
- */
-report: string, createdAt: string, };
+export type LiveStatusKind = "retrying" | "failed";
 
-export type DeliveryTarget = "workspace" | "git-pr";
+export type LiveView = { sessionId: string, phase: LivePhase, role: string | null, module: string | null, 
+/**
+ * The agent's prose of the current stretch so far, not yet written to the
+ * transcript; `None` once it is written (or nothing is streaming).
+ */
+text: string | null, 
+/**
+ * One updating status line for the phase, or `None` when the phase ended or cleared.
+ */
+status: LiveStatus | null, };
 
-export type TargetOption = { target: DeliveryTarget, available: boolean, reason: string | null, };
+export type ModuleArgs = { sessionId: string, moduleId: string, };
+
+export type ModuleChange = "new" | "edit";
+
+export type ModuleDiff = { 
+/**
+ * The module's id; `(repository)` (`OUTSIDE_MODULES_ID`) for the files outside every module.
+ */
+moduleId: string, 
+/**
+ * The module's directory; empty for the files outside every module.
+ */
+directory: string, group: DiffGroup, baseSequence: number, files: Array<FileDiff>, };
+
+export type ModuleInfo = { id: string, 
+/**
+ * Workspace-relative, `/`-separated; `.` for a whole-repository module.
+ */
+directory: string, toolchain: Toolchain, 
+/**
+ * The `status:` line of the module's specification front matter, when it has one.
+ */
+specStatus: string | null, };
+
+export type ModuleUrl = { moduleId: string, 
+/**
+ * A path on the preview's origin, e.g. `/?module=cart`.
+ */
+path: string, };
+
+export type OpenWorkspaceArgs = { path: string, };
+
+export type PlanDeliveryArgs = { sessionId: string, 
+/**
+ * Default: `[delivery] default`, else the first available target.
+ */
+target?: DeliveryTarget, };
 
 export type PlannedModule = { 
 /**
@@ -181,109 +345,9 @@ newPackages: Array<string>,
  */
 enable: boolean, };
 
-export type Blocker = { code: ErrorCode, message: string, moduleId: string | null, paths: Array<string>, };
-
-export type DeliveryPlan = { sessionId: string, target: DeliveryTarget, availableTargets: Array<TargetOption>, modules: Array<PlannedModule>, 
-/**
- * The gates that run first, e.g. `tests (@shop/cart)`.
- */
-gates: Array<string>, 
-/**
- * The steps in order, as the run will show them.
- */
-steps: Array<string>, 
-/**
- * Whether the running application must restart to pick the change up.
- */
-restartNeeded: boolean, 
-/**
- * Empty when it can go ahead.
- */
-blockers: Array<Blocker>, 
-/**
- * For git-pr: the branch it pushes.
- */
-branch: string | null, 
-/**
- * A digest of the plan: `deliver` refuses a confirmation of another plan.
- */
-planId: string, };
-
-export type StepState = "pending" | "running" | "passed" | "failed" | "skipped";
-
-export type DeliveryStep = { id: string, title: string, moduleId: string | null, state: StepState, output: string, startedAt: string | null, endedAt: string | null, };
-
-export type DeliveryState = "running" | "delivered" | "failed";
-
-export type PullRequestView = { 
-/**
- * The pull request's page, or a compare link when none could be created.
- */
-url: string, number: number | null, branch: string, 
-/**
- * `api`, `gh` or `compare`.
- */
-via: string, 
-/**
- * False when a second delivery updated an open pull request.
- */
-created: boolean, };
-
-export type DeliveryRun = { id: string, sessionId: string, target: DeliveryTarget, state: DeliveryState, steps: Array<DeliveryStep>, startedAt: string, endedAt: string | null, pullRequest: PullRequestView | null, 
-/**
- * What landed (workspace-relative paths), once delivered.
- */
-landed: Array<string>, error: ApiError | null, };
-
-export type DeliverySettingsView = { 
-/**
- * `owner/name` on the provider.
- */
-repository: string | null, reviewers: Array<string>, 
-/**
- * `auto`, `direct` or `fork`.
- */
-pushMode: string, remote: string, base: string, branchPrefix: string, 
-/**
- * The provider's API root (default `https://api.github.com`).
- */
-apiUrl: string, 
-/**
- * The provider token's fingerprint, when one is stored for `api_url`.
- */
-tokenFingerprint: string | null, };
-
-export type PlanDeliveryArgs = { sessionId: string, 
-/**
- * Default: `[delivery] default`, else the first available target.
- */
-target?: DeliveryTarget, };
-
-export type DeliverArgs = { sessionId: string, target: DeliveryTarget, planId: string, };
-
-export type PreviewState = "stopped" | "starting" | "ready" | "restarting" | "crashed";
-
 export type PreviewKind = "command" | "static" | "none";
 
-export type ModuleUrl = { moduleId: string, 
-/**
- * A path on the preview's origin, e.g. `/?module=cart`.
- */
-path: string, };
-
-export type BridgeActivity = { url: string, 
-/**
- * `GET`s the session's application answered 404 and the bridge answered.
- */
-forwarded: number, 
-/**
- * Requests the bridge could not answer (down, or an error): marked unavailable.
- */
-unavailable: number, 
-/**
- * Requests refused rather than forwarded (other methods, `/api/auth/*`).
- */
-refused: number, };
+export type PreviewState = "stopped" | "starting" | "ready" | "restarting" | "crashed";
 
 export type PreviewView = { sessionId: string, kind: PreviewKind, state: PreviewState, 
 /**
@@ -320,132 +384,41 @@ data: string, bridge: BridgeActivity | null,
  */
 moduleUrls: Array<ModuleUrl>, };
 
-export type KilnEvent = { id: number, at: string, body: EventBody, };
-
-export type EmptyArgs = Record<symbol, never>;
-
-export type OpenWorkspaceArgs = { path: string, };
-
-export type ListSessionsArgs = { includeArchived?: boolean, };
-
-export type SessionIdArgs = { sessionId: string, };
-
-export type CreateSessionArgs = { brief: string, title?: string, 
+export type PullRequestView = { 
 /**
- * Module ids the operator confirmed as new modules: a brief naming an id no module
- * has is `MODULE_UNKNOWN` unless the id is listed here.
+ * The pull request's page, or a compare link when none could be created.
  */
-createModules?: Array<string>, };
-
-export type GetTranscriptArgs = { sessionId: string, after?: number, };
-
-export type AddModuleArgs = { sessionId: string, moduleId: string, };
-
-export type StopArgs = { sessionId: string, stop?: boolean, };
-
-export type DeleteSessionArgs = { sessionId: string, stop?: boolean, keepTranscript?: boolean, };
-
-export type SendMessageArgs = { sessionId: string, text: string, 
+url: string, number: number | null, branch: string, 
 /**
- * The composer's role picker: this turn only.
+ * `api`, `gh` or `compare`.
  */
-role?: string, 
+via: string, 
 /**
- * The composer's module picker: this turn only.
+ * False when a second delivery updated an open pull request.
  */
-module?: string, driver?: string, model?: string, };
+created: boolean, };
 
-export type ApproveSpecArgs = { sessionId: string, moduleId: string, };
+export type RemoveAttachmentArgs = { sessionId: string, attachmentId: string, };
 
-export type GetDiffArgs = { sessionId: string, 
+export type RestoreCheckpointArgs = { sessionId: string, sequence: number, };
+
+export type ReviewView = { moduleId: string, passed: boolean, 
 /**
- * Only this module's files; every module of the session when absent.
+ * The module's files changed since the review: it no longer counts.
  */
-moduleId?: string, };
-
-export type FileStatus = "added" | "modified" | "deleted" | "renamed";
-
-export type LineKind = "context" | "add" | "delete";
-
-export type DiffLine = { kind: LineKind, oldLine: number | null, newLine: number | null, text: string, };
-
-export type Hunk = { oldStart: number, oldLines: number, newStart: number, newLines: number, header: string, lines: Array<DiffLine>, };
-
-export type FileDiff = { path: string, oldPath: string | null, status: FileStatus, binary: boolean, tooLarge: boolean, additions: number, deletions: number, hunks: Array<Hunk>, };
-
-export type DiffGroup = "module" | "other-module" | "outside";
-
-export type ModuleDiff = { 
+stale: boolean, 
 /**
- * The module's id; `(repository)` (`OUTSIDE_MODULES_ID`) for the files outside every module.
+ * The verdict line's reason.
  */
-moduleId: string, 
+summary: string, 
 /**
- * The module's directory; empty for the files outside every module.
+ * The whole report (correctness, security, compatibility, lifecycle, tests, UI).
  */
-directory: string, group: DiffGroup, baseSequence: number, files: Array<FileDiff>, };
-
-export type DiffView = { modules: Array<ModuleDiff>, };
-
-export type GateStatus = "passed" | "failed" | "skipped" | "not-configured";
-
-export type Workflow = "direct" | "specs";
+report: string, createdAt: string, };
 
 export type RoleSummary = { id: string, name: string, };
 
-export type DetectionView = { root: string, 
-/**
- * The workspace's `kiln.toml`, when it has one.
- */
-configPath: string | null, workflow: Workflow, modules: Array<DetectedModule>, toolchains: Array<ToolchainCheck>, 
-/**
- * The install step run after a session's working copy is made.
- */
-setup: DetectedCommand | null, 
-/**
- * The same, as the `kiln.toml` that "Save as kiln.toml" writes.
- */
-toml: string, };
-
-export type DetectedModule = { id: string, directory: string, toolchain: Toolchain, gates: Array<DetectedGate>, };
-
-export type DetectedGate = { 
-/**
- * `dependencies`, `typecheck`, `tests`, `format` or `lint`.
- */
-gate: string, 
-/**
- * `None`: not configured (never a blocker).
- */
-command: string | null, 
-/**
- * Where the command came from, or why there is none.
- */
-source: string, 
-/**
- * For a gate with no command: what would give it one.
- */
-hint: string | null, };
-
-export type DetectedCommand = { command: string, source: string, };
-
-export type ToolchainCheck = { 
-/**
- * The command: `node`, `pnpm`, `cargo`, `python3`, `uv`, `go`, `make`…
- */
-name: string, 
-/**
- * The version this machine has, `None` when it is missing.
- */
-found: string | null, 
-/**
- * The version the repository asks for (`go 1.23` in go.mod, `engines.node`…).
- */
-required: string | null, ok: boolean, 
-/**
- * What to install, when not ok.
- */
-message: string | null, };
+export type RoleUsage = { role: string, usage: UsageTotals, };
 
 export type SaveConfigArgs = { workflow: Workflow, 
 /**
@@ -463,89 +436,46 @@ export type SaveModuleGates = { id: string,
  */
 gates: { [key in string]: string }, };
 
-export type GateResultView = { id: number, module: string | null, gate: string, command: string, status: GateStatus, 
-/**
- * Where the command came from: `kiln.toml`, or what Kiln detected it from
- * (`package.json scripts.test`, `vitest.config.ts at the root`, …).
- */
-source: string, exitCode: number | null, durationMs: number, outputHead: string, 
-/**
- * Empty when the whole output fit in the head.
- */
-outputTail: string, at: string, };
-
-export type RestoreCheckpointArgs = { sessionId: string, sequence: number, };
-
-export type ModuleArgs = { sessionId: string, moduleId: string, };
-
 export type SaveSpecArgs = { sessionId: string, moduleId: string, text: string, };
 
-export type SpecView = { moduleId: string, 
+export type SendMessageArgs = { sessionId: string, text: string, 
 /**
- * Workspace-relative path of the specification file.
+ * The composer's role picker: this turn only.
  */
-path: string, 
+role?: string, 
 /**
- * `None` when the module has no specification yet.
+ * The composer's module picker: this turn only.
  */
-text: string | null, 
-/**
- * The `status:` line of its front matter.
- */
-status: string | null, 
-/**
- * Approved as it stands: an approval recorded for this exact text, or unchanged
- * since the session's base where it was already approved.
- */
-approved: boolean, };
+module?: string, driver?: string, model?: string, };
 
-export type AddAttachmentArgs = { sessionId: string, 
-/**
- * The file's own name; Kiln stores it under a safe name.
- */
-name: string, dataBase64: string, };
+export type ServeMode = "loopback" | "self-hosted";
 
-export type RemoveAttachmentArgs = { sessionId: string, attachmentId: string, };
+export type SessionIdArgs = { sessionId: string, };
 
-export type UpdateSessionArgs = { sessionId: string, autoContinue?: boolean, title?: string, };
+export type SessionKind = "new-module" | "edit-module";
 
-export type DriverStatus = { id: string, available: boolean, 
-/**
- * The binary found, the endpoint set, or what to do to make it available.
- */
-detail: string, 
-/**
- * What the binary's `--version` says (its first line), for a local CLI that
- * answered; `None` when not installed or it would not say.
- */
-version: string | null, 
-/**
- * Whether it is signed in, where that can be told without the network: an API key in
- * the environment Kiln gives the CLI or the credentials file its login writes; for
- * the OpenAI-compatible driver, whether a key is stored. `None` when not installed or
- * when it cannot be told (the macOS keychain).
- */
-signedIn: boolean | null, };
+export type SessionModule = { id: string, directory: string, kind: ModuleChange, joinedAt: string, baseSequence: number, };
 
-export type CommandPolicy = "workdir" | "none";
+export type SessionState = "planning" | "awaiting-approval" | "editing" | "running" | "review" | "blocked" | "delivered";
 
-export type ConfinementView = { available: boolean, 
+export type SessionView = { id: string, kind: SessionKind, modules: Array<SessionModule>, title: string, brief: string, role: string | null, driver: string | null, model: string | null, resumeIds: { [key in string]: string }, autoContinue: boolean, chainDepth: number, state: SessionState, 
 /**
- * `landlock`, or `none` where the kernel lacks it.
+ * Whether a process of this session (a turn, its setup) is running now.
  */
-mechanism: string, 
+running: boolean, setup: SetupState, createdAt: string, updatedAt: string, deliveredAt: string | null, archivedAt: string | null, rejectedAt: string | null, deletedAt: string | null, attachments: Array<AttachmentView>, checkpoints: Array<CheckpointView>, 
 /**
- * The kernel's Landlock ABI version.
+ * The role the next message goes to when none is picked (an asker, a paused chain).
  */
-abi: number | null, 
+pendingRole: string | null, usage: UsageView, 
 /**
- * `full`, `partial` (Landlock ABI 1 or 2) or `none`.
+ * Each module's auto-review report, checked against its files as they are now.
  */
-enforcement: string, 
+reviews: Array<ReviewView>, 
 /**
- * One sentence saying what commands may write, or that they run with the policy alone.
+ * Whether the working copy's checkpoint (the current one) differs from the session's
+ * start: `false` means its turns changed nothing (so there is nothing to deliver).
  */
-detail: string, };
+changed: boolean, };
 
 export type SettingsView = { defaultDriver: string, 
 /**
@@ -577,6 +507,59 @@ bridgeUrl: string | null,
  * Its access token's fingerprint, when a token is stored for `bridge_url`.
  */
 bridgeTokenFingerprint: string | null, delivery: DeliverySettingsView, };
+
+export type SetupState = "none" | "running" | "passed" | "failed";
+
+export type SpecView = { moduleId: string, 
+/**
+ * Workspace-relative path of the specification file.
+ */
+path: string, 
+/**
+ * `None` when the module has no specification yet.
+ */
+text: string | null, 
+/**
+ * The `status:` line of its front matter.
+ */
+status: string | null, 
+/**
+ * Approved as it stands: an approval recorded for this exact text, or unchanged
+ * since the session's base where it was already approved.
+ */
+approved: boolean, };
+
+export type StepState = "pending" | "running" | "passed" | "failed" | "skipped";
+
+export type StopArgs = { sessionId: string, stop?: boolean, };
+
+export type TargetOption = { target: DeliveryTarget, available: boolean, reason: string | null, };
+
+export type Toolchain = "node" | "rust" | "python" | "go" | "generic";
+
+export type ToolchainCheck = { 
+/**
+ * The command: `node`, `pnpm`, `cargo`, `python3`, `uv`, `go`, `make`…
+ */
+name: string, 
+/**
+ * The version this machine has, `None` when it is missing.
+ */
+found: string | null, 
+/**
+ * The version the repository asks for (`go 1.23` in go.mod, `engines.node`…).
+ */
+required: string | null, ok: boolean, 
+/**
+ * What to install, when not ok.
+ */
+message: string | null, };
+
+export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, };
+
+export type Transport = "desktop" | "serve";
+
+export type UpdateSessionArgs = { sessionId: string, autoContinue?: boolean, title?: string, };
 
 export type UpdateSettingsArgs = { defaultDriver?: string, plannerAgent?: boolean, 
 /**
@@ -617,3 +600,162 @@ deliveryApiUrl?: string,
  * Stored sealed, bound to `delivery_api_url`; saving never pushes anything.
  */
 deliveryToken?: string, };
+
+export type UsageTotals = { turns: number, inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheWriteTokens: number, costUsd: number | null, unknownCostTurns: number, };
+
+export type UsageView = { total: UsageTotals, byRole: Array<RoleUsage>, };
+
+export type Workflow = "direct" | "specs";
+
+export type WorkspaceView = { root: string, name: string, isGit: boolean, configPath: string | null, 
+/**
+ * `direct` unless the workspace's `kiln.toml` chooses `specs`.
+ */
+workflow: Workflow, 
+/**
+ * The roles the composer's picker offers: `engineer` and the workspace's own in
+ * the direct workflow, the specialists in specs.
+ */
+roles: Array<RoleSummary>, idPattern: string | null, modules: Array<ModuleInfo>, };
+
+/** Every operation of the API, from its table (src-tauri/engine/src/api/operations.rs): its arguments and its result. */
+export interface CommandMap {
+  /** The app's version, transport and mode, the open workspace and the recent ones. */
+  get_state: { args: EmptyArgs; result: AppState };
+  /**
+   * WORKSPACE_IN_USE (409), naming the holder and its pid, when another Kiln process has the
+   * workspace open: one process works on a workspace at a time.
+   */
+  open_workspace: { args: OpenWorkspaceArgs; result: WorkspaceView };
+  /**
+   * Archived and rejected sessions are hidden unless `includeArchived`; deleted tombstones are
+   * listed only with it.
+   */
+  list_sessions: { args: ListSessionsArgs; result: Array<SessionView> };
+  get_session: { args: SessionIdArgs; result: SessionView };
+  /**
+   * MODULE_UNKNOWN (404) when the brief names `module <x>` or a new-module id that is no module
+   * of the workspace: the message starts with the unknown id(s) in backticks and lists the
+   * modules; sending the id(s) in createModules creates them as new modules (INVALID_INPUT when
+   * one cannot be: no id pattern, no free directory). `module <x>` takes a module id as well as
+   * a directory.
+   */
+  create_session: { args: CreateSessionArgs; result: SessionView };
+  /** The entries after `after` (an entry id), or all. */
+  get_transcript: { args: GetTranscriptArgs; result: Array<TranscriptEntry> };
+  add_module: { args: AddModuleArgs; result: SessionView };
+  archive_session: { args: StopArgs; result: SessionView };
+  /** Un-archives or un-rejects. */
+  restore_session: { args: SessionIdArgs; result: SessionView };
+  reject_session: { args: StopArgs; result: SessionView };
+  /** Null when the record was removed (no transcript kept). */
+  delete_session: { args: DeleteSessionArgs; result: SessionView | null };
+  /** Starts a turn (a running one is stopped first). */
+  send_message: { args: SendMessageArgs; result: SessionView };
+  /**
+   * Stops the turn; else the planner agent, the setup (or gates) and a message waiting for them,
+   * with one system entry "Stopped by the operator during planning/setup.". INVALID_INPUT when
+   * nothing runs.
+   */
+  stop_turn: { args: SessionIdArgs; result: SessionView };
+  /**
+   * Runs again the turn that blocked the session: same module, role, driver, model and prompt.
+   * NOT_BLOCKED (409) unless the session is blocked, SESSION_RUNNING.
+   */
+  retry_turn: { args: SessionIdArgs; result: SessionView };
+  /** SPEC_MISSING when the module has no SPEC.md yet. */
+  approve_spec: { args: ApproveSpecArgs; result: SessionView };
+  /** Each module's changes against its base, or one module's with moduleId. */
+  get_diff: { args: GetDiffArgs; result: DiffView };
+  /**
+   * Puts the session's working copy back to a checkpoint (0 is the starting point); later
+   * checkpoints are kept. CHECKPOINT_NOT_FOUND, INVALID_INPUT, SESSION_RUNNING, SESSION_ARCHIVED,
+   * SESSION_DELIVERED.
+   */
+  restore_checkpoint: { args: RestoreCheckpointArgs; result: SessionView };
+  /**
+   * The latest result of each gate, per module and gate: spec-schema and module-schema (module
+   * null: the whole working copy), then dependencies, typecheck, tests, format and lint per
+   * module. Status passed | failed | skipped | not-configured (no command: the hint is in
+   * outputHead; never a blocker); source: where the command came from; outputTail is empty when
+   * the output fit in the head.
+   */
+  get_gates: { args: SessionIdArgs; result: Array<GateResultView> };
+  /**
+   * Runs every gate of every module of the session now; answers as get_gates does.
+   * SESSION_RUNNING while the session runs.
+   */
+  check_modules: { args: SessionIdArgs; result: Array<GateResultView> };
+  /**
+   * A module's specification in the session's working copy (text null when it has none);
+   * MODULE_NOT_FOUND.
+   */
+  get_spec: { args: ModuleArgs; result: SpecView };
+  /**
+   * Writes the operator's edit of a module's specification; any edit makes an approval stale.
+   * SESSION_RUNNING while a turn runs, MODULE_NOT_FOUND.
+   */
+  save_spec: { args: SaveSpecArgs; result: SpecView };
+  get_settings: { args: EmptyArgs; result: SettingsView };
+  /**
+   * An absent field stays as it is, "" clears it; the key and the bridge token are write-only
+   * (the view has only their fingerprints). A changed openaiBaseUrl or bridgeUrl while a key or
+   * token is stored needs the key or token in the same request, else INVALID_INPUT. Self-hosted
+   * lists only openai-compatible in drivers and refuses claudePath, codexPath and defaultDriver
+   * claude or codex with NOT_ALLOWED_IN_MODE.
+   */
+  update_settings: { args: UpdateSettingsArgs; result: SettingsView };
+  /**
+   * Stores a file for the session's agents (at most 10, 5 MB each, png jpg jpeg gif webp md txt
+   * json csv pdf svg, content matching the extension): ATTACHMENT_LIMIT, ATTACHMENT_TOO_LARGE,
+   * ATTACHMENT_TYPE, ATTACHMENT_EMPTY, ATTACHMENT_MISMATCH, INVALID_INPUT (bad name or base64).
+   * Its body carries 5 MB base64-encoded, a third larger.
+   */
+  add_attachment: { args: AddAttachmentArgs; result: AttachmentView };
+  /** ATTACHMENT_NOT_FOUND when the session has no such attachment. */
+  remove_attachment: { args: RemoveAttachmentArgs; result: SessionView };
+  /** An absent field stays as it is. */
+  update_session: { args: UpdateSessionArgs; result: SessionView };
+  /** Every turn of the workspace: the total and per role. */
+  workspace_usage: { args: EmptyArgs; result: UsageView };
+  /** The session's preview as it stands (stopped when none runs). */
+  get_preview: { args: SessionIdArgs; result: PreviewView };
+  /**
+   * Starts the session's preview and its gateway (answers the running one when it runs).
+   * PREVIEW_NOT_CONFIGURED when kiln.toml has no `[preview] command` or `root`;
+   * NOT_ALLOWED_IN_MODE in self-hosted mode; refused for a closed or deleted session.
+   */
+  start_preview: { args: SessionIdArgs; result: PreviewView };
+  /** Stops the process and the gateway; answers the stopped preview. */
+  stop_preview: { args: SessionIdArgs; result: PreviewView };
+  /** Stops, then starts it again (a new gateway: a new origin and secret). */
+  restart_preview: { args: SessionIdArgs; result: PreviewView };
+  /** Starts a read-only review turn of one module (its report lands in SessionView.reviews). */
+  review_module: { args: ModuleArgs; result: SessionView };
+  /**
+   * What delivering to a target would do (per module files, gates, steps, restart), with its
+   * blockers and the planId a confirmation must carry.
+   */
+  plan_delivery: { args: PlanDeliveryArgs; result: DeliveryPlan };
+  /**
+   * Starts delivering the confirmed plan; answers at once, steps follow as `delivery` events.
+   * PLAN_STALE, DELIVERY_BLOCKED, DELIVERY_CONFLICT, TARGET_UNAVAILABLE, BRANCH_MOVED.
+   */
+  deliver: { args: DeliverArgs; result: DeliveryRun };
+  /** The session's latest delivery run, or null when it never ran. */
+  get_delivery: { args: SessionIdArgs; result: DeliveryRun | null };
+  /**
+   * What Kiln detected in the open workspace's own tooling: its modules with every gate's command
+   * and where it came from (null: not configured, with a hint), the toolchains this machine has,
+   * the setup command, and the kiln.toml that "Save as kiln.toml" would write (configPath when
+   * the workspace has one).
+   */
+  detect_workspace: { args: EmptyArgs; result: DetectionView };
+  /**
+   * Writes kiln.toml at the workspace root from the edited set-up (an empty command turns a gate
+   * off), reopens the workspace with it and answers the new detection. CONFIG_EXISTS (409) when
+   * the workspace has a kiln.toml and `replace` is false, CONFIG_INVALID, SESSION_RUNNING while a
+   * turn or a setup runs.
+   */
+  save_config: { args: SaveConfigArgs; result: DetectionView };
+}

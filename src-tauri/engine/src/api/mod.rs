@@ -1,7 +1,9 @@
-//! The engine's one API. Every operation is an async method of `Engine` named in
-//! `for_each_operation!`; the desktop app turns that list into Tauri commands and
-//! `kiln serve` into `POST /api/<command>` routes, so the two cannot drift.
+//! The engine's one API. Every operation is an async method of `Engine` named in the
+//! operation table (`operations.rs`, `for_each_operation!`); the desktop app turns that table
+//! into Tauri commands and `kiln serve` into `POST /api/<command>` routes, so the two cannot
+//! drift.
 
+mod operations;
 pub mod types;
 
 use std::path::PathBuf;
@@ -16,56 +18,19 @@ use crate::workspace::Workspace;
 use crate::workspace_lock::HolderKind;
 use types::*;
 
-/// Calls `$callback! { name(Args) -> Result; ... }` with every operation of the API.
-#[macro_export]
-macro_rules! for_each_operation {
-    ($callback:ident) => {
-        $callback! {
-            get_state(EmptyArgs) -> AppState;
-            open_workspace(OpenWorkspaceArgs) -> WorkspaceView;
-            list_sessions(ListSessionsArgs) -> Vec<SessionView>;
-            get_session(SessionIdArgs) -> SessionView;
-            create_session(CreateSessionArgs) -> SessionView;
-            get_transcript(GetTranscriptArgs) -> Vec<TranscriptEntry>;
-            add_module(AddModuleArgs) -> SessionView;
-            archive_session(StopArgs) -> SessionView;
-            restore_session(SessionIdArgs) -> SessionView;
-            reject_session(StopArgs) -> SessionView;
-            delete_session(DeleteSessionArgs) -> Option<SessionView>;
-            send_message(SendMessageArgs) -> SessionView;
-            stop_turn(SessionIdArgs) -> SessionView;
-            retry_turn(SessionIdArgs) -> SessionView;
-            approve_spec(ApproveSpecArgs) -> SessionView;
-            get_diff(GetDiffArgs) -> DiffView;
-            restore_checkpoint(RestoreCheckpointArgs) -> SessionView;
-            get_gates(SessionIdArgs) -> Vec<GateResultView>;
-            check_modules(SessionIdArgs) -> Vec<GateResultView>;
-            get_spec(ModuleArgs) -> SpecView;
-            save_spec(SaveSpecArgs) -> SpecView;
-            get_settings(EmptyArgs) -> SettingsView;
-            update_settings(UpdateSettingsArgs) -> SettingsView;
-            add_attachment(AddAttachmentArgs) -> AttachmentView;
-            remove_attachment(RemoveAttachmentArgs) -> SessionView;
-            update_session(UpdateSessionArgs) -> SessionView;
-            workspace_usage(EmptyArgs) -> UsageView;
-            get_preview(SessionIdArgs) -> PreviewView;
-            start_preview(SessionIdArgs) -> PreviewView;
-            stop_preview(SessionIdArgs) -> PreviewView;
-            restart_preview(SessionIdArgs) -> PreviewView;
-            review_module(ModuleArgs) -> SessionView;
-            plan_delivery(PlanDeliveryArgs) -> DeliveryPlan;
-            deliver(DeliverArgs) -> DeliveryRun;
-            get_delivery(SessionIdArgs) -> Option<DeliveryRun>;
-            detect_workspace(EmptyArgs) -> DetectionView;
-            save_config(SaveConfigArgs) -> DetectionView;
-        }
-    };
-}
-
 macro_rules! define_dispatch {
-    ($($name:ident($args:ty) -> $ret:ty;)*) => {
+    ($($(#[doc = $doc:literal])* $name:ident($args:ty) -> $ret:ty $(, body_limit: $limit:expr)?;)*) => {
         /// The name of every operation, as commands and routes spell it.
         pub const OPERATIONS: &[&str] = &[$(stringify!($name)),*];
+
+        /// The largest request body `command` takes when its table line sets one (an HTTP
+        /// transport's concern, kept in the table so an operation's line says everything).
+        pub fn body_limit(command: &str) -> Option<usize> {
+            match command {
+                $($(stringify!($name) => Some($limit),)?)*
+                _ => None,
+            }
+        }
 
         impl Engine {
             /// Runs an operation by name with JSON arguments: what both transports call.
@@ -83,7 +48,7 @@ macro_rules! define_dispatch {
     };
 }
 
-for_each_operation!(define_dispatch);
+crate::for_each_operation!(define_dispatch);
 
 fn parse_args<T: DeserializeOwned>(command: &str, args: serde_json::Value) -> Result<T> {
     let args = if args.is_null() { serde_json::json!({}) } else { args };
@@ -91,7 +56,8 @@ fn parse_args<T: DeserializeOwned>(command: &str, args: serde_json::Value) -> Re
 }
 
 pub struct EngineOptions {
-    /// Where the recent-workspaces list lives (the app's config directory).
+    /// The app's config directory: Kiln's own state, which the commands sessions run may not
+    /// read (see `sandbox::hidden`).
     pub config_dir: PathBuf,
     pub transport: Transport,
     /// What the server trusts; decides, among other things, which drivers are offered.
@@ -102,15 +68,38 @@ pub struct EngineOptions {
     pub allow_agent_commands: bool,
 }
 
+/// Where the workspaces opened recently are kept, newest first. The app keeps them in a file
+/// of its config directory (`src-tauri/src/recent.rs`); an engine given none keeps them in
+/// memory for its life. The engine decides what the list holds; this only stores it.
+pub trait RecentWorkspaces: Send + Sync {
+    fn load(&self) -> Vec<String>;
+    fn store(&self, recent: &[String]);
+}
+
+/// The list for an engine that was given no store: this process's opens only.
+#[derive(Default)]
+struct RememberedInMemory(std::sync::Mutex<Vec<String>>);
+
+impl RecentWorkspaces for RememberedInMemory {
+    fn load(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+
+    fn store(&self, recent: &[String]) {
+        *self.0.lock().unwrap() = recent.to_vec();
+    }
+}
+
 pub struct Engine {
     options: EngineOptions,
+    recent: Arc<dyn RecentWorkspaces>,
     workspace: RwLock<Option<Arc<Workspace>>>,
     events: Arc<EventBus>,
     /// What this process is, as a workspace's lock names it to another process.
     holder: HolderKind,
 }
 
-const RECENT_FILE: &str = "recent-workspaces.json";
+/// How many recent workspaces the list keeps.
 const RECENT_MAX: usize = 10;
 
 impl Engine {
@@ -119,7 +108,19 @@ impl Engine {
             Transport::Desktop => HolderKind::Desktop,
             Transport::Serve => HolderKind::Serve,
         };
-        Engine { options, workspace: RwLock::new(None), events: Arc::new(EventBus::default()), holder }
+        Engine {
+            options,
+            recent: Arc::new(RememberedInMemory::default()),
+            workspace: RwLock::new(None),
+            events: Arc::new(EventBus::default()),
+            holder,
+        }
+    }
+
+    /// The same engine, keeping its recent workspaces in `recent` (the app's file).
+    pub fn remembering_in(mut self, recent: Arc<dyn RecentWorkspaces>) -> Engine {
+        self.recent = recent;
+        self
     }
 
     /// Whether agents may run commands in this engine's workspaces (see
@@ -166,10 +167,7 @@ impl Engine {
     }
 
     fn recent(&self) -> Vec<String> {
-        std::fs::read_to_string(self.options.config_dir.join(RECENT_FILE))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default()
+        self.recent.load()
     }
 
     fn remember(&self, root: &str) {
@@ -177,18 +175,10 @@ impl Engine {
         recent.retain(|r| r != root);
         recent.insert(0, root.to_string());
         recent.truncate(RECENT_MAX);
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(&self.options.config_dir)?;
-            let tmp = self.options.config_dir.join(format!("{RECENT_FILE}.tmp"));
-            std::fs::write(&tmp, serde_json::to_vec_pretty(&recent)?)?;
-            std::fs::rename(tmp, self.options.config_dir.join(RECENT_FILE))
-        };
-        if let Err(e) = write() {
-            tracing::warn!("remembering the recent workspace: {e}");
-        }
+        self.recent.store(&recent);
     }
 
-    // ---- operations (one per line of `for_each_operation!`) ----
+    // ---- operations (one per line of the table in `operations.rs`) ----
 
     pub async fn get_state(&self, _: EmptyArgs) -> Result<AppState> {
         Ok(AppState {

@@ -15,8 +15,8 @@ use sha2::{Digest, Sha256};
 use sqlx::SqlitePool;
 use time::OffsetDateTime;
 
-use crate::api::types::ServeMode;
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_engine::types::ServeMode;
+use kiln_engine::{ApiError, ErrorCode, Result};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-access");
 
@@ -75,8 +75,8 @@ impl Access {
         // Every Kiln process of the user shares this store (servers, `kiln token`). sqlx
         // takes no lock to migrate SQLite, so two opening a fresh store at once would both
         // apply its migration: they take turns.
-        let migrating = crate::workspace_lock::wait_exclusive(&config_dir.join(MIGRATION_LOCK)).await?;
-        let pool = crate::store::open_with(&path, &MIGRATOR).await?;
+        let migrating = kiln_engine::workspace_lock::wait_exclusive(&config_dir.join(MIGRATION_LOCK)).await?;
+        let pool = kiln_engine::store::open_with(&path, &MIGRATOR).await?;
         drop(migrating);
         use std::os::unix::fs::PermissionsExt;
         for file in [path.clone(), path.with_extension("db-wal"), path.with_extension("db-shm")] {

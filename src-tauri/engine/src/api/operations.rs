@@ -1,0 +1,126 @@
+//! The operation table: every operation of the API, one line each (its arguments, its result,
+//! and what a transport needs to know of it), with its documentation. Everything that lists
+//! operations is generated from it: the `Engine::dispatch` match and `OPERATIONS`
+//! (`api/mod.rs`), the desktop's Tauri commands (`src-tauri/src/commands.rs`), the commands
+//! and the one permission set `src-tauri/build.rs` declares to tauri-build, the HTTP body
+//! limits of `kiln serve`, and the UI's `CommandMap` in `ui/src/api/types.ts`.
+//!
+//! Adding an operation: its types (`api/types/`), one line here, its `Engine` method.
+//!
+//! This file depends on nothing (the build script includes it as a module), so the types
+//! are only names here: whoever expands the table brings them into scope.
+
+/// Calls `$callback! { /// docs  name(Args) -> Result [, body_limit: bytes]; ... }` with every
+/// operation of the API. `body_limit` is the largest HTTP request body the operation takes
+/// (the default is `kiln serve`'s `MAX_BODY`, 1 MiB).
+#[macro_export]
+macro_rules! for_each_operation {
+    ($callback:ident) => {
+        $callback! {
+            /// The app's version, transport and mode, the open workspace and the recent ones.
+            get_state(EmptyArgs) -> AppState;
+            /// WORKSPACE_IN_USE (409), naming the holder and its pid, when another Kiln process has the
+            /// workspace open: one process works on a workspace at a time.
+            open_workspace(OpenWorkspaceArgs) -> WorkspaceView;
+            /// Archived and rejected sessions are hidden unless `includeArchived`; deleted tombstones are
+            /// listed only with it.
+            list_sessions(ListSessionsArgs) -> Vec<SessionView>;
+            get_session(SessionIdArgs) -> SessionView;
+            /// MODULE_UNKNOWN (404) when the brief names `module <x>` or a new-module id that is no module
+            /// of the workspace: the message starts with the unknown id(s) in backticks and lists the
+            /// modules; sending the id(s) in createModules creates them as new modules (INVALID_INPUT when
+            /// one cannot be: no id pattern, no free directory). `module <x>` takes a module id as well as
+            /// a directory.
+            create_session(CreateSessionArgs) -> SessionView;
+            /// The entries after `after` (an entry id), or all.
+            get_transcript(GetTranscriptArgs) -> Vec<TranscriptEntry>;
+            add_module(AddModuleArgs) -> SessionView;
+            archive_session(StopArgs) -> SessionView;
+            /// Un-archives or un-rejects.
+            restore_session(SessionIdArgs) -> SessionView;
+            reject_session(StopArgs) -> SessionView;
+            /// Null when the record was removed (no transcript kept).
+            delete_session(DeleteSessionArgs) -> Option<SessionView>;
+            /// Starts a turn (a running one is stopped first).
+            send_message(SendMessageArgs) -> SessionView;
+            /// Stops the turn; else the planner agent, the setup (or gates) and a message waiting for them,
+            /// with one system entry "Stopped by the operator during planning/setup.". INVALID_INPUT when
+            /// nothing runs.
+            stop_turn(SessionIdArgs) -> SessionView;
+            /// Runs again the turn that blocked the session: same module, role, driver, model and prompt.
+            /// NOT_BLOCKED (409) unless the session is blocked, SESSION_RUNNING.
+            retry_turn(SessionIdArgs) -> SessionView;
+            /// SPEC_MISSING when the module has no SPEC.md yet.
+            approve_spec(ApproveSpecArgs) -> SessionView;
+            /// Each module's changes against its base, or one module's with moduleId.
+            get_diff(GetDiffArgs) -> DiffView;
+            /// Puts the session's working copy back to a checkpoint (0 is the starting point); later
+            /// checkpoints are kept. CHECKPOINT_NOT_FOUND, INVALID_INPUT, SESSION_RUNNING, SESSION_ARCHIVED,
+            /// SESSION_DELIVERED.
+            restore_checkpoint(RestoreCheckpointArgs) -> SessionView;
+            /// The latest result of each gate, per module and gate: spec-schema and module-schema (module
+            /// null: the whole working copy), then dependencies, typecheck, tests, format and lint per
+            /// module. Status passed | failed | skipped | not-configured (no command: the hint is in
+            /// outputHead; never a blocker); source: where the command came from; outputTail is empty when
+            /// the output fit in the head.
+            get_gates(SessionIdArgs) -> Vec<GateResultView>;
+            /// Runs every gate of every module of the session now; answers as get_gates does.
+            /// SESSION_RUNNING while the session runs.
+            check_modules(SessionIdArgs) -> Vec<GateResultView>;
+            /// A module's specification in the session's working copy (text null when it has none);
+            /// MODULE_NOT_FOUND.
+            get_spec(ModuleArgs) -> SpecView;
+            /// Writes the operator's edit of a module's specification; any edit makes an approval stale.
+            /// SESSION_RUNNING while a turn runs, MODULE_NOT_FOUND.
+            save_spec(SaveSpecArgs) -> SpecView;
+            get_settings(EmptyArgs) -> SettingsView;
+            /// An absent field stays as it is, "" clears it; the key and the bridge token are write-only
+            /// (the view has only their fingerprints). A changed openaiBaseUrl or bridgeUrl while a key or
+            /// token is stored needs the key or token in the same request, else INVALID_INPUT. Self-hosted
+            /// lists only openai-compatible in drivers and refuses claudePath, codexPath and defaultDriver
+            /// claude or codex with NOT_ALLOWED_IN_MODE.
+            update_settings(UpdateSettingsArgs) -> SettingsView;
+            /// Stores a file for the session's agents (at most 10, 5 MB each, png jpg jpeg gif webp md txt
+            /// json csv pdf svg, content matching the extension): ATTACHMENT_LIMIT, ATTACHMENT_TOO_LARGE,
+            /// ATTACHMENT_TYPE, ATTACHMENT_EMPTY, ATTACHMENT_MISMATCH, INVALID_INPUT (bad name or base64).
+            /// Its body carries 5 MB base64-encoded, a third larger.
+            add_attachment(AddAttachmentArgs) -> AttachmentView, body_limit: 7 * 1024 * 1024 + 64 * 1024;
+            /// ATTACHMENT_NOT_FOUND when the session has no such attachment.
+            remove_attachment(RemoveAttachmentArgs) -> SessionView;
+            /// An absent field stays as it is.
+            update_session(UpdateSessionArgs) -> SessionView;
+            /// Every turn of the workspace: the total and per role.
+            workspace_usage(EmptyArgs) -> UsageView;
+            /// The session's preview as it stands (stopped when none runs).
+            get_preview(SessionIdArgs) -> PreviewView;
+            /// Starts the session's preview and its gateway (answers the running one when it runs).
+            /// PREVIEW_NOT_CONFIGURED when kiln.toml has no `[preview] command` or `root`;
+            /// NOT_ALLOWED_IN_MODE in self-hosted mode; refused for a closed or deleted session.
+            start_preview(SessionIdArgs) -> PreviewView;
+            /// Stops the process and the gateway; answers the stopped preview.
+            stop_preview(SessionIdArgs) -> PreviewView;
+            /// Stops, then starts it again (a new gateway: a new origin and secret).
+            restart_preview(SessionIdArgs) -> PreviewView;
+            /// Starts a read-only review turn of one module (its report lands in SessionView.reviews).
+            review_module(ModuleArgs) -> SessionView;
+            /// What delivering to a target would do (per module files, gates, steps, restart), with its
+            /// blockers and the planId a confirmation must carry.
+            plan_delivery(PlanDeliveryArgs) -> DeliveryPlan;
+            /// Starts delivering the confirmed plan; answers at once, steps follow as `delivery` events.
+            /// PLAN_STALE, DELIVERY_BLOCKED, DELIVERY_CONFLICT, TARGET_UNAVAILABLE, BRANCH_MOVED.
+            deliver(DeliverArgs) -> DeliveryRun;
+            /// The session's latest delivery run, or null when it never ran.
+            get_delivery(SessionIdArgs) -> Option<DeliveryRun>;
+            /// What Kiln detected in the open workspace's own tooling: its modules with every gate's command
+            /// and where it came from (null: not configured, with a hint), the toolchains this machine has,
+            /// the setup command, and the kiln.toml that "Save as kiln.toml" would write (configPath when
+            /// the workspace has one).
+            detect_workspace(EmptyArgs) -> DetectionView;
+            /// Writes kiln.toml at the workspace root from the edited set-up (an empty command turns a gate
+            /// off), reopens the workspace with it and answers the new detection. CONFIG_EXISTS (409) when
+            /// the workspace has a kiln.toml and `replace` is false, CONFIG_INVALID, SESSION_RUNNING while a
+            /// turn or a setup runs.
+            save_config(SaveConfigArgs) -> DetectionView;
+        }
+    };
+}

@@ -1,0 +1,27 @@
+//! The shapes that cross to the UI: views, operation arguments and events, one file per
+//! concern, all reachable as `types::X`. The UI's `ui/src/api/types.ts` is generated from
+//! these by ts-rs (`typescript.rs`), and a test fails when the committed file drifts from them.
+
+mod args;
+mod delivery;
+mod diff;
+mod events;
+mod preview;
+mod session;
+mod settings;
+mod typescript;
+mod workspace;
+
+pub use args::*;
+pub use delivery::*;
+pub use diff::*;
+pub use events::*;
+pub use preview::*;
+pub use session::*;
+pub use settings::*;
+pub use typescript::{typescript, TYPES_HEADER};
+pub use workspace::*;
+
+pub use crate::config::Workflow;
+pub use crate::error::{ApiError, ErrorCode};
+pub use crate::modules::{ModuleInfo, Toolchain};
