@@ -1224,4 +1224,4 @@ pub fn typescript() -> String {
     out
 }
 
-pub const TYPES_HEADER: &str = "// Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).\n// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.\n";
+pub const TYPES_HEADER: &str = "// Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types.rs).\n// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test it types::` rewrites it.\n";
