@@ -60,7 +60,7 @@ function homeWithCaches() {
 }
 
 /** A CODEX_HOME whose config points codex at the scripted server with everything that would
- * reach elsewhere off (as src-tauri/engine/tests/contract_cli.rs does with -c settings). Under
+ * reach elsewhere off (as src-tauri/engine/tests/it/contract_cli.rs does with -c settings). Under
  * the CLI directory, not the temp dir: codex refuses to put its helper binaries there. */
 function codexHome(t, modelUrl) {
   const homes = path.join(CLI_DIR, "homes");

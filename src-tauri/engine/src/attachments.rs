@@ -132,7 +132,7 @@ fn without_bom(text: &str) -> &str {
 /// alone: the cleaning cannot yield a path, so refusing would only cost the operator a
 /// file a browser or an OS named oddly. The record keeps that safe name, not the
 /// original: it is the name the agent reads the copy by, and the operator must see the
-/// same one. Case by case (the tests in `tests/paths.rs` hold each):
+/// same one. Case by case (the tests in `tests/it/paths.rs` hold each):
 /// - `a/b.png`, `..\..\b.png`, `C:\Users\me\b.png`: the last segment, `b.png`;
 /// - `..` or `.`: no name left, and no extension, so `ATTACHMENT_TYPE` first;
 /// - `.hidden.txt`, `-rf.txt`: `hidden.txt`, `rf.txt` (no hidden file, no option);

@@ -1,5 +1,5 @@
 // Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types/typescript.rs).
-// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.
+// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test it types::` rewrites it.
 
 export type AddAttachmentArgs = { sessionId: string, 
 /**

@@ -9,7 +9,7 @@ use ts_rs::{Config, TypeVisitor, TS};
 
 use super::*;
 
-pub const TYPES_HEADER: &str = "// Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types/typescript.rs).\n// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types` rewrites it.\n";
+pub const TYPES_HEADER: &str = "// Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types/typescript.rs).\n// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test it types::` rewrites it.\n";
 
 /// Collects the declaration of every declarable type it is shown, and of their dependencies.
 struct Declarations<'a> {

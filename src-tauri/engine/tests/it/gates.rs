@@ -2,9 +2,7 @@
 //! out; a gate that prints 50 MB keeps only its head and tail; module gates use the
 //! allowlisted environment, never the operator's secrets.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use kiln_engine::types::*;
 
 async fn shop_with(
@@ -55,7 +53,7 @@ async fn a_gate_that_prints_50_mb_keeps_head_and_tail() {
 
 #[tokio::test]
 async fn gates_see_only_the_allowlisted_environment() {
-    std::env::set_var("KILN_TEST_SECRET_TOKEN", "do-not-leak");
+    // KILN_TEST_SECRET_TOKEN is planted in the test process (common::environment).
     let (_tmp, engine, id) = shop_with("env; test -z \"$KILN_TEST_SECRET_TOKEN\"", "").await;
     let results = engine.check_modules(SessionIdArgs { session_id: id }).await.unwrap();
     let tests = gate(&results, "tests");

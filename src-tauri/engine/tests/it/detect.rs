@@ -3,12 +3,10 @@
 //! checks, kiln.toml overriding detection, "Save as kiln.toml", and a not-configured
 //! gate that never blocks delivery while a failing detected one does.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::detect;
 use kiln_engine::types::*;
 

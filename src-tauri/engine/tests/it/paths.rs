@@ -4,15 +4,13 @@
 //! is exactly as it was: a refusal that still wrote or removed something would pass a
 //! code check alone.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::common::*;
 use base64::Engine as _;
-use common::*;
 use kiln_engine::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};

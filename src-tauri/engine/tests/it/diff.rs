@@ -4,13 +4,11 @@
 //! the direct workflow (a pnpm monorepo without kiln.toml): the files outside every module
 //! in a group of their own, a changed module not in the session in its own group.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::types::*;
 use kiln_engine::Engine;
 

@@ -1,12 +1,10 @@
 //! Restore round trips (SPEC §8): content, deletions, renames, executable bits, symbolic
 //! links inside the tree and directories (which, as in git, exist only through files).
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::ids::SessionId;
 use kiln_engine::types::*;
 

@@ -2,11 +2,9 @@
 //! address it was given for, only fingerprints come back, and a self-hosted server
 //! neither offers nor configures the local agent CLIs.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, EngineOptions, ErrorCode};
 

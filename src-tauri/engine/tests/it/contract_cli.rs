@@ -14,7 +14,7 @@
 //! only interface is loopback. scripts/test builds them outside such a namespace and runs
 //! them inside one (`unshare -n`), with `KILN_AGENT_CLI_DIR` naming the installed CLIs.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};

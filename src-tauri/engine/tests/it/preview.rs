@@ -4,13 +4,11 @@
 //! port), stops when unvisited, and leaves no process behind when it is stopped, when
 //! its session is deleted, or when the engine shuts down.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 

@@ -4,11 +4,9 @@
 //! not in any byte under `.kiln` (kiln.db, its -wal and -shm, the store, the sessions).
 //! A gate that prints the key is stored and shown redacted too.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::types::*;
 use kiln_model_server::{ModelServer, Step};
 

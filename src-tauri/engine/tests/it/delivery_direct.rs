@@ -9,13 +9,11 @@
 //! style); a session that changed nothing offers nothing to deliver; a changed module that
 //! is not in the session blocks until it joins.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};

@@ -4,11 +4,11 @@
 //! resuming the chain, writes outside the module put back, supersede, and turns that
 //! outlive their subscribers.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::types::*;
 use kiln_engine::Engine;
 use kiln_model_server::{ModelServer, Step};

@@ -1,9 +1,11 @@
 //! Shared pieces of the engine's integration tests: an engine on a temp config dir,
 //! the fixture workspaces, a reader of a directory tree's files, and the git fixtures of
-//! the delivery tests (git run by hand, a bare remote, a `git` that records its runs).
+//! the delivery tests (git run by hand, a bare remote, a `git` that records its runs),
+//! and the process environment all tests share (`environment`).
 
-// Each test binary compiles this module whole and uses only part of it.
-#![allow(dead_code)]
+pub mod environment;
+
+pub use environment::git_recorder;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;

@@ -9,7 +9,7 @@
 //! The paths that must stay unwritable live outside the temporary directories, which are
 //! writable to commands (`common::unwritable_temp`).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -219,7 +219,12 @@ fn without_landlock_commands_run_with_the_policy_alone() {
     }
     let me = std::env::current_exe().unwrap();
     let output = std::process::Command::new(me)
-        .args(["--exact", "without_landlock_commands_run_with_the_policy_alone", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "sandbox::without_landlock_commands_run_with_the_policy_alone",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(DISABLE_ENV, "1")
         .output()
         .unwrap();

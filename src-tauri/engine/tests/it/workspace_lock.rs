@@ -3,11 +3,9 @@
 //! go (dropped, or switched to another workspace). Two engines in one process conflict as
 //! two processes do: the lock belongs to each opening, not to the process.
 
-mod common;
-
 use std::path::Path;
 
-use common::{engine, open};
+use crate::common::{engine, open};
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 

@@ -7,13 +7,11 @@
 //! switch: a server not started with `--allow-agent-commands` gives agents no
 //! `run_command` at all.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::drivers::events::ToolStatus;
 use kiln_engine::drivers::tools::{Toolbox, NO_COMMANDS};
 use kiln_engine::sandbox;
@@ -84,6 +82,8 @@ fn assert_scoped(output: &str, session_dir: &Path, outside: &Path, tmp_file: &Pa
     for marker in ["READ-DATABASE", "READ-CONFIG", "LISTED-SESSIONS", "WROTE-OUTSIDE", "WROTE-TMP", "WROTE-CONFIG"] {
         assert!(!output.contains(marker), "{marker}: {output}");
     }
+    // KILN_CONFIG_DIR and KILN_SCOPE_TEST_SECRET are planted in the test process
+    // (common::environment).
     for marker in ["OWN-TMP-OK", "OWN-HOME-OK", "CONFIG=unset", "SECRET=unset"] {
         assert!(output.contains(marker), "{marker}: {output}");
     }
@@ -96,7 +96,6 @@ fn assert_scoped(output: &str, session_dir: &Path, outside: &Path, tmp_file: &Pa
 #[tokio::test]
 async fn a_gate_runs_the_agents_code_scoped() {
     landlock_here();
-    std::env::set_var("KILN_SCOPE_TEST_SECRET", "do-not-leak");
     let tmp = tempfile::tempdir().unwrap();
     let outside = unwritable_temp("outside-");
     let tmp_file = PathBuf::from("/tmp").join(unique("kiln-gate"));
@@ -116,7 +115,6 @@ async fn a_gate_runs_the_agents_code_scoped() {
 #[tokio::test]
 async fn setup_runs_scoped() {
     landlock_here();
-    std::env::set_var("KILN_SCOPE_TEST_SECRET", "do-not-leak");
     let tmp = tempfile::tempdir().unwrap();
     let outside = unwritable_temp("outside-");
     let tmp_file = PathBuf::from("/tmp").join(unique("kiln-setup"));
@@ -140,7 +138,6 @@ async fn setup_runs_scoped() {
 #[tokio::test]
 async fn run_command_sees_no_kiln_state_and_cannot_reach_it() {
     landlock_here();
-    std::env::set_var("KILN_SCOPE_TEST_SECRET", "do-not-leak");
     let tmp = tempfile::tempdir().unwrap();
     let kiln = tmp.path().join("ws/.kiln");
     let session = kiln.join("sessions/one");
@@ -210,7 +207,6 @@ async fn a_self_hosted_server_runs_no_agent_commands_unless_allowed() {
 #[tokio::test]
 async fn the_preview_runs_scoped() {
     landlock_here();
-    std::env::set_var("KILN_SCOPE_TEST_SECRET", "do-not-leak");
     let tmp = tempfile::tempdir().unwrap();
     let outside = unwritable_temp("outside-");
     let tmp_file = PathBuf::from("/tmp").join(unique("kiln-preview"));

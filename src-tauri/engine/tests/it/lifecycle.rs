@@ -1,11 +1,9 @@
 //! Sessions' lifecycle and bad input (SPEC §4, §14): each refusal has its stable code
 //! and changes nothing on disk or in the database.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 

@@ -11,7 +11,7 @@ fn committed_typescript_types_match_the_rust_types() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "ui/src/api/types.ts is out of date with the Rust types; run `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test types`"
+        "ui/src/api/types.ts is out of date with the Rust types; run `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test it types::`"
     );
 }
 

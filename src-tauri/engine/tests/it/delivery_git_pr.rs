@@ -6,13 +6,11 @@
 //! delivery, the guardrail, an API error after the push, a foreign branch, a missing base
 //! or remote, push modes, the compare link and `available`.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use common::{bare_remote, copy_tracked_shop, pair, recorded_git_runs, recording_git, rev, sh_git, write};
+use crate::common::{bare_remote, copy_tracked_shop, pair, recorded_git_runs, recording_git, rev, sh_git, write};
 use kiln_engine::api::types::DeliverySettingsView;
 use kiln_engine::delivery::git_pr::{self, GateRow, GitPrBody, GitPrInput, GitPrModule};
 use kiln_engine::delivery::StepSink;

@@ -11,42 +11,16 @@
 //! transcript, `kiln.db` (and its WAL) or any git argv or environment (a recording `git`
 //! put first on PATH, which the git layer's allowlisted environment keeps).
 
-mod common;
-
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 use kiln_github_double::{Config, Fault, GithubDouble, RepoConfig};
 use sha2::{Digest, Sha256};
-
-// ---------------------------------------------------------------------------------------
-// The recording git: first on PATH for this whole test binary, set once before any test
-// runs git. Each call writes its argv (NUL-separated) and environment to the record dir.
-
-struct Recorder {
-    _dir: tempfile::TempDir,
-    record: PathBuf,
-}
-
-fn recorder() -> &'static Recorder {
-    static REC: OnceLock<Recorder> = OnceLock::new();
-    REC.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let bin = dir.path().join("bin");
-        let record = dir.path().join("record");
-        recording_git(&bin, &record);
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        let mut parts = vec![bin];
-        parts.extend(std::env::split_paths(&path));
-        std::env::set_var("PATH", std::env::join_paths(parts).unwrap());
-        Recorder { _dir: dir, record }
-    })
-}
 
 // ---------------------------------------------------------------------------------------
 // The world: bare remote, the user's clone opened as the workspace, the GitHub double.
@@ -73,7 +47,6 @@ fn quick_config(toml_path: &Path) {
 }
 
 async fn world() -> World {
-    recorder();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
     let remote = bare_remote(&root, "host", "the shop", |seed| {
@@ -259,7 +232,7 @@ impl World {
         }
 
         // Every run of this binary's tests, not only this one's.
-        let runs = recorded_git_runs(&recorder().record);
+        let runs = recorded_git_runs(&git_recorder().record);
         assert!(
             runs.iter().any(|(argv, _)| argv.starts_with("push ") || argv.contains(" push ")),
             "the recording git saw no push: PATH was not used"

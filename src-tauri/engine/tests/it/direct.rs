@@ -6,12 +6,10 @@
 //! failing detected gate does; a turn that changes nothing offers no review.
 //! Driven by the engine's own OpenAI-compatible loop against the scripted model server.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::types::*;
 use kiln_engine::Engine;
 use kiln_model_server::{ModelServer, Step};

@@ -5,13 +5,11 @@
 //! missing or stale review, a failed or skipped gate and a changed plan each refuse;
 //! a failing `after` hook stops the run with its (redacted) output.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};

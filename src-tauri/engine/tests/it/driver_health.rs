@@ -28,8 +28,7 @@ fn runs(path: &Path) -> Vec<String> {
 
 #[tokio::test]
 async fn the_version_is_read_once_per_binary_without_kilns_variables() {
-    // SAFETY: this test binary's only test that touches the environment.
-    unsafe { std::env::set_var("KILN_CONFIG_DIR", "/secret/tokens") };
+    // KILN_CONFIG_DIR is planted in the test process (common::environment).
     let tmp = tempfile::tempdir().unwrap();
     let count = tmp.path().join("runs");
     let bin = fake_cli(tmp.path(), "2.0.14 (Claude Code)", &count);

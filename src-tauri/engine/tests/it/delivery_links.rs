@@ -11,15 +11,13 @@
 //! the shop and the links) refuses the same directory link at its copy step, and removes
 //! a link the session deleted rather than the file it points to.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use kiln_engine::delivery::git_pr::{self, GitPrInput, GitPrModule};
 use kiln_engine::delivery::StepSink;
 use kiln_engine::ids::SessionId;

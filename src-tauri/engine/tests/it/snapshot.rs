@@ -1,12 +1,10 @@
 //! A session's base snapshot: the materialized working copy equals the host's working
 //! tree minus ignored files, and the host repository is left exactly as it was.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 
 /// Everything about the host repository a snapshot must not change.
 fn host_state(repo: &Path) -> Vec<(String, Vec<u8>)> {

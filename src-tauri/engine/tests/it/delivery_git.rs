@@ -4,8 +4,6 @@
 //! the allowlisted environment, a token that reaches a loopback HTTP remote only through
 //! the credential helper (never an argv, checked in /proc while git runs), and redaction.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
@@ -14,8 +12,8 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::common::{bare_remote, pair, recording_git, rev, sh_git};
 use base64::Engine as _;
-use common::{bare_remote, pair, recording_git, rev, sh_git};
 use kiln_engine::delivery::git::{allowlisted_env, Git, GitErrorKind, Redactor, KEPT_VARIABLES};
 
 // ---------------------------------------------------------------------------------------
@@ -500,11 +498,8 @@ fn the_allowlist_keeps_only_what_git_needs() {
 
 #[tokio::test]
 async fn git_sees_only_the_allowlisted_environment() {
-    // Set in this test process: none of it may reach git except the LC_ variable.
-    std::env::set_var("KILN_SECRET_TEST", "1");
-    std::env::set_var("KILN_GIT_TOKEN", "from-kilns-own-environment");
-    std::env::set_var("GIT_ASKPASS", "/nonexistent/askpass");
-    std::env::set_var("LC_KILN_TEST", "kept");
+    // Planted in the test process (common::environment): none of KILN_SECRET_TEST,
+    // KILN_GIT_TOKEN, GIT_ASKPASS may reach git; LC_KILN_TEST does.
     let fx = fixture();
     let record = fx.root.join("record");
     let g = fx.git(&fx.work).with_program(recording_git(&record, &record));

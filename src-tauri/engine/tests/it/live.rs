@@ -9,12 +9,10 @@
 //! `api_retry` lines become `Retry`s with attempt, maximum and HTTP status); the real
 //! Claude CLI's side of it is in contract_cli.rs.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use kiln_engine::drivers::events::DriverEvent;
 use kiln_engine::drivers::{Driver, TurnFuture, TurnRequest, TurnSink};
 use kiln_engine::types::*;

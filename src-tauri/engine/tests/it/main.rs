@@ -1,0 +1,38 @@
+//! The engine's integration tests, one module per area, linked as one test binary (one
+//! link instead of one per file). All share one process: what a test needs in the
+//! process environment is set once, before any test starts, in `common::environment`.
+
+mod common;
+
+mod attachments;
+mod checkpoints;
+mod contract_cli;
+mod crash;
+mod delivery;
+mod delivery_direct;
+mod delivery_git;
+mod delivery_git_pr;
+mod delivery_links;
+mod delivery_pr;
+mod detect;
+mod diff;
+mod direct;
+mod driver_health;
+mod driver_parsers;
+mod gates;
+mod gateway;
+mod lifecycle;
+mod live;
+mod openai_driver;
+mod paths;
+mod planner;
+mod preview;
+mod redaction;
+mod roles;
+mod sandbox;
+mod scope;
+mod settings;
+mod snapshot;
+mod turns;
+mod types;
+mod workspace_lock;
