@@ -12,9 +12,7 @@ export default defineConfig({
     emptyOutDir: true,
     target: "es2021",
   },
-  server: serveUrl
-    ? { proxy: { "/api": { target: serveUrl, changeOrigin: true } } }
-    : undefined,
+  server: serveUrl ? { proxy: { "/api": { target: serveUrl, changeOrigin: true } } } : undefined,
   test: {
     environment: "jsdom",
     setupFiles: ["./src/test/setup.ts"],

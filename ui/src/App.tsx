@@ -72,7 +72,14 @@ function Screen() {
     default:
       return (
         <section className="screen">
-          <EmptyState title="Page not found" actions={<a className="btn" href={paths.dashboard}>Back to sessions</a>}>
+          <EmptyState
+            title="Page not found"
+            actions={
+              <a className="btn" href={paths.dashboard}>
+                Back to sessions
+              </a>
+            }
+          >
             <p>
               Nothing lives at <code>{route.path}</code>.
             </p>
@@ -89,7 +96,11 @@ export function App() {
   const mode = needed ? connection.mode : (app?.mode ?? null);
   return (
     <div className="app">
-      <Header app={needed ? null : app} mode={mode} onDisconnect={connection.status === "connected" && backend.disconnect ? disconnect : undefined} />
+      <Header
+        app={needed ? null : app}
+        mode={mode}
+        onDisconnect={connection.status === "connected" && backend.disconnect ? disconnect : undefined}
+      />
       <main className="app-main">
         <Screen />
       </main>

@@ -66,7 +66,9 @@ describe("connecting to kiln serve", () => {
     renderWithStore(<App />, backend);
 
     expect(await screen.findByTestId("connect-screen")).toHaveTextContent("self-hosted");
-    expect(screen.getByTestId("connect-screen")).toHaveTextContent("Create a token on the server with kiln token create");
+    expect(screen.getByTestId("connect-screen")).toHaveTextContent(
+      "Create a token on the server with kiln token create",
+    );
     expect(screen.getByTestId("connect-token")).toHaveAttribute("type", "password");
     expect(screen.getByTestId("mode-badge")).toHaveTextContent("self-hosted");
     expect(screen.queryByTestId("disconnect")).not.toBeInTheDocument();
@@ -172,7 +174,14 @@ describe("connecting to kiln serve", () => {
   });
 
   it("never shows connection UI on the desktop, whose backend has no connect", async () => {
-    const backend = fakeBackend({ get_state: () => { throw notConnected(); } }, "tauri");
+    const backend = fakeBackend(
+      {
+        get_state: () => {
+          throw notConnected();
+        },
+      },
+      "tauri",
+    );
     expect(backend.connect).toBeUndefined();
     renderWithStore(<App />, backend);
     expect(await screen.findByTestId("error")).toHaveTextContent("NOT_CONNECTED");

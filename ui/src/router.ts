@@ -32,7 +32,9 @@ export function parseHash(hash: string): Route {
   if (session) {
     try {
       const id = decodeURIComponent(session[1]);
-      return new URLSearchParams(session[2] ?? "").get("preview") === "1" ? { name: "session", id, preview: true } : { name: "session", id };
+      return new URLSearchParams(session[2] ?? "").get("preview") === "1"
+        ? { name: "session", id, preview: true }
+        : { name: "session", id };
     } catch {
       return { name: "notFound", path };
     }

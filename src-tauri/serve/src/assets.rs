@@ -18,22 +18,17 @@ impl Assets for DirAssets {
         }
         let file = self.0.join(path);
         let bytes = std::fs::read(&file).ok()?;
-        Some((bytes, mime_for(path).to_string()))
+        Some((bytes, mime_for(path)))
     }
 }
 
-pub fn mime_for(path: &str) -> &'static str {
-    match path.rsplit('.').next().unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
-        "js" | "mjs" => "text/javascript; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "json" => "application/json",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "ico" => "image/x-icon",
-        "woff2" => "font/woff2",
-        "woff" => "font/woff",
-        "map" => "application/json",
-        _ => "application/octet-stream",
+/// The Content-Type of a UI file, by its extension (mime_guess's table). Text is sent as
+/// UTF-8, as the built UI is, rather than left to the browser's default.
+pub fn mime_for(path: &str) -> String {
+    let mime = mime_guess::from_path(path).first_raw().unwrap_or("application/octet-stream");
+    if mime.starts_with("text/") {
+        format!("{mime}; charset=utf-8")
+    } else {
+        mime.to_string()
     }
 }

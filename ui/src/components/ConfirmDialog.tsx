@@ -12,7 +12,15 @@ export interface ConfirmDialogProps {
   children?: ReactNode;
 }
 
-export function ConfirmDialog({ title, confirmLabel, danger, busy, onConfirm, onCancel, children }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  title,
+  confirmLabel,
+  danger,
+  busy,
+  onConfirm,
+  onCancel,
+  children,
+}: ConfirmDialogProps) {
   return (
     <Modal
       title={title}

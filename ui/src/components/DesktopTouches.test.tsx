@@ -9,7 +9,13 @@ import { DesktopTouches, type MenuListener } from "./DesktopTouches";
 function backend(): Backend {
   return {
     kind: "tauri",
-    call: vi.fn(async () => ({ version: "0.1.0", transport: "desktop", mode: "loopback", workspace: null, recentWorkspaces: [] })) as Backend["call"],
+    call: vi.fn(async () => ({
+      version: "0.1.0",
+      transport: "desktop",
+      mode: "loopback",
+      workspace: null,
+      recentWorkspaces: [],
+    })) as Backend["call"],
     subscribe: () => () => {},
     pickFolder: vi.fn(async () => null),
   };
@@ -46,7 +52,10 @@ describe("DesktopTouches", () => {
 
   it("checks at start when asked, and never outside the desktop", async () => {
     const updater: UpdaterDeps = { check: vi.fn(async () => null), relaunch: async () => {} };
-    const { unmount } = renderWithStore(<DesktopTouches desktop listenMenu={menu().listen} updater={updater} startCheck />, backend());
+    const { unmount } = renderWithStore(
+      <DesktopTouches desktop listenMenu={menu().listen} updater={updater} startCheck />,
+      backend(),
+    );
     await waitFor(() => expect(updater.check).toHaveBeenCalledTimes(1));
     expect(screen.queryByRole("dialog")).toBeNull();
     unmount();

@@ -21,10 +21,17 @@ export interface DesktopTouchesProps {
   startCheck?: boolean;
 }
 
-export function DesktopTouches({ desktop = isTauri(), listenMenu = tauriMenu, updater = pluginUpdater, startCheck = checkOnStart() }: DesktopTouchesProps) {
+export function DesktopTouches({
+  desktop = isTauri(),
+  listenMenu = tauriMenu,
+  updater = pluginUpdater,
+  startCheck = checkOnStart(),
+}: DesktopTouchesProps) {
   const { backend, dispatch, reloadApp } = useStore();
   // The update dialog: quiet for the start-up check, shown at once when asked for from the menu.
-  const [update, setUpdate] = useState<{ quiet: boolean; key: number } | null>(desktop && startCheck ? { quiet: true, key: 0 } : null);
+  const [update, setUpdate] = useState<{ quiet: boolean; key: number } | null>(
+    desktop && startCheck ? { quiet: true, key: 0 } : null,
+  );
 
   useEffect(() => {
     if (!desktop) return;

@@ -6,7 +6,9 @@ import { ErrorMessage } from "./ErrorMessage";
 
 describe("ErrorMessage", () => {
   it("shows the message with its backticked names as code, never a literal backtick", () => {
-    render(<ErrorMessage error={new KilnError("MODULE_NOT_FOUND", "`@shop/wishlist` is not a module of this session")} />);
+    render(
+      <ErrorMessage error={new KilnError("MODULE_NOT_FOUND", "`@shop/wishlist` is not a module of this session")} />,
+    );
     const message = screen.getByTestId("error").querySelector(".error-message")!;
     expect(message.textContent).toBe("@shop/wishlist is not a module of this session");
     expect(message.querySelector("code")).toHaveTextContent("@shop/wishlist");

@@ -7,7 +7,11 @@ import { ServeModeControls } from "../features/connect/ServeModeControls";
 import { NotifyToggle } from "../features/attention/NotifyToggle";
 import { emitShortcut } from "../features/shortcuts/bus";
 
-const THEME_LABEL: Record<ThemeChoice, string> = { system: "Theme: system", dark: "Theme: dark", light: "Theme: light" };
+const THEME_LABEL: Record<ThemeChoice, string> = {
+  system: "Theme: system",
+  dark: "Theme: dark",
+  light: "Theme: light",
+};
 
 export interface HeaderProps {
   app: AppState | null;
@@ -41,24 +45,51 @@ export function Header({ app, mode = null, onDisconnect }: HeaderProps) {
       )}
       <div className="header-end">
         <ServeModeControls mode={mode} onDisconnect={onDisconnect} />
-        {app && <span className="muted small" title={`Transport: ${app.transport}`}>v{app.version}</span>}
+        {app && (
+          <span className="muted small" title={`Transport: ${app.transport}`}>
+            v{app.version}
+          </span>
+        )}
         {workspace && <NotifyToggle />}
         {app && (
-          <button type="button" className="btn btn-small" onClick={() => emitShortcut("help")} data-testid="shortcuts" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => emitShortcut("help")}
+            data-testid="shortcuts"
+            title="Keyboard shortcuts (?)"
+            aria-label="Keyboard shortcuts"
+          >
             <kbd>?</kbd>
           </button>
         )}
-        <button type="button" className="btn btn-small" onClick={cycleTheme} data-testid="theme" title="Switch between the system, dark and light themes">
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={cycleTheme}
+          data-testid="theme"
+          title="Switch between the system, dark and light themes"
+        >
           {THEME_LABEL[theme]}
         </button>
         {workspace && (
-          <button type="button" className="btn btn-small" onClick={() => navigate(paths.settings)} data-testid="settings">
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => navigate(paths.settings)}
+            data-testid="settings"
+          >
             Settings
           </button>
         )}
         {/* A self-hosted server serves only the workspace it was started with. */}
         {workspace && mode !== "self-hosted" && (
-          <button type="button" className="btn btn-small" onClick={() => navigate(paths.workspace)} data-testid="switch-workspace">
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => navigate(paths.workspace)}
+            data-testid="switch-workspace"
+          >
             Switch workspace
           </button>
         )}

@@ -8,9 +8,16 @@ function Harness() {
   const [open, setOpen] = useState(false);
   return (
     <>
-      <button onClick={() => setOpen(true)}>Open</button>
+      <button type="button" onClick={() => setOpen(true)}>
+        Open
+      </button>
       {open && (
-        <ConfirmDialog title="Delete session?" confirmLabel="Delete" onConfirm={() => setOpen(false)} onCancel={() => setOpen(false)}>
+        <ConfirmDialog
+          title="Delete session?"
+          confirmLabel="Delete"
+          onConfirm={() => setOpen(false)}
+          onCancel={() => setOpen(false)}
+        >
           <label>
             <input type="checkbox" /> Keep transcript
           </label>

@@ -62,7 +62,11 @@ export function Modal({ title, onClose, children, footer, className }: ModalProp
 
   return createPortal(
     // Clicks inside a portal still bubble through the React tree (e.g. to a clickable row): stop them here.
-    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()} onClick={(e) => e.stopPropagation()}>
+    <div
+      className="modal-backdrop"
+      onMouseDown={(e) => e.target === e.currentTarget && onClose()}
+      onClick={(e) => e.stopPropagation()}
+    >
       <div
         ref={dialogRef}
         className={className ? `modal ${className}` : "modal"}

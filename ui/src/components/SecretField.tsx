@@ -20,7 +20,16 @@ export interface SecretFieldProps {
   clearTestId: string;
 }
 
-export function SecretField({ id, label, noun, input, onChange, fingerprint, fingerprintTestId, clearTestId }: SecretFieldProps) {
+export function SecretField({
+  id,
+  label,
+  noun,
+  input,
+  onChange,
+  fingerprint,
+  fingerprintTestId,
+  clearTestId,
+}: SecretFieldProps) {
   return (
     <>
       <label className="field-label" htmlFor={id}>
@@ -43,7 +52,12 @@ export function SecretField({ id, label, noun, input, onChange, fingerprint, fin
             <span className="muted small" data-testid={fingerprintTestId}>
               stored: <code>{fingerprint}</code>
             </span>
-            <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => onChange({ value: "", clear: true })} data-testid={clearTestId}>
+            <button
+              type="button"
+              className="btn btn-small btn-danger-ghost"
+              onClick={() => onChange({ value: "", clear: true })}
+              data-testid={clearTestId}
+            >
               Clear
             </button>
           </>

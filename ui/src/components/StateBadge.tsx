@@ -40,7 +40,11 @@ export function SessionBadges({ session }: { session: SessionView }) {
   const lifecycle = lifecycleOf(session);
   return (
     <span className="badges">
-      <span className={`badge badge-${STATE_TONE[session.state] ?? "neutral"}`} data-testid="state-badge" data-state={session.state}>
+      <span
+        className={`badge badge-${STATE_TONE[session.state] ?? "neutral"}`}
+        data-testid="state-badge"
+        data-state={session.state}
+      >
         {session.running && <span className="pulse" aria-hidden="true" />}
         {STATE_LABEL[session.state] ?? session.state}
         {session.running && session.state !== "running" && <span className="sr-only"> (agent running)</span>}
@@ -54,7 +58,12 @@ export function SessionBadges({ session }: { session: SessionView }) {
   );
 }
 
-const SETUP_TONE: Record<SetupState, string> = { none: "muted", running: "accent", passed: "success", failed: "danger" };
+const SETUP_TONE: Record<SetupState, string> = {
+  none: "muted",
+  running: "accent",
+  passed: "success",
+  failed: "danger",
+};
 
 export function SetupBadge({ setup }: { setup: SetupState }) {
   return <Badge tone={SETUP_TONE[setup] ?? "neutral"} testId="setup-badge">{`Setup: ${setup}`}</Badge>;

@@ -14,7 +14,16 @@ export function TextField({ id, label, value, onChange, placeholder, hint }: Tex
       <label className="field-label" htmlFor={id}>
         {label}
       </label>
-      <input id={id} className="input" value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} autoComplete="off" spellCheck={false} data-testid={id} />
+      <input
+        id={id}
+        className="input"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={placeholder}
+        autoComplete="off"
+        spellCheck={false}
+        data-testid={id}
+      />
       {hint && <p className="hint">{hint}</p>}
     </>
   );

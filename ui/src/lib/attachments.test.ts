@@ -36,6 +36,8 @@ describe("attachments", () => {
 
   it("reads a file as plain base64", async () => {
     expect(await readBase64(new File(["hello"], "a.txt"))).toBe("aGVsbG8=");
-    expect(await readBase64(new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], "a.png", { type: "image/png" }))).toBe("iVBORw==");
+    expect(await readBase64(new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], "a.png", { type: "image/png" }))).toBe(
+      "iVBORw==",
+    );
   });
 });

@@ -4,7 +4,19 @@ import { KilnError } from "../api/backend";
 /** The engine's limits (engine/src/attachments.rs); the engine stays the authority. */
 export const MAX_ATTACHMENTS = 10;
 export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
-export const ATTACHMENT_EXTENSIONS = ["png", "jpg", "jpeg", "gif", "webp", "md", "txt", "json", "csv", "pdf", "svg"] as const;
+export const ATTACHMENT_EXTENSIONS = [
+  "png",
+  "jpg",
+  "jpeg",
+  "gif",
+  "webp",
+  "md",
+  "txt",
+  "json",
+  "csv",
+  "pdf",
+  "svg",
+] as const;
 /** The `accept` attribute of the file inputs. */
 export const ATTACHMENT_ACCEPT = ATTACHMENT_EXTENSIONS.map((e) => `.${e}`).join(",");
 
@@ -62,11 +74,17 @@ export function nameOf(file: File): string {
  */
 export function precheck(name: string, size: number, held: number): KilnError | null {
   if (held >= MAX_ATTACHMENTS) {
-    return new KilnError("ATTACHMENT_LIMIT", `a session holds at most ${MAX_ATTACHMENTS} attachments; remove one to add another`);
+    return new KilnError(
+      "ATTACHMENT_LIMIT",
+      `a session holds at most ${MAX_ATTACHMENTS} attachments; remove one to add another`,
+    );
   }
   const ext = extensionOf(name);
   if (!(ATTACHMENT_EXTENSIONS as readonly string[]).includes(ext)) {
-    return new KilnError("ATTACHMENT_TYPE", `\`${name}\` is not a type Kiln accepts; attach one of: ${ATTACHMENT_EXTENSIONS.join(", ")}`);
+    return new KilnError(
+      "ATTACHMENT_TYPE",
+      `\`${name}\` is not a type Kiln accepts; attach one of: ${ATTACHMENT_EXTENSIONS.join(", ")}`,
+    );
   }
   if (size === 0) return new KilnError("ATTACHMENT_EMPTY", `\`${name}\` is empty`);
   if (size > MAX_ATTACHMENT_BYTES) {
@@ -96,7 +114,8 @@ export function readBase64(file: Blob): Promise<string> {
       const url = typeof reader.result === "string" ? reader.result : "";
       resolve(url.slice(url.indexOf(",") + 1));
     };
-    reader.onerror = () => reject(new KilnError("INVALID_INPUT", `Could not read the file: ${reader.error?.message ?? "unknown error"}`));
+    reader.onerror = () =>
+      reject(new KilnError("INVALID_INPUT", `Could not read the file: ${reader.error?.message ?? "unknown error"}`));
     reader.readAsDataURL(file);
   });
 }

@@ -17,13 +17,23 @@ describe("nameCheckpoints", () => {
 
   it("names each checkpoint by the message before its entry, and no two alike", () => {
     const names = nameCheckpoints(checkpoints, entries).map((n) => n.name);
-    expect(names).toEqual(["The starting point", "“Add a coupon field”", "“Add a coupon field” (2)", "“Add a coupon field” (3)"]);
+    expect(names).toEqual([
+      "The starting point",
+      "“Add a coupon field”",
+      "“Add a coupon field” (2)",
+      "“Add a coupon field” (3)",
+    ]);
     expect(new Set(names).size).toBe(names.length);
   });
 
   it("falls back to the engine's labels, made unique, without a transcript", () => {
     const names = nameCheckpoints(checkpoints, undefined).map((n) => n.name);
-    expect(names).toEqual(["The starting point", "Backend Engineer in @shop/cart", "Backend Engineer in @shop/cart (2)", "Backend Engineer in @shop/cart (3)"]);
+    expect(names).toEqual([
+      "The starting point",
+      "Backend Engineer in @shop/cart",
+      "Backend Engineer in @shop/cart (2)",
+      "Backend Engineer in @shop/cart (3)",
+    ]);
   });
 
   it("uses the engine's labels and current marker once it sends them", () => {
@@ -38,8 +48,18 @@ describe("nameCheckpoints", () => {
   });
 
   it("marks the latest checkpoint current, or the one a restore went back to", () => {
-    expect(nameCheckpoints(checkpoints, entries).filter((n) => n.current).map((n) => n.checkpoint.sequence)).toEqual([3]);
-    const restored = [...entries, makeEntry(6, { kind: "system", text: "Restored the workspace to the state after Backend Engineer in @shop/cart (turn 1)." })];
+    expect(
+      nameCheckpoints(checkpoints, entries)
+        .filter((n) => n.current)
+        .map((n) => n.checkpoint.sequence),
+    ).toEqual([3]);
+    const restored = [
+      ...entries,
+      makeEntry(6, {
+        kind: "system",
+        text: "Restored the workspace to the state after Backend Engineer in @shop/cart (turn 1).",
+      }),
+    ];
     expect(currentSequence(checkpoints, restored)).toBe(1);
     // A later turn's checkpoint after the restore is where the files are again.
     const later = [...checkpoints, makeCheckpoint(4, { entryId: 8 })];
@@ -47,7 +67,9 @@ describe("nameCheckpoints", () => {
   });
 
   it("shortens long messages on a word", () => {
-    const name = shortName("Make the cart page show the coupon discount next to the subtotal and explain it\nsecond line");
+    const name = shortName(
+      "Make the cart page show the coupon discount next to the subtotal and explain it\nsecond line",
+    );
     expect(name.length).toBeLessThanOrEqual(61);
     expect(name.endsWith("…")).toBe(true);
     expect(shortName("One line\nTwo")).toBe("One line");

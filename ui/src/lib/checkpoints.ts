@@ -66,7 +66,10 @@ export function currentSequence(checkpoints: CheckpointView[], entries: Transcri
  * entry in the transcript, else the engine's label; a name already taken gets " (2)", " (3)"…
  * so no two read alike.
  */
-export function nameCheckpoints(checkpoints: CheckpointView[], entries: TranscriptEntry[] | undefined): NamedCheckpoint[] {
+export function nameCheckpoints(
+  checkpoints: CheckpointView[],
+  entries: TranscriptEntry[] | undefined,
+): NamedCheckpoint[] {
   const sorted = [...checkpoints].sort((a, b) => a.sequence - b.sequence);
   const current = currentSequence(sorted, entries);
   // The engine names them by their message and marks the current one (issue 15); one from before did neither.
@@ -74,11 +77,18 @@ export function nameCheckpoints(checkpoints: CheckpointView[], entries: Transcri
   const taken = new Set<string>();
   return sorted.map((checkpoint) => {
     const message =
-      !engineNames && checkpoint.sequence > 0 && entries && checkpoint.entryId != null ? messageBefore(entries, checkpoint.entryId) : null;
+      !engineNames && checkpoint.sequence > 0 && entries && checkpoint.entryId != null
+        ? messageBefore(entries, checkpoint.entryId)
+        : null;
     const base = message ? `“${shortName(message)}”` : capitalized(checkpoint.label);
     let name = base;
     for (let n = 2; taken.has(name); n++) name = `${base} (${n})`;
     taken.add(name);
-    return { checkpoint, name, current: checkpoint.sequence === current, renamed: name !== capitalized(checkpoint.label) };
+    return {
+      checkpoint,
+      name,
+      current: checkpoint.sequence === current,
+      renamed: name !== capitalized(checkpoint.label),
+    };
   });
 }

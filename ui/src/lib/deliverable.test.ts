@@ -4,7 +4,8 @@ import type { SessionView } from "../api/types";
 import { makeCheckpoint, makeSession, makeTotals } from "../test/fixtures";
 import { ejectAction, nothingChangedText, sessionChanged } from "./deliverable";
 
-const changedSession = (o: Partial<SessionView> = {}) => makeSession({ state: "review", checkpoints: [makeCheckpoint(0), makeCheckpoint(1)], changed: true, ...o });
+const changedSession = (o: Partial<SessionView> = {}) =>
+  makeSession({ state: "review", checkpoints: [makeCheckpoint(0), makeCheckpoint(1)], changed: true, ...o });
 /** A session from an engine before issue 15, which does not say whether it changed. */
 const older = (o: Partial<SessionView> = {}) => ({ ...makeSession(o), changed: undefined }) as unknown as SessionView;
 
@@ -18,7 +19,9 @@ describe("deliverable", () => {
 
   it("says no changes yet before a turn, and that the turns changed nothing after", () => {
     expect(nothingChangedText(makeSession({ changed: false }))).toBe("No changes yet");
-    expect(nothingChangedText(makeSession({ changed: false, usage: { total: makeTotals({ turns: 2 }), byRole: [] } }))).toBe("The agent's turns changed no files");
+    expect(
+      nothingChangedText(makeSession({ changed: false, usage: { total: makeTotals({ turns: 2 }), byRole: [] } })),
+    ).toBe("The agent's turns changed no files");
     expect(nothingChangedText(changedSession())).toBeNull();
   });
 

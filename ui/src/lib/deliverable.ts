@@ -29,8 +29,10 @@ export interface EjectAction {
 /** Eject is primary only when something can be delivered: files changed, no turn running, not planning, awaiting approval or blocked. */
 export function ejectAction(session: SessionView): EjectAction {
   if (session.deliveredAt || session.state === "delivered") return { primary: false, reason: "See the delivery" };
-  if (session.state === "planning") return { primary: false, reason: "The session is still planning: nothing to deliver yet" };
-  if (session.state === "awaiting-approval") return { primary: false, reason: "The specification awaits approval: nothing to deliver yet" };
+  if (session.state === "planning")
+    return { primary: false, reason: "The session is still planning: nothing to deliver yet" };
+  if (session.state === "awaiting-approval")
+    return { primary: false, reason: "The specification awaits approval: nothing to deliver yet" };
   if (session.state === "blocked") return { primary: false, reason: "The session is blocked: clear that first" };
   if (session.running) return { primary: false, reason: "A turn is running: deliver once it ends" };
   const nothing = nothingChangedText(session);

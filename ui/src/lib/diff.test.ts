@@ -20,7 +20,13 @@ const hunk: Hunk = {
 describe("toHunkData", () => {
   it("turns our lines into react-diff-view changes, counting missing line numbers", () => {
     const data = toHunkData(hunk);
-    expect(data).toMatchObject({ content: "@@ -10,3 +12,3 @@ fn total()", oldStart: 10, newStart: 12, oldLines: 3, newLines: 3 });
+    expect(data).toMatchObject({
+      content: "@@ -10,3 +12,3 @@ fn total()",
+      oldStart: 10,
+      newStart: 12,
+      oldLines: 3,
+      newLines: 3,
+    });
     expect(data.changes).toEqual([
       { type: "normal", isNormal: true, oldLineNumber: 10, newLineNumber: 12, content: "a" },
       { type: "delete", isDelete: true, lineNumber: 11, content: "b" },
@@ -37,7 +43,16 @@ describe("toHunkData", () => {
 
 describe("diff helpers", () => {
   it("lists files module by module with unique keys", () => {
-    const file = { path: "a/x.ts", oldPath: null, status: "added" as const, binary: false, tooLarge: false, additions: 1, deletions: 0, hunks: [] };
+    const file = {
+      path: "a/x.ts",
+      oldPath: null,
+      status: "added" as const,
+      binary: false,
+      tooLarge: false,
+      additions: 1,
+      deletions: 0,
+      hunks: [],
+    };
     const refs = diffFiles({
       modules: [
         { moduleId: "@a", directory: "a", group: "module", baseSequence: 0, files: [file] },

@@ -4,7 +4,12 @@ import type { DiffGroup, DiffLine, DiffView, FileDiff, FileStatus, Hunk } from "
 
 export const STATUS_LETTER: Record<FileStatus, string> = { added: "A", modified: "M", deleted: "D", renamed: "R" };
 
-const DIFF_TYPE: Record<FileStatus, DiffType> = { added: "add", modified: "modify", deleted: "delete", renamed: "rename" };
+const DIFF_TYPE: Record<FileStatus, DiffType> = {
+  added: "add",
+  modified: "modify",
+  deleted: "delete",
+  renamed: "rename",
+};
 
 export function diffTypeOf(status: FileStatus): DiffType {
   return DIFF_TYPE[status];
@@ -39,7 +44,13 @@ export function fileKey(moduleId: string, path: string): string {
 export function diffFiles(view: DiffView | null): DiffFileRef[] {
   if (!view) return [];
   return view.modules.flatMap((m) =>
-    m.files.map((file) => ({ key: fileKey(m.moduleId, file.path), moduleId: m.moduleId, directory: m.directory, group: m.group, file })),
+    m.files.map((file) => ({
+      key: fileKey(m.moduleId, file.path),
+      moduleId: m.moduleId,
+      directory: m.directory,
+      group: m.group,
+      file,
+    })),
   );
 }
 
@@ -84,7 +95,14 @@ export function toHunkData(h: Hunk): HunkData {
     newLine = newLineNumber + 1;
     return { type: "normal", isNormal: true, oldLineNumber, newLineNumber, content };
   });
-  return { content: hunkHeader(h), oldStart: h.oldStart, newStart: h.newStart, oldLines: h.oldLines, newLines: h.newLines, changes };
+  return {
+    content: hunkHeader(h),
+    oldStart: h.oldStart,
+    newStart: h.newStart,
+    oldLines: h.oldLines,
+    newLines: h.newLines,
+    changes,
+  };
 }
 
 const LANGUAGES: Record<string, string> = {

@@ -13,9 +13,17 @@ describe("elapsed", () => {
 
   it("starts at the last “takes the turn” entry, unless running began later", () => {
     const entries = [
-      makeEntry(1, { kind: "system", text: "**UX Designer** takes the turn in `@shop/cart`.", createdAt: "2025-01-01T10:00:00Z" }),
+      makeEntry(1, {
+        kind: "system",
+        text: "**UX Designer** takes the turn in `@shop/cart`.",
+        createdAt: "2025-01-01T10:00:00Z",
+      }),
       makeEntry(2, { kind: "agent", text: "takes the turn" }),
-      makeEntry(3, { kind: "system", text: "**Backend Engineer** takes the turn in `@shop/api`.", createdAt: "2025-01-01T10:05:00Z" }),
+      makeEntry(3, {
+        kind: "system",
+        text: "**Backend Engineer** takes the turn in `@shop/api`.",
+        createdAt: "2025-01-01T10:05:00Z",
+      }),
     ];
     const start = lastTurnStart(entries);
     expect(start?.id).toBe(3);

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { makeEntry, makeGate } from "../test/fixtures";
 import { gateFreshness } from "./gateFreshness";
 
-const restore = (id: number) => makeEntry(id, { kind: "system", text: "Restored the workspace to the state after the starting point (turn 0)." });
+const restore = (id: number) =>
+  makeEntry(id, { kind: "system", text: "Restored the workspace to the state after the starting point (turn 0)." });
 const gateEntry = (id: number) => makeEntry(id, { kind: "gate", text: "tests passed" });
 
 describe("gateFreshness", () => {

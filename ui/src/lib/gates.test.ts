@@ -56,7 +56,10 @@ describe("formatDuration", () => {
 describe("gateOutput", () => {
   it("keeps a head alone when the tail is empty, and trims the newlines at the seam otherwise", () => {
     expect(gateOutput(makeGate(1, { outputHead: "all\n", outputTail: "" }))).toEqual({ head: "all\n", tail: "" });
-    expect(gateOutput(makeGate(1, { outputHead: "start\n\n", outputTail: "\nend\n" }))).toEqual({ head: "start", tail: "end\n" });
+    expect(gateOutput(makeGate(1, { outputHead: "start\n\n", outputTail: "\nend\n" }))).toEqual({
+      head: "start",
+      tail: "end\n",
+    });
   });
 });
 

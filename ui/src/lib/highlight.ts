@@ -22,7 +22,28 @@ import tsx from "refractor/tsx";
 import typescript from "refractor/typescript";
 import yaml from "refractor/yaml";
 
-for (const syntax of [markup, css, javascript, jsx, typescript, tsx, rust, python, json, scss, markdown, toml, yaml, bash, go, java, c, cpp, sql, ini]) {
+for (const syntax of [
+  markup,
+  css,
+  javascript,
+  jsx,
+  typescript,
+  tsx,
+  rust,
+  python,
+  json,
+  scss,
+  markdown,
+  toml,
+  yaml,
+  bash,
+  go,
+  java,
+  c,
+  cpp,
+  sql,
+  ini,
+]) {
   refractor.register(syntax);
 }
 

@@ -1,6 +1,13 @@
 // Tests for the remembered preview layout and width.
 import { afterEach, describe, expect, it } from "vitest";
-import { clampPreviewWidth, loadPreviewLayout, loadPreviewWidth, PREVIEW_WIDTH, savePreviewLayout, savePreviewWidth } from "./layout";
+import {
+  clampPreviewWidth,
+  loadPreviewLayout,
+  loadPreviewWidth,
+  PREVIEW_WIDTH,
+  savePreviewLayout,
+  savePreviewWidth,
+} from "./layout";
 
 afterEach(() => localStorage.clear());
 

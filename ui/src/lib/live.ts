@@ -19,5 +19,5 @@ export function liveStatusTone(status: LiveStatus): "danger" | "warn" {
 
 /** The live view has something to show. */
 export function liveShows(live: LiveView | null | undefined): live is LiveView {
-  return Boolean(live && ((live.text && live.text.trim()) || live.status));
+  return Boolean(live && (live.text?.trim() || live.status));
 }

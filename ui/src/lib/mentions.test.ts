@@ -4,7 +4,12 @@ import type { ModuleInfo } from "../api/types";
 import { applyMention, matchModules, mentionAt, mentionText } from "./mentions";
 
 const mod = (id: string, directory: string): ModuleInfo => ({ id, directory, toolchain: "node", specStatus: null });
-const modules = [mod("@shop/cart", "modules/cart"), mod("@shop/catalog", "modules/catalog"), mod("@shop/orders", "modules/orders"), mod("blog", "apps/blog")];
+const modules = [
+  mod("@shop/cart", "modules/cart"),
+  mod("@shop/catalog", "modules/catalog"),
+  mod("@shop/orders", "modules/orders"),
+  mod("blog", "apps/blog"),
+];
 
 describe("mentionAt", () => {
   it("finds the @ being typed before the caret", () => {
@@ -35,7 +40,10 @@ describe("matchModules", () => {
 describe("applyMention", () => {
   it("puts the module's id in place of the mention, with one space after", () => {
     const value = "Add a wishlist to @cat";
-    expect(applyMention(value, mentionAt(value, value.length)!, modules[1])).toEqual({ value: "Add a wishlist to @shop/catalog ", caret: 32 });
+    expect(applyMention(value, mentionAt(value, value.length)!, modules[1])).toEqual({
+      value: "Add a wishlist to @shop/catalog ",
+      caret: 32,
+    });
     const mid = "Fix @ca and more";
     expect(applyMention(mid, mentionAt(mid, 7)!, modules[0])).toEqual({ value: "Fix @shop/cart and more", caret: 15 });
   });
@@ -50,8 +58,15 @@ describe("applyMention", () => {
 describe("unknownModuleIds", () => {
   it("reads the ids a MODULE_UNKNOWN answer names", async () => {
     const { unknownModuleIds } = await import("./mentions");
-    expect(unknownModuleIds("`@shop/wishlist` is not a module of this workspace. Modules: `@shop/cart` (modules/cart). To create it as new, confirm `@shop/wishlist` (`createModules`).")).toEqual(["@shop/wishlist"]);
-    expect(unknownModuleIds("`@shop/a`, `@shop/b` are not modules of this workspace. Modules: `@shop/cart`.")).toEqual(["@shop/a", "@shop/b"]);
+    expect(
+      unknownModuleIds(
+        "`@shop/wishlist` is not a module of this workspace. Modules: `@shop/cart` (modules/cart). To create it as new, confirm `@shop/wishlist` (`createModules`).",
+      ),
+    ).toEqual(["@shop/wishlist"]);
+    expect(unknownModuleIds("`@shop/a`, `@shop/b` are not modules of this workspace. Modules: `@shop/cart`.")).toEqual([
+      "@shop/a",
+      "@shop/b",
+    ]);
     expect(unknownModuleIds("something else")).toEqual([]);
   });
 });

@@ -2,7 +2,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { httpUrl, openExternal, type OpenExternalDeps } from "./openExternal";
 
-function deps(desktop: boolean): OpenExternalDeps & { shellOpen: ReturnType<typeof vi.fn>; windowOpen: ReturnType<typeof vi.fn> } {
+function deps(
+  desktop: boolean,
+): OpenExternalDeps & { shellOpen: ReturnType<typeof vi.fn>; windowOpen: ReturnType<typeof vi.fn> } {
   return { desktop: () => desktop, shellOpen: vi.fn(() => Promise.resolve()), windowOpen: vi.fn() };
 }
 
@@ -32,18 +34,25 @@ describe("openExternal", () => {
     expect(spy).toHaveBeenCalledTimes(1);
   });
 
-  it.each(["file:///etc/passwd", "javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "mailto:a@b", "/relative", "", "ftp://x/", "http://"])(
-    "refuses %s on both",
-    (url) => {
-      vi.spyOn(console, "warn").mockImplementation(() => {});
-      for (const desktop of [true, false]) {
-        const d = deps(desktop);
-        expect(openExternal(url, d)).toBe(false);
-        expect(d.shellOpen).not.toHaveBeenCalled();
-        expect(d.windowOpen).not.toHaveBeenCalled();
-      }
-    },
-  );
+  it.each([
+    "file:///etc/passwd",
+    "javascript:alert(1)",
+    "JavaScript:alert(1)",
+    "data:text/html,x",
+    "mailto:a@b",
+    "/relative",
+    "",
+    "ftp://x/",
+    "http://",
+  ])("refuses %s on both", (url) => {
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    for (const desktop of [true, false]) {
+      const d = deps(desktop);
+      expect(openExternal(url, d)).toBe(false);
+      expect(d.shellOpen).not.toHaveBeenCalled();
+      expect(d.windowOpen).not.toHaveBeenCalled();
+    }
+  });
 
   it("normalises what it opens (spaces and non-ASCII are encoded for the shell scope)", () => {
     expect(httpUrl(" https://exämple.com/a b ")).toBe("https://xn--exmple-cua.com/a%20b");

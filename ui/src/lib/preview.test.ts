@@ -6,7 +6,9 @@ import { enterUrlFor, frameShown, lastLines, modulePath } from "./preview";
 describe("enterUrlFor", () => {
   it("keeps the secret from enterUrl and sets `to` to the path, encoded", () => {
     const url = enterUrlFor(makePreview(), "/?module=coupons&x=a b");
-    expect(url).toBe(`http://127.0.0.1:41234/__kiln/enter?secret=${PREVIEW_SECRET}&to=%2F%3Fmodule%3Dcoupons%26x%3Da%20b`);
+    expect(url).toBe(
+      `http://127.0.0.1:41234/__kiln/enter?secret=${PREVIEW_SECRET}&to=%2F%3Fmodule%3Dcoupons%26x%3Da%20b`,
+    );
     const parsed = new URL(url!);
     expect(parsed.searchParams.get("secret")).toBe(PREVIEW_SECRET);
     expect(parsed.searchParams.get("to")).toBe("/?module=coupons&x=a b");

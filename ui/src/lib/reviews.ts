@@ -10,7 +10,12 @@ export const REVIEW_LABEL: Record<ReviewState, string> = {
   changes: "changes requested",
 };
 
-export const REVIEW_TONE: Record<ReviewState, string> = { missing: "muted", passed: "success", stale: "warn", changes: "danger" };
+export const REVIEW_TONE: Record<ReviewState, string> = {
+  missing: "muted",
+  passed: "success",
+  stale: "warn",
+  changes: "danger",
+};
 
 export function reviewOf(session: SessionView, moduleId: string): ReviewView | null {
   return session.reviews.find((r) => r.moduleId === moduleId) ?? null;

@@ -21,7 +21,10 @@ export function roleName(id: string): string {
  * in specs), then any of `also` (a role asked for by "Continue with…", the selected one) that the
  * list lacks, so a selected role is always shown. Names come from the engine, else roleName.
  */
-export function pickerRoles(roles: readonly RoleSummary[] | null | undefined, also: readonly (string | null | undefined)[] = []): RoleSummary[] {
+export function pickerRoles(
+  roles: readonly RoleSummary[] | null | undefined,
+  also: readonly (string | null | undefined)[] = [],
+): RoleSummary[] {
   const out: RoleSummary[] = [];
   const seen = new Set<string>();
   for (const r of roles ?? []) {

@@ -11,10 +11,19 @@ describe("sessionStatus", () => {
 
   it("a failed setup is failed, and so is a turn the provider failed, even while its process winds down", () => {
     expect(sessionStatus(makeSession({ setup: "failed", state: "editing" }))).toBe("failed");
-    const status = { kind: "failed" as const, message: "401", attempt: null, maxAttempts: null, reason: "auth" as const, httpStatus: 401 };
+    const status = {
+      kind: "failed" as const,
+      message: "401",
+      attempt: null,
+      maxAttempts: null,
+      reason: "auth" as const,
+      httpStatus: 401,
+    };
     const live = { sessionId: "s1", phase: "turn" as const, role: null, module: null, text: null, status };
     expect(sessionStatus(makeSession({ running: true }), live)).toBe("failed");
-    expect(sessionStatus(makeSession({ running: true }), { ...live, status: { ...status, kind: "retrying" } })).toBe("running");
+    expect(sessionStatus(makeSession({ running: true }), { ...live, status: { ...status, kind: "retrying" } })).toBe(
+      "running",
+    );
   });
 
   it("approval, a blocked session and a question need the user", () => {

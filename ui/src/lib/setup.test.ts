@@ -61,7 +61,18 @@ describe("the set-up form", () => {
     expect(saveArgsOf(detection, form, false)).toEqual({
       workflow: "direct",
       setup: "npm ci --offline",
-      modules: [{ id: "blog", gates: { dependencies: "npm ci --offline", typecheck: "npx tsc --noEmit", tests: "node --test", format: "npx prettier --check .", lint: "" } }],
+      modules: [
+        {
+          id: "blog",
+          gates: {
+            dependencies: "npm ci --offline",
+            typecheck: "npx tsc --noEmit",
+            tests: "node --test",
+            format: "npx prettier --check .",
+            lint: "",
+          },
+        },
+      ],
       replace: false,
     });
     form.setup = " ";
@@ -74,7 +85,21 @@ describe("the set-up form", () => {
 
   it("orders a module's gates as they run", () => {
     const gates = makeDetection().modules[0].gates;
-    const shuffled = [gates[4], gates[2], { gate: "zz-extra", command: null, source: "", hint: null }, gates[0], gates[3], gates[1]];
-    expect(orderedGates(shuffled).map((g) => g.gate)).toEqual(["dependencies", "typecheck", "tests", "format", "lint", "zz-extra"]);
+    const shuffled = [
+      gates[4],
+      gates[2],
+      { gate: "zz-extra", command: null, source: "", hint: null },
+      gates[0],
+      gates[3],
+      gates[1],
+    ];
+    expect(orderedGates(shuffled).map((g) => g.gate)).toEqual([
+      "dependencies",
+      "typecheck",
+      "tests",
+      "format",
+      "lint",
+      "zz-extra",
+    ]);
   });
 });

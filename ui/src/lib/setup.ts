@@ -39,8 +39,16 @@ export function wantsSetup(workspace: WorkspaceView | null | undefined): boolean
 
 /** The two workflows as the set-up screen explains them (SPEC §6). */
 export const WORKFLOWS: { id: Workflow; name: string; text: string }[] = [
-  { id: "direct", name: "Direct", text: "One engineer role changes anything in the working copy; specifications optional." },
-  { id: "specs", name: "Specs", text: "Specialists, spec-first, approval: modules built from an approved specification." },
+  {
+    id: "direct",
+    name: "Direct",
+    text: "One engineer role changes anything in the working copy; specifications optional.",
+  },
+  {
+    id: "specs",
+    name: "Specs",
+    text: "Specialists, spec-first, approval: modules built from an approved specification.",
+  },
 ];
 
 /** What the operator can edit: the workflow, the setup command and every module's gate commands ("" = not configured). */

@@ -17,7 +17,8 @@ import {
 } from "./transcript";
 import { entryMaker, failingSession, twoTurnSession } from "./transcript.fixture";
 
-const of = <T extends Row["type"]>(rows: Row[], type: T) => rows.filter((r) => r.type === type) as (Row & { type: T })[];
+const of = <T extends Row["type"]>(rows: Row[], type: T) =>
+  rows.filter((r) => r.type === type) as (Row & { type: T })[];
 
 describe("foldTranscript on a realistic two-turn session", () => {
   const entries = twoTurnSession();
@@ -77,7 +78,9 @@ describe("foldTranscript on a realistic two-turn session", () => {
 
   it("folds routing lines into the header of the turn they started, and keeps the plan in view", () => {
     expect(of(rows, "notes")).toHaveLength(0);
-    const led = rows.filter((r): r is MessageRow | ToolRow => (r.type === "agent" || r.type === "tool") && r.lead.length > 0);
+    const led = rows.filter(
+      (r): r is MessageRow | ToolRow => (r.type === "agent" || r.type === "tool") && r.lead.length > 0,
+    );
     expect(led.map((r) => r.lead.map((e) => e.text.slice(0, 12)))).toEqual([
       ["Routed to **", "**Frontend E"],
       ["Routed to **", "**Frontend E"],
@@ -93,7 +96,12 @@ describe("foldTranscript on a realistic two-turn session", () => {
 
   it("folds a run of other system lines into one notes row", () => {
     const e = entryMaker();
-    const folded = foldTranscript([e("user", "hi"), e("system", "Auto-continue is off: each handoff waits for you."), e("system", "Archived."), e("system", "Restored.")]);
+    const folded = foldTranscript([
+      e("user", "hi"),
+      e("system", "Auto-continue is off: each handoff waits for you."),
+      e("system", "Archived."),
+      e("system", "Restored."),
+    ]);
     expect(folded.map((r) => [r.type, r.entries.length])).toEqual([
       ["user", 1],
       ["notes", 3],
@@ -102,7 +110,10 @@ describe("foldTranscript on a realistic two-turn session", () => {
 
   it("takes only the lines that started a turn into its header", () => {
     const e = entryMaker();
-    const folded = foldTranscript([e("system", "Auto-continue is on: handoffs start the next turn by themselves.", null), e("agent", "Working.", "ux-designer")]);
+    const folded = foldTranscript([
+      e("system", "Auto-continue is on: handoffs start the next turn by themselves.", null),
+      e("agent", "Working.", "ux-designer"),
+    ]);
     expect(folded.map((r) => r.type)).toEqual(["notes", "agent"]);
     expect((folded[1] as MessageRow).lead).toEqual([]);
   });
@@ -171,13 +182,19 @@ describe("the parts", () => {
 
   it("keeps protocol lines when no handoff entry follows (the turn failed before it)", () => {
     const e = entryMaker();
-    const rows = foldTranscript([e("agent", "Done.\n\nHANDOFF: none - ok", "ux-designer"), e("handoff", "**Blocked**: the UX Designer turn failed: boom", "ux-designer")]);
+    const rows = foldTranscript([
+      e("agent", "Done.\n\nHANDOFF: none - ok", "ux-designer"),
+      e("handoff", "**Blocked**: the UX Designer turn failed: boom", "ux-designer"),
+    ]);
     expect((rows[0] as MessageRow).text).toContain("HANDOFF: none");
   });
 
   it("keeps an all-protocol agent entry on its handoff row", () => {
     const e = entryMaker();
-    const rows = foldTranscript([e("agent", "HANDOFF: none - ok", "ux-designer"), e("handoff", "**ux-designer → none**: ok", "ux-designer")]);
+    const rows = foldTranscript([
+      e("agent", "HANDOFF: none - ok", "ux-designer"),
+      e("handoff", "**ux-designer → none**: ok", "ux-designer"),
+    ]);
     expect(rows).toHaveLength(1);
     expect((rows[0] as HandoffRow).entries.map((x) => x.kind)).toEqual(["agent", "handoff"]);
   });
@@ -221,7 +238,9 @@ describe("the parts", () => {
 
   it("keeps a put-back line in view when no tool row carries its path", () => {
     const e = entryMaker();
-    const rows = foldTranscript([e("system", "Put back 1 change(s) outside what **UX Designer** may change in `modules/a`:\n- `other/file.txt`")]);
+    const rows = foldTranscript([
+      e("system", "Put back 1 change(s) outside what **UX Designer** may change in `modules/a`:\n- `other/file.txt`"),
+    ]);
     expect(rows[0]).toMatchObject({ type: "notice", tone: "warn" });
   });
 

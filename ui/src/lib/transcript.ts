@@ -115,14 +115,32 @@ const CHANGE_KINDS = ["add", "update", "delete", "added", "updated", "deleted", 
 const BOLD_CODE = /^\s*\*\*([a-z-]+)\*\*\s+`([^\n]*)`\s*$/;
 const RESULT = /^\s*↳\s*(done|failed)\b/i;
 const GATE_HEAD = /^\s*\*\*([^*\n]+)\*\*\s+(passed|failed|skipped|not[- ]configured)\b/i;
-const HEAD_OUTCOME: Record<string, GateOutcome> = { passed: "pass", failed: "fail", skipped: "skipped", "not-configured": "not-configured" };
+const HEAD_OUTCOME: Record<string, GateOutcome> = {
+  passed: "pass",
+  failed: "fail",
+  skipped: "skipped",
+  "not-configured": "not-configured",
+};
 /** A protocol line as the engine reads it (handoff.rs, review.rs): emphasis and quote marks around `HANDOFF:`/`REVIEW:`. */
 const PROTOCOL_LINE = /^[\s*_`>#]*(HANDOFF|REVIEW)[*_`]*\s*:/i;
 const PUT_BACK = /^\s*Put back \d+ change\(s\) outside what/;
 /** System lines that say what went wrong (chain.rs, turn.rs, planner_agent.rs). */
-const ERROR_LINE = [/could not start:/i, /^\s*Kiln could not go on:/i, /^\s*The agent reported:/i, /^\s*Planning stopped:/i, /gave no usable answer/i, /\[[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\]/];
+const ERROR_LINE = [
+  /could not start:/i,
+  /^\s*Kiln could not go on:/i,
+  /^\s*The agent reported:/i,
+  /^\s*Planning stopped:/i,
+  /gave no usable answer/i,
+  /\[[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\]/,
+];
 /** The lines that start a role's turn (chain.rs, turn.rs): routing, "takes the turn", the review's start, a retry, an approval. */
-const TURN_START = [/^\s*Routed to\b/, /takes the turn in\b/, /reviews `[^`]+` before it can be delivered/, /^\s*Retrying the\b/, /^\s*Approved the specification\b/];
+const TURN_START = [
+  /^\s*Routed to\b/,
+  /takes the turn in\b/,
+  /reviews `[^`]+` before it can be delivered/,
+  /^\s*Retrying the\b/,
+  /^\s*Approved the specification\b/,
+];
 const PLANNER = /^\s*\*\*Planner( agent)?\*\* —/;
 /** System lines that ask something of the user or say where the session stands; they stay in view. */
 const NOTICE_LINE = [
@@ -205,14 +223,18 @@ export function parseHandoff(text: string): Handoff {
   const head = m[1].trim();
   const reason = m[2].trim();
   const arrow = head.split(/\s*(?:→|->)\s*/);
-  if (arrow.length === 2 && arrow[0] && arrow[1]) return { from: arrow[0], to: arrow[1], title: head, reason, blocked: false };
+  if (arrow.length === 2 && arrow[0] && arrow[1])
+    return { from: arrow[0], to: arrow[1], title: head, reason, blocked: false };
   return { from: null, to: null, title: head, reason, blocked: /^blocked\b/i.test(head) };
 }
 
 /** The agent's text without its HANDOFF:/REVIEW: lines (shown once, as the handoff or review chip). */
 export function stripProtocol(text: string): string {
   const kept = text.split("\n").filter((line) => !PROTOCOL_LINE.test(line));
-  return kept.join("\n").replace(/\n{3,}/g, "\n\n").trim();
+  return kept
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
 export function hasProtocol(text: string): boolean {
@@ -246,7 +268,9 @@ export function blockedParts(reason: string): { text: string; detail: string | n
 
 /** The words of an error line, without the "The agent reported:" lead, to compare it with a Blocked line's. */
 function errorCore(text: string): string {
-  return splitCodes(text).text.replace(/^\s*The agent reported:\s*/i, "").trim();
+  return splitCodes(text)
+    .text.replace(/^\s*The agent reported:\s*/i, "")
+    .trim();
 }
 
 function samePath(a: string, b: string): boolean {
@@ -271,7 +295,11 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
   /** A role's first row takes the notes run just before it as its lead (the routing that started the turn). */
   const led = <T extends MessageRow | ToolRow>(row: T): T => {
     const prev = last();
-    if (prev?.type === "notes" && row.role && prev.entries.every((e) => (e.role === row.role || e.role === null) && TURN_START.some((re) => re.test(e.text)))) {
+    if (
+      prev?.type === "notes" &&
+      row.role &&
+      prev.entries.every((e) => (e.role === row.role || e.role === null) && TURN_START.some((re) => re.test(e.text)))
+    ) {
       rows.pop();
       row.lead = prev.entries;
       row.entries = [...prev.entries, ...row.entries];
@@ -323,7 +351,9 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
         if (call) {
           rows.push(led(newTool(entry, call.kind, toolTarget(call.kind, call.title), "running")));
         } else if (result) {
-          const open = inWindow().find((r): r is ToolRow => r.type === "tool" && r.status === "running" && r.role === entry.role);
+          const open = inWindow().find(
+            (r): r is ToolRow => r.type === "tool" && r.status === "running" && r.role === entry.role,
+          );
           const row = open ?? newTool(entry, "other", "tool result", result.status);
           if (open) row.entries.push(entry);
           else rows.push(row);
@@ -358,7 +388,19 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
         const item: GateItem = { entry, name: gateName(entry.text), outcome: gateOutcome(entry.text) };
         const prev = last();
         const row: GatesRow =
-          prev?.type === "gates" ? prev : { ...base(entry), entries: [], type: "gates", gates: [], fixBy: null, passed: 0, failed: [], skipped: 0, notConfigured: 0 };
+          prev?.type === "gates"
+            ? prev
+            : {
+                ...base(entry),
+                entries: [],
+                type: "gates",
+                gates: [],
+                fixBy: null,
+                passed: 0,
+                failed: [],
+                skipped: 0,
+                notConfigured: 0,
+              };
         if (row !== prev) {
           // "Installing dependencies: …" is what the dependencies gate just below ran.
           if (prev?.type === "notes" && prev.entries.every((e) => /^\s*Installing dependencies\b/.test(e.text))) {
@@ -381,7 +423,15 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
         const handoff = parseHandoff(entry.text);
         if (handoff.blocked) {
           const parts = blockedParts(handoff.reason);
-          const row: ErrorRow = { ...base(entry), type: "error", text: parts.text, codes: parts.codes, detail: parts.detail, count: 1, blocked: true };
+          const row: ErrorRow = {
+            ...base(entry),
+            type: "error",
+            text: parts.text,
+            codes: parts.codes,
+            detail: parts.detail,
+            count: 1,
+            blocked: true,
+          };
           // An error line this Blocked repeats is said once: here.
           for (const r of inWindow()) {
             if (r.type === "error" && !r.blocked && r.text && entry.text.includes(errorCore(r.entries[0].text))) {
@@ -400,7 +450,8 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
           prev.fixBy = handoff.to;
           break;
         }
-        const review = handoff.from === "review" && (handoff.to === "pass" || handoff.to === "changes") ? handoff.to : null;
+        const review =
+          handoff.from === "review" && (handoff.to === "pass" || handoff.to === "changes") ? handoff.to : null;
         const row: HandoffRow = { ...base(entry), type: "handoff", entry, handoff, review };
         rows.push(row);
         break;
@@ -415,7 +466,9 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
           const unmatched: string[] = [];
           let holder: ToolRow | null = null;
           for (const path of paths) {
-            const owners = tools.filter((r) => samePath(r.target, path) || r.changes.some((c) => samePath(c.path, path)));
+            const owners = tools.filter(
+              (r) => samePath(r.target, path) || r.changes.some((c) => samePath(c.path, path)),
+            );
             if (owners.length === 0) unmatched.push(path);
             for (const r of owners) {
               if (!r.putBack.includes(path)) r.putBack.push(path);
@@ -431,14 +484,27 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
             same.entries.push(entry);
             same.count++;
           } else {
-            rows.push({ ...base(entry), type: "error", text: split.text, codes: split.codes, detail: null, count: 1, blocked: false });
+            rows.push({
+              ...base(entry),
+              type: "error",
+              text: split.text,
+              codes: split.codes,
+              detail: null,
+              count: 1,
+              blocked: false,
+            });
           }
         } else if (isNoticeLine(text)) {
           const prev = last();
           if (prev?.type === "handoff" && prev.review === "pass" && /^\s*The review passed/i.test(text)) {
             // "The review passed" restates the review chip just above.
             prev.entries.push(entry);
-          } else if (prev?.type === "notice" && prev.tone === "info" && PLANNER.test(prev.entries[0].text) && PLANNER.test(text)) {
+          } else if (
+            prev?.type === "notice" &&
+            prev.tone === "info" &&
+            PLANNER.test(prev.entries[0].text) &&
+            PLANNER.test(text)
+          ) {
             // The rules' plan and the planner agent's answer read as one.
             prev.entries.push(entry);
           } else {

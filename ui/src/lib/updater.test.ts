@@ -19,7 +19,9 @@ describe("describeUpdateError", () => {
   it.each([OTHER_KEY, TAMPERED, UNSIGNED, NOT_BASE64])("refuses a download the plugin refused: %s", (message) => {
     for (const error of [message, new Error(message)]) {
       const text = describeUpdateError(error, "install");
-      expect(text).toMatch(/^The update was refused: its signature does not match Kiln's release key, so it was not installed\./);
+      expect(text).toMatch(
+        /^The update was refused: its signature does not match Kiln's release key, so it was not installed\./,
+      );
       expect(text).toContain(`(${message})`);
     }
   });
@@ -37,8 +39,12 @@ describe("describeUpdateError", () => {
   });
 
   it("leaves other failures as they are", () => {
-    expect(describeUpdateError("Failed to install .deb package", "install")).toBe("The update could not be installed: Failed to install .deb package");
-    expect(describeUpdateError(new Error("error sending request"), "check")).toBe("Could not check for updates: error sending request");
+    expect(describeUpdateError("Failed to install .deb package", "install")).toBe(
+      "The update could not be installed: Failed to install .deb package",
+    );
+    expect(describeUpdateError(new Error("error sending request"), "check")).toBe(
+      "Could not check for updates: error sending request",
+    );
     // A check verifies nothing: a latest.json without a signature field is a broken manifest.
     expect(describeUpdateError("the `signature` field was not set on the updater response", "check")).toBe(
       "Could not check for updates: the `signature` field was not set on the updater response",

@@ -50,6 +50,8 @@ describe("formatCount / formatTokens", () => {
   });
 
   it("sums input and output tokens", () => {
-    expect(formatTokens(makeTotals({ inputTokens: 12_000, outputTokens: 300, cacheReadTokens: 90_000 }))).toBe("12.3k tok");
+    expect(formatTokens(makeTotals({ inputTokens: 12_000, outputTokens: 300, cacheReadTokens: 90_000 }))).toBe(
+      "12.3k tok",
+    );
   });
 });

@@ -53,5 +53,13 @@ export function costNote(usage: UsageTotals): string | undefined {
 }
 
 export function emptyTotals(): UsageTotals {
-  return { turns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unknownCostTurns: 0 };
+  return {
+    turns: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costUsd: null,
+    unknownCostTurns: 0,
+  };
 }

@@ -12,7 +12,7 @@ function subscribe(listener: () => void): () => void {
     now = Date.now();
     timer = setInterval(() => {
       now = Date.now();
-      listeners.forEach((l) => l());
+      for (const l of listeners) l();
     }, TICK_MS);
   }
   return () => {

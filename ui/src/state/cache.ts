@@ -33,8 +33,15 @@ export function putSessionAnswer(client: QueryClient, session: SessionView) {
 /** A removed session: its query holds null (the screen says so), the lists drop it, its other queries go. */
 export function removeSession(client: QueryClient, sessionId: string) {
   put<SessionView | null>(client, keys.session(sessionId), null);
-  client.setQueriesData<SessionView[]>({ queryKey: keys.sessionLists }, (list) => list?.filter((s) => s.id !== sessionId));
-  for (const key of [keys.transcript(sessionId), keys.preview(sessionId), keys.gates(sessionId), keys.live(sessionId)]) {
+  client.setQueriesData<SessionView[]>({ queryKey: keys.sessionLists }, (list) =>
+    list?.filter((s) => s.id !== sessionId),
+  );
+  for (const key of [
+    keys.transcript(sessionId),
+    keys.preview(sessionId),
+    keys.gates(sessionId),
+    keys.live(sessionId),
+  ]) {
     client.removeQueries({ queryKey: key, exact: true });
   }
 }

@@ -25,7 +25,8 @@ export async function startApp(backend: Backend): Promise<StartResult> {
     app = await backend.call("get_state", {});
   } catch (e) {
     const error = toKilnError(e);
-    if (error.code === "NOT_CONNECTED" && backend.connect) return { kind: "connect", mode: error.mode ?? "self-hosted" };
+    if (error.code === "NOT_CONNECTED" && backend.connect)
+      return { kind: "connect", mode: error.mode ?? "self-hosted" };
     throw error;
   }
   if (app.connected !== false || !backend.connect) return { kind: "ready", app };

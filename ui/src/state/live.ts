@@ -22,6 +22,10 @@ export function settleLiveText(client: QueryClient, sessionId: string) {
 
 /** The session's live view, or null when nothing is under way (never fetched: events only). */
 export function useLive(sessionId: string): LiveView | null {
-  const { data } = useQuery<LiveView | null>({ queryKey: keys.live(sessionId), queryFn: skipToken, staleTime: Infinity });
+  const { data } = useQuery<LiveView | null>({
+    queryKey: keys.live(sessionId),
+    queryFn: skipToken,
+    staleTime: Infinity,
+  });
   return data ?? null;
 }

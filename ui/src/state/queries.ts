@@ -54,7 +54,10 @@ const early = new WeakMap<QueryClient, Map<string, TranscriptEntry[]>>();
 
 export function holdEarlyEntry(client: QueryClient, entry: TranscriptEntry) {
   let held = early.get(client);
-  if (!held) early.set(client, (held = new Map()));
+  if (!held) {
+    held = new Map();
+    early.set(client, held);
+  }
   held.set(entry.sessionId, [...(held.get(entry.sessionId) ?? []), entry]);
 }
 

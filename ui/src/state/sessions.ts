@@ -26,11 +26,21 @@ export function useSessions(): SessionsState {
   const { includeArchived } = useUi();
   const root = useApp()?.workspace?.root;
   // Ticking "Show archived" keeps the list shown until the other one answers.
-  const query = useQuery({ ...sessionListQuery(backend, client, includeArchived), enabled: !!root, placeholderData: keepPreviousData });
+  const query = useQuery({
+    ...sessionListQuery(backend, client, includeArchived),
+    enabled: !!root,
+    placeholderData: keepPreviousData,
+  });
   const sessions = useMemo(() => visibleSessions(query.data ?? NONE, includeArchived), [query.data, includeArchived]);
   const { refetch } = query;
   const retry = useCallback(() => void refetch(), [refetch]);
-  return { sessions, all: query.data, loading: query.isFetching, error: query.error ? toKilnError(query.error) : null, retry };
+  return {
+    sessions,
+    all: query.data,
+    loading: query.isFetching,
+    error: query.error ? toKilnError(query.error) : null,
+    retry,
+  };
 }
 
 export interface SessionState {
@@ -71,6 +81,10 @@ export function useTranscript(sessionId: string): TranscriptState {
   const query = useQuery(transcriptQuery(backend, client, sessionId));
   const { refetch } = query;
   const retry = useCallback(() => void refetch(), [refetch]);
-  return { entries: query.data, loading: query.isFetching, error: query.error ? toKilnError(query.error) : null, retry };
+  return {
+    entries: query.data,
+    loading: query.isFetching,
+    error: query.error ? toKilnError(query.error) : null,
+    retry,
+  };
 }
-

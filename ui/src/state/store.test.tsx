@@ -13,7 +13,8 @@ import { usePreview } from "./usePreview";
 
 let eventId = 0;
 const ev = (body: KilnEvent["body"]): KilnEvent => ({ id: ++eventId, at: "2025-01-01T00:00:00Z", body });
-const calls = (backend: ReturnType<typeof fakeBackend>, command: string) => backend.call.mock.calls.filter(([c]) => c === command).length;
+const calls = (backend: ReturnType<typeof fakeBackend>, command: string) =>
+  backend.call.mock.calls.filter(([c]) => c === command).length;
 
 /** A promise resolved from outside, for an answer that is still on its way. */
 function deferred<T>() {
@@ -34,7 +35,10 @@ function Transcript({ id }: { id: string }) {
 
 describe("store", () => {
   it("a session event updates the session and the list without a refetch", async () => {
-    const backend = fakeBackend({ get_session: () => makeSession(), list_sessions: () => [makeSession(), makeSession({ id: "s2", title: "Other" })] });
+    const backend = fakeBackend({
+      get_session: () => makeSession(),
+      list_sessions: () => [makeSession(), makeSession({ id: "s2", title: "Other" })],
+    });
     function Both() {
       const { sessions } = useSessions();
       return (
@@ -49,11 +53,17 @@ describe("store", () => {
     await waitFor(() => expect(screen.getByTestId("list")).toHaveTextContent("s1:planning"));
     const before = backend.call.mock.calls.length;
 
-    act(() => backend.emit(ev({ type: "session", session: makeSession({ state: "editing", updatedAt: "2025-01-01T10:05:00Z" }) })));
+    act(() =>
+      backend.emit(
+        ev({ type: "session", session: makeSession({ state: "editing", updatedAt: "2025-01-01T10:05:00Z" }) }),
+      ),
+    );
     expect(screen.getByTestId("title-s1")).toHaveTextContent("(editing)");
     expect(screen.getByTestId("list")).toHaveTextContent("s1:editing");
     // A session the list did not hold joins it.
-    act(() => backend.emit(ev({ type: "session", session: makeSession({ id: "s3", createdAt: "2025-01-03T00:00:00Z" }) })));
+    act(() =>
+      backend.emit(ev({ type: "session", session: makeSession({ id: "s3", createdAt: "2025-01-03T00:00:00Z" }) })),
+    );
     expect(screen.getByTestId("list").textContent?.startsWith("s3:planning")).toBe(true);
     expect(backend.call.mock.calls.length).toBe(before);
   });
@@ -67,7 +77,11 @@ describe("store", () => {
     }
     renderWithStore(<List />, backend);
     await waitFor(() => expect(backend.call).toHaveBeenCalledWith("list_sessions", {}));
-    act(() => backend.emit(ev({ type: "session", session: makeSession({ state: "editing", updatedAt: "2025-01-01T10:05:00Z" }) })));
+    act(() =>
+      backend.emit(
+        ev({ type: "session", session: makeSession({ state: "editing", updatedAt: "2025-01-01T10:05:00Z" }) }),
+      ),
+    );
     await act(async () => list.resolve([makeSession(), makeSession({ id: "s2" })]));
     await waitFor(() => expect(screen.getByTestId("list")).toHaveTextContent("s1:editing"));
     expect(screen.getByTestId("list")).toHaveTextContent("s2:planning");
@@ -80,7 +94,15 @@ describe("store", () => {
       return (
         <>
           <SessionTitle id="s1" />
-          <button type="button" onClick={() => dispatch({ type: "sessionUpserted", session: makeSession({ state: "review", updatedAt: "2025-01-01T10:01:00Z" }) })}>
+          <button
+            type="button"
+            onClick={() =>
+              dispatch({
+                type: "sessionUpserted",
+                session: makeSession({ state: "review", updatedAt: "2025-01-01T10:01:00Z" }),
+              })
+            }
+          >
             answer
           </button>
         </>
@@ -88,7 +110,11 @@ describe("store", () => {
     }
     renderWithStore(<Probe />, backend);
     await waitFor(() => expect(screen.getByTestId("title-s1")).toHaveTextContent("(planning)"));
-    act(() => backend.emit(ev({ type: "session", session: makeSession({ state: "editing", updatedAt: "2025-01-01T10:05:00Z" }) })));
+    act(() =>
+      backend.emit(
+        ev({ type: "session", session: makeSession({ state: "editing", updatedAt: "2025-01-01T10:05:00Z" }) }),
+      ),
+    );
     act(() => screen.getByText("answer").click());
     expect(screen.getByTestId("title-s1")).toHaveTextContent("(editing)");
   });
@@ -119,7 +145,10 @@ describe("store", () => {
 
   it("a get_preview answer that was on its way when a preview event came does not overwrite the event", async () => {
     const answer = deferred<PreviewView>();
-    const backend = fakeBackend({ start_preview: () => makePreview({ state: "starting" }), get_preview: () => answer.promise });
+    const backend = fakeBackend({
+      start_preview: () => makePreview({ state: "starting" }),
+      get_preview: () => answer.promise,
+    });
     function Card() {
       const { preview, start } = usePreview("s1", true);
       return (
@@ -196,7 +225,11 @@ describe("store", () => {
     const backend = fakeBackend();
     function Live({ id }: { id: string }) {
       const live = useLive(id);
-      return <p data-testid={`live-${id}`}>{live ? `${live.phase}:${live.text ?? ""}:${live.status?.reason ?? ""}` : "none"}</p>;
+      return (
+        <p data-testid={`live-${id}`}>
+          {live ? `${live.phase}:${live.text ?? ""}:${live.status?.reason ?? ""}` : "none"}
+        </p>
+      );
     }
     const { client } = renderWithStore(
       <>
@@ -205,7 +238,15 @@ describe("store", () => {
       </>,
       backend,
     );
-    const view = (over: Partial<LiveView>): LiveView => ({ sessionId: "s1", phase: "turn", role: null, module: null, text: null, status: null, ...over });
+    const view = (over: Partial<LiveView>): LiveView => ({
+      sessionId: "s1",
+      phase: "turn",
+      role: null,
+      module: null,
+      text: null,
+      status: null,
+      ...over,
+    });
     const emitLive = (live: LiveView) => backend.emit(ev({ type: "live", live }));
     // Connected (the app state is held), so the events stream.
     await waitFor(() => expect(client.getQueryData(keys.app)).toBeDefined());
@@ -214,14 +255,28 @@ describe("store", () => {
     expect(screen.getByTestId("live-s1")).toHaveTextContent("turn:Adding coupons:");
     expect(screen.getByTestId("live-s2")).toHaveTextContent("none");
     act(() =>
-      emitLive(view({ phase: "planning", status: { kind: "retrying", message: "overloaded", attempt: 2, maxAttempts: 10, reason: "overloaded", httpStatus: 529 } })),
+      emitLive(
+        view({
+          phase: "planning",
+          status: {
+            kind: "retrying",
+            message: "overloaded",
+            attempt: 2,
+            maxAttempts: 10,
+            reason: "overloaded",
+            httpStatus: 529,
+          },
+        }),
+      ),
     );
     expect(screen.getByTestId("live-s1")).toHaveTextContent("planning::overloaded");
     act(() => emitLive(view({})));
     expect(screen.getByTestId("live-s1")).toHaveTextContent("none");
     // The text reaches the transcript: its live copy goes with that event, before the engine's clear.
     act(() => emitLive(view({ text: "Done." })));
-    act(() => backend.emit(ev({ type: "transcript", entry: makeEntry(9, { sessionId: "s1", kind: "agent", text: "Done." }) })));
+    act(() =>
+      backend.emit(ev({ type: "transcript", entry: makeEntry(9, { sessionId: "s1", kind: "agent", text: "Done." }) })),
+    );
     expect(screen.getByTestId("live-s1")).toHaveTextContent("none");
   });
 

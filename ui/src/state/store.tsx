@@ -1,7 +1,17 @@
 // The app's providers: the query client (server state), the backend and connection to `kiln serve` (one context, changes only with the connection), UI-local state (another), and the event subscription.
 import { QueryClientProvider, type QueryClient, useQueryClient } from "@tanstack/react-query";
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { type Backend, KilnError, toKilnError } from "../api/backend";
+import {
+  createContext,
+  type ReactNode,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useReducer,
+  useRef,
+  useState,
+} from "react";
+import { type Backend, type KilnError, toKilnError } from "../api/backend";
 import type { AttachmentView, ServeMode, SessionView, WorkspaceView } from "../api/types";
 import { addAttachment, putApp, putSessionAnswer, putWorkspace, removeSession } from "./cache";
 import { type Connection, guardConnection, startApp } from "./connection";
@@ -46,7 +56,15 @@ const BackendContext = createContext<BackendValue | null>(null);
 const UiContext = createContext<UiValue | null>(null);
 
 /** `client`: the query client (tests pass a fresh one each); by default one is made for this provider. */
-export function StoreProvider({ backend, client, children }: { backend: Backend; client?: QueryClient; children: ReactNode }) {
+export function StoreProvider({
+  backend,
+  client,
+  children,
+}: {
+  backend: Backend;
+  client?: QueryClient;
+  children: ReactNode;
+}) {
   const [own] = useState(() => client ?? makeQueryClient());
   return (
     <QueryClientProvider client={client ?? own}>

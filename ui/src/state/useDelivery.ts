@@ -7,9 +7,16 @@ import { applyAnswer, keys, updatesOf } from "./queries";
 import { useBackend } from "./store";
 
 /** Refusals of a confirmation that mean the plan no longer holds: plan again so the screen shows why. */
-const REPLAN_ON = new Set(["PLAN_STALE", "DELIVERY_BLOCKED", "DELIVERY_CONFLICT", "TARGET_UNAVAILABLE", "BRANCH_MOVED"]);
+const REPLAN_ON = new Set([
+  "PLAN_STALE",
+  "DELIVERY_BLOCKED",
+  "DELIVERY_CONFLICT",
+  "TARGET_UNAVAILABLE",
+  "BRANCH_MOVED",
+]);
 
-const STALE_NOTE = "The session changed since this plan was made, so Kiln planned again. Check the plan below and confirm again.";
+const STALE_NOTE =
+  "The session changed since this plan was made, so Kiln planned again. Check the plan below and confirm again.";
 
 export interface DeliveryHandle {
   plan: DeliveryPlan | null;
@@ -43,7 +50,12 @@ export function useDelivery(sessionId: string): DeliveryHandle {
     [backend, sessionId],
   );
   // Planned when the screen opens and when replan asks (not again when replan's answer meets a new observer).
-  const planQuery = useQuery({ ...planQueryOf(target), placeholderData: keepPreviousData, staleTime: Infinity, refetchOnMount: "always" });
+  const planQuery = useQuery({
+    ...planQueryOf(target),
+    placeholderData: keepPreviousData,
+    staleTime: Infinity,
+    refetchOnMount: "always",
+  });
   const plan = planQuery.data ?? null;
   const planRef = useRef(plan);
   planRef.current = plan;

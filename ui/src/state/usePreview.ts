@@ -46,7 +46,14 @@ export function usePreview(sessionId: string, open: boolean): PreviewHandle {
     },
   });
   const { mutateAsync } = call;
-  const run = useCallback((command: PreviewCommand) => mutateAsync(command).then(() => true, () => false), [mutateAsync]);
+  const run = useCallback(
+    (command: PreviewCommand) =>
+      mutateAsync(command).then(
+        () => true,
+        () => false,
+      ),
+    [mutateAsync],
+  );
   const start = useCallback(() => run("start_preview"), [run]);
   const stop = useCallback(() => run("stop_preview"), [run]);
   const restart = useCallback(() => run("restart_preview"), [run]);

@@ -16,7 +16,9 @@ export function usageKey(sessions: readonly SessionView[]): string {
   return sessions
     .map((s) => {
       const t = s.usage?.total;
-      return t ? `${s.id}:${t.turns}:${t.inputTokens}:${t.outputTokens}:${t.costUsd ?? "?"}:${t.unknownCostTurns}` : s.id;
+      return t
+        ? `${s.id}:${t.turns}:${t.inputTokens}:${t.outputTokens}:${t.costUsd ?? "?"}:${t.unknownCostTurns}`
+        : s.id;
     })
     .sort()
     .join("|");

@@ -53,7 +53,9 @@ export function makeSession(overrides: Partial<SessionView> = {}): SessionView {
   return {
     id: "s1",
     kind: "edit-module",
-    modules: [{ id: "@shop/cart", directory: "modules/cart", kind: "edit", joinedAt: "2025-01-01T10:00:00Z", baseSequence: 0 }],
+    modules: [
+      { id: "@shop/cart", directory: "modules/cart", kind: "edit", joinedAt: "2025-01-01T10:00:00Z", baseSequence: 0 },
+    ],
     title: "Add coupons to the cart",
     brief: "Let shoppers apply a coupon in @shop/cart",
     role: null,
@@ -82,7 +84,16 @@ export function makeSession(overrides: Partial<SessionView> = {}): SessionView {
 }
 
 export function makeTotals(overrides: Partial<UsageTotals> = {}): UsageTotals {
-  return { turns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unknownCostTurns: 0, ...overrides };
+  return {
+    turns: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costUsd: null,
+    unknownCostTurns: 0,
+    ...overrides,
+  };
 }
 
 export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsView {
@@ -95,7 +106,8 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
       mechanism: "landlock",
       abi: 7,
       enforcement: "full",
-      detail: "Commands run under Landlock (ABI 7): they may write only to the working copy, temporary directories, the agents' own state and the package caches.",
+      detail:
+        "Commands run under Landlock (ABI 7): they may write only to the working copy, temporary directories, the agents' own state and the package caches.",
     },
     claudePath: null,
     codexPath: null,
@@ -116,9 +128,27 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
       tokenFingerprint: null,
     },
     drivers: [
-      { id: "claude", available: true, detail: "/usr/local/bin/claude", version: "2.0.14 (Claude Code)", signedIn: true },
-      { id: "codex", available: false, detail: "install it with `npm i -g @openai/codex`", version: null, signedIn: null },
-      { id: "openai-compatible", available: false, detail: "set the endpoint and model in Settings", version: null, signedIn: null },
+      {
+        id: "claude",
+        available: true,
+        detail: "/usr/local/bin/claude",
+        version: "2.0.14 (Claude Code)",
+        signedIn: true,
+      },
+      {
+        id: "codex",
+        available: false,
+        detail: "install it with `npm i -g @openai/codex`",
+        version: null,
+        signedIn: null,
+      },
+      {
+        id: "openai-compatible",
+        available: false,
+        detail: "set the endpoint and model in Settings",
+        version: null,
+        signedIn: null,
+      },
     ],
     ...overrides,
   };
@@ -189,8 +219,18 @@ export function makeDetection(overrides: Partial<DetectionView> = {}): Detection
           { gate: "dependencies", command: "npm ci --offline", source: "package-lock.json", hint: null },
           { gate: "typecheck", command: "npx tsc --noEmit", source: "tsconfig.json in the module", hint: null },
           { gate: "tests", command: "npm test", source: "package.json scripts.test", hint: null },
-          { gate: "format", command: "npx prettier --check .", source: ".prettierrc at the repository root", hint: null },
-          { gate: "lint", command: null, source: "not detected", hint: "No linter configured: add an eslint config, or a lint command in kiln.toml." },
+          {
+            gate: "format",
+            command: "npx prettier --check .",
+            source: ".prettierrc at the repository root",
+            hint: null,
+          },
+          {
+            gate: "lint",
+            command: null,
+            source: "not detected",
+            hint: "No linter configured: add an eslint config, or a lint command in kiln.toml.",
+          },
         ],
       },
     ],
@@ -291,7 +331,9 @@ export function fakeBackend(handlers: Handlers = {}, kind: "tauri" | "http" = "h
   const connection =
     kind === "http"
       ? {
-          connect: vi.fn(async (): Promise<ConnectResult> => ({ connected: true, mode: appState.mode })) as FakeBackend["connect"],
+          connect: vi.fn(
+            async (): Promise<ConnectResult> => ({ connected: true, mode: appState.mode }),
+          ) as FakeBackend["connect"],
           disconnect: vi.fn(async () => {}) as FakeBackend["disconnect"],
         }
       : {};
@@ -301,11 +343,14 @@ export function fakeBackend(handlers: Handlers = {}, kind: "tauri" | "http" = "h
     ...connection,
     subscribe: (onEvent) => {
       listeners.add(onEvent);
-      pending.splice(0).forEach((event) => onEvent(event));
+      for (const event of pending.splice(0)) onEvent(event);
       return () => listeners.delete(onEvent);
     },
     pickFolder: vi.fn(async () => (kind === "tauri" ? "/picked/folder" : null)),
-    emit: (event) => (listeners.size ? listeners.forEach((l) => l(event)) : pending.push(event)),
+    emit: (event) => {
+      if (listeners.size) for (const l of listeners) l(event);
+      else pending.push(event);
+    },
     handle: (more) => Object.assign(table, more),
   };
 }

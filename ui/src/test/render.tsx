@@ -11,5 +11,12 @@ notifyManager.setScheduler((notify) => notify());
 
 /** `client`: pass one to look into the cache; by default each render gets its own. */
 export function renderWithStore(ui: ReactElement, backend: Backend, client: QueryClient = makeQueryClient()) {
-  return { client, ...render(<StoreProvider backend={backend} client={client}>{ui}</StoreProvider>) };
+  return {
+    client,
+    ...render(
+      <StoreProvider backend={backend} client={client}>
+        {ui}
+      </StoreProvider>,
+    ),
+  };
 }

@@ -32,7 +32,8 @@ export function NotifyToggle() {
       data-testid="notify-toggle"
       data-status={status}
     >
-      <Bell off={status !== "on"} /> {status === "on" ? "Notifying" : status === "denied" ? "Notifications blocked" : "Notify me"}
+      <Bell off={status !== "on"} />{" "}
+      {status === "on" ? "Notifying" : status === "denied" ? "Notifications blocked" : "Notify me"}
     </button>
   );
 }
@@ -40,7 +41,19 @@ export function NotifyToggle() {
 /** A bell, struck through while off (inline: the shared icon set has none). */
 function Bell({ off }: { off: boolean }) {
   return (
-    <svg className="icon" width={14} height={14} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+    <svg
+      className="icon"
+      width={14}
+      height={14}
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={2}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+    >
       <path d="M18 8a6 6 0 0 0-12 0c0 7-3 9-3 9h18s-3-2-3-9M13.7 21a2 2 0 0 1-3.4 0" />
       {off && <path d="M3 3l18 18" />}
     </svg>

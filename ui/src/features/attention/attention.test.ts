@@ -39,7 +39,9 @@ describe("documentTitle", () => {
     expect(documentTitle(null, [])).toBe("Kiln");
     expect(documentTitle(null, [idle])).toBe("Kiln");
     expect(documentTitle(null, [running, { ...running, id: "s2" }, idle])).toBe("● 2 running — Kiln");
-    expect(documentTitle(null, [running, { ...idle, id: "s2", state: "awaiting-approval" }])).toBe("◆ 1 needs you — Kiln");
+    expect(documentTitle(null, [running, { ...idle, id: "s2", state: "awaiting-approval" }])).toBe(
+      "◆ 1 needs you — Kiln",
+    );
     expect(documentTitle(null, [running, { ...idle, id: "s2", state: "blocked" }])).toBe("✕ 1 failed — Kiln");
   });
 });
@@ -58,9 +60,14 @@ describe("the favicon", () => {
 
 describe("notificationFor", () => {
   it("notifies when a turn ends, when the session needs the user, and when it fails", () => {
-    expect(notificationFor(running, idle)).toMatchObject({ title: "Turn finished — Wishlist", body: "Ready for review." });
+    expect(notificationFor(running, idle)).toMatchObject({
+      title: "Turn finished — Wishlist",
+      body: "Ready for review.",
+    });
     expect(notificationFor(running, { ...idle, state: "awaiting-approval" })?.title).toBe("Needs you — Wishlist");
-    expect(notificationFor(running, { ...idle, pendingRole: "ux-designer" })?.body).toBe("UX Designer is waiting for your answer.");
+    expect(notificationFor(running, { ...idle, pendingRole: "ux-designer" })?.body).toBe(
+      "UX Designer is waiting for your answer.",
+    );
     expect(notificationFor(running, { ...idle, state: "blocked" })?.title).toBe("Failed — Wishlist");
   });
 

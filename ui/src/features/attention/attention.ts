@@ -77,7 +77,14 @@ export function notificationFor(before: SessionView, after: SessionView): Notifi
   const name = after.title || "Untitled session";
   const tag = `kiln-${after.id}`;
   if (now === "failed" && was !== "failed") {
-    return { title: `Failed — ${name}`, body: after.setup === "failed" ? "The working copy's setup failed." : "The turn failed: the session is blocked. Open it to retry.", tag };
+    return {
+      title: `Failed — ${name}`,
+      body:
+        after.setup === "failed"
+          ? "The working copy's setup failed."
+          : "The turn failed: the session is blocked. Open it to retry.",
+      tag,
+    };
   }
   if (now === "needs-you" && (was !== "needs-you" || (after.pendingRole !== before.pendingRole && after.pendingRole))) {
     const body =
@@ -87,7 +94,11 @@ export function notificationFor(before: SessionView, after: SessionView): Notifi
     return { title: `Needs you — ${name}`, body, tag };
   }
   if (was === "running" && now === null) {
-    return { title: `Turn finished — ${name}`, body: after.state === "review" ? "Ready for review." : "The agent has finished.", tag };
+    return {
+      title: `Turn finished — ${name}`,
+      body: after.state === "review" ? "Ready for review." : "The agent has finished.",
+      tag,
+    };
   }
   return null;
 }

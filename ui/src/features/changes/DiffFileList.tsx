@@ -14,8 +14,12 @@ export function StatusLetter({ status }: { status: FileStatus }) {
 export function DiffStat({ file }: { file: FileDiff }) {
   return (
     <span className="diff-stat" aria-label={`${file.additions} added, ${file.deletions} removed`}>
-      <span className="diff-add" data-testid="diff-additions">+{file.additions}</span>{" "}
-      <span className="diff-del" data-testid="diff-deletions">−{file.deletions}</span>
+      <span className="diff-add" data-testid="diff-additions">
+        +{file.additions}
+      </span>{" "}
+      <span className="diff-del" data-testid="diff-deletions">
+        −{file.deletions}
+      </span>
     </span>
   );
 }
@@ -69,7 +73,10 @@ function GroupHead({ g }: { g: Group }) {
       </code>
       <code className="muted small">{g.directory}</code>
       {g.group === "other-module" && (
-        <span className="badge badge-neutral" title="Its files changed; add it to the session so its gates and review run">
+        <span
+          className="badge badge-neutral"
+          title="Its files changed; add it to the session so its gates and review run"
+        >
           not in the session
         </span>
       )}

@@ -22,7 +22,12 @@ const cart = {
   files: [
     makeFileDiff("modules/cart/src/cart.ts", { additions: 12, deletions: 3 }),
     makeFileDiff("modules/cart/src/old.ts", { status: "deleted", additions: 0, deletions: 40 }),
-    makeFileDiff("modules/cart/src/total.ts", { status: "renamed", oldPath: "modules/cart/src/sum.ts", additions: 1, deletions: 1 }),
+    makeFileDiff("modules/cart/src/total.ts", {
+      status: "renamed",
+      oldPath: "modules/cart/src/sum.ts",
+      additions: 1,
+      deletions: 1,
+    }),
     makeFileDiff("modules/cart/logo.png", { binary: true, additions: 0, deletions: 0, hunks: [] }),
   ],
 };
@@ -34,7 +39,13 @@ const coupons = {
   baseSequence: 1,
   files: [
     makeFileDiff("modules/coupons/src/index.ts", { status: "added", additions: 5, deletions: 0 }),
-    makeFileDiff("modules/coupons/data/codes.json", { status: "added", tooLarge: true, additions: 90000, deletions: 0, hunks: [] }),
+    makeFileDiff("modules/coupons/data/codes.json", {
+      status: "added",
+      tooLarge: true,
+      additions: 90000,
+      deletions: 0,
+      hunks: [],
+    }),
   ],
 };
 
@@ -57,8 +68,22 @@ describe("DiffPanel", () => {
 
     await screen.findAllByTestId("diff-file");
     expect(backend.call).toHaveBeenCalledWith("get_diff", { sessionId: "s1" });
-    expect(files().map((f) => within(f).getByTestId("diff-status").textContent)).toEqual(["M", "D", "R", "M", "A", "A"]);
-    expect(files().map((f) => f.getAttribute("data-status"))).toEqual(["modified", "deleted", "renamed", "modified", "added", "added"]);
+    expect(files().map((f) => within(f).getByTestId("diff-status").textContent)).toEqual([
+      "M",
+      "D",
+      "R",
+      "M",
+      "A",
+      "A",
+    ]);
+    expect(files().map((f) => f.getAttribute("data-status"))).toEqual([
+      "modified",
+      "deleted",
+      "renamed",
+      "modified",
+      "added",
+      "added",
+    ]);
     expect(within(files()[0]).getByTestId("diff-additions")).toHaveTextContent("+12");
     expect(within(files()[0]).getByTestId("diff-deletions")).toHaveTextContent("−3");
     // Paths below their module's directory; a rename shows where it came from.
@@ -95,11 +120,20 @@ describe("DiffPanel", () => {
     await screen.findAllByTestId("diff-file");
 
     const select = screen.getByTestId("diff-module");
-    expect([...select.querySelectorAll("option")].map((o) => o.textContent)).toEqual(["All modules", "@shop/cart", "@shop/coupons"]);
+    expect([...select.querySelectorAll("option")].map((o) => o.textContent)).toEqual([
+      "All modules",
+      "@shop/cart",
+      "@shop/coupons",
+    ]);
     fireEvent.change(select, { target: { value: "@shop/coupons" } });
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("get_diff", { sessionId: "s1", moduleId: "@shop/coupons" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("get_diff", { sessionId: "s1", moduleId: "@shop/coupons" }),
+    );
     await waitFor(() => expect(files()).toHaveLength(2));
-    expect(files().map((f) => f.getAttribute("data-path"))).toEqual(["modules/coupons/src/index.ts", "modules/coupons/data/codes.json"]);
+    expect(files().map((f) => f.getAttribute("data-path"))).toEqual([
+      "modules/coupons/src/index.ts",
+      "modules/coupons/data/codes.json",
+    ]);
     expect(screen.getByTestId("file-diff")).toHaveAttribute("data-path", "modules/coupons/src/index.ts");
 
     fireEvent.change(select, { target: { value: "" } });
@@ -107,22 +141,35 @@ describe("DiffPanel", () => {
   });
 
   it("shows the direct workflow's other groups: the repository root and a changed module not in the session, each filterable", async () => {
-    const orders = { moduleId: "@shop/orders", directory: "modules/orders", group: "other-module" as const, baseSequence: 0, files: [makeFileDiff("modules/orders/src/a.ts")] };
+    const orders = {
+      moduleId: "@shop/orders",
+      directory: "modules/orders",
+      group: "other-module" as const,
+      baseSequence: 0,
+      files: [makeFileDiff("modules/orders/src/a.ts")],
+    };
     const root = {
       moduleId: "(repository)",
       directory: "",
       group: "outside" as const,
       baseSequence: 0,
-      files: [makeFileDiff("pnpm-lock.yaml", { additions: 2, deletions: 1 }), makeFileDiff(".github/workflows/ci.yml", { status: "added" })],
+      files: [
+        makeFileDiff("pnpm-lock.yaml", { additions: 2, deletions: 1 }),
+        makeFileDiff(".github/workflows/ci.yml", { status: "added" }),
+      ],
     };
     const all = [cart, orders, root];
-    const backend = fakeBackend({ get_diff: (args) => ({ modules: args.moduleId ? all.filter((m) => m.moduleId === args.moduleId) : all }) });
+    const backend = fakeBackend({
+      get_diff: (args) => ({ modules: args.moduleId ? all.filter((m) => m.moduleId === args.moduleId) : all }),
+    });
     renderWithStore(<DiffPanel sessionId="s1" modules={modules} />, backend);
     await screen.findAllByTestId("diff-file");
 
     const group = (id: string) => document.querySelector(`.diff-module-group[data-module="${id}"]`) as HTMLElement;
     expect(group("(repository)")).toHaveAttribute("data-group", "outside");
-    expect(within(group("(repository)")).getByTestId("diff-group-label")).toHaveTextContent("Repository root (outside every module)");
+    expect(within(group("(repository)")).getByTestId("diff-group-label")).toHaveTextContent(
+      "Repository root (outside every module)",
+    );
     // Root paths are shown whole.
     expect(within(group("(repository)")).getAllByTestId("diff-file")[0]).toHaveTextContent("pnpm-lock.yaml");
     expect(within(group("(repository)")).getAllByTestId("diff-file")[1]).toHaveTextContent(".github/workflows/ci.yml");
@@ -139,7 +186,9 @@ describe("DiffPanel", () => {
       "Repository root (outside every module)",
     ]);
     fireEvent.change(select, { target: { value: "(repository)" } });
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("get_diff", { sessionId: "s1", moduleId: "(repository)" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("get_diff", { sessionId: "s1", moduleId: "(repository)" }),
+    );
     await waitFor(() => expect(files()).toHaveLength(2));
     expect(screen.getByTestId("diff-summary")).toHaveTextContent("2 files");
   });
@@ -167,7 +216,10 @@ describe("DiffPanel", () => {
   });
 
   it("says when there are no changes yet", async () => {
-    renderWithStore(<DiffPanel sessionId="s1" modules={modules} />, fakeBackend({ get_diff: () => ({ modules: [{ ...cart, files: [] }] }) }));
+    renderWithStore(
+      <DiffPanel sessionId="s1" modules={modules} />,
+      fakeBackend({ get_diff: () => ({ modules: [{ ...cart, files: [] }] }) }),
+    );
     expect(await screen.findByTestId("diff-empty")).toHaveTextContent("No changes yet");
     expect(screen.queryByTestId("diff-file")).not.toBeInTheDocument();
   });
@@ -195,8 +247,12 @@ describe("DiffPanel", () => {
   it("fetches again, debounced, when the refresh key changes, and not while inactive", async () => {
     const backend = fakeBackend({ get_diff: getDiff });
     const diffCalls = () => backend.call.mock.calls.filter(([c]) => c === "get_diff").length;
-    const wrapper = ({ children }: { children: ReactNode }) => <StoreProvider backend={backend}>{children}</StoreProvider>;
-    const panel = (key: number, active = true) => <DiffPanel sessionId="s1" modules={modules} refreshKey={key} active={active} debounceMs={30} />;
+    const wrapper = ({ children }: { children: ReactNode }) => (
+      <StoreProvider backend={backend}>{children}</StoreProvider>
+    );
+    const panel = (key: number, active = true) => (
+      <DiffPanel sessionId="s1" modules={modules} refreshKey={key} active={active} debounceMs={30} />
+    );
     const view = render(panel(1), { wrapper });
     await screen.findAllByTestId("diff-file");
     expect(diffCalls()).toBe(1);
@@ -221,7 +277,11 @@ describe("Changes tab in the session", () => {
   const session = makeSession({ modules, checkpoints: [makeCheckpoint(0), makeCheckpoint(1, { entryId: 2 })] });
 
   it("opens the diff panel from the Changes tab and keeps the chat's transcript hidden meanwhile", async () => {
-    const backend = fakeBackend({ get_session: () => session, get_transcript: () => [makeEntry(1), makeEntry(2, { kind: "handoff" })], get_diff: getDiff });
+    const backend = fakeBackend({
+      get_session: () => session,
+      get_transcript: () => [makeEntry(1), makeEntry(2, { kind: "handoff" })],
+      get_diff: getDiff,
+    });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
     await screen.findAllByTestId("entry");
     expect(screen.getByTestId("tab-chat")).toHaveAttribute("aria-selected", "true");
@@ -260,15 +320,25 @@ describe("Changes tab in the session", () => {
     expect(diffCalls()).toBe(1);
 
     act(() => {
-      backend.emit({ id: 40, at: "2025-01-01T10:30:00Z", body: { type: "transcript", entry: makeEntry(3, { kind: "tool", text: "**edit** `Write a.ts`" }) } });
-      backend.emit({ id: 41, at: "2025-01-01T10:30:01Z", body: { type: "transcript", entry: makeEntry(4, { kind: "tool", text: "**edit** `Write b.ts`" }) } });
+      backend.emit({
+        id: 40,
+        at: "2025-01-01T10:30:00Z",
+        body: { type: "transcript", entry: makeEntry(3, { kind: "tool", text: "**edit** `Write a.ts`" }) },
+      });
+      backend.emit({
+        id: 41,
+        at: "2025-01-01T10:30:01Z",
+        body: { type: "transcript", entry: makeEntry(4, { kind: "tool", text: "**edit** `Write b.ts`" }) },
+      });
     });
     // Debounced: the two entries make one fetch.
     await waitFor(() => expect(diffCalls()).toBe(2), { timeout: 2000 });
 
     fireEvent.click(within(screen.getByTestId("checkpoints")).getAllByTestId("restore-checkpoint")[1]);
     fireEvent.click(screen.getByTestId("confirm-restore"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("restore_checkpoint", { sessionId: "s1", sequence: 1 }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("restore_checkpoint", { sessionId: "s1", sequence: 1 }),
+    );
     await waitFor(() => expect(diffCalls()).toBe(3), { timeout: 2000 });
   });
 });

@@ -1,7 +1,7 @@
 // The session's changes (get_diff): a module filter, the changed files, and the selected file's diff, unified or split.
 // In the direct workflow the diff also has groups beyond the session's modules (the repository root, a changed module
 // not in the session): the filter offers those seen in the unfiltered view.
-import { useEffect, useId, useRef, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { DiffGroup, DiffView, SessionModule } from "../../api/types";
 import { diffFiles, groupLabel } from "../../lib/diff";
@@ -64,7 +64,9 @@ export function DiffPanel(props: DiffPanelProps) {
         if (request !== requestRef.current) return;
         setLoaded({ moduleId, view });
         if (!moduleId) {
-          setExtraGroups(view.modules.filter((m) => m.group !== "module").map((m) => ({ moduleId: m.moduleId, group: m.group })));
+          setExtraGroups(
+            view.modules.filter((m) => m.group !== "module").map((m) => ({ moduleId: m.moduleId, group: m.group })),
+          );
         }
         setError(null);
       })
@@ -80,11 +82,16 @@ export function DiffPanel(props: DiffPanelProps) {
   const current = loaded && loaded.moduleId === moduleId ? loaded.view : null;
   const files = diffFiles(current);
   const shown = files.find((f) => f.key === selected) ?? files[0] ?? null;
-  useDiffFileShortcuts(files.map((f) => f.key), shown?.key ?? null, setSelected, active);
+  useDiffFileShortcuts(
+    files.map((f) => f.key),
+    shown?.key ?? null,
+    setSelected,
+    active,
+  );
   const additions = files.reduce((n, f) => n + f.file.additions, 0);
   const deletions = files.reduce((n, f) => n + f.file.deletions, 0);
 
-  let body;
+  let body: ReactNode;
   if (!current) {
     body = error ? null : <Loading label="Loading changes…" />;
   } else if (files.length === 0) {
@@ -109,7 +116,13 @@ export function DiffPanel(props: DiffPanelProps) {
       <div className="diff-toolbar">
         <label className="diff-filter" htmlFor={selectId}>
           <span className="muted small">Module</span>
-          <select id={selectId} className="input" value={moduleId} onChange={(e) => setModuleId(e.target.value)} data-testid="diff-module">
+          <select
+            id={selectId}
+            className="input"
+            value={moduleId}
+            onChange={(e) => setModuleId(e.target.value)}
+            data-testid="diff-module"
+          >
             <option value="">All modules</option>
             {modules.map((m) => (
               <option key={m.id} value={m.id}>

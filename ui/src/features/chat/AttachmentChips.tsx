@@ -25,7 +25,13 @@ export function AttachmentChips({ items, uploads = [], onRemove, disabled = fals
   return (
     <ul className="chips attachment-chips" aria-label="Attachments" data-testid="attachments">
       {items.map((a) => (
-        <li key={a.id} className="chip attachment-chip" data-testid="attachment-chip" data-attachment-id={a.id} data-kind={a.kind}>
+        <li
+          key={a.id}
+          className="chip attachment-chip"
+          data-testid="attachment-chip"
+          data-attachment-id={a.id}
+          data-kind={a.kind}
+        >
           <Icon name={a.kind === "image" ? "image" : "file"} />
           <span className="attachment-name" title={a.name}>
             {a.name}
@@ -45,7 +51,12 @@ export function AttachmentChips({ items, uploads = [], onRemove, disabled = fals
         </li>
       ))}
       {uploads.map((u) => (
-        <li key={u.key} className="chip attachment-chip attachment-uploading" data-testid="attachment-uploading" aria-busy="true">
+        <li
+          key={u.key}
+          className="chip attachment-chip attachment-uploading"
+          data-testid="attachment-uploading"
+          aria-busy="true"
+        >
           <span className="spinner" aria-hidden="true" />
           <span className="attachment-name" title={u.name}>
             {u.name}

@@ -43,7 +43,12 @@ describe("Composer", () => {
 
   it("sends the picked role, module, driver and model on Ctrl+Enter", async () => {
     const backend = fakeBackend({ send_message: () => session });
-    const withOpenAi = makeSettings({ drivers: [...settings.drivers.slice(0, 2), { id: "openai-compatible", available: true, detail: "gpt at x", version: null, signedIn: true }] });
+    const withOpenAi = makeSettings({
+      drivers: [
+        ...settings.drivers.slice(0, 2),
+        { id: "openai-compatible", available: true, detail: "gpt at x", version: null, signedIn: true },
+      ],
+    });
     renderWithStore(<Composer session={session} settings={withOpenAi} />, backend);
 
     // The roles come from the workspace (get_state).
@@ -71,7 +76,14 @@ describe("Composer", () => {
     renderWithStore(<Composer session={session} settings={settings} />, fakeBackend());
     await screen.findByRole("option", { name: "Business Manager" });
     const roles = Array.from(screen.getByTestId("role-picker").querySelectorAll("option")).map((o) => o.value);
-    expect(roles).toEqual(["", "business-manager", "ux-designer", "frontend-engineer", "backend-engineer", "agentic-engineer"]);
+    expect(roles).toEqual([
+      "",
+      "business-manager",
+      "ux-designer",
+      "frontend-engineer",
+      "backend-engineer",
+      "agentic-engineer",
+    ]);
     expect(screen.getByTestId("role-picker")).toHaveValue("");
     expect(screen.getByRole("option", { name: "Auto (routing)" })).toBeInTheDocument();
     const codex = screen.getByRole("option", { name: /codex/ });
@@ -154,7 +166,10 @@ describe("Composer", () => {
       { deletedAt: "2025-01-02T00:00:00Z" },
       { state: "delivered" as const, deliveredAt: "2025-01-02T00:00:00Z" },
     ]) {
-      const { unmount } = renderWithStore(<Composer session={{ ...session, ...closed }} settings={settings} />, fakeBackend());
+      const { unmount } = renderWithStore(
+        <Composer session={{ ...session, ...closed }} settings={settings} />,
+        fakeBackend(),
+      );
       expect(screen.getByTestId("message")).toBeDisabled();
       expect(screen.getByTestId("send")).toBeDisabled();
       expect(screen.getByTestId("composer-closed")).toBeInTheDocument();
@@ -176,7 +191,12 @@ describe("Composer", () => {
       fireEvent.keyDown(box, { key: "Enter", keyCode: 229 });
       expect(backend.call).not.toHaveBeenCalledWith("send_message", expect.anything());
       fireEvent.keyDown(box, { key: "Enter" });
-      await waitFor(() => expect(backend.call).toHaveBeenCalledWith("send_message", expect.objectContaining({ text: "Add a coupon field" })));
+      await waitFor(() =>
+        expect(backend.call).toHaveBeenCalledWith(
+          "send_message",
+          expect.objectContaining({ text: "Add a coupon field" }),
+        ),
+      );
     });
 
     it("with the Ctrl+Enter setting, Enter makes a newline and Ctrl+Enter sends; the hint follows the setting", async () => {
@@ -189,7 +209,9 @@ describe("Composer", () => {
       expect(fireEvent.keyDown(box, { key: "Enter" })).toBe(true); // not prevented: the newline goes in
       expect(backend.call).not.toHaveBeenCalledWith("send_message", expect.anything());
       fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
-      await waitFor(() => expect(backend.call).toHaveBeenCalledWith("send_message", expect.objectContaining({ text: "Two lines" })));
+      await waitFor(() =>
+        expect(backend.call).toHaveBeenCalledWith("send_message", expect.objectContaining({ text: "Two lines" })),
+      );
       act(() => saveSendKey("enter"));
       expect(screen.getByTestId("send-hint")).toHaveTextContent("Enter to send");
     });

@@ -64,7 +64,11 @@ export function Composer({ session, settings, preset }: ComposerProps) {
     const sessionId = session.id;
     return () => {
       const unsent = latestText.current;
-      dispatch(unsent.trim() ? { type: "draftSet", sessionId, draft: { text: unsent, error: null } } : { type: "draftCleared", sessionId });
+      dispatch(
+        unsent.trim()
+          ? { type: "draftSet", sessionId, draft: { text: unsent, error: null } }
+          : { type: "draftCleared", sessionId },
+      );
     };
   }, [dispatch, session.id]);
 
@@ -138,7 +142,11 @@ export function Composer({ session, settings, preset }: ComposerProps) {
       aria-label="Message the agents"
       {...drop.dropProps}
     >
-      {closed && <p className="hint composer-closed" data-testid="composer-closed">{closed}</p>}
+      {closed && (
+        <p className="hint composer-closed" data-testid="composer-closed">
+          {closed}
+        </p>
+      )}
       {pending && !closed && (
         <div className="composer-pending" data-testid="pending-role">
           <span>
@@ -152,7 +160,13 @@ export function Composer({ session, settings, preset }: ComposerProps) {
               </>
             )}
           </span>
-          <button type="button" className="btn btn-small" onClick={() => void send("Continue.", pending, false)} disabled={disabled || uploading} data-testid="continue">
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => void send("Continue.", pending, false)}
+            disabled={disabled || uploading}
+            data-testid="continue"
+          >
             Continue with {roleName(pending)}
           </button>
         </div>
@@ -170,7 +184,13 @@ export function Composer({ session, settings, preset }: ComposerProps) {
         rows={3}
         disabled={closed !== null}
       />
-      <ModuleAutocomplete inputRef={textRef} value={text} onChange={setText} modules={workspaceModules ?? []} enabled={closed === null} />
+      <ModuleAutocomplete
+        inputRef={textRef}
+        value={text}
+        onChange={setText}
+        modules={workspaceModules ?? []}
+        enabled={closed === null}
+      />
       {drop.dragging && <p className="hint drop-hint">Drop the files to attach them to this session.</p>}
       <AttachmentChips
         items={session.attachments.map((a) => ({ ...a, removing: attachments.removing.has(a.id) }))}
@@ -200,7 +220,12 @@ export function Composer({ session, settings, preset }: ComposerProps) {
         </label>
         <label className="composer-field">
           <span className="composer-label">Module</span>
-          <select value={module} onChange={(e) => setModuleId(e.target.value)} disabled={disabled || session.modules.length === 0} data-testid="module-picker">
+          <select
+            value={module}
+            onChange={(e) => setModuleId(e.target.value)}
+            disabled={disabled || session.modules.length === 0}
+            data-testid="module-picker"
+          >
             {session.modules.map((m, i) => (
               <option key={m.id} value={m.id}>
                 {i === 0 ? `${m.id} (primary)` : m.id}
@@ -210,7 +235,12 @@ export function Composer({ session, settings, preset }: ComposerProps) {
         </label>
         <label className="composer-field">
           <span className="composer-label">Driver</span>
-          <select value={chosenDriver} onChange={(e) => setDriver(e.target.value)} disabled={disabled || drivers.length === 0} data-testid="driver-picker">
+          <select
+            value={chosenDriver}
+            onChange={(e) => setDriver(e.target.value)}
+            disabled={disabled || drivers.length === 0}
+            data-testid="driver-picker"
+          >
             {drivers.length === 0 && <option value="">{settings ? "No drivers" : "Default"}</option>}
             {drivers.map((d) => (
               <option key={d.id} value={d.id} disabled={!d.available} title={d.detail}>
@@ -236,7 +266,9 @@ export function Composer({ session, settings, preset }: ComposerProps) {
           className="btn btn-primary composer-send"
           disabled={disabled || uploading || !text.trim()}
           data-testid="send"
-          title={uploading ? "Wait until the attachments are uploaded" : `Send (${sendHint(sendKey).split(" to send")[0]})`}
+          title={
+            uploading ? "Wait until the attachments are uploaded" : `Send (${sendHint(sendKey).split(" to send")[0]})`
+          }
         >
           {busy ? "Sending…" : "Send"}
         </button>

@@ -27,7 +27,11 @@ describe("Composer attachments", () => {
     await userEvent.upload(input, new File(["hello"], "notes.txt", { type: "text/plain" }));
 
     await waitFor(() =>
-      expect(backend.call).toHaveBeenCalledWith("add_attachment", { sessionId: "s1", name: "notes.txt", dataBase64: "aGVsbG8=" }),
+      expect(backend.call).toHaveBeenCalledWith("add_attachment", {
+        sessionId: "s1",
+        name: "notes.txt",
+        dataBase64: "aGVsbG8=",
+      }),
     );
     const chip = await screen.findByTestId("attachment-chip");
     expect(chip).toHaveTextContent("notes.txt");
@@ -49,7 +53,9 @@ describe("Composer attachments", () => {
     const uploading = await screen.findByTestId("attachment-uploading");
     expect(uploading).toHaveTextContent("mock.png");
     expect(screen.getByTestId("send")).toBeDisabled();
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("add_attachment", expect.objectContaining({ name: "mock.png" })));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("add_attachment", expect.objectContaining({ name: "mock.png" })),
+    );
     act(() => finish(makeAttachment({ id: "a9", name: "mock.png", size: 1 })));
 
     expect(await screen.findByTestId("attachment-chip")).toHaveTextContent("mock.png");
@@ -66,7 +72,10 @@ describe("Composer attachments", () => {
       },
     });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
-    await userEvent.upload(await screen.findByTestId("attach-input"), new File(["not a png"], "shot.png", { type: "image/png" }));
+    await userEvent.upload(
+      await screen.findByTestId("attach-input"),
+      new File(["not a png"], "shot.png", { type: "image/png" }),
+    );
 
     const refusal = await screen.findByTestId("attachment-error");
     expect(refusal).toHaveTextContent("ATTACHMENT_MISMATCH");
@@ -81,10 +90,15 @@ describe("Composer attachments", () => {
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
     const big = new File(["x"], "huge.pdf", { type: "application/pdf" });
     Object.defineProperty(big, "size", { value: 5 * 1024 * 1024 + 1 });
-    fireEvent.change(await screen.findByTestId("attach-input"), { target: { files: [big, new File(["MZ"], "tool.exe")] } });
+    fireEvent.change(await screen.findByTestId("attach-input"), {
+      target: { files: [big, new File(["MZ"], "tool.exe")] },
+    });
 
     const refusals = await screen.findAllByTestId("attachment-error");
-    expect(refusals.map((r) => r.querySelector(".error-code")?.textContent)).toEqual(["ATTACHMENT_TOO_LARGE", "ATTACHMENT_TYPE"]);
+    expect(refusals.map((r) => r.querySelector(".error-code")?.textContent)).toEqual([
+      "ATTACHMENT_TOO_LARGE",
+      "ATTACHMENT_TYPE",
+    ]);
     expect(backend.call).not.toHaveBeenCalledWith("add_attachment", expect.anything());
     expect(screen.queryByTestId("attachment-chip")).not.toBeInTheDocument();
   });
@@ -92,12 +106,18 @@ describe("Composer attachments", () => {
   it("lists the session's attachments and removes one with remove_attachment", async () => {
     const withTwo = makeSession({
       state: "editing",
-      attachments: [makeAttachment({ id: "a1", name: "shot.png" }), makeAttachment({ id: "a2", name: "spec.md", kind: "file", size: 300 })],
+      attachments: [
+        makeAttachment({ id: "a1", name: "shot.png" }),
+        makeAttachment({ id: "a2", name: "spec.md", kind: "file", size: 300 }),
+      ],
     });
     const backend = fakeBackend({
       get_session: () => withTwo,
       get_transcript: () => [],
-      remove_attachment: (args) => ({ ...withTwo, attachments: withTwo.attachments.filter((a) => a.id !== args.attachmentId) }),
+      remove_attachment: (args) => ({
+        ...withTwo,
+        attachments: withTwo.attachments.filter((a) => a.id !== args.attachmentId),
+      }),
     });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
 
@@ -105,7 +125,9 @@ describe("Composer attachments", () => {
     expect(chips.map((c) => c.textContent)).toEqual(["shot.png2 KB", "spec.md300 B"]);
     fireEvent.click(within(chips[0]).getByTestId("remove-attachment"));
 
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("remove_attachment", { sessionId: "s1", attachmentId: "a1" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("remove_attachment", { sessionId: "s1", attachmentId: "a1" }),
+    );
     await waitFor(() => expect(screen.getAllByTestId("attachment-chip")).toHaveLength(1));
     expect(screen.getByTestId("attachment-chip")).toHaveTextContent("spec.md");
   });
@@ -115,19 +137,33 @@ describe("Composer attachments", () => {
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
     const message = await screen.findByTestId("message");
 
-    fireEvent.paste(message, { clipboardData: { files: [new File(["{}"], "data.json")], types: ["Files"], items: [] } });
-    fireEvent.drop(screen.getByTestId("composer"), { dataTransfer: { files: [new File(["a,b"], "rows.csv")], types: ["Files"], items: [] } });
+    fireEvent.paste(message, {
+      clipboardData: { files: [new File(["{}"], "data.json")], types: ["Files"], items: [] },
+    });
+    fireEvent.drop(screen.getByTestId("composer"), {
+      dataTransfer: { files: [new File(["a,b"], "rows.csv")], types: ["Files"], items: [] },
+    });
 
     await waitFor(() => expect(screen.getAllByTestId("attachment-chip")).toHaveLength(2));
-    expect(backend.call).toHaveBeenCalledWith("add_attachment", { sessionId: "s1", name: "data.json", dataBase64: "e30=" });
-    expect(backend.call).toHaveBeenCalledWith("add_attachment", { sessionId: "s1", name: "rows.csv", dataBase64: "YSxi" });
+    expect(backend.call).toHaveBeenCalledWith("add_attachment", {
+      sessionId: "s1",
+      name: "data.json",
+      dataBase64: "e30=",
+    });
+    expect(backend.call).toHaveBeenCalledWith("add_attachment", {
+      sessionId: "s1",
+      name: "rows.csv",
+      dataBase64: "YSxi",
+    });
   });
 
   it("leaves a text paste to the textarea", async () => {
     const backend = fakeBackend({ get_session: () => session, get_transcript: () => [], add_attachment: attached });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
     const message = await screen.findByTestId("message");
-    fireEvent.paste(message, { clipboardData: { files: [new File(["x"], "cells.png")], types: ["text/plain", "Files"], items: [] } });
+    fireEvent.paste(message, {
+      clipboardData: { files: [new File(["x"], "cells.png")], types: ["text/plain", "Files"], items: [] },
+    });
     expect(backend.call).not.toHaveBeenCalledWith("add_attachment", expect.anything());
   });
 
@@ -158,7 +194,12 @@ describe("Composer attachments", () => {
     expect(screen.getByTestId("composer-note")).toHaveTextContent("Waiting");
     expect(screen.getByTestId("error")).toHaveTextContent("DRIVER_NOT_FOUND");
     fireEvent.click(screen.getByTestId("send"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("send_message", expect.objectContaining({ sessionId: "s1", text: "The brief" })));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith(
+        "send_message",
+        expect.objectContaining({ sessionId: "s1", text: "The brief" }),
+      ),
+    );
     await waitFor(() => expect(screen.getByTestId("has-draft")).toHaveTextContent("no"));
     expect(screen.getByTestId("message")).toHaveValue("");
     expect(screen.queryByTestId("error")).not.toBeInTheDocument();

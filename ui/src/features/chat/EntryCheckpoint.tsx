@@ -28,7 +28,11 @@ export function EntryCheckpoint({ session, checkpoint, closed, onRestored }: Ent
         <Icon name="history" className="entry-icon" />
         <span title={checkpoint.label}>Checkpoint {checkpoint.sequence}</span>
         {checkpoint.current && (
-          <span className="badge badge-info checkpoint-now" data-testid="entry-checkpoint-current" title="The working copy is at this checkpoint">
+          <span
+            className="badge badge-info checkpoint-now"
+            data-testid="entry-checkpoint-current"
+            title="The working copy is at this checkpoint"
+          >
             current
           </span>
         )}

@@ -12,7 +12,9 @@ export function LiveActivity({ live }: { live: LiveView }) {
         <article className="entry entry-agent live-bubble" data-testid="live-text" aria-live="polite" aria-busy="true">
           <div className="role-head">
             <Icon name="agent" className="entry-icon" />
-            <span className="entry-who">{live.role ? roleName(live.role) : live.phase === "planning" ? "Planner agent" : "Agent"}</span>
+            <span className="entry-who">
+              {live.role ? roleName(live.role) : live.phase === "planning" ? "Planner agent" : "Agent"}
+            </span>
             {live.module && <code className="module-id">{live.module}</code>}
             <span className="live-dot" aria-label="writing" />
           </div>

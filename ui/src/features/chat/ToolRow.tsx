@@ -28,7 +28,13 @@ function DiffBlock({ diff }: { diff: string }) {
   return (
     <pre className="tool-diff" data-testid="tool-diff">
       {diff.split("\n").map((line, i) => {
-        const cls = line.startsWith("@@") ? "hunk" : line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : "ctx";
+        const cls = line.startsWith("@@")
+          ? "hunk"
+          : line.startsWith("+") && !line.startsWith("+++")
+            ? "add"
+            : line.startsWith("-") && !line.startsWith("---")
+              ? "del"
+              : "ctx";
         return (
           <span key={i} className={`diff-line diff-${cls}`}>
             {line}
@@ -54,12 +60,27 @@ export function ToolRowView({ row }: { row: ToolRowModel }) {
       data-status={row.status}
       data-role={row.role ?? undefined}
     >
-      <button type="button" className="tool-toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)} disabled={!hasMore} data-testid="tool-toggle">
-        <span className="tool-caret" aria-hidden="true">{hasMore ? (open ? "▾" : "▸") : ""}</span>
+      <button
+        type="button"
+        className="tool-toggle"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+        disabled={!hasMore}
+        data-testid="tool-toggle"
+      >
+        <span className="tool-caret" aria-hidden="true">
+          {hasMore ? (open ? "▾" : "▸") : ""}
+        </span>
         <Icon name={KIND_ICON[row.kind]} className="entry-icon" />
         <span className="tool-kind">{KIND_LABEL[row.kind]}</span>
-        <code className="tool-target" title={row.target}>{row.target}</code>
-        {changed.length > 0 && <span className="tool-more muted">+{changed.length} file{changed.length > 1 ? "s" : ""}</span>}
+        <code className="tool-target" title={row.target}>
+          {row.target}
+        </code>
+        {changed.length > 0 && (
+          <span className="tool-more muted">
+            +{changed.length} file{changed.length > 1 ? "s" : ""}
+          </span>
+        )}
         {row.added !== null && (
           <span className="tool-counts" data-testid="tool-counts">
             <span className="count-add">+{row.added}</span> <span className="count-del">−{row.removed}</span>
@@ -71,14 +92,19 @@ export function ToolRowView({ row }: { row: ToolRowModel }) {
           </span>
         )}
         <span className="tool-status" aria-label={row.status}>
-          {row.status === "running" ? <span className="tool-running">running…</span> : row.status === "failed" ? <span className="tool-fail">failed</span> : null}
+          {row.status === "running" ? (
+            <span className="tool-running">running…</span>
+          ) : row.status === "failed" ? (
+            <span className="tool-fail">failed</span>
+          ) : null}
         </span>
       </button>
       {open && (
         <div className="tool-body" data-testid="tool-body">
           {row.putBack.length > 0 && (
             <p className="tool-put-back-note">
-              Kiln put back {row.putBack.length === 1 ? "this edit" : "these edits"}: outside what this role may change (
+              Kiln put back {row.putBack.length === 1 ? "this edit" : "these edits"}: outside what this role may change
+              (
               {row.putBack.map((p, i) => (
                 <span key={p}>
                   {i > 0 && ", "}
@@ -97,7 +123,9 @@ export function ToolRowView({ row }: { row: ToolRowModel }) {
               ))}
             </ul>
           )}
-          {row.diff ? <DiffBlock diff={row.diff} /> : row.output ? (
+          {row.diff ? (
+            <DiffBlock diff={row.diff} />
+          ) : row.output ? (
             <pre className="tool-output">
               <code>{row.output}</code>
             </pre>

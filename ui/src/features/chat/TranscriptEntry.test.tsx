@@ -16,16 +16,24 @@ describe("gateOutcome", () => {
 
   it("reads the engine's head first: skipped is never a pass, whatever the rest says", () => {
     expect(gateOutcome("**tests** passed in `@shop/cart` — `npm test` (1.2 s)")).toBe("pass");
-    expect(gateOutcome("**typecheck** failed in `@shop/cart` — `tsc --noEmit` (0.8 s)\n\n```\n0 errors? no\n```")).toBe("fail");
-    expect(gateOutcome("**format** skipped in `@shop/passed-errors`: no format command applies to this module")).toBe("skipped");
-    expect(gateOutcome("**lint** not-configured in `@shop/cart`: no linter configured; eslint would fail nothing")).toBe("not-configured");
+    expect(gateOutcome("**typecheck** failed in `@shop/cart` — `tsc --noEmit` (0.8 s)\n\n```\n0 errors? no\n```")).toBe(
+      "fail",
+    );
+    expect(gateOutcome("**format** skipped in `@shop/passed-errors`: no format command applies to this module")).toBe(
+      "skipped",
+    );
+    expect(
+      gateOutcome("**lint** not-configured in `@shop/cart`: no linter configured; eslint would fail nothing"),
+    ).toBe("not-configured");
     expect(gateOutcome("**lint** not configured in `@shop/cart`: add an eslint config")).toBe("not-configured");
   });
 });
 
 describe("EntryView", () => {
   it("renders markdown without raw HTML and marks the kind", () => {
-    render(<EntryView entry={makeEntry(1, { kind: "system", text: "# Plan\n\n- one\n\n<script>alert(1)</script>" })} />);
+    render(
+      <EntryView entry={makeEntry(1, { kind: "system", text: "# Plan\n\n- one\n\n<script>alert(1)</script>" })} />,
+    );
     const entry = screen.getByTestId("entry");
     expect(entry).toHaveAttribute("data-kind", "system");
     expect(screen.getByRole("heading", { name: "Plan" })).toBeInTheDocument();
@@ -42,13 +50,27 @@ describe("parsers", () => {
       reason: "the API is ready",
       blocked: false,
     });
-    expect(parseHandoff("**Blocked**: the turn failed")).toMatchObject({ from: null, title: "Blocked", reason: "the turn failed", blocked: true });
+    expect(parseHandoff("**Blocked**: the turn failed")).toMatchObject({
+      from: null,
+      title: "Blocked",
+      reason: "the turn failed",
+      blocked: true,
+    });
     expect(parseHandoff("plain words")).toMatchObject({ from: null, reason: "plain words", blocked: false });
   });
 
   it("splits tool entries into a summary and a body", () => {
-    expect(toolParts("**edit** `Write /src/a.ts`")).toEqual({ summary: "**edit** `Write /src/a.ts`", body: "", fenced: false, status: null });
-    expect(toolParts("↳ failed\n\n```\nboom\n```")).toMatchObject({ summary: "↳ failed", fenced: true, status: "failed" });
+    expect(toolParts("**edit** `Write /src/a.ts`")).toEqual({
+      summary: "**edit** `Write /src/a.ts`",
+      body: "",
+      fenced: false,
+      status: null,
+    });
+    expect(toolParts("↳ failed\n\n```\nboom\n```")).toMatchObject({
+      summary: "↳ failed",
+      fenced: true,
+      status: "failed",
+    });
   });
 
   it("groups consecutive agent/tool entries of one role", () => {
@@ -71,7 +93,15 @@ describe("EntryView by kind", () => {
   });
 
   it("collapses a tool row with a fenced output block, and expands it on click", () => {
-    render(<EntryView entry={makeEntry(1, { kind: "tool", role: "backend-engineer", text: "↳ done\n\n```\nall 12 tests passed\n```" })} />);
+    render(
+      <EntryView
+        entry={makeEntry(1, {
+          kind: "tool",
+          role: "backend-engineer",
+          text: "↳ done\n\n```\nall 12 tests passed\n```",
+        })}
+      />,
+    );
     const toggle = screen.getByTestId("tool-toggle");
     expect(toggle).toHaveAttribute("aria-expanded", "false");
     expect(toggle).toHaveTextContent("↳ done");
@@ -90,7 +120,11 @@ describe("EntryView by kind", () => {
   });
 
   it("shows a handoff as from → to with the reason", () => {
-    render(<EntryView entry={makeEntry(1, { kind: "handoff", text: "**backend-engineer → frontend-engineer**: wire the endpoint" })} />);
+    render(
+      <EntryView
+        entry={makeEntry(1, { kind: "handoff", text: "**backend-engineer → frontend-engineer**: wire the endpoint" })}
+      />,
+    );
     expect(screen.getByTestId("handoff-from")).toHaveTextContent("Backend Engineer");
     expect(screen.getByTestId("handoff-to")).toHaveTextContent("Frontend Engineer");
     expect(screen.getByTestId("entry")).toHaveTextContent("wire the endpoint");
@@ -108,6 +142,9 @@ describe("EntryView by kind", () => {
       />,
     );
     const heads = screen.getAllByTestId("role-head");
-    expect(heads.map((h) => within(h).getByText(/Designer|Engineer/).textContent)).toEqual(["UX Designer", "Frontend Engineer"]);
+    expect(heads.map((h) => within(h).getByText(/Designer|Engineer/).textContent)).toEqual([
+      "UX Designer",
+      "Frontend Engineer",
+    ]);
   });
 });

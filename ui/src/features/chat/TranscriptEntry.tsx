@@ -43,9 +43,24 @@ export function RoleHead({ entry, children }: { entry: TranscriptEntry; children
   );
 }
 
-function Shell({ entry, className, children, extra }: { entry: TranscriptEntry; className: string; children: ReactNode; extra?: Record<string, string | undefined> }) {
+function Shell({
+  entry,
+  className,
+  children,
+  extra,
+}: {
+  entry: TranscriptEntry;
+  className: string;
+  children: ReactNode;
+  extra?: Record<string, string | undefined>;
+}) {
   return (
-    <article className={`entry entry-${entry.kind} ${className}`.trim()} data-testid="entry" data-kind={entry.kind} {...extra}>
+    <article
+      className={`entry entry-${entry.kind} ${className}`.trim()}
+      data-testid="entry"
+      data-kind={entry.kind}
+      {...extra}
+    >
       {children}
     </article>
   );
@@ -86,8 +101,16 @@ function ToolEntry({ entry }: { entry: TranscriptEntry }) {
   return (
     <Shell entry={entry} className={`tool-row${status}`} extra={{ "data-role": entry.role ?? undefined }}>
       {parts.body ? (
-        <button type="button" className="tool-toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)} data-testid="tool-toggle">
-          <span className="tool-caret" aria-hidden="true">{open ? "▾" : "▸"}</span>
+        <button
+          type="button"
+          className="tool-toggle"
+          aria-expanded={open}
+          onClick={() => setOpen((o) => !o)}
+          data-testid="tool-toggle"
+        >
+          <span className="tool-caret" aria-hidden="true">
+            {open ? "▾" : "▸"}
+          </span>
           <Icon name="tool" className="entry-icon" />
           {summary}
         </button>
@@ -114,9 +137,13 @@ function HandoffEntry({ entry }: { entry: TranscriptEntry }) {
         <Icon name={h.blocked ? "alert" : "handoff"} className="entry-icon" />
         {h.from && h.to ? (
           <span className="handoff-route">
-            <span className="handoff-from" data-testid="handoff-from">{roleName(h.from)}</span>
+            <span className="handoff-from" data-testid="handoff-from">
+              {roleName(h.from)}
+            </span>
             <span aria-label="to"> → </span>
-            <span className="handoff-to" data-testid="handoff-to">{roleName(h.to)}</span>
+            <span className="handoff-to" data-testid="handoff-to">
+              {roleName(h.to)}
+            </span>
           </span>
         ) : (
           <span className="entry-who">{h.title}</span>
@@ -149,8 +176,19 @@ function SystemEntry({ entry }: { entry: TranscriptEntry }) {
   );
 }
 
-const OUTCOME_LABEL = { pass: "passed", fail: "failed", skipped: "skipped", "not-configured": "not configured" } as const;
-const OUTCOME_ICON: Record<keyof typeof OUTCOME_LABEL | "unknown", IconName> = { pass: "check", fail: "cross", skipped: "skip", "not-configured": "dash", unknown: "gate" };
+const OUTCOME_LABEL = {
+  pass: "passed",
+  fail: "failed",
+  skipped: "skipped",
+  "not-configured": "not configured",
+} as const;
+const OUTCOME_ICON: Record<keyof typeof OUTCOME_LABEL | "unknown", IconName> = {
+  pass: "check",
+  fail: "cross",
+  skipped: "skip",
+  "not-configured": "dash",
+  unknown: "gate",
+};
 
 function GateEntry({ entry }: { entry: TranscriptEntry }) {
   const outcome = gateOutcome(entry.text);

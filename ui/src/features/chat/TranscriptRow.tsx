@@ -21,10 +21,22 @@ import { EntryView, RoleHead } from "./TranscriptEntry";
 import { ToolRowView } from "./ToolRow";
 
 /** A caret button that opens a row's folded entries. */
-function Fold({ open, onToggle, children, testId }: { open: boolean; onToggle: () => void; children: React.ReactNode; testId: string }) {
+function Fold({
+  open,
+  onToggle,
+  children,
+  testId,
+}: {
+  open: boolean;
+  onToggle: () => void;
+  children: React.ReactNode;
+  testId: string;
+}) {
   return (
     <button type="button" className="fold-toggle" aria-expanded={open} onClick={onToggle} data-testid={testId}>
-      <span className="tool-caret" aria-hidden="true">{open ? "▾" : "▸"}</span>
+      <span className="tool-caret" aria-hidden="true">
+        {open ? "▾" : "▸"}
+      </span>
       {children}
     </button>
   );
@@ -49,16 +61,19 @@ function NotesRowView({ row }: { row: NotesRow }) {
           </span>
         )}
       </Fold>
-      {open && (
-        <FoldedEntries entries={row.entries} testId="notes-body" />
-      )}
+      {open && <FoldedEntries entries={row.entries} testId="notes-body" />}
     </div>
   );
 }
 
 function NoticeRowView({ row }: { row: NoticeRow }) {
   return (
-    <article className={`entry entry-system chat-notice notice-${row.tone}`} data-testid="entry" data-kind="system" data-row="notice">
+    <article
+      className={`entry entry-system chat-notice notice-${row.tone}`}
+      data-testid="entry"
+      data-kind="system"
+      data-row="notice"
+    >
       <Icon name={row.tone === "warn" ? "alert" : "info"} className="entry-icon" />
       <div className="entry-body markdown">
         {row.entries.map((e) => (
@@ -76,7 +91,13 @@ function GatesRowView({ row }: { row: GatesRow }) {
   const [open, setOpen] = useState(false);
   const failed = row.failed.length > 0;
   return (
-    <div className={`chat-gates ${failed ? "gates-failed" : "gates-passed"}`} data-testid="entry" data-kind="gate" data-row="gates" data-outcome={failed ? "fail" : "pass"}>
+    <div
+      className={`chat-gates ${failed ? "gates-failed" : "gates-passed"}`}
+      data-testid="entry"
+      data-kind="gate"
+      data-row="gates"
+      data-outcome={failed ? "fail" : "pass"}
+    >
       <Fold open={open} onToggle={() => setOpen((o) => !o)} testId="gates-toggle">
         <Icon name={failed ? "cross" : "check"} className="entry-icon" size={14} />
         <span className="gates-summary" data-testid="gate-run-summary">
@@ -85,9 +106,7 @@ function GatesRowView({ row }: { row: GatesRow }) {
         {row.fixBy && <span className="gates-fix">→ back to {roleName(row.fixBy)}</span>}
         {row.module && <code className="module-id">{row.module}</code>}
       </Fold>
-      {open && (
-        <FoldedEntries entries={row.entries} testId="gates-body" />
-      )}
+      {open && <FoldedEntries entries={row.entries} testId="gates-body" />}
     </div>
   );
 }
@@ -154,13 +173,19 @@ function HandoffChip({ row }: { row: HandoffRow }) {
         <span className="handoff-route">
           <span className="handoff-from">Review</span>
           <span aria-label="to"> → </span>
-          <span className="handoff-to" data-testid="handoff-to">{review}</span>
+          <span className="handoff-to" data-testid="handoff-to">
+            {review}
+          </span>
         </span>
       ) : h.from && h.to ? (
         <span className="handoff-route">
-          <span className="handoff-from" data-testid="handoff-from">{/^gate\b/.test(h.from) ? <Md text={h.from} inline /> : roleName(h.from)}</span>
+          <span className="handoff-from" data-testid="handoff-from">
+            {/^gate\b/.test(h.from) ? <Md text={h.from} inline /> : roleName(h.from)}
+          </span>
           <span aria-label="to"> → </span>
-          <span className="handoff-to" data-testid="handoff-to">{h.to === "none" ? "none (your turn)" : roleName(h.to)}</span>
+          <span className="handoff-to" data-testid="handoff-to">
+            {h.to === "none" ? "none (your turn)" : roleName(h.to)}
+          </span>
         </span>
       ) : (
         <span className="entry-who">{h.title}</span>
@@ -183,16 +208,22 @@ function RowHead({ row }: { row: MessageRow | ToolRowModel }) {
   return (
     <>
       <RoleHead entry={main}>
-        <button type="button" className="lead-toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)} data-testid="lead-toggle">
-          <span className="tool-caret" aria-hidden="true">{open ? "▾" : "▸"}</span>
+        <button
+          type="button"
+          className="lead-toggle"
+          aria-expanded={open}
+          onClick={() => setOpen((o) => !o)}
+          data-testid="lead-toggle"
+        >
+          <span className="tool-caret" aria-hidden="true">
+            {open ? "▾" : "▸"}
+          </span>
           <span className="lead-preview">
             <Md text={firstLine(row.lead[0].text)} inline />
           </span>
         </button>
       </RoleHead>
-      {open && (
-        <FoldedEntries entries={row.lead} testId="lead-body" />
-      )}
+      {open && <FoldedEntries entries={row.lead} testId="lead-body" />}
     </>
   );
 }

@@ -16,7 +16,9 @@ describe("TranscriptView", () => {
   });
 
   it("virtualizes a long transcript (only a window of rows is in the DOM)", () => {
-    const many = Array.from({ length: VIRTUALIZE_AT + 50 }, (_, i) => makeEntry(i + 1, { kind: i % 2 ? "agent" : "user" }));
+    const many = Array.from({ length: VIRTUALIZE_AT + 50 }, (_, i) =>
+      makeEntry(i + 1, { kind: i % 2 ? "agent" : "user" }),
+    );
     render(<TranscriptView entries={many} />);
     const list = screen.getByTestId("transcript").querySelector("ol")!;
     expect(list).toHaveClass("entries-virtual");
@@ -37,8 +39,10 @@ describe("the folded session", () => {
     expect(within(transcript).getAllByText(/the wishlist works/)).toHaveLength(1);
 
     // Open everything that folds: tools, gate runs, routing leads.
-    for (const toggle of screen.getAllByTestId("tool-toggle")) if (!(toggle as HTMLButtonElement).disabled) fireEvent.click(toggle);
-    for (const toggle of [...screen.getAllByTestId("gates-toggle"), ...screen.getAllByTestId("lead-toggle")]) fireEvent.click(toggle);
+    for (const toggle of screen.getAllByTestId("tool-toggle"))
+      if (!(toggle as HTMLButtonElement).disabled) fireEvent.click(toggle);
+    for (const toggle of [...screen.getAllByTestId("gates-toggle"), ...screen.getAllByTestId("lead-toggle")])
+      fireEvent.click(toggle);
     const text = transcript.textContent!;
     expect(text).toContain("12 passing (1.1 s)");
     expect(text).toContain("expected 1 heart, found 0");
@@ -50,7 +54,16 @@ describe("the folded session", () => {
   it("shows a tool row's kind, target, +/− counts and the put-back warning", () => {
     render(<TranscriptView entries={twoTurnSession()} />);
     const tools = screen.getAllByTestId("entry").filter((e) => e.getAttribute("data-row") === "tool");
-    expect(tools.map((t) => t.getAttribute("data-tool-kind"))).toEqual(["read", "edit", "edit", "edit", "execute", "execute", "edit", "execute"]);
+    expect(tools.map((t) => t.getAttribute("data-tool-kind"))).toEqual([
+      "read",
+      "edit",
+      "edit",
+      "edit",
+      "execute",
+      "execute",
+      "edit",
+      "execute",
+    ]);
     expect(within(tools[1]).getByTestId("tool-counts")).toHaveTextContent("+2 −1");
     expect(within(tools[2]).queryByTestId("tool-counts")).toBeNull();
     const warned = tools.filter((t) => within(t).queryByTestId("tool-put-back"));
@@ -61,7 +74,11 @@ describe("the folded session", () => {
 
   it("sums each gate run in one line", () => {
     render(<TranscriptView entries={twoTurnSession()} />);
-    expect(screen.getAllByTestId("gate-run-summary").map((s) => s.textContent)).toEqual(["gates: 1 passed", "gates: 5 passed, 1 failed (tests)", "gates: 6 passed"]);
+    expect(screen.getAllByTestId("gate-run-summary").map((s) => s.textContent)).toEqual([
+      "gates: 1 passed",
+      "gates: 5 passed, 1 failed (tests)",
+      "gates: 6 passed",
+    ]);
   });
 
   it("says an error once, in words, with a count and its code behind details", () => {
@@ -72,7 +89,9 @@ describe("the folded session", () => {
     expect(errors[0].textContent).not.toContain("DRIVER_NOT_FOUND");
     expect(within(errors[0]).getByTestId("error-count")).toHaveTextContent("×3");
     fireEvent.click(within(errors[0]).getByTestId("error-details-toggle"));
-    expect(within(errors[0]).getByTestId("error-details")).toHaveTextContent("DRIVER_NOT_FOUND The agent's program is not installed or not found");
+    expect(within(errors[0]).getByTestId("error-details")).toHaveTextContent(
+      "DRIVER_NOT_FOUND The agent's program is not installed or not found",
+    );
 
     expect(errors[1]).toHaveTextContent("Blocked");
     expect(errors[1]).toHaveTextContent("The model provider refused the credentials (401).");
@@ -98,9 +117,20 @@ function isScroller(el: Element) {
 }
 
 beforeEach(() => {
-  for (const key of ["scrollHeight", "clientHeight", "scrollTop"]) saved[key] = Object.getOwnPropertyDescriptor(Element.prototype, key);
-  Object.defineProperty(Element.prototype, "scrollHeight", { configurable: true, get(this: Element) { return isScroller(this) ? metrics.scrollHeight : 0; } });
-  Object.defineProperty(Element.prototype, "clientHeight", { configurable: true, get(this: Element) { return isScroller(this) ? metrics.clientHeight : 0; } });
+  for (const key of ["scrollHeight", "clientHeight", "scrollTop"])
+    saved[key] = Object.getOwnPropertyDescriptor(Element.prototype, key);
+  Object.defineProperty(Element.prototype, "scrollHeight", {
+    configurable: true,
+    get(this: Element) {
+      return isScroller(this) ? metrics.scrollHeight : 0;
+    },
+  });
+  Object.defineProperty(Element.prototype, "clientHeight", {
+    configurable: true,
+    get(this: Element) {
+      return isScroller(this) ? metrics.clientHeight : 0;
+    },
+  });
   Object.defineProperty(Element.prototype, "scrollTop", {
     configurable: true,
     get(this: Element) {
@@ -138,7 +168,11 @@ describe("following the end", () => {
     const el = screen.getByTestId("transcript");
     expect(el.scrollTop).toBe(600);
     metrics.scrollHeight = 1400;
-    rerender(<TranscriptView entries={[...entries, makeEntry(3, { kind: "agent", role: "frontend-engineer", text: "More." })]} />);
+    rerender(
+      <TranscriptView
+        entries={[...entries, makeEntry(3, { kind: "agent", role: "frontend-engineer", text: "More." })]}
+      />,
+    );
     expect(el.scrollTop).toBe(1000);
     expect(screen.queryByTestId("new-activity")).toBeNull();
   });
@@ -150,7 +184,11 @@ describe("following the end", () => {
     scrollTo(100);
     expect(screen.queryByTestId("new-activity")).toBeNull();
     metrics.scrollHeight = 1400;
-    rerender(<TranscriptView entries={[...entries, makeEntry(3, { kind: "agent", role: "frontend-engineer", text: "More." })]} />);
+    rerender(
+      <TranscriptView
+        entries={[...entries, makeEntry(3, { kind: "agent", role: "frontend-engineer", text: "More." })]}
+      />,
+    );
     expect(el.scrollTop).toBe(100);
     const pill = screen.getByTestId("new-activity");
     expect(pill).toHaveTextContent("New activity");
@@ -197,7 +235,9 @@ describe("following the end", () => {
   });
 
   it("follows in the virtual list too", () => {
-    const many = Array.from({ length: VIRTUALIZE_AT + 20 }, (_, i) => makeEntry(i + 1, { kind: i % 2 ? "agent" : "user" }));
+    const many = Array.from({ length: VIRTUALIZE_AT + 20 }, (_, i) =>
+      makeEntry(i + 1, { kind: i % 2 ? "agent" : "user" }),
+    );
     metrics.scrollHeight = 20000;
     const { rerender } = render(<TranscriptView entries={many} />);
     const el = screen.getByTestId("transcript");
@@ -210,7 +250,14 @@ describe("following the end", () => {
 
   it("follows the live text as it grows, and shows the pill for it when scrolled up", () => {
     const entries = base();
-    const live = (text: string): LiveView => ({ sessionId: "s1", phase: "turn", role: "frontend-engineer", module: "@shop/catalog", text, status: null });
+    const live = (text: string): LiveView => ({
+      sessionId: "s1",
+      phase: "turn",
+      role: "frontend-engineer",
+      module: "@shop/catalog",
+      text,
+      status: null,
+    });
     const { rerender } = render(<TranscriptView entries={entries} live={live("Add")} />);
     const el = screen.getByTestId("transcript");
     metrics.scrollHeight = 1100;
@@ -225,7 +272,15 @@ describe("following the end", () => {
 
 describe("live activity", () => {
   const entries = [makeEntry(1, { kind: "user", text: "Add a wishlist" })];
-  const view = (over: Partial<LiveView>): LiveView => ({ sessionId: "s1", phase: "turn", role: "frontend-engineer", module: "@shop/catalog", text: null, status: null, ...over });
+  const view = (over: Partial<LiveView>): LiveView => ({
+    sessionId: "s1",
+    phase: "turn",
+    role: "frontend-engineer",
+    module: "@shop/catalog",
+    text: null,
+    status: null,
+    ...over,
+  });
 
   it("streams the partial text as a growing agent bubble with markdown", () => {
     const { rerender } = render(<TranscriptView entries={entries} live={view({ text: "Adding **the heart**" })} />);
@@ -237,10 +292,19 @@ describe("live activity", () => {
   });
 
   it("shows the provider's trouble as one updating line", () => {
-    const status = { kind: "retrying" as const, message: "The model provider is overloaded (529)", attempt: 3, maxAttempts: 10, reason: "overloaded", httpStatus: 529 };
+    const status = {
+      kind: "retrying" as const,
+      message: "The model provider is overloaded (529)",
+      attempt: 3,
+      maxAttempts: 10,
+      reason: "overloaded",
+      httpStatus: 529,
+    };
     const { rerender } = render(<TranscriptView entries={entries} live={view({ status })} />);
     expect(screen.getAllByTestId("live-status")).toHaveLength(1);
-    expect(screen.getByTestId("live-status")).toHaveTextContent("The model provider is overloaded (529) — retry 3 of 10");
+    expect(screen.getByTestId("live-status")).toHaveTextContent(
+      "The model provider is overloaded (529) — retry 3 of 10",
+    );
     expect(screen.getByTestId("live-status")).toHaveClass("live-status-warn");
     rerender(<TranscriptView entries={entries} live={view({ status: { ...status, attempt: 4 } })} />);
     expect(screen.getAllByTestId("live-status")).toHaveLength(1);
@@ -248,7 +312,14 @@ describe("live activity", () => {
   });
 
   it("shows refused credentials in red, as an alert", () => {
-    const status = { kind: "failed" as const, message: "The model provider refused the credentials (401)", attempt: null, maxAttempts: null, reason: "auth", httpStatus: 401 };
+    const status = {
+      kind: "failed" as const,
+      message: "The model provider refused the credentials (401)",
+      attempt: null,
+      maxAttempts: null,
+      reason: "auth",
+      httpStatus: 401,
+    };
     render(<TranscriptView entries={entries} live={view({ phase: "planning", role: null, status })} />);
     const line = screen.getByRole("alert");
     expect(line).toHaveTextContent("The model provider refused the credentials (401)");

@@ -26,9 +26,22 @@ export function TranscriptView({ entries, footerOf, live }: TranscriptViewProps)
   const last = entries[entries.length - 1];
   const changed = `${entries.length}:${last?.id ?? 0}:${shown?.text?.length ?? 0}:${shown?.status?.message ?? ""}:${shown?.status?.attempt ?? ""}`;
   const follow = useFollow(changed, entries[0]?.sessionId ?? live?.sessionId ?? null);
-  const list = rows.length >= VIRTUALIZE_AT ? <VirtualRows rows={rows} follow={follow} footerOf={footerOf} /> : <PlainRows rows={rows} footerOf={footerOf} />;
+  const list =
+    rows.length >= VIRTUALIZE_AT ? (
+      <VirtualRows rows={rows} follow={follow} footerOf={footerOf} />
+    ) : (
+      <PlainRows rows={rows} footerOf={footerOf} />
+    );
   return (
-    <div className="transcript" data-testid="transcript" ref={follow.scrollRef} onScroll={follow.onScroll} tabIndex={0} role="log" aria-label="Transcript">
+    <div
+      className="transcript"
+      data-testid="transcript"
+      ref={follow.scrollRef}
+      onScroll={follow.onScroll}
+      tabIndex={0}
+      role="log"
+      aria-label="Transcript"
+    >
       <div className="transcript-content" ref={follow.contentRef}>
         {list}
         {shown && <LiveActivity live={shown} />}
@@ -46,7 +59,13 @@ export function TranscriptView({ entries, footerOf, live }: TranscriptViewProps)
 
 function Footers({ row, footerOf }: { row: Row; footerOf?: (entry: TranscriptEntry) => ReactNode }) {
   if (!footerOf) return null;
-  return <>{row.entries.map((e) => <FooterOf key={e.id} entry={e} footerOf={footerOf} />)}</>;
+  return (
+    <>
+      {row.entries.map((e) => (
+        <FooterOf key={e.id} entry={e} footerOf={footerOf} />
+      ))}
+    </>
+  );
 }
 
 function FooterOf({ entry, footerOf }: { entry: TranscriptEntry; footerOf: (entry: TranscriptEntry) => ReactNode }) {
@@ -54,7 +73,12 @@ function FooterOf({ entry, footerOf }: { entry: TranscriptEntry; footerOf: (entr
 }
 
 function itemClass(row: Row): string {
-  const kind = row.type === "user" || row.type === "agent" || row.type === "tool" ? row.type : row.type === "handoff" ? "handoff" : "system";
+  const kind =
+    row.type === "user" || row.type === "agent" || row.type === "tool"
+      ? row.type
+      : row.type === "handoff"
+        ? "handoff"
+        : "system";
   return `entry-item entry-item-${kind} row-${row.type}`;
 }
 
@@ -71,7 +95,15 @@ function PlainRows({ rows, footerOf }: { rows: Row[]; footerOf?: (entry: Transcr
   );
 }
 
-function VirtualRows({ rows, follow, footerOf }: { rows: Row[]; follow: Follow; footerOf?: (entry: TranscriptEntry) => ReactNode }) {
+function VirtualRows({
+  rows,
+  follow,
+  footerOf,
+}: {
+  rows: Row[];
+  follow: Follow;
+  footerOf?: (entry: TranscriptEntry) => ReactNode;
+}) {
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => follow.scrollRef.current,
@@ -84,7 +116,13 @@ function VirtualRows({ rows, follow, footerOf }: { rows: Row[]; follow: Follow; 
       {virtualizer.getVirtualItems().map((item) => {
         const row = rows[item.index];
         return (
-          <li key={item.key} data-index={item.index} ref={virtualizer.measureElement} className={`entry-virtual ${itemClass(row)}`} style={{ transform: `translateY(${item.start}px)` }}>
+          <li
+            key={item.key}
+            data-index={item.index}
+            ref={virtualizer.measureElement}
+            className={`entry-virtual ${itemClass(row)}`}
+            style={{ transform: `translateY(${item.start}px)` }}
+          >
             <RowView row={row} roleHead={rowStartsRoleGroup(rows, item.index)} />
             <Footers row={row} footerOf={footerOf} />
           </li>

@@ -41,7 +41,11 @@ export function CheckpointList({ session, closed = false, onRestored, entries }:
               {name}
             </span>
             {current && (
-              <span className="badge badge-info checkpoint-now" data-testid="checkpoint-current" title="The working copy is at this checkpoint">
+              <span
+                className="badge badge-info checkpoint-now"
+                data-testid="checkpoint-current"
+                title="The working copy is at this checkpoint"
+              >
                 current
               </span>
             )}

@@ -21,7 +21,16 @@ export interface CheckpointRestoreProps {
 }
 
 export function CheckpointRestore(props: CheckpointRestoreProps) {
-  const { sessionId, checkpoint, running, closed = false, label = "Restore", name, testId = "restore-checkpoint", onRestored } = props;
+  const {
+    sessionId,
+    checkpoint,
+    running,
+    closed = false,
+    label = "Restore",
+    name,
+    testId = "restore-checkpoint",
+    onRestored,
+  } = props;
   const { backend, dispatch } = useStore();
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -65,7 +74,11 @@ export function CheckpointRestore(props: CheckpointRestoreProps) {
     }
   }
 
-  const title = running ? "Restore when the turn has ended" : closed ? "This session is closed" : `Restore the working copy to checkpoint ${checkpoint.sequence}`;
+  const title = running
+    ? "Restore when the turn has ended"
+    : closed
+      ? "This session is closed"
+      : `Restore the working copy to checkpoint ${checkpoint.sequence}`;
 
   return (
     <div className="checkpoint-restore" data-open={confirming || error !== null || undefined}>
@@ -97,10 +110,18 @@ export function CheckpointRestore(props: CheckpointRestoreProps) {
           data-testid="restore-confirm"
         >
           <p>
-            Restore the working copy to the state after <strong>{name ?? checkpoint.label}</strong>? Later changes stay in their checkpoints.
+            Restore the working copy to the state after <strong>{name ?? checkpoint.label}</strong>? Later changes stay
+            in their checkpoints.
           </p>
           <div className="restore-confirm-actions">
-            <button type="button" className="btn btn-small" onClick={cancel} disabled={busy} ref={cancelRef} data-testid="cancel-restore">
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={cancel}
+              disabled={busy}
+              ref={cancelRef}
+              data-testid="cancel-restore"
+            >
               Cancel
             </button>
             <button

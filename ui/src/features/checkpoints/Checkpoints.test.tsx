@@ -11,7 +11,11 @@ import { checkpointsByEntry } from "../chat/EntryCheckpoint";
 const entries = [
   makeEntry(1, { kind: "system", text: "Planner: **edit** of `@shop/cart`" }),
   makeEntry(2, { kind: "agent", role: "backend-engineer", text: "Adding coupons" }),
-  makeEntry(3, { kind: "handoff", role: "backend-engineer", text: "**backend-engineer → frontend-engineer**: API ready" }),
+  makeEntry(3, {
+    kind: "handoff",
+    role: "backend-engineer",
+    text: "**backend-engineer → frontend-engineer**: API ready",
+  }),
   makeEntry(4, { kind: "agent", role: "frontend-engineer", text: "Wiring the form" }),
   makeEntry(5, { kind: "system", text: "Stopped the Frontend Engineer." }),
 ];
@@ -36,7 +40,12 @@ function setup(s: SessionView = session, restore?: (sequence: number) => Session
 
 describe("checkpointsByEntry", () => {
   it("maps linked entries to their checkpoint, the latest when two share one", () => {
-    const map = checkpointsByEntry([makeCheckpoint(0), makeCheckpoint(1, { entryId: 7 }), makeCheckpoint(2, { entryId: 7 }), makeCheckpoint(3, { entryId: 9 })]);
+    const map = checkpointsByEntry([
+      makeCheckpoint(0),
+      makeCheckpoint(1, { entryId: 7 }),
+      makeCheckpoint(2, { entryId: 7 }),
+      makeCheckpoint(3, { entryId: 9 }),
+    ]);
     expect([...map.entries()].map(([id, cp]) => [id, cp.sequence])).toEqual([
       [7, 2],
       [9, 3],
@@ -69,7 +78,9 @@ describe("Restore to here", () => {
     expect(backend.call).not.toHaveBeenCalledWith("restore_checkpoint", expect.anything());
 
     fireEvent.click(within(confirm).getByTestId("confirm-restore"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("restore_checkpoint", { sessionId: "s1", sequence: 1 }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("restore_checkpoint", { sessionId: "s1", sequence: 1 }),
+    );
     await waitFor(() => expect(screen.queryByTestId("restore-confirm")).not.toBeInTheDocument());
     // The engine's answer is the session now.
     expect(screen.getByTestId("state-badge")).toHaveTextContent("Editing");
@@ -90,7 +101,8 @@ describe("Restore to here", () => {
     setup({ ...session, running: true });
     const buttons = await screen.findAllByTestId("restore-here");
     for (const b of buttons) expect(b).toBeDisabled();
-    for (const b of within(screen.getByTestId("checkpoints")).getAllByTestId("restore-checkpoint")) expect(b).toBeDisabled();
+    for (const b of within(screen.getByTestId("checkpoints")).getAllByTestId("restore-checkpoint"))
+      expect(b).toBeDisabled();
   });
 
   it("shows the engine's refusal inline with its code", async () => {
@@ -133,9 +145,13 @@ describe("Checkpoints in the sidebar", () => {
     const list = await screen.findByTestId("checkpoints");
     fireEvent.click(within(list).getAllByTestId("restore-checkpoint")[0]);
     const confirm = within(list).getByTestId("restore-confirm");
-    expect(confirm).toHaveTextContent("Restore the working copy to the state after the starting point? Later changes stay in their checkpoints.");
+    expect(confirm).toHaveTextContent(
+      "Restore the working copy to the state after the starting point? Later changes stay in their checkpoints.",
+    );
     fireEvent.click(within(confirm).getByTestId("confirm-restore"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("restore_checkpoint", { sessionId: "s1", sequence: 0 }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("restore_checkpoint", { sessionId: "s1", sequence: 0 }),
+    );
   });
 
   it("names checkpoints by the message that led to them, never two alike, and marks the current one", async () => {
@@ -144,11 +160,18 @@ describe("Checkpoints in the sidebar", () => {
       makeEntry(2, { kind: "agent", text: "Added" }),
       makeEntry(3, { kind: "user", text: "Add a coupon field" }),
       makeEntry(4, { kind: "agent", text: "Added again" }),
-      makeEntry(5, { kind: "system", text: "Restored the workspace to the state after Backend Engineer in @shop/cart (turn 1)." }),
+      makeEntry(5, {
+        kind: "system",
+        text: "Restored the workspace to the state after Backend Engineer in @shop/cart (turn 1).",
+      }),
     ];
     const same = makeSession({
       state: "editing",
-      checkpoints: [makeCheckpoint(0), makeCheckpoint(1, { label: "Backend Engineer in @shop/cart", entryId: 2 }), makeCheckpoint(2, { label: "Backend Engineer in @shop/cart", entryId: 4 })],
+      checkpoints: [
+        makeCheckpoint(0),
+        makeCheckpoint(1, { label: "Backend Engineer in @shop/cart", entryId: 2 }),
+        makeCheckpoint(2, { label: "Backend Engineer in @shop/cart", entryId: 4 }),
+      ],
     });
     const backend = fakeBackend();
     renderWithStore(<CheckpointList session={same} entries={talk} />, backend);

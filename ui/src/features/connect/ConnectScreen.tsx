@@ -21,7 +21,8 @@ const REASON_NOTE: Record<ConnectReason, string | null> = {
 export function connectErrorMessage(error: KilnError, secondsLeft: number | null): string {
   if (error.code === "TOKEN_INVALID") return "The server did not accept this token: it is unknown, expired or revoked.";
   if (error.code === "RATE_LIMITED") {
-    const wait = secondsLeft !== null && secondsLeft > 0 ? `Try again in ${secondsLeft} s.` : "Wait a minute, then try again.";
+    const wait =
+      secondsLeft !== null && secondsLeft > 0 ? `Try again in ${secondsLeft} s.` : "Wait a minute, then try again.";
     return `Too many failed attempts from this address. ${wait}`;
   }
   return error.message;
@@ -94,9 +95,19 @@ export function ConnectScreen({ mode, reason }: { mode: ServeMode; reason: Conne
         <p className="hint">
           Create a token on the server with <code>kiln token create</code>.
         </p>
-        {error && <ErrorMessage error={new KilnError(error.code, connectErrorMessage(error, secondsLeft))} testId="connect-error" />}
+        {error && (
+          <ErrorMessage
+            error={new KilnError(error.code, connectErrorMessage(error, secondsLeft))}
+            testId="connect-error"
+          />
+        )}
         <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={!token.trim() || busy || waiting} data-testid="connect-submit">
+          <button
+            type="submit"
+            className="btn btn-primary"
+            disabled={!token.trim() || busy || waiting}
+            data-testid="connect-submit"
+          >
             {busy ? "Connecting…" : "Connect"}
           </button>
         </div>

@@ -39,7 +39,14 @@ export function ServeModeControls({ mode, onDisconnect }: ServeModeControlsProps
         </span>
       )}
       {onDisconnect && (
-        <button type="button" className="btn btn-small" onClick={() => void disconnect()} disabled={busy} data-testid="disconnect" title="End this browser's session with the server">
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() => void disconnect()}
+          disabled={busy}
+          data-testid="disconnect"
+          title="End this browser's session with the server"
+        >
           Disconnect
         </button>
       )}

@@ -33,8 +33,15 @@ export function defaultModel(settings: SettingsView | null, driver: string): str
 export function AgentHealth({ status }: { status: DriverHealth }) {
   const { tone, label } = presence(status);
   return (
-    <p className="agent-health small" data-testid="agent-health" data-driver={status.id} data-available={status.available}>
-      <Badge tone={tone} testId="agent-installed">{label}</Badge>
+    <p
+      className="agent-health small"
+      data-testid="agent-health"
+      data-driver={status.id}
+      data-available={status.available}
+    >
+      <Badge tone={tone} testId="agent-installed">
+        {label}
+      </Badge>
       <span className="muted" data-testid="agent-detail" title={status.detail}>
         <InlineCode text={status.detail} />
       </span>
@@ -43,7 +50,11 @@ export function AgentHealth({ status }: { status: DriverHealth }) {
           {versionLabel(status)}
         </span>
       )}
-      {status.available && <Badge tone={signInTone(status)} testId="agent-signed-in">{signInLabel(status)}</Badge>}
+      {status.available && (
+        <Badge tone={signInTone(status)} testId="agent-signed-in">
+          {signInLabel(status)}
+        </Badge>
+      )}
     </p>
   );
 }
@@ -63,8 +74,15 @@ export function AgentChoice({ settings, driver, onDriver, model, onModel, disabl
       <div className="agent-line">
         <label className="composer-field">
           <span className="field-label">Agent</span>
-          <select value={chosen} onChange={(e) => onDriver(e.target.value === settings.defaultDriver ? "" : e.target.value)} disabled={disabled} data-testid="agent-driver">
-            {!settings.drivers.some((d) => d.id === settings.defaultDriver) && <option value={settings.defaultDriver}>{settings.defaultDriver} (default)</option>}
+          <select
+            value={chosen}
+            onChange={(e) => onDriver(e.target.value === settings.defaultDriver ? "" : e.target.value)}
+            disabled={disabled}
+            data-testid="agent-driver"
+          >
+            {!settings.drivers.some((d) => d.id === settings.defaultDriver) && (
+              <option value={settings.defaultDriver}>{settings.defaultDriver} (default)</option>
+            )}
             {settings.drivers.map((d) => (
               <option key={d.id} value={d.id}>
                 {d.id}
@@ -76,7 +94,15 @@ export function AgentChoice({ settings, driver, onDriver, model, onModel, disabl
         </label>
         <label className="composer-field">
           <span className="field-label">Model</span>
-          <input className="input" value={model} onChange={(e) => onModel(e.target.value)} placeholder={defaultModel(settings, chosen)} disabled={disabled} data-testid="agent-model" autoComplete="off" />
+          <input
+            className="input"
+            value={model}
+            onChange={(e) => onModel(e.target.value)}
+            placeholder={defaultModel(settings, chosen)}
+            disabled={disabled}
+            data-testid="agent-model"
+            autoComplete="off"
+          />
         </label>
       </div>
       {status ? (

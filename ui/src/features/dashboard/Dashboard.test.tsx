@@ -12,7 +12,9 @@ const sessions = [
     title: "Rate limit the API",
     state: "review",
     createdAt: "2025-01-02T10:00:00Z",
-    modules: [{ id: "@shop/api", directory: "modules/api", kind: "new", joinedAt: "2025-01-02T10:00:00Z", baseSequence: 0 }],
+    modules: [
+      { id: "@shop/api", directory: "modules/api", kind: "new", joinedAt: "2025-01-02T10:00:00Z", baseSequence: 0 },
+    ],
   }),
 ];
 
@@ -37,7 +39,8 @@ describe("Dashboard", () => {
   it("archives a session with the right args and updates the row", async () => {
     const backend = fakeBackend({
       list_sessions: () => sessions,
-      archive_session: (args) => makeSession({ id: args.sessionId, title: "Add coupons", archivedAt: "2025-01-03T00:00:00Z" }),
+      archive_session: (args) =>
+        makeSession({ id: args.sessionId, title: "Add coupons", archivedAt: "2025-01-03T00:00:00Z" }),
     });
     renderWithStore(<Dashboard />, backend);
     const row = (await screen.findAllByTestId("session-row")).find((r) => r.textContent?.includes("Add coupons"))!;
@@ -167,8 +170,23 @@ describe("Dashboard", () => {
   it("shows each row's tokens and cost, never an unknown cost as $0", async () => {
     const backend = fakeBackend({
       list_sessions: () => [
-        makeSession({ id: "a", title: "Known", usage: { total: makeTotals({ turns: 2, inputTokens: 12_000, outputTokens: 300, costUsd: 0.0123 }), byRole: [] } }),
-        makeSession({ id: "b", title: "Unknown", createdAt: "2024-12-01T00:00:00Z", usage: { total: makeTotals({ turns: 1, inputTokens: 900, outputTokens: 50, costUsd: null, unknownCostTurns: 1 }), byRole: [] } }),
+        makeSession({
+          id: "a",
+          title: "Known",
+          usage: {
+            total: makeTotals({ turns: 2, inputTokens: 12_000, outputTokens: 300, costUsd: 0.0123 }),
+            byRole: [],
+          },
+        }),
+        makeSession({
+          id: "b",
+          title: "Unknown",
+          createdAt: "2024-12-01T00:00:00Z",
+          usage: {
+            total: makeTotals({ turns: 1, inputTokens: 900, outputTokens: 50, costUsd: null, unknownCostTurns: 1 }),
+            byRole: [],
+          },
+        }),
         makeSession({ id: "c", title: "Fresh", createdAt: "2024-11-01T00:00:00Z" }),
       ],
     });
@@ -184,7 +202,18 @@ describe("Dashboard", () => {
       list_sessions: () => sessions,
       workspace_usage: () => ({
         total: makeTotals({ turns: 4, inputTokens: 20_000, outputTokens: 1_000, costUsd: 0.5, unknownCostTurns: 1 }),
-        byRole: [{ role: "backend-engineer", usage: makeTotals({ turns: 4, inputTokens: 20_000, outputTokens: 1_000, costUsd: 0.5, unknownCostTurns: 1 }) }],
+        byRole: [
+          {
+            role: "backend-engineer",
+            usage: makeTotals({
+              turns: 4,
+              inputTokens: 20_000,
+              outputTokens: 1_000,
+              costUsd: 0.5,
+              unknownCostTurns: 1,
+            }),
+          },
+        ],
       }),
     });
     renderWithStore(<Dashboard />, backend);
@@ -197,7 +226,10 @@ describe("Dashboard", () => {
 
   it("shows an all-unknown workspace cost as unknown, and no turns as such", async () => {
     const backend = fakeBackend({
-      workspace_usage: () => ({ total: makeTotals({ turns: 2, inputTokens: 900, outputTokens: 50, costUsd: null, unknownCostTurns: 2 }), byRole: [] }),
+      workspace_usage: () => ({
+        total: makeTotals({ turns: 2, inputTokens: 900, outputTokens: 50, costUsd: null, unknownCostTurns: 2 }),
+        byRole: [],
+      }),
     });
     const { unmount } = renderWithStore(<Dashboard />, backend);
     await waitFor(() => expect(screen.getByTestId("workspace-usage")).toHaveTextContent("2 turns · 950 tok · unknown"));
@@ -212,7 +244,10 @@ describe("Dashboard", () => {
     let cost = 0.01;
     const backend = fakeBackend({
       list_sessions: () => [sessions[0]],
-      workspace_usage: () => ({ total: makeTotals({ turns: 1, inputTokens: 100, outputTokens: 0, costUsd: cost }), byRole: [] }),
+      workspace_usage: () => ({
+        total: makeTotals({ turns: 1, inputTokens: 100, outputTokens: 0, costUsd: cost }),
+        byRole: [],
+      }),
     });
     renderWithStore(<Dashboard />, backend);
     await waitFor(() => expect(screen.getByTestId("workspace-usage")).toHaveTextContent("$0.0100"));
@@ -222,11 +257,22 @@ describe("Dashboard", () => {
 
     cost = 0.02;
     const at = "2025-01-03T00:00:00Z";
-    const used = (turns: number) => ({ total: makeTotals({ turns, inputTokens: 100 * turns, costUsd: cost }), byRole: [] });
+    const used = (turns: number) => ({
+      total: makeTotals({ turns, inputTokens: 100 * turns, costUsd: cost }),
+      byRole: [],
+    });
     act(() => {
       backend.emit({ id: 1, at, body: { type: "session", session: { ...sessions[0], running: true, updatedAt: at } } });
-      backend.emit({ id: 2, at, body: { type: "session", session: { ...sessions[0], usage: used(1), updatedAt: at } } });
-      backend.emit({ id: 3, at, body: { type: "session", session: { ...sessions[0], usage: used(2), updatedAt: at } } });
+      backend.emit({
+        id: 2,
+        at,
+        body: { type: "session", session: { ...sessions[0], usage: used(1), updatedAt: at } },
+      });
+      backend.emit({
+        id: 3,
+        at,
+        body: { type: "session", session: { ...sessions[0], usage: used(2), updatedAt: at } },
+      });
     });
     await waitFor(() => expect(screen.getByTestId("workspace-usage")).toHaveTextContent("$0.0200"), { timeout: 3000 });
     expect(fetches()).toBe(3);
@@ -250,7 +296,16 @@ describe("Dashboard", () => {
   it("says when a delivered session landed, and nothing for the others", async () => {
     const landed = new Date(Date.now() - 2 * 3600_000 - 60_000).toISOString();
     const backend = fakeBackend({
-      list_sessions: () => [sessions[0], makeSession({ id: "s3", title: "Ship coupons", state: "delivered", deliveredAt: landed, createdAt: "2025-01-03T10:00:00Z" })],
+      list_sessions: () => [
+        sessions[0],
+        makeSession({
+          id: "s3",
+          title: "Ship coupons",
+          state: "delivered",
+          deliveredAt: landed,
+          createdAt: "2025-01-03T10:00:00Z",
+        }),
+      ],
     });
     renderWithStore(<Dashboard />, backend);
     const rows = await screen.findAllByTestId("session-row");

@@ -19,7 +19,12 @@ export function Dashboard() {
 
   if (!workspace) return null;
   const newButton = (
-    <button type="button" className="btn btn-primary" onClick={() => navigate(paths.newSession)} data-testid="new-session">
+    <button
+      type="button"
+      className="btn btn-primary"
+      onClick={() => navigate(paths.newSession)}
+      data-testid="new-session"
+    >
       <Icon name="plus" /> New session
     </button>
   );
@@ -78,7 +83,9 @@ export function Dashboard() {
             A session is one change to your codebase, chatted with a coding agent: you write a brief, the planner picks
             the modules it touches, and the agent works on it with checkpoints and gates until it is delivered as code.
           </p>
-          {!includeArchived && <p className="muted small">Archived and rejected sessions are hidden; tick “Show archived” to see them.</p>}
+          {!includeArchived && (
+            <p className="muted small">Archived and rejected sessions are hidden; tick “Show archived” to see them.</p>
+          )}
         </EmptyState>
       ) : (
         <ul className="session-list" data-testid="session-list" aria-busy={loading}>

@@ -12,7 +12,15 @@ const created = makeSession({ id: "new-1", title: "Coupons", brief: "Add coupons
 
 /** The commands called, in order, without the app's own fetches. */
 function flow(backend: FakeBackend): string[] {
-  const own = new Set(["get_state", "list_sessions", "workspace_usage", "get_session", "get_transcript", "get_settings", "get_gates"]);
+  const own = new Set([
+    "get_state",
+    "list_sessions",
+    "workspace_usage",
+    "get_session",
+    "get_transcript",
+    "get_settings",
+    "get_gates",
+  ]);
   return backend.call.mock.calls.map((c) => c[0] as string).filter((c) => !own.has(c));
 }
 
@@ -63,7 +71,9 @@ describe("NewSession", () => {
     expect(brief.value).toBe("Add coupons to @shop/cart ");
 
     fireEvent.keyDown(brief, { key: "Enter", ctrlKey: true });
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("create_session", { brief: "Add coupons to @shop/cart" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("create_session", { brief: "Add coupons to @shop/cart" }),
+    );
     await waitFor(() => expect(window.location.hash).toBe("#/session/new-1"));
   });
 
@@ -74,7 +84,10 @@ describe("NewSession", () => {
     fireEvent.change(screen.getByTestId("title"), { target: { value: " Rate limits " } });
     fireEvent.click(screen.getByTestId("create-session"));
     await waitFor(() =>
-      expect(backend.call).toHaveBeenCalledWith("create_session", { brief: "Do it in @shop/api", title: "Rate limits" }),
+      expect(backend.call).toHaveBeenCalledWith("create_session", {
+        brief: "Do it in @shop/api",
+        title: "Rate limits",
+      }),
     );
   });
 
@@ -103,8 +116,12 @@ describe("NewSession", () => {
     renderWithStore(<NewSession />, fakeBackend());
     const brief = await screen.findByTestId("brief");
     await userEvent.upload(screen.getByTestId("attach-input"), new File(["png"], "mock.png", { type: "image/png" }));
-    fireEvent.paste(brief, { clipboardData: { files: [new File(["# Spec"], "spec.md")], types: ["Files"], items: [] } });
-    fireEvent.drop(brief.closest("form")!, { dataTransfer: { files: [new File([""], "empty.txt")], types: ["Files"], items: [] } });
+    fireEvent.paste(brief, {
+      clipboardData: { files: [new File(["# Spec"], "spec.md")], types: ["Files"], items: [] },
+    });
+    fireEvent.drop(brief.closest("form")!, {
+      dataTransfer: { files: [new File([""], "empty.txt")], types: ["Files"], items: [] },
+    });
 
     const chips = screen.getAllByTestId("attachment-chip");
     expect(chips.map((c) => c.textContent)).toEqual(["mock.png3 B", "spec.md6 B"]);
@@ -127,11 +144,25 @@ describe("NewSession", () => {
     await arrived("new-1");
     expect(flow(backend)).toEqual(["create_session", "add_attachment", "add_attachment", "send_message"]);
     expect(backend.call).toHaveBeenCalledWith("create_session", { brief: "Add coupons to @shop/cart" });
-    expect(backend.call).toHaveBeenCalledWith("add_attachment", { sessionId: "new-1", name: "notes.txt", dataBase64: "aGVsbG8=" });
-    expect(backend.call).toHaveBeenCalledWith("add_attachment", { sessionId: "new-1", name: "data.json", dataBase64: "e30=" });
-    expect(backend.call).toHaveBeenCalledWith("send_message", { sessionId: "new-1", text: "Add coupons to @shop/cart" });
+    expect(backend.call).toHaveBeenCalledWith("add_attachment", {
+      sessionId: "new-1",
+      name: "notes.txt",
+      dataBase64: "aGVsbG8=",
+    });
+    expect(backend.call).toHaveBeenCalledWith("add_attachment", {
+      sessionId: "new-1",
+      name: "data.json",
+      dataBase64: "e30=",
+    });
+    expect(backend.call).toHaveBeenCalledWith("send_message", {
+      sessionId: "new-1",
+      text: "Add coupons to @shop/cart",
+    });
     expect(await screen.findByTestId("message")).toHaveValue("");
-    expect(screen.getAllByTestId("attachment-chip").map((c) => c.textContent)).toEqual(["notes.txt2 KB", "data.json2 KB"]);
+    expect(screen.getAllByTestId("attachment-chip").map((c) => c.textContent)).toEqual([
+      "notes.txt2 KB",
+      "data.json2 KB",
+    ]);
   });
 
   it("opens the session with the brief in its composer and the error when send_message fails", async () => {
@@ -153,7 +184,7 @@ describe("NewSession", () => {
     expect(screen.getByTestId("composer-note")).toHaveTextContent("first turn could not start");
   });
 
-  it("does not call send_message when \"Start the first turn now\" is off, and prefills the composer", async () => {
+  it('does not call send_message when "Start the first turn now" is off, and prefills the composer', async () => {
     const backend = fakeBackend({ ...sessionHandlers(), send_message: () => created });
     const brief = await renderApp(backend);
     fireEvent.change(brief, { target: { value: "Add coupons to @shop/cart" } });
@@ -172,7 +203,8 @@ describe("NewSession", () => {
     const backend = fakeBackend({
       ...handlers,
       add_attachment: (args) => {
-        if (args.name === "fake.pdf") throw { code: "ATTACHMENT_MISMATCH", message: "the content of `fake.pdf` is not a valid .pdf file" };
+        if (args.name === "fake.pdf")
+          throw { code: "ATTACHMENT_MISMATCH", message: "the content of `fake.pdf` is not a valid .pdf file" };
         return handlers.add_attachment(args);
       },
       send_message: () => created,
@@ -191,7 +223,9 @@ describe("NewSession", () => {
     expect(await screen.findByTestId("message")).toHaveValue("Add coupons to @shop/cart");
     expect(within(screen.getByTestId("composer")).getByTestId("error")).toHaveTextContent("ATTACHMENT_MISMATCH");
     expect(screen.getByTestId("composer-note")).toHaveTextContent("fake.pdf was not attached");
-    expect(screen.getAllByTestId("attachment-chip").map((c) => c.querySelector(".attachment-name")?.textContent)).toEqual(["a.txt"]);
+    expect(
+      screen.getAllByTestId("attachment-chip").map((c) => c.querySelector(".attachment-name")?.textContent),
+    ).toEqual(["a.txt"]);
   });
 
   it("asks before an unknown id becomes a new module, and Create retries with createModules", async () => {
@@ -201,7 +235,11 @@ describe("NewSession", () => {
       create_session: (args: CreateSessionArgs) => {
         asked.push(args);
         if (!args.createModules) {
-          throw { code: "MODULE_UNKNOWN", message: "`@shop/wishlist` is not a module of this workspace. Modules: `@shop/cart` (modules/cart). To create it as new, confirm `@shop/wishlist` (`createModules`); a new module's id matches `^@shop/[a-z]+$`." };
+          throw {
+            code: "MODULE_UNKNOWN",
+            message:
+              "`@shop/wishlist` is not a module of this workspace. Modules: `@shop/cart` (modules/cart). To create it as new, confirm `@shop/wishlist` (`createModules`); a new module's id matches `^@shop/[a-z]+$`.",
+          };
         }
         return created;
       },
@@ -225,7 +263,12 @@ describe("NewSession", () => {
 
     fireEvent.click(screen.getByTestId("create-session"));
     fireEvent.click(within(await screen.findByRole("dialog")).getByTestId("confirm"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("send_message", { sessionId: "new-1", text: "Add a wishlist in @shop/wishlist" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("send_message", {
+        sessionId: "new-1",
+        text: "Add a wishlist in @shop/wishlist",
+      }),
+    );
     expect(asked.at(-1)).toEqual({ brief: "Add a wishlist in @shop/wishlist", createModules: ["@shop/wishlist"] });
     expect(flow(backend)).toEqual(["create_session", "create_session", "create_session", "send_message"]);
   });
@@ -234,8 +277,20 @@ describe("NewSession", () => {
     const settings = makeSettings({ openaiBaseUrl: "https://llm.example/v1", openaiModel: "gpt-4.1" });
     settings.drivers = [
       { id: "claude", available: true, detail: "/usr/local/bin/claude", version: null, signedIn: null },
-      { id: "codex", available: false, detail: "`codex` was not found: install Codex with `npm install -g @openai/codex`", version: null, signedIn: null },
-      { id: "openai-compatible", available: true, detail: "gpt-4.1 at https://llm.example/v1", version: null, signedIn: false },
+      {
+        id: "codex",
+        available: false,
+        detail: "`codex` was not found: install Codex with `npm install -g @openai/codex`",
+        version: null,
+        signedIn: null,
+      },
+      {
+        id: "openai-compatible",
+        available: true,
+        detail: "gpt-4.1 at https://llm.example/v1",
+        version: null,
+        signedIn: false,
+      },
     ];
     const backend = fakeBackend({ ...sessionHandlers(), get_settings: () => settings, send_message: () => created });
     renderWithStore(<NewSession />, backend);
@@ -251,7 +306,9 @@ describe("NewSession", () => {
     expect((screen.getByTestId("agent-model") as HTMLInputElement).placeholder).toBe("claude's default");
 
     fireEvent.change(screen.getByTestId("agent-driver"), { target: { value: "codex" } });
-    expect(within(screen.getByTestId("agent-health")).getByTestId("agent-installed")).toHaveTextContent("not installed");
+    expect(within(screen.getByTestId("agent-health")).getByTestId("agent-installed")).toHaveTextContent(
+      "not installed",
+    );
     expect(screen.getByTestId("agent-health")).toHaveTextContent("npm install -g @openai/codex");
     expect(screen.getByTestId("agent-unavailable")).toBeInTheDocument();
 
@@ -263,14 +320,25 @@ describe("NewSession", () => {
     fireEvent.change(screen.getByTestId("brief"), { target: { value: "Faster @shop/cart" } });
     fireEvent.click(screen.getByTestId("create-session"));
     await waitFor(() =>
-      expect(backend.call).toHaveBeenCalledWith("send_message", { sessionId: "new-1", text: "Faster @shop/cart", driver: "openai-compatible", model: "gpt-4.1-mini" }),
+      expect(backend.call).toHaveBeenCalledWith("send_message", {
+        sessionId: "new-1",
+        text: "Faster @shop/cart",
+        driver: "openai-compatible",
+        model: "gpt-4.1-mini",
+      }),
     );
   });
 
   it("shows the agent's version and whether it is signed in, as the engine tells them", async () => {
     const settings = makeSettings();
     settings.drivers = [
-      { id: "claude", available: true, detail: "/usr/local/bin/claude", version: "2.0.14 (Claude Code)", signedIn: true },
+      {
+        id: "claude",
+        available: true,
+        detail: "/usr/local/bin/claude",
+        version: "2.0.14 (Claude Code)",
+        signedIn: true,
+      },
       { id: "codex", available: true, detail: "/usr/local/bin/codex", version: "codex-cli 0.46.0", signedIn: false },
     ];
     renderWithStore(<NewSession />, fakeBackend({ get_settings: () => settings }));
@@ -297,6 +365,8 @@ describe("NewSession", () => {
     await user.keyboard("{Enter}");
     expect(brief.value).toBe("Rate limits in @shop/api ");
     await user.keyboard("{Control>}{Enter}{/Control}");
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("create_session", { brief: "Rate limits in @shop/api" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("create_session", { brief: "Rate limits in @shop/api" }),
+    );
   });
 });

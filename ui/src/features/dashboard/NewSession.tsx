@@ -144,9 +144,16 @@ export function NewSession() {
         dispatch({ type: "attachmentAdded", sessionId, attachment });
       } catch (e) {
         const rest = held.length - i - 1;
-        const skipped = rest > 0 ? ` The ${rest} file${rest === 1 ? "" : "s"} after it ${rest === 1 ? "was" : "were"} not attached either.` : "";
+        const skipped =
+          rest > 0
+            ? ` The ${rest} file${rest === 1 ? "" : "s"} after it ${rest === 1 ? "was" : "were"} not attached either.`
+            : "";
         const turn = startNow ? " The first turn has not started: the brief waits here." : "";
-        open({ text, error: toKilnError(e), note: `The session was created, but ${h.name} was not attached.${skipped}${turn}` });
+        open({
+          text,
+          error: toKilnError(e),
+          note: `The session was created, but ${h.name} was not attached.${skipped}${turn}`,
+        });
         return;
       }
     }
@@ -163,7 +170,11 @@ export function NewSession() {
       dispatch({ type: "sessionUpserted", session: updated });
       open();
     } catch (e) {
-      open({ text, error: toKilnError(e), note: "The session was created, but its first turn could not start: the brief waits here." });
+      open({
+        text,
+        error: toKilnError(e),
+        note: "The session was created, but its first turn could not start: the brief waits here.",
+      });
     }
   }
 
@@ -208,8 +219,8 @@ export function NewSession() {
         />
         <ModuleAutocomplete inputRef={briefRef} value={brief} onChange={setBrief} modules={modules} enabled={!busy} />
         <p id="brief-hint" className="hint">
-          Type <kbd>@</kbd> to pick a module, or name one by its id, e.g. <code>@shop/cart</code>, or as <code>module modules/cart</code>. Press{" "}
-          <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> to create.
+          Type <kbd>@</kbd> to pick a module, or name one by its id, e.g. <code>@shop/cart</code>, or as{" "}
+          <code>module modules/cart</code>. Press <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> to create.
         </p>
         {modules.length > 0 && (
           <div className="module-picker">
@@ -217,7 +228,13 @@ export function NewSession() {
             <ul className="chips">
               {modules.map((m) => (
                 <li key={m.id}>
-                  <button type="button" className="chip chip-button" onClick={() => insertModule(m.id)} data-testid="module-chip" title={m.directory}>
+                  <button
+                    type="button"
+                    className="chip chip-button"
+                    onClick={() => insertModule(m.id)}
+                    data-testid="module-chip"
+                    title={m.directory}
+                  >
                     <code>{m.id}</code>
                   </button>
                 </li>
@@ -225,11 +242,20 @@ export function NewSession() {
             </ul>
           </div>
         )}
-        <AgentChoice settings={settings} driver={driver} onDriver={setDriver} model={model} onModel={setModel} disabled={busy} />
+        <AgentChoice
+          settings={settings}
+          driver={driver}
+          onDriver={setDriver}
+          model={model}
+          onModel={setModel}
+          disabled={busy}
+        />
         <div className="attach-row">
           <AttachButton onFiles={hold} disabled={busy} />
           <span className="hint">
-            {drop.dragging ? "Drop the files to attach them." : "Screenshots, mock-ups, specs: paste or drop them here too (up to 10, 5 MB each)."}
+            {drop.dragging
+              ? "Drop the files to attach them."
+              : "Screenshots, mock-ups, specs: paste or drop them here too (up to 10, 5 MB each)."}
           </span>
         </div>
         <AttachmentChips
@@ -241,23 +267,45 @@ export function NewSession() {
         <label className="field-label" htmlFor="title">
           Title <span className="muted">(optional)</span>
         </label>
-        <input id="title" className="input" value={title} onChange={(e) => setTitle(e.target.value)} data-testid="title" autoComplete="off" />
+        <input
+          id="title"
+          className="input"
+          value={title}
+          onChange={(e) => setTitle(e.target.value)}
+          data-testid="title"
+          autoComplete="off"
+        />
         {error && <ErrorMessage error={error} />}
         <div className="form-actions">
           <label className="checkbox start-now" title="Off: the session is created and the brief waits in its composer">
-            <input type="checkbox" data-testid="start-now" checked={startNow} onChange={(e) => setStartNow(e.target.checked)} disabled={busy} />
+            <input
+              type="checkbox"
+              data-testid="start-now"
+              checked={startNow}
+              onChange={(e) => setStartNow(e.target.checked)}
+              disabled={busy}
+            />
             Start the first turn now
           </label>
           <a className="btn" href={paths.dashboard}>
             Cancel
           </a>
-          <button type="submit" className="btn btn-primary" disabled={busy || !brief.trim()} data-testid="create-session">
+          <button
+            type="submit"
+            className="btn btn-primary"
+            disabled={busy || !brief.trim()}
+            data-testid="create-session"
+          >
             {stage ?? "Create session"}
           </button>
         </div>
         {unknown && (
           <ConfirmDialog
-            title={unknown.ids.length === 1 ? `Create new module ${unknown.ids[0]}?` : `Create ${unknown.ids.length} new modules?`}
+            title={
+              unknown.ids.length === 1
+                ? `Create new module ${unknown.ids[0]}?`
+                : `Create ${unknown.ids.length} new modules?`
+            }
             confirmLabel="Create"
             onConfirm={createModules}
             onCancel={() => {
@@ -274,7 +322,8 @@ export function NewSession() {
                     <code data-testid="unknown-module">{id}</code>
                   </span>
                 ))}
-                . Create {unknown.ids.length === 1 ? "it as a new module" : "them as new modules"}, or cancel and name an existing one (type <kbd>@</kbd>).
+                . Create {unknown.ids.length === 1 ? "it as a new module" : "them as new modules"}, or cancel and name
+                an existing one (type <kbd>@</kbd>).
               </p>
               <p className="muted small">No agent has run: the session is created only once you choose.</p>
             </div>

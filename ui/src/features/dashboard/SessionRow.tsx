@@ -27,11 +27,15 @@ export function SessionRow({ session }: { session: SessionView }) {
               {m.id}
             </code>
           ))}
-          <span className="dot" aria-hidden="true">·</span>
+          <span className="dot" aria-hidden="true">
+            ·
+          </span>
           <RelativeTime value={session.createdAt} />
           {session.deliveredAt && (
             <>
-              <span className="dot" aria-hidden="true">·</span>
+              <span className="dot" aria-hidden="true">
+                ·
+              </span>
               <span className="row-delivered" data-testid="delivered">
                 <RelativeTime value={session.deliveredAt} prefix="Delivered " />
               </span>
@@ -39,7 +43,9 @@ export function SessionRow({ session }: { session: SessionView }) {
           )}
           {usage && usage.turns > 0 && (
             <>
-              <span className="dot" aria-hidden="true">·</span>
+              <span className="dot" aria-hidden="true">
+                ·
+              </span>
               <span className="row-usage" data-testid="row-usage" title={costNote(usage)}>
                 {formatTokens(usage)} · {formatCost(usage)}
               </span>

@@ -15,7 +15,12 @@ export function WorkspaceUsage() {
 
   if (error && !usage) {
     return (
-      <span className="workspace-usage muted small" data-testid="workspace-usage" data-error={error.code} title={`${error.code}: ${error.message}`}>
+      <span
+        className="workspace-usage muted small"
+        data-testid="workspace-usage"
+        data-error={error.code}
+        title={`${error.code}: ${error.message}`}
+      >
         Usage: unavailable
       </span>
     );

@@ -34,7 +34,12 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
     }
   }
   const review = (moduleId: string) =>
-    act(`review:${moduleId}`, async () => dispatch({ type: "sessionUpserted", session: await backend.call("review_module", { sessionId: session.id, moduleId }) }));
+    act(`review:${moduleId}`, async () =>
+      dispatch({
+        type: "sessionUpserted",
+        session: await backend.call("review_module", { sessionId: session.id, moduleId }),
+      }),
+    );
   const gates = () =>
     act("gates", async () => {
       await backend.call("check_modules", { sessionId: session.id });
@@ -50,7 +55,13 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
         {blockers.map((b, i) => {
           const needsReview = b.moduleId !== null && reviewState(reviewOf(session, b.moduleId)) !== "passed";
           return (
-            <li key={`${i}:${b.code}:${b.moduleId ?? ""}`} className="blocker" data-testid="blocker" data-code={b.code} data-module={b.moduleId ?? ""}>
+            <li
+              key={`${i}:${b.code}:${b.moduleId ?? ""}`}
+              className="blocker"
+              data-testid="blocker"
+              data-code={b.code}
+              data-module={b.moduleId ?? ""}
+            >
               <div className="blocker-head">
                 <strong className="blocker-words" title={b.code}>
                   {errorWords(b.code)}
@@ -71,7 +82,13 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
                   </button>
                 )}
                 {b.moduleId && !needsReview && (
-                  <button type="button" className="btn btn-small" disabled={busy !== null || session.running} onClick={() => void gates()} data-testid="run-gates">
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    disabled={busy !== null || session.running}
+                    onClick={() => void gates()}
+                    data-testid="run-gates"
+                  >
                     {busy === "gates" ? "Running gates…" : "Run gates"}
                   </button>
                 )}

@@ -25,7 +25,9 @@ describe("DeliveryDone", () => {
     render(<DeliveryDone run={run()} />);
     const next = screen.getByTestId("done-next");
     expect(next).toHaveAttribute("data-target", "workspace");
-    expect(next).toHaveTextContent("3 files now sit in your workspace, not committed. Nothing was committed or pushed.");
+    expect(next).toHaveTextContent(
+      "3 files now sit in your workspace, not committed. Nothing was committed or pushed.",
+    );
     expect(next).toHaveTextContent("Review them with git status and git diff, then commit them yourself.");
     expect(within(screen.getByTestId("landed")).getAllByRole("listitem")).toHaveLength(3);
     expect(screen.queryByTestId("pr-link")).not.toBeInTheDocument();
@@ -46,19 +48,37 @@ describe("DeliveryDone", () => {
   });
 
   it("names the branch and links the pull request for git-pr", () => {
-    const pr = { url: "https://github.com/acme/shop/pull/7", number: 7, branch: "kiln/coupons", via: "api", created: true };
+    const pr = {
+      url: "https://github.com/acme/shop/pull/7",
+      number: 7,
+      branch: "kiln/coupons",
+      via: "api",
+      created: true,
+    };
     render(<DeliveryDone run={run({ target: "git-pr", pullRequest: pr, landed: ["a.ts", "b.ts"] })} />);
     const next = screen.getByTestId("done-next");
     expect(next).toHaveAttribute("data-target", "git-pr");
-    expect(next).toHaveTextContent("2 files pushed to branch kiln/coupons; the pull request is open for review. Your workspace is unchanged.");
+    expect(next).toHaveTextContent(
+      "2 files pushed to branch kiln/coupons; the pull request is open for review. Your workspace is unchanged.",
+    );
     expect(screen.getByTestId("pr-link")).toHaveAttribute("href", pr.url);
     expect(screen.getByTestId("pr-link")).toHaveTextContent("Open pull request #7");
     expect(screen.getByTestId("pr-branch")).toHaveTextContent("kiln/coupons");
   });
 
   it("says a compare link opened no pull request yet, and an update updated one", () => {
-    const pr = { url: "https://github.com/acme/shop/compare/main...kiln/x", number: null, branch: "kiln/x", via: "compare", created: true };
-    expect(nextStepText(run({ target: "git-pr", pullRequest: pr }))).toContain("No pull request was opened: open the compare link to create it.");
-    expect(nextStepText(run({ target: "git-pr", pullRequest: { ...pr, via: "api", number: 3, created: false } }))).toContain("the open pull request was updated");
+    const pr = {
+      url: "https://github.com/acme/shop/compare/main...kiln/x",
+      number: null,
+      branch: "kiln/x",
+      via: "compare",
+      created: true,
+    };
+    expect(nextStepText(run({ target: "git-pr", pullRequest: pr }))).toContain(
+      "No pull request was opened: open the compare link to create it.",
+    );
+    expect(
+      nextStepText(run({ target: "git-pr", pullRequest: { ...pr, via: "api", number: 3, created: false } })),
+    ).toContain("the open pull request was updated");
   });
 });

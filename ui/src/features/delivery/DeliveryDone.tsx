@@ -4,7 +4,11 @@ import { openExternal } from "../../lib/openExternal";
 import { Icon } from "../../components/Icon";
 import { RelativeTime } from "../../components/RelativeTime";
 
-const VIA: Record<string, string> = { api: "through the provider's API", gh: "through gh", compare: "as a compare link: open it to create the pull request" };
+const VIA: Record<string, string> = {
+  api: "through the provider's API",
+  gh: "through gh",
+  compare: "as a compare link: open it to create the pull request",
+};
 
 /** "1 file", "3 files". */
 export function fileCount(n: number): string {
@@ -17,7 +21,8 @@ export function nextStepText(run: DeliveryRun): string {
   if (run.target === "git-pr") {
     const pr = run.pullRequest;
     if (!pr) return `${fileCount(n)} went to a branch; no pull request link came back.`;
-    if (pr.via === "compare") return `${fileCount(n)} pushed to branch ${pr.branch}. No pull request was opened: open the compare link to create it.`;
+    if (pr.via === "compare")
+      return `${fileCount(n)} pushed to branch ${pr.branch}. No pull request was opened: open the compare link to create it.`;
     return `${fileCount(n)} pushed to branch ${pr.branch}; ${pr.created ? "the pull request is open for review" : "the open pull request was updated"}. Your workspace is unchanged.`;
   }
   if (n === 0) return "No file was written to the workspace.";
@@ -38,11 +43,16 @@ function PullRequestLink({ pr }: { pr: PullRequestView }) {
         }}
         data-testid="pr-link"
       >
-        {pr.via === "compare" ? "Open the compare link" : pr.number !== null ? `Open pull request #${pr.number}` : "Open the pull request"}
+        {pr.via === "compare"
+          ? "Open the compare link"
+          : pr.number !== null
+            ? `Open pull request #${pr.number}`
+            : "Open the pull request"}
       </a>
       <span className="muted small">
         {" "}
-        {pr.created ? "" : "An open pull request was updated. "}Branch <code data-testid="pr-branch">{pr.branch}</code>, {VIA[pr.via] ?? pr.via}.
+        {pr.created ? "" : "An open pull request was updated. "}Branch <code data-testid="pr-branch">{pr.branch}</code>,{" "}
+        {VIA[pr.via] ?? pr.via}.
       </span>
     </p>
   );
@@ -61,7 +71,8 @@ function WorkspaceNext({ run, isGit }: { run: DeliveryRun; isGit: boolean }) {
   return (
     <div className="done-next" data-testid="done-next" data-target="workspace">
       <p>
-        <strong>{fileCount(n)}</strong> now sit in your workspace, <strong>not committed</strong>. Nothing was committed or pushed.
+        <strong>{fileCount(n)}</strong> now sit in your workspace, <strong>not committed</strong>. Nothing was committed
+        or pushed.
       </p>
       {isGit ? (
         <p className="small">
@@ -92,7 +103,11 @@ export function DeliveryDone({ run, isGit = true }: { run: DeliveryRun; isGit?: 
         <Icon name="check" /> {run.target === "git-pr" ? "Delivered as a pull request" : "Delivered into the workspace"}
         {run.endedAt && <RelativeTime value={run.endedAt} prefix=" · " />}
       </h2>
-      {run.target === "git-pr" || run.pullRequest ? <PullRequestNext run={run} /> : <WorkspaceNext run={run} isGit={isGit} />}
+      {run.target === "git-pr" || run.pullRequest ? (
+        <PullRequestNext run={run} />
+      ) : (
+        <WorkspaceNext run={run} isGit={isGit} />
+      )}
       <h3 className="section-title">What landed</h3>
       {run.landed.length === 0 ? (
         <p className="muted small">No files.</p>

@@ -9,9 +9,39 @@ const plan: DeliveryPlan = {
   target: "git-pr",
   availableTargets: [{ target: "git-pr", available: true, reason: null }],
   modules: [
-    { moduleId: "@mono/a", directory: "packages/a", group: "module", kind: "edit", added: [], overwritten: ["packages/a/src/x.js"], deleted: [], newPackages: [], enable: false },
-    { moduleId: "@mono/b", directory: "packages/b", group: "other-module", kind: "edit", added: [], overwritten: ["packages/b/src/y.js"], deleted: [], newPackages: [], enable: false },
-    { moduleId: "(repository)", directory: "", group: "outside", kind: "edit", added: [".github/workflows/ci.yml"], overwritten: ["pnpm-lock.yaml"], deleted: [], newPackages: [], enable: false },
+    {
+      moduleId: "@mono/a",
+      directory: "packages/a",
+      group: "module",
+      kind: "edit",
+      added: [],
+      overwritten: ["packages/a/src/x.js"],
+      deleted: [],
+      newPackages: [],
+      enable: false,
+    },
+    {
+      moduleId: "@mono/b",
+      directory: "packages/b",
+      group: "other-module",
+      kind: "edit",
+      added: [],
+      overwritten: ["packages/b/src/y.js"],
+      deleted: [],
+      newPackages: [],
+      enable: false,
+    },
+    {
+      moduleId: "(repository)",
+      directory: "",
+      group: "outside",
+      kind: "edit",
+      added: [".github/workflows/ci.yml"],
+      overwritten: ["pnpm-lock.yaml"],
+      deleted: [],
+      newPackages: [],
+      enable: false,
+    },
   ],
   gates: ["module-schema", "tests (@mono/a)", "lint (@mono/a): not configured"],
   steps: ["Run every gate"],
@@ -29,7 +59,9 @@ describe("DeliveryPlanView", () => {
     expect(within(cards[0]).getByTestId("plan-module-label")).toHaveTextContent("@mono/a");
     expect(within(cards[0]).queryByTestId("plan-not-in-session")).toBeNull();
     expect(within(cards[1]).getByTestId("plan-not-in-session")).toHaveTextContent("not in the session");
-    expect(within(cards[2]).getByTestId("plan-module-label")).toHaveTextContent("Repository root (outside every module)");
+    expect(within(cards[2]).getByTestId("plan-module-label")).toHaveTextContent(
+      "Repository root (outside every module)",
+    );
     expect(within(cards[2]).getByTestId("plan-overwritten")).toHaveTextContent("pnpm-lock.yaml");
     expect(within(cards[2]).getByTestId("plan-added")).toHaveTextContent(".github/workflows/ci.yml");
     expect(screen.getByTestId("plan-gates")).toHaveTextContent("lint (@mono/a): not configured");

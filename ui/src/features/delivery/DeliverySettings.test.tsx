@@ -24,12 +24,22 @@ describe("Delivery settings", () => {
       },
     });
     renderWithStore(<SettingsScreen />, backend);
-    expect(await screen.findByTestId("delivery-no-push", {}, { timeout: 3000 })).toHaveTextContent("Saving never pushes anything");
+    expect(await screen.findByTestId("delivery-no-push", {}, { timeout: 3000 })).toHaveTextContent(
+      "Saving never pushes anything",
+    );
     fireEvent.change(screen.getByTestId("delivery-repository"), { target: { value: "acme/shop" } });
     fireEvent.change(screen.getByTestId("delivery-reviewers"), { target: { value: " alice, bob ,," } });
     fireEvent.change(screen.getByTestId("delivery-push-mode"), { target: { value: "fork" } });
     fireEvent.click(screen.getByTestId("save-settings"));
-    await waitFor(() => expect(sent).toEqual({ deliveryRepository: "acme/shop", deliveryReviewers: ["alice", "bob"], deliveryPushMode: "fork" }), { timeout: 3000 });
+    await waitFor(
+      () =>
+        expect(sent).toEqual({
+          deliveryRepository: "acme/shop",
+          deliveryReviewers: ["alice", "bob"],
+          deliveryPushMode: "fork",
+        }),
+      { timeout: 3000 },
+    );
     expect(await screen.findByTestId("delivery-reviewers", {}, { timeout: 3000 })).toHaveValue("alice, bob");
   });
 
@@ -58,7 +68,8 @@ describe("Delivery settings", () => {
     const backend = fakeBackend({
       get_settings: () => withDelivery({ tokenFingerprint: "sha256:77aa" }),
       update_settings: (args) => {
-        if (args.deliveryApiUrl !== undefined && !args.deliveryToken) throw { code: "INVALID_INPUT", message: "changing the API URL needs the token again" };
+        if (args.deliveryApiUrl !== undefined && !args.deliveryToken)
+          throw { code: "INVALID_INPUT", message: "changing the API URL needs the token again" };
         return withDelivery({ apiUrl: args.deliveryApiUrl, tokenFingerprint: "sha256:1234" });
       },
     });
@@ -77,7 +88,12 @@ describe("Delivery settings", () => {
     fireEvent.change(screen.getByTestId("delivery-token"), { target: { value: TOKEN } });
     expect(screen.queryByTestId("delivery-token-needed")).toBeNull();
     fireEvent.click(screen.getByTestId("save-settings"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_settings", { deliveryApiUrl: "https://ghe.example.com/api/v3", deliveryToken: TOKEN }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("update_settings", {
+        deliveryApiUrl: "https://ghe.example.com/api/v3",
+        deliveryToken: TOKEN,
+      }),
+    );
     expect(await screen.findByTestId("delivery-token-fingerprint")).toHaveTextContent("sha256:1234");
   });
 });

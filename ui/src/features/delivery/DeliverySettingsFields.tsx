@@ -31,9 +31,16 @@ export function DeliverySettingsFields({ view, form, set, token, onToken, apiErr
     <div data-testid="delivery-settings">
       <h2 className="section-title">Delivery</h2>
       <p className="hint" data-testid="delivery-no-push">
-        Where Eject opens pull requests. Saving never pushes anything: nothing leaves this machine until you confirm a delivery.
+        Where Eject opens pull requests. Saving never pushes anything: nothing leaves this machine until you confirm a
+        delivery.
       </p>
-      <TextField id="delivery-repository" label="Repository" value={form.deliveryRepository} onChange={set("deliveryRepository")} placeholder="owner/name" />
+      <TextField
+        id="delivery-repository"
+        label="Repository"
+        value={form.deliveryRepository}
+        onChange={set("deliveryRepository")}
+        placeholder="owner/name"
+      />
       <TextField
         id="delivery-reviewers"
         label="Reviewers"
@@ -45,8 +52,15 @@ export function DeliverySettingsFields({ view, form, set, token, onToken, apiErr
       <label className="field-label" htmlFor="delivery-push-mode">
         Push mode
       </label>
-      <select id="delivery-push-mode" value={form.deliveryPushMode} onChange={(e) => set("deliveryPushMode")(e.target.value)} data-testid="delivery-push-mode">
-        {!PUSH_MODES.some((m) => m.id === form.deliveryPushMode) && <option value={form.deliveryPushMode}>{form.deliveryPushMode}</option>}
+      <select
+        id="delivery-push-mode"
+        value={form.deliveryPushMode}
+        onChange={(e) => set("deliveryPushMode")(e.target.value)}
+        data-testid="delivery-push-mode"
+      >
+        {!PUSH_MODES.some((m) => m.id === form.deliveryPushMode) && (
+          <option value={form.deliveryPushMode}>{form.deliveryPushMode}</option>
+        )}
         {PUSH_MODES.map((m) => (
           <option key={m.id} value={m.id}>
             {m.label}
@@ -63,12 +77,40 @@ export function DeliverySettingsFields({ view, form, set, token, onToken, apiErr
         fingerprintTestId="delivery-token-fingerprint"
         clearTestId="clear-delivery-token"
       />
-      <details className="settings-advanced" open={advanced || apiChanged || apiError !== null} onToggle={(e) => setAdvanced(e.currentTarget.open)}>
+      <details
+        className="settings-advanced"
+        open={advanced || apiChanged || apiError !== null}
+        onToggle={(e) => setAdvanced(e.currentTarget.open)}
+      >
         <summary data-testid="delivery-advanced">Advanced</summary>
-        <TextField id="delivery-remote" label="Remote" value={form.deliveryRemote} onChange={set("deliveryRemote")} placeholder="origin" />
-        <TextField id="delivery-base" label="Base branch" value={form.deliveryBase} onChange={set("deliveryBase")} placeholder="main" />
-        <TextField id="delivery-branch-prefix" label="Branch prefix" value={form.deliveryBranchPrefix} onChange={set("deliveryBranchPrefix")} placeholder="kiln" />
-        <TextField id="delivery-api-url" label="API URL" value={form.deliveryApiUrl} onChange={set("deliveryApiUrl")} placeholder="https://api.github.com" />
+        <TextField
+          id="delivery-remote"
+          label="Remote"
+          value={form.deliveryRemote}
+          onChange={set("deliveryRemote")}
+          placeholder="origin"
+        />
+        <TextField
+          id="delivery-base"
+          label="Base branch"
+          value={form.deliveryBase}
+          onChange={set("deliveryBase")}
+          placeholder="main"
+        />
+        <TextField
+          id="delivery-branch-prefix"
+          label="Branch prefix"
+          value={form.deliveryBranchPrefix}
+          onChange={set("deliveryBranchPrefix")}
+          placeholder="kiln"
+        />
+        <TextField
+          id="delivery-api-url"
+          label="API URL"
+          value={form.deliveryApiUrl}
+          onChange={set("deliveryApiUrl")}
+          placeholder="https://api.github.com"
+        />
         {tokenMissing && (
           <p className="hint warn-text" data-testid="delivery-token-needed">
             Give the provider token again with the new API URL: a stored token is never sent to another host.

@@ -24,9 +24,19 @@ describe("EjectButton", () => {
 
 describe("NothingChanged", () => {
   it("says no changes yet, then that the turns changed nothing, and nothing once files changed", () => {
-    const { rerender, container } = render(<NothingChanged session={makeSession({ state: "editing", changed: false })} />);
+    const { rerender, container } = render(
+      <NothingChanged session={makeSession({ state: "editing", changed: false })} />,
+    );
     expect(screen.getByTestId("nothing-changed")).toHaveTextContent("No changes yet");
-    rerender(<NothingChanged session={makeSession({ state: "review", changed: false, usage: { total: makeTotals({ turns: 3 }), byRole: [] } })} />);
+    rerender(
+      <NothingChanged
+        session={makeSession({
+          state: "review",
+          changed: false,
+          usage: { total: makeTotals({ turns: 3 }), byRole: [] },
+        })}
+      />,
+    );
     expect(screen.getByTestId("nothing-changed")).toHaveTextContent("The agent's turns changed no files");
     rerender(<NothingChanged session={makeSession({ state: "review", changed: true })} />);
     expect(container).toBeEmptyDOMElement();

@@ -10,12 +10,26 @@ import { EjectScreen } from "./EjectScreen";
 const twoModules = makeSession({
   modules: [
     { id: "@shop/cart", directory: "modules/cart", kind: "edit", joinedAt: "2025-01-01T10:00:00Z", baseSequence: 0 },
-    { id: "@shop/coupons", directory: "modules/coupons", kind: "new", joinedAt: "2025-01-01T10:00:00Z", baseSequence: 0 },
+    {
+      id: "@shop/coupons",
+      directory: "modules/coupons",
+      kind: "new",
+      joinedAt: "2025-01-01T10:00:00Z",
+      baseSequence: 0,
+    },
   ],
 });
 
 function review(moduleId: string, overrides: Partial<ReviewView> = {}): ReviewView {
-  return { moduleId, passed: true, stale: false, summary: "ok", report: "REVIEW: pass - ok", createdAt: "2025-01-01T11:00:00Z", ...overrides };
+  return {
+    moduleId,
+    passed: true,
+    stale: false,
+    summary: "ok",
+    report: "REVIEW: pass - ok",
+    createdAt: "2025-01-01T11:00:00Z",
+    ...overrides,
+  };
 }
 
 function makePlan(overrides: Partial<DeliveryPlan> = {}): DeliveryPlan {
@@ -27,8 +41,28 @@ function makePlan(overrides: Partial<DeliveryPlan> = {}): DeliveryPlan {
       { target: "git-pr", available: false, reason: "no git remote named origin" },
     ],
     modules: [
-      { moduleId: "@shop/cart", directory: "modules/cart", group: "module", kind: "edit", added: ["modules/cart/src/server/coupon.ts"], overwritten: ["modules/cart/src/server/index.ts"], deleted: ["modules/cart/src/old.ts"], newPackages: [], enable: false },
-      { moduleId: "@shop/coupons", directory: "modules/coupons", group: "module", kind: "new", added: ["modules/coupons/package.json"], overwritten: [], deleted: [], newPackages: ["zod"], enable: true },
+      {
+        moduleId: "@shop/cart",
+        directory: "modules/cart",
+        group: "module",
+        kind: "edit",
+        added: ["modules/cart/src/server/coupon.ts"],
+        overwritten: ["modules/cart/src/server/index.ts"],
+        deleted: ["modules/cart/src/old.ts"],
+        newPackages: [],
+        enable: false,
+      },
+      {
+        moduleId: "@shop/coupons",
+        directory: "modules/coupons",
+        group: "module",
+        kind: "new",
+        added: ["modules/coupons/package.json"],
+        overwritten: [],
+        deleted: [],
+        newPackages: ["zod"],
+        enable: true,
+      },
     ],
     gates: ["tests (@shop/cart)", "typecheck (@shop/coupons)"],
     steps: ["Run the gates", "Copy into the workspace", "install", "enable @shop/coupons", "typecheck"],
@@ -60,7 +94,8 @@ function makeRun(overrides: Partial<DeliveryRun> = {}): DeliveryRun {
   };
 }
 
-const deliveryEvent = (run: DeliveryRun): KilnEvent => ({ id: 1, at: run.startedAt, body: { type: "delivery", run } }) as KilnEvent;
+const deliveryEvent = (run: DeliveryRun): KilnEvent =>
+  ({ id: 1, at: run.startedAt, body: { type: "delivery", run } }) as KilnEvent;
 
 function setup(plan: DeliveryPlan | (() => DeliveryPlan), session = twoModules, latest: DeliveryRun | null = null) {
   const backend = fakeBackend({
@@ -95,9 +130,43 @@ describe("EjectScreen", () => {
   });
 
   it("says nothing changed instead of offering an empty delivery", async () => {
-    const empty = makePlan({ modules: [{ moduleId: "@shop/cart", directory: "modules/cart", group: "module", kind: "edit", added: [], overwritten: [], deleted: [], newPackages: [], enable: false }] });
-    setup(empty, makeSession({ state: "review", changed: false, usage: { total: { turns: 2, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unknownCostTurns: 0 }, byRole: [] } }));
-    expect(await screen.findByTestId("nothing-to-deliver")).toHaveTextContent("The agent's turns changed no files: there is nothing to deliver.");
+    const empty = makePlan({
+      modules: [
+        {
+          moduleId: "@shop/cart",
+          directory: "modules/cart",
+          group: "module",
+          kind: "edit",
+          added: [],
+          overwritten: [],
+          deleted: [],
+          newPackages: [],
+          enable: false,
+        },
+      ],
+    });
+    setup(
+      empty,
+      makeSession({
+        state: "review",
+        changed: false,
+        usage: {
+          total: {
+            turns: 2,
+            inputTokens: 0,
+            outputTokens: 0,
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+            costUsd: null,
+            unknownCostTurns: 0,
+          },
+          byRole: [],
+        },
+      }),
+    );
+    expect(await screen.findByTestId("nothing-to-deliver")).toHaveTextContent(
+      "The agent's turns changed no files: there is nothing to deliver.",
+    );
     expect(screen.getByTestId("confirm-delivery")).toBeDisabled();
   });
 
@@ -118,18 +187,32 @@ describe("EjectScreen", () => {
     const backend = fakeBackend({
       get_session: () => twoModules,
       get_delivery: () => null,
-      plan_delivery: (args) => makePlan({ availableTargets: both, target: args.target ?? "workspace", branch: args.target === "git-pr" ? "kiln/cart-s1" : null, planId: `plan-${args.target ?? "default"}` }),
+      plan_delivery: (args) =>
+        makePlan({
+          availableTargets: both,
+          target: args.target ?? "workspace",
+          branch: args.target === "git-pr" ? "kiln/cart-s1" : null,
+          planId: `plan-${args.target ?? "default"}`,
+        }),
       deliver: () => makeRun({ target: "git-pr" }),
     });
     renderWithStore(<EjectScreen sessionId="s1" />, backend);
     const pr = await screen.findByTestId("target-git-pr");
     expect(screen.getByTestId("target-workspace")).toHaveAttribute("aria-checked", "true");
     fireEvent.click(pr);
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("plan_delivery", { sessionId: "s1", target: "git-pr" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("plan_delivery", { sessionId: "s1", target: "git-pr" }),
+    );
     expect(await screen.findByTestId("plan-branch")).toHaveTextContent("kiln/cart-s1");
     expect(screen.getByTestId("target-git-pr")).toHaveAttribute("aria-checked", "true");
     fireEvent.click(screen.getByTestId("confirm-delivery"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("deliver", { sessionId: "s1", target: "git-pr", planId: "plan-git-pr" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("deliver", {
+        sessionId: "s1",
+        target: "git-pr",
+        planId: "plan-git-pr",
+      }),
+    );
   });
 
   it("shows blockers with their code, disables confirm, and Run review starts the module's review; a passing review re-plans", async () => {
@@ -138,7 +221,16 @@ describe("EjectScreen", () => {
     const backend = setup(
       () =>
         makePlan({
-          blockers: blocked ? [{ code: "DELIVERY_BLOCKED", message: "@shop/cart's review is stale: its files changed since", moduleId: "@shop/cart", paths: [] }] : [],
+          blockers: blocked
+            ? [
+                {
+                  code: "DELIVERY_BLOCKED",
+                  message: "@shop/cart's review is stale: its files changed since",
+                  moduleId: "@shop/cart",
+                  paths: [],
+                },
+              ]
+            : [],
         }),
       session,
     );
@@ -149,13 +241,28 @@ describe("EjectScreen", () => {
     expect(screen.getByTestId("confirm-delivery")).toBeDisabled();
 
     fireEvent.click(within(blocker).getByTestId("run-review"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("review_module", { sessionId: "s1", moduleId: "@shop/cart" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("review_module", { sessionId: "s1", moduleId: "@shop/cart" }),
+    );
     await waitFor(() => expect(within(screen.getByTestId("blocker")).getByTestId("run-review")).toBeDisabled());
 
     // The review passes: the session event brings it, and the plan is made again without the blocker.
     blocked = false;
     const plans = backend.call.mock.calls.filter((c) => c[0] === "plan_delivery").length;
-    act(() => backend.emit({ id: 2, at: "", body: { type: "session", session: { ...session, running: false, reviews: [review("@shop/cart", { createdAt: "2025-01-01T12:30:00Z" })] } } } as KilnEvent));
+    act(() =>
+      backend.emit({
+        id: 2,
+        at: "",
+        body: {
+          type: "session",
+          session: {
+            ...session,
+            running: false,
+            reviews: [review("@shop/cart", { createdAt: "2025-01-01T12:30:00Z" })],
+          },
+        },
+      } as KilnEvent),
+    );
     await waitFor(() => expect(backend.call.mock.calls.filter((c) => c[0] === "plan_delivery").length).toBe(plans + 1));
     await waitFor(() => expect(screen.queryByTestId("blocker")).toBeNull());
     expect(screen.getByTestId("confirm-delivery")).toBeEnabled();
@@ -165,22 +272,40 @@ describe("EjectScreen", () => {
     const open = vi.spyOn(window, "open").mockImplementation(() => null);
     const backend = setup(makePlan({ planId: "plan-42" }));
     fireEvent.click(await screen.findByTestId("confirm-delivery"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("deliver", { sessionId: "s1", target: "workspace", planId: "plan-42" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("deliver", { sessionId: "s1", target: "workspace", planId: "plan-42" }),
+    );
 
     let steps = await screen.findAllByTestId("delivery-step");
     expect(steps.map((s) => s.dataset.state)).toEqual(["pending", "pending"]);
 
-    act(() => backend.emit(deliveryEvent(makeRun({ steps: [step("gates", "passed", "ok 3 tests"), step("copy", "running")] }))));
+    act(() =>
+      backend.emit(deliveryEvent(makeRun({ steps: [step("gates", "passed", "ok 3 tests"), step("copy", "running")] }))),
+    );
     steps = screen.getAllByTestId("delivery-step");
     expect(steps.map((s) => s.dataset.state)).toEqual(["passed", "running"]);
     expect(screen.queryByTestId("step-output")).toBeNull();
     fireEvent.click(within(steps[0]).getByTestId("step-output-toggle"));
     expect(within(steps[0]).getByTestId("step-output")).toHaveTextContent("ok 3 tests");
 
-    const pr = { url: "https://github.example/acme/shop/pull/7", number: 7, branch: "kiln/cart-s1", via: "api", created: true };
+    const pr = {
+      url: "https://github.example/acme/shop/pull/7",
+      number: 7,
+      branch: "kiln/cart-s1",
+      via: "api",
+      created: true,
+    };
     act(() =>
       backend.emit(
-        deliveryEvent(makeRun({ state: "delivered", endedAt: "2025-01-01T12:01:00Z", steps: [step("gates", "passed"), step("copy", "passed")], pullRequest: pr, landed: ["modules/cart/src/server/coupon.ts"] })),
+        deliveryEvent(
+          makeRun({
+            state: "delivered",
+            endedAt: "2025-01-01T12:01:00Z",
+            steps: [step("gates", "passed"), step("copy", "passed")],
+            pullRequest: pr,
+            landed: ["modules/cart/src/server/coupon.ts"],
+          }),
+        ),
       ),
     );
     const done = await screen.findByTestId("delivery-done");
@@ -205,14 +330,20 @@ describe("EjectScreen", () => {
     expect(await screen.findByTestId("replanned")).toHaveTextContent("planned again");
     expect(screen.queryByTestId("delivery-step")).toBeNull();
     fireEvent.click(screen.getByTestId("confirm-delivery"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("deliver", { sessionId: "s1", target: "workspace", planId: "plan-2" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("deliver", { sessionId: "s1", target: "workspace", planId: "plan-2" }),
+    );
     expect(await screen.findAllByTestId("delivery-step")).toHaveLength(2);
   });
 
   it("shows a failed run's failing step output and error, and Retry plans again", async () => {
     const failed = makeRun({
       state: "failed",
-      steps: [step("gates", "passed"), step("install", "failed", "npm ERR! 404 left-pad"), step("typecheck", "skipped")],
+      steps: [
+        step("gates", "passed"),
+        step("install", "failed", "npm ERR! 404 left-pad"),
+        step("typecheck", "skipped"),
+      ],
       error: { code: "INTERNAL", message: "install failed (exit 1)" },
     });
     const backend = setup(makePlan());
@@ -225,7 +356,9 @@ describe("EjectScreen", () => {
     expect(screen.getByTestId("delivery-failed")).toHaveTextContent("install failed (exit 1)");
     const before = backend.call.mock.calls.filter((c) => c[0] === "plan_delivery").length;
     fireEvent.click(screen.getByTestId("retry-delivery"));
-    await waitFor(() => expect(backend.call.mock.calls.filter((c) => c[0] === "plan_delivery").length).toBe(before + 1));
+    await waitFor(() =>
+      expect(backend.call.mock.calls.filter((c) => c[0] === "plan_delivery").length).toBe(before + 1),
+    );
     expect(await screen.findByTestId("confirm-delivery")).toBeEnabled();
   });
 

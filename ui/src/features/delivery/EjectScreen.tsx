@@ -1,5 +1,5 @@
 // Eject (#/session/<id>/deliver): the delivery plan with its blockers and target choice (or that nothing changed), one confirmation, then the live steps and the done or failed screen.
-import { useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { toKilnError } from "../../api/backend";
 import { DeliveryBlockers } from "./DeliveryBlockers";
 import { DeliveryDone } from "./DeliveryDone";
@@ -53,16 +53,22 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
     void replan(run?.target ?? plan?.target);
   }
 
-  let body;
+  let body: ReactNode;
   if (view === "run" && run) {
     const failed = run.steps.find((s) => s.state === "failed");
     body = (
       <>
         <p className="lead" role="status" data-testid="delivery-state" data-state={run.state}>
-          {run.state === "running" ? "Delivering… each step shows as it runs." : run.state === "delivered" ? "Every step passed." : `Delivery stopped${failed ? ` at “${failed.title}”` : ""}.`}
+          {run.state === "running"
+            ? "Delivering… each step shows as it runs."
+            : run.state === "delivered"
+              ? "Every step passed."
+              : `Delivery stopped${failed ? ` at “${failed.title}”` : ""}.`}
         </p>
         {run.state === "delivered" && <DeliveryDone run={run} isGit={isGit} />}
-        {run.state === "delivered" && plan?.restartNeeded && <p className="warn-text small">Restart the running application to pick the change up.</p>}
+        {run.state === "delivered" && plan?.restartNeeded && (
+          <p className="warn-text small">Restart the running application to pick the change up.</p>
+        )}
         {run.state === "failed" && (
           <div className="delivery-failed" data-testid="delivery-failed">
             {run.error && <ErrorMessage error={toKilnError(run.error)} />}
@@ -90,7 +96,9 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
   } else {
     const blocked = plan.blockers.length > 0;
     // Nothing to deliver is said as such, never offered as ready.
-    const nothing = planIsEmpty(plan) ? ((session && nothingChangedText(session)) ?? "No file differs from the workspace") : null;
+    const nothing = planIsEmpty(plan)
+      ? ((session && nothingChangedText(session)) ?? "No file differs from the workspace")
+      : null;
     body = (
       <>
         {delivery.note && (
@@ -99,13 +107,20 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
           </p>
         )}
         {delivery.planError && <ErrorMessage error={delivery.planError} onRetry={() => void replan(plan.target)} />}
-        <TargetChoice options={plan.availableTargets} value={plan.target} onChange={(t) => void replan(t)} disabled={delivery.planning || delivery.confirming} />
+        <TargetChoice
+          options={plan.availableTargets}
+          value={plan.target}
+          onChange={(t) => void replan(t)}
+          disabled={delivery.planning || delivery.confirming}
+        />
         {nothing && (
           <p className="notice eject-nothing" role="status" data-testid="nothing-to-deliver">
             {nothing}: there is nothing to deliver.
           </p>
         )}
-        {session && <DeliveryBlockers session={session} blockers={plan.blockers} onChecked={() => void replan(plan.target)} />}
+        {session && (
+          <DeliveryBlockers session={session} blockers={plan.blockers} onChecked={() => void replan(plan.target)} />
+        )}
         <DeliveryPlanView plan={plan} />
         {delivery.confirmError && <ErrorMessage error={delivery.confirmError} testId="confirm-error" />}
         <div className="form-actions eject-actions">
@@ -120,7 +135,11 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
             onClick={() => void confirm()}
             data-testid="confirm-delivery"
           >
-            {delivery.confirming ? "Starting…" : plan.target === "git-pr" ? "Confirm: open the pull request" : "Confirm: deliver into the workspace"}
+            {delivery.confirming
+              ? "Starting…"
+              : plan.target === "git-pr"
+                ? "Confirm: open the pull request"
+                : "Confirm: deliver into the workspace"}
           </button>
         </div>
       </>
@@ -140,7 +159,9 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
           )}
         </div>
       </div>
-      <p className="lead">Delivers the session's modules as code, after running their gates. One confirmation covers every module.</p>
+      <p className="lead">
+        Delivers the session's modules as code, after running their gates. One confirmation covers every module.
+      </p>
       {body}
     </section>
   );

@@ -7,7 +7,11 @@ export function NothingChanged({ session }: { session: SessionView }) {
   const text = nothingChangedText(session);
   if (!text) return null;
   return (
-    <span className="badge badge-muted" data-testid="nothing-changed" title="The working copy is the same as where the session started: there is nothing to deliver">
+    <span
+      className="badge badge-muted"
+      data-testid="nothing-changed"
+      title="The working copy is the same as where the session started: there is nothing to deliver"
+    >
       {text}
     </span>
   );

@@ -1,7 +1,10 @@
 // The delivery target: a choice only when more than one target can be used; targets that cannot, listed with the reason.
 import type { DeliveryTarget, TargetOption } from "../../api/types";
 
-export const TARGET_LABEL: Record<DeliveryTarget, string> = { workspace: "Into the workspace", "git-pr": "As a pull request" };
+export const TARGET_LABEL: Record<DeliveryTarget, string> = {
+  workspace: "Into the workspace",
+  "git-pr": "As a pull request",
+};
 
 export interface TargetChoiceProps {
   options: TargetOption[];

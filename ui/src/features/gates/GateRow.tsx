@@ -6,7 +6,12 @@ import { Icon, type IconName } from "../../components/Icon";
 import { InlineCode } from "../../components/InlineCode";
 import { RelativeTime } from "../../components/RelativeTime";
 
-const STATUS_ICON: Record<GateStatus, IconName> = { passed: "check", failed: "cross", skipped: "skip", "not-configured": "dash" };
+const STATUS_ICON: Record<GateStatus, IconName> = {
+  passed: "check",
+  failed: "cross",
+  skipped: "skip",
+  "not-configured": "dash",
+};
 
 /** The status pill; each status has its own class, so neither a skipped nor a not-configured gate takes the passed (or failed) look. */
 export function GateStatusLabel({ status }: { status: GateStatus }) {
@@ -43,7 +48,11 @@ export function GateOutput({ gate }: { gate: GateResultView }) {
       {tail && (
         <>
           {"\n"}
-          <span className="gate-output-gap" data-testid="gate-output-gap" title="Output left out between the head and the tail">
+          <span
+            className="gate-output-gap"
+            data-testid="gate-output-gap"
+            title="Output left out between the head and the tail"
+          >
             …
           </span>
           {"\n"}
@@ -62,7 +71,12 @@ export function GateRow({ gate }: { gate: GateResultView }) {
   if (gate.status === "not-configured") {
     const hint = gate.outputHead.trim();
     return (
-      <li className="gate-row gate-row-not-configured" data-testid="gate-row" data-status={gate.status} data-gate={gate.gate}>
+      <li
+        className="gate-row gate-row-not-configured"
+        data-testid="gate-row"
+        data-status={gate.status}
+        data-gate={gate.gate}
+      >
         <div className="gate-head">
           <GateStatusLabel status={gate.status} />
           <span className="gate-name" data-testid="gate-name">
@@ -83,7 +97,12 @@ export function GateRow({ gate }: { gate: GateResultView }) {
     );
   }
   return (
-    <li className={`gate-row gate-row-${gate.status}`} data-testid="gate-row" data-status={gate.status} data-gate={gate.gate}>
+    <li
+      className={`gate-row gate-row-${gate.status}`}
+      data-testid="gate-row"
+      data-status={gate.status}
+      data-gate={gate.gate}
+    >
       <div className="gate-head">
         <GateStatusLabel status={gate.status} />
         <span className="gate-name" data-testid="gate-name">
@@ -102,7 +121,9 @@ export function GateRow({ gate }: { gate: GateResultView }) {
           <GateSource source={gate.source} />
         </span>
         <span className="gate-meta small">
-          {gate.status === "failed" && gate.exitCode !== null && <span className="gate-exit">exit {gate.exitCode}</span>}
+          {gate.status === "failed" && gate.exitCode !== null && (
+            <span className="gate-exit">exit {gate.exitCode}</span>
+          )}
           <span className="gate-duration" data-testid="gate-duration">
             {ran ? formatDuration(gate.durationMs) : "—"}
           </span>

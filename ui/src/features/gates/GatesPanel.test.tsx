@@ -10,11 +10,34 @@ import { GatesPanel } from "./GatesPanel";
 
 /** The engine's answer, in its own order (module, then gate name). */
 const results: GateResultView[] = [
-  makeGate(1, { module: null, gate: "module-schema", status: "failed", command: "(Kiln checks module-schema)", exitCode: null, durationMs: 0, outputHead: "modules/api/Cargo.toml: no package name" }),
-  makeGate(2, { module: null, gate: "spec-schema", command: "(Kiln checks spec-schema)", exitCode: null, durationMs: 0, outputHead: "" }),
+  makeGate(1, {
+    module: null,
+    gate: "module-schema",
+    status: "failed",
+    command: "(Kiln checks module-schema)",
+    exitCode: null,
+    durationMs: 0,
+    outputHead: "modules/api/Cargo.toml: no package name",
+  }),
+  makeGate(2, {
+    module: null,
+    gate: "spec-schema",
+    command: "(Kiln checks spec-schema)",
+    exitCode: null,
+    durationMs: 0,
+    outputHead: "",
+  }),
   makeGate(3, { module: "@shop/api", gate: "tests", command: "cargo test -p api", durationMs: 65_000 }),
   makeGate(4, { module: "@shop/cart", gate: "dependencies", command: "npm ci --offline", durationMs: 8100 }),
-  makeGate(5, { module: "@shop/cart", gate: "format", status: "skipped", command: "", exitCode: null, durationMs: 0, outputHead: "" }),
+  makeGate(5, {
+    module: "@shop/cart",
+    gate: "format",
+    status: "skipped",
+    command: "",
+    exitCode: null,
+    durationMs: 0,
+    outputHead: "",
+  }),
   makeGate(6, { module: "@shop/cart", gate: "tests", command: "npm test", durationMs: 3200 }),
   makeGate(7, {
     module: "@shop/cart",
@@ -61,9 +84,25 @@ describe("GatesPanel", () => {
     const groups = screen.getAllByTestId("gate-group");
     expect(groups.map((g) => g.getAttribute("data-module"))).toEqual(["", "@shop/cart", "@shop/api"]);
     expect(within(groups[0]).getByRole("heading")).toHaveTextContent("Working copy");
-    expect(within(groups[0]).getAllByTestId("gate-row").map((r) => r.getAttribute("data-gate"))).toEqual(["spec-schema", "module-schema"]);
-    expect(within(groups[1]).getAllByTestId("gate-row").map((r) => r.getAttribute("data-gate"))).toEqual(["dependencies", "typecheck", "tests", "format"]);
-    expect(rows().map((r) => r.getAttribute("data-status"))).toEqual(["passed", "failed", "passed", "failed", "passed", "skipped", "passed"]);
+    expect(
+      within(groups[0])
+        .getAllByTestId("gate-row")
+        .map((r) => r.getAttribute("data-gate")),
+    ).toEqual(["spec-schema", "module-schema"]);
+    expect(
+      within(groups[1])
+        .getAllByTestId("gate-row")
+        .map((r) => r.getAttribute("data-gate")),
+    ).toEqual(["dependencies", "typecheck", "tests", "format"]);
+    expect(rows().map((r) => r.getAttribute("data-status"))).toEqual([
+      "passed",
+      "failed",
+      "passed",
+      "failed",
+      "passed",
+      "skipped",
+      "passed",
+    ]);
 
     const typecheck = row("@shop/cart", "typecheck");
     expect(within(typecheck).getByTestId("gate-status")).toHaveTextContent("failed");
@@ -139,7 +178,11 @@ describe("GatesPanel", () => {
     expect(lint).not.toHaveTextContent(/exit/);
     // Lint comes last in its module's gates, and the group is not marked failed.
     const cart = screen.getAllByTestId("gate-group").find((g) => g.getAttribute("data-module") === "@shop/cart")!;
-    expect(within(cart).getAllByTestId("gate-row").map((r) => r.getAttribute("data-gate"))).toEqual(["dependencies", "tests", "lint"]);
+    expect(
+      within(cart)
+        .getAllByTestId("gate-row")
+        .map((r) => r.getAttribute("data-gate")),
+    ).toEqual(["dependencies", "tests", "lint"]);
     expect(within(cart).getByRole("heading")).not.toHaveClass("gate-group-failed");
     expect(screen.getByTestId("gates-summary")).toHaveTextContent("4 passed · 1 not configured");
     expect(screen.getByTestId("gates-summary")).not.toHaveTextContent(/failed/);
@@ -159,7 +202,9 @@ describe("GatesPanel", () => {
     const output = within(typecheck).getByTestId("gate-output");
     expect(output.tagName).toBe("PRE");
     expect(output).toHaveClass("gate-output");
-    expect(output.textContent).toBe("src/cart.ts(3,1): error TS2304: Cannot find name 'coupon'.\n…\nFound 12 errors in 3 files.\n");
+    expect(output.textContent).toBe(
+      "src/cart.ts(3,1): error TS2304: Cannot find name 'coupon'.\n…\nFound 12 errors in 3 files.\n",
+    );
     expect(within(output).getByTestId("gate-output-head")).toHaveTextContent("error TS2304");
     expect(within(output).getByTestId("gate-output-tail")).toHaveTextContent("Found 12 errors");
 
@@ -186,14 +231,21 @@ describe("GatesPanel", () => {
   });
 
   it("says not run yet when only Kiln's working-copy checks ran, and shows no counts as a pass", async () => {
-    const schema = [makeGate(1, { module: null, gate: "module-schema", command: "(Kiln checks module-schema)", durationMs: 0 })];
+    const schema = [
+      makeGate(1, { module: null, gate: "module-schema", command: "(Kiln checks module-schema)", durationMs: 0 }),
+    ];
     renderWithStore(<Harness />, fakeBackend({ get_gates: () => schema }));
-    expect(await screen.findByTestId("gates-not-run")).toHaveTextContent("Not run yet. Only Kiln's own checks of the working copy ran");
+    expect(await screen.findByTestId("gates-not-run")).toHaveTextContent(
+      "Not run yet. Only Kiln's own checks of the working copy ran",
+    );
     expect(screen.getAllByTestId("gate-row")).toHaveLength(1);
   });
 
   it("says not run since the restore when a restore came after the last gate run", async () => {
-    const entries = [makeEntry(1, { kind: "gate", text: "**tests** passed" }), makeEntry(2, { kind: "system", text: "Restored the workspace to the state after the starting point (turn 0)." })];
+    const entries = [
+      makeEntry(1, { kind: "gate", text: "**tests** passed" }),
+      makeEntry(2, { kind: "system", text: "Restored the workspace to the state after the starting point (turn 0)." }),
+    ];
     function Restored() {
       const gates = useGates({ sessionId: "s1", gateKey: 0, active: true, debounceMs: 30 });
       return <GatesPanel gates={gates} running={false} entries={entries} />;
@@ -287,7 +339,11 @@ describe("Gates tab in the session", () => {
   const session = makeSession({ state: "editing" });
 
   it("opens the gates panel, fetching again on open, with the failures counted on the tab label", async () => {
-    const backend = fakeBackend({ get_session: () => session, get_transcript: () => [makeEntry(1)], get_gates: () => results });
+    const backend = fakeBackend({
+      get_session: () => session,
+      get_transcript: () => [makeEntry(1)],
+      get_gates: () => results,
+    });
     const gateCalls = () => backend.call.mock.calls.filter(([c]) => c === "get_gates").length;
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
     await screen.findAllByTestId("entry");
@@ -303,7 +359,9 @@ describe("Gates tab in the session", () => {
     fireEvent.click(tab);
     expect(tab).toHaveAttribute("aria-selected", "true");
     expect(await screen.findByTestId("gates-panel")).toBeVisible();
-    expect(screen.getByRole("tabpanel", { name: "Gates 2 failed" })).toContainElement(screen.getByTestId("gates-panel"));
+    expect(screen.getByRole("tabpanel", { name: "Gates 2 failed" })).toContainElement(
+      screen.getByTestId("gates-panel"),
+    );
     await waitFor(() => expect(gateCalls()).toBe(before + 1));
     expect(screen.getAllByTestId("gate-row")).toHaveLength(7);
     expect(screen.getByTestId("transcript")).not.toBeVisible();
@@ -337,11 +395,29 @@ describe("Gates tab in the session", () => {
 
     // A turn's gates passed, then the files were restored.
     answer = [makeGate(1)];
-    act(() => backend.emit({ id: 60, at: "2025-01-01T10:31:00Z", body: { type: "transcript", entry: makeEntry(2, { kind: "gate", text: "**tests** passed" }) } }));
-    await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "passed"), { timeout: 3000 });
+    act(() =>
+      backend.emit({
+        id: 60,
+        at: "2025-01-01T10:31:00Z",
+        body: { type: "transcript", entry: makeEntry(2, { kind: "gate", text: "**tests** passed" }) },
+      }),
+    );
+    await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "passed"), {
+      timeout: 3000,
+    });
     entries = [makeEntry(1), makeEntry(2, { kind: "gate" })];
     act(() =>
-      backend.emit({ id: 61, at: "2025-01-01T10:32:00Z", body: { type: "transcript", entry: makeEntry(3, { kind: "system", text: "Restored the workspace to the state after the starting point (turn 0)." }) } }),
+      backend.emit({
+        id: 61,
+        at: "2025-01-01T10:32:00Z",
+        body: {
+          type: "transcript",
+          entry: makeEntry(3, {
+            kind: "system",
+            text: "Restored the workspace to the state after the starting point (turn 0).",
+          }),
+        },
+      }),
     );
     await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "stale"));
     fireEvent.click(screen.getByTestId("tab-gates"));
@@ -350,7 +426,11 @@ describe("Gates tab in the session", () => {
 
   it("fetches the gates again, debounced, when the transcript gets gate entries, not for other entries", async () => {
     let answer = [makeGate(1)];
-    const backend = fakeBackend({ get_session: () => session, get_transcript: () => [makeEntry(1)], get_gates: () => answer });
+    const backend = fakeBackend({
+      get_session: () => session,
+      get_transcript: () => [makeEntry(1)],
+      get_gates: () => answer,
+    });
     const gateCalls = () => backend.call.mock.calls.filter(([c]) => c === "get_gates").length;
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
     await screen.findAllByTestId("entry");
@@ -360,15 +440,29 @@ describe("Gates tab in the session", () => {
     const settled = gateCalls();
 
     // Not for a tool entry.
-    act(() => backend.emit({ id: 50, at: "2025-01-01T10:30:00Z", body: { type: "transcript", entry: makeEntry(2, { kind: "tool" }) } }));
+    act(() =>
+      backend.emit({
+        id: 50,
+        at: "2025-01-01T10:30:00Z",
+        body: { type: "transcript", entry: makeEntry(2, { kind: "tool" }) },
+      }),
+    );
     await sleep(700);
     expect(gateCalls()).toBe(settled);
 
     // A burst of gate entries: one fetch once it settles.
     answer = [makeGate(1), makeGate(2, { gate: "typecheck", status: "failed" })];
     act(() => {
-      backend.emit({ id: 51, at: "2025-01-01T10:31:00Z", body: { type: "transcript", entry: makeEntry(3, { kind: "gate", text: "**tests** passed" }) } });
-      backend.emit({ id: 52, at: "2025-01-01T10:31:01Z", body: { type: "transcript", entry: makeEntry(4, { kind: "gate", text: "**typecheck** failed" }) } });
+      backend.emit({
+        id: 51,
+        at: "2025-01-01T10:31:00Z",
+        body: { type: "transcript", entry: makeEntry(3, { kind: "gate", text: "**tests** passed" }) },
+      });
+      backend.emit({
+        id: 52,
+        at: "2025-01-01T10:31:01Z",
+        body: { type: "transcript", entry: makeEntry(4, { kind: "gate", text: "**typecheck** failed" }) },
+      });
     });
     await waitFor(() => expect(gateCalls()).toBe(settled + 1), { timeout: 2000 });
     await waitFor(() => expect(screen.getAllByTestId("gate-row")).toHaveLength(2));

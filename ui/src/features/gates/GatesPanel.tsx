@@ -1,4 +1,5 @@
 // The Gates tab: each gate's latest result grouped per module (the working copy's first), counts, and "Check modules" (check_modules); a not-configured gate is neutral, never a failure; "not run yet" until a module gate ran, and after a restore.
+import type { ReactNode } from "react";
 import type { TranscriptEntry } from "../../api/types";
 import type { GateCounts, GateGroup } from "../../lib/gates";
 import { type GateFreshness, gateFreshness } from "../../lib/gateFreshness";
@@ -80,7 +81,7 @@ export function GatesPanel({ gates, moduleOrder = [], running, entries }: GatesP
   const busy = checking || running;
   const freshness = list ? gateFreshness(list, entries) : null;
 
-  let body;
+  let body: ReactNode;
   if (list === null) {
     body = error ? null : <Loading label="Loading gates…" />;
   } else if (list.length === 0) {
@@ -91,7 +92,10 @@ export function GatesPanel({ gates, moduleOrder = [], running, entries }: GatesP
     );
   } else {
     body = (
-      <div className={freshness === "stale" ? "gate-groups gate-groups-stale" : "gate-groups"} data-freshness={freshness ?? undefined}>
+      <div
+        className={freshness === "stale" ? "gate-groups gate-groups-stale" : "gate-groups"}
+        data-freshness={freshness ?? undefined}
+      >
         {freshness && <FreshnessNote freshness={freshness} empty={false} />}
         {groupGates(list, moduleOrder).map((group) => (
           <GateGroupView key={group.module ?? ""} group={group} />

@@ -26,7 +26,12 @@ export function GatesTabBadge({ gates, checking = false, entries }: GatesTabBadg
   if (freshness !== "current") {
     const title = freshness === "stale" ? "Not run since the restore" : "Not run yet";
     return (
-      <span className="tab-badge tab-badge-neutral" data-testid="tab-gates-summary" data-state={freshness} title={title}>
+      <span
+        className="tab-badge tab-badge-neutral"
+        data-testid="tab-gates-summary"
+        data-state={freshness}
+        title={title}
+      >
         –<span className="sr-only"> ({title.toLowerCase()})</span>
       </span>
     );
@@ -34,7 +39,12 @@ export function GatesTabBadge({ gates, checking = false, entries }: GatesTabBadg
   const { passed, failed } = countGates(gates);
   if (failed > 0) {
     return (
-      <span className="tab-badge tab-badge-failed" data-testid="tab-gates-summary" data-state="failed" title={`${failed} failed`}>
+      <span
+        className="tab-badge tab-badge-failed"
+        data-testid="tab-gates-summary"
+        data-state="failed"
+        title={`${failed} failed`}
+      >
         {failed}
         <span className="sr-only"> failed</span>
       </span>
@@ -43,7 +53,12 @@ export function GatesTabBadge({ gates, checking = false, entries }: GatesTabBadg
   // Skipped gates alone are not a pass.
   if (passed === 0) return null;
   return (
-    <span className="tab-badge tab-badge-passed" data-testid="tab-gates-summary" data-state="passed" title="Every gate that ran passed">
+    <span
+      className="tab-badge tab-badge-passed"
+      data-testid="tab-gates-summary"
+      data-state="passed"
+      title="Every gate that ran passed"
+    >
       <Icon name="check" size={11} />
       <span className="sr-only"> (all passed)</span>
     </span>

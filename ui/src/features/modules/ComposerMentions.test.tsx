@@ -18,11 +18,21 @@ describe("Composer @-autocomplete", () => {
     const user = userEvent.setup();
     await user.click(text);
     await user.type(text, "Also touch @");
-    await waitFor(() => expect(screen.getAllByTestId("module-option").map((o) => o.getAttribute("data-module"))).toEqual(["@shop/cart", "@shop/api"]));
+    await waitFor(() =>
+      expect(screen.getAllByTestId("module-option").map((o) => o.getAttribute("data-module"))).toEqual([
+        "@shop/cart",
+        "@shop/api",
+      ]),
+    );
     await user.keyboard("{ArrowDown}{Enter}");
     expect(text.value).toBe("Also touch @shop/api ");
     expect(backend.call).not.toHaveBeenCalledWith("send_message", expect.anything());
     await user.keyboard("{Enter}");
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("send_message", expect.objectContaining({ text: "Also touch @shop/api" })));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith(
+        "send_message",
+        expect.objectContaining({ text: "Also touch @shop/api" }),
+      ),
+    );
   });
 });

@@ -7,7 +7,11 @@ import type { ModuleInfo } from "../../api/types";
 import { ModuleAutocomplete } from "./ModuleAutocomplete";
 
 const mod = (id: string, directory: string): ModuleInfo => ({ id, directory, toolchain: "node", specStatus: null });
-const modules = [mod("@shop/cart", "modules/cart"), mod("@shop/catalog", "modules/catalog"), mod("@shop/orders", "modules/orders")];
+const modules = [
+  mod("@shop/cart", "modules/cart"),
+  mod("@shop/catalog", "modules/catalog"),
+  mod("@shop/orders", "modules/orders"),
+];
 
 /** A textarea with its own Enter handler (as the composer's Enter-to-send). */
 function Harness({ onEnter }: { onEnter: () => void }) {
@@ -40,7 +44,11 @@ function setup() {
 }
 
 const names = () => screen.getAllByTestId("module-option").map((o) => o.getAttribute("data-module"));
-const selected = () => screen.getAllByTestId("module-option").find((o) => o.getAttribute("aria-selected") === "true")?.getAttribute("data-module");
+const selected = () =>
+  screen
+    .getAllByTestId("module-option")
+    .find((o) => o.getAttribute("aria-selected") === "true")
+    ?.getAttribute("data-module");
 
 describe("ModuleAutocomplete", () => {
   it("opens on @ with every module, and narrows by what follows", async () => {

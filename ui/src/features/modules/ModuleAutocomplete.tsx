@@ -34,7 +34,14 @@ export function ModuleAutocomplete(props: ModuleAutocompleteProps) {
 
   if (!open) return null;
   return (
-    <ul className="mention-list" role="listbox" id={listId} aria-label="Modules" style={place} data-testid="module-autocomplete">
+    <ul
+      className="mention-list"
+      role="listbox"
+      id={listId}
+      aria-label="Modules"
+      style={place}
+      data-testid="module-autocomplete"
+    >
       {options.map((m, i) => (
         <li
           key={m.id}

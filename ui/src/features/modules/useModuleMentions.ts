@@ -23,7 +23,13 @@ export interface ModuleMentions {
   accept: (module: ModuleInfo) => void;
 }
 
-export function useModuleMentions({ inputRef, value, onChange, modules, enabled = true }: ModuleMentionsOptions): ModuleMentions {
+export function useModuleMentions({
+  inputRef,
+  value,
+  onChange,
+  modules,
+  enabled = true,
+}: ModuleMentionsOptions): ModuleMentions {
   const listId = useId();
   // Caret moves and focus changes do not change the value: they re-render through this.
   const [, refresh] = useReducer((n: number) => n + 1, 0);
@@ -85,7 +91,8 @@ export function useModuleMentions({ inputRef, value, onChange, modules, enabled 
       let handled = true;
       if (e.key === "ArrowDown") setActive((s.current + 1) % n);
       else if (e.key === "ArrowUp") setActive((s.current - 1 + n) % n);
-      else if ((e.key === "Enter" || e.key === "Tab") && !e.shiftKey && !e.ctrlKey && !e.metaKey && !e.altKey) s.accept(s.options[s.current]);
+      else if ((e.key === "Enter" || e.key === "Tab") && !e.shiftKey && !e.ctrlKey && !e.metaKey && !e.altKey)
+        s.accept(s.options[s.current]);
       else if (e.key === "Escape") setDismissedAt(s.mention?.start ?? null);
       else handled = false;
       if (handled) {

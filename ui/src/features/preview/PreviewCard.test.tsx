@@ -10,7 +10,13 @@ const session = makeSession({
   state: "editing",
   modules: [
     { id: "@shop/cart", directory: "modules/cart", kind: "edit", joinedAt: "2025-01-01T10:00:00Z", baseSequence: 0 },
-    { id: "@shop/coupons", directory: "modules/coupons", kind: "new", joinedAt: "2025-01-01T10:01:00Z", baseSequence: 2 },
+    {
+      id: "@shop/coupons",
+      directory: "modules/coupons",
+      kind: "new",
+      joinedAt: "2025-01-01T10:01:00Z",
+      baseSequence: 2,
+    },
   ],
 });
 
@@ -82,7 +88,9 @@ describe("PreviewCard", () => {
     fireEvent.click(screen.getByTestId("tab-changes"));
     const filter = await screen.findByTestId("diff-module");
     expect(filter).toHaveValue("@shop/coupons");
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("get_diff", { sessionId: "s1", moduleId: "@shop/coupons" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("get_diff", { sessionId: "s1", moduleId: "@shop/coupons" }),
+    );
     expect(backend.call).not.toHaveBeenCalledWith("get_diff", { sessionId: "s1" });
 
     // The diff's own selector still works on its own.
@@ -98,7 +106,9 @@ describe("PreviewCard", () => {
     expect(screen.queryByTestId("preview-log")).toBeNull();
 
     const log = Array.from({ length: 230 }, (_, i) => `line ${i}`).concat("Error: Cannot find module 'express'");
-    act(() => backend.emit(previewEvent(preview({ state: "crashed", message: "exited 3 times within 10 s (code 1)", log }))));
+    act(() =>
+      backend.emit(previewEvent(preview({ state: "crashed", message: "exited 3 times within 10 s (code 1)", log }))),
+    );
     expect(screen.getByTestId("preview-state")).toHaveTextContent("Crashed");
     expect(screen.getByTestId("preview-message")).toHaveTextContent("exited 3 times within 10 s (code 1)");
     const pre = screen.getByTestId("preview-log");

@@ -22,7 +22,15 @@ export interface PreviewCardProps {
   onLayoutChange?: (layout: PreviewLayout) => void;
 }
 
-export function PreviewCard({ handle, modules, moduleId, onModuleChange, onClose, layout, onLayoutChange }: PreviewCardProps) {
+export function PreviewCard({
+  handle,
+  modules,
+  moduleId,
+  onModuleChange,
+  onClose,
+  layout,
+  onLayoutChange,
+}: PreviewCardProps) {
   const { preview, error, busy } = handle;
   const [reloads, setReloads] = useState(0);
   const [logShown, setLogShown] = useState(false);
@@ -74,13 +82,20 @@ export function PreviewCard({ handle, modules, moduleId, onModuleChange, onClose
           <ErrorMessage error={error} testId="preview-error" />
           {error.code === "PREVIEW_NOT_CONFIGURED" && (
             <p className="hint">
-              Add a <code>[preview]</code> section with a <code>command</code> (or a <code>root</code> of static files) to the workspace's{" "}
-              <code>kiln.toml</code>.
+              Add a <code>[preview]</code> section with a <code>command</code> (or a <code>root</code> of static files)
+              to the workspace's <code>kiln.toml</code>.
             </p>
           )}
         </div>
       )}
-      <PreviewViewport preview={preview} refused={error !== null && preview === null} url={url} reloads={reloads} moduleId={moduleId} logShown={logShown} />
+      <PreviewViewport
+        preview={preview}
+        refused={error !== null && preview === null}
+        url={url}
+        reloads={reloads}
+        moduleId={moduleId}
+        logShown={logShown}
+      />
       {bridge && (
         <p className="preview-bridge small muted" data-testid="preview-bridge">
           Data from <code>{bridge.url}</code>: {bridge.forwarded} forwarded · {bridge.unavailable} unavailable

@@ -47,14 +47,30 @@ interface Action {
 function actionsOf(props: PreviewToolbarProps): Action[] {
   const { url, busy, layout, onLayoutChange } = props;
   const list: Action[] = [
-    { key: "log-toggle", label: "Log", title: "The application's output", onClick: props.onToggleLog, pressed: props.logShown },
+    {
+      key: "log-toggle",
+      label: "Log",
+      title: "The application's output",
+      onClick: props.onToggleLog,
+      pressed: props.logShown,
+    },
   ];
   // Full screen covers both places, so where the card docks is chosen outside it.
   if (layout && onLayoutChange && !props.fullScreen) {
     list.push(
       layout === "split"
-        ? { key: "layout", label: "As a tab", title: "Give the preview its own tab, at full width", onClick: () => onLayoutChange("tab") }
-        : { key: "layout", label: "Beside chat", title: "Dock the preview beside the chat, with a divider to resize", onClick: () => onLayoutChange("split") },
+        ? {
+            key: "layout",
+            label: "As a tab",
+            title: "Give the preview its own tab, at full width",
+            onClick: () => onLayoutChange("tab"),
+          }
+        : {
+            key: "layout",
+            label: "Beside chat",
+            title: "Dock the preview beside the chat, with a divider to resize",
+            onClick: () => onLayoutChange("split"),
+          },
     );
   }
   list.push(
@@ -65,8 +81,20 @@ function actionsOf(props: PreviewToolbarProps): Action[] {
       onClick: props.onToggleFullScreen,
       pressed: props.fullScreen,
     },
-    { key: "open", label: "Open in browser", title: "Open this screen in a browser tab", onClick: props.onOpen, disabled: !url },
-    { key: "restart", label: props.state === "stopped" ? "Start" : "Restart", title: "Start the application again", onClick: props.onRestart, disabled: busy },
+    {
+      key: "open",
+      label: "Open in browser",
+      title: "Open this screen in a browser tab",
+      onClick: props.onOpen,
+      disabled: !url,
+    },
+    {
+      key: "restart",
+      label: props.state === "stopped" ? "Start" : "Restart",
+      title: "Start the application again",
+      onClick: props.onRestart,
+      disabled: busy,
+    },
   );
   return list;
 }
@@ -149,7 +177,13 @@ export function PreviewToolbar(props: PreviewToolbarProps) {
         </span>
         <label className="preview-module" htmlFor={selectId}>
           <span className="sr-only">Module</span>
-          <select id={selectId} className="input" value={moduleId} onChange={(e) => props.onModuleChange(e.target.value)} data-testid="preview-module">
+          <select
+            id={selectId}
+            className="input"
+            value={moduleId}
+            onChange={(e) => props.onModuleChange(e.target.value)}
+            data-testid="preview-module"
+          >
             {modules.map((m) => (
               <option key={m.id} value={m.id}>
                 {m.id}
@@ -158,7 +192,14 @@ export function PreviewToolbar(props: PreviewToolbarProps) {
           </select>
         </label>
         <span className="preview-toolbar-gap" />
-        <button type="button" className="btn btn-small" onClick={props.onReload} disabled={!url} title="Load the module's screen again" data-testid="preview-reload">
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={props.onReload}
+          disabled={!url}
+          title="Load the module's screen again"
+          data-testid="preview-reload"
+        >
           Reload
         </button>
         {actions.map((a) => (
@@ -176,7 +217,15 @@ export function PreviewToolbar(props: PreviewToolbarProps) {
           </button>
         ))}
         <MoreMenu actions={actions} />
-        <button type="button" className="btn btn-small preview-close" onClick={props.onClose} disabled={busy} aria-label="Stop the preview and close it" title="Stop and close" data-testid="preview-close">
+        <button
+          type="button"
+          className="btn btn-small preview-close"
+          onClick={props.onClose}
+          disabled={busy}
+          aria-label="Stop the preview and close it"
+          title="Stop and close"
+          data-testid="preview-close"
+        >
           <Icon name="cross" size={14} />
         </button>
       </div>

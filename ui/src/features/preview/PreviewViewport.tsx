@@ -48,7 +48,8 @@ function Placeholder({ preview, refused }: { preview: PreviewView | null; refuse
   if (preview.state === "stopped") {
     return (
       <p className="muted" data-testid="preview-message">
-        The preview is stopped{preview.message && preview.message !== "stopped" ? `: ${preview.message}` : "."} Start it again to see the application.
+        The preview is stopped{preview.message && preview.message !== "stopped" ? `: ${preview.message}` : "."} Start it
+        again to see the application.
       </p>
     );
   }

@@ -32,10 +32,25 @@ export function Drawer({ title, onClose, children, testId }: DrawerProps) {
 
   return createPortal(
     <div className="drawer-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div ref={panelRef} className="drawer" role="dialog" aria-modal="true" aria-label={title} tabIndex={-1} onKeyDown={onKeyDown} data-testid={testId}>
+      <div
+        ref={panelRef}
+        className="drawer"
+        role="dialog"
+        aria-modal="true"
+        aria-label={title}
+        tabIndex={-1}
+        onKeyDown={onKeyDown}
+        data-testid={testId}
+      >
         <div className="drawer-head">
           <h2 className="drawer-title">{title}</h2>
-          <button type="button" className="btn btn-small drawer-close" onClick={onClose} aria-label={`Close ${title.toLowerCase()}`} data-testid="drawer-close">
+          <button
+            type="button"
+            className="btn btn-small drawer-close"
+            onClick={onClose}
+            aria-label={`Close ${title.toLowerCase()}`}
+            data-testid="drawer-close"
+          >
             <Icon name="cross" size={14} />
           </button>
         </div>

@@ -19,7 +19,9 @@ export function ReviewStates({ session }: { session: SessionView }) {
             data-review={state}
             title={review ? review.summary : "No auto-review report yet"}
           >
-            {many ? `${m.id}: ${REVIEW_LABEL[state]}` : REVIEW_LABEL[state][0].toUpperCase() + REVIEW_LABEL[state].slice(1)}
+            {many
+              ? `${m.id}: ${REVIEW_LABEL[state]}`
+              : REVIEW_LABEL[state][0].toUpperCase() + REVIEW_LABEL[state].slice(1)}
           </span>
         );
       })}

@@ -43,7 +43,10 @@ describe("RunningBar", () => {
   });
 
   it("offers no Retry on an archived blocked session", () => {
-    renderWithStore(<RunningBar session={makeSession({ state: "blocked", archivedAt: "2025-01-02T00:00:00Z" })} entries={[]} />, fakeBackend());
+    renderWithStore(
+      <RunningBar session={makeSession({ state: "blocked", archivedAt: "2025-01-02T00:00:00Z" })} entries={[]} />,
+      fakeBackend(),
+    );
     expect(screen.queryByTestId("retry-turn")).toBeNull();
   });
 });

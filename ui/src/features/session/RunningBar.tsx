@@ -32,7 +32,15 @@ function doing(session: SessionView, entries: TranscriptEntry[] | undefined) {
   );
 }
 
-function WorkingBar({ session, entries, startedHere }: { session: SessionView; entries: TranscriptEntry[] | undefined; startedHere: boolean }) {
+function WorkingBar({
+  session,
+  entries,
+  startedHere,
+}: {
+  session: SessionView;
+  entries: TranscriptEntry[] | undefined;
+  startedHere: boolean;
+}) {
   const { backend, dispatch } = useStore();
   const [mountedAt] = useState(() => Date.now());
   // The moment work was seen to begin here (null when it already ran at first sight); a new phase starts the clock again.
@@ -116,7 +124,13 @@ function BlockedBar({ session }: { session: SessionView }) {
       <span className="running-text">
         <strong>The last turn failed.</strong> Nothing continues until you retry it or send a message.
       </span>
-      <button type="button" className="btn btn-small btn-primary" onClick={() => void retry()} disabled={busy} data-testid="retry-turn">
+      <button
+        type="button"
+        className="btn btn-small btn-primary"
+        onClick={() => void retry()}
+        disabled={busy}
+        data-testid="retry-turn"
+      >
         {busy ? "Retrying…" : "Retry"}
       </button>
       {error && <ErrorMessage error={error} />}

@@ -92,12 +92,24 @@ export function SessionActions({ session, onRemoved }: SessionActionsProps) {
         </button>
       )}
       {canRestore && (
-        <button type="button" className="btn btn-small" data-testid="restore" disabled={busy} onClick={() => void restore()}>
+        <button
+          type="button"
+          className="btn btn-small"
+          data-testid="restore"
+          disabled={busy}
+          onClick={() => void restore()}
+        >
           Restore
         </button>
       )}
       {canReject && (
-        <button type="button" className="btn btn-small" data-testid="reject" disabled={busy} onClick={() => setPending({ kind: "reject", stop: needsStop })}>
+        <button
+          type="button"
+          className="btn btn-small"
+          data-testid="reject"
+          disabled={busy}
+          onClick={() => setPending({ kind: "reject", stop: needsStop })}
+        >
           Reject
         </button>
       )}
@@ -158,7 +170,11 @@ function ActionDialog(props: ActionDialogProps) {
       onConfirm={onConfirm}
       onCancel={onCancel}
     >
-      {kind === "archive" && <p>Archive <strong>{name}</strong>? You can restore it later.</p>}
+      {kind === "archive" && (
+        <p>
+          Archive <strong>{name}</strong>? You can restore it later.
+        </p>
+      )}
       {kind === "reject" && (
         <p>
           Reject <strong>{name}</strong>? Its change will not be delivered. You can restore it later.
@@ -175,7 +191,12 @@ function ActionDialog(props: ActionDialogProps) {
             Delete <strong>{name}</strong> and its working copy? This cannot be undone.
           </p>
           <label className="checkbox">
-            <input type="checkbox" checked={keepTranscript} onChange={(e) => onKeepTranscript(e.target.checked)} data-testid="keep-transcript" />
+            <input
+              type="checkbox"
+              checked={keepTranscript}
+              onChange={(e) => onKeepTranscript(e.target.checked)}
+              data-testid="keep-transcript"
+            />
             Keep transcript
           </label>
         </>

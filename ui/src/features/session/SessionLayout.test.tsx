@@ -33,7 +33,12 @@ function narrowWindow() {
   vi.stubGlobal(
     "matchMedia",
     (query: string) =>
-      ({ matches: query.includes("max-width: 1099px"), media: query, addEventListener: () => {}, removeEventListener: () => {} }) as unknown as MediaQueryList,
+      ({
+        matches: query.includes("max-width: 1099px"),
+        media: query,
+        addEventListener: () => {},
+        removeEventListener: () => {},
+      }) as unknown as MediaQueryList,
   );
 }
 
@@ -59,12 +64,35 @@ describe("session layout", () => {
     expect(items[2]).toHaveAccessibleName(/Approve me.*needs you/);
 
     // A session event changes its dot at once.
-    act(() => backend.emit({ id: 40, at: "", body: { type: "session", session: { ...others[0], state: "editing", updatedAt: "2025-01-09T00:00:00Z" } } }));
-    await waitFor(() => expect(within(rail).getByText("Approve me").closest("a")).toHaveAttribute("data-status", "idle"));
+    act(() =>
+      backend.emit({
+        id: 40,
+        at: "",
+        body: { type: "session", session: { ...others[0], state: "editing", updatedAt: "2025-01-09T00:00:00Z" } },
+      }),
+    );
+    await waitFor(() =>
+      expect(within(rail).getByText("Approve me").closest("a")).toHaveAttribute("data-status", "idle"),
+    );
     // A provider failure in another session's live view turns its dot red at once.
-    const status = { kind: "failed" as const, message: "401 Unauthorized", attempt: null, maxAttempts: null, reason: "auth" as const, httpStatus: 401 };
-    act(() => backend.emit({ id: 41, at: "", body: { type: "live", live: { sessionId: "s3", phase: "turn", role: null, module: null, text: null, status } } }));
-    await waitFor(() => expect(within(rail).getByText("Busy one").closest("a")).toHaveAttribute("data-status", "failed"));
+    const status = {
+      kind: "failed" as const,
+      message: "401 Unauthorized",
+      attempt: null,
+      maxAttempts: null,
+      reason: "auth" as const,
+      httpStatus: 401,
+    };
+    act(() =>
+      backend.emit({
+        id: 41,
+        at: "",
+        body: { type: "live", live: { sessionId: "s3", phase: "turn", role: null, module: null, text: null, status } },
+      }),
+    );
+    await waitFor(() =>
+      expect(within(rail).getByText("Busy one").closest("a")).toHaveAttribute("data-status", "failed"),
+    );
 
     fireEvent.click(within(rail).getByTestId("session-rail-toggle"));
     expect(rail).toHaveClass("session-rail-collapsed");
@@ -126,7 +154,9 @@ describe("session layout", () => {
     // The details give their column to the preview and open from the header.
     expect(screen.queryByTestId("session-side")).toBeNull();
     fireEvent.click(screen.getByTestId("details-button"));
-    expect(within(screen.getByRole("dialog", { name: "Session details" })).getByTestId("session-modules")).toBeInTheDocument();
+    expect(
+      within(screen.getByRole("dialog", { name: "Session details" })).getByTestId("session-modules"),
+    ).toBeInTheDocument();
   });
 
   it("the preview can fill its own tab, and back; closing it removes the tab", async () => {

@@ -11,7 +11,13 @@ const session = makeSession({
   setup: "passed",
   modules: [
     { id: "@shop/cart", directory: "modules/cart", kind: "edit", joinedAt: "2025-01-01T10:00:00Z", baseSequence: 0 },
-    { id: "@shop/coupons", directory: "modules/coupons", kind: "new", joinedAt: "2025-01-01T10:01:00Z", baseSequence: 2 },
+    {
+      id: "@shop/coupons",
+      directory: "modules/coupons",
+      kind: "new",
+      joinedAt: "2025-01-01T10:01:00Z",
+      baseSequence: 2,
+    },
   ],
 });
 
@@ -49,8 +55,16 @@ describe("SessionScreen", () => {
 
     const at = "2025-01-01T10:10:00Z";
     act(() => {
-      backend.emit({ id: 10, at, body: { type: "transcript", entry: makeEntry(4, { kind: "tool", text: "ran `npm test`" }) } });
-      backend.emit({ id: 10, at, body: { type: "transcript", entry: makeEntry(4, { kind: "tool", text: "ran `npm test`" }) } });
+      backend.emit({
+        id: 10,
+        at,
+        body: { type: "transcript", entry: makeEntry(4, { kind: "tool", text: "ran `npm test`" }) },
+      });
+      backend.emit({
+        id: 10,
+        at,
+        body: { type: "transcript", entry: makeEntry(4, { kind: "tool", text: "ran `npm test`" }) },
+      });
       backend.emit({ id: 11, at, body: { type: "transcript", entry: makeEntry(1, { sessionId: "other" }) } });
       backend.emit({ id: 12, at, body: { type: "session", session: { ...session, state: "review", updatedAt: at } } });
     });
@@ -86,7 +100,14 @@ describe("SessionScreen", () => {
     const running = { ...session, running: true, role: "backend-engineer" };
     const backend = fakeBackend({
       get_session: () => running,
-      get_transcript: () => [makeEntry(1, { kind: "system", role: "frontend-engineer", text: "**Frontend Engineer** takes the turn in `@shop/cart`.", createdAt: started })],
+      get_transcript: () => [
+        makeEntry(1, {
+          kind: "system",
+          role: "frontend-engineer",
+          text: "**Frontend Engineer** takes the turn in `@shop/cart`.",
+          createdAt: started,
+        }),
+      ],
       stop_turn: (args) => ({ ...session, id: args.sessionId, running: false }),
     });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
@@ -104,7 +125,11 @@ describe("SessionScreen", () => {
     const backend = fakeBackend({
       get_session: () => awaiting,
       get_transcript: () => [
-        makeEntry(1, { kind: "system", module: "@shop/coupons", text: "Waiting for your approval: a new module. Read the specification of `@shop/coupons` and approve it to go on." }),
+        makeEntry(1, {
+          kind: "system",
+          module: "@shop/coupons",
+          text: "Waiting for your approval: a new module. Read the specification of `@shop/coupons` and approve it to go on.",
+        }),
       ],
       approve_spec: () => ({ ...session, state: "editing" }),
       get_settings: () => makeSettings(),
@@ -117,7 +142,9 @@ describe("SessionScreen", () => {
     // The module the system entry names waits, and comes first.
     expect(card.querySelector("[data-module]")).toHaveAttribute("data-module", "@shop/coupons");
     fireEvent.click(buttons[0]);
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("approve_spec", { sessionId: "s1", moduleId: "@shop/coupons" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("approve_spec", { sessionId: "s1", moduleId: "@shop/coupons" }),
+    );
     await waitFor(() => expect(screen.queryByTestId("approval-card")).not.toBeInTheDocument());
   });
 
@@ -127,9 +154,19 @@ describe("SessionScreen", () => {
     const backend = fakeBackend({
       get_session: () => awaiting,
       get_transcript: () => [
-        makeEntry(1, { kind: "system", module: "@shop/coupons", text: "Waiting for your approval: read the specification of `@shop/coupons`." }),
+        makeEntry(1, {
+          kind: "system",
+          module: "@shop/coupons",
+          text: "Waiting for your approval: read the specification of `@shop/coupons`.",
+        }),
       ],
-      get_spec: (args) => ({ moduleId: args.moduleId, path: "modules/coupons/SPEC.md", text, status: "draft", approved: false }),
+      get_spec: (args) => ({
+        moduleId: args.moduleId,
+        path: "modules/coupons/SPEC.md",
+        text,
+        status: "draft",
+        approved: false,
+      }),
       get_settings: () => makeSettings(),
     });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
@@ -145,7 +182,11 @@ describe("SessionScreen", () => {
 
     text = "---\nstatus: draft\n---\n# Coupons\n\nTwo coupons per cart.\n";
     act(() => {
-      backend.emit({ id: 30, at: "2025-01-01T10:20:00Z", body: { type: "transcript", entry: makeEntry(2, { kind: "agent", text: "I changed the spec" }) } });
+      backend.emit({
+        id: 30,
+        at: "2025-01-01T10:20:00Z",
+        body: { type: "transcript", entry: makeEntry(2, { kind: "agent", text: "I changed the spec" }) },
+      });
     });
     await waitFor(() => expect(within(panel).getByTestId("spec-body")).toHaveTextContent("Two coupons per cart."));
   });
@@ -154,7 +195,13 @@ describe("SessionScreen", () => {
     const backend = fakeBackend({
       get_session: () => ({ ...session, state: "awaiting-approval" as const }),
       get_transcript: () => [],
-      get_spec: (args) => ({ moduleId: args.moduleId, path: "modules/cart/SPEC.md", text: null, status: null, approved: false }),
+      get_spec: (args) => ({
+        moduleId: args.moduleId,
+        path: "modules/cart/SPEC.md",
+        text: null,
+        status: null,
+        approved: false,
+      }),
     });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
     const card = await screen.findByTestId("approval-card");
@@ -185,7 +232,13 @@ describe("SessionScreen", () => {
     const backend = fakeBackend({
       get_session: () => session,
       get_transcript: () => [],
-      get_spec: (args) => ({ moduleId: args.moduleId, path: "modules/coupons/SPEC.md", text: "---\nstatus: approved\n---\n# Coupons\n", status: "approved", approved: true }),
+      get_spec: (args) => ({
+        moduleId: args.moduleId,
+        path: "modules/coupons/SPEC.md",
+        text: "---\nstatus: approved\n---\n# Coupons\n",
+        status: "approved",
+        approved: true,
+      }),
     });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
 
@@ -210,8 +263,14 @@ describe("SessionScreen", () => {
     const usage = {
       total: makeTotals({ turns: 3, inputTokens: 12_000, outputTokens: 3_400, costUsd: 0.0123, unknownCostTurns: 1 }),
       byRole: [
-        { role: "business-manager", usage: makeTotals({ turns: 2, inputTokens: 8_000, outputTokens: 2_000, costUsd: 0.0123 }) },
-        { role: "backend-engineer", usage: makeTotals({ turns: 1, inputTokens: 4_000, outputTokens: 1_400, costUsd: null, unknownCostTurns: 1 }) },
+        {
+          role: "business-manager",
+          usage: makeTotals({ turns: 2, inputTokens: 8_000, outputTokens: 2_000, costUsd: 0.0123 }),
+        },
+        {
+          role: "backend-engineer",
+          usage: makeTotals({ turns: 1, inputTokens: 4_000, outputTokens: 1_400, costUsd: null, unknownCostTurns: 1 }),
+        },
       ],
     };
     const backend = fakeBackend({ get_session: () => ({ ...session, usage }), get_transcript: () => [] });
@@ -240,12 +299,16 @@ describe("SessionScreen", () => {
     expect(toggle).toBe(screen.getByLabelText("Auto-continue handoffs"));
     expect(toggle).toBeChecked();
     fireEvent.click(toggle);
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_session", { sessionId: "s1", autoContinue: false }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("update_session", { sessionId: "s1", autoContinue: false }),
+    );
     await waitFor(() => expect(screen.getByTestId("auto-continue")).not.toBeChecked());
     await waitFor(() => expect(screen.getByTestId("auto-continue")).toBeEnabled());
 
     fireEvent.click(screen.getByTestId("auto-continue"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_session", { sessionId: "s1", autoContinue: true }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("update_session", { sessionId: "s1", autoContinue: true }),
+    );
     await waitFor(() => expect(screen.getByTestId("auto-continue")).toBeChecked());
   });
 
@@ -259,7 +322,9 @@ describe("SessionScreen", () => {
     });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
     fireEvent.click(await screen.findByTestId("auto-continue"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_session", { sessionId: "s1", autoContinue: true }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("update_session", { sessionId: "s1", autoContinue: true }),
+    );
     expect(await screen.findByTestId("error")).toHaveTextContent("SESSION_NOT_FOUND");
     expect(screen.getByTestId("auto-continue")).not.toBeChecked();
   });
@@ -268,8 +333,22 @@ describe("SessionScreen", () => {
     const reviewed = {
       ...session,
       reviews: [
-        { moduleId: "@shop/cart", passed: true, stale: true, summary: "ok", report: "", createdAt: "2025-01-01T11:00:00Z" },
-        { moduleId: "@shop/coupons", passed: false, stale: false, summary: "no tests for expiry", report: "", createdAt: "2025-01-01T11:00:00Z" },
+        {
+          moduleId: "@shop/cart",
+          passed: true,
+          stale: true,
+          summary: "ok",
+          report: "",
+          createdAt: "2025-01-01T11:00:00Z",
+        },
+        {
+          moduleId: "@shop/coupons",
+          passed: false,
+          stale: false,
+          summary: "no tests for expiry",
+          report: "",
+          createdAt: "2025-01-01T11:00:00Z",
+        },
       ],
     };
     const backend = fakeBackend({ get_session: () => reviewed, get_transcript: () => entries });
@@ -284,8 +363,22 @@ describe("SessionScreen", () => {
     expect(states[1]).toHaveAttribute("title", "no tests for expiry");
     expect(screen.getByTestId("eject")).toHaveAttribute("href", "#/session/s1/deliver");
 
-    act(() => backend.emit({ id: 20, at: "", body: { type: "session", session: { ...reviewed, reviews: [{ ...reviewed.reviews[0], stale: false }], updatedAt: "2025-01-01T12:00:00Z" } } }));
-    await waitFor(() => expect(screen.getAllByTestId("review-state").map((s) => s.dataset.review)).toEqual(["passed", "missing"]));
+    act(() =>
+      backend.emit({
+        id: 20,
+        at: "",
+        body: {
+          type: "session",
+          session: {
+            ...reviewed,
+            reviews: [{ ...reviewed.reviews[0], stale: false }],
+            updatedAt: "2025-01-01T12:00:00Z",
+          },
+        },
+      }),
+    );
+    await waitFor(() =>
+      expect(screen.getAllByTestId("review-state").map((s) => s.dataset.review)).toEqual(["passed", "missing"]),
+    );
   });
 });
-

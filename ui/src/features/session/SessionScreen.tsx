@@ -91,7 +91,13 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
     void startPreview();
   }, [startPreview, previewLayout]);
   // Keys 1–4 and `/` (shortcuts sheet): 4 opens the preview where it docks, on an open session only.
-  useSessionShortcuts((t) => (t !== "preview" ? showTab(t) : session && lifecycleOf(session) === null && !session.deliveredAt ? showPreview() : undefined));
+  useSessionShortcuts((t) =>
+    t !== "preview"
+      ? showTab(t)
+      : session && lifecycleOf(session) === null && !session.deliveredAt
+        ? showPreview()
+        : undefined,
+  );
   const changePreviewLayout = useCallback((layout: PreviewLayout) => {
     setPreviewLayout(layout);
     savePreviewLayout(layout);
@@ -125,7 +131,11 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   const gates = useGates({ sessionId, gateKey, active: tab === "gates" });
   const moduleOrder = useMemo(() => (session?.modules ?? []).map((m) => m.id), [session?.modules]);
   const tabs = useMemo(() => {
-    const list: TabSpec<Tab>[] = TABS.map((t) => (t.id === "gates" ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} entries={entries} /> } : t));
+    const list: TabSpec<Tab>[] = TABS.map((t) =>
+      t.id === "gates"
+        ? { ...t, badge: <GatesTabBadge gates={gates.gates} checking={gates.checking} entries={entries} /> }
+        : t,
+    );
     if (previewAsTab) list.push({ id: "preview", label: "Preview", testId: "tab-preview" });
     return list;
   }, [gates.gates, gates.checking, entries, previewAsTab]);
@@ -150,7 +160,14 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
     return (
       <section className="screen">
         {back}
-        <EmptyState title="This session was removed" actions={<a className="btn" href={paths.dashboard}>Back to sessions</a>}>
+        <EmptyState
+          title="This session was removed"
+          actions={
+            <a className="btn" href={paths.dashboard}>
+              Back to sessions
+            </a>
+          }
+        >
           <p>Its record no longer exists in this workspace.</p>
         </EmptyState>
       </section>
@@ -166,7 +183,9 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   }
 
   const open = !closed;
-  const previewModule = session.modules.some((m) => m.id === previewPick) ? (previewPick as string) : (session.modules[0]?.id ?? "");
+  const previewModule = session.modules.some((m) => m.id === previewPick)
+    ? (previewPick as string)
+    : (session.modules[0]?.id ?? "");
 
   const previewCard = previewOpen && (
     <PreviewCard
@@ -179,26 +198,48 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
       onLayoutChange={changePreviewLayout}
     />
   );
-  const details = <SessionDetails session={session} entries={entries} workspaceModules={workspaceModules} open={open} onRestored={onRestored} />;
+  const details = (
+    <SessionDetails
+      session={session}
+      entries={entries}
+      workspaceModules={workspaceModules}
+      open={open}
+      onRestored={onRestored}
+    />
+  );
 
   const work = (
     <div className="transcript-panel">
       <Tabs tabs={tabs} value={shownTab} onChange={showTab} idBase={tabsId} label="Session views" />
       <div className="session-views">
-        <div className="tab-panel" role="tabpanel" id={`${tabsId}-chat`} aria-labelledby={`${tabsId}-tab-chat`} hidden={shownTab !== "chat"}>
+        <div
+          className="tab-panel"
+          role="tabpanel"
+          id={`${tabsId}-chat`}
+          aria-labelledby={`${tabsId}-tab-chat`}
+          hidden={shownTab !== "chat"}
+        >
           {entries === undefined && loading ? (
             <Loading label="Loading transcript…" />
           ) : !entries || entries.length === 0 ? (
             <div className="transcript" data-testid="transcript">
               <EmptyState title="No transcript yet">
-                <p>The planner's classification of the brief appears here first, then the agent's work as it happens.</p>
+                <p>
+                  The planner's classification of the brief appears here first, then the agent's work as it happens.
+                </p>
               </EmptyState>
             </div>
           ) : (
             <TranscriptView entries={entries} footerOf={footerOf} live={live} />
           )}
         </div>
-        <div className="tab-panel changes-panel" role="tabpanel" id={`${tabsId}-changes`} aria-labelledby={`${tabsId}-tab-changes`} hidden={shownTab !== "changes"}>
+        <div
+          className="tab-panel changes-panel"
+          role="tabpanel"
+          id={`${tabsId}-changes`}
+          aria-labelledby={`${tabsId}-tab-changes`}
+          hidden={shownTab !== "changes"}
+        >
           {diffShown && (
             <Suspense fallback={<Loading label="Loading changes…" />}>
               <DiffPanel
@@ -212,11 +253,25 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
             </Suspense>
           )}
         </div>
-        <div className="tab-panel" role="tabpanel" id={`${tabsId}-gates`} aria-labelledby={`${tabsId}-tab-gates`} hidden={shownTab !== "gates"}>
-          {gatesShown && <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} entries={entries} />}
+        <div
+          className="tab-panel"
+          role="tabpanel"
+          id={`${tabsId}-gates`}
+          aria-labelledby={`${tabsId}-tab-gates`}
+          hidden={shownTab !== "gates"}
+        >
+          {gatesShown && (
+            <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} entries={entries} />
+          )}
         </div>
         {previewAsTab && (
-          <div className="tab-panel" role="tabpanel" id={`${tabsId}-preview`} aria-labelledby={`${tabsId}-tab-preview`} hidden={shownTab !== "preview"}>
+          <div
+            className="tab-panel"
+            role="tabpanel"
+            id={`${tabsId}-preview`}
+            aria-labelledby={`${tabsId}-tab-preview`}
+            hidden={shownTab !== "preview"}
+          >
             {previewCard}
           </div>
         )}
@@ -239,7 +294,12 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   );
 
   return (
-    <section className="session-screen" aria-labelledby="session-title" data-narrow={narrow || undefined} data-details={detailsInDrawer ? "drawer" : "side"}>
+    <section
+      className="session-screen"
+      aria-labelledby="session-title"
+      data-narrow={narrow || undefined}
+      data-details={detailsInDrawer ? "drawer" : "side"}
+    >
       <SessionSidebar currentId={session.id} collapsed={railCollapsed} onToggle={() => setRailChoice(!railCollapsed)} />
       <div className="session-main">
         <div className="session-top">
@@ -259,13 +319,17 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
             </div>
             <div className="actions">
               {open && (
-                <button type="button" className="btn btn-small" aria-pressed={previewOpen} onClick={showPreview} data-testid="preview-button">
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  aria-pressed={previewOpen}
+                  onClick={showPreview}
+                  data-testid="preview-button"
+                >
                   Preview
                 </button>
               )}
-              {lifecycleOf(session) === null && session.modules.length > 0 && (
-                <EjectButton session={session} />
-              )}
+              {lifecycleOf(session) === null && session.modules.length > 0 && <EjectButton session={session} />}
               <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
               {detailsInDrawer && (
                 <button

@@ -52,7 +52,11 @@ export interface SessionSidebarProps {
 export function SessionSidebar({ currentId, collapsed, onToggle }: SessionSidebarProps) {
   const sessions = useRailSessions(currentId);
   return (
-    <nav className={collapsed ? "session-rail session-rail-collapsed" : "session-rail"} aria-label="Sessions" data-testid="session-rail">
+    <nav
+      className={collapsed ? "session-rail session-rail-collapsed" : "session-rail"}
+      aria-label="Sessions"
+      data-testid="session-rail"
+    >
       <div className="session-rail-head">
         {!collapsed && (
           <a className="session-rail-title" href={paths.dashboard} title="All sessions (the dashboard)">
@@ -76,7 +80,13 @@ export function SessionSidebar({ currentId, collapsed, onToggle }: SessionSideba
           <RailItem key={s.id} session={s} current={s.id === currentId} collapsed={collapsed} />
         ))}
       </ul>
-      <a className="session-rail-new btn btn-small" href={paths.newSession} title="New session" aria-label="New session" data-testid="rail-new-session">
+      <a
+        className="session-rail-new btn btn-small"
+        href={paths.newSession}
+        title="New session"
+        aria-label="New session"
+        data-testid="rail-new-session"
+      >
         <Icon name="plus" size={14} />
         {!collapsed && <span>New</span>}
       </a>

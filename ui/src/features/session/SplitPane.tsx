@@ -1,6 +1,14 @@
 // Two panes side by side with a draggable divider (pointer, or arrow keys when focused); the end pane's share is remembered.
 // Without an end pane the start pane fills it alone, staying mounted where it was (its state, scroll and drafts kept).
-import { type CSSProperties, type KeyboardEvent, type PointerEvent, type ReactNode, useCallback, useRef, useState } from "react";
+import {
+  type CSSProperties,
+  type KeyboardEvent,
+  type PointerEvent,
+  type ReactNode,
+  useCallback,
+  useRef,
+  useState,
+} from "react";
 import { clampPreviewWidth, loadPreviewWidth, PREVIEW_WIDTH, savePreviewWidth } from "../../lib/layout";
 
 export interface SplitPaneProps {

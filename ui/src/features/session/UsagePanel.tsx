@@ -13,7 +13,12 @@ function Cost({ usage }: { usage: UsageTotals }) {
 
 export function UsagePanel({ usage }: { usage: UsageView | undefined }) {
   const total = usage?.total;
-  if (!total || total.turns === 0) return <p className="muted small" data-testid="usage">No turns yet.</p>;
+  if (!total || total.turns === 0)
+    return (
+      <p className="muted small" data-testid="usage">
+        No turns yet.
+      </p>
+    );
   return (
     <div className="usage" data-testid="usage">
       <dl className="usage-totals">

@@ -8,16 +8,26 @@ import { SettingsScreen } from "./SettingsScreen";
 import { changedFields, confinementTone, formOf, NO_SECRETS, unavailableDefault } from "./settingsForm";
 
 const SECRET = "sk-test-very-secret-1234";
-const stored = makeSettings({ openaiBaseUrl: "https://api.example.com/v1", openaiModel: "gpt-4.1", openaiKeyFingerprint: "sha256:ab12cd" });
+const stored = makeSettings({
+  openaiBaseUrl: "https://api.example.com/v1",
+  openaiModel: "gpt-4.1",
+  openaiKeyFingerprint: "sha256:ab12cd",
+});
 
 describe("changedFields", () => {
   it("returns nothing when nothing changed, and only what changed otherwise", () => {
     expect(changedFields(stored, formOf(stored))).toEqual({});
     const form = { ...formOf(stored), codexPath: "/opt/codex", openaiModel: "" };
     expect(changedFields(stored, form)).toEqual({ codexPath: "/opt/codex", openaiModel: "" });
-    expect(changedFields(stored, formOf(stored), { ...NO_SECRETS, openaiKey: { value: "", clear: true } })).toEqual({ openaiKey: "" });
-    expect(changedFields(stored, formOf(stored), { ...NO_SECRETS, openaiKey: { value: " k ", clear: false } })).toEqual({ openaiKey: "k" });
-    expect(changedFields(stored, formOf(stored), { ...NO_SECRETS, bridgeToken: { value: " t ", clear: false } })).toEqual({ bridgeToken: "t" });
+    expect(changedFields(stored, formOf(stored), { ...NO_SECRETS, openaiKey: { value: "", clear: true } })).toEqual({
+      openaiKey: "",
+    });
+    expect(changedFields(stored, formOf(stored), { ...NO_SECRETS, openaiKey: { value: " k ", clear: false } })).toEqual(
+      { openaiKey: "k" },
+    );
+    expect(
+      changedFields(stored, formOf(stored), { ...NO_SECRETS, bridgeToken: { value: " t ", clear: false } }),
+    ).toEqual({ bridgeToken: "t" });
     const moved = { ...formOf(stored), bridgeUrl: "https://app.example.com" };
     expect(changedFields(stored, moved)).toEqual({ bridgeUrl: "https://app.example.com" });
     const planner = !stored.plannerAgent;
@@ -30,8 +40,14 @@ describe("confinementTone", () => {
   it("is success when Landlock confines fully, a warning when partly or not at all", () => {
     const base = makeSettings().confinement;
     expect(confinementTone(base)).toEqual({ tone: "success", label: "landlock" });
-    expect(confinementTone({ ...base, abi: 2, enforcement: "partial" })).toEqual({ tone: "warn", label: "landlock, partly" });
-    expect(confinementTone({ ...base, available: false, mechanism: "none", abi: null, enforcement: "none" })).toEqual({ tone: "warn", label: "not confined" });
+    expect(confinementTone({ ...base, abi: 2, enforcement: "partial" })).toEqual({
+      tone: "warn",
+      label: "landlock, partly",
+    });
+    expect(confinementTone({ ...base, available: false, mechanism: "none", abi: null, enforcement: "none" })).toEqual({
+      tone: "warn",
+      label: "not confined",
+    });
   });
 });
 
@@ -39,7 +55,11 @@ describe("SettingsScreen", () => {
   it("shows drivers and the key's fingerprint, and saves only the changed fields", async () => {
     const backend = fakeBackend({
       get_settings: () => stored,
-      update_settings: (args) => ({ ...stored, defaultDriver: args.defaultDriver ?? stored.defaultDriver, claudePath: args.claudePath ?? null }),
+      update_settings: (args) => ({
+        ...stored,
+        defaultDriver: args.defaultDriver ?? stored.defaultDriver,
+        claudePath: args.claudePath ?? null,
+      }),
     });
     renderWithStore(<SettingsScreen />, backend);
 
@@ -56,7 +76,10 @@ describe("SettingsScreen", () => {
     fireEvent.click(within(await screen.findByRole("dialog")).getByTestId("confirm"));
 
     await waitFor(() =>
-      expect(backend.call).toHaveBeenCalledWith("update_settings", { defaultDriver: "codex", claudePath: "/usr/bin/claude" }),
+      expect(backend.call).toHaveBeenCalledWith("update_settings", {
+        defaultDriver: "codex",
+        claudePath: "/usr/bin/claude",
+      }),
     );
     expect(await screen.findByTestId("saved")).toBeInTheDocument();
     expect(screen.getByTestId("default-driver")).toHaveValue("codex");
@@ -103,7 +126,9 @@ describe("SettingsScreen", () => {
 
   it("warns that a new base URL needs the key again", async () => {
     renderWithStore(<SettingsScreen />, fakeBackend({ get_settings: () => stored }));
-    fireEvent.change(await screen.findByTestId("openai-base-url"), { target: { value: "https://other.example.com/v1" } });
+    fireEvent.change(await screen.findByTestId("openai-base-url"), {
+      target: { value: "https://other.example.com/v1" },
+    });
     expect(screen.getByTestId("key-needed")).toBeInTheDocument();
     fireEvent.change(screen.getByTestId("openai-key"), { target: { value: "sk-new" } });
     expect(screen.queryByTestId("key-needed")).not.toBeInTheDocument();
@@ -112,7 +137,10 @@ describe("SettingsScreen", () => {
   it("shows the connected application's token fingerprint once saved, never the token", async () => {
     const TOKEN = "bridge-token-very-secret-5678";
     const saved = makeSettings({ bridgeUrl: "https://app.example.com", bridgeTokenFingerprint: "0a1b2c3d" });
-    const backend = fakeBackend({ get_settings: () => makeSettings({ bridgeUrl: "https://app.example.com" }), update_settings: () => saved });
+    const backend = fakeBackend({
+      get_settings: () => makeSettings({ bridgeUrl: "https://app.example.com" }),
+      update_settings: () => saved,
+    });
     renderWithStore(<SettingsScreen />, backend);
 
     const token = await screen.findByTestId("bridge-token");
@@ -141,7 +169,9 @@ describe("SettingsScreen", () => {
     expect(screen.getByTestId("bridge-token-needed")).toBeInTheDocument();
     fireEvent.click(screen.getByTestId("save-settings"));
 
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("update_settings", { bridgeUrl: "https://other.example.com" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("update_settings", { bridgeUrl: "https://other.example.com" }),
+    );
     const error = await screen.findByTestId("error");
     expect(error).toHaveTextContent("INVALID_INPUT");
     expect(error).toHaveTextContent("a new bridge_url needs bridge_token");
@@ -149,12 +179,22 @@ describe("SettingsScreen", () => {
   });
 
   it("offers only the drivers the server lists (self-hosted: bring-your-own-key only)", async () => {
-    const openai = { id: "openai-compatible", available: true, detail: "gpt-4.1 at https://api.example.com/v1", version: null, signedIn: true };
+    const openai = {
+      id: "openai-compatible",
+      available: true,
+      detail: "gpt-4.1 at https://api.example.com/v1",
+      version: null,
+      signedIn: true,
+    };
     const backend = fakeBackend({ get_settings: () => makeSettings({ defaultDriver: "claude", drivers: [openai] }) });
     renderWithStore(<SettingsScreen />, backend);
 
     const list = await screen.findByTestId("driver-list");
-    expect(within(list).getAllByRole("listitem").map((li) => li.getAttribute("data-driver"))).toEqual(["openai-compatible"]);
+    expect(
+      within(list)
+        .getAllByRole("listitem")
+        .map((li) => li.getAttribute("data-driver")),
+    ).toEqual(["openai-compatible"]);
     expect(screen.queryByTestId("claude-path")).not.toBeInTheDocument();
     expect(screen.queryByTestId("codex-path")).not.toBeInTheDocument();
     expect(screen.getByTestId("openai-key")).toBeInTheDocument();
@@ -178,7 +218,9 @@ describe("SettingsScreen", () => {
     const confinement = screen.getByTestId("confinement");
     expect(confinement).toHaveAttribute("data-available", "true");
     expect(confinement).toHaveTextContent("landlock");
-    expect(confinement).toHaveTextContent("Commands run under Landlock (ABI 7): they may write only to the working copy");
+    expect(confinement).toHaveTextContent(
+      "Commands run under Landlock (ABI 7): they may write only to the working copy",
+    );
 
     fireEvent.click(screen.getByTestId("command-policy-none"));
     fireEvent.click(screen.getByTestId("save-settings"));
@@ -188,14 +230,18 @@ describe("SettingsScreen", () => {
   });
 
   it("offers no commands when the server allows none", async () => {
-    renderWithStore(<SettingsScreen />, fakeBackend({ get_settings: () => makeSettings({ commandPolicy: "none", commandsAllowed: false }) }));
+    renderWithStore(
+      <SettingsScreen />,
+      fakeBackend({ get_settings: () => makeSettings({ commandPolicy: "none", commandsAllowed: false }) }),
+    );
     expect(await screen.findByTestId("command-policy-none")).toBeChecked();
     expect(screen.getByTestId("command-policy-workdir")).toBeDisabled();
     expect(screen.getByTestId("commands-not-allowed")).toHaveTextContent("kiln serve --allow-agent-commands");
   });
 
   it("says when this kernel cannot confine commands", async () => {
-    const detail = "This kernel has no Landlock (Linux 5.13 or later, with Landlock enabled, has it): commands run with the policy alone.";
+    const detail =
+      "This kernel has no Landlock (Linux 5.13 or later, with Landlock enabled, has it): commands run with the policy alone.";
     const confinement = { available: false, mechanism: "none", abi: null, enforcement: "none", detail };
     renderWithStore(<SettingsScreen />, fakeBackend({ get_settings: () => makeSettings({ confinement }) }));
     const line = await screen.findByTestId("confinement");
@@ -216,9 +262,21 @@ describe("SettingsScreen", () => {
   it("lists each installed driver's version and sign-in, unknown only when the engine could not tell", async () => {
     const settings = makeSettings();
     settings.drivers = [
-      { id: "claude", available: true, detail: "/usr/local/bin/claude", version: "2.0.14 (Claude Code)", signedIn: false },
+      {
+        id: "claude",
+        available: true,
+        detail: "/usr/local/bin/claude",
+        version: "2.0.14 (Claude Code)",
+        signedIn: false,
+      },
       { id: "codex", available: true, detail: "/usr/local/bin/codex", version: null, signedIn: null },
-      { id: "openai-compatible", available: false, detail: "set the endpoint and model in Settings", version: null, signedIn: null },
+      {
+        id: "openai-compatible",
+        available: false,
+        detail: "set the endpoint and model in Settings",
+        version: null,
+        signedIn: null,
+      },
     ];
     renderWithStore(<SettingsScreen />, fakeBackend({ get_settings: () => settings }));
     const list = await screen.findByTestId("driver-list");
@@ -240,19 +298,28 @@ describe("SettingsScreen", () => {
     const line = screen.getByTestId("driver-list").querySelector('[data-driver="codex"]')!;
     expect(line).toHaveTextContent("unavailable");
     expect(screen.getByTestId("settings-form")).not.toHaveTextContent(/found on PATH/);
-    const codexChoice = within(screen.getByTestId("default-driver")).getByRole("option", { name: "codex (unavailable)" });
+    const codexChoice = within(screen.getByTestId("default-driver")).getByRole("option", {
+      name: "codex (unavailable)",
+    });
     expect(codexChoice).toBeInTheDocument();
   });
 
   it("asks before saving an unavailable driver as the default, with the reason and how to install it", async () => {
-    const backend = fakeBackend({ get_settings: () => makeSettings(), update_settings: (args: UpdateSettingsArgs) => makeSettings({ defaultDriver: args.defaultDriver ?? "claude" }) });
+    const backend = fakeBackend({
+      get_settings: () => makeSettings(),
+      update_settings: (args: UpdateSettingsArgs) => makeSettings({ defaultDriver: args.defaultDriver ?? "claude" }),
+    });
     renderWithStore(<SettingsScreen />, backend);
     fireEvent.change(await screen.findByTestId("default-driver"), { target: { value: "codex" } });
-    expect(screen.getByTestId("default-driver-unavailable")).toHaveTextContent("codex is unavailable: install it with npm i -g @openai/codex");
+    expect(screen.getByTestId("default-driver-unavailable")).toHaveTextContent(
+      "codex is unavailable: install it with npm i -g @openai/codex",
+    );
     fireEvent.click(screen.getByTestId("save-settings"));
     const dialog = await screen.findByRole("dialog");
     expect(dialog).toHaveTextContent("Make codex the default while it is unavailable?");
-    expect(within(dialog).getByTestId("unavailable-default-reason")).toHaveTextContent("install it with npm i -g @openai/codex");
+    expect(within(dialog).getByTestId("unavailable-default-reason")).toHaveTextContent(
+      "install it with npm i -g @openai/codex",
+    );
     expect(backend.call).not.toHaveBeenCalledWith("update_settings", expect.anything());
 
     // Cancel keeps the form as it is, unsaved.
@@ -266,7 +333,10 @@ describe("SettingsScreen", () => {
   });
 
   it("saves an available default, or one whose path changes with it, without asking", async () => {
-    const backend = fakeBackend({ get_settings: () => makeSettings({ defaultDriver: "codex" }), update_settings: () => makeSettings() });
+    const backend = fakeBackend({
+      get_settings: () => makeSettings({ defaultDriver: "codex" }),
+      update_settings: () => makeSettings(),
+    });
     renderWithStore(<SettingsScreen />, backend);
     fireEvent.change(await screen.findByTestId("default-driver"), { target: { value: "claude" } });
     fireEvent.click(screen.getByTestId("save-settings"));

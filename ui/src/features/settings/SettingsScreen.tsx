@@ -83,7 +83,8 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
   // The server's refusal of an API URL change goes next to that field.
   const apiError = error?.code === "INVALID_INPUT" && "deliveryApiUrl" in changes;
   const set = (field: TextFieldName) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
-  const setSecret = (name: keyof Secrets) => (input: Secrets[keyof Secrets]) => setSecrets((s) => ({ ...s, [name]: input }));
+  const setSecret = (name: keyof Secrets) => (input: Secrets[keyof Secrets]) =>
+    setSecrets((s) => ({ ...s, [name]: input }));
   // Only the drivers this server offers (self-hosted: bring-your-own-key only).
   const offered = new Set(view.drivers.map((d) => d.id));
   const defaultOffered = offered.has(view.defaultDriver);
@@ -116,7 +117,12 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
       <label className="field-label" htmlFor="default-driver">
         Default driver
       </label>
-      <select id="default-driver" value={form.defaultDriver} onChange={(e) => set("defaultDriver")(e.target.value)} data-testid="default-driver">
+      <select
+        id="default-driver"
+        value={form.defaultDriver}
+        onChange={(e) => set("defaultDriver")(e.target.value)}
+        data-testid="default-driver"
+      >
         {!defaultOffered && (
           <option value={view.defaultDriver} disabled>
             {view.defaultDriver} (not offered here)
@@ -185,7 +191,11 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
                 {versionLabel(d)}
               </span>
             )}
-            {d.available && <Badge tone={signInTone(d)} testId="driver-signed-in">{signInLabel(d)}</Badge>}
+            {d.available && (
+              <Badge tone={signInTone(d)} testId="driver-signed-in">
+                {signInLabel(d)}
+              </Badge>
+            )}
             <span className="muted small driver-detail">
               <InlineCode text={d.detail} />
             </span>
@@ -194,17 +204,43 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
       </ul>
 
       {offered.has("claude") && (
-        <TextField id="claude-path" label="Claude Code binary" value={form.claudePath} onChange={set("claudePath")} placeholder={binaryPlaceholder(statusOf("claude"))} hint="An absolute path; leave empty to search PATH." />
+        <TextField
+          id="claude-path"
+          label="Claude Code binary"
+          value={form.claudePath}
+          onChange={set("claudePath")}
+          placeholder={binaryPlaceholder(statusOf("claude"))}
+          hint="An absolute path; leave empty to search PATH."
+        />
       )}
       {offered.has("codex") && (
-        <TextField id="codex-path" label="Codex binary" value={form.codexPath} onChange={set("codexPath")} placeholder={binaryPlaceholder(statusOf("codex"))} hint="An absolute path; leave empty to search PATH." />
+        <TextField
+          id="codex-path"
+          label="Codex binary"
+          value={form.codexPath}
+          onChange={set("codexPath")}
+          placeholder={binaryPlaceholder(statusOf("codex"))}
+          hint="An absolute path; leave empty to search PATH."
+        />
       )}
 
       {offered.has("openai-compatible") && (
         <>
           <h2 className="section-title">OpenAI-compatible endpoint</h2>
-          <TextField id="openai-base-url" label="Base URL" value={form.openaiBaseUrl} onChange={set("openaiBaseUrl")} placeholder="https://api.example.com/v1" />
-          <TextField id="openai-model" label="Model" value={form.openaiModel} onChange={set("openaiModel")} placeholder="e.g. gpt-4.1" />
+          <TextField
+            id="openai-base-url"
+            label="Base URL"
+            value={form.openaiBaseUrl}
+            onChange={set("openaiBaseUrl")}
+            placeholder="https://api.example.com/v1"
+          />
+          <TextField
+            id="openai-model"
+            label="Model"
+            value={form.openaiModel}
+            onChange={set("openaiModel")}
+            placeholder="e.g. gpt-4.1"
+          />
           <SecretField
             id="openai-key"
             label="API key"
@@ -224,8 +260,16 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
       )}
 
       <h2 className="section-title">Connected application</h2>
-      <p className="hint">The application the preview talks to. Its access token is stored sealed, bound to this address.</p>
-      <TextField id="bridge-url" label="Address" value={form.bridgeUrl} onChange={set("bridgeUrl")} placeholder="https://app.example.com" />
+      <p className="hint">
+        The application the preview talks to. Its access token is stored sealed, bound to this address.
+      </p>
+      <TextField
+        id="bridge-url"
+        label="Address"
+        value={form.bridgeUrl}
+        onChange={set("bridgeUrl")}
+        placeholder="https://app.example.com"
+      />
       <SecretField
         id="bridge-token"
         label="Access token"
@@ -263,9 +307,15 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
         </button>
       </div>
       {confirming && unavailable && (
-        <ConfirmDialog title={`Make ${unavailable.id} the default while it is unavailable?`} confirmLabel="Save anyway" onConfirm={() => void send()} onCancel={() => setConfirming(false)}>
+        <ConfirmDialog
+          title={`Make ${unavailable.id} the default while it is unavailable?`}
+          confirmLabel="Save anyway"
+          onConfirm={() => void send()}
+          onCancel={() => setConfirming(false)}
+        >
           <p data-testid="unavailable-default-reason">
-            New sessions would start with <code>{unavailable.id}</code>, which cannot run here: <InlineCode text={unavailable.detail} />
+            New sessions would start with <code>{unavailable.id}</code>, which cannot run here:{" "}
+            <InlineCode text={unavailable.detail} />
           </p>
           <p className="muted small">Their turns fail until it is installed or configured.</p>
         </ConfirmDialog>

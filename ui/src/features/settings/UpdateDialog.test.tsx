@@ -45,17 +45,31 @@ describe("UpdateDialog", () => {
   });
 
   it("says so when up to date or when the check fails, if asked", async () => {
-    const { unmount } = render(<UpdateDialog deps={{ check: async () => null, relaunch: async () => {} }} quiet={false} onClose={() => {}} />);
+    const { unmount } = render(
+      <UpdateDialog deps={{ check: async () => null, relaunch: async () => {} }} quiet={false} onClose={() => {}} />,
+    );
     expect(await screen.findByTestId("update-none")).toHaveTextContent("up to date");
     unmount();
-    render(<UpdateDialog deps={{ check: async () => Promise.reject(new Error("offline")), relaunch: async () => {} }} quiet={false} onClose={() => {}} />);
+    render(
+      <UpdateDialog
+        deps={{ check: async () => Promise.reject(new Error("offline")), relaunch: async () => {} }}
+        quiet={false}
+        onClose={() => {}}
+      />,
+    );
     expect(await screen.findByTestId("update-failed")).toHaveTextContent("Could not check for updates: offline");
   });
 
   it("stays silent at start unless an update is found", async () => {
     const onClose = vi.fn();
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    const { container } = render(<UpdateDialog deps={{ check: async () => Promise.reject(new Error("offline")), relaunch: async () => {} }} quiet onClose={onClose} />);
+    const { container } = render(
+      <UpdateDialog
+        deps={{ check: async () => Promise.reject(new Error("offline")), relaunch: async () => {} }}
+        quiet
+        onClose={onClose}
+      />,
+    );
     await waitFor(() => expect(onClose).toHaveBeenCalled());
     expect(container).toBeEmptyDOMElement();
     expect(screen.queryByRole("dialog")).toBeNull();

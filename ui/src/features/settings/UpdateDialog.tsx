@@ -1,7 +1,7 @@
 // The update flow of the desktop app: "checking", "up to date", or the new version's release
 // notes with Install; then a progress bar while it downloads and is verified, and Restart.
 // A start-up check stays silent unless there is an update (or it fails only when asked for).
-import { useCallback, useEffect, useRef, useState } from "react";
+import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { type AvailableUpdate, describeUpdateError, type UpdaterDeps } from "../../lib/updater";
 import { Md } from "../../components/Markdown";
 import { Modal } from "../../components/Modal";
@@ -64,16 +64,24 @@ export function UpdateDialog({ deps, quiet, onClose }: UpdateDialogProps) {
   const busy = phase.name === "downloading";
   const close = busy ? () => {} : onClose;
 
-  let body;
-  let footer;
+  let body: ReactNode;
+  let footer: ReactNode;
   switch (phase.name) {
     case "checking":
       body = <p data-testid="update-checking">Checking for updates…</p>;
-      footer = <button className="btn" onClick={onClose}>Cancel</button>;
+      footer = (
+        <button type="button" className="btn" onClick={onClose}>
+          Cancel
+        </button>
+      );
       break;
     case "none":
       body = <p data-testid="update-none">Kiln is up to date.</p>;
-      footer = <button className="btn" onClick={onClose}>Close</button>;
+      footer = (
+        <button type="button" className="btn" onClick={onClose}>
+          Close
+        </button>
+      );
       break;
     case "available":
       body = (
@@ -89,8 +97,12 @@ export function UpdateDialog({ deps, quiet, onClose }: UpdateDialogProps) {
       );
       footer = (
         <>
-          <button className="btn" onClick={onClose}>Later</button>
-          <button className="btn btn-primary" onClick={() => void install(phase.update)}>Download and install</button>
+          <button type="button" className="btn" onClick={onClose}>
+            Later
+          </button>
+          <button type="button" className="btn btn-primary" onClick={() => void install(phase.update)}>
+            Download and install
+          </button>
         </>
       );
       break;
@@ -105,7 +117,8 @@ export function UpdateDialog({ deps, quiet, onClose }: UpdateDialogProps) {
             value={phase.total ? phase.downloaded : undefined}
           />
           <p className="hint">
-            {percent !== null ? `${percent}%` : `${Math.round(phase.downloaded / 1024)} KB`} — the signature is verified before it is installed.
+            {percent !== null ? `${percent}%` : `${Math.round(phase.downloaded / 1024)} KB`} — the signature is verified
+            before it is installed.
           </p>
         </div>
       );
@@ -113,13 +126,22 @@ export function UpdateDialog({ deps, quiet, onClose }: UpdateDialogProps) {
       break;
     }
     case "installed":
-      body = <p data-testid="update-installed">Kiln {phase.update.version} is installed and verified. Restart to use it.</p>;
+      body = (
+        <p data-testid="update-installed">Kiln {phase.update.version} is installed and verified. Restart to use it.</p>
+      );
       footer = (
         <>
-          <button className="btn" onClick={onClose}>Later</button>
+          <button type="button" className="btn" onClick={onClose}>
+            Later
+          </button>
           <button
+            type="button"
             className="btn btn-primary"
-            onClick={() => deps.relaunch().catch((e: unknown) => setPhase({ name: "failed", message: describeUpdateError(e, "install") }))}
+            onClick={() =>
+              deps
+                .relaunch()
+                .catch((e: unknown) => setPhase({ name: "failed", message: describeUpdateError(e, "install") }))
+            }
           >
             Restart now
           </button>
@@ -132,7 +154,11 @@ export function UpdateDialog({ deps, quiet, onClose }: UpdateDialogProps) {
           {phase.message}
         </p>
       );
-      footer = <button className="btn" onClick={onClose}>Close</button>;
+      footer = (
+        <button type="button" className="btn" onClick={onClose}>
+          Close
+        </button>
+      );
       break;
   }
   return (

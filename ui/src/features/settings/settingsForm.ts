@@ -84,7 +84,11 @@ function secretChange(input: SecretInput): string | undefined {
 }
 
 /** The update to send: only fields that differ from the view ("" clears); a secret only when typed or cleared. */
-export function changedFields(view: SettingsView, form: SettingsForm, secrets: Secrets = NO_SECRETS): UpdateSettingsArgs {
+export function changedFields(
+  view: SettingsView,
+  form: SettingsForm,
+  secrets: Secrets = NO_SECRETS,
+): UpdateSettingsArgs {
   const before = formOf(view);
   const args: UpdateSettingsArgs = {};
   for (const field of TEXT_FIELDS) {

@@ -79,7 +79,12 @@ export function OpenWorkspace() {
               <Icon name="folder" /> Browse…
             </button>
           )}
-          <button type="submit" className="btn btn-primary" disabled={busy || !path.trim()} data-testid="open-workspace">
+          <button
+            type="submit"
+            className="btn btn-primary"
+            disabled={busy || !path.trim()}
+            data-testid="open-workspace"
+          >
             {busy ? "Opening…" : "Open"}
           </button>
         </div>

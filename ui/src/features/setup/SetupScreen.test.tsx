@@ -9,7 +9,14 @@ import { renderWithStore } from "../../test/render";
 import { SetupScreen } from "./SetupScreen";
 
 /** A workspace without kiln.toml, as get_state reports it. */
-const fresh = { ...workspace, root: "/home/dev/blog", name: "blog", configPath: null, workflow: "direct" as const, roles: [{ id: "engineer", name: "Engineer" }] };
+const fresh = {
+  ...workspace,
+  root: "/home/dev/blog",
+  name: "blog",
+  configPath: null,
+  workflow: "direct" as const,
+  roles: [{ id: "engineer", name: "Engineer" }],
+};
 const freshState = { ...appState, workspace: fresh };
 
 /** save_config's answer: the detection now read from the kiln.toml it wrote. */
@@ -23,7 +30,9 @@ function saved(args: SaveConfigArgs): DetectionView {
       ...m,
       gates: m.gates.map((g) => {
         const command = args.modules.find((x) => x.id === m.id)?.gates[g.gate] ?? "";
-        return command ? { ...g, command, source: "kiln.toml", hint: null } : { ...g, command: null, source: "kiln.toml", hint: "turned off in kiln.toml" };
+        return command
+          ? { ...g, command, source: "kiln.toml", hint: null }
+          : { ...g, command: null, source: "kiln.toml", hint: "turned off in kiln.toml" };
       }),
     })),
     toml: `[workflow]\nmode = "${args.workflow}"\n# saved\n`,
@@ -47,7 +56,9 @@ describe("SetupScreen", () => {
     // The workflow, direct chosen, each explained.
     const direct = within(screen.getByTestId("workflow-direct")).getByRole("radio");
     expect(direct).toBeChecked();
-    expect(screen.getByTestId("workflow-direct")).toHaveTextContent("One engineer role changes anything in the working copy; specifications optional");
+    expect(screen.getByTestId("workflow-direct")).toHaveTextContent(
+      "One engineer role changes anything in the working copy; specifications optional",
+    );
     expect(screen.getByTestId("workflow-specs")).toHaveTextContent(/Specialists, spec-first, approval/);
 
     // Toolchains: found and required versions; a missing one in red, naming what to install.
@@ -59,7 +70,9 @@ describe("SetupScreen", () => {
     expect(within(toolchains[0]).queryByTestId("toolchain-message")).not.toBeInTheDocument();
     expect(toolchains[1]).toHaveTextContent("not found");
     expect(toolchains[1]).toHaveClass("setup-toolchain-missing");
-    expect(within(toolchains[1]).getByTestId("toolchain-message")).toHaveTextContent("Install pnpm 9 (corepack enable pnpm).");
+    expect(within(toolchains[1]).getByTestId("toolchain-message")).toHaveTextContent(
+      "Install pnpm 9 (corepack enable pnpm).",
+    );
 
     // The setup command and where it came from.
     expect(input("setup-command")).toHaveValue("npm ci --offline");
@@ -68,7 +81,11 @@ describe("SetupScreen", () => {
     // The module's five gates in order, each command editable with its source beside it.
     expect(module).toHaveAttribute("data-module", "blog");
     expect(module).toHaveTextContent("the whole repository");
-    expect(within(module).getAllByTestId("setup-gate").map((r) => r.getAttribute("data-gate"))).toEqual(["dependencies", "typecheck", "tests", "format", "lint"]);
+    expect(
+      within(module)
+        .getAllByTestId("setup-gate")
+        .map((r) => r.getAttribute("data-gate")),
+    ).toEqual(["dependencies", "typecheck", "tests", "format", "lint"]);
     expect(input("gate-command-blog-tests")).toHaveValue("npm test");
     expect(screen.getByTestId("gate-source-blog-tests")).toHaveTextContent("package.json scripts.test");
     expect(input("gate-command-blog-format")).toHaveValue("npx prettier --check .");
@@ -87,7 +104,11 @@ describe("SetupScreen", () => {
   });
 
   it("saves the edited commands as kiln.toml, then shows the saved set-up and reloads the workspace", async () => {
-    const backend = fakeBackend({ get_state: () => freshState, detect_workspace: () => makeDetection(), save_config: saved });
+    const backend = fakeBackend({
+      get_state: () => freshState,
+      detect_workspace: () => makeDetection(),
+      save_config: saved,
+    });
     renderWithStore(<SetupScreen />, backend);
     await screen.findByTestId("setup-module");
 
@@ -99,7 +120,9 @@ describe("SetupScreen", () => {
     // Clearing a command turns the gate off.
     fireEvent.change(input("gate-command-blog-format"), { target: { value: "  " } });
     expect(screen.getByTestId("gate-source-blog-format")).toHaveTextContent("not configured");
-    expect(screen.getByTestId("gate-hint-blog-format")).toHaveTextContent("Turned off; detected: npx prettier --check .");
+    expect(screen.getByTestId("gate-hint-blog-format")).toHaveTextContent(
+      "Turned off; detected: npx prettier --check .",
+    );
     fireEvent.click(within(screen.getByTestId("workflow-specs")).getByRole("radio"));
 
     const stateCalls = () => backend.call.mock.calls.filter(([c]) => c === "get_state").length;
@@ -113,7 +136,13 @@ describe("SetupScreen", () => {
         modules: [
           {
             id: "blog",
-            gates: { dependencies: "npm ci --offline", typecheck: "npx tsc --noEmit", tests: "node --test test/", format: "", lint: "" },
+            gates: {
+              dependencies: "npm ci --offline",
+              typecheck: "npx tsc --noEmit",
+              tests: "node --test test/",
+              format: "",
+              lint: "",
+            },
           },
         ],
         replace: false,

@@ -7,7 +7,16 @@ import { Icon } from "../../components/Icon";
 import { InlineCode } from "../../components/InlineCode";
 import { Loading } from "../../components/Loading";
 import { Badge } from "../../components/StateBadge";
-import { editedGates, formOf, isDirty, markSetupDone, orderedGates, saveArgsOf, type SetupForm, WORKFLOWS } from "../../lib/setup";
+import {
+  editedGates,
+  formOf,
+  isDirty,
+  markSetupDone,
+  orderedGates,
+  saveArgsOf,
+  type SetupForm,
+  WORKFLOWS,
+} from "../../lib/setup";
 import { navigate, paths } from "../../router";
 import { useStore } from "../../state/store";
 import { useApp } from "../../state/useApp";
@@ -31,7 +40,8 @@ export function SetupScreen() {
           <p className="lead setup-lead">
             {fromToml ? (
               <>
-                This workspace's set-up comes from its <code>kiln.toml</code>. Change any command and save to replace it.
+                This workspace's set-up comes from its <code>kiln.toml</code>. Change any command and save to replace
+                it.
               </>
             ) : (
               <>
@@ -122,7 +132,11 @@ function SetupFormView({ root, detection, justSaved, onSaved }: SetupFormProps) 
       <h2 className="section-title">Workflow</h2>
       <div className="setup-workflows" role="radiogroup" aria-label="Workflow">
         {WORKFLOWS.map((w) => (
-          <label key={w.id} className={`setup-workflow card${form.workflow === w.id ? " setup-workflow-on" : ""}`} data-testid={`workflow-${w.id}`}>
+          <label
+            key={w.id}
+            className={`setup-workflow card${form.workflow === w.id ? " setup-workflow-on" : ""}`}
+            data-testid={`workflow-${w.id}`}
+          >
             <input
               type="radio"
               name="workflow"
@@ -133,7 +147,9 @@ function SetupFormView({ root, detection, justSaved, onSaved }: SetupFormProps) 
             <span>
               <strong className="setup-workflow-name">
                 {w.name}
-                {w.id === detection.workflow && <span className="muted small"> {detection.configPath ? "· in kiln.toml" : "· the default"}</span>}
+                {w.id === detection.workflow && (
+                  <span className="muted small"> {detection.configPath ? "· in kiln.toml" : "· the default"}</span>
+                )}
               </strong>
               <span className="setup-workflow-text muted">{w.text}</span>
             </span>
@@ -217,7 +233,13 @@ function SetupFormView({ root, detection, justSaved, onSaved }: SetupFormProps) 
           {exists && (
             <>
               <span className="small warn-text">This workspace already has a kiln.toml.</span>
-              <button type="button" className="btn btn-danger" onClick={() => void save(true)} disabled={busy} data-testid="replace-config">
+              <button
+                type="button"
+                className="btn btn-danger"
+                onClick={() => void save(true)}
+                disabled={busy}
+                data-testid="replace-config"
+              >
                 Replace kiln.toml
               </button>
             </>
@@ -232,7 +254,13 @@ function SetupFormView({ root, detection, justSaved, onSaved }: SetupFormProps) 
               Continue without saving
             </button>
           )}
-          <button type="button" className="btn btn-primary" onClick={() => void save(false)} disabled={busy} data-testid="save-config">
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => void save(false)}
+            disabled={busy}
+            data-testid="save-config"
+          >
             {busy ? "Saving…" : "Save as kiln.toml"}
           </button>
         </div>
@@ -243,13 +271,22 @@ function SetupFormView({ root, detection, justSaved, onSaved }: SetupFormProps) 
 
 function ToolchainRow({ check }: { check: ToolchainCheck }) {
   return (
-    <li className={`setup-toolchain${check.ok ? "" : " setup-toolchain-missing"}`} data-testid="toolchain" data-name={check.name} data-ok={check.ok}>
+    <li
+      className={`setup-toolchain${check.ok ? "" : " setup-toolchain-missing"}`}
+      data-testid="toolchain"
+      data-name={check.name}
+      data-ok={check.ok}
+    >
       <span className={`setup-toolchain-mark ${check.ok ? "ok" : "bad"}`}>
         <Icon name={check.ok ? "check" : "alert"} size={14} />
       </span>
       <code className="setup-toolchain-name">{check.name}</code>
-      <span className="setup-toolchain-found small">{check.found ? <>found {check.found}</> : <span className="setup-missing">not found</span>}</span>
-      <span className="setup-toolchain-required muted small">{check.required ? <>requires {check.required}</> : "any version"}</span>
+      <span className="setup-toolchain-found small">
+        {check.found ? <>found {check.found}</> : <span className="setup-missing">not found</span>}
+      </span>
+      <span className="setup-toolchain-required muted small">
+        {check.required ? <>requires {check.required}</> : "any version"}
+      </span>
       {!check.ok && (
         <p className="setup-toolchain-message" data-testid="toolchain-message">
           <InlineCode text={check.message ?? `Install ${check.name}${check.required ? ` ${check.required}` : ""}.`} />
@@ -312,7 +349,12 @@ function GateLine({ moduleId, gate, value, edited, onChange }: GateLineProps) {
   const id = `${moduleId}-${gate.gate}`;
   const off = value.trim() === "";
   return (
-    <tr className={off ? "setup-gate setup-gate-off" : "setup-gate"} data-testid="setup-gate" data-gate={gate.gate} data-configured={!off}>
+    <tr
+      className={off ? "setup-gate setup-gate-off" : "setup-gate"}
+      data-testid="setup-gate"
+      data-gate={gate.gate}
+      data-configured={!off}
+    >
       <th scope="row" className="setup-gate-name">
         <label htmlFor={`gate-${id}`}>{gate.gate}</label>
       </th>

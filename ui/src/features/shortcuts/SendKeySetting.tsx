@@ -6,8 +6,14 @@ export function SendKeySetting() {
   const mod = isMac() ? "⌘" : "Ctrl";
   return (
     <label className="checkbox settings-checkbox" data-testid="send-key-setting">
-      <input type="checkbox" checked={mode === "ctrl-enter"} onChange={(e) => saveSendKey(e.target.checked ? "ctrl-enter" : "enter")} data-testid="send-with-mod-enter" />
-      Send messages with {mod}+Enter; Enter makes a new line <span className="muted small">(this browser only; applies at once)</span>
+      <input
+        type="checkbox"
+        checked={mode === "ctrl-enter"}
+        onChange={(e) => saveSendKey(e.target.checked ? "ctrl-enter" : "enter")}
+        data-testid="send-with-mod-enter"
+      />
+      Send messages with {mod}+Enter; Enter makes a new line{" "}
+      <span className="muted small">(this browser only; applies at once)</span>
     </label>
   );
 }

@@ -22,7 +22,15 @@ export function ShortcutSheet({ onClose }: { onClose: () => void }) {
   const mac = isMac();
   const sendKey = useSendKey();
   return (
-    <Modal title="Keyboard shortcuts" onClose={onClose} footer={<button type="button" className="btn" onClick={onClose} data-autofocus>Close</button>}>
+    <Modal
+      title="Keyboard shortcuts"
+      onClose={onClose}
+      footer={
+        <button type="button" className="btn" onClick={onClose} data-autofocus>
+          Close
+        </button>
+      }
+    >
       <div className="shortcut-sheet" data-testid="shortcut-sheet">
         {WHERE.map((where) => (
           <section key={where}>
@@ -42,7 +50,11 @@ export function ShortcutSheet({ onClose }: { onClose: () => void }) {
         <section>
           <h3 className="shortcut-where">In the composer</h3>
           <p className="small" data-testid="shortcut-send">
-            {sendHint(sendKey, mac)}. Change it in <a href="#/settings" onClick={onClose}>Settings</a>.
+            {sendHint(sendKey, mac)}. Change it in{" "}
+            <a href="#/settings" onClick={onClose}>
+              Settings
+            </a>
+            .
           </p>
         </section>
       </div>

@@ -9,7 +9,11 @@ export function emitShortcut(action: ShortcutAction): void {
 }
 
 /** Calls `handler` for each of `actions` while `enabled`. */
-export function useShortcut(actions: ShortcutAction | ShortcutAction[], handler: (action: ShortcutAction) => void, enabled = true): void {
+export function useShortcut(
+  actions: ShortcutAction | ShortcutAction[],
+  handler: (action: ShortcutAction) => void,
+  enabled = true,
+): void {
   const handlerRef = useRef(handler);
   handlerRef.current = handler;
   const key = Array.isArray(actions) ? actions.join(",") : actions;

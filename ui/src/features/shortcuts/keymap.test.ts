@@ -2,7 +2,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { isSendKey, loadSendKey, saveSendKey, sendHint } from "./keymap";
 
-const key = (over: Partial<Parameters<typeof isSendKey>[0]> = {}) => ({ key: "Enter", shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, ...over });
+const key = (over: Partial<Parameters<typeof isSendKey>[0]> = {}) => ({
+  key: "Enter",
+  shiftKey: false,
+  ctrlKey: false,
+  metaKey: false,
+  altKey: false,
+  ...over,
+});
 
 describe("isSendKey", () => {
   it("sends on Enter and makes a newline on Shift+Enter by default", () => {

@@ -33,7 +33,9 @@ export function isSendKey(e: KeyLike, mode: SendKey): boolean {
 /** The hint under the composer. */
 export function sendHint(mode: SendKey, mac = isMac()): string {
   const ctrl = mac ? "⌘" : "Ctrl";
-  return mode === "enter" ? "Enter to send · Shift+Enter for a new line" : `${ctrl}+Enter to send · Enter for a new line`;
+  return mode === "enter"
+    ? "Enter to send · Shift+Enter for a new line"
+    : `${ctrl}+Enter to send · Enter for a new line`;
 }
 
 export function isMac(): boolean {

@@ -2,7 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { isTypingTarget, matchShortcut, SHORTCUTS } from "./shortcuts";
 
-const key = (k: string, over: Partial<Parameters<typeof matchShortcut>[0]> = {}) => ({ key: k, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, ...over });
+const key = (k: string, over: Partial<Parameters<typeof matchShortcut>[0]> = {}) => ({
+  key: k,
+  shiftKey: false,
+  ctrlKey: false,
+  metaKey: false,
+  altKey: false,
+  ...over,
+});
 
 describe("matchShortcut", () => {
   it("maps the plain keys outside text fields", () => {
@@ -36,7 +43,8 @@ describe("matchShortcut", () => {
 
   it("lists every action the dispatcher can ask for on the sheet", () => {
     const listed = new Set(SHORTCUTS.map((s) => s.action));
-    for (const k of ["?", "n", "1", "2", "3", "4", "j", "k", "/"]) expect(listed.has(matchShortcut(key(k), false)!)).toBe(true);
+    for (const k of ["?", "n", "1", "2", "3", "4", "j", "k", "/"])
+      expect(listed.has(matchShortcut(key(k), false)!)).toBe(true);
     expect(listed.has("stop")).toBe(true);
   });
 });

@@ -35,7 +35,12 @@ export const SHORTCUTS: ShortcutSpec[] = [
   { action: "stop", keys: ["Mod+."], label: "Stop the running turn, planning or setup", where: "In a session" },
   { action: "diff-next", keys: ["J", "]"], label: "Next file", where: "In Changes" },
   { action: "diff-prev", keys: ["K", "["], label: "Previous file", where: "In Changes" },
-  { action: "leave-field", keys: ["Esc"], label: "Leave the text field (then the keys above work)", where: "In a text field" },
+  {
+    action: "leave-field",
+    keys: ["Esc"],
+    label: "Leave the text field (then the keys above work)",
+    where: "In a text field",
+  },
 ];
 
 const PLAIN: Record<string, ShortcutAction> = {
@@ -60,7 +65,20 @@ export const TAB_OF: Partial<Record<ShortcutAction, SessionTab>> = {
   "tab-preview": "preview",
 };
 
-const TEXT_INPUTS = new Set(["text", "search", "url", "email", "password", "number", "tel", "date", "datetime-local", "month", "time", "week"]);
+const TEXT_INPUTS = new Set([
+  "text",
+  "search",
+  "url",
+  "email",
+  "password",
+  "number",
+  "tel",
+  "date",
+  "datetime-local",
+  "month",
+  "time",
+  "week",
+]);
 
 /** Whether keys typed at this element are text (or a choice) the user is entering. */
 export function isTypingTarget(target: EventTarget | null): boolean {

@@ -2,7 +2,12 @@
 import { useShortcut } from "./bus";
 
 /** `keys`: the files in list order; `selected`: the shown one. */
-export function useDiffFileShortcuts(keys: string[], selected: string | null, select: (key: string) => void, active: boolean): void {
+export function useDiffFileShortcuts(
+  keys: string[],
+  selected: string | null,
+  select: (key: string) => void,
+  active: boolean,
+): void {
   useShortcut(
     ["diff-next", "diff-prev"],
     (action) => {
@@ -12,7 +17,9 @@ export function useDiffFileShortcuts(keys: string[], selected: string | null, se
       const next = at < 0 ? 0 : Math.min(keys.length - 1, Math.max(0, at + step));
       select(keys[next]);
       // Bring the newly selected row into view once it is marked.
-      requestAnimationFrame(() => document.querySelector('[data-testid="diff-file"][aria-current="true"]')?.scrollIntoView({ block: "nearest" }));
+      requestAnimationFrame(() =>
+        document.querySelector('[data-testid="diff-file"][aria-current="true"]')?.scrollIntoView({ block: "nearest" }),
+      );
     },
     active,
   );

@@ -10,7 +10,14 @@ import { SpecPanel, specBody, specTemplate } from "./SpecPanel";
 const TEXT = "---\nstatus: approved\n---\n# Cart\n\nShoppers apply **one** coupon.\n\n<script>alert(1)</script>\n";
 
 function makeSpec(overrides: Partial<SpecView> = {}): SpecView {
-  return { moduleId: "@shop/cart", path: "modules/cart/SPEC.md", text: TEXT, status: "approved", approved: true, ...overrides };
+  return {
+    moduleId: "@shop/cart",
+    path: "modules/cart/SPEC.md",
+    text: TEXT,
+    status: "approved",
+    approved: true,
+    ...overrides,
+  };
 }
 
 describe("specBody", () => {
@@ -63,7 +70,9 @@ describe("SpecPanel", () => {
     fireEvent.change(textarea, { target: { value: edited } });
     fireEvent.click(screen.getByTestId("save-spec"));
 
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("save_spec", { sessionId: "s1", moduleId: "@shop/cart", text: edited }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("save_spec", { sessionId: "s1", moduleId: "@shop/cart", text: edited }),
+    );
     const body = await screen.findByTestId("spec-body");
     expect(body.querySelector("strong")).toHaveTextContent("two");
     expect(screen.queryByTestId("spec-text")).not.toBeInTheDocument();
@@ -97,7 +106,14 @@ describe("SpecPanel", () => {
 
   it("says when a module has no specification and edits from a template", async () => {
     const backend = fakeBackend({
-      get_spec: () => makeSpec({ moduleId: "@shop/coupons", path: "modules/coupons/SPEC.md", text: null, status: null, approved: false }),
+      get_spec: () =>
+        makeSpec({
+          moduleId: "@shop/coupons",
+          path: "modules/coupons/SPEC.md",
+          text: null,
+          status: null,
+          approved: false,
+        }),
     });
     renderWithStore(<SpecPanel sessionId="s1" moduleId="@shop/coupons" />, backend);
 
@@ -131,7 +147,10 @@ describe("SpecPanel", () => {
   it("fetches again when its refresh key changes", async () => {
     let text = TEXT;
     const backend = fakeBackend({ get_spec: () => makeSpec({ text }) });
-    const { rerender } = renderWithStore(<SpecPanel sessionId="s1" moduleId="@shop/cart" refreshKey="idle:1" />, backend);
+    const { rerender } = renderWithStore(
+      <SpecPanel sessionId="s1" moduleId="@shop/cart" refreshKey="idle:1" />,
+      backend,
+    );
     await screen.findByTestId("spec-body");
     text = "---\nstatus: approved\n---\nChanged by a turn\n";
     rerender(

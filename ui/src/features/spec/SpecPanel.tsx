@@ -25,7 +25,12 @@ export function specRefreshKey(session: SessionView, entries: TranscriptEntry[] 
 }
 
 export function SpecStatus({ spec }: { spec: SpecView }) {
-  if (spec.approved) return <Badge tone="success" testId="spec-status">approved</Badge>;
+  if (spec.approved)
+    return (
+      <Badge tone="success" testId="spec-status">
+        approved
+      </Badge>
+    );
   return <Badge tone="warn" testId="spec-status">{`${spec.status ?? "no status"} · not approved`}</Badge>;
 }
 
@@ -135,7 +140,11 @@ export function SpecPanel({ sessionId, moduleId, editable = true, running = fals
   if (!spec) {
     return (
       <div className="spec-panel" data-testid="spec-panel" data-module={moduleId}>
-        {loadError ? <ErrorMessage error={loadError} testId="spec-error" /> : <Loading label="Loading specification…" />}
+        {loadError ? (
+          <ErrorMessage error={loadError} testId="spec-error" />
+        ) : (
+          <Loading label="Loading specification…" />
+        )}
       </div>
     );
   }

@@ -70,7 +70,7 @@ pub(super) async fn serve(root: &Path, request: &Request<Incoming>) -> Response<
     };
     let mut response = Response::new(body);
     let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(mime_for(&file)));
+    headers.insert(CONTENT_TYPE, mime_for(&file));
     headers.insert(CONTENT_LENGTH, HeaderValue::from(metadata.len()));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
@@ -99,34 +99,13 @@ async fn open_no_follow(file: &Path) -> std::io::Result<tokio::fs::File> {
     options.open(file).await
 }
 
-/// The MIME type by extension (the table of `kiln-serve`'s assets, and what sites
-/// commonly hold besides).
-fn mime_for(path: &Path) -> &'static str {
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    match extension.as_str() {
-        "html" | "htm" => "text/html; charset=utf-8",
-        "js" | "mjs" => "text/javascript; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "json" | "map" => "application/json",
-        "webmanifest" => "application/manifest+json",
-        "txt" => "text/plain; charset=utf-8",
-        "xml" => "application/xml",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        "avif" => "image/avif",
-        "ico" => "image/x-icon",
-        "woff2" => "font/woff2",
-        "woff" => "font/woff",
-        "ttf" => "font/ttf",
-        "otf" => "font/otf",
-        "wasm" => "application/wasm",
-        "mp4" => "video/mp4",
-        "webm" => "video/webm",
-        "mp3" => "audio/mpeg",
-        "pdf" => "application/pdf",
-        _ => "application/octet-stream",
+/// The Content-Type by extension (mime_guess's table). Text is declared UTF-8, as most sites
+/// are written, rather than left to the browser's guess.
+fn mime_for(path: &Path) -> HeaderValue {
+    let mime = mime_guess::from_path(path).first_raw().unwrap_or("application/octet-stream");
+    if mime.starts_with("text/") {
+        HeaderValue::try_from(format!("{mime}; charset=utf-8")).unwrap_or(HeaderValue::from_static(mime))
+    } else {
+        HeaderValue::from_static(mime)
     }
 }
