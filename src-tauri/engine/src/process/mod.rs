@@ -161,4 +161,16 @@ mod tests {
         tokio::time::sleep(Duration::from_secs(4)).await;
         assert!(!marker.exists(), "a process of the group outlived the timeout");
     }
+
+    #[tokio::test]
+    async fn a_dropped_run_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("survived");
+        let cmd = format!("(sleep 2; touch {}) & sleep 30", marker.display());
+        let running = run(&cmd, dir.path(), &[], Duration::from_secs(60), |_| {});
+        // A stopped turn drops the run while it waits.
+        assert!(tokio::time::timeout(Duration::from_millis(300), running).await.is_err());
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        assert!(!marker.exists(), "a process of the group outlived the dropped run");
+    }
 }
