@@ -25,8 +25,7 @@ use crate::session::{self, publish, record};
 use crate::store::attachments as records;
 use crate::workspace::Workspace;
 
-/// Where attachment copies live inside a working copy (never checkpointed or delivered).
-pub const IN_WORKDIR: &str = "reference/attachments";
+pub use crate::attachments::IN_WORKDIR;
 
 pub async fn list(ws: &Workspace, session: &str) -> Result<Vec<AttachmentView>> {
     records::list(&ws.pool, session).await

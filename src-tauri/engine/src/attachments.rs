@@ -7,6 +7,9 @@ use ts_rs::TS;
 
 use crate::error::{ApiError, ErrorCode, Result};
 
+/// Where attachment copies live inside a working copy (never checkpointed or delivered).
+pub const IN_WORKDIR: &str = "reference/attachments";
+
 pub const MAX_PER_SESSION: usize = 10;
 pub const MAX_BYTES: usize = 5 * 1024 * 1024;
 pub const MAX_NAME_CHARS: usize = 128;

@@ -16,7 +16,7 @@ use crate::snapshot::{self, Source};
 pub fn snapshot_workdir(store: &Repository, workdir: &Path) -> Result<Oid> {
     // `.venv` is the virtual environment Kiln's setup makes for a Python project: never
     // part of the change, even in a repository that does not ignore it.
-    let skip = [crate::attach::IN_WORKDIR, ".venv"];
+    let skip = [crate::attachments::IN_WORKDIR, ".venv"];
     match workdir.parent() {
         // `sessions/<id>/index` beside `sessions/<id>/workspace` is the stat cache.
         Some(session_dir) => snapshot::snapshot_cached(store, workdir, &skip, &session_dir.join("index")),

@@ -15,7 +15,8 @@ use crate::api::types::{DetectedCommand, DetectedGate};
 use crate::config::Config;
 use crate::modules::{ModuleInfo, Toolchain};
 
-pub use crate::gates::MODULE_GATES;
+/// The gates every module has, in the order they run.
+pub const MODULE_GATES: &[&str] = &["dependencies", "typecheck", "tests", "format", "lint"];
 
 mod node;
 mod others;

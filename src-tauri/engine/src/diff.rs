@@ -316,7 +316,7 @@ fn hunks(patch: &Patch<'_>) -> Result<Vec<Hunk>> {
 /// Paths a review never shows, even when a workspace forgets to ignore them: installed
 /// dependencies and the attachment copies the agent reads.
 fn hidden(path: &str) -> bool {
-    path.starts_with(&format!("{}/", crate::attach::IN_WORKDIR))
+    path.starts_with(&format!("{}/", crate::attachments::IN_WORKDIR))
         || path.split('/').any(|segment| segment == "node_modules")
 }
 

@@ -24,7 +24,7 @@ use crate::session::record;
 use crate::store::gate_results::{self, GateRecord};
 use crate::workspace::Workspace;
 
-pub const MODULE_GATES: &[&str] = &["dependencies", "typecheck", "tests", "format", "lint"];
+pub use crate::detect::MODULE_GATES;
 /// Output a failed gate hands to the fix turn.
 pub const FIX_OUTPUT: usize = 4000;
 /// Output the transcript keeps whole; longer output keeps head and tail.

@@ -20,6 +20,8 @@ pub mod events;
 pub mod gates;
 pub mod handoff;
 pub mod ids;
+#[cfg(test)]
+mod layering;
 pub mod listening;
 pub mod live;
 pub mod modules;

@@ -93,11 +93,14 @@ fn downcast<T: Handle>(handle: Arc<dyn Handle>) -> Option<Arc<T>> {
     typed
 }
 
+/// A value with the key it was computed from.
+type Memoized<V> = (Box<dyn Any + Send + Sync>, V);
+
 /// The last value computed per session with the key it was computed from: a session
 /// has one working copy, so one entry each is enough, and an unchanged key is answered
 /// without computing again. The key's type belongs to whoever computes.
 pub struct Memo<V> {
-    entries: Mutex<HashMap<String, (Box<dyn Any + Send + Sync>, V)>>,
+    entries: Mutex<HashMap<String, Memoized<V>>>,
     computed: AtomicU64,
 }
 

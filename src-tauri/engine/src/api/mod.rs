@@ -244,7 +244,7 @@ impl Engine {
     }
 
     pub async fn create_session(&self, args: CreateSessionArgs) -> Result<SessionView> {
-        session::create(&self.workspace()?, &self.events, args).await
+        crate::chain::create(&self.workspace()?, &self.events, args).await
     }
 
     pub async fn get_transcript(&self, args: GetTranscriptArgs) -> Result<Vec<TranscriptEntry>> {

@@ -1,0 +1,393 @@
+//! The chain of turns (SPEC §6): an operator message starts a turn; each turn ends with
+//! a handoff that decides what follows — the next role (by itself up to 4 turns per
+//! message while auto-continue is on), the operator's approval of a specification, an
+//! answer to a question, review, or blocked when the driver failed.
+
+use std::sync::Arc;
+
+use crate::api::types::*;
+use crate::approval;
+use crate::clock::now;
+use crate::config::Workflow;
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::events::EventBus;
+use crate::handoff::{self, Target};
+use crate::ids::SessionId;
+use crate::planner_agent::Planning;
+use crate::roles::{self, Role};
+use crate::routing::{self, ModuleState, Route};
+use crate::session::{self, publish, record, record_as};
+use crate::store::sessions as records;
+use crate::store::{spec_approvals, turns};
+use crate::turn::{self, TurnEnd, TurnHandle, TurnPlan, TurnPlanSummary};
+use crate::workspace::Workspace;
+
+mod next;
+mod spec;
+pub mod start;
+
+pub use next::review_module;
+use next::*;
+use spec::*;
+pub use spec::{approve_spec, get_spec, save_spec, spec_approved};
+pub use start::create;
+/// Chained turns one operator message may start by itself.
+pub const MAX_CHAIN: i64 = 4;
+
+/// Roles that write specifications and designs, and may work before approval.
+const BEFORE_APPROVAL: &[&str] = &["business-manager", "ux-designer"];
+
+pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SendMessageArgs) -> Result<SessionView> {
+    let (id, session) = session::live(ws, &args.session_id).await?;
+    session::refuse_closed(&session)?;
+    let text = args.text.trim();
+    if text.is_empty() {
+        return Err(ApiError::invalid("the message is empty"));
+    }
+    let module = match &args.module {
+        Some(m) => session.modules.iter().find(|x| &x.id == m).cloned().ok_or_else(|| {
+            ApiError::new(ErrorCode::ModuleNotFound, format!("`{m}` is not a module of this session; add it first"))
+        })?,
+        None => session.modules[0].clone(),
+    };
+    let roles = ws.roles()?;
+    let picked = match &args.role {
+        Some(r) => {
+            Some(roles::find(&roles, r).cloned().ok_or_else(|| ApiError::invalid(format!("there is no role `{r}`")))?)
+        }
+        None => None,
+    };
+    let driver_id = args.driver.clone().or(session.driver.clone());
+    let driver = crate::drivers::registry::resolve(ws, driver_id.as_deref()).await?;
+
+    record_as(ws, events, &id, EntryKind::User, Some(&module.id), None, text).await?;
+    let start = Start {
+        id: id.clone(),
+        module,
+        roles,
+        picked,
+        driver,
+        model: args.model.or(session.model.clone()),
+        text: text.to_string(),
+    };
+    // The first message waits for the planner agent and the session's setup, in the
+    // background so the composer is free at once; its turn starts when they are done.
+    let planning = ws.planning.get::<Planning>(id.as_str());
+    let setting_up = ws.running.lock().unwrap().contains_key(id.as_str());
+    // `Some(planner)` or `Some(None)` (setup only) means the turn must wait.
+    let wait_for = match planning {
+        Some(planning) => Some(Some(planning)),
+        None => setting_up.then_some(None),
+    };
+    match wait_for {
+        Some(planning) => {
+            let (ws, events) = (ws.clone(), events.clone());
+            // Counted as running from now until its turn has started, without a gap.
+            ws.queued.lock().unwrap().insert(id.to_string());
+            tokio::spawn(async move {
+                if let Some(planning) = planning {
+                    planning.wait().await;
+                }
+                while ws.running.lock().unwrap().contains_key(start.id.as_str()) {
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+                // Stop during planning or setup takes the waiting message off the queue.
+                if !ws.queued.lock().unwrap().contains(start.id.as_str()) {
+                    return;
+                }
+                let started = start.run(&ws, &events).await;
+                ws.queued.lock().unwrap().remove(start.id.as_str());
+                if let Err(e) = started {
+                    let note =
+                        format!("The turn for your message could not start: {} [{}]", e.message, e.code.as_str());
+                    let _ = record(&ws, &events, &start.id, EntryKind::System, None, &note).await;
+                }
+                let _ = publish(&ws, &events, &start.id).await;
+            });
+        }
+        None => start.run(ws, events).await?,
+    }
+    publish(ws, events, &id).await
+}
+
+/// An operator message's turn, ready to start once nothing else runs.
+struct Start {
+    id: SessionId,
+    module: SessionModule,
+    roles: Vec<Role>,
+    picked: Option<Role>,
+    driver: Arc<dyn crate::drivers::Driver>,
+    model: Option<String>,
+    text: String,
+}
+
+impl Start {
+    async fn run(&self, ws: &Arc<Workspace>, events: &Arc<EventBus>) -> Result<()> {
+        let id = &self.id;
+        // The session may have been archived or deleted while the message waited.
+        let (_, session) = session::live(ws, id.as_str()).await?;
+        session::refuse_closed(&session)?;
+        // A new turn supersedes a running one, after it is gone; it waits for the
+        // session's setup or gates to finish rather than cutting them short.
+        let turn = ws.turns.get::<TurnHandle>(id.as_str());
+        if let Some(turn) = turn {
+            turn.stop().await;
+        }
+        while ws.running.lock().unwrap().contains_key(id.as_str()) {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        let pending = pending_role(ws, id).await?;
+        set_pending_role(ws, id, None).await?;
+        let route = match &self.picked {
+            Some(role) => Route::Role { role: role.id.clone(), reason: "picked in the composer".into() },
+            None => match pending.and_then(|p| roles::find(&self.roles, &p).cloned()) {
+                Some(role) => Route::Role {
+                    role: role.id,
+                    reason: "the session was waiting for it (a question, a paused chain or the planner's suggestion)"
+                        .into(),
+                },
+                None => route_module(ws, id, &self.module, &self.text).await?,
+            },
+        };
+        begin(
+            ws,
+            events,
+            id,
+            &self.module,
+            &self.roles,
+            route,
+            self.driver.clone(),
+            self.model.clone(),
+            self.text.clone(),
+            0,
+        )
+        .await
+    }
+}
+
+/// Stops what the session runs: its turn, or else its planner agent, its setup (or
+/// gates) and the message waiting for them. `INVALID_INPUT` when nothing runs.
+pub async fn stop_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {
+    let id = SessionId::parse(&args.session_id)?;
+    let session = session::view(ws, &id).await?;
+    let handle = ws.turns.get::<TurnHandle>(id.as_str());
+    if let Some(handle) = handle {
+        handle.stop().await;
+        return publish(ws, events, &id).await;
+    }
+    let planning = ws.planning.remove::<Planning>(id.as_str());
+    let running = ws.running.lock().unwrap().remove(id.as_str());
+    let queued = ws.queued.lock().unwrap().remove(id.as_str());
+    if planning.is_none() && running.is_none() && !queued {
+        return Err(ApiError::new(ErrorCode::InvalidInput, format!("session {id} runs no turn, planner or setup")));
+    }
+    let mut during = Vec::new();
+    if let Some(planning) = &planning {
+        planning.stop();
+        during.push("planning");
+        crate::live::Live::new(&id, LivePhase::Planning, None, None).end(events);
+        records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
+    }
+    if let Some(running) = running {
+        running.kill();
+        during.push(if session.setup == SetupState::Running { "setup" } else { "the gates" });
+    }
+    let mut text = if during.is_empty() {
+        "Stopped by the operator.".to_string()
+    } else {
+        format!("Stopped by the operator during {}.", during.join(" and "))
+    };
+    if queued {
+        text.push_str(" The message waiting for it was not started; send it again when ready.");
+    }
+    record(ws, events, &id, EntryKind::System, None, &text).await?;
+    publish(ws, events, &id).await
+}
+
+/// Runs again the turn that blocked the session: the same module, role, driver, model
+/// and prompt. `NOT_BLOCKED` unless the session is blocked.
+pub async fn retry_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {
+    let (id, session) = session::live(ws, &args.session_id).await?;
+    session::refuse_closed(&session)?;
+    if session.state != SessionState::Blocked {
+        return Err(ApiError::new(
+            ErrorCode::NotBlocked,
+            format!("session {id} is not blocked: there is no failed turn to retry"),
+        ));
+    }
+    if ws.is_running(id.as_str()) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, format!("session {id} is running")));
+    }
+    let last = turns::latest(&ws.pool, id.as_str()).await?;
+    let Some(last) = last else {
+        return Err(ApiError::new(ErrorCode::NotBlocked, format!("session {id} has run no turn to retry")));
+    };
+    let Some(prompt) = last.prompt.filter(|p| !p.is_empty()) else {
+        return Err(ApiError::new(
+            ErrorCode::NotBlocked,
+            "the failed turn ran before Kiln kept its prompt: send your message again",
+        ));
+    };
+    let module = session_module(&session, &last.module_id)?;
+    let roles = ws.roles()?;
+    let role = roles::find(&roles, &last.role)
+        .cloned()
+        .ok_or_else(|| ApiError::invalid(format!("there is no role `{}` any more", last.role)))?;
+    let driver = crate::drivers::registry::resolve(ws, Some(&last.driver)).await?;
+    let text = format!("Retrying the **{}** turn in `{}`.", role.name, module.id);
+    record(ws, events, &id, EntryKind::System, Some(&module.id), &text).await?;
+    if last.review {
+        // A review is asked the same way every time, with the review's own instructions.
+        begin_review(ws, events, &id, &module, &role, driver, last.model, last.chain_index).await?;
+        return publish(ws, events, &id).await;
+    }
+    let plan = TurnPlan {
+        session: id.clone(),
+        module: module.clone(),
+        instructions: instructions(&role, &session, &module, &roles),
+        resume_id: session.resume_ids.get(driver.id()).cloned(),
+        role,
+        driver,
+        model: last.model,
+        prompt,
+        chain_index: last.chain_index,
+        review: last.review,
+    };
+    turn::start(ws.clone(), events.clone(), plan, after_turn).await?;
+    publish(ws, events, &id).await
+}
+
+/// The module of a session an operation names, or `MODULE_NOT_FOUND`.
+fn session_module(session: &SessionView, module_id: &str) -> Result<SessionModule> {
+    session.modules.iter().find(|m| m.id == module_id).cloned().ok_or_else(|| {
+        ApiError::new(ErrorCode::ModuleNotFound, format!("`{module_id}` is not a module of this session"))
+    })
+}
+
+async fn route_module(ws: &Workspace, id: &SessionId, module: &SessionModule, request: &str) -> Result<Route> {
+    if ws.config.workflow() == Workflow::Direct {
+        return Ok(Route::Role {
+            role: roles::ENGINEER.into(),
+            reason: "the engineer takes every turn of the direct workflow".into(),
+        });
+    }
+    let dir = ws.session_workdir(id).join(&module.directory);
+    let approved = spec_approved(ws, id, module).await?;
+    let m = &ws.config.modules;
+    let state = ModuleState::read(&dir, &m.spec, &m.server, &m.screen, approved);
+    let roles = ws.roles()?;
+    let ids: Vec<&str> = roles.iter().map(|r| r.id.as_str()).collect();
+    Ok(routing::route(&state, request, &ids))
+}
+
+async fn pending_role(ws: &Workspace, id: &SessionId) -> Result<Option<String>> {
+    records::pending_role(&ws.pool, id.as_str()).await
+}
+
+async fn set_pending_role(ws: &Workspace, id: &SessionId, role: Option<&str>) -> Result<()> {
+    records::set_pending_role(&ws.pool, id.as_str(), role).await
+}
+
+/// Starts the turn a route names, or stops at approval.
+#[allow(clippy::too_many_arguments)]
+async fn begin(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    id: &SessionId,
+    module: &SessionModule,
+    roles: &[Role],
+    route: Route,
+    driver: Arc<dyn crate::drivers::Driver>,
+    model: Option<String>,
+    prompt: String,
+    chain_index: i64,
+) -> Result<()> {
+    let (role_id, reason) = match route {
+        Route::AwaitApproval { reason } => {
+            let text = format!(
+                "Waiting for your approval: {reason}. Read the specification of `{}` and approve it to go on.",
+                module.id
+            );
+            record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
+            records::set_state(&ws.pool, id.as_str(), SessionState::AwaitingApproval, &now()).await?;
+            return Ok(());
+        }
+        Route::Role { role, reason } => (role, reason),
+    };
+    let role = roles::find(roles, &role_id)
+        .cloned()
+        .ok_or_else(|| ApiError::invalid(format!("there is no role `{role_id}`")))?;
+    let specs = ws.config.workflow() == Workflow::Specs;
+    if specs
+        && !BEFORE_APPROVAL.contains(&role.id.as_str())
+        && !spec_approved(ws, id, module).await?
+        && has_spec(ws, id, module)
+    {
+        let text = format!(
+            "**{}** would build `{}` next ({reason}), but its specification is not approved. Approve it to go on.",
+            role.name, module.id
+        );
+        record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
+        records::set_state(&ws.pool, id.as_str(), SessionState::AwaitingApproval, &now()).await?;
+        set_pending_role(ws, id, Some(&role.id)).await?;
+        return Ok(());
+    }
+    let session = session::view(ws, id).await?;
+    let prompt = match crate::attach::note(&session.attachments) {
+        Some(note) => format!("{note}\n\n{prompt}"),
+        None => prompt,
+    };
+    let routed = format!("Routed to **{}**: {reason}.", role.name);
+    record(ws, events, id, EntryKind::System, Some(&module.id), &routed).await?;
+    let plan = TurnPlan {
+        session: id.clone(),
+        module: module.clone(),
+        instructions: instructions(&role, &session, module, roles),
+        resume_id: session.resume_ids.get(driver.id()).cloned(),
+        role,
+        driver,
+        model,
+        prompt,
+        chain_index,
+        review: false,
+    };
+    turn::start(ws.clone(), events.clone(), plan, after_turn).await
+}
+
+/// The role's instruction and the session context the driver receives.
+fn instructions(role: &Role, session: &SessionView, module: &SessionModule, roles: &[Role]) -> String {
+    let modules: Vec<String> = session.modules.iter().map(|m| format!("`{}` in `{}`", m.id, m.directory)).collect();
+    let where_ = match role.scope {
+        roles::Scope::Repository => {
+            "You may change any file of the working copy (sources, tests, manifests, lockfiles, docs); `.git/` and `.kiln/` are not yours to touch.".to_string()
+        }
+        roles::Scope::Module => {
+            let allowed: Vec<String> = role.allowed_paths.iter().map(|p| format!("`{}/{p}`", module.directory)).collect();
+            format!("You may change only {}; changes anywhere else are put back after your turn.", allowed.join(", "))
+        }
+    };
+    let targets: Vec<String> =
+        role.handoff.iter().filter_map(|h| roles::find(roles, h)).map(|r| format!("`{}` ({})", r.id, r.name)).collect();
+    let handoff = if targets.is_empty() {
+        "End your answer with one line `HANDOFF: none - <why>` when the request is satisfied or you need the operator's answer.".to_string()
+    } else {
+        format!(
+            "End your answer with one line `HANDOFF: <role-id> - <why>` naming who should take the next turn, one of {}, or `HANDOFF: none - <why>` when the request is satisfied or you need the operator's answer.",
+            targets.join(", ")
+        )
+    };
+    format!(
+        "{}\n\n## Kiln session\nYou are the {} ({}). The request: {}\n\nModules of this session: {}. This turn starts in `{}` (`{}`); your current directory is the root of the session's working copy.\n{where_}\n\n{handoff}",
+        role.instruction, role.name, role.id, session.brief, modules.join(", "), module.id, module.directory,
+    )
+}
+
+/// When a handoff names no usable role, routing decides and the transcript says why.
+async fn fallback(ws: &Workspace, id: &SessionId, module: &SessionModule, why: &str) -> Result<Route> {
+    let route = route_module(ws, id, module, "").await?;
+    let route = match route {
+        Route::Role { role, reason } => Route::Role { role, reason: format!("{why}, so routing chose: {reason}") },
+        other => other,
+    };
+    Ok(route)
+}

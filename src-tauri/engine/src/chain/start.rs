@@ -1,0 +1,332 @@
+//! Starting a session: the working copy from the workspace's snapshot (checkpoint 0),
+//! the planner's classification (its rules, then the planner agent when one is on),
+//! and the setup step that installs dependencies before the first turn.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::api::types::*;
+use crate::clock::now;
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::events::EventBus;
+use crate::ids::SessionId;
+use crate::planner::{self, Rules};
+use crate::session::{publish, record, MAX_TITLE};
+use crate::snapshot::{self, Source};
+use crate::store::gate_results::{self, GateRecord};
+use crate::store::sessions::{self as records, NewSession};
+use crate::workspace::Workspace;
+
+const MAX_BRIEF: usize = 20_000;
+
+const SETUP_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
+pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSessionArgs) -> Result<SessionView> {
+    let brief = args.brief.trim();
+    if brief.is_empty() {
+        return Err(ApiError::invalid("the brief is empty: say what should change"));
+    }
+    if brief.chars().count() > MAX_BRIEF {
+        return Err(ApiError::invalid(format!("the brief is longer than {MAX_BRIEF} characters")));
+    }
+    let title = match args.title.as_deref().map(str::trim) {
+        Some(t) if !t.is_empty() => t.to_string(),
+        _ => title_from(brief),
+    };
+    if title.chars().count() > MAX_TITLE {
+        return Err(ApiError::invalid(format!("the title is longer than {MAX_TITLE} characters")));
+    }
+    let rules = Rules { modules: &ws.modules, id_pattern: ws.id_pattern.as_ref(), globs: &ws.config.modules.globs };
+    let selected = rules.classify_with(brief, args.create_modules.as_deref().unwrap_or(&[]))?;
+
+    let id = SessionId::new();
+    let at = now();
+    let workdir = ws.session_workdir(&id);
+    let base = {
+        let _guard = ws.store_lock.lock().await;
+        let ws2 = ws.clone();
+        let id2 = id.clone();
+        tokio::task::spawn_blocking(move || base_snapshot(&ws2, &id2))
+            .await
+            .map_err(|e| ApiError::internal("snapshot", e))?
+    };
+    let base = match base {
+        Ok(base) => base,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(ws.session_dir(&id));
+            return Err(e);
+        }
+    };
+    copy_session_files(ws, &workdir);
+
+    let modules: Vec<SessionModule> = selected
+        .iter()
+        .map(|s| SessionModule {
+            id: s.id.clone(),
+            directory: s.directory.clone(),
+            kind: s.kind,
+            joined_at: at.clone(),
+            base_sequence: 0,
+        })
+        .collect();
+    let kind = if modules[0].kind == ModuleChange::New { SessionKind::NewModule } else { SessionKind::EditModule };
+    let inserted = records::insert(
+        &ws.pool,
+        NewSession {
+            id: id.as_str(),
+            kind,
+            title: &title,
+            brief,
+            modules: &modules,
+            at: &at,
+            base_commit: &base.to_string(),
+        },
+    )
+    .await;
+    if let Err(e) = inserted {
+        let _ = std::fs::remove_dir_all(ws.session_dir(&id));
+        return Err(e);
+    }
+    // The planner agent runs when it is on and a driver can answer; else the rules alone.
+    let agent = match crate::settings::planner_agent(ws).await? {
+        true => crate::drivers::registry::resolve(ws, None).await.ok(),
+        false => None,
+    };
+    record(ws, events, &id, EntryKind::System, Some(&modules[0].id), &planner::describe(&selected, agent.is_some()))
+        .await?;
+    match agent {
+        Some(driver) => crate::planner_agent::start(
+            ws.clone(),
+            events.clone(),
+            id.clone(),
+            driver,
+            brief.to_string(),
+            args.title.as_deref().is_some_and(|t| !t.trim().is_empty()),
+        ),
+        None => records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?,
+    }
+    // The install step: kiln.toml's, else the one detected from the repository's own
+    // tooling, so the agent can run the tests during its turn.
+    let workdir = ws.session_workdir(&id);
+    let detected = crate::detect::setup(&workdir, &ws.config, &ws.modules);
+    if let Some(setup) = detected {
+        let missing = if ws.config.session.setup.is_some() {
+            None
+        } else {
+            crate::detect::toolchains::blocking(&crate::detect::toolchains::check(&workdir, &ws.modules))
+        };
+        match missing {
+            None => start_setup(ws.clone(), events.clone(), id.clone(), setup.command, setup.source).await?,
+            Some(message) => {
+                let text = format!(
+                    "**dependencies** failed: {message} [{}]. Install it, then send a message to go on.",
+                    ErrorCode::ToolchainMissing.as_str()
+                );
+                let end = SetupEnd {
+                    passed: false,
+                    text,
+                    exit_code: None,
+                    duration_ms: 0,
+                    head: message,
+                    tail: String::new(),
+                };
+                record_setup(ws, events, &id, &setup.command, &setup.source, end).await?;
+            }
+        }
+    }
+    publish(ws, events, &id).await
+}
+
+fn title_from(brief: &str) -> String {
+    let line = brief.lines().next().unwrap_or(brief).trim();
+    if line.chars().count() <= 72 {
+        line.to_string()
+    } else {
+        let cut: String = line.chars().take(71).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+/// Snapshots the workspace as checkpoint 0 and materializes the session's working copy.
+fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
+    let store = ws.open_store()?;
+    let tree = match &ws.git {
+        Some(git) => {
+            let host = git2::Repository::open(&git.workdir)?;
+            snapshot::snapshot(&store, Source::Git { repo: &host, prefix: &git.prefix })?
+        }
+        None => snapshot::snapshot(&store, Source::Plain { root: &ws.root, skip: &[] })?,
+    };
+    let commit = snapshot::commit(&store, tree, None, "the starting point", &format!("refs/kiln/{id}/0"))?;
+    snapshot::materialize(&store, commit, &ws.session_workdir(id))?;
+    Ok(commit)
+}
+
+/// Copies `[session] copy` files (ignored, so not in the snapshot) into the working copy.
+/// An entry is a path relative to both roots by the rules of `paths`: never `.kiln`
+/// (Kiln's secret key must not reach an agent) nor `.git`. The source may be a link
+/// (a `.env` kept elsewhere is common); the destination may not lead out of the working
+/// copy, whatever links the materialized files hold.
+fn copy_session_files(ws: &Workspace, workdir: &std::path::Path) {
+    for rel in &ws.config.session.copy {
+        let to = match crate::paths::confine(workdir, rel) {
+            Ok(to) => to,
+            Err(e) => {
+                tracing::warn!("skipping session copy entry: {}", e.message);
+                continue;
+            }
+        };
+        // The same text passed the rules above: relative, no `..`, `.git` or `.kiln`.
+        let from = ws.root.join(rel);
+        if from.is_file() {
+            if let Some(parent) = to.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            if let Err(e) = std::fs::copy(&from, &to) {
+                tracing::warn!("copying {rel} into the session: {e}");
+            }
+        }
+    }
+}
+
+async fn start_setup(
+    ws: Arc<Workspace>,
+    events: Arc<EventBus>,
+    id: SessionId,
+    command: String,
+    source: String,
+) -> Result<()> {
+    records::set_setup(&ws.pool, id.as_str(), SetupState::Running, &now()).await?;
+    // Marked running before the task starts, so a delete issued right now is refused.
+    ws.running.lock().unwrap().insert(id.to_string(), crate::process::Running { pgid: 0 });
+    record(
+        &ws,
+        &events,
+        &id,
+        EntryKind::System,
+        None,
+        &format!("Installing dependencies: `{command}` (from {source})"),
+    )
+    .await?;
+    tokio::spawn(async move {
+        let dir = ws.session_workdir(&id);
+        let ws_for_start = ws.clone();
+        let key = id.to_string();
+        // The install runs the repository's scripts (npm's, a setup.py), which the agent
+        // may have written: scoped like gates, writing only to the working copy and the
+        // package caches.
+        let scope = crate::sandbox::Scope::new(&ws.session_dir(&id), &[&dir], &[], &[]);
+        let outcome = match scope {
+            Ok(scope) => {
+                crate::process::run_scoped(&command, &dir, &scope, SETUP_TIMEOUT, move |running| {
+                    let mut map = ws_for_start.running.lock().unwrap();
+                    match map.get_mut(&key) {
+                        Some(slot) => *slot = running,
+                        // Stopped before it even started: it goes at once.
+                        None => running.kill(),
+                    }
+                })
+                .await
+            }
+            Err(e) => Err(e),
+        };
+        let was_stopped = ws.running.lock().unwrap().remove(id.as_str()).is_none();
+        if let Err(e) = finish_setup(&ws, &events, &id, &command, &source, outcome, was_stopped).await {
+            tracing::error!("recording the setup of {id}: {e}");
+        }
+    });
+    Ok(())
+}
+
+async fn finish_setup(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    command: &str,
+    source: &str,
+    outcome: std::io::Result<crate::process::Outcome>,
+    was_stopped: bool,
+) -> Result<()> {
+    let end = match outcome {
+        Ok(o) => {
+            let verdict = if o.passed() {
+                "passed".to_string()
+            } else if o.timed_out {
+                format!("failed: timed out after {} s", o.duration.as_secs())
+            } else if was_stopped || o.killed {
+                "failed: stopped".to_string()
+            } else {
+                format!("failed with exit code {}", o.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "?".into()))
+            };
+            let mut text = format!("**dependencies** {verdict} in {:.1} s — `{command}`", o.duration.as_secs_f64());
+            let shown = if o.tail.is_empty() { o.head.clone() } else { format!("{}\n…\n{}", o.head, o.tail) };
+            let shown = shown.trim_matches(['\n', '\r']);
+            if !shown.trim().is_empty() {
+                text.push_str(&format!("\n\n```\n{}\n```", shown.trim_end()));
+            }
+            SetupEnd {
+                passed: o.passed(),
+                text,
+                exit_code: o.exit_code,
+                duration_ms: o.duration.as_millis() as i64,
+                head: o.head,
+                tail: o.tail,
+            }
+        }
+        Err(e) => SetupEnd {
+            passed: false,
+            text: format!("**dependencies** could not start `{command}`: {e}"),
+            exit_code: None,
+            duration_ms: 0,
+            head: e.to_string(),
+            tail: String::new(),
+        },
+    };
+    // A session deleted while its setup ran has no record left to write to.
+    if records::load(&ws.pool, id.as_str(), false).await.map(|s| s.deleted_at.is_some()).unwrap_or(true) {
+        return Ok(());
+    }
+    record_setup(ws, events, id, command, source, end).await?;
+    publish(ws, events, id).await?;
+    Ok(())
+}
+
+/// How a session's setup ended, as its `dependencies` result and transcript entry say.
+struct SetupEnd {
+    passed: bool,
+    text: String,
+    exit_code: Option<i32>,
+    duration_ms: i64,
+    head: String,
+    tail: String,
+}
+
+/// Records the setup's end: its gate result, its transcript entry and the session's setup state.
+async fn record_setup(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    command: &str,
+    source: &str,
+    end: SetupEnd,
+) -> Result<()> {
+    let at = now();
+    let status = if end.passed { "passed" } else { "failed" };
+    let row = GateRecord {
+        session: id.as_str(),
+        module: None,
+        gate: "dependencies",
+        command,
+        source,
+        status,
+        exit_code: end.exit_code,
+        duration_ms: end.duration_ms,
+        head: &end.head,
+        tail: &end.tail,
+        at: &at,
+    };
+    gate_results::insert(&ws.pool, row).await?;
+    record(ws, events, id, EntryKind::Gate, None, &end.text).await?;
+    records::set_setup(&ws.pool, id.as_str(), if end.passed { SetupState::Passed } else { SetupState::Failed }, &at)
+        .await
+}

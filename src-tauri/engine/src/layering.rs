@@ -1,0 +1,301 @@
+//! The layer test: reads every engine source file's `crate::` paths (in `use` lines,
+//! grouped ones too, and in code) and fails on an import that reaches up a layer, on a
+//! same-layer import not listed as allowed, and on a module missing from the table.
+//! The layers are drawn in ARCHITECTURE.md; this table is their one source.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Every module of the engine with its layer, bottom (0) to top. `api::types` is the
+/// vocabulary every layer speaks, so it sits in the base while the rest of `api` is
+/// the top.
+const LAYERS: &[(&str, u8)] = &[
+    // 0 base
+    ("api::types", 0),
+    ("clock", 0),
+    ("config", 0),
+    ("error", 0),
+    ("events", 0),
+    ("ids", 0),
+    ("listening", 0),
+    ("modules", 0),
+    ("paths", 0),
+    ("process", 0),
+    ("redact", 0),
+    ("roles", 0),
+    ("sandbox", 0),
+    ("secrets", 0),
+    ("attachments", 0),
+    // 1 records
+    ("snapshot", 1),
+    ("store", 1),
+    ("workspace_lock", 1),
+    // 2 live state
+    ("live", 2),
+    ("registry", 2),
+    // 3 sessions
+    ("attach", 3),
+    ("checkpoint", 3),
+    ("confine", 3),
+    ("detect", 3),
+    ("diff", 3),
+    ("review", 3),
+    ("session", 3),
+    ("workspace", 3),
+    // 4 tools
+    ("drivers", 4),
+    ("gates", 4),
+    ("preview", 4),
+    ("settings", 4),
+    // 5 the chain
+    ("approval", 5),
+    ("chain", 5),
+    ("handoff", 5),
+    ("planner", 5),
+    ("planner_agent", 5),
+    ("routing", 5),
+    ("turn", 5),
+    // 6 delivery
+    ("delivery", 6),
+    // 7 the API
+    ("access", 7),
+    ("api", 7),
+    // benches' and tests' door in (when lib.rs has one)
+    ("testing", 7),
+    // the test itself
+    ("layering", 7),
+];
+
+/// Imports between modules of one layer (importer, imported). Anything else within a
+/// layer is refused, so a new sideways import is a decision, not an accident.
+const SIDEWAYS: &[(&str, &str)] = &[
+    // base: the vocabulary and its helpers
+    ("api::types", "config"),
+    ("api::types", "error"),
+    ("api::types", "modules"),
+    ("attachments", "error"),
+    ("config", "error"),
+    ("events", "api::types"),
+    ("events", "clock"),
+    ("events", "redact"),
+    ("ids", "error"),
+    ("modules", "config"),
+    ("modules", "error"),
+    ("paths", "error"),
+    ("process", "sandbox"),
+    ("roles", "config"),
+    ("roles", "error"),
+    ("secrets", "error"),
+    // sessions: the session's own facts, then what reads its working copy
+    ("attach", "session"),
+    ("attach", "workspace"),
+    ("checkpoint", "confine"),
+    ("checkpoint", "session"),
+    ("checkpoint", "workspace"),
+    ("detect", "workspace"),
+    ("diff", "confine"),
+    ("diff", "session"),
+    ("diff", "workspace"),
+    ("review", "workspace"),
+    ("session", "review"),
+    ("session", "workspace"),
+    // tools
+    ("drivers", "settings"),
+    ("preview", "settings"),
+    ("settings", "drivers"),
+    // the chain: the rules, then who runs them
+    ("chain", "approval"),
+    ("chain", "handoff"),
+    ("chain", "planner"),
+    ("chain", "planner_agent"),
+    ("chain", "routing"),
+    ("chain", "turn"),
+    ("planner_agent", "planner"),
+];
+
+/// The module a file belongs to: `api::types`, else its first path segment.
+fn module_of(rel: &Path) -> String {
+    let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+    match parts.as_slice() {
+        [api, types] if api == "api" && types == "types" => "api::types".into(),
+        [first, ..] => first.clone(),
+        [] => String::new(),
+    }
+}
+
+/// The module a `crate::` path names: `api::types…` is the base's vocabulary.
+fn module_named(path: &str) -> String {
+    let mut segments = path.split("::").map(str::trim);
+    let first = segments.next().unwrap_or_default().to_string();
+    if first == "api" && segments.next() == Some("types") {
+        return "api::types".into();
+    }
+    // `crate::types` is lib.rs's re-export of `api::types`.
+    if first == "types" {
+        return "api::types".into();
+    }
+    first
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The paths a line of code names after `crate::`, grouped imports expanded; `text` is
+/// the rest of the file from this line, as a group may span lines.
+fn crate_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("crate::") {
+        let after = &rest[at + "crate::".len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            // Up to the matching brace; each top-level entry names a module.
+            let mut depth = 1;
+            let mut end = group.len();
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = i;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let inner = &group[..end];
+            let mut depth = 0;
+            let mut entry = String::new();
+            for c in inner.chars().chain([',']) {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        let path = entry.trim();
+                        if !path.is_empty() {
+                            out.push(path.to_string());
+                        }
+                        entry.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                entry.push(c);
+            }
+            rest = &group[end..];
+        } else {
+            let end = after.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(after.len());
+            out.push(after[..end].to_string());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn nothing_imports_upward() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let layer = |m: &str| LAYERS.iter().find(|(name, _)| *name == m).map(|(_, l)| *l);
+    let mut problems = BTreeSet::new();
+    let mut used = BTreeSet::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        // lib.rs only declares modules; this file names paths in its strings.
+        if rel == Path::new("lib.rs") || rel == Path::new("layering.rs") {
+            continue;
+        }
+        let from = module_of(rel);
+        let Some(from_layer) = layer(&from) else {
+            problems.insert(format!("{}: module `{from}` is not in the layer table", rel.display()));
+            continue;
+        };
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut in_group = false;
+        for (n, line) in lines.iter().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            // A grouped `use crate::{…}` spanning lines is read once, from its first line.
+            if in_group {
+                in_group = !code.contains("};");
+                continue;
+            }
+            let tail = lines[n..].join("\n");
+            let first_line_only = !code.contains("crate::{") || code.contains("};");
+            let scanned =
+                if first_line_only { line.to_string() } else { tail[..tail.find("};").unwrap_or(tail.len())].into() };
+            if !first_line_only {
+                in_group = true;
+            }
+            for path in crate_paths(&scanned) {
+                let to = module_named(&path);
+                if to == from || to.is_empty() {
+                    continue;
+                }
+                let place = format!("{}:{}", rel.display(), n + 1);
+                match layer(&to) {
+                    None => {
+                        problems
+                            .insert(format!("{place}: `crate::{path}` names module `{to}`, not in the layer table"));
+                    }
+                    Some(to_layer) if to_layer > from_layer => {
+                        problems.insert(format!(
+                            "{place}: `{from}` (layer {from_layer}) imports `crate::{path}` from `{to}` (layer {to_layer}), a layer above"
+                        ));
+                    }
+                    Some(to_layer) if to_layer == from_layer => {
+                        if SIDEWAYS.contains(&(from.as_str(), to.as_str())) {
+                            used.insert((from.clone(), to.clone()));
+                        } else {
+                            problems.insert(format!(
+                                "{place}: `{from}` imports `crate::{path}` from `{to}` in its own layer {to_layer}, not listed in SIDEWAYS"
+                            ));
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    // An allowance nothing uses any more goes, so the list says what is.
+    for (from, to) in SIDEWAYS {
+        if !used.contains(&(from.to_string(), to.to_string())) {
+            problems.insert(format!("SIDEWAYS lists `{from}` -> `{to}`, which nothing imports any more"));
+        }
+    }
+    // Every top-level module of the crate has a layer.
+    for entry in std::fs::read_dir(&src).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().trim_end_matches(".rs").to_string();
+        if name != "lib" && name != "api" && layer(&name).is_none() {
+            problems.insert(format!(
+                "src/{}: module `{name}` is not in the layer table",
+                entry.file_name().to_string_lossy()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "layer violations:\n{}", problems.into_iter().collect::<Vec<_>>().join("\n"));
+}
+
+#[test]
+fn reads_grouped_and_plain_paths() {
+    let paths = crate_paths("use crate::{api::types::{A, B}, error::Result}; let x = crate::clock::now();");
+    assert_eq!(paths, ["api::types::{A, B}", "error::Result", "clock::now"]);
+    assert_eq!(module_named("api::types::{A, B}"), "api::types");
+    assert_eq!(module_named("api::Engine"), "api");
+    assert_eq!(module_of(Path::new("store/turns.rs")), "store");
+    assert_eq!(module_of(Path::new("api/types.rs")), "api::types");
+}
