@@ -340,7 +340,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     assert_eq!(plan["availableTargets"][1]["available"], false);
     let run = ipc_answers.iter().find(|(c, _)| c == "get_delivery").unwrap();
     assert_eq!(run.1, Ok(Value::Null));
-    let purged = ipc_answers.iter().filter(|(c, _)| c == "delete_session").last().unwrap();
+    let purged = ipc_answers.iter().rev().find(|(c, _)| c == "delete_session").unwrap();
     assert_eq!(purged.1, Ok(Value::Null));
     // What Kiln detects in the shop: its kiln.toml chooses the specs workflow and its gates.
     let detected = ipc_answers.iter().find(|(c, _)| c == "detect_workspace").unwrap().1.as_ref().unwrap();
