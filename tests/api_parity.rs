@@ -120,7 +120,7 @@ impl Transport2 for Http {
         } else {
             let error = body["error"].clone();
             let code: kiln_engine::ErrorCode = serde_json::from_value(error["code"].clone()).unwrap();
-            assert_eq!(status.as_u16(), code.http_status(), "status of {command}");
+            assert_eq!(status.as_u16(), kiln_serve::errors::http_status(code), "status of {command}");
             Err(error)
         }
     }

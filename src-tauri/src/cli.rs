@@ -125,7 +125,7 @@ pub fn token(action: TokenAction) -> i32 {
     })
 }
 
-async fn token_action(action: TokenAction) -> kiln_engine::Result<()> {
+async fn token_action(action: TokenAction) -> kiln_serve::errors::Result<()> {
     use kiln_serve::access::{now, parse_lifetime, rfc3339, Access};
     let access = Access::open(&crate::config_dir()).await?;
     match action {

@@ -1,5 +1,7 @@
 //! The one error type every operation returns: a stable `ErrorCode` plus a message
 //! written for the person reading it. Both transports send it as `{code, message}`.
+//! The codes only the HTTP layer produces, and every code's HTTP status, are kiln-serve's
+//! (`src-tauri/serve/src/errors.rs`).
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -23,7 +25,6 @@ pub enum ErrorCode {
     SessionDelivered,
     SessionNotArchived,
     UnknownCommand,
-    HostNotAllowed,
     AttachmentLimit,
     AttachmentTooLarge,
     AttachmentType,
@@ -34,16 +35,6 @@ pub enum ErrorCode {
     SpecMissing,
     AttachmentNotFound,
     CheckpointNotFound,
-    /// A change that did not come from Kiln's own page (Origin, `Sec-Fetch-Site`, `x-kiln`).
-    CrossSiteRefused,
-    /// `kiln serve` needs a browser connection (`POST /api/connect`) for this.
-    NotConnected,
-    /// An access token that is unknown, expired or revoked.
-    TokenInvalid,
-    /// Too many failed connects; try again later.
-    RateLimited,
-    /// A request body over the size limit.
-    BodyTooLarge,
     /// Something the server's mode does not allow (a local driver in self-hosted mode).
     NotAllowedInMode,
     /// A path that would leave the session: `..`, absolute, `.git`, a link leading out.
@@ -78,46 +69,6 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// The HTTP status `kiln serve` answers with for this code.
-    pub fn http_status(self) -> u16 {
-        use ErrorCode::*;
-        match self {
-            InvalidInput | InvalidSessionId | ConfigInvalid | ModuleRequired => 400,
-            HostNotAllowed => 403,
-            WorkspaceNotFound | ModuleNotFound | SessionNotFound | UnknownCommand => 404,
-            WorkspaceNotOpen
-            | ModuleAlreadyInSession
-            | SessionRunning
-            | SessionArchived
-            | SessionDelivered
-            | SessionNotArchived => 409,
-            SessionDeleted => 410,
-            AttachmentLimit => 409,
-            AttachmentTooLarge => 413,
-            AttachmentType | AttachmentMismatch => 415,
-            DriverNotFound => 424,
-            DriverFailed => 502,
-            SpecMissing => 409,
-            AttachmentNotFound => 404,
-            CheckpointNotFound => 400,
-            AttachmentEmpty => 400,
-            CrossSiteRefused | NotAllowedInMode => 403,
-            NotConnected | TokenInvalid => 401,
-            RateLimited => 429,
-            BodyTooLarge => 413,
-            PathNotAllowed => 400,
-            SecretUnreadable => 500,
-            PreviewNotConfigured => 409,
-            DeliveryBlocked | DeliveryConflict | PlanStale | TargetUnavailable | BranchMoved => 409,
-            ConfigExists => 409,
-            ToolchainMissing => 424,
-            WorkspaceInUse => 409,
-            ModuleUnknown => 404,
-            NotBlocked => 409,
-            Internal => 500,
-        }
-    }
-
     pub fn as_str(self) -> &'static str {
         use ErrorCode::*;
         match self {
@@ -139,7 +90,6 @@ impl ErrorCode {
             SessionDelivered => "SESSION_DELIVERED",
             SessionNotArchived => "SESSION_NOT_ARCHIVED",
             UnknownCommand => "UNKNOWN_COMMAND",
-            HostNotAllowed => "HOST_NOT_ALLOWED",
             AttachmentLimit => "ATTACHMENT_LIMIT",
             AttachmentTooLarge => "ATTACHMENT_TOO_LARGE",
             AttachmentType => "ATTACHMENT_TYPE",
@@ -150,11 +100,6 @@ impl ErrorCode {
             SpecMissing => "SPEC_MISSING",
             AttachmentNotFound => "ATTACHMENT_NOT_FOUND",
             CheckpointNotFound => "CHECKPOINT_NOT_FOUND",
-            CrossSiteRefused => "CROSS_SITE_REFUSED",
-            NotConnected => "NOT_CONNECTED",
-            TokenInvalid => "TOKEN_INVALID",
-            RateLimited => "RATE_LIMITED",
-            BodyTooLarge => "BODY_TOO_LARGE",
             NotAllowedInMode => "NOT_ALLOWED_IN_MODE",
             PathNotAllowed => "PATH_NOT_ALLOWED",
             SecretUnreadable => "SECRET_UNREADABLE",

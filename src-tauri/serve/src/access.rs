@@ -16,7 +16,9 @@ use sqlx::SqlitePool;
 use time::OffsetDateTime;
 
 use kiln_engine::types::ServeMode;
-use kiln_engine::{ApiError, ErrorCode, Result};
+use kiln_engine::ApiError;
+
+use crate::errors::{HttpError, Result, TransportCode};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-access");
 
@@ -92,7 +94,7 @@ impl Access {
     pub async fn create_token(&self, name: &str, lifetime: Option<Duration>) -> Result<(TokenInfo, String)> {
         let name = name.trim();
         if name.chars().count() > 80 || name.chars().any(char::is_control) {
-            return Err(ApiError::invalid("a token's name is at most 80 printable characters"));
+            return Err(ApiError::invalid("a token's name is at most 80 printable characters").into());
         }
         let token = format!("{TOKEN_PREFIX}{}", random_secret());
         let info = TokenInfo {
@@ -143,8 +145,8 @@ impl Access {
             .await?;
         if done.rows_affected() == 0 {
             let shown: String = id.chars().take(40).collect();
-            return Err(ApiError::new(
-                ErrorCode::TokenInvalid,
+            return Err(HttpError::new(
+                TransportCode::TokenInvalid,
                 format!("there is no token `{}`", shown.escape_debug()),
             ));
         }
@@ -165,8 +167,8 @@ impl Access {
         let (token_id, token_expiry) = match token {
             None if mode == ServeMode::Loopback => (None, None),
             None => {
-                return Err(ApiError::new(
-                    ErrorCode::TokenInvalid,
+                return Err(HttpError::new(
+                    TransportCode::TokenInvalid,
                     "this server needs an access token: create one with `kiln token create`",
                 ))
             }
@@ -179,8 +181,8 @@ impl Access {
                 match row {
                     Some((id, expires_at, None)) if expires_at.is_none_or(|e| e > now) => (Some(id), expires_at),
                     _ => {
-                        return Err(ApiError::new(
-                            ErrorCode::TokenInvalid,
+                        return Err(HttpError::new(
+                            TransportCode::TokenInvalid,
                             "that access token is unknown, expired or revoked",
                         ))
                     }
@@ -235,14 +237,14 @@ impl Access {
     }
 }
 
-pub fn not_connected() -> ApiError {
-    ApiError::new(ErrorCode::NotConnected, "connect first: this needs a browser session (POST /api/connect)")
+pub fn not_connected() -> HttpError {
+    HttpError::new(TransportCode::NotConnected, "connect first: this needs a browser session (POST /api/connect)")
 }
 
 /// Reads `30d`, `12h`, `90m` or `45s`.
 pub fn parse_lifetime(text: &str) -> Result<Duration> {
     let text = text.trim();
-    let bad = || ApiError::invalid(format!("`{text}` is not a lifetime like 30d, 12h, 90m or 45s"));
+    let bad = || HttpError::from(ApiError::invalid(format!("`{text}` is not a lifetime like 30d, 12h, 90m or 45s")));
     let split = text.len().checked_sub(1).filter(|&i| text.is_char_boundary(i)).ok_or_else(bad)?;
     let (number, unit) = text.split_at(split);
     let number: u64 = number.parse().map_err(|_| bad())?;
@@ -313,14 +315,20 @@ mod tests {
         assert!(conn.max_age() > 11 * 3600 && conn.max_age() <= 12 * 3600);
         access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap();
         // The session is not valid in the other mode, nor is any other secret.
-        assert_eq!(access.check(ServeMode::Loopback, &conn.secret).await.unwrap_err().code, ErrorCode::NotConnected);
-        assert_eq!(access.check(ServeMode::SelfHosted, "forged").await.unwrap_err().code, ErrorCode::NotConnected);
+        assert_eq!(
+            access.check(ServeMode::Loopback, &conn.secret).await.unwrap_err().code,
+            TransportCode::NotConnected
+        );
+        assert_eq!(access.check(ServeMode::SelfHosted, "forged").await.unwrap_err().code, TransportCode::NotConnected);
         access.revoke_token(&info.id).await.unwrap();
-        assert_eq!(access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap_err().code, ErrorCode::NotConnected);
+        assert_eq!(
+            access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap_err().code,
+            TransportCode::NotConnected
+        );
         let again = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap_err();
-        assert_eq!(again.code, ErrorCode::TokenInvalid);
+        assert_eq!(again.code, TransportCode::TokenInvalid);
         assert_eq!(access.list_tokens().await.unwrap()[0].status(now()), "revoked");
-        assert_eq!(access.revoke_token("nope").await.unwrap_err().code, ErrorCode::TokenInvalid);
+        assert_eq!(access.revoke_token("nope").await.unwrap_err().code, TransportCode::TokenInvalid);
     }
 
     #[tokio::test]
@@ -341,20 +349,26 @@ mod tests {
     #[tokio::test]
     async fn self_hosted_needs_a_token_and_loopback_does_not() {
         let (_dir, access) = access().await;
-        assert_eq!(access.connect(ServeMode::SelfHosted, None).await.unwrap_err().code, ErrorCode::TokenInvalid);
+        assert_eq!(access.connect(ServeMode::SelfHosted, None).await.unwrap_err().code, TransportCode::TokenInvalid);
         assert_eq!(
             access.connect(ServeMode::SelfHosted, Some("kiln_guess")).await.unwrap_err().code,
-            ErrorCode::TokenInvalid
+            TransportCode::TokenInvalid
         );
         let local = access.connect(ServeMode::Loopback, None).await.unwrap();
         access.check(ServeMode::Loopback, &local.secret).await.unwrap();
-        assert_eq!(access.check(ServeMode::SelfHosted, &local.secret).await.unwrap_err().code, ErrorCode::NotConnected);
+        assert_eq!(
+            access.check(ServeMode::SelfHosted, &local.secret).await.unwrap_err().code,
+            TransportCode::NotConnected
+        );
         assert_eq!(
             access.connect(ServeMode::Loopback, Some("kiln_guess")).await.unwrap_err().code,
-            ErrorCode::TokenInvalid
+            TransportCode::TokenInvalid
         );
         access.disconnect(&local.secret).await.unwrap();
-        assert_eq!(access.check(ServeMode::Loopback, &local.secret).await.unwrap_err().code, ErrorCode::NotConnected);
+        assert_eq!(
+            access.check(ServeMode::Loopback, &local.secret).await.unwrap_err().code,
+            TransportCode::NotConnected
+        );
     }
 
     #[tokio::test]
@@ -365,10 +379,13 @@ mod tests {
         assert!(conn.max_age() <= 60);
         // Expire the token by moving its end into the past.
         sqlx::query("UPDATE access_tokens SET expires_at = ?").bind(now() - 1).execute(&access.pool).await.unwrap();
-        assert_eq!(access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap_err().code, ErrorCode::NotConnected);
+        assert_eq!(
+            access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap_err().code,
+            TransportCode::NotConnected
+        );
         assert_eq!(
             access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap_err().code,
-            ErrorCode::TokenInvalid
+            TransportCode::TokenInvalid
         );
         assert_eq!(access.list_tokens().await.unwrap()[0].status(now()), "expired");
     }

@@ -20,9 +20,10 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use kiln_engine::types::ServeMode;
-use kiln_engine::{ApiError, ErrorCode};
+use kiln_engine::ApiError;
 use serde::Deserialize;
 
+use crate::errors::{HttpError, TransportCode};
 use crate::streams::Streams;
 use crate::ErrorResponse;
 
@@ -195,8 +196,8 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
     let reservation = match connections.reserve(client(request.extensions())) {
         Ok(reservation) => reservation,
         Err(wait) => {
-            let error = ApiError::new(
-                ErrorCode::RateLimited,
+            let error = HttpError::new(
+                TransportCode::RateLimited,
                 format!("too many connects that failed or are under way: try again in {wait} s"),
             );
             return ([(RETRY_AFTER, wait.to_string())], ErrorResponse(error)).into_response();
@@ -212,7 +213,7 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
         match serde_json::from_slice(&body) {
             Ok(args) => args,
             Err(e) => {
-                return ErrorResponse(ApiError::invalid(format!("the body is not `{{\"token\": …}}`: {e}")))
+                return ErrorResponse::from(ApiError::invalid(format!("the body is not `{{\"token\": …}}`: {e}")))
                     .into_response()
             }
         }
@@ -230,7 +231,7 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
         }
         Err(e) => {
             // Only a wrong token is a guess; a store error says nothing about the token.
-            if e.code != ErrorCode::TokenInvalid {
+            if e.code != TransportCode::TokenInvalid {
                 reservation.succeeded();
             }
             ErrorResponse(e).into_response()

@@ -13,8 +13,8 @@ use axum::http::{HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use kiln_engine::types::ServeMode;
-use kiln_engine::{ApiError, ErrorCode};
 
+use crate::errors::{HttpError, TransportCode};
 use crate::ErrorResponse;
 
 #[derive(Clone)]
@@ -91,11 +91,11 @@ pub async fn check(State(guard): State<Guard>, request: Request, next: Next) -> 
     let headers = request.headers();
     let host = header(headers, "host");
     if let Err(why) = guard.host_allowed(host) {
-        return ErrorResponse(ApiError::new(ErrorCode::HostNotAllowed, why)).into_response();
+        return ErrorResponse(HttpError::new(TransportCode::HostNotAllowed, why)).into_response();
     }
     if request.method() != Method::GET && request.method() != Method::HEAD {
         if let Some(why) = cross_site(headers, host.unwrap_or_default()) {
-            return ErrorResponse(ApiError::new(ErrorCode::CrossSiteRefused, why)).into_response();
+            return ErrorResponse(HttpError::new(TransportCode::CrossSiteRefused, why)).into_response();
         }
     }
     let limit = crate::body_limit(request.uri().path());

@@ -10,6 +10,7 @@
 pub mod access;
 mod assets;
 mod connection;
+pub mod errors;
 mod guard;
 mod streams;
 mod transport;
@@ -24,6 +25,7 @@ use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use errors::{HttpError, TransportCode};
 use kiln_engine::types::ServeMode;
 use kiln_engine::{ApiError, Engine, ErrorCode};
 use serde::Deserialize;
@@ -39,12 +41,12 @@ pub(crate) fn body_limit(path: &str) -> usize {
     path.strip_prefix("/api/").and_then(kiln_engine::api::body_limit).unwrap_or(MAX_BODY)
 }
 
-pub(crate) fn too_large(limit: usize) -> ApiError {
-    ApiError::new(ErrorCode::BodyTooLarge, format!("the request body is over the limit of {} KiB", limit / 1024))
+pub(crate) fn too_large(limit: usize) -> HttpError {
+    HttpError::new(TransportCode::BodyTooLarge, format!("the request body is over the limit of {} KiB", limit / 1024))
 }
 
 /// Reads a body of at most `limit` bytes (a chunked one can only be measured as it arrives).
-pub(crate) async fn read_body(request: axum::extract::Request, limit: usize) -> Result<axum::body::Bytes, ApiError> {
+pub(crate) async fn read_body(request: axum::extract::Request, limit: usize) -> Result<axum::body::Bytes, HttpError> {
     axum::body::to_bytes(request.into_body(), limit).await.map_err(|_| too_large(limit))
 }
 
@@ -156,8 +158,20 @@ async fn stop_signal() {
     }
 }
 
-/// An `ApiError` as an HTTP response: its code's status and `{"error": {code, message}}`.
-pub struct ErrorResponse(pub ApiError);
+/// An error as an HTTP response: its code's status and `{"error": {code, message}}`.
+pub struct ErrorResponse(pub HttpError);
+
+impl From<ApiError> for ErrorResponse {
+    fn from(error: ApiError) -> Self {
+        ErrorResponse(error.into())
+    }
+}
+
+impl From<HttpError> for ErrorResponse {
+    fn from(error: HttpError) -> Self {
+        ErrorResponse(error)
+    }
+}
 
 impl IntoResponse for ErrorResponse {
     fn into_response(self) -> Response {
@@ -173,7 +187,8 @@ async fn call(
     request: axum::extract::Request,
 ) -> Response {
     let Ok(Path(command)) = command else {
-        return ErrorResponse(ApiError::new(ErrorCode::UnknownCommand, "that is not a command name")).into_response();
+        return ErrorResponse::from(ApiError::new(ErrorCode::UnknownCommand, "that is not a command name"))
+            .into_response();
     };
     if command == "get_state" {
         return state(State(app), connected).await;
@@ -187,12 +202,14 @@ async fn call(
     } else {
         match serde_json::from_slice(&body) {
             Ok(v) => v,
-            Err(e) => return ErrorResponse(ApiError::invalid(format!("the body is not JSON: {e}"))).into_response(),
+            Err(e) => {
+                return ErrorResponse::from(ApiError::invalid(format!("the body is not JSON: {e}"))).into_response()
+            }
         }
     };
     match app.engine.dispatch(&command, args).await {
         Ok(value) => Json(value).into_response(),
-        Err(e) => ErrorResponse(e).into_response(),
+        Err(e) => ErrorResponse::from(e).into_response(),
     }
 }
 
@@ -202,7 +219,7 @@ async fn state(State(app): State<App>, connected: Option<axum::Extension<connect
             value["connected"] = serde_json::Value::Bool(connected.is_some_and(|c| c.0 .0));
             Json(value).into_response()
         }
-        Err(e) => ErrorResponse(e).into_response(),
+        Err(e) => ErrorResponse::from(e).into_response(),
     }
 }
 

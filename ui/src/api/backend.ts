@@ -8,8 +8,22 @@ export type Command = keyof CommandMap;
 export type ArgsOf<C extends Command> = CommandMap[C]["args"];
 export type ResultOf<C extends Command> = CommandMap[C]["result"];
 
-/** The engine's error codes plus NETWORK, used when the engine could not be reached at all. */
-export type KilnErrorCode = ErrorCode | "NETWORK";
+/**
+ * The codes only `kiln serve`'s HTTP layer answers with (src-tauri/serve/src/errors.rs, TransportCode;
+ * errorWords.test.ts reads them there, so the two cannot drift).
+ */
+export const TRANSPORT_ERROR_CODES = [
+  "HOST_NOT_ALLOWED",
+  "CROSS_SITE_REFUSED",
+  "NOT_CONNECTED",
+  "TOKEN_INVALID",
+  "RATE_LIMITED",
+  "BODY_TOO_LARGE",
+] as const;
+export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];
+
+/** The engine's error codes, the transport's, and NETWORK, used when the engine could not be reached at all. */
+export type KilnErrorCode = ErrorCode | TransportErrorCode | "NETWORK";
 
 /** What some answers carry besides the code and message. */
 export interface KilnErrorDetails {

@@ -1,22 +1,35 @@
-// Tests for the error words: every engine code has words, and codes come out of a line of text.
+// Tests for the error words: every engine and transport code has words, and codes come out of a line of text.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TRANSPORT_ERROR_CODES } from "../api/backend";
 import { ERROR_WORDS, errorWords, splitCodes } from "./errorWords";
 
-/** The codes in error.rs (vitest runs in ui/)'s `as_str` list, read from the engine's source so a new code cannot go without words. */
-function engineCodes(): string[] {
-  const source = readFileSync(join(process.cwd(), "../src-tauri/engine/src/error.rs"), "utf8");
+/**
+ * The codes of a Rust file's first `as_str` list (vitest runs in ui/), read from the source so a new code
+ * cannot go without words.
+ */
+function codesIn(file: string): string[] {
+  const source = readFileSync(join(process.cwd(), file), "utf8");
   const body = source.slice(source.indexOf("fn as_str"));
   return [...body.slice(0, body.indexOf("\n    }\n")).matchAll(/=> "([A-Z_]+)"/g)].map((m) => m[1]);
 }
 
+/** The engine's codes (error.rs) and the ones only kiln-serve's HTTP layer produces (serve's errors.rs). */
+const engineCodes = (): string[] => codesIn("../src-tauri/engine/src/error.rs");
+const transportCodes = (): string[] => codesIn("../src-tauri/serve/src/errors.rs");
+
 describe("errorWords", () => {
-  it("has words for every code the engine names", () => {
-    const codes = engineCodes();
+  it("has words for every code the engine and the server name", () => {
+    const codes = [...engineCodes(), ...transportCodes()];
     expect(codes.length).toBeGreaterThan(40);
     expect(codes).toContain("DRIVER_NOT_FOUND");
+    expect(codes).toContain("NOT_CONNECTED");
     expect(codes.filter((c) => !(c in ERROR_WORDS))).toEqual([]);
+  });
+
+  it("types exactly the server's transport codes", () => {
+    expect([...TRANSPORT_ERROR_CODES].sort()).toEqual(transportCodes().sort());
   });
 
   it("reads known codes in words and unknown ones as a sentence", () => {

@@ -47,7 +47,6 @@ fn accepts_each_type_by_its_content() {
 fn at_most_ten_per_session() {
     assert!(check("a.png", PNG, MAX_PER_SESSION - 1).is_ok());
     assert_eq!(refused("a.png", PNG, MAX_PER_SESSION), ErrorCode::AttachmentLimit);
-    assert_eq!(ErrorCode::AttachmentLimit.http_status(), 409);
 }
 
 #[test]
@@ -57,7 +56,6 @@ fn at_most_five_megabytes() {
     assert!(check("a.txt", &big, 0).is_ok());
     big.push(b'a');
     assert_eq!(refused("a.txt", &big, 0), ErrorCode::AttachmentTooLarge);
-    assert_eq!(ErrorCode::AttachmentTooLarge.http_status(), 413);
 }
 
 #[test]
@@ -65,13 +63,11 @@ fn only_listed_types() {
     for file in ["setup.exe", "a.PNG.exe", "noextension", ".png", "script.sh", "page.html", "a.svgz"] {
         assert_eq!(refused(file, PNG, 0), ErrorCode::AttachmentType, "{file}");
     }
-    assert_eq!(ErrorCode::AttachmentType.http_status(), 415);
 }
 
 #[test]
 fn empty_is_refused() {
     assert_eq!(refused("a.txt", b"", 0), ErrorCode::AttachmentEmpty);
-    assert_eq!(ErrorCode::AttachmentEmpty.http_status(), 400);
 }
 
 #[test]
@@ -93,7 +89,6 @@ fn content_must_match_the_extension() {
     ] {
         assert_eq!(refused(file, bytes, 0), ErrorCode::AttachmentMismatch, "{file}");
     }
-    assert_eq!(ErrorCode::AttachmentMismatch.http_status(), 415);
 }
 
 #[test]
