@@ -1,30 +1,31 @@
-//! What the engine's integration tests (`tests/it`), its benches and the workspace's
-//! root tests reach beyond the public surface. Not part of the API (hidden from the
-//! docs): each group mirrors the engine module it comes from, so a test names
+//! What the engine's integration tests (`tests/it`), its bench and the workspace's root
+//! tests reach beyond the public surface; not part of the API (hidden from the docs).
+//! Each group mirrors the engine module its items come from, so a test names
 //! `kiln_engine::testing::snapshot::materialize` where the engine says
-//! `crate::snapshot::materialize`, and when an item moves only its line here changes.
+//! `crate::snapshot::materialize`; when an item moves, only its line here changes. (The
+//! modules are `pub(crate)`, so they cannot be re-exported whole: items are listed.)
 
 /// tests/it: attachments.
 pub mod attachments {
     pub use crate::attachments::{check, safe_name, Kind, MAX_BYTES, MAX_NAME_CHARS, MAX_PER_SESSION};
 }
 
-/// tests/it: checkpoints; benches/checkpoints.
+/// tests/it: checkpoints, diff, paths; benches/checkpoints.rs.
 pub mod checkpoint {
     pub use crate::checkpoint::take;
 }
 
-/// tests/it: planner, roles.
+/// tests/it: detect, roles.
 pub mod config {
     pub use crate::config::{Config, Workflow};
 }
 
-/// tests/it: sandbox; benches/checkpoints.
+/// tests/it: checkpoints, diff, paths; benches/checkpoints.rs.
 pub mod confine {
     pub use crate::confine::snapshot_workdir;
 }
 
-/// tests/it: delivery, delivery_direct, delivery_git, delivery_git_pr, delivery_links.
+/// tests/it: delivery_git (git), delivery_git_pr and delivery_links (git_pr, StepSink).
 pub mod delivery {
     pub use crate::delivery::StepSink;
 
@@ -42,7 +43,8 @@ pub mod detect {
     pub use crate::detect::detect_path;
 }
 
-/// tests/it: driver_health, driver_parsers, openai_driver, sandbox, turns, live.
+/// tests/it: contract_cli, driver_health (health), driver_parsers (claude, codex, events),
+/// live, openai_driver, sandbox (runner, tools), scope, settings (registry, tools).
 pub mod drivers {
     pub use crate::drivers::{Driver, TurnFuture, TurnRequest, TurnSink};
 
@@ -79,32 +81,33 @@ pub mod drivers {
     }
 }
 
-/// tests/it: gates.
+/// tests/it: paths.
 pub mod gates {
     pub use crate::gates::{module_schema, run_module_gate, spec_schema};
 }
 
-/// tests/it: handoff's tests in turns.
+/// tests/it: roles.
 pub mod handoff {
     pub use crate::handoff::{parse, Target};
 }
 
-/// tests/it: many; benches/checkpoints.
+/// tests/it: checkpoints, contract_cli, delivery, delivery_direct, delivery_links,
+/// delivery_pr, diff, live, paths; benches/checkpoints.rs.
 pub mod ids {
     pub use crate::ids::SessionId;
 }
 
-/// tests/it: detect, gates.
+/// tests/it: paths, planner.
 pub mod modules {
     pub use crate::modules::{ModuleInfo, Toolchain};
 }
 
-/// tests/it: planner.
+/// tests/it: paths, planner.
 pub mod planner {
     pub use crate::planner::Rules;
 }
 
-/// tests/it: planner.
+/// tests/it: contract_cli, live.
 pub mod planner_agent {
     pub use crate::planner_agent::start;
 }
@@ -116,12 +119,13 @@ pub mod preview {
     }
 }
 
-/// tests/it: gates, sandbox.
+/// tests/it: contract_cli, sandbox, scope.
 pub mod process {
     pub use crate::process::{run_confined, run_scoped, Running};
 }
 
-/// tests/it: delivery tests (a passing review stored directly).
+/// tests/it: delivery, delivery_direct, delivery_links, delivery_pr (a passing review
+/// stored directly).
 pub mod review {
     pub use crate::review::store;
 }
@@ -131,44 +135,44 @@ pub mod roles {
     pub use crate::roles::{find, load, Role, Scope, BUNDLED};
 }
 
-/// tests/it: planner.
+/// tests/it: roles.
 pub mod routing {
     pub use crate::routing::{route, ModuleState, Route};
 }
 
-/// tests/it: sandbox, scope.
+/// tests/it: sandbox, scope, settings.
 pub mod sandbox {
     pub use crate::sandbox::{hidden, kernel_abi, support, Confinement, Enforcement, Scope, DISABLE_ENV};
 }
 
-/// tests/it: settings; root tests/hostile.rs.
+/// tests/it: settings; the root tests/hostile.rs.
 pub mod secrets {
     pub use crate::secrets::{fingerprint, Sealer};
 }
 
-/// tests/it: settings, turns.
+/// tests/it: scope, settings.
 pub mod settings {
     pub use crate::settings::{command_policy, openai_key};
 }
 
-/// tests/it: snapshot, checkpoints, diff.
+/// tests/it: checkpoints, crash, paths, snapshot.
 pub mod snapshot {
     pub use crate::snapshot::{commit, materialize, open_store, put_path, snapshot, snapshot_cached, Source};
 }
 
-/// tests/it: settings, turns.
+/// tests/it: settings.
 pub mod store {
     pub mod turns {
         pub use crate::store::turns::{get_setting, set_setting};
     }
 }
 
-/// tests/it: turns.
+/// tests/it: contract_cli, live.
 pub mod turn {
     pub use crate::turn::{lost_resume, start, TurnPlan};
 }
 
-/// benches/checkpoints.
+/// benches/checkpoints.rs.
 pub mod workspace {
     pub use crate::workspace::Workspace;
 }

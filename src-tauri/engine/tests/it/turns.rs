@@ -708,7 +708,7 @@ async fn long_turns_autosave_and_old_checkpoints_are_pruned_but_never_the_start(
     let after_one = settled(&w, &s.id).await;
     let labels: Vec<&str> = after_one.checkpoints.iter().map(|c| c.label.as_str()).collect();
     // Named by the operator's message that led to them (issue 15).
-    assert!(labels.iter().any(|l| *l == "Autosave: Tick on the server"), "{labels:?}");
+    assert!(labels.contains(&"Autosave: Tick on the server"), "{labels:?}");
     assert_eq!(*labels.last().unwrap(), "Tick on the server");
     send(&w, &s.id, "Add b on the server").await;
     settled(&w, &s.id).await;
