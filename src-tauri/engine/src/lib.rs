@@ -62,11 +62,11 @@ pub use error::{ApiError, ErrorCode, Result};
 pub use clock::now;
 /// The workspace detection `kiln detect` prints.
 pub use detect::detect_path;
-/// The agent CLI `kiln health` reports: found on PATH or in the usual install places.
+/// The agent CLI binary `kiln health` reports, or how to install it.
 pub use drivers::discover::find as find_agent_cli;
 /// What `Engine::subscribe` returns: the event stream.
 pub use events::Subscription;
-/// Hiding Kiln's own secrets from its environment, first thing in `main`.
+/// Kiln's environment out of `/proc/<pid>/environ`, first thing in `main`.
 pub use sandbox::own_environment;
 /// The confinement `kiln health` reports.
 pub use sandbox::support as sandbox_support;
