@@ -978,7 +978,7 @@ impl Run {
         let fp = regex::Regex::new(r"^[0-9a-f]{8}$").unwrap();
         for (field, secret) in [("openaiKeyFingerprint", OPENAI_SECRET), ("bridgeTokenFingerprint", BRIDGE_SECRET)] {
             let got = set[field].as_str().unwrap_or_default().to_string();
-            if !fp.is_match(&got) || got != kiln_engine::secrets::fingerprint(secret) {
+            if !fp.is_match(&got) || got != kiln_engine::testing::secrets::fingerprint(secret) {
                 self.fail(format!("update_settings: {field} is {:?}, not the 8-hex fingerprint", set[field]));
             }
         }
@@ -1361,7 +1361,7 @@ fn write_setting(db: &Path, key: &str, value: &str) {
 #[test]
 fn sealing_is_randomized_and_tamper_evident() {
     let dir = tempfile::tempdir().unwrap();
-    let sealer = kiln_engine::secrets::Sealer::open_or_create(dir.path()).unwrap();
+    let sealer = kiln_engine::testing::secrets::Sealer::open_or_create(dir.path()).unwrap();
     let (a, b) = (sealer.seal(OPENAI_SECRET.as_bytes()), sealer.seal(OPENAI_SECRET.as_bytes()));
     assert_ne!(a, b, "two seals of one plaintext");
     assert!(!a.contains(OPENAI_SECRET));

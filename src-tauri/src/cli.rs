@@ -171,7 +171,7 @@ async fn token_action(action: TokenAction) -> kiln_serve::errors::Result<()> {
 pub fn health() -> i32 {
     println!("kiln {}", env!("CARGO_PKG_VERSION"));
     for name in ["claude", "codex"] {
-        match kiln_engine::drivers::discover::find(name, None) {
+        match kiln_engine::find_agent_cli(name, None) {
             Ok(path) => match cli_version(&path) {
                 Some(version) => println!("{name}: {} ({version})", path.display()),
                 None => println!("{name}: {}", path.display()),
@@ -179,7 +179,7 @@ pub fn health() -> i32 {
             Err(e) => println!("{name}: {}", e.message),
         }
     }
-    let support = kiln_engine::sandbox::support();
+    let support = kiln_engine::sandbox_support();
     let how = match support.abi {
         Some(abi) => format!("{} (ABI {abi}, {})", support.mechanism, support.enforcement.as_str()),
         None => support.mechanism.to_string(),
@@ -213,7 +213,7 @@ fn cli_version(binary: &std::path::Path) -> Option<String> {
 
 /// Runs `kiln detect`; returns the process exit code.
 pub fn detect(workspace: String, json: bool) -> i32 {
-    match kiln_engine::detect::detect_path(std::path::Path::new(&workspace)) {
+    match kiln_engine::detect_path(std::path::Path::new(&workspace)) {
         Err(e) => {
             eprintln!("kiln: {} [{}]", e.message, e.code.as_str());
             1
@@ -297,7 +297,7 @@ pub fn session(workspace: String, action: SessionAction) -> i32 {
             allow_agent_commands: false,
         })
         .remembering_in(std::sync::Arc::new(crate::recent::RecentFile::in_dir(crate::config_dir())))
-        .held_by(kiln_engine::workspace_lock::HolderKind::Cli);
+        .held_by(kiln_engine::HolderKind::Cli);
         match session_action(&engine, workspace, action).await {
             Ok(()) => 0,
             Err(e) => {

@@ -52,7 +52,7 @@ pub async fn subscribe(
             let event = match sub.receiver.recv().await {
                 Ok(event) => event,
                 Err(RecvError::Lagged(_)) => {
-                    KilnEvent { id: 0, at: kiln_engine::clock::now(), body: kiln_engine::types::EventBody::Resync }
+                    KilnEvent { id: 0, at: kiln_engine::now(), body: kiln_engine::types::EventBody::Resync }
                 }
                 Err(RecvError::Closed) => break,
             };

@@ -8,7 +8,7 @@ use kiln_app::cli::{Cli, Command};
 
 fn main() {
     // SAFETY: the first thing the process does, before any thread starts.
-    unsafe { kiln_engine::sandbox::own_environment::conceal() };
+    unsafe { kiln_engine::own_environment::conceal() };
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("KILN_LOG").unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)

@@ -14,10 +14,11 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kiln_engine::ids::SessionId;
+use kiln_engine::testing::ids::SessionId;
+use kiln_engine::testing::workspace::Workspace;
+use kiln_engine::testing::{checkpoint, confine};
 use kiln_engine::types::*;
-use kiln_engine::workspace::Workspace;
-use kiln_engine::{checkpoint, confine, Engine, EngineOptions};
+use kiln_engine::{Engine, EngineOptions};
 
 const DEFAULT_FILES: usize = 20_000;
 /// A measurement whose first run is under this is repeated and reported as the median

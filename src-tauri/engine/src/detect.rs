@@ -24,7 +24,6 @@ mod toml_out;
 pub mod toolchains;
 mod view;
 
-pub use toml_out::to_toml;
 pub use view::{detect_path, save, view};
 
 /// A detected command and where it came from.

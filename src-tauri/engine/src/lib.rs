@@ -1,50 +1,75 @@
 //! kiln-engine: Kiln's engine. Workspaces and their modules, sessions on SQLite and a
 //! git object store, the planner's rules, and the one API (`api::Engine`) that the
 //! desktop app and `kiln serve` expose. It knows nothing of Tauri or HTTP.
+//!
+//! Its public surface is `api` (`Engine`, `EngineOptions`, `OPERATIONS`,
+//! `for_each_operation!`), the API's `types`, the errors, and the few items the app and
+//! `kiln serve` use at run time (below). Every other module is the engine's own
+//! (`pub(crate)`); tests and benches reach what they need through `testing`.
 
 pub mod api;
-pub mod approval;
-pub mod attach;
-pub mod attachments;
-pub mod chain;
-pub mod checkpoint;
-pub mod clock;
-pub mod config;
-pub mod confine;
-pub mod delivery;
-pub mod detect;
-pub mod diff;
-pub mod drivers;
-pub mod error;
-pub mod events;
-pub mod gates;
-pub mod handoff;
-pub mod ids;
+pub(crate) mod approval;
+pub(crate) mod attach;
+pub(crate) mod attachments;
+pub(crate) mod chain;
+pub(crate) mod checkpoint;
+pub(crate) mod clock;
+pub(crate) mod config;
+pub(crate) mod confine;
+pub(crate) mod delivery;
+pub(crate) mod detect;
+pub(crate) mod diff;
+pub(crate) mod drivers;
+pub(crate) mod error;
+pub(crate) mod events;
+pub(crate) mod gates;
+pub(crate) mod handoff;
+pub(crate) mod ids;
 #[cfg(test)]
 mod layering;
+// The connection limits `kiln serve` shares with the preview gateway.
 pub mod listening;
-pub mod live;
-pub mod modules;
-pub mod paths;
-pub mod planner;
-pub mod planner_agent;
-pub mod preview;
-pub mod process;
-pub mod redact;
-pub mod registry;
-pub mod review;
-pub mod roles;
-pub mod routing;
-pub mod sandbox;
-pub mod secrets;
-pub mod session;
-pub mod settings;
-pub mod snapshot;
-pub mod store;
-pub mod turn;
-pub mod workspace;
-pub mod workspace_lock;
+pub(crate) mod live;
+pub(crate) mod modules;
+pub(crate) mod paths;
+pub(crate) mod planner;
+pub(crate) mod planner_agent;
+pub(crate) mod preview;
+pub(crate) mod process;
+pub(crate) mod redact;
+pub(crate) mod registry;
+pub(crate) mod review;
+pub(crate) mod roles;
+pub(crate) mod routing;
+pub(crate) mod sandbox;
+pub(crate) mod secrets;
+pub(crate) mod session;
+pub(crate) mod settings;
+pub(crate) mod snapshot;
+pub(crate) mod store;
+pub(crate) mod turn;
+pub(crate) mod workspace;
+pub(crate) mod workspace_lock;
+
+#[doc(hidden)]
+pub mod testing;
 
 pub use api::types;
 pub use api::{Engine, EngineOptions, RecentWorkspaces, OPERATIONS};
 pub use error::{ApiError, ErrorCode, Result};
+
+// What the app and `kiln serve` use at run time besides the API.
+/// The engine's clock: the RFC 3339 time events carry.
+pub use clock::now;
+/// The workspace detection `kiln detect` prints.
+pub use detect::detect_path;
+/// The agent CLI binary `kiln health` reports, or how to install it.
+pub use drivers::discover::find as find_agent_cli;
+/// What `Engine::subscribe` returns: the event stream.
+pub use events::Subscription;
+/// Kiln's environment out of `/proc/<pid>/environ`, first thing in `main`.
+pub use sandbox::own_environment;
+/// The confinement `kiln health` reports.
+pub use sandbox::support as sandbox_support;
+/// What a process names itself in a workspace's lock (`Engine::held_by`).
+pub use workspace_lock::HolderKind;

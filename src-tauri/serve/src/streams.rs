@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use axum::response::sse::Event;
 use futures_util::stream::{self, Stream};
-use kiln_engine::events::Subscription;
 use kiln_engine::types::KilnEvent;
+use kiln_engine::Subscription;
 use tokio::sync::{broadcast, watch};
 
 use crate::connection::Connections;

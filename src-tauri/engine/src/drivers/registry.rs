@@ -18,8 +18,6 @@ use crate::workspace::Workspace;
 
 pub const DRIVERS: &[&str] = &["claude", "codex", "openai-compatible"];
 pub const DEFAULT_DRIVER: &str = "claude";
-/// Drivers that run a binary on this machine under the operator's own login.
-pub const LOCAL_DRIVERS: &[&str] = &["claude", "codex"];
 
 /// The drivers a server in `mode` offers.
 pub fn offered(mode: ServeMode) -> &'static [&'static str] {

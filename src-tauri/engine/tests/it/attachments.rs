@@ -1,7 +1,7 @@
 //! The attachment rules of SPEC §13: every refusal has its stable code, content must
 //! match its extension, and names come out safe, short and unique.
 
-use kiln_engine::attachments::{check, safe_name, Kind, MAX_BYTES, MAX_NAME_CHARS, MAX_PER_SESSION};
+use kiln_engine::testing::attachments::{check, safe_name, Kind, MAX_BYTES, MAX_NAME_CHARS, MAX_PER_SESSION};
 use kiln_engine::ErrorCode;
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";

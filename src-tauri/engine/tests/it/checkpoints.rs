@@ -5,7 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::common::*;
-use kiln_engine::ids::SessionId;
+use kiln_engine::testing::ids::SessionId;
 use kiln_engine::types::*;
 
 fn mode(path: &Path) -> u32 {
@@ -66,11 +66,11 @@ async fn restore_round_trips_every_kind_of_change() {
 
 /// Takes a checkpoint of the working copy as a turn would.
 async fn checkpoint(engine: &kiln_engine::Engine, shop: &Path, id: &SessionId, label: &str) -> i64 {
-    let store = kiln_engine::snapshot::open_store(&shop.join(".kiln/store.git"), None).unwrap();
+    let store = kiln_engine::testing::snapshot::open_store(&shop.join(".kiln/store.git"), None).unwrap();
     let work = shop.join(".kiln/sessions").join(id.as_str()).join("workspace");
-    let tree = kiln_engine::confine::snapshot_workdir(&store, &work).unwrap();
+    let tree = kiln_engine::testing::confine::snapshot_workdir(&store, &work).unwrap();
     let ws = engine.workspace().unwrap();
-    kiln_engine::checkpoint::take(&ws, id, tree, label, None, None).await.unwrap()
+    kiln_engine::testing::checkpoint::take(&ws, id, tree, label, None, None).await.unwrap()
 }
 
 #[tokio::test]

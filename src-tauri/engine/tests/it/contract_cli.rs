@@ -22,11 +22,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kiln_engine::api::types::CommandPolicy;
-use kiln_engine::drivers::claude::ClaudeDriver;
-use kiln_engine::drivers::codex::CodexDriver;
-use kiln_engine::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
-use kiln_engine::drivers::{Driver, TurnRequest, TurnSink};
-use kiln_engine::process::Running;
+use kiln_engine::testing::drivers::claude::ClaudeDriver;
+use kiln_engine::testing::drivers::codex::CodexDriver;
+use kiln_engine::testing::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
+use kiln_engine::testing::drivers::{Driver, TurnRequest, TurnSink};
+use kiln_engine::testing::process::Running;
 use kiln_model_server::{ModelServer, RecordedRequest, Step};
 use serde_json::json;
 use tempfile::TempDir;
@@ -129,7 +129,7 @@ async fn claude_resumes_the_same_session() {
     let lost =
         run_turn(&driver, session.request(CLAUDE_MODEL, "Third question.", Some(UNKNOWN_RESUME.into())), &server).await;
     let error = ended_badly(&lost, &server);
-    assert!(kiln_engine::turn::lost_resume(&error), "not recognised as a lost conversation: {error}");
+    assert!(kiln_engine::testing::turn::lost_resume(&error), "not recognised as a lost conversation: {error}");
 }
 
 #[tokio::test]
@@ -254,8 +254,8 @@ async fn claude_refusing_the_key_ends_planning_within_two_seconds() {
     let mut events = engine.subscribe(None).receiver;
 
     let started = Instant::now();
-    let id = kiln_engine::ids::SessionId::parse(&s.id).unwrap();
-    kiln_engine::planner_agent::start(
+    let id = kiln_engine::testing::ids::SessionId::parse(&s.id).unwrap();
+    kiln_engine::testing::planner_agent::start(
         engine.workspace().unwrap(),
         engine.events().clone(),
         id,
@@ -550,7 +550,7 @@ async fn codex_resumes_the_same_thread() {
     let lost =
         run_turn(&driver, session.request(CODEX_MODEL, "Third question.", Some(UNKNOWN_RESUME.into())), &server).await;
     let error = ended_badly(&lost, &server);
-    assert!(kiln_engine::turn::lost_resume(&error), "not recognised as a lost conversation: {error}");
+    assert!(kiln_engine::testing::turn::lost_resume(&error), "not recognised as a lost conversation: {error}");
 }
 
 #[tokio::test]

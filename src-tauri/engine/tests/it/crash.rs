@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use kiln_engine::snapshot::{self, Source};
+use kiln_engine::testing::snapshot::{self, Source};
 
 fn write_tree(root: &Path, files: usize, salt: &str) {
     for i in 0..files {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common::*;
-use kiln_engine::ids::SessionId;
+use kiln_engine::testing::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 
@@ -72,7 +72,7 @@ async fn check_and_review(w: &World, id: &str) -> Vec<GateResultView> {
     let ws = w.engine.workspace().unwrap();
     let sid = SessionId::parse(id).unwrap();
     for m in session(w, id).await.modules {
-        kiln_engine::review::store(&ws, &sid, &m, true, "ready", "REVIEW: pass - ready").await.unwrap();
+        kiln_engine::testing::review::store(&ws, &sid, &m, true, "ready", "REVIEW: pass - ready").await.unwrap();
     }
     gates
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common::*;
-use kiln_engine::ids::SessionId;
+use kiln_engine::testing::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 use kiln_github_double::{Config, GithubDouble, RepoConfig};
@@ -126,7 +126,7 @@ impl World {
         let ws = self.engine.workspace().unwrap();
         let sid = SessionId::parse(id).unwrap();
         for m in self.session(id).await.modules {
-            kiln_engine::review::store(&ws, &sid, &m, true, "ready", "REVIEW: pass - ready").await.unwrap();
+            kiln_engine::testing::review::store(&ws, &sid, &m, true, "ready", "REVIEW: pass - ready").await.unwrap();
         }
         gates
     }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{bare_remote, pair, recording_git, rev, sh_git};
 use base64::Engine as _;
-use kiln_engine::delivery::git::{allowlisted_env, Git, GitErrorKind, Redactor, KEPT_VARIABLES};
+use kiln_engine::testing::delivery::git::{allowlisted_env, Git, GitErrorKind, Redactor, KEPT_VARIABLES};
 
 // ---------------------------------------------------------------------------------------
 // Fixture: a bare remote with `main` (README.md, src/app.txt, old.txt), the user's clone

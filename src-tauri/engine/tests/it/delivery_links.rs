@@ -18,9 +18,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common::*;
-use kiln_engine::delivery::git_pr::{self, GitPrInput, GitPrModule};
-use kiln_engine::delivery::StepSink;
-use kiln_engine::ids::SessionId;
+use kiln_engine::testing::delivery::git_pr::{self, GitPrInput, GitPrModule};
+use kiln_engine::testing::delivery::StepSink;
+use kiln_engine::testing::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 
@@ -89,7 +89,7 @@ impl World {
         let sid = SessionId::parse(id).unwrap();
         let session = self.engine.get_session(SessionIdArgs { session_id: id.into() }).await.unwrap();
         for m in session.modules {
-            kiln_engine::review::store(&ws, &sid, &m, true, "ready", "REVIEW: pass - ready").await.unwrap();
+            kiln_engine::testing::review::store(&ws, &sid, &m, true, "ready", "REVIEW: pass - ready").await.unwrap();
         }
     }
 

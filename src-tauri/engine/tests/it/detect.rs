@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::common::*;
-use kiln_engine::detect;
+use kiln_engine::testing::detect;
 use kiln_engine::types::*;
 
 fn gates_of(view: &DetectionView, module: &str) -> BTreeMap<String, (Option<String>, String)> {
@@ -71,7 +71,7 @@ fn a_pnpm_monorepo_tested_from_the_root() {
     assert!(setup.source.contains("pnpm@9.15.9"), "{}", setup.source);
     assert!(view.toolchains.iter().any(|t| t.name == "node" && t.ok), "{:#?}", view.toolchains);
     // The TOML says the same and reads back as Kiln reads kiln.toml.
-    let config = kiln_engine::config::Config::parse(&view.toml, Path::new("kiln.toml")).unwrap();
+    let config = kiln_engine::testing::config::Config::parse(&view.toml, Path::new("kiln.toml")).unwrap();
     assert_eq!(
         config.modules.overrides["@mono/text"].gates.tests.as_deref(),
         Some("cd ../.. && vitest run packages/text")

@@ -233,9 +233,10 @@ async fn a_late_module_diffs_against_the_checkpoint_it_joined_at() {
     write(&wc.join("modules/catalog/src/new.txt"), "catalog\n");
     write(&wc.join("modules/cart/src/before-joining.txt"), "already there\n");
     let ws = w.engine.workspace().unwrap();
-    let id = kiln_engine::ids::SessionId::parse(&s.id).unwrap();
-    let tree = kiln_engine::confine::snapshot_workdir(&ws.open_store().unwrap(), &wc).unwrap();
-    let sequence = kiln_engine::checkpoint::take(&ws, &id, tree, "a turn", None, Some("@shop/catalog")).await.unwrap();
+    let id = kiln_engine::testing::ids::SessionId::parse(&s.id).unwrap();
+    let tree = kiln_engine::testing::confine::snapshot_workdir(&ws.open_store().unwrap(), &wc).unwrap();
+    let sequence =
+        kiln_engine::testing::checkpoint::take(&ws, &id, tree, "a turn", None, Some("@shop/catalog")).await.unwrap();
     assert_eq!(sequence, 1);
 
     let joined =

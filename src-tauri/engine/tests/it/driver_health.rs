@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use kiln_engine::drivers::health;
+use kiln_engine::testing::drivers::health;
 
 /// A fake CLI that prints `version` and appends a line per run to `runs`, saying whether it
 /// saw a `KILN_` variable.

@@ -2,9 +2,9 @@
 //! one scripted turn each, writing a file and running a command), plus the lines a
 //! real turn can bring that the captures do not: failures, retries, unknown types.
 
-use kiln_engine::drivers::claude::{self, ClaudeOptions, ClaudeParser};
-use kiln_engine::drivers::codex::{self, CodexOptions, CodexParser};
-use kiln_engine::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
+use kiln_engine::testing::drivers::claude::{self, ClaudeOptions, ClaudeParser};
+use kiln_engine::testing::drivers::codex::{self, CodexOptions, CodexParser};
+use kiln_engine::testing::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> String {

@@ -17,7 +17,7 @@ use hyper::body::{Bytes, Frame, Incoming};
 use hyper::service::service_fn;
 use hyper::{HeaderMap, Request, Response};
 use hyper_util::rt::TokioIo;
-use kiln_engine::preview::gateway::{Activity, BridgeTarget, Gateway, GatewayOptions, Upstream};
+use kiln_engine::testing::preview::gateway::{Activity, BridgeTarget, Gateway, GatewayOptions, Upstream};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};

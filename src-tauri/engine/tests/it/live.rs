@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use kiln_engine::drivers::events::DriverEvent;
-use kiln_engine::drivers::{Driver, TurnFuture, TurnRequest, TurnSink};
+use kiln_engine::testing::drivers::events::DriverEvent;
+use kiln_engine::testing::drivers::{Driver, TurnFuture, TurnRequest, TurnSink};
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 use kiln_model_server::{ModelServer, Step};
@@ -130,8 +130,8 @@ async fn session(engine: &Engine, id: &str) -> SessionView {
 /// Starts the planner agent on `id` with `driver`, as creating a session does.
 fn plan_with(engine: &Engine, id: &str, driver: Double) {
     let ws = engine.workspace().unwrap();
-    let id = kiln_engine::ids::SessionId::parse(id).unwrap();
-    kiln_engine::planner_agent::start(
+    let id = kiln_engine::testing::ids::SessionId::parse(id).unwrap();
+    kiln_engine::testing::planner_agent::start(
         ws,
         engine.events().clone(),
         id,
@@ -247,8 +247,8 @@ async fn turn_with(engine: &Engine, id: &str, driver: Double) {
     let ws = engine.workspace().unwrap();
     let view = session(engine, id).await;
     let role = ws.roles().unwrap().into_iter().find(|r| r.id == "backend-engineer").unwrap();
-    let plan = kiln_engine::turn::TurnPlan {
-        session: kiln_engine::ids::SessionId::parse(id).unwrap(),
+    let plan = kiln_engine::testing::turn::TurnPlan {
+        session: kiln_engine::testing::ids::SessionId::parse(id).unwrap(),
         module: view.modules[0].clone(),
         role,
         driver: Arc::new(driver),
@@ -259,7 +259,7 @@ async fn turn_with(engine: &Engine, id: &str, driver: Double) {
         chain_index: 0,
         review: false,
     };
-    kiln_engine::turn::start(ws, engine.events().clone(), plan, |_, _, _, _| async {}).await.unwrap();
+    kiln_engine::testing::turn::start(ws, engine.events().clone(), plan, |_, _, _, _| async {}).await.unwrap();
 }
 
 /// Retries in a turn: one updating status (attempt 1, 2, 3, reason overloaded), no

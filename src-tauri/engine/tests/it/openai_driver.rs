@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use kiln_engine::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
-use kiln_engine::drivers::openai::OpenAiDriver;
-use kiln_engine::drivers::{Driver, TurnRequest, TurnSink};
+use kiln_engine::testing::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
+use kiln_engine::testing::drivers::openai::OpenAiDriver;
+use kiln_engine::testing::drivers::{Driver, TurnRequest, TurnSink};
 use kiln_model_server::{ModelServer, RecordedRequest, Step, OUTPUT_TOKENS};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::common::*;
 use base64::Engine as _;
-use kiln_engine::ids::SessionId;
+use kiln_engine::testing::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 
@@ -296,9 +296,9 @@ async fn a_session_directory_replaced_by_a_link_is_refused_and_nothing_is_remove
 /// Takes a checkpoint of the working copy as a turn would.
 async fn checkpoint(s: &Setup, label: &str) -> i64 {
     let id = SessionId::parse(&s.id).unwrap();
-    let store = kiln_engine::snapshot::open_store(&s.shop.join(".kiln/store.git"), None).unwrap();
-    let tree = kiln_engine::confine::snapshot_workdir(&store, &s.work()).unwrap();
-    kiln_engine::checkpoint::take(&s.engine.workspace().unwrap(), &id, tree, label, None, None).await.unwrap()
+    let store = kiln_engine::testing::snapshot::open_store(&s.shop.join(".kiln/store.git"), None).unwrap();
+    let tree = kiln_engine::testing::confine::snapshot_workdir(&store, &s.work()).unwrap();
+    kiln_engine::testing::checkpoint::take(&s.engine.workspace().unwrap(), &id, tree, label, None, None).await.unwrap()
 }
 
 #[tokio::test]
@@ -332,12 +332,12 @@ async fn restoring_a_checkpoint_never_writes_through_a_planted_link() {
     // the path is not in the working copy at all.
     std::fs::remove_dir_all(module.join("build")).unwrap();
     symlink(&s.outside, module.join("build")).unwrap();
-    let store = kiln_engine::snapshot::open_store(&s.shop.join(".kiln/store.git"), None).unwrap();
+    let store = kiln_engine::testing::snapshot::open_store(&s.shop.join(".kiln/store.git"), None).unwrap();
     let start = store.find_reference(&format!("refs/kiln/{}/0", s.id)).unwrap().peel_to_tree().unwrap();
-    kiln_engine::snapshot::put_path(&store, &start, &s.work(), "modules/catalog/build/out.txt").unwrap();
+    kiln_engine::testing::snapshot::put_path(&store, &start, &s.work(), "modules/catalog/build/out.txt").unwrap();
     assert_eq!(s.outside_state(), before);
     for bad in ["../x", "/etc/x", "modules/../../x", ""] {
-        let e = kiln_engine::snapshot::put_path(&store, &start, &s.work(), bad).unwrap_err();
+        let e = kiln_engine::testing::snapshot::put_path(&store, &start, &s.work(), bad).unwrap_err();
         assert_eq!(e.code, ErrorCode::PathNotAllowed, "{bad:?}");
     }
     std::fs::remove_file(module.join("build")).unwrap();
@@ -367,11 +367,13 @@ fn materialize_replaces_planted_links_instead_of_writing_through_them() {
     std::fs::write(source.join("top.txt"), "top\n").unwrap();
     symlink("top.txt", source.join("kept-link")).unwrap();
     std::fs::write(outside.join("top.txt"), "outside\n").unwrap();
-    let store = kiln_engine::snapshot::open_store(&tmp.path().join("store.git"), None).unwrap();
-    let tree =
-        kiln_engine::snapshot::snapshot(&store, kiln_engine::snapshot::Source::Plain { root: &source, skip: &[] })
-            .unwrap();
-    let commit = kiln_engine::snapshot::commit(&store, tree, None, "t", "refs/kiln/t/0").unwrap();
+    let store = kiln_engine::testing::snapshot::open_store(&tmp.path().join("store.git"), None).unwrap();
+    let tree = kiln_engine::testing::snapshot::snapshot(
+        &store,
+        kiln_engine::testing::snapshot::Source::Plain { root: &source, skip: &[] },
+    )
+    .unwrap();
+    let commit = kiln_engine::testing::snapshot::commit(&store, tree, None, "t", "refs/kiln/t/0").unwrap();
     let before = files(&outside, &[]);
 
     // Links planted where a directory and a file go, and where a link goes.
@@ -380,7 +382,7 @@ fn materialize_replaces_planted_links_instead_of_writing_through_them() {
     symlink(&outside, dest.join("a")).unwrap();
     symlink(outside.join("top.txt"), dest.join("top.txt")).unwrap();
     symlink(&outside, dest.join("kept-link")).unwrap();
-    assert_eq!(kiln_engine::snapshot::materialize(&store, commit, &dest).unwrap(), 3);
+    assert_eq!(kiln_engine::testing::snapshot::materialize(&store, commit, &dest).unwrap(), 3);
     assert_eq!(files(&outside, &[]), before);
     assert_eq!(files(&dest, &[]), files(&source, &[]));
     assert!(std::fs::symlink_metadata(dest.join("a")).unwrap().is_dir());
@@ -388,7 +390,7 @@ fn materialize_replaces_planted_links_instead_of_writing_through_them() {
     // The destination itself a link: refused before anything is written.
     let linked = tmp.path().join("linked");
     symlink(&outside, &linked).unwrap();
-    let e = kiln_engine::snapshot::materialize(&store, commit, &linked).unwrap_err();
+    let e = kiln_engine::testing::snapshot::materialize(&store, commit, &linked).unwrap_err();
     assert_eq!(e.code, ErrorCode::PathNotAllowed);
     assert_eq!(files(&outside, &[]), before);
 }
@@ -415,7 +417,7 @@ async fn specifications_behind_a_link_leading_out_are_neither_read_nor_written()
     let ws = s.engine.workspace().unwrap();
     let id = SessionId::parse(&s.id).unwrap();
     let modules = s.session().await.modules;
-    let schema = kiln_engine::gates::spec_schema(&ws, &id, &modules);
+    let schema = kiln_engine::testing::gates::spec_schema(&ws, &id, &modules);
     assert_eq!(schema.status, GateStatus::Failed);
     assert!(schema.head.contains("outside"), "{}", schema.head);
 
@@ -426,10 +428,10 @@ async fn specifications_behind_a_link_leading_out_are_neither_read_nor_written()
     symlink(&s.outside, &module).unwrap();
     assert_eq!(s.engine.save_spec(save()).await.unwrap_err().code, ErrorCode::PathNotAllowed);
     assert_eq!(s.engine.approve_spec(approve()).await.unwrap_err().code, ErrorCode::PathNotAllowed);
-    let schema = kiln_engine::gates::module_schema(&ws, &id, &modules);
+    let schema = kiln_engine::testing::gates::module_schema(&ws, &id, &modules);
     assert_eq!(schema.status, GateStatus::Failed);
     let info = ws.module("@shop/catalog").unwrap().clone();
-    let gate = kiln_engine::gates::run_module_gate(&ws, &id, &info, "tests", &[]).await;
+    let gate = kiln_engine::testing::gates::run_module_gate(&ws, &id, &info, "tests", &[]).await;
     assert_eq!(gate.status, GateStatus::Failed);
     assert_eq!(gate.exit_code, None, "nothing ran");
     assert_eq!(s.outside_state(), before);
@@ -480,8 +482,8 @@ async fn session_copy_entries_follow_the_same_rules() {
 
 #[test]
 fn a_new_module_id_never_makes_an_empty_directory_name() {
-    use kiln_engine::modules::{ModuleInfo, Toolchain};
-    use kiln_engine::planner::Rules;
+    use kiln_engine::testing::modules::{ModuleInfo, Toolchain};
+    use kiln_engine::testing::planner::Rules;
     let module = |id: &str, directory: &str| ModuleInfo {
         id: id.into(),
         directory: directory.into(),

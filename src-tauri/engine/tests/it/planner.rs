@@ -1,7 +1,7 @@
 //! The planner's rules, table-driven (SPEC §5).
 
-use kiln_engine::modules::{ModuleInfo, Toolchain};
-use kiln_engine::planner::Rules;
+use kiln_engine::testing::modules::{ModuleInfo, Toolchain};
+use kiln_engine::testing::planner::Rules;
 use kiln_engine::types::ModuleChange;
 use kiln_engine::ErrorCode;
 use regex::Regex;

@@ -1,9 +1,9 @@
 //! Roles, the handoff line and routing (SPEC §6).
 
-use kiln_engine::config::Workflow;
-use kiln_engine::handoff::{self, Target};
-use kiln_engine::roles::{self, Role, Scope, BUNDLED};
-use kiln_engine::routing::{route, ModuleState, Route};
+use kiln_engine::testing::config::Workflow;
+use kiln_engine::testing::handoff::{self, Target};
+use kiln_engine::testing::roles::{self, Role, Scope, BUNDLED};
+use kiln_engine::testing::routing::{route, ModuleState, Route};
 
 #[test]
 fn bundled_roles_are_exactly_their_source_documents() {

@@ -1,4 +1,4 @@
-//! The OS confinement of agents' commands (`kiln_engine::sandbox`), with real commands
+//! The OS confinement of agents' commands (`kiln_engine::testing::sandbox`), with real commands
 //! and the real kernel: through the spawn the agent CLIs run under (`drivers::runner`)
 //! and through Kiln's own tool loop's `run_command` (`drivers::tools`), a write outside
 //! the working copy is refused by the kernel ("Permission denied") and leaves nothing,
@@ -15,12 +15,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use kiln_engine::api::types::CommandPolicy;
-use kiln_engine::drivers::events::{DriverEvent, ToolStatus};
-use kiln_engine::drivers::runner::{self, CliRun};
-use kiln_engine::drivers::tools::{Toolbox, NO_COMMANDS};
-use kiln_engine::drivers::TurnSink;
-use kiln_engine::process;
-use kiln_engine::sandbox::{self, Confinement, Enforcement, DISABLE_ENV};
+use kiln_engine::testing::drivers::events::{DriverEvent, ToolStatus};
+use kiln_engine::testing::drivers::runner::{self, CliRun};
+use kiln_engine::testing::drivers::tools::{Toolbox, NO_COMMANDS};
+use kiln_engine::testing::drivers::TurnSink;
+use kiln_engine::testing::process;
+use kiln_engine::testing::sandbox::{self, Confinement, Enforcement, DISABLE_ENV};
 use serde_json::json;
 use tempfile::TempDir;
 use tokio::sync::mpsc;

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common::*;
-use kiln_engine::drivers::events::ToolStatus;
-use kiln_engine::drivers::tools::{Toolbox, NO_COMMANDS};
-use kiln_engine::sandbox;
+use kiln_engine::testing::drivers::events::ToolStatus;
+use kiln_engine::testing::drivers::tools::{Toolbox, NO_COMMANDS};
+use kiln_engine::testing::sandbox;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, EngineOptions};
 use serde_json::json;
@@ -187,10 +187,10 @@ async fn a_self_hosted_server_runs_no_agent_commands_unless_allowed() {
     assert_eq!(engine.get_settings(EmptyArgs {}).await.unwrap().command_policy, CommandPolicy::None);
     let args: UpdateSettingsArgs = serde_json::from_value(json!({ "commandPolicy": "workdir" })).unwrap();
     let refused = engine.update_settings(args).await.unwrap_err();
-    assert_eq!(refused.code, kiln_engine::error::ErrorCode::NotAllowedInMode);
+    assert_eq!(refused.code, kiln_engine::ErrorCode::NotAllowedInMode);
     assert!(refused.message.contains("--allow-agent-commands"), "{}", refused.message);
     let ws = engine.workspace().unwrap();
-    let policy = kiln_engine::settings::command_policy(&ws).await.unwrap();
+    let policy = kiln_engine::testing::settings::command_policy(&ws).await.unwrap();
     let toolbox = Toolbox::new(&shop, &tmp.path().join("session"), false, TIMEOUT).unwrap().with_commands(policy);
     let ran = toolbox.run("run_command", &json!({ "command": "echo ran > ran.txt" })).await;
     assert_eq!((ran.status, ran.output.as_str()), (ToolStatus::Failed, NO_COMMANDS));
@@ -267,7 +267,7 @@ async fn a_command_working_inside_kilns_state_sees_its_own_directory_only() {
     sandbox::hidden::hide(&kiln);
     let scope = sandbox::Scope::new(&session, &[&worktree], &[], &[]).unwrap();
     let line = "cat package.json && echo made > made.txt && cat made.txt; cat ../../kiln.db 2>/dev/null && echo READ\"\"-DATABASE";
-    let out = kiln_engine::process::run_scoped(line, &worktree, &scope, TIMEOUT, |_| {}).await.unwrap();
+    let out = kiln_engine::testing::process::run_scoped(line, &worktree, &scope, TIMEOUT, |_| {}).await.unwrap();
     assert!(out.head.contains("{}") && out.head.contains("made"), "{out:?}");
     assert!(!out.head.contains("READ-DATABASE"), "{out:?}");
 }

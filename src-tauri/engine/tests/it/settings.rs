@@ -37,7 +37,7 @@ async fn a_bridge_token_is_bound_to_its_address() {
     assert_eq!(saved.bridge_url.as_deref(), Some("http://127.0.0.1:4310"));
     assert_eq!(
         saved.bridge_token_fingerprint.as_deref(),
-        Some(kiln_engine::secrets::fingerprint("app-SECRET-1").as_str())
+        Some(kiln_engine::testing::secrets::fingerprint("app-SECRET-1").as_str())
     );
     assert!(!serde_json::to_string(&saved).unwrap().contains("app-SECRET-1"));
 
@@ -58,7 +58,7 @@ async fn a_bridge_token_is_bound_to_its_address() {
         .unwrap();
     assert_eq!(
         moved.bridge_token_fingerprint.as_deref(),
-        Some(kiln_engine::secrets::fingerprint("app-SECRET-2").as_str())
+        Some(kiln_engine::testing::secrets::fingerprint("app-SECRET-2").as_str())
     );
 
     // A token with no address to bind it to is refused.
@@ -91,10 +91,10 @@ async fn a_key_given_for_one_endpoint_is_not_used_for_another() {
     assert_eq!(err.code, ErrorCode::InvalidInput);
     // The key on disk names its endpoint: moved under another one in the database, it opens to nothing.
     let ws = engine.workspace().unwrap();
-    kiln_engine::store::settings::set_setting(&ws.pool, "driver.openai.base_url", Some("http://127.0.0.1:10/v1"))
+    kiln_engine::testing::store::settings::set_setting(&ws.pool, "driver.openai.base_url", Some("http://127.0.0.1:10/v1"))
         .await
         .unwrap();
-    assert_eq!(kiln_engine::settings::openai_key(&ws).await.unwrap(), None);
+    assert_eq!(kiln_engine::testing::settings::openai_key(&ws).await.unwrap(), None);
     assert_eq!(engine.get_settings(EmptyArgs {}).await.unwrap().openai_key_fingerprint, None);
 }
 
@@ -111,13 +111,17 @@ async fn a_tampered_secret_is_a_clear_error() {
         .await
         .unwrap();
     let ws = engine.workspace().unwrap();
-    let sealed = kiln_engine::store::settings::get_setting(&ws.pool, "bridge.token").await.unwrap().unwrap();
+    let sealed = kiln_engine::testing::store::settings::get_setting(&ws.pool, "bridge.token").await.unwrap().unwrap();
     let mut tampered = sealed.clone().into_bytes();
     let last = tampered.len() - 2;
     tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
-    kiln_engine::store::settings::set_setting(&ws.pool, "bridge.token", Some(std::str::from_utf8(&tampered).unwrap()))
-        .await
-        .unwrap();
+    kiln_engine::testing::store::settings::set_setting(
+        &ws.pool,
+        "bridge.token",
+        Some(std::str::from_utf8(&tampered).unwrap()),
+    )
+    .await
+    .unwrap();
     let err = engine.get_settings(EmptyArgs {}).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::SecretUnreadable);
     assert!(err.message.contains("altered"), "{}", err.message);
@@ -183,7 +187,7 @@ async fn the_command_policy_is_set_checked_and_reaches_the_drivers() {
 
     let view = engine.get_settings(EmptyArgs {}).await.unwrap();
     assert_eq!(view.command_policy, CommandPolicy::Workdir);
-    let support = kiln_engine::sandbox::support();
+    let support = kiln_engine::testing::sandbox::support();
     assert_eq!(view.confinement.available, support.available);
     assert_eq!(view.confinement.detail, support.detail);
     assert_eq!(view.confinement.mechanism, if support.available { "landlock" } else { "none" });
@@ -214,9 +218,9 @@ async fn the_command_policy_is_set_checked_and_reaches_the_drivers() {
         .await
         .unwrap();
     let ws = engine.workspace().unwrap();
-    let driver = kiln_engine::drivers::registry::resolve(&ws, Some("openai-compatible")).await.unwrap();
+    let driver = kiln_engine::testing::drivers::registry::resolve(&ws, Some("openai-compatible")).await.unwrap();
     let workdir = tempfile::tempdir().unwrap();
-    let request = kiln_engine::drivers::TurnRequest {
+    let request = kiln_engine::testing::drivers::TurnRequest {
         workdir: workdir.path().to_path_buf(),
         session_dir: workdir.path().with_extension("session"),
         prompt: "Run it.".into(),
@@ -226,14 +230,17 @@ async fn the_command_policy_is_set_checked_and_reaches_the_drivers() {
         read_only: false,
     };
     let (events, mut received) = tokio::sync::mpsc::unbounded_channel();
-    driver.run(request, kiln_engine::drivers::TurnSink { events, on_process: Box::new(|_| {}) }).await.unwrap();
+    driver
+        .run(request, kiln_engine::testing::drivers::TurnSink { events, on_process: Box::new(|_| {}) })
+        .await
+        .unwrap();
     let mut outputs = Vec::new();
     while let Ok(event) = received.try_recv() {
-        if let kiln_engine::drivers::events::DriverEvent::ToolResult { output, .. } = event {
+        if let kiln_engine::testing::drivers::events::DriverEvent::ToolResult { output, .. } = event {
             outputs.push(output);
         }
     }
-    assert_eq!(outputs, [kiln_engine::drivers::tools::NO_COMMANDS]);
+    assert_eq!(outputs, [kiln_engine::testing::drivers::tools::NO_COMMANDS]);
     assert!(!workdir.path().join("ran.txt").exists());
     let tools = server.requests()[0].body["tools"].to_string();
     assert!(tools.contains("write_file") && !tools.contains("run_command"), "{tools}");

@@ -160,25 +160,25 @@ fn the_stat_cache_reads_only_files_whose_stat_changed() {
     let blob_of =
         |tree: git2::Oid| store.find_tree(tree).unwrap().get_path(std::path::Path::new("src/a.txt")).unwrap().id();
 
-    let first = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
+    let first = kiln_engine::testing::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
     assert!(cache.is_file(), "the cache is written");
     // Same size, same mtime, same inode: the cache answers without reading the file
     // (what git does too); so an unchanged file costs a stat, not a read.
     std::fs::File::options().write(true).open(&file).unwrap().set_len(0).unwrap();
     write_at("FIRST", old);
-    let cached = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
+    let cached = kiln_engine::testing::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
     assert_eq!(blob_of(cached), blob_of(first));
     // A new mtime is read again.
     write_at("FIRST", old + Duration::from_secs(60));
-    let reread = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
+    let reread = kiln_engine::testing::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
     assert_ne!(blob_of(reread), blob_of(first));
     assert_eq!(store.find_blob(blob_of(reread)).unwrap().content(), b"FIRST");
     // A file changed as recently as the cache was written is always read again.
     write_at("fresh", SystemTime::now() + Duration::from_secs(5));
-    let racy = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
+    let racy = kiln_engine::testing::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
     assert_eq!(store.find_blob(blob_of(racy)).unwrap().content(), b"fresh");
     // Deleted files leave the cache and the tree.
     std::fs::remove_file(&file).unwrap();
-    let gone = kiln_engine::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
+    let gone = kiln_engine::testing::snapshot::snapshot_cached(&store, &root, &[], &cache).unwrap();
     assert!(store.find_tree(gone).unwrap().get_path(std::path::Path::new("src/a.txt")).is_err());
 }
