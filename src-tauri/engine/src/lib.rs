@@ -71,5 +71,9 @@ pub use events::Subscription;
 pub use sandbox::own_environment;
 /// The confinement `kiln health` reports.
 pub use sandbox::support as sandbox_support;
+/// kiln-serve's access store: a SQLite database with its own migrations, opened while
+/// holding the exclusive lock that serializes its migration between processes.
+pub use store::open_with as open_database;
+pub use workspace_lock::wait_exclusive;
 /// What a process names itself in a workspace's lock (`Engine::held_by`).
 pub use workspace_lock::HolderKind;

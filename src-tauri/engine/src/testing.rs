@@ -162,8 +162,8 @@ pub mod snapshot {
 
 /// tests/it: settings.
 pub mod store {
-    pub mod turns {
-        pub use crate::store::turns::{get_setting, set_setting};
+    pub mod settings {
+        pub use crate::store::settings::{get_setting, set_setting};
     }
 }
 

@@ -77,8 +77,8 @@ impl Access {
         // Every Kiln process of the user shares this store (servers, `kiln token`). sqlx
         // takes no lock to migrate SQLite, so two opening a fresh store at once would both
         // apply its migration: they take turns.
-        let migrating = kiln_engine::workspace_lock::wait_exclusive(&config_dir.join(MIGRATION_LOCK)).await?;
-        let pool = kiln_engine::store::open_with(&path, &MIGRATOR).await?;
+        let migrating = kiln_engine::wait_exclusive(&config_dir.join(MIGRATION_LOCK)).await?;
+        let pool = kiln_engine::open_database(&path, &MIGRATOR).await?;
         drop(migrating);
         use std::os::unix::fs::PermissionsExt;
         for file in [path.clone(), path.with_extension("db-wal"), path.with_extension("db-shm")] {

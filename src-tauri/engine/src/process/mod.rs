@@ -15,9 +15,9 @@ mod env;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-pub use capture::{collect, Captured, HEAD_BYTES, TAIL_BYTES};
+pub use capture::{collect, HEAD_BYTES, TAIL_BYTES};
 pub use command::{Child, Command};
-pub use env::{allowlisted_env, is_kiln_variable, operator_var, project_scope, Env, KEPT_VARIABLES};
+pub use env::{allowlisted_env, operator_var, project_scope, Env, KEPT_VARIABLES};
 
 #[derive(Debug, Clone)]
 pub struct Outcome {

@@ -91,9 +91,13 @@ async fn a_key_given_for_one_endpoint_is_not_used_for_another() {
     assert_eq!(err.code, ErrorCode::InvalidInput);
     // The key on disk names its endpoint: moved under another one in the database, it opens to nothing.
     let ws = engine.workspace().unwrap();
-    kiln_engine::testing::store::settings::set_setting(&ws.pool, "driver.openai.base_url", Some("http://127.0.0.1:10/v1"))
-        .await
-        .unwrap();
+    kiln_engine::testing::store::settings::set_setting(
+        &ws.pool,
+        "driver.openai.base_url",
+        Some("http://127.0.0.1:10/v1"),
+    )
+    .await
+    .unwrap();
     assert_eq!(kiln_engine::testing::settings::openai_key(&ws).await.unwrap(), None);
     assert_eq!(engine.get_settings(EmptyArgs {}).await.unwrap().openai_key_fingerprint, None);
 }

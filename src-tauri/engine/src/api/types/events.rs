@@ -29,9 +29,6 @@ pub struct TranscriptEntry {
 }
 
 /// What changed, streamed to every open view (Tauri channel or server-sent events).
-// Each event is built once, sent and dropped: boxing the session view would only add an
-// allocation and a `Box::new` at every place that emits one.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum EventBody {

@@ -30,11 +30,8 @@ use std::path::PathBuf;
 use crate::api::types::DeliverySettingsView;
 use std::time::Duration;
 
-pub use message::{
-    branch_name, commit_message, commit_style, commit_subject, commit_subject_for, compare_url, pr_body, web_root,
-    CommitStyle,
-};
-pub use policy::{available, owner_repo};
+pub use message::branch_name;
+pub use policy::available;
 pub use steps::deliver;
 
 /// The trailer a Kiln commit carries; a remote branch whose tip has this session's is
