@@ -7,10 +7,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Every module of the engine with its layer, bottom (0) to top. `api::types` is the
-/// vocabulary every layer speaks, so it sits in the base while the rest of `api` is
-/// the top.
+/// vocabulary every layer speaks, and `api::operations` the table of operations (names and
+/// types only), so both sit in the base while the rest of `api` is the top.
 const LAYERS: &[(&str, u8)] = &[
     // 0 base
+    ("api::operations", 0),
     ("api::types", 0),
     ("clock", 0),
     ("config", 0),
@@ -58,7 +59,6 @@ const LAYERS: &[(&str, u8)] = &[
     // 6 delivery
     ("delivery", 6),
     // 7 the API
-    ("access", 7),
     ("api", 7),
     // benches' and tests' door in (when lib.rs has one)
     ("testing", 7),
@@ -70,6 +70,7 @@ const LAYERS: &[(&str, u8)] = &[
 /// layer is refused, so a new sideways import is a decision, not an accident.
 const SIDEWAYS: &[(&str, &str)] = &[
     // base: the vocabulary and its helpers
+    ("api::types", "api::operations"),
     ("api::types", "config"),
     ("api::types", "error"),
     ("api::types", "modules"),
@@ -83,6 +84,7 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("modules", "error"),
     ("paths", "error"),
     ("process", "sandbox"),
+    ("redact", "process"),
     ("roles", "config"),
     ("roles", "error"),
     ("secrets", "error"),
@@ -117,7 +119,8 @@ const SIDEWAYS: &[(&str, &str)] = &[
 fn module_of(rel: &Path) -> String {
     let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
     match parts.as_slice() {
-        [api, types] if api == "api" && types == "types" => "api::types".into(),
+        [api, types, ..] if api == "api" && types == "types" => "api::types".into(),
+        [api, operations] if api == "api" && operations == "operations" => "api::operations".into(),
         [first, ..] => first.clone(),
         [] => String::new(),
     }
@@ -127,8 +130,14 @@ fn module_of(rel: &Path) -> String {
 fn module_named(path: &str) -> String {
     let mut segments = path.split("::").map(str::trim);
     let first = segments.next().unwrap_or_default().to_string();
-    if first == "api" && segments.next() == Some("types") {
-        return "api::types".into();
+    match (first.as_str(), segments.next()) {
+        ("api", Some("types")) => return "api::types".into(),
+        ("api", Some("operations")) => return "api::operations".into(),
+        _ => {}
+    }
+    // The operation table's macro is exported at the crate root.
+    if first == "for_each_operation" {
+        return "api::operations".into();
     }
     // `crate::types` is lib.rs's re-export of `api::types`.
     if first == "types" {
