@@ -1,4 +1,4 @@
-//! The hostile-input suite (issue 5, SPEC §18): a real `kiln serve` on a loopback port,
+//! The hostile-input suite (issue 5, ARCHITECTURE.md: Security): a real `kiln serve` on a loopback port,
 //! in both modes, fed requests a page on another site, another local process or a
 //! stranger to a self-hosted Kiln could send. Each table row names the status and code
 //! expected per mode, and the database rows and the `.kiln` tree (with the workspace
@@ -10,7 +10,7 @@
 //! carries the security headers. Traffic goes to 127.0.0.1 only. What the transport
 //! does with streams, slow clients and signals is in tests/hostile_transport.rs.
 //!
-//! The contract these tests encode is /work/notes/serve-contract.md (issue 5).
+//! The contract these tests encode is SECURITY.md's "`kiln serve`" section (issue 5).
 
 #[path = "hostile/api.rs"]
 mod api;

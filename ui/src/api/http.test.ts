@@ -63,7 +63,10 @@ describe("HTTP backend call", () => {
   });
 
   it("turns an error body into a KilnError with its code and message", async () => {
-    vi.stubGlobal("fetch", vi.fn(async () => jsonResponse(409, { error: { code: "SESSION_RUNNING", message: "Session s1 is running" } })));
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async () => jsonResponse(409, { error: { code: "SESSION_RUNNING", message: "Session s1 is running" } })),
+    );
     const error = await createHttpBackend()
       .call("reject_session", { sessionId: "s1" })
       .catch((e: unknown) => e);
@@ -72,7 +75,10 @@ describe("HTTP backend call", () => {
   });
 
   it("reports a failed fetch as NETWORK", async () => {
-    vi.stubGlobal("fetch", vi.fn(async () => Promise.reject(new TypeError("Failed to fetch"))));
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async () => Promise.reject(new TypeError("Failed to fetch"))),
+    );
     const error = await createHttpBackend()
       .call("get_state", {})
       .catch((e: unknown) => e);
@@ -82,7 +88,10 @@ describe("HTTP backend call", () => {
   });
 
   it("reports a non-JSON error response as INTERNAL with the status", async () => {
-    vi.stubGlobal("fetch", vi.fn(async () => new Response("Bad Gateway", { status: 502, statusText: "Bad Gateway" })));
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async () => new Response("Bad Gateway", { status: 502, statusText: "Bad Gateway" })),
+    );
     const error = (await createHttpBackend()
       .call("get_state", {})
       .catch((e: unknown) => e)) as KilnError;
@@ -91,14 +100,19 @@ describe("HTTP backend call", () => {
   });
 
   it("returns null for delete_session when the record was removed", async () => {
-    vi.stubGlobal("fetch", vi.fn(async () => new Response("null", { status: 200 })));
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async () => new Response("null", { status: 200 })),
+    );
     const result = await createHttpBackend().call("delete_session", { sessionId: "s1", keepTranscript: false });
     expect(result).toBeNull();
   });
 
   it("uses a base URL when given one", async () => {
     const fetchMock = vi.fn(async () => jsonResponse(200, []));
-    await createHttpBackend({ baseUrl: "http://127.0.0.1:9000/", fetch: fetchMock }).call("list_sessions", { includeArchived: true });
+    await createHttpBackend({ baseUrl: "http://127.0.0.1:9000/", fetch: fetchMock }).call("list_sessions", {
+      includeArchived: true,
+    });
     expect((fetchMock.mock.calls[0] as unknown[])[0]).toBe("http://127.0.0.1:9000/api/list_sessions");
   });
 
@@ -126,9 +140,9 @@ describe("HTTP backend call", () => {
           headers: { "content-type": "application/json", "retry-after": "42" },
         }),
     );
-    const error = (await createHttpBackend({ fetch: fetchMock })
-      .connect!("kiln_x")
-      .catch((e: unknown) => e)) as KilnError;
+    const error = (await createHttpBackend({ fetch: fetchMock }).connect!("kiln_x").catch(
+      (e: unknown) => e,
+    )) as KilnError;
     expect(error.code).toBe("RATE_LIMITED");
     expect(error.retryAfterSeconds).toBe(42);
   });
@@ -198,7 +212,10 @@ describe("HTTP backend events", () => {
     vi.useFakeTimers();
     try {
       FakeEventSource.instances = [];
-      const backend = createHttpBackend({ EventSource: FakeEventSource as unknown as typeof EventSource, reconnectMs: 100 });
+      const backend = createHttpBackend({
+        EventSource: FakeEventSource as unknown as typeof EventSource,
+        reconnectMs: 100,
+      });
       const events: { body: { type: string } }[] = [];
       const stop = backend.subscribe((e) => events.push(e));
       const first = FakeEventSource.instances[0];

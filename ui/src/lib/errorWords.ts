@@ -76,11 +76,20 @@ export interface CodeSplit {
 export function splitCodes(text: string): CodeSplit {
   const codes: string[] = [];
   // Only a code in brackets or backticks, as the engine writes them; bare capitals in prose stay.
-  const out = text.replace(/\s*(?:\[([A-Z][A-Z0-9_]+)\]|`([A-Z][A-Z0-9_]+)`)/g, (whole, a: string | undefined, b: string | undefined) => {
-    const code = (a ?? b)!;
-    if (!isErrorCode(code)) return whole;
-    if (!codes.includes(code)) codes.push(code);
-    return "";
-  });
-  return { text: out.replace(/\s+([.,;:])/g, "$1").replace(/[ \t]{2,}/g, " ").trim(), codes };
+  const out = text.replace(
+    /\s*(?:\[([A-Z][A-Z0-9_]+)\]|`([A-Z][A-Z0-9_]+)`)/g,
+    (whole, a: string | undefined, b: string | undefined) => {
+      const code = (a ?? b)!;
+      if (!isErrorCode(code)) return whole;
+      if (!codes.includes(code)) codes.push(code);
+      return "";
+    },
+  );
+  return {
+    text: out
+      .replace(/\s+([.,;:])/g, "$1")
+      .replace(/[ \t]{2,}/g, " ")
+      .trim(),
+    codes,
+  };
 }

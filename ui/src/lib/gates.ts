@@ -1,7 +1,7 @@
 // Gate helpers: results grouped per module (working copy first) in gate order, counts, status words, durations, output and the transcript's gate key.
 import type { GateResultView, GateStatus, TranscriptEntry } from "../api/types";
 
-/** A module's gates in the order they run (SPEC §10). */
+/** A module's gates in the order they run (ARCHITECTURE.md: Gates). */
 export const MODULE_GATES = ["dependencies", "typecheck", "tests", "format", "lint"] as const;
 
 /** The engine's gates in the order they run: the working copy's, then each module's. */

@@ -37,7 +37,7 @@ export function wantsSetup(workspace: WorkspaceView | null | undefined): boolean
   return !!workspace && workspace.configPath === null && !setupDone(workspace.root);
 }
 
-/** The two workflows as the set-up screen explains them (SPEC §6). */
+/** The two workflows as the set-up screen explains them (ARCHITECTURE.md: Workflows and the chain). */
 export const WORKFLOWS: { id: Workflow; name: string; text: string }[] = [
   {
     id: "direct",
