@@ -1,4 +1,4 @@
-//! Specification approval (SPEC §6): the operator approves a module's specification;
+//! Specification approval (ARCHITECTURE.md: Workflows and the chain): the operator approves a module's specification;
 //! Kiln sets its `status:` line and records the SHA-256 of that exact text. Any later
 //! edit makes the approval stale, and a `status: approved` line an agent wrote is no
 //! authority: only a recorded digest that matches the text counts.

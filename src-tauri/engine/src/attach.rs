@@ -1,4 +1,4 @@
-//! Adding and removing a session's attachments (SPEC §13). The bytes are checked by
+//! Adding and removing a session's attachments (ARCHITECTURE.md: Attachments). The bytes are checked by
 //! `attachments::check` before anything is written, stored under
 //! `sessions/<id>/attachments/<attachmentId>-<safeName>` and copied into the working
 //! copy at `reference/attachments/<safeName>`, where the agent reads them.

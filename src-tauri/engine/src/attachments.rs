@@ -1,4 +1,4 @@
-//! What a session accepts as an attachment (SPEC §13), as pure functions: how many,
+//! What a session accepts as an attachment (ARCHITECTURE.md: Attachments), as pure functions: how many,
 //! how large, which types, content that really is what its extension says, and the
 //! safe name it is stored and copied under.
 

@@ -1,4 +1,4 @@
-//! Checkpoints (SPEC §8): a commit in `store.git` of the whole session working copy
+//! Checkpoints (ARCHITECTURE.md: Checkpoints): a commit in `store.git` of the whole session working copy
 //! (minus ignored files and attachment copies), parented on the previous one, under
 //! `refs/kiln/<session>/<sequence>`. One is taken after every turn that changed files;
 //! `restore` puts the working copy back to any of them.
@@ -107,11 +107,11 @@ async fn prune(ws: &Workspace, id: &SessionId) -> Result<()> {
 /// and their next snapshot reads their files once; the pruning session's own cache
 /// names exactly the tree it just committed, all of it still reachable, so it stays.
 fn collect(ws: &Workspace, pruning: &SessionId) {
-    let pruned = std::process::Command::new("git")
+    let store = ws.store_path();
+    let env = vec![("GIT_DIR".into(), store.clone().into_os_string()), ("GIT_CONFIG_NOSYSTEM".into(), "1".into())];
+    let pruned = crate::process::Command::new("git", &store, crate::process::Env::Tool(env))
         .args(["prune", "--expire=now"])
-        .env("GIT_DIR", ws.store_path())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output();
+        .output_blocking();
     match pruned {
         Ok(out) if out.status.success() => {}
         Ok(out) => tracing::warn!("git prune in the store: {}", String::from_utf8_lossy(&out.stderr)),

@@ -1,4 +1,4 @@
-//! `kiln.toml`: the workspace's configuration (SPEC §3). Every key has a default and
+//! `kiln.toml`: the workspace's configuration (ARCHITECTURE.md: Workspace config). Every key has a default and
 //! an unknown key is an error that names it, so a typo never silently does nothing.
 
 use std::collections::BTreeMap;
@@ -22,7 +22,7 @@ pub struct Config {
     pub delivery: DeliveryConfig,
 }
 
-/// `[workflow]`: how turns are taken in this workspace (SPEC §6).
+/// `[workflow]`: how turns are taken in this workspace (ARCHITECTURE.md: Workflows and the chain).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorkflowConfig {

@@ -1,4 +1,4 @@
-//! One turn writes in one module (SPEC §4): what a turn changed outside its module's
+//! One turn writes in one module (ARCHITECTURE.md: Sessions and isolation): what a turn changed outside its module's
 //! allowed paths is put back from the turn's starting state, and each path is named.
 //! The starting state is a snapshot of the working copy in the store, so nothing is
 //! lost: even a put-back file's content stays in the store.

@@ -1,4 +1,4 @@
-//! Gate and setup detection (SPEC §10): what a repository's own tooling says its
+//! Gate and setup detection (ARCHITECTURE.md: Gates): what a repository's own tooling says its
 //! install step, typecheck, tests, format and lint commands are, each with where it came
 //! from, so a repository with no `kiln.toml` still gets real gates. `kiln.toml` overrides
 //! any of it (per module, then per toolchain); a gate with no command is *not

@@ -1,4 +1,4 @@
-//! The session diff (SPEC §9): each module's base (checkpoint 0, or the checkpoint it
+//! The session diff (ARCHITECTURE.md: Diff): each module's base (checkpoint 0, or the checkpoint it
 //! joined at) against the working copy now, restricted to the module's directory.
 //! Files added, modified, deleted and renamed, binary ones marked, hunks with line
 //! numbers, workspace-relative paths only. The last view per session is cached by

@@ -1,4 +1,4 @@
-//! Gates (SPEC §10): the project's own checks, from a fixed list. Once per working
+//! Gates (ARCHITECTURE.md: Gates): the project's own checks, from a fixed list. Once per working
 //! copy: `module-schema`, and `spec-schema` in the specs workflow (or when asked for).
 //! Once per module that holds changes: `dependencies`, `typecheck`, `tests`, `format`,
 //! `lint`. Commands come from `kiln.toml`, else from the repository's own tooling

@@ -1,4 +1,4 @@
-//! The line every turn ends with (SPEC §6): `HANDOFF: <role-id> - <why>` or
+//! The line every turn ends with (ARCHITECTURE.md: Workflows and the chain): `HANDOFF: <role-id> - <why>` or
 //! `HANDOFF: none - <why>`. Parsed forgivingly: any case, a display name instead of an
 //! id, any dash or a colon as the separator, Markdown emphasis, a trailing full stop.
 

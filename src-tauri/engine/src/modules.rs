@@ -1,4 +1,4 @@
-//! Module discovery (SPEC §1, §3): which units of change a workspace holds, each with
+//! Module discovery (ARCHITECTURE.md: Concepts, Workspace config): which units of change a workspace holds, each with
 //! an id, a directory and a toolchain. Sources, first match wins: `[modules] globs`,
 //! pnpm-workspace.yaml, package.json `workspaces`, Cargo `[workspace] members`, go.work
 //! `use` directories, and otherwise the whole repository as one module (a package, a

@@ -1,4 +1,4 @@
-//! Confinement of a path that a request or an agent names (SPEC §17, §18). `confine`
+//! Confinement of a path that a request or an agent names (ARCHITECTURE.md: Recovery, Security). `confine`
 //! turns such a relative path into a path inside a root, or refuses it with
 //! `PATH_NOT_ALLOWED`. Every place that builds a path from a name it did not make
 //! itself goes through here, so the rules live in one place:

@@ -1,4 +1,4 @@
-//! The planner's rules (SPEC §5, the deterministic part): which modules a brief names
+//! The planner's rules (ARCHITECTURE.md: Planner, the deterministic part): which modules a brief names
 //! and whether each is an edit or a new module. Applied before any agent, and an agent
 //! can only add to what they find.
 //!

@@ -1,4 +1,4 @@
-//! The planner agent (SPEC §5): after the rules, a short read-only turn of the chosen
+//! The planner agent (ARCHITECTURE.md: Planner): after the rules, a short read-only turn of the chosen
 //! driver answers JSON that may add modules, a title and the first role. It can never
 //! turn a known module into a new one nor drop a module the rules found; when no
 //! driver answers, the rules decide alone. While it runs the session is `planning`,

@@ -1,4 +1,4 @@
-//! Auto-review (SPEC §6): when a role reports a module's request satisfied, the same
+//! Auto-review (ARCHITECTURE.md: Workflows and the chain): when a role reports a module's request satisfied, the same
 //! role reviews it in a separate read-only turn and ends with `REVIEW: pass` or
 //! `REVIEW: changes - <what>`. Kiln keeps the report itself (the agent's working copy
 //! could be edited), bound to the SHA-256 of the module's files at that moment: any

@@ -1,4 +1,4 @@
-//! Roles (SPEC §6): who takes turns. Each is a Markdown document with front matter
+//! Roles (ARCHITECTURE.md: Workflows and the chain): who takes turns. Each is a Markdown document with front matter
 //! (`id`, `name`, `allowed_paths`, `scope`, `handoff`, `gates`, `read_only`) and an
 //! instruction body. The defaults in `src-tauri/engine/roles/` ship inside the binary: the
 //! direct workflow's `engineer` and the specs workflow's specialists. A workspace adds

@@ -1,4 +1,4 @@
-//! Routing (SPEC §6): which role takes a turn in a module, and why. The module's state
+//! Routing (ARCHITECTURE.md: Workflows and the chain): which role takes a turn in a module, and why. The module's state
 //! decides first (no specification, not approved, no server code, no screen); otherwise
 //! the request's words choose among the roles. Every decision carries its reason, which
 //! the transcript shows.

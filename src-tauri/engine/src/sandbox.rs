@@ -1,4 +1,4 @@
-//! OS confinement for the commands agents run (SPEC §7): the agent CLIs Kiln starts
+//! OS confinement for the commands agents run (ARCHITECTURE.md: Drivers and turns): the agent CLIs Kiln starts
 //! (claude, codex, and so everything they start in turn) run inside a Landlock domain
 //! that lets them write only to the session's working copy, temporary directories, a
 //! few devices, the agents' own state and the package caches that builds and tests

@@ -1,4 +1,4 @@
-//! Turns (SPEC §7): one role working in one module through one driver run. The engine
+//! Turns (ARCHITECTURE.md: Drivers and turns): one role working in one module through one driver run. The engine
 //! owns every turn: its events are written to `kiln.db` as they arrive and then
 //! broadcast, so a view that goes away loses nothing and a view that comes back
 //! attaches to the live stream. Stop kills the driver's process group; a new turn on

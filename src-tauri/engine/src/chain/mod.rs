@@ -1,4 +1,4 @@
-//! The chain of turns (SPEC §6): an operator message starts a turn; each turn ends with
+//! The chain of turns (ARCHITECTURE.md: Workflows and the chain): an operator message starts a turn; each turn ends with
 //! a handoff that decides what follows — the next role (by itself up to 4 turns per
 //! message while auto-continue is on), the operator's approval of a specification, an
 //! answer to a question, review, or blocked when the driver failed.

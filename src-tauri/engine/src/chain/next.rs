@@ -3,7 +3,7 @@
 
 use super::*;
 
-/// Starts the read-only review turn of `module` by `role` (SPEC §6 auto-review).
+/// Starts the read-only review turn of `module` by `role` (ARCHITECTURE.md: Workflows and the chain, auto-review).
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn begin_review(
     ws: &Arc<Workspace>,
@@ -134,7 +134,7 @@ pub async fn review_module(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Mo
     publish(ws, events, &id).await
 }
 
-/// Decides what follows a turn (SPEC §6 outcomes).
+/// Decides what follows a turn (ARCHITECTURE.md: Workflows and the chain).
 pub(super) fn after_turn(
     ws: Arc<Workspace>,
     events: Arc<EventBus>,

@@ -1,4 +1,4 @@
-//! Delivery (SPEC §12, "eject"): the targets that land a session's change as code the
+//! Delivery (ARCHITECTURE.md: Delivery, "eject"): the targets that land a session's change as code the
 //! user owns (into the workspace, or as a pull request), behind one interface:
 //! `available` (with the reason when not), `plan`, `apply` reporting each step through
 //! a `StepSink`. `plan` builds the plan, `run` starts, records and persists runs,

@@ -1,4 +1,4 @@
-//! The delivery plan (SPEC §12): per module, what lands (added, overwritten), what the
+//! The delivery plan (ARCHITECTURE.md: Delivery): per module, what lands (added, overwritten), what the
 //! session deleted, the packages it adds that the workspace lacks, whether it must be
 //! enabled; the gates that run first; whether the app must restart; the blockers
 //! (review, gates, and the target's own); and a `plan_id` binding a confirmation to it.

@@ -1,4 +1,4 @@
-//! The `workspace` target (SPEC §12): every gate → copy into the workspace and remove
+//! The `workspace` target (ARCHITECTURE.md: Delivery): every gate → copy into the workspace and remove
 //! deleted files (refused, with the list, when the workspace changed them since the
 //! session's base; in the direct workflow the files outside every module too) →
 //! `install` → `enable` for new modules → `after` hooks per module →

@@ -3,8 +3,8 @@
 //! the repository asks for (`go 1.23` in go.mod, `rust-version`, `requires-python`,
 //! `engines.node`). A missing or too old one is named with what to install.
 
+use crate::process::{Command, Env};
 use std::path::Path;
-use std::process::Command;
 
 use super::others::{py_manager, PyManager};
 use super::{json, node, Repo};
@@ -93,7 +93,9 @@ fn toml_string(text: &str, key: &str) -> Option<String> {
 }
 
 fn tool(name: &str, args: &[&str], wanted: Option<String>, install: &str) -> ToolchainCheck {
-    let output = Command::new(name).args(args).env("GOTOOLCHAIN", "local").output();
+    // From Kiln's own directory, as a shell would: a rustup override file there counts.
+    let env = [("GOTOOLCHAIN".to_string(), "local".to_string())];
+    let output = Command::new(name, Path::new("."), Env::Operator(&env)).args(args).output_blocking();
     let found = output.ok().filter(|o| o.status.success()).map(|o| {
         let text = String::from_utf8_lossy(if o.stdout.is_empty() { &o.stderr } else { &o.stdout }).into_owned();
         version_in(&text).unwrap_or_else(|| text.lines().next().unwrap_or_default().trim().to_string())

@@ -1,4 +1,4 @@
-//! The one event stream every driver produces (SPEC §7): whatever agent ran, a turn
+//! The one event stream every driver produces (ARCHITECTURE.md: Drivers and turns): whatever agent ran, a turn
 //! reads as session started, text, thoughts, tool calls and their results, file
 //! changes, usage and turn ended. Anything a parser does not understand is kept as
 //! `Unknown` rather than dropped, so a newer agent version never breaks a turn.

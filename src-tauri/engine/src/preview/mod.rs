@@ -1,4 +1,4 @@
-//! Live preview (SPEC §11): the session's application, run from its working copy with
+//! Live preview (ARCHITECTURE.md: Preview): the session's application, run from its working copy with
 //! `[preview] command` on a free `$PORT`, behind a gateway that only Kiln's own view can
 //! enter. A supervisor starts it, waits for `ready`, restarts it when it exits (with a
 //! backoff, giving up after repeated failures: the crashed state shows why and the log),

@@ -93,6 +93,15 @@ impl Command {
         self
     }
 
+    /// Runs it to its end on the calling thread and returns its whole output, for the few
+    /// synchronous callers (toolchain versions during detection, the store's `git prune`):
+    /// the same environment and its own process group, no timeout.
+    pub fn output_blocking(mut self) -> io::Result<std::process::Output> {
+        let cmd = self.cmd.as_std_mut();
+        std::os::unix::process::CommandExt::process_group(cmd, 0);
+        cmd.output()
+    }
+
     /// Starts the process, confined by `confinement` when given (made before the start;
     /// when it could not be made the process does not start).
     pub fn spawn(mut self, confinement: Option<&crate::sandbox::Prepared>) -> io::Result<Child> {

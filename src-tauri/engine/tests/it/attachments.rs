@@ -1,4 +1,4 @@
-//! The attachment rules of SPEC §13: every refusal has its stable code, content must
+//! The attachment rules of ARCHITECTURE.md: Attachments: every refusal has its stable code, content must
 //! match its extension, and names come out safe, short and unique.
 
 use kiln_engine::testing::attachments::{check, safe_name, Kind, MAX_BYTES, MAX_NAME_CHARS, MAX_PER_SESSION};

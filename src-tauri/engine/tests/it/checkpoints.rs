@@ -1,4 +1,4 @@
-//! Restore round trips (SPEC §8): content, deletions, renames, executable bits, symbolic
+//! Restore round trips (ARCHITECTURE.md: Checkpoints): content, deletions, renames, executable bits, symbolic
 //! links inside the tree and directories (which, as in git, exist only through files).
 
 use std::os::unix::fs::PermissionsExt;

@@ -1,4 +1,4 @@
-//! Workspace delivery (SPEC §12) of an `examples/shop` session, without an agent: the
+//! Workspace delivery (ARCHITECTURE.md: Delivery) of an `examples/shop` session, without an agent: the
 //! session's working copy is edited directly, gates run through `check_modules` and a
 //! passing review is stored through `review::store`. Files land, deletions apply, the
 //! hooks run in order and the session is delivered; a conflict with the workspace, a

@@ -1,4 +1,4 @@
-//! Delivery in the direct workflow (SPEC §6, §12) through the engine's API, as a user runs
+//! Delivery in the direct workflow (ARCHITECTURE.md: Workflows and the chain, Delivery) through the engine's API, as a user runs
 //! it on an ordinary repository: a pnpm monorepo (`packages/a`, `packages/b`, a root
 //! lockfile and changelog) with no kiln.toml, its history in conventional commits, pushed
 //! to a real bare remote whose clone is the workspace; gates detected from the repository

@@ -326,7 +326,7 @@ async fn a_session_is_delivered_as_a_pull_request_and_a_second_delivery_keeps_it
     assert_eq!(run.landed, ["modules/catalog/src/client/ratings.js", "modules/catalog/src/client/screen.js"]);
 
     // A pull request is not the workspace's code yet: the session stays open for updates
-    // (SPEC §12: a second delivery updates the branch), the workspace is untouched.
+    // (ARCHITECTURE.md: Delivery: a second delivery updates the branch), the workspace is untouched.
     let s = w.session(&id).await;
     assert_ne!(s.state, SessionState::Delivered);
     assert!(s.delivered_at.is_none());

@@ -1,4 +1,4 @@
-//! Gate and setup detection (SPEC §10) on small repositories written here, each with no
+//! Gate and setup detection (ARCHITECTURE.md: Gates) on small repositories written here, each with no
 //! kiln.toml: what each gate runs and where it came from, the setup step, toolchain
 //! checks, kiln.toml overriding detection, "Save as kiln.toml", and a not-configured
 //! gate that never blocks delivery while a failing detected one does.

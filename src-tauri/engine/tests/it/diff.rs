@@ -1,4 +1,4 @@
-//! The session diff (SPEC §9) in a copy of examples/shop: statuses, hunks with line
+//! The session diff (ARCHITECTURE.md: Diff) in a copy of examples/shop: statuses, hunks with line
 //! numbers, counts, binary and too-large files, workspace-relative paths, modules kept
 //! apart and filtered, a late module's own base, the cache, and what never shows. And in
 //! the direct workflow (a pnpm monorepo without kiln.toml): the files outside every module

@@ -1,4 +1,4 @@
-//! The direct workflow (SPEC §6) on a repository with no kiln.toml: an npm workspace
+//! The direct workflow (ARCHITECTURE.md: Workflows and the chain) on a repository with no kiln.toml: an npm workspace
 //! with two packages, written here. The engineer takes the turn without a specification
 //! or an approval, may change files outside its module (a root changelog, the other
 //! package) and keeps them; the changed modules join the session; the detected gates

@@ -1,4 +1,4 @@
-//! Sessions' lifecycle and bad input (SPEC §4, §14): each refusal has its stable code
+//! Sessions' lifecycle and bad input (ARCHITECTURE.md: Sessions and isolation, Lifecycle and usage): each refusal has its stable code
 //! and changes nothing on disk or in the database.
 
 use std::path::Path;

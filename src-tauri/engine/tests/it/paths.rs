@@ -1,4 +1,4 @@
-//! Path confinement (SPEC §13, §17, §18): every path a request or an agent names stays
+//! Path confinement (ARCHITECTURE.md: Attachments, Recovery, Security): every path a request or an agent names stays
 //! inside its session. Each refusal has its stable code, and each test checks that a
 //! directory outside the workspace, reachable only through a planted symbolic link,
 //! is exactly as it was: a refusal that still wrote or removed something would pass a

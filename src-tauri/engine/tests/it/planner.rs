@@ -1,4 +1,4 @@
-//! The planner's rules, table-driven (SPEC §5).
+//! The planner's rules, table-driven (ARCHITECTURE.md: Planner).
 
 use kiln_engine::testing::modules::{ModuleInfo, Toolchain};
 use kiln_engine::testing::planner::Rules;

@@ -1,4 +1,4 @@
-//! Roles, the handoff line and routing (SPEC §6).
+//! Roles, the handoff line and routing (ARCHITECTURE.md: Workflows and the chain).
 
 use kiln_engine::testing::config::Workflow;
 use kiln_engine::testing::handoff::{self, Target};

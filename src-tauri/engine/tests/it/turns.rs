@@ -1,4 +1,4 @@
-//! Turn orchestration (SPEC §6, §7) end to end: the engine's own OpenAI-compatible
+//! Turn orchestration (ARCHITECTURE.md: Workflows and the chain, Drivers and turns) end to end: the engine's own OpenAI-compatible
 //! driver against the scripted model server on 127.0.0.1, in a copy of examples/shop.
 //! Handoff chains and their limit, a handoff to no role, approval stopping and
 //! resuming the chain, writes outside the module put back, supersede, and turns that

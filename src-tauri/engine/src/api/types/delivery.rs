@@ -5,7 +5,7 @@ use ts_rs::TS;
 
 use super::*;
 
-/// Where a session's change can be delivered (SPEC §12).
+/// Where a session's change can be delivered (ARCHITECTURE.md: Delivery).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum DeliveryTarget {

@@ -58,7 +58,7 @@ pub struct FileDiff {
 /// no module id can be it, since npm, Cargo, Python and Go package names never hold `(`.
 pub const OUTSIDE_MODULES_ID: &str = "(repository)";
 
-/// What a group of the session diff holds (SPEC §9).
+/// What a group of the session diff holds (ARCHITECTURE.md: Diff).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiffGroup {

@@ -23,7 +23,7 @@ pub struct DriverStatus {
     pub signed_in: Option<bool>,
 }
 
-/// Which commands agents may run (SPEC §7), answered for them by Kiln: the setting
+/// Which commands agents may run (ARCHITECTURE.md: Drivers and turns), answered for them by Kiln: the setting
 /// "commands" in Settings.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

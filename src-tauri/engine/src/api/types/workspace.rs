@@ -15,7 +15,7 @@ pub struct RoleSummary {
     pub name: String,
 }
 
-/// What Kiln found in a workspace's own tooling (SPEC §10): shown the first time a
+/// What Kiln found in a workspace's own tooling (ARCHITECTURE.md: Gates): shown the first time a
 /// workspace is opened, printed by `kiln detect`, saved as `kiln.toml` on request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -120,7 +120,7 @@ pub enum Transport {
     Serve,
 }
 
-/// Who `kiln serve` trusts (SPEC §18). Chosen on the command line or by `KILN_MODE`,
+/// Who `kiln serve` trusts (ARCHITECTURE.md: Security). Chosen on the command line or by `KILN_MODE`,
 /// never over HTTP. The desktop app is `loopback`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]

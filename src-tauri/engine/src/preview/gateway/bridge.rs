@@ -1,4 +1,4 @@
-//! API composition with the connected application (SPEC §11, `data = "bridge"`): under
+//! API composition with the connected application (ARCHITECTURE.md: Preview, `data = "bridge"`): under
 //! `/api/`, what the session's application answered 404 to a GET or HEAD is asked of
 //! the connected application instead, with the workspace's token and nothing of the
 //! browser's (no cookie, no Authorization). It is read only: other methods are
