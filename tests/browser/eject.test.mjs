@@ -36,7 +36,7 @@ describe("Eject in kiln serve", () => {
     const model = await startModelServer([review, review, review]);
     t.after(() => stopServer(model.child));
 
-    // The shop gives every gate a command (a skipped gate would block delivery, SPEC §12).
+    // The shop gives every gate a command (a skipped gate would block delivery, ARCHITECTURE.md: Delivery).
     const workspace = copyExample();
     const { url, child } = await startServer({ workspace });
     t.after(() => stopServer(child));

@@ -240,7 +240,7 @@ describe("any repository, out of the box: chat to delivery with no kiln.toml", {
         t.diagnostic(`note: the module is ${module.id} (${module.directory}); fixtures.json expects ${fixture.module.id} (${fixture.module.directory})`);
       }
 
-      // The brief names the module by its whole id, as SPEC §5's rules read it; the UI sends
+      // The brief names the module by its whole id, as the planner's rules read it (ARCHITECTURE.md: Planner); the UI sends
       // the brief as the first message right after creating the session.
       const brief = `Fix ${fixture.bug} in ${module.id}`;
       const created = await api(url, "create_session", { brief });
