@@ -221,7 +221,9 @@ impl World {
         // kiln.db, its WAL and everything else Kiln keeps, as bytes: the token is sealed.
         let kiln = self.host.join(".kiln");
         assert!(kiln.join("kiln.db").exists());
-        for dir in [&kiln, &self.config] {
+        // The engine alone writes nothing in the app's config directory (its recent workspaces
+        // are the app's file): there, only what exists is read.
+        for dir in [&kiln, &self.config].into_iter().filter(|dir| dir.exists()) {
             for (path, bytes) in files(dir, &["sessions"]) {
                 assert!(
                     !contains(&bytes, self.token.as_bytes()),
