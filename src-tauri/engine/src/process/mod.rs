@@ -1,6 +1,7 @@
 //! The one process runner. Every program Kiln starts goes through here: a session's
 //! commands (setup, gates, the tool loop's `run_command`, the preview, delivery hooks),
-//! the agent CLIs, git and gh. Here, and nowhere else, a command gets its environment
+//! the agent CLIs, git and gh, and the two synchronous checks (toolchain versions during
+//! detection, the store's `git prune`). Here, and nowhere else, a command gets its environment
 //! (`env`), its own process group, its output kept as head and tail in bounded memory
 //! (`capture`), its timeout, and the kill of its whole group (`Running::kill`).
 //!
