@@ -65,6 +65,18 @@ impl Default for ConnectionSlots {
     }
 }
 
+/// The Content-Type of a file Kiln's listeners serve (the UI's assets, a static preview), by
+/// its extension in mime_guess's table. Text is declared UTF-8, as the built UI and most sites
+/// are written, rather than left to the browser's guess.
+pub fn content_type(path: impl AsRef<std::path::Path>) -> String {
+    let mime = mime_guess::from_path(path).first_raw().unwrap_or("application/octet-stream");
+    if mime.starts_with("text/") {
+        format!("{mime}; charset=utf-8")
+    } else {
+        mime.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,13 +22,7 @@ impl Assets for DirAssets {
     }
 }
 
-/// The Content-Type of a UI file, by its extension (mime_guess's table). Text is sent as
-/// UTF-8, as the built UI is, rather than left to the browser's default.
+/// The Content-Type of a UI file: the rule every listener of Kiln's shares.
 pub fn mime_for(path: &str) -> String {
-    let mime = mime_guess::from_path(path).first_raw().unwrap_or("application/octet-stream");
-    if mime.starts_with("text/") {
-        format!("{mime}; charset=utf-8")
-    } else {
-        mime.to_string()
-    }
+    kiln_engine::listening::content_type(path)
 }

@@ -45,24 +45,22 @@ pub struct Running {
 impl Running {
     /// Kills the whole process group.
     pub fn kill(&self) {
+        self.signal(libc::SIGKILL);
+    }
+
+    /// Asks the group to exit (SIGTERM), for a server that should get to clean up.
+    pub fn terminate(&self) {
+        self.signal(libc::SIGTERM);
+    }
+
+    fn signal(&self, signal: libc::c_int) {
         // A pgid of 0 (not started yet) would signal Kiln's own group, 1 everything: never.
         if self.pgid <= 1 {
             return;
         }
         // SAFETY: kill(2) with a negative pid signals the group we created.
         unsafe {
-            libc::kill(-self.pgid, libc::SIGKILL);
-        }
-    }
-
-    /// Asks the group to exit (SIGTERM), for a server that should get to clean up.
-    pub fn terminate(&self) {
-        if self.pgid <= 1 {
-            return;
-        }
-        // SAFETY: kill(2) with a negative pid signals the group we created.
-        unsafe {
-            libc::kill(-self.pgid, libc::SIGTERM);
+            libc::kill(-self.pgid, signal);
         }
     }
 }

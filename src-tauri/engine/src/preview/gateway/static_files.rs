@@ -99,13 +99,8 @@ async fn open_no_follow(file: &Path) -> std::io::Result<tokio::fs::File> {
     options.open(file).await
 }
 
-/// The Content-Type by extension (mime_guess's table). Text is declared UTF-8, as most sites
-/// are written, rather than left to the browser's guess.
+/// The Content-Type by extension, by the rule every listener of Kiln's shares.
 fn mime_for(path: &Path) -> HeaderValue {
-    let mime = mime_guess::from_path(path).first_raw().unwrap_or("application/octet-stream");
-    if mime.starts_with("text/") {
-        HeaderValue::try_from(format!("{mime}; charset=utf-8")).unwrap_or(HeaderValue::from_static(mime))
-    } else {
-        HeaderValue::from_static(mime)
-    }
+    HeaderValue::try_from(crate::listening::content_type(path))
+        .unwrap_or(HeaderValue::from_static("application/octet-stream"))
 }
