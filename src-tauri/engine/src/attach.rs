@@ -101,6 +101,30 @@ pub async fn remove(ws: &Workspace, events: &EventBus, args: RemoveAttachmentArg
     publish(ws, events, &id).await
 }
 
+/// Copies every attachment the session holds from where its original is kept into
+/// `workdir` (a working copy being rebuilt, not yet in place), as `add` put them there;
+/// returns how many. An original that is gone or unsafely named is skipped and logged.
+pub async fn restore_copies(ws: &Workspace, id: &SessionId, workdir: &Path) -> Result<usize> {
+    let mut copied = 0;
+    for attachment in list(ws, id.as_str()).await? {
+        if !attachments::is_safe_name(&attachment.name) {
+            tracing::warn!("attachment {} has the unsafe name {:?}; not copied", attachment.id, attachment.name);
+            continue;
+        }
+        let original = stored_dir(ws, id)?.join(format!("{}-{}", attachment.id, attachment.name));
+        let bytes = match std::fs::read(&original) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                tracing::warn!("attachment {} could not be read back: {e}", attachment.id);
+                continue;
+            }
+        };
+        write_new(&paths::confine_no_links(workdir, IN_WORKDIR)?.join(&attachment.name), &bytes)?;
+        copied += 1;
+    }
+    Ok(copied)
+}
+
 /// `sessions/<id>/attachments`, where the originals are kept.
 fn stored_dir(ws: &Workspace, id: &SessionId) -> Result<PathBuf> {
     paths::confine_no_links(&ws.session_dir(id), "attachments")

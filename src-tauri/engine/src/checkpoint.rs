@@ -29,11 +29,18 @@ pub async fn take(
 ) -> Result<i64> {
     let (last, parent) = checkpoints::latest(&ws.pool, id.as_str()).await?;
     let sequence = last + 1;
+    // Three writes, each whole on its own: the commit object, the ref naming it, the
+    // record. Kiln stopping between them leaves what `recover::reconcile_checkpoints`
+    // puts right at the next start.
     let commit = {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;
         let parent = Oid::from_str(&parent).map_err(|e| ApiError::internal("checkpoint id", e))?;
-        snapshot::commit(&store, tree, Some(parent), label, &format!("refs/kiln/{id}/{sequence}"))?
+        let commit = snapshot::write_commit(&store, tree, Some(parent), label)?;
+        crate::pause::pause_point("checkpoint.after-objects");
+        store.reference(&format!("refs/kiln/{id}/{sequence}"), commit, true, label)?;
+        crate::pause::pause_point("checkpoint.after-ref");
+        commit
     };
     let commit = commit.to_string();
     let at = now();

@@ -14,15 +14,17 @@ use crate::snapshot::{self, Source};
 /// Snapshots a session's working copy (gitignore rules apply; attachment copies are
 /// never part of it) and returns the tree.
 pub fn snapshot_workdir(store: &Repository, workdir: &Path) -> Result<Oid> {
-    // `.venv` is the virtual environment Kiln's setup makes for a Python project: never
-    // part of the change, even in a repository that does not ignore it.
-    let skip = [crate::attachments::IN_WORKDIR, ".venv"];
     match workdir.parent() {
         // `sessions/<id>/index` beside `sessions/<id>/workspace` is the stat cache.
-        Some(session_dir) => snapshot::snapshot_cached(store, workdir, &skip, &session_dir.join("index")),
-        None => snapshot::snapshot(store, Source::Plain { root: workdir, skip: &skip }),
+        Some(session_dir) => snapshot::snapshot_cached(store, workdir, &NOT_SNAPSHOTTED, &session_dir.join("index")),
+        None => snapshot::snapshot(store, Source::Plain { root: workdir, skip: &NOT_SNAPSHOTTED }),
     }
 }
+
+/// Directories of a working copy no snapshot holds: the attachment copies, and `.venv`,
+/// the virtual environment Kiln's setup makes for a Python project (never part of the
+/// change, even in a repository that does not ignore it).
+pub const NOT_SNAPSHOTTED: [&str; 2] = [crate::attachments::IN_WORKDIR, ".venv"];
 
 /// Puts back every path changed between `before` and `after` that is not under
 /// `module_dir` matching one of `allowed` (globs relative to the module directory).

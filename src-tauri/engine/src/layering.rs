@@ -27,6 +27,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("sandbox", 0),
     ("secrets", 0),
     ("attachments", 0),
+    ("pause", 0),
     // 1 records
     ("snapshot", 1),
     ("store", 1),
@@ -43,6 +44,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("review", 3),
     ("session", 3),
     ("workspace", 3),
+    ("recover", 3),
     // 4 tools
     ("drivers", 4),
     ("gates", 4),
@@ -101,6 +103,11 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("review", "workspace"),
     ("session", "review"),
     ("session", "workspace"),
+    ("recover", "attach"),
+    ("recover", "confine"),
+    ("recover", "detect"),
+    ("recover", "session"),
+    ("recover", "workspace"),
     // tools
     ("drivers", "settings"),
     ("preview", "settings"),

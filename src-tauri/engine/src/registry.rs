@@ -124,6 +124,11 @@ impl<V: Clone> Memo<V> {
         self.entries.lock().unwrap().insert(session.to_string(), (Box::new(key), value));
     }
 
+    /// Drops the session's value: what it was computed from is gone (a rebuilt working copy).
+    pub fn forget(&self, session: &str) {
+        self.entries.lock().unwrap().remove(session);
+    }
+
     /// How many values were computed rather than answered from the memo.
     pub fn computed(&self) -> u64 {
         self.computed.load(Ordering::Relaxed)

@@ -282,6 +282,14 @@ fn add_entry(index: &mut git2::Index, rel: &str, id: Oid, mode: u32) -> Result<(
 
 /// Records `tree` as a commit (parented on `parent`) under `refname`.
 pub fn commit(store: &Repository, tree: Oid, parent: Option<Oid>, message: &str, refname: &str) -> Result<Oid> {
+    let oid = write_commit(store, tree, parent, message)?;
+    store.reference(refname, oid, true, message)?;
+    Ok(oid)
+}
+
+/// Writes the commit object of `tree` (parented on `parent`) without naming it: until a
+/// ref names it, nothing reaches it.
+pub fn write_commit(store: &Repository, tree: Oid, parent: Option<Oid>, message: &str) -> Result<Oid> {
     let sig = git2::Signature::now("Kiln", "kiln@localhost")?;
     let tree = store.find_tree(tree)?;
     let parents = match parent {
@@ -289,9 +297,7 @@ pub fn commit(store: &Repository, tree: Oid, parent: Option<Oid>, message: &str,
         None => Vec::new(),
     };
     let parent_refs: Vec<&git2::Commit> = parents.iter().collect();
-    let oid = store.commit(None, &sig, &sig, message, &tree, &parent_refs)?;
-    store.reference(refname, oid, true, message)?;
-    Ok(oid)
+    Ok(store.commit(None, &sig, &sig, message, &tree, &parent_refs)?)
 }
 
 /// Writes every file of a commit's tree under `dest` (which must not hold other files).

@@ -530,7 +530,8 @@ impl TurnLog<'_> {
                 } else {
                     format!("↳ {status}\n\n```\n{}\n```", shown.trim_end())
                 };
-                self.entry(EntryKind::Tool, &text).await
+                self.entry(EntryKind::Tool, &text).await;
+                crate::pause::pause_point("turn.after-tool-result");
             }
             DriverEvent::FileChange { path, change } => {
                 let change =

@@ -179,6 +179,33 @@ impl Workspace {
         self.modules.iter().find(|m| m.id == id)
     }
 
+    /// Copies `[session] copy` files (ignored, so not in the snapshot) into the working copy.
+    /// An entry is a path relative to both roots by the rules of `paths`: never `.kiln`
+    /// (Kiln's secret key must not reach an agent) nor `.git`. The source may be a link
+    /// (a `.env` kept elsewhere is common); the destination may not lead out of the working
+    /// copy, whatever links the materialized files hold.
+    pub fn copy_session_files(&self, workdir: &Path) {
+        for rel in &self.config.session.copy {
+            let to = match crate::paths::confine(workdir, rel) {
+                Ok(to) => to,
+                Err(e) => {
+                    tracing::warn!("skipping session copy entry: {}", e.message);
+                    continue;
+                }
+            };
+            // The same text passed the rules above: relative, no `..`, `.git` or `.kiln`.
+            let from = self.root.join(rel);
+            if from.is_file() {
+                if let Some(parent) = to.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                if let Err(e) = std::fs::copy(&from, &to) {
+                    tracing::warn!("copying {rel} into the session: {e}");
+                }
+            }
+        }
+    }
+
     pub fn is_running(&self, id: &str) -> bool {
         self.running.lock().unwrap().contains_key(id)
             || self.turns.contains(id)

@@ -4,6 +4,7 @@
 //! drift.
 
 mod operations;
+mod recovery;
 pub mod types;
 
 use std::path::PathBuf;
@@ -178,6 +179,19 @@ impl Engine {
         self.recent.store(&recent);
     }
 
+    /// Before an operation works on a session: its working copy is checked whole, and
+    /// rebuilt when it is not (`recovery::ready`).
+    async fn ready(&self, session_id: &str) -> Result<()> {
+        recovery::ready(&self.workspace()?, &self.events, session_id).await
+    }
+
+    /// Records that the disk clean-up removed the working copy of an archived session
+    /// right after checkpoint `sequence`, so its rebuild says nothing was lost.
+    pub fn working_copy_removed(&self, session_id: &str, sequence: i64) -> Result<()> {
+        let id = crate::ids::SessionId::parse(session_id)?;
+        crate::recover::mark_removed(&*self.workspace()?, &id, sequence)
+    }
+
     // ---- operations (one per line of the table in `operations.rs`) ----
 
     pub async fn get_state(&self, _: EmptyArgs) -> Result<AppState> {
@@ -213,17 +227,22 @@ impl Engine {
         let mut opened = Workspace::open(&args.path, self.holder, current.as_ref().map(|c| &c.lock)).await?;
         opened.mode = self.options.mode;
         opened.agent_commands = self.agent_commands();
-        let ws = match current {
+        let (ws, fresh) = match current {
             // Opening the open workspace again keeps it, and the turns it runs.
-            Some(current) if current.root == opened.root => current,
+            Some(current) if current.root == opened.root => (current, None),
             _ => {
                 // No turn survives the process that ran it: one still marked running
                 // when this process opens the workspace was cut short.
+                let cut = crate::recover::interrupted::Interrupted::read(&opened.pool).await?;
                 crate::store::turns::close_orphans(&opened.pool, &crate::clock::now()).await?;
                 crate::settings::hold_secrets(&opened).await;
-                Arc::new(opened)
+                (Arc::new(opened), Some(cut))
             }
         };
+        if let Some(cut) = fresh {
+            // What Kiln stopping cut short is explained, and every working copy checked.
+            recovery::at_open(&ws, &self.events, cut).await?;
+        }
         let view = ws.view();
         self.remember(&view.root);
         // The commands sessions run may not read Kiln's own state (see `sandbox::hidden`).
@@ -252,6 +271,7 @@ impl Engine {
     }
 
     pub async fn add_module(&self, args: AddModuleArgs) -> Result<SessionView> {
+        self.ready(&args.session_id).await?;
         session::add_module(&*self.workspace()?, &self.events, args).await
     }
 
@@ -259,8 +279,14 @@ impl Engine {
         session::archive(&*self.workspace()?, &self.events, args).await
     }
 
+    /// Un-archives (or un-rejects) a session; its working copy is checked once it is open
+    /// again, so a copy the clean-up removed comes back with its setup run.
     pub async fn restore_session(&self, args: SessionIdArgs) -> Result<SessionView> {
-        session::restore(&*self.workspace()?, &self.events, args).await
+        let id = args.session_id.clone();
+        session::restore(&*self.workspace()?, &self.events, args).await?;
+        self.ready(&id).await?;
+        let id = crate::ids::SessionId::parse(&id)?;
+        session::publish(&*self.workspace()?, &self.events, &id).await
     }
 
     pub async fn reject_session(&self, args: StopArgs) -> Result<SessionView> {
@@ -272,6 +298,7 @@ impl Engine {
     }
 
     pub async fn send_message(&self, args: SendMessageArgs) -> Result<SessionView> {
+        self.ready(&args.session_id).await?;
         crate::chain::send_message(&self.workspace()?, &self.events, args).await
     }
 
@@ -281,14 +308,17 @@ impl Engine {
 
     /// Runs again the turn that blocked the session, as it ran.
     pub async fn retry_turn(&self, args: SessionIdArgs) -> Result<SessionView> {
+        self.ready(&args.session_id).await?;
         crate::chain::retry_turn(&self.workspace()?, &self.events, args).await
     }
 
     pub async fn approve_spec(&self, args: ApproveSpecArgs) -> Result<SessionView> {
+        self.ready(&args.session_id).await?;
         crate::chain::approve_spec(&self.workspace()?, &self.events, args).await
     }
 
     pub async fn add_attachment(&self, args: AddAttachmentArgs) -> Result<AttachmentView> {
+        self.ready(&args.session_id).await?;
         crate::attach::add(&*self.workspace()?, &self.events, args).await
     }
 
@@ -307,6 +337,7 @@ impl Engine {
 
     /// Starts a read-only review turn of a module (auto-review runs one by itself).
     pub async fn review_module(&self, args: ModuleArgs) -> Result<SessionView> {
+        self.ready(&args.session_id).await?;
         crate::chain::review_module(&self.workspace()?, &self.events, args).await
     }
 
@@ -318,6 +349,7 @@ impl Engine {
 
     /// Starts the session's preview (a no-op when it runs) and its gateway.
     pub async fn start_preview(&self, args: SessionIdArgs) -> Result<PreviewView> {
+        self.ready(&args.session_id).await?;
         let id = crate::ids::SessionId::parse(&args.session_id)?;
         crate::preview::start(&self.workspace()?, &self.events, &id).await
     }
@@ -329,16 +361,19 @@ impl Engine {
 
     /// Stops it and starts it again, crashed or not, behind a fresh gateway.
     pub async fn restart_preview(&self, args: SessionIdArgs) -> Result<PreviewView> {
+        self.ready(&args.session_id).await?;
         let id = crate::ids::SessionId::parse(&args.session_id)?;
         crate::preview::restart(&self.workspace()?, &self.events, &id).await
     }
 
     /// Each module's changes against its base, from the cache while the working copy is unchanged.
     pub async fn get_diff(&self, args: GetDiffArgs) -> Result<DiffView> {
+        self.ready(&args.session_id).await?;
         crate::diff::get(&self.workspace()?, args).await
     }
 
     pub async fn restore_checkpoint(&self, args: RestoreCheckpointArgs) -> Result<SessionView> {
+        self.ready(&args.session_id).await?;
         crate::checkpoint::restore(&*self.workspace()?, &self.events, args).await
     }
 
@@ -347,6 +382,7 @@ impl Engine {
     }
 
     pub async fn check_modules(&self, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+        self.ready(&args.session_id).await?;
         crate::gates::check_modules(&self.workspace()?, &self.events, args).await
     }
 
@@ -360,11 +396,13 @@ impl Engine {
 
     /// What delivering the session to a target would do, with its blockers and `plan_id`.
     pub async fn plan_delivery(&self, args: PlanDeliveryArgs) -> Result<DeliveryPlan> {
+        self.ready(&args.session_id).await?;
         crate::delivery::run::plan_delivery(&self.workspace()?, args).await
     }
 
     /// Starts a confirmed delivery in the background; its steps arrive as `Delivery` events.
     pub async fn deliver(&self, args: DeliverArgs) -> Result<DeliveryRun> {
+        self.ready(&args.session_id).await?;
         crate::delivery::run::deliver(&self.workspace()?, &self.events, args).await
     }
 

@@ -57,7 +57,7 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
             return Err(e);
         }
     };
-    copy_session_files(ws, &workdir);
+    ws.copy_session_files(&workdir);
 
     let modules: Vec<SessionModule> = selected
         .iter()
@@ -105,36 +105,44 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
         ),
         None => records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?,
     }
-    // The install step: kiln.toml's, else the one detected from the repository's own
-    // tooling, so the agent can run the tests during its turn.
-    let workdir = ws.session_workdir(&id);
-    let detected = crate::detect::setup(&workdir, &ws.config, &ws.modules);
-    if let Some(setup) = detected {
-        let missing = if ws.config.session.setup.is_some() {
-            None
-        } else {
-            crate::detect::toolchains::blocking(&crate::detect::toolchains::check(&workdir, &ws.modules))
-        };
-        match missing {
-            None => start_setup(ws.clone(), events.clone(), id.clone(), setup.command, setup.source).await?,
-            Some(message) => {
-                let text = format!(
-                    "**dependencies** failed: {message} [{}]. Install it, then send a message to go on.",
-                    ErrorCode::ToolchainMissing.as_str()
-                );
-                let end = SetupEnd {
-                    passed: false,
-                    text,
-                    exit_code: None,
-                    duration_ms: 0,
-                    head: message,
-                    tail: String::new(),
-                };
-                record_setup(ws, events, &id, &setup.command, &setup.source, end).await?;
-            }
+    setup(ws, events, &id).await?;
+    publish(ws, events, &id).await
+}
+
+/// Starts the session's install step in the background when the repository has one
+/// (kiln.toml's, else the one detected from its own tooling, so the agent can run the
+/// tests during its turn); a missing toolchain is recorded as the setup's failure.
+/// Returns whether there was a step.
+async fn setup(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -> Result<bool> {
+    let workdir = ws.session_workdir(id);
+    let Some(setup) = crate::detect::setup(&workdir, &ws.config, &ws.modules) else { return Ok(false) };
+    let missing = if ws.config.session.setup.is_some() {
+        None
+    } else {
+        crate::detect::toolchains::blocking(&crate::detect::toolchains::check(&workdir, &ws.modules))
+    };
+    match missing {
+        None => start_setup(ws.clone(), events.clone(), id.clone(), setup.command, setup.source).await?,
+        Some(message) => {
+            let text = format!(
+                "**dependencies** failed: {message} [{}]. Install it, then send a message to go on.",
+                ErrorCode::ToolchainMissing.as_str()
+            );
+            let end =
+                SetupEnd { passed: false, text, exit_code: None, duration_ms: 0, head: message, tail: String::new() };
+            record_setup(ws, events, id, &setup.command, &setup.source, end).await?;
         }
     }
-    publish(ws, events, &id).await
+    Ok(true)
+}
+
+/// Runs the session's setup again, as creation does, after a rebuilt working copy lost
+/// its dependencies or Kiln stopped during the setup. Returns whether there was a step.
+pub(crate) async fn setup_again(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -> Result<bool> {
+    if ws.running.lock().unwrap().contains_key(id.as_str()) {
+        return Ok(false);
+    }
+    setup(ws, events, id).await
 }
 
 fn title_from(brief: &str) -> String {
@@ -160,33 +168,6 @@ fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
     let commit = snapshot::commit(&store, tree, None, "the starting point", &format!("refs/kiln/{id}/0"))?;
     snapshot::materialize(&store, commit, &ws.session_workdir(id))?;
     Ok(commit)
-}
-
-/// Copies `[session] copy` files (ignored, so not in the snapshot) into the working copy.
-/// An entry is a path relative to both roots by the rules of `paths`: never `.kiln`
-/// (Kiln's secret key must not reach an agent) nor `.git`. The source may be a link
-/// (a `.env` kept elsewhere is common); the destination may not lead out of the working
-/// copy, whatever links the materialized files hold.
-fn copy_session_files(ws: &Workspace, workdir: &std::path::Path) {
-    for rel in &ws.config.session.copy {
-        let to = match crate::paths::confine(workdir, rel) {
-            Ok(to) => to,
-            Err(e) => {
-                tracing::warn!("skipping session copy entry: {}", e.message);
-                continue;
-            }
-        };
-        // The same text passed the rules above: relative, no `..`, `.git` or `.kiln`.
-        let from = ws.root.join(rel);
-        if from.is_file() {
-            if let Some(parent) = to.parent() {
-                let _ = std::fs::create_dir_all(parent);
-            }
-            if let Err(e) = std::fs::copy(&from, &to) {
-                tracing::warn!("copying {rel} into the session: {e}");
-            }
-        }
-    }
 }
 
 async fn start_setup(
@@ -219,12 +200,15 @@ async fn start_setup(
         let outcome = match scope {
             Ok(scope) => {
                 crate::process::run_scoped(&command, &dir, &scope, SETUP_TIMEOUT, move |running| {
-                    let mut map = ws_for_start.running.lock().unwrap();
-                    match map.get_mut(&key) {
-                        Some(slot) => *slot = running,
-                        // Stopped before it even started: it goes at once.
-                        None => running.kill(),
+                    {
+                        let mut map = ws_for_start.running.lock().unwrap();
+                        match map.get_mut(&key) {
+                            Some(slot) => *slot = running,
+                            // Stopped before it even started: it goes at once.
+                            None => running.kill(),
+                        }
                     }
+                    crate::pause::pause_point("setup.started");
                 })
                 .await
             }

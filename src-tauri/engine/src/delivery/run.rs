@@ -432,3 +432,43 @@ async fn close_orphan(ws: &Workspace, id: &SessionId) -> Result<()> {
     let error = ApiError::new(ErrorCode::Internal, "the delivery was cut short (Kiln stopped); deliver again");
     deliveries::fail_running(&ws.pool, id.as_str(), &error, &now()).await
 }
+
+/// At start: a run of the session stored as running that no task of this process runs
+/// was cut short by Kiln stopping. It is marked failed and the transcript says where it
+/// stopped and how to go on.
+pub async fn explain_cut_short(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<()> {
+    if active(id.as_str()) {
+        return Ok(());
+    }
+    let Some(run) = deliveries::latest(&ws.pool, id.as_str()).await? else { return Ok(()) };
+    if run.state != DeliveryState::Running {
+        return Ok(());
+    }
+    close_orphan(ws, id).await?;
+    let step = run
+        .steps
+        .iter()
+        .find(|s| s.state == StepState::Running)
+        .map(|s| format!(" during “{}”", s.title))
+        .unwrap_or_default();
+    let mut text = match run.target {
+        DeliveryTarget::Workspace => {
+            format!("Kiln stopped while delivering into the workspace{step}, so the delivery was cut short.")
+        }
+        DeliveryTarget::GitPr => {
+            format!("Kiln stopped while delivering as a pull request{step}, so the delivery was cut short.")
+        }
+    };
+    if run.target == DeliveryTarget::Workspace
+        && run.steps.iter().any(|s| s.id == "copy" && s.state == StepState::Running)
+    {
+        let backup = std::path::Path::new(".kiln/deliveries").join(&run.id).join("backup");
+        text.push_str(&format!(
+            " Files it had copied stay in the workspace; the files they replaced are kept in `{}`.",
+            backup.display()
+        ));
+    }
+    text.push_str(" Deliver again to finish: what already landed is no conflict.");
+    crate::session::record(ws, events, id, EntryKind::System, None, &text).await?;
+    Ok(())
+}

@@ -305,6 +305,7 @@ fn copy_all(
             place(&dest, content, permissions)?;
             done.push(Done::Wrote(dest, saved));
             landed.push(rel.clone());
+            crate::pause::pause_point("delivery.copy.after-file");
         }
         for rel in &c.deleted {
             let dest = crate::paths::confine_as_named(&ws.root, rel)?;

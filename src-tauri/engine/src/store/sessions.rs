@@ -275,3 +275,20 @@ pub async fn settle_after_restart(pool: &SqlitePool, at: &str) -> Result<()> {
         .await?;
     Ok(())
 }
+
+/// Sessions stored as running (a turn, its checkpoint or its gates under way), read
+/// before `settle_after_restart` blocks them.
+pub async fn running_ids(pool: &SqlitePool) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar("SELECT id FROM sessions WHERE state = 'running' ORDER BY created_at, id")
+        .fetch_all(pool)
+        .await?)
+}
+
+/// Every session that is not deleted, with whether it is closed (archived or rejected).
+pub async fn not_deleted(pool: &SqlitePool) -> Result<Vec<(String, bool)>> {
+    Ok(sqlx::query_as(
+        "SELECT id, (archived_at IS NOT NULL OR rejected_at IS NOT NULL) FROM sessions WHERE deleted_at IS NULL ORDER BY created_at, id",
+    )
+    .fetch_all(pool)
+    .await?)
+}

@@ -161,3 +161,11 @@ pub async fn last_role(pool: &SqlitePool, session: &str, module: &str) -> Result
         .fetch_optional(pool)
         .await?)
 }
+
+/// A turn still marked running: (session, role, module). Read before `close_orphans`, so
+/// the next start can say which turn Kiln stopping cut short.
+pub async fn running(pool: &SqlitePool) -> Result<Vec<(String, String, String)>> {
+    Ok(sqlx::query_as("SELECT session_id, role, module_id FROM turns WHERE status = 'running' ORDER BY id")
+        .fetch_all(pool)
+        .await?)
+}

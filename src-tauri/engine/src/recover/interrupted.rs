@@ -1,0 +1,80 @@
+//! Work Kiln stopping cut short (a kill, a crash, a power cut), as the next start finds
+//! it: a turn or its checkpoint and gates (the session stored as running; the records
+//! block it, `store::turns::close_orphans`), and a setup stored as running with no
+//! process. Each gets a transcript entry saying what happened and what to do; a
+//! delivery's is `delivery::run`'s own.
+
+use crate::api::types::*;
+use crate::clock::now;
+use crate::error::Result;
+use crate::events::EventBus;
+use crate::ids::SessionId;
+use crate::session::record;
+use crate::store::sessions as records;
+use crate::workspace::Workspace;
+
+/// What was running when Kiln stopped, read before the records settle it.
+#[derive(Debug, Default, Clone)]
+pub struct Interrupted {
+    /// Sessions stored as running.
+    sessions: Vec<String>,
+    /// Turns stored as running: (session, role, module).
+    turns: Vec<(String, String, String)>,
+}
+
+impl Interrupted {
+    /// Reads it; call before `store::turns::close_orphans`.
+    pub async fn read(pool: &sqlx::SqlitePool) -> Result<Interrupted> {
+        Ok(Interrupted {
+            sessions: records::running_ids(pool).await?,
+            turns: crate::store::turns::running(pool).await?,
+        })
+    }
+}
+
+/// Says in the session's transcript that its turn (or the work after it) was cut short,
+/// and drops the ref that held the turn's starting state (no turn runs any more).
+pub async fn explain_turn(ws: &Workspace, events: &EventBus, id: &SessionId, cut: &Interrupted) -> Result<()> {
+    {
+        let _guard = ws.store_lock.lock().await;
+        let store = ws.open_store()?;
+        let hold = store.find_reference(&format!("refs/kiln-turns/{id}"));
+        if let Ok(mut hold) = hold {
+            hold.delete()?;
+        }
+    }
+    let turn = cut.turns.iter().rev().find(|(session, _, _)| session == id.as_str());
+    if turn.is_none() && !cut.sessions.iter().any(|s| s == id.as_str()) {
+        return Ok(());
+    }
+    let what = match turn {
+        Some((_, role, module)) => {
+            let name = ws
+                .roles()
+                .ok()
+                .and_then(|roles| roles.into_iter().find(|r| &r.id == role).map(|r| r.name))
+                .unwrap_or_else(|| role.clone());
+            format!("the **{name}** turn in `{module}` was running")
+        }
+        None => "a turn was ending (its checkpoint or gates)".to_string(),
+    };
+    let text = format!(
+        "Kiln stopped while {what}, so it was cut short. What it changed until then is in the working copy; every checkpoint taken before is kept. Retry the turn to run it again, or send a message to go on."
+    );
+    record(ws, events, id, EntryKind::System, None, &text).await?;
+    Ok(())
+}
+
+/// A setup stored as running that no process runs (Kiln stopped during it): marked
+/// failed, with an entry saying whether it runs again now. `true` when it was cut.
+pub async fn settle_setup(ws: &Workspace, events: &EventBus, id: &SessionId, again: bool) -> Result<bool> {
+    let session = records::load(&ws.pool, id.as_str(), false).await?;
+    if session.setup != SetupState::Running || ws.running.lock().unwrap().contains_key(id.as_str()) {
+        return Ok(false);
+    }
+    records::set_setup(&ws.pool, id.as_str(), SetupState::Failed, &now()).await?;
+    let next = if again { "it runs again now" } else { "it did not run again, as the session is closed" };
+    let text = format!("Kiln stopped while the setup was installing dependencies, so it was cut short; {next}.");
+    record(ws, events, id, EntryKind::System, None, &text).await?;
+    Ok(true)
+}
