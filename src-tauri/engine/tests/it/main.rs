@@ -27,6 +27,7 @@ mod openai_driver;
 mod paths;
 mod planner;
 mod preview;
+mod recovery;
 mod redaction;
 mod roles;
 mod sandbox;
