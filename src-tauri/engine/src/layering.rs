@@ -104,6 +104,7 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("session", "review"),
     ("session", "workspace"),
     ("recover", "attach"),
+    ("recover", "checkpoint"),
     ("recover", "confine"),
     ("recover", "detect"),
     ("recover", "session"),

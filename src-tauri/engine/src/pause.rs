@@ -26,9 +26,22 @@ pub fn pause_point(name: &str) {
     if at != name {
         return;
     }
-    let _ = std::fs::write(marker, name);
-    tracing::warn!("paused at `{name}` for a crash test");
-    loop {
-        std::thread::sleep(std::time::Duration::from_secs(3600));
+    let stop = || -> ! {
+        // A moment for the rest of the process (the tasks this one woke, queued writes)
+        // to go on as it would have, then the test is told and may kill it.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let _ = std::fs::write(marker, name);
+        tracing::warn!("paused at `{name}` for a crash test");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    };
+    // On a multi-threaded runtime the worker's queue moves to another thread first, so
+    // the tasks this one woke are not stuck behind it.
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(stop)
+        }
+        _ => stop(),
     }
 }

@@ -42,19 +42,16 @@ async fn at_open_one(
     closed: bool,
     cut: &Interrupted,
 ) -> Result<()> {
+    // The records first, so what follows knows the newest checkpoint.
+    for note in recover::checkpoints::reconcile(ws, id).await? {
+        crate::session::record(ws, events, id, crate::api::types::EntryKind::System, None, &note).await?;
+    }
     recover::interrupted::explain_turn(ws, events, id, cut).await?;
     crate::delivery::run::explain_cut_short(ws, events, id).await?;
     let setup_cut = recover::interrupted::settle_setup(ws, events, id, !closed).await?;
-    let rebuilt = if closed {
-        // A closed session's copy is checked when it is used (the clean-up may have
-        // removed it on purpose); its records are put right now.
-        for note in recover::checkpoints::reconcile(ws, id).await? {
-            crate::session::record(ws, events, id, crate::api::types::EntryKind::System, None, &note).await?;
-        }
-        None
-    } else {
-        recover::ensure_working_copy(ws, events, id).await?
-    };
+    // A closed session's copy is checked when it is used: the clean-up may have removed
+    // it on purpose.
+    let rebuilt = if closed { None } else { recover::ensure_working_copy(ws, events, id).await? };
     if !closed && (setup_cut || rebuilt.is_some_and(|r| r.setup_needed)) {
         crate::chain::start::setup_again(ws, events, id).await?;
     }

@@ -459,10 +459,12 @@ pub async fn explain_cut_short(ws: &Workspace, events: &EventBus, id: &SessionId
             format!("Kiln stopped while delivering as a pull request{step}, so the delivery was cut short.")
         }
     };
-    if run.target == DeliveryTarget::Workspace
-        && run.steps.iter().any(|s| s.id == "copy" && s.state == StepState::Running)
-    {
-        let backup = std::path::Path::new(".kiln/deliveries").join(&run.id).join("backup");
+    // The stored steps may lag behind the run (a task of their own writes them): the
+    // backup directory on disk says the copy had begun, too.
+    let backup = std::path::Path::new(".kiln/deliveries").join(&run.id).join("backup");
+    let copying =
+        run.steps.iter().any(|s| s.id == "copy" && s.state == StepState::Running) || ws.root.join(&backup).is_dir();
+    if run.target == DeliveryTarget::Workspace && copying {
         text.push_str(&format!(
             " Files it had copied stay in the workspace; the files they replaced are kept in `{}`.",
             backup.display()

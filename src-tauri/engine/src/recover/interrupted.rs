@@ -33,7 +33,10 @@ impl Interrupted {
 }
 
 /// Says in the session's transcript that its turn (or the work after it) was cut short,
-/// and drops the ref that held the turn's starting state (no turn runs any more).
+/// and drops the ref that held the turn's starting state (no turn runs any more). What
+/// the turn changed until then is kept as a checkpoint of its own when the working copy
+/// differs from the newest one, so it can be restored and nothing more is at stake. Call
+/// after `checkpoints::reconcile`, so the newest checkpoint is known.
 pub async fn explain_turn(ws: &Workspace, events: &EventBus, id: &SessionId, cut: &Interrupted) -> Result<()> {
     {
         let _guard = ws.store_lock.lock().await;
@@ -43,27 +46,52 @@ pub async fn explain_turn(ws: &Workspace, events: &EventBus, id: &SessionId, cut
             hold.delete()?;
         }
     }
-    let turn = cut.turns.iter().rev().find(|(session, _, _)| session == id.as_str());
+    let turn = cut.turns.iter().rev().find(|(session, _, _)| session == id.as_str()).cloned();
     if turn.is_none() && !cut.sessions.iter().any(|s| s == id.as_str()) {
         return Ok(());
     }
-    let what = match turn {
-        Some((_, role, module)) => {
-            let name = ws
-                .roles()
-                .ok()
-                .and_then(|roles| roles.into_iter().find(|r| &r.id == role).map(|r| r.name))
-                .unwrap_or_else(|| role.clone());
-            format!("the **{name}** turn in `{module}` was running")
-        }
+    let role_name = |role: &str| {
+        ws.roles()
+            .ok()
+            .and_then(|roles| roles.into_iter().find(|r| r.id == role).map(|r| r.name))
+            .unwrap_or_else(|| role.to_string())
+    };
+    let what = match &turn {
+        Some((_, role, module)) => format!("the **{}** turn in `{module}` was running", role_name(role)),
         None => "a turn was ending (its checkpoint or gates)".to_string(),
     };
+    // Whose work it was: the cut turn's, else the session's latest turn's.
+    let whose = match turn {
+        Some((_, role, module)) => Some((role, module)),
+        None => crate::store::turns::latest(&ws.pool, id.as_str()).await?.map(|t| (t.role, t.module_id)),
+    };
+    let kept = match whose {
+        Some((role, module)) if ws.session_workdir(id).is_dir() => {
+            match crate::checkpoint::autosave(ws, id, CUT_SHORT, &role, &module).await {
+                Ok(kept) => kept,
+                Err(e) => {
+                    tracing::error!("keeping the cut-short work of {id}: {e}");
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    let changes = match kept {
+        Some(sequence) => {
+            format!("What it changed until then is kept as checkpoint {sequence} (restore an earlier one to drop it).")
+        }
+        None => "The working copy is as the newest checkpoint left it.".to_string(),
+    };
     let text = format!(
-        "Kiln stopped while {what}, so it was cut short. What it changed until then is in the working copy; every checkpoint taken before is kept. Retry the turn to run it again, or send a message to go on."
+        "Kiln stopped while {what}, so it was cut short. {changes} Every checkpoint taken before is kept. Retry the turn to run it again, or send a message to go on."
     );
     record(ws, events, id, EntryKind::System, None, &text).await?;
     Ok(())
 }
+
+/// The label of the checkpoint that keeps what a cut-short turn changed.
+const CUT_SHORT: &str = "autosave of work cut short when Kiln stopped";
 
 /// A setup stored as running that no process runs (Kiln stopped during it): marked
 /// failed, with an entry saying whether it runs again now. `true` when it was cut.

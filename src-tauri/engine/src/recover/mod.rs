@@ -131,10 +131,8 @@ pub async fn ensure_working_copy(ws: &Workspace, events: &EventBus, id: &Session
         Some(Problem::Missing)
     } else if let Some(why) = stat_cache_problem(&ws.session_dir(id).join("index")) {
         Some(Problem::Damaged(why))
-    } else if let Some(first) = unreadable.first() {
-        Some(Problem::Damaged(format!("checkpoint {first} could not be read from the store")))
     } else {
-        None
+        unreadable.first().map(|first| Problem::Damaged(format!("checkpoint {first} could not be read from the store")))
     };
     let Some(problem) = problem else { return Ok(None) };
     let Some((sequence, commit)) = source else {

@@ -14,10 +14,10 @@ use kiln_engine::testing::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
 
-struct World {
+pub(crate) struct World {
     _tmp: tempfile::TempDir,
-    root: PathBuf,
-    engine: Arc<Engine>,
+    pub(crate) root: PathBuf,
+    pub(crate) engine: Arc<Engine>,
 }
 
 impl World {
@@ -29,7 +29,7 @@ impl World {
 /// The shop without its setup; gates that pass quickly (cart's `format` turned off, so
 /// it is not configured); delivery hooks appending to `.kiln/hooks.log` (hooks may
 /// write only inside the workspace), `after` as given.
-async fn shop(after: &[&str]) -> World {
+pub(crate) async fn shop(after: &[&str]) -> World {
     let tmp = tempfile::tempdir().unwrap();
     let root = shop_copy(tmp.path());
     let log = root.join(".kiln/hooks.log").display().to_string();
@@ -67,7 +67,7 @@ async fn session(w: &World, id: &str) -> SessionView {
 }
 
 /// Runs every gate and stores a passing review of every module as its files are now.
-async fn check_and_review(w: &World, id: &str) -> Vec<GateResultView> {
+pub(crate) async fn check_and_review(w: &World, id: &str) -> Vec<GateResultView> {
     let gates = w.engine.check_modules(SessionIdArgs { session_id: id.into() }).await.unwrap();
     let ws = w.engine.workspace().unwrap();
     let sid = SessionId::parse(id).unwrap();
@@ -102,7 +102,7 @@ fn step<'a>(run: &'a DeliveryRun, id: &str) -> &'a DeliveryStep {
 
 /// A new `@shop/reviews` (with a dependency the workspace lacks) and an edit of
 /// `@shop/catalog`: one file changed, one deleted.
-async fn reviews_session(w: &World) -> String {
+pub(crate) async fn reviews_session(w: &World) -> String {
     let s = create_new(&w.engine, "Add @shop/reviews and link it from @shop/catalog", &["@shop/reviews"]).await;
     let wd = workdir(w, &s.id);
     write(
