@@ -43,6 +43,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("review", 3),
     ("session", 3),
     ("workspace", 3),
+    ("disk", 3),
     // 4 tools
     ("drivers", 4),
     ("gates", 4),
@@ -101,6 +102,10 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("review", "workspace"),
     ("session", "review"),
     ("session", "workspace"),
+    ("disk", "checkpoint"),
+    ("disk", "confine"),
+    ("disk", "session"),
+    ("disk", "workspace"),
     // tools
     ("drivers", "settings"),
     ("preview", "settings"),
