@@ -145,6 +145,28 @@ fn normalize(value: &Value, root: &str, id: &str) -> Value {
     serde_json::from_str(&uuid.replace_all(&text, "<uuid>")).unwrap()
 }
 
+/// `value` with every size (a number under a key ending in `bytes` or `Bytes`) checked to
+/// be a whole number and replaced by `"<bytes>"` (a working copy's null stays).
+fn sizes_checked(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    let v = if k.to_lowercase().ends_with("bytes") && !v.is_null() {
+                        assert!(v.is_u64(), "{k}: {v}");
+                        json!("<bytes>")
+                    } else {
+                        sizes_checked(v)
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(sizes_checked).collect()),
+        other => other,
+    }
+}
+
 /// The same sequence of calls on one transport; returns every normalized answer.
 async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec<String>) {
     let root = shop.canonicalize().unwrap().display().to_string();
@@ -206,6 +228,12 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("list_sessions", json!({})),
         ("archive_session", json!({ "sessionId": "$id" })),
         ("archive_session", json!({ "sessionId": "$id" })),
+        // The archived session's working copy: measured, listed by a dry run, removed.
+        ("disk_usage", json!({})),
+        ("clean_up", json!({})),
+        ("clean_up", json!({ "apply": "yes" })),
+        ("clean_up", json!({ "apply": true })),
+        ("disk_usage", json!({})),
         ("list_sessions", json!({})),
         ("list_sessions", json!({ "includeArchived": true })),
         ("restore_session", json!({ "sessionId": "$id" })),
@@ -238,6 +266,8 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
                 v["planId"] = json!("<plan>");
                 Ok(normalize(&v, &root, &id))
             }
+            // Sizes on disk differ between the two copies (the store's compressed objects).
+            Ok(v) if command == "disk_usage" || command == "clean_up" => Ok(normalize(&sizes_checked(v), &root, &id)),
             Ok(v) => Ok(normalize(&v, &root, &id)),
             Err(e) => Err(normalize(&e, &root, &id)),
         };
@@ -315,6 +345,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "INVALID_INPUT",
             "MODULE_NOT_FOUND",
             "SESSION_ARCHIVED",
+            "INVALID_INPUT",
             "SESSION_NOT_ARCHIVED",
             "SESSION_DELETED",
             "SESSION_NOT_FOUND",
@@ -342,6 +373,21 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
     assert_eq!(run.1, Ok(Value::Null));
     let purged = ipc_answers.iter().rfind(|(c, _)| c == "delete_session").unwrap();
     assert_eq!(purged.1, Ok(Value::Null));
+    // The archived session's working copy was measured, listed, removed; the rest stayed.
+    let disk: Vec<&Value> =
+        ipc_answers.iter().filter(|(c, _)| c == "disk_usage").map(|(_, a)| a.as_ref().unwrap()).collect();
+    assert_eq!(disk[0]["storeBytes"], "<bytes>");
+    assert_eq!(disk[0]["sessions"][0]["sessionId"], "<id>");
+    assert_eq!(disk[0]["sessions"][0]["workingCopyBytes"], "<bytes>");
+    assert_eq!(disk[1]["sessions"][0]["workingCopyBytes"], Value::Null);
+    assert_eq!(disk[1]["sessions"][0]["attachmentsBytes"], "<bytes>");
+    let cleaned: Vec<&Value> =
+        ipc_answers.iter().filter(|(c, a)| c == "clean_up" && a.is_ok()).map(|(_, a)| a.as_ref().unwrap()).collect();
+    for (answer, applied) in cleaned.iter().zip([false, true]) {
+        assert_eq!(answer["applied"], applied, "{answer}");
+        assert_eq!(answer["sessions"][0]["sessionId"], "<id>", "{answer}");
+        assert_eq!(answer["sessions"][0]["title"], "Wishlist", "{answer}");
+    }
     // What Kiln detects in the shop: its kiln.toml chooses the specs workflow and its gates.
     let detected = ipc_answers.iter().find(|(c, _)| c == "detect_workspace").unwrap().1.as_ref().unwrap();
     assert_eq!(detected["workflow"], "specs");

@@ -1,5 +1,6 @@
 //! The `kiln session` command line: lists sessions, and archives or deletes one only
-//! with `--apply` (a dry run otherwise); refusals exit non-zero with their code.
+//! with `--apply` (a dry run otherwise), and so cleans up archived sessions' working
+//! copies; refusals exit non-zero with their code.
 
 use std::process::Command;
 
@@ -61,6 +62,17 @@ async fn session_commands_are_dry_runs_unless_applied() {
     assert!(!out.contains(&s.id), "{out}");
     let (_, out, _) = kiln(&config, &["session", "--workspace", &ws, "list", "--all"]);
     assert!(out.contains("(archived)"), "{out}");
+
+    // Clean-up lists the archived session's working copy, and removes it only when applied.
+    let copy = root.join(".kiln/sessions").join(&s.id).join("workspace");
+    let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "clean-up"]);
+    assert!(ok && out.starts_with("Would remove the working copy of") && out.contains(&s.id), "{out}");
+    assert!(out.contains("Run again with --apply") && copy.is_dir(), "{out}");
+    let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "clean-up", "--apply"]);
+    assert!(ok && out.starts_with("Removed the working copy of") && out.contains("Freed "), "{out}");
+    assert!(!copy.exists(), "{out}");
+    let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "clean-up"]);
+    assert!(ok && out.starts_with("No archived or rejected session has a working copy"), "{out}");
 
     let workdir = root.join(".kiln/sessions").join(&s.id);
     let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "delete", &s.id]);

@@ -284,6 +284,14 @@ pub enum SessionAction {
         #[arg(long)]
         purge: bool,
     },
+    /// Remove the working copies of archived and rejected sessions, keeping their
+    /// checkpoints (a copy with unsaved changes gets one first), attachments and
+    /// transcripts; a copy is rebuilt from its checkpoint when the session is used again.
+    CleanUp {
+        /// Do it; without this flag only list what would be removed.
+        #[arg(long)]
+        apply: bool,
+    },
 }
 
 /// Runs a `kiln session` action; returns the process exit code.
@@ -358,6 +366,39 @@ async fn session_action(engine: &Engine, workspace: String, action: SessionActio
                 .await?;
             println!("Deleted {} \"{}\".", session.id, session.title);
         }
+        SessionAction::CleanUp { apply } => {
+            let done = engine.clean_up(CleanUpArgs { apply: Some(apply) }).await?;
+            print!("{}", clean_up_text(&done));
+        }
     }
     Ok(())
+}
+
+/// What `kiln session clean-up` prints: a line per working copy, the skipped sessions
+/// and why, and the total.
+pub fn clean_up_text(done: &CleanUpView) -> String {
+    let size = kiln_engine::human_bytes;
+    let mut out = String::new();
+    for s in &done.sessions {
+        let kept = if s.checkpoint_taken { " (its changes kept in a new checkpoint)" } else { "" };
+        let verb = if done.applied { "Removed" } else { "Would remove" };
+        out.push_str(&format!(
+            "{verb} the working copy of {} \"{}\": {}, rebuilt from checkpoint {}{kept}\n",
+            s.session_id,
+            s.title,
+            size(s.bytes),
+            s.checkpoint
+        ));
+    }
+    for s in &done.skipped {
+        out.push_str(&format!("Skipped {} \"{}\": {}\n", s.session_id, s.title, s.reason));
+    }
+    match (done.sessions.is_empty(), done.applied) {
+        (true, _) => out.push_str("No archived or rejected session has a working copy to remove.\n"),
+        (false, true) => out.push_str(&format!("Freed {} in all.\n", size(done.freed_bytes))),
+        (false, false) => {
+            out.push_str(&format!("Would free {} in all. Run again with --apply to do it.\n", size(done.freed_bytes)))
+        }
+    }
+    out
 }

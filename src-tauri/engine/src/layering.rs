@@ -45,6 +45,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("session", 3),
     ("workspace", 3),
     ("recover", 3),
+    ("disk", 3),
     // 4 tools
     ("drivers", 4),
     ("gates", 4),
@@ -109,6 +110,10 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("recover", "detect"),
     ("recover", "session"),
     ("recover", "workspace"),
+    ("disk", "checkpoint"),
+    ("disk", "confine"),
+    ("disk", "session"),
+    ("disk", "workspace"),
     // tools
     ("drivers", "settings"),
     ("preview", "settings"),

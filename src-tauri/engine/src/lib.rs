@@ -19,6 +19,7 @@ pub(crate) mod confine;
 pub(crate) mod delivery;
 pub(crate) mod detect;
 pub(crate) mod diff;
+pub(crate) mod disk;
 pub(crate) mod drivers;
 pub(crate) mod error;
 pub(crate) mod events;
@@ -65,6 +66,8 @@ pub use error::{ApiError, ErrorCode, Result};
 pub use clock::now;
 /// The workspace detection `kiln detect` prints.
 pub use detect::detect_path;
+/// A size as people read it ("1.2 GB"), as `kiln session clean-up` prints it.
+pub use disk::human_bytes;
 /// The agent CLI binary `kiln health` reports, or how to install it.
 pub use drivers::discover::find as find_agent_cli;
 /// What `Engine::subscribe` returns: the event stream.

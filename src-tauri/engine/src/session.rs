@@ -287,7 +287,7 @@ pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) 
 /// id is a validated UUID, so the name is one plain segment; but the directory itself
 /// may have been replaced by a link (to anywhere), which is refused, `PATH_NOT_ALLOWED`,
 /// rather than followed or removed: only the operator should sort that out.
-fn removable_session_dir(ws: &Workspace, id: &SessionId) -> Result<Option<std::path::PathBuf>> {
+pub(crate) fn removable_session_dir(ws: &Workspace, id: &SessionId) -> Result<Option<std::path::PathBuf>> {
     let dir = ws.session_dir(id);
     let meta = match std::fs::symlink_metadata(&dir) {
         Ok(meta) => meta,

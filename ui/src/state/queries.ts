@@ -28,6 +28,8 @@ export const keys = {
   /** An answer about the open workspace asked with no arguments (get_settings, detect_workspace). */
   question: (command: Question) => ["ws", "question", command] as const,
   usage: ["ws", "usage"] as const,
+  /** What `.kiln/` takes on disk (disk_usage): refetched when sessions change, never on a timer. */
+  disk: ["ws", "disk"] as const,
   /** A session's live view (agent text being written, provider trouble): kept from `live` events only. */
   live: (id: string) => ["ws", "live", id] as const,
 };
@@ -107,6 +109,18 @@ export function transcriptQuery(backend: Backend, client: QueryClient, sessionId
       const current = client.getQueryData<TranscriptEntry[]>(key) ?? [];
       return mergeEntries(mergeEntries(current, takeEarlyEntries(client, sessionId)), fetched);
     },
+  };
+}
+
+/**
+ * The workspace's disk use. Never stale by age: walking every working copy is work, so it is
+ * fetched again only when asked (`useDiskUsage` does when sessions change; clean-up does).
+ */
+export function diskUsageQuery(backend: Backend) {
+  return {
+    queryKey: keys.disk,
+    queryFn: () => backend.call("disk_usage", {}),
+    staleTime: Number.POSITIVE_INFINITY,
   };
 }
 

@@ -318,6 +318,7 @@ export function fakeBackend(handlers: Handlers = {}, kind: "tauri" | "http" = "h
     get_state: () => appState,
     list_sessions: () => [],
     workspace_usage: () => ({ total: makeTotals(), byRole: [] }),
+    disk_usage: () => ({ storeBytes: 0, sessionsBytes: 0, sessions: [], measuredAt: "2025-01-01T00:00:00Z" }),
     get_gates: () => [],
     ...handlers,
   };

@@ -461,4 +461,14 @@ impl Engine {
         self.events.emit(EventBody::Workspace { workspace: view });
         self.detect_workspace(EmptyArgs {}).await
     }
+
+    /// What `.kiln/` takes on disk, per session and in all.
+    pub async fn disk_usage(&self, _: EmptyArgs) -> Result<DiskUsageView> {
+        crate::disk::usage(&*self.workspace()?).await
+    }
+
+    /// Removes (or lists, in a dry run) archived and rejected sessions' working copies.
+    pub async fn clean_up(&self, args: CleanUpArgs) -> Result<CleanUpView> {
+        crate::disk::clean_up(&*self.workspace()?, &self.events, args).await
+    }
 }

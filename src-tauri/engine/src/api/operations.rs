@@ -121,6 +121,15 @@ macro_rules! for_each_operation {
             /// the workspace has a kiln.toml and `replace` is false, CONFIG_INVALID, SESSION_RUNNING while a
             /// turn or a setup runs.
             save_config(SaveConfigArgs) -> DetectionView;
+            /// What `.kiln/` takes on disk: the store (store.git), the sessions' directories in all, and
+            /// each session's working copy (null when it has none), attachments and the rest; allocated
+            /// bytes, links not followed.
+            disk_usage(EmptyArgs) -> DiskUsageView;
+            /// The working copies of archived and rejected sessions that still have one: what would be
+            /// removed (a dry run, unless `apply`), or removed, each after a checkpoint ("Before clean-up")
+            /// when it changed since its newest one. Checkpoints, attachments and records stay; the copy is
+            /// rebuilt from the checkpoint when the session is used again. A running session is skipped.
+            clean_up(CleanUpArgs) -> CleanUpView;
         }
     };
 }

@@ -17,6 +17,7 @@ mod delivery_pr;
 mod detect;
 mod diff;
 mod direct;
+mod disk;
 mod driver_health;
 mod driver_parsers;
 mod gates;

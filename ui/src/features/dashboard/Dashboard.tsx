@@ -1,4 +1,4 @@
-// Dashboard: the workspace's usage and modules, its set-up (a review link while it has no kiln.toml), the session list with lifecycle actions, and "New session".
+// Dashboard: the workspace's usage, disk use and modules, its set-up (a review link while it has no kiln.toml), the session list with lifecycle actions, and "New session".
 import { EmptyState } from "../../components/EmptyState";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { Icon } from "../../components/Icon";
@@ -6,6 +6,7 @@ import { Loading } from "../../components/Loading";
 import { ModuleChips } from "../../components/ModuleChips";
 import { SessionRow } from "./SessionRow";
 import { WorkspaceUsage } from "./WorkspaceUsage";
+import { DiskUsage } from "./DiskUsage";
 import { navigate, paths } from "../../router";
 import { useStore } from "../../state/store";
 import { useApp } from "../../state/useApp";
@@ -37,6 +38,7 @@ export function Dashboard() {
           <div className="workspace-line">
             <code className="muted small">{workspace.root}</code>
             <WorkspaceUsage />
+            <DiskUsage />
           </div>
         </div>
         {newButton}

@@ -1,10 +1,11 @@
-// One dashboard row: title, module ids, created time, when it was delivered, usage (tokens, cost), state badges and the lifecycle actions.
+// One dashboard row: title, module ids, created time, when it was delivered, usage (tokens, cost), disk use, state badges and the lifecycle actions.
 import type { SessionView } from "../../api/types";
 import { costNote, formatCost, formatTokens } from "../../lib/usage";
 import { navigate, paths } from "../../router";
 import { RelativeTime } from "../../components/RelativeTime";
 import { SessionActions } from "../session/SessionActions";
 import { SessionBadges } from "../../components/StateBadge";
+import { SessionDisk } from "./SessionDisk";
 
 export function SessionRow({ session }: { session: SessionView }) {
   const href = paths.session(session.id);
@@ -51,6 +52,7 @@ export function SessionRow({ session }: { session: SessionView }) {
               </span>
             </>
           )}
+          <SessionDisk sessionId={session.id} />
         </div>
       </div>
       <SessionBadges session={session} />

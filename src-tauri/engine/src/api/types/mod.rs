@@ -5,6 +5,7 @@
 mod args;
 mod delivery;
 mod diff;
+mod disk;
 mod events;
 mod preview;
 mod session;
@@ -15,6 +16,7 @@ mod workspace;
 pub use args::*;
 pub use delivery::*;
 pub use diff::*;
+pub use disk::*;
 pub use events::*;
 pub use preview::*;
 pub use session::*;
