@@ -15,7 +15,17 @@ export type AppState = { version: string, transport: Transport, mode: ServeMode,
 /**
  * Whether this browser holds a connection; set by `kiln serve`, absent on the desktop.
  */
-connected?: boolean, workspace: WorkspaceView | null, recentWorkspaces: Array<string>, };
+connected?: boolean, workspace: WorkspaceView | null, recentWorkspaces: Array<string>, 
+/**
+ * Whether this engine offers terminals at all (not in self-hosted mode without
+ * `--allow-terminals`).
+ */
+terminals: boolean, 
+/**
+ * Whether the claude and codex terminal kinds are offered (never in self-hosted mode:
+ * the local CLIs carry the operator's login).
+ */
+agentTerminals: boolean, };
 
 export type ApproveSpecArgs = { sessionId: string, moduleId: string, };
 
@@ -54,47 +64,6 @@ entryId?: number,
  * restored to.
  */
 current: boolean, };
-
-export type CleanUpArgs = { 
-/**
- * Remove the working copies; without it only say what would be removed.
- */
-apply?: boolean, };
-
-export type CleanUpView = { 
-/**
- * Whether the working copies were removed (false: a dry run).
- */
-applied: boolean, 
-/**
- * The sessions whose working copy was (or would be) removed.
- */
-sessions: Array<CleanedSession>, 
-/**
- * Archived or rejected sessions with a working copy that clean-up leaves, and why.
- */
-skipped: Array<SkippedSession>, 
-/**
- * What was freed (applied), or would be (a dry run): the sum of `sessions[].bytes`.
- */
-freedBytes: number, };
-
-export type CleanedSession = { sessionId: string, title: string, 
-/**
- * The working copy and its stat cache, allocated bytes.
- */
-bytes: number, 
-/**
- * The checkpoint the working copy is rebuilt from when the session is used again. A
- * dry run reads nothing of the working copy, so it names the newest checkpoint now;
- * applied, a working copy changed since then gets its own checkpoint first.
- */
-checkpoint: number, 
-/**
- * Applied only: the working copy had changes no checkpoint held, so clean-up took
- * one ("Before clean-up") before removing it. Always false in a dry run.
- */
-checkpointTaken: boolean, };
 
 export type CommandPolicy = "workdir" | "none";
 
@@ -225,20 +194,6 @@ export type DiffLine = { kind: LineKind, oldLine: number | null, newLine: number
 
 export type DiffView = { modules: Array<ModuleDiff>, };
 
-export type DiskUsageView = { 
-/**
- * `.kiln/store.git`: every session's base snapshots and checkpoints.
- */
-storeBytes: number, 
-/**
- * `.kiln/sessions` as a whole (a directory no session record names included).
- */
-sessionsBytes: number, 
-/**
- * One per session directory in `.kiln/sessions`.
- */
-sessions: Array<SessionDiskUsage>, measuredAt: string, };
-
 export type DriverStatus = { id: string, available: boolean, 
 /**
  * The binary found, the endpoint set, or what to do to make it available.
@@ -261,9 +216,9 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "INTERNAL";
 
-export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, };
+export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
 export type FileDiff = { path: string, oldPath: string | null, status: FileStatus, binary: boolean, tooLarge: boolean, additions: number, deletions: number, hunks: Array<Hunk>, };
 
@@ -356,6 +311,16 @@ export type ModuleUrl = { moduleId: string,
  * A path on the preview's origin, e.g. `/?module=cart`.
  */
 path: string, };
+
+export type OpenTerminalArgs = { sessionId: string, kind: TerminalKind, 
+/**
+ * 80 when absent; 2 to 1000.
+ */
+cols?: number | null, 
+/**
+ * 24 when absent; 1 to 500.
+ */
+rows?: number | null, };
 
 export type OpenWorkspaceArgs = { path: string, };
 
@@ -455,6 +420,8 @@ created: boolean, };
 
 export type RemoveAttachmentArgs = { sessionId: string, attachmentId: string, };
 
+export type ResizeTerminalArgs = { terminalId: string, cols: number, rows: number, };
+
 export type RestoreCheckpointArgs = { sessionId: string, sequence: number, };
 
 export type ReviewView = { moduleId: string, passed: boolean, 
@@ -504,21 +471,6 @@ role?: string,
 module?: string, driver?: string, model?: string, };
 
 export type ServeMode = "loopback" | "self-hosted";
-
-export type SessionDiskUsage = { sessionId: string, 
-/**
- * `sessions/<id>/workspace`; null when the session has no working copy (removed by
- * clean-up, or lost).
- */
-workingCopyBytes: number | null, 
-/**
- * `sessions/<id>/attachments`: the stored attachments.
- */
-attachmentsBytes: number, 
-/**
- * The rest of the session's directory: the stat cache (`index`) and the directory itself.
- */
-otherBytes: number, };
 
 export type SessionIdArgs = { sessionId: string, };
 
@@ -580,8 +532,6 @@ bridgeTokenFingerprint: string | null, delivery: DeliverySettingsView, };
 
 export type SetupState = "none" | "running" | "passed" | "failed";
 
-export type SkippedSession = { sessionId: string, title: string, reason: string, };
-
 export type SpecView = { moduleId: string, 
 /**
  * Workspace-relative path of the specification file.
@@ -606,6 +556,30 @@ export type StepState = "pending" | "running" | "passed" | "failed" | "skipped";
 export type StopArgs = { sessionId: string, stop?: boolean, };
 
 export type TargetOption = { target: DeliveryTarget, available: boolean, reason: string | null, };
+
+export type TerminalArgs = { terminalId: string, };
+
+export type TerminalChunk = { "type": "output", data: string, } | { "type": "exit", exitCode: number | null, };
+
+export type TerminalInputArgs = { terminalId: string, 
+/**
+ * Text as the terminal view types it (keys, pastes, escape sequences); at most 64 KiB.
+ */
+data: string, };
+
+export type TerminalKind = "shell" | "claude" | "codex";
+
+export type TerminalState = "running" | "exited";
+
+export type TerminalView = { id: string, sessionId: string, kind: TerminalKind, 
+/**
+ * What runs, for a tab: `bash`, `claude --resume`, `codex resume`.
+ */
+title: string, cols: number, rows: number, state: TerminalState, 
+/**
+ * The program's exit code once it exited; null while it runs or when a signal ended it.
+ */
+exitCode: number | null, startedAt: string, endedAt: string | null, };
 
 export type Toolchain = "node" | "rust" | "python" | "go" | "generic";
 
@@ -831,16 +805,19 @@ export interface CommandMap {
    */
   save_config: { args: SaveConfigArgs; result: DetectionView };
   /**
-   * What `.kiln/` takes on disk: the store (store.git), the sessions' directories in all, and
-   * each session's working copy (null when it has none), attachments and the rest; allocated
-   * bytes, links not followed.
+   * Opens a terminal in the session's working copy (80x24 unless cols/rows say otherwise: 2 to
+   * 1000 columns, 1 to 500 rows). TERMINAL_LIMIT (409) past 8 running in the session or 32 in
+   * all; NOT_ALLOWED_IN_MODE in self-hosted mode without --allow-terminals, and for claude and
+   * codex in self-hosted mode always; refused for a closed or deleted session; DRIVER_NOT_FOUND
+   * when the agent's CLI is missing. Its output streams from `attach_terminal`.
    */
-  disk_usage: { args: EmptyArgs; result: DiskUsageView };
-  /**
-   * The working copies of archived and rejected sessions that still have one: what would be
-   * removed (a dry run, unless `apply`), or removed, each after a checkpoint ("Before clean-up")
-   * when it changed since its newest one. Checkpoints, attachments and records stay; the copy is
-   * rebuilt from the checkpoint when the session is used again. A running session is skipped.
-   */
-  clean_up: { args: CleanUpArgs; result: CleanUpView };
+  open_terminal: { args: OpenTerminalArgs; result: TerminalView };
+  /** The session's terminals, running and exited in the last ten minutes, oldest first. */
+  list_terminals: { args: SessionIdArgs; result: Array<TerminalView> };
+  /** Types into the terminal (at most 64 KiB). TERMINAL_NOT_FOUND (404), TERMINAL_EXITED (409). */
+  write_terminal: { args: TerminalInputArgs; result: TerminalView };
+  /** Sets the terminal's size; the last resize wins. TERMINAL_NOT_FOUND. */
+  resize_terminal: { args: ResizeTerminalArgs; result: TerminalView };
+  /** Kills the terminal's program and everything it started; answers the exited view. */
+  stop_terminal: { args: TerminalArgs; result: TerminalView };
 }

@@ -10,6 +10,7 @@ mod events;
 mod preview;
 mod session;
 mod settings;
+mod terminal;
 mod typescript;
 mod workspace;
 
@@ -21,6 +22,7 @@ pub use events::*;
 pub use preview::*;
 pub use session::*;
 pub use settings::*;
+pub use terminal::*;
 pub use typescript::{typescript, TYPES_HEADER};
 pub use workspace::*;
 
