@@ -30,6 +30,8 @@ export const keys = {
   usage: ["ws", "usage"] as const,
   /** A session's live view (agent text being written, provider trouble): kept from `live` events only. */
   live: (id: string) => ["ws", "live", id] as const,
+  /** A session's terminals: running ones and recently exited ones. */
+  terminals: (id: string) => ["ws", "terminals", id] as const,
 };
 
 /**
