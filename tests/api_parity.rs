@@ -132,6 +132,7 @@ fn engine(config: &Path) -> Arc<Engine> {
         transport: Transport::Serve,
         mode: ServeMode::Loopback,
         allow_agent_commands: false,
+        allow_terminals: false,
     }))
 }
 

@@ -177,6 +177,7 @@ fn engine(config: &Path) -> Arc<Engine> {
         transport: Transport::Desktop,
         mode: kiln_engine::types::ServeMode::Loopback,
         allow_agent_commands: false,
+        allow_terminals: false,
     }))
 }
 

@@ -27,6 +27,7 @@ async fn session_commands_are_dry_runs_unless_applied() {
         transport: Transport::Serve,
         mode: kiln_engine::types::ServeMode::Loopback,
         allow_agent_commands: false,
+        allow_terminals: false,
     });
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     let s = engine

@@ -42,6 +42,12 @@ pub enum Command {
         /// token is worth a shell here (confined to the session, see SECURITY.md).
         #[arg(long)]
         allow_agent_commands: bool,
+        /// Self-hosted: offer shell terminals in sessions. Off by default, because a
+        /// terminal is a shell on this server for whoever holds an access token (confined
+        /// to the session's working copy, as agents' commands are). Agent CLI terminals
+        /// are never offered self-hosted. Loopback and the desktop always offer terminals.
+        #[arg(long, env = "KILN_ALLOW_TERMINALS", value_parser = clap::builder::FalseyValueParser::new())]
+        allow_terminals: bool,
         /// Serve the UI from this directory instead of the embedded copy.
         #[arg(long, env = "KILN_UI_DIR")]
         ui_dir: Option<PathBuf>,
@@ -295,6 +301,7 @@ pub fn session(workspace: String, action: SessionAction) -> i32 {
             transport: Transport::Serve,
             mode: kiln_engine::types::ServeMode::Loopback,
             allow_agent_commands: false,
+            allow_terminals: false,
         })
         .remembering_in(std::sync::Arc::new(crate::recent::RecentFile::in_dir(crate::config_dir())))
         .held_by(kiln_engine::HolderKind::Cli);

@@ -1,10 +1,11 @@
 //! The engine's operations as Tauri commands, generated from the engine's operation table so
 //! the desktop and `kiln serve` expose exactly the same API; plus `subscribe`, which
-//! streams events over a Tauri channel.
+//! streams events over a Tauri channel, and `attach_terminal`, which streams a terminal's
+//! output over one.
 
 use std::sync::Arc;
 
-use kiln_engine::types::KilnEvent;
+use kiln_engine::types::{KilnEvent, TerminalChunk};
 use kiln_engine::{ApiError, Engine};
 use tauri::ipc::Channel;
 use tauri::State;
@@ -22,11 +23,11 @@ macro_rules! tauri_commands {
         /// The invoke handler with every command, for any runtime: the app's, or the mock
         /// runtime the tests use (so the release build needs no `tauri/test`).
         pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
-            tauri::generate_handler![$($name,)* subscribe]
+            tauri::generate_handler![$($name,)* subscribe, attach_terminal]
         }
 
         /// The command names this handler serves, engine operations first.
-        pub const COMMANDS: &[&str] = &[$(stringify!($name),)* "subscribe"];
+        pub const COMMANDS: &[&str] = &[$(stringify!($name),)* "subscribe", "attach_terminal"];
     };
 }
 
@@ -57,6 +58,26 @@ pub async fn subscribe(
                 Err(RecvError::Closed) => break,
             };
             if channel.send(event).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Streams a terminal's output to the view's channel: the replay of what it kept, then its
+/// output as it comes, then its `exit`, until the channel closes. The terminal runs on when
+/// the channel closes (the view detached, the window closed).
+#[tauri::command]
+pub async fn attach_terminal(
+    engine: State<'_, Arc<Engine>>,
+    terminal_id: String,
+    channel: Channel<TerminalChunk>,
+) -> Result<(), ApiError> {
+    let mut attachment = engine.attach_terminal(&terminal_id)?;
+    tauri::async_runtime::spawn(async move {
+        while let Some(chunk) = attachment.next().await {
+            if channel.send(chunk).is_err() {
                 break;
             }
         }

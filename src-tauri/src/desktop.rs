@@ -120,6 +120,7 @@ pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> 
             transport: Transport::Desktop,
             mode: kiln_engine::types::ServeMode::Loopback,
             allow_agent_commands: false,
+            allow_terminals: true,
         })
         .remembering_in(Arc::new(crate::recent::RecentFile::in_dir(crate::config_dir()))),
     );

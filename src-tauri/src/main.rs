@@ -16,7 +16,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         None => kiln_app::desktop::run(cli.workspace),
-        Some(Command::Serve { host, port, mode, workspace, allow_agent_commands, ui_dir }) => {
+        Some(Command::Serve { host, port, mode, workspace, allow_agent_commands, allow_terminals, ui_dir }) => {
             match kiln_app::cli::Mode::for_host(mode, host) {
                 Ok(mode) => kiln_app::serve::run(kiln_app::serve::ServeOptions {
                     host,
@@ -24,6 +24,7 @@ fn main() {
                     mode,
                     workspace,
                     allow_agent_commands,
+                    allow_terminals,
                     ui_dir,
                 }),
                 Err(e) => {

@@ -14,6 +14,8 @@ pub struct ServeOptions {
     pub workspace: Option<String>,
     /// Self-hosted: let agents run commands (`--allow-agent-commands`).
     pub allow_agent_commands: bool,
+    /// Self-hosted: offer shell terminals (`--allow-terminals`).
+    pub allow_terminals: bool,
     /// Serve the UI from this directory instead of the copy embedded in the binary.
     pub ui_dir: Option<std::path::PathBuf>,
 }
@@ -34,6 +36,7 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
                 transport: Transport::Serve,
                 mode: options.mode,
                 allow_agent_commands: options.allow_agent_commands,
+                allow_terminals: options.allow_terminals,
             })
             .remembering_in(recent),
         );
@@ -50,6 +53,7 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
         let addr = SocketAddr::new(options.host, options.port);
         let mode = options.mode;
         let agent_commands = options.allow_agent_commands;
+        let terminals = options.allow_terminals;
         kiln_serve::serve(engine, assets, addr, mode, access, |bound| {
             let host = if bound.ip().is_ipv6() { format!("[{}]", bound.ip()) } else { bound.ip().to_string() };
             let name = if mode == ServeMode::SelfHosted { "self-hosted" } else { "loopback" };
@@ -60,6 +64,9 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
                     println!("Agents may run commands (--allow-agent-commands): a token is worth a shell on this server, confined to a session.");
                 } else {
                     println!("Agents run no commands here; start with --allow-agent-commands to let them.");
+                }
+                if terminals {
+                    println!("Sessions offer shell terminals (--allow-terminals): a token is worth a shell on this server, confined to a session.");
                 }
             }
         })

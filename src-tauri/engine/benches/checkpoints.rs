@@ -558,6 +558,7 @@ async fn run(tmp: &Path, files: usize) {
         transport: Transport::Serve,
         mode: ServeMode::Loopback,
         allow_agent_commands: false,
+        allow_terminals: false,
     });
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     // No planner agent: a session must be idle at once, or a restore would be refused.

@@ -65,6 +65,12 @@ pub enum ErrorCode {
     ModuleUnknown,
     /// `retry_turn` on a session that is not blocked.
     NotBlocked,
+    /// No terminal with that id (it never was, or it ended long ago).
+    TerminalNotFound,
+    /// Too many terminals run: 8 per session, 32 in all.
+    TerminalLimit,
+    /// Input to a terminal whose process has exited.
+    TerminalExited,
     Internal,
 }
 
@@ -111,6 +117,9 @@ impl ErrorCode {
             BranchMoved => "BRANCH_MOVED",
             ModuleUnknown => "MODULE_UNKNOWN",
             NotBlocked => "NOT_BLOCKED",
+            TerminalNotFound => "TERMINAL_NOT_FOUND",
+            TerminalLimit => "TERMINAL_LIMIT",
+            TerminalExited => "TERMINAL_EXITED",
             Internal => "INTERNAL",
         }
     }

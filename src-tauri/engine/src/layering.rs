@@ -48,6 +48,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("gates", 4),
     ("preview", 4),
     ("settings", 4),
+    ("terminal", 4),
     // 5 the chain
     ("approval", 5),
     ("chain", 5),
@@ -105,6 +106,7 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("drivers", "settings"),
     ("preview", "settings"),
     ("settings", "drivers"),
+    ("terminal", "drivers"),
     // the chain: the rules, then who runs them
     ("chain", "approval"),
     ("chain", "handoff"),

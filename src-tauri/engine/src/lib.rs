@@ -47,6 +47,7 @@ pub(crate) mod session;
 pub(crate) mod settings;
 pub(crate) mod snapshot;
 pub(crate) mod store;
+pub(crate) mod terminal;
 pub(crate) mod turn;
 pub(crate) mod workspace;
 pub(crate) mod workspace_lock;
@@ -57,6 +58,7 @@ pub mod testing;
 pub use api::types;
 pub use api::{Engine, EngineOptions, RecentWorkspaces, OPERATIONS};
 pub use error::{ApiError, ErrorCode, Result};
+pub use terminal::TerminalAttachment;
 
 // What the app and `kiln serve` use at run time besides the API.
 /// The engine's clock: the RFC 3339 time events carry.

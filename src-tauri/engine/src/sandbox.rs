@@ -313,6 +313,25 @@ impl Prepared {
         self.apply(command.as_std_mut());
         command.spawn()
     }
+
+    /// Runs `spawn` on a thread of its own that enters the domain first (no-new-privileges,
+    /// then Landlock), for a spawner that takes no hook between fork and exec (the
+    /// pseudo-terminal's, `crate::process::pty`): a process forked there inherits the
+    /// thread's domain, exactly as with `apply`. The thread ends with `spawn`, so Kiln's
+    /// own threads stay unconfined. If the domain cannot be entered, `spawn` never runs.
+    pub fn on_confined_thread<R: Send>(&self, spawn: impl FnOnce() -> R + Send) -> std::io::Result<R> {
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    if let Some(ruleset) = &self.inner {
+                        ruleset.restrict_current_thread()?;
+                    }
+                    Ok(spawn())
+                })
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the confined spawner thread panicked")))
+        })
+    }
 }
 
 #[cfg(target_os = "linux")]
@@ -400,6 +419,21 @@ mod imp {
                 });
             }
         }
+
+        /// Enters the domain on the calling thread only (Landlock and no-new-privileges are
+        /// per thread): for a thread that spawns and ends.
+        pub fn restrict_current_thread(&self) -> std::io::Result<()> {
+            // SAFETY: two system calls on a descriptor this ruleset keeps open.
+            unsafe {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::syscall(libc::SYS_landlock_restrict_self, self.fd.as_raw_fd(), 0u32) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        }
     }
 }
 
@@ -424,6 +458,10 @@ mod imp {
 
     impl Ruleset {
         pub fn apply(&self, _command: &mut std::process::Command) {}
+
+        pub fn restrict_current_thread(&self) -> std::io::Result<()> {
+            Ok(())
+        }
     }
 }
 

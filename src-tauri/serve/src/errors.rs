@@ -80,6 +80,8 @@ pub fn http_status(code: ErrorCode) -> u16 {
         WorkspaceInUse => 409,
         ModuleUnknown => 404,
         NotBlocked => 409,
+        TerminalNotFound => 404,
+        TerminalLimit | TerminalExited => 409,
         Internal => 500,
     }
 }

@@ -1,6 +1,7 @@
 //! kiln-serve: the engine's API over HTTP. Each operation is `POST /api/<command>`
 //! with its arguments as the JSON body; events stream from `GET /api/events` as
-//! server-sent events that resume from `Last-Event-ID`; any other path serves the UI.
+//! server-sent events that resume from `Last-Event-ID`, a terminal's output from
+//! `GET /api/terminal_stream`; any other path serves the UI.
 //! Every request passes the guard (Host, same-site changes, body size) and every
 //! `/api/` call a connection check, and every answer, the guard's refusals included,
 //! carries the security headers; see SECURITY.md for what each mode promises.
@@ -13,6 +14,7 @@ mod connection;
 pub mod errors;
 mod guard;
 mod streams;
+mod terminal_stream;
 mod transport;
 
 use std::net::SocketAddr;
@@ -87,6 +89,7 @@ fn router_with(
     Router::new()
         .route("/api/events", get(events))
         .route("/api/state", get(state))
+        .route("/api/terminal_stream", get(terminal_stream::terminal_stream))
         .route("/api/{command}", post(call))
         .fallback(get(asset))
         .with_state(app)

@@ -4,6 +4,7 @@
 //! while it is quiet, and at once when this server ends a session. So a stream ends on
 //! `kiln token revoke` (another process, which only writes access.db), on
 //! `POST /api/disconnect` and on expiry; and every stream ends when the server stops.
+//! A terminal's output stream (`terminal_stream`) ends the same way, through `Lifeline`.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -51,18 +52,26 @@ impl Streams {
         secret: String,
         subscription: Subscription,
     ) -> impl Stream<Item = Result<Event, Infallible>> + Send + 'static {
-        let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + SESSION_RECHECK, SESSION_RECHECK);
-        recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let watch = Watch {
             backlog: subscription.backlog.into_iter(),
             events: subscription.receiver,
+            lifeline: self.lifeline(connections, secret),
+        };
+        stream::unfold(watch, Watch::next)
+    }
+
+    /// What a stream for the browser session whose cookie is `secret` ends with (the
+    /// events here, a terminal's output in `terminal_stream`).
+    pub fn lifeline(&self, connections: Arc<Connections>, secret: String) -> Lifeline {
+        let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + SESSION_RECHECK, SESSION_RECHECK);
+        recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        Lifeline {
             connections,
             secret,
             stopping: self.stopping.subscribe(),
             sessions_ended: self.sessions_ended.subscribe(),
             recheck,
-        };
-        stream::unfold(watch, Watch::next)
+        }
     }
 }
 
@@ -72,9 +81,9 @@ impl Default for Streams {
     }
 }
 
-struct Watch {
-    backlog: std::vec::IntoIter<KilnEvent>,
-    events: broadcast::Receiver<KilnEvent>,
+/// One stream's hold on its browser session and its server: `ended` resolves when the
+/// stream must end, and `live` is asked before each item it sends.
+pub struct Lifeline {
     connections: Arc<Connections>,
     secret: String,
     stopping: watch::Receiver<bool>,
@@ -82,11 +91,34 @@ struct Watch {
     recheck: tokio::time::Interval,
 }
 
-/// What woke a stream.
-enum Woke {
-    Stop,
-    Recheck,
-    Event(Event),
+impl Lifeline {
+    /// Resolves when the server stops or the browser session has ended (checked when this
+    /// server ends one, and every `SESSION_RECHECK`). Safe to drop and call again.
+    pub async fn ended(&mut self) {
+        loop {
+            tokio::select! {
+                biased;
+                // Also when the server is gone (the sender dropped).
+                _ = raised(&mut self.stopping) => return,
+                ended = self.sessions_ended.changed() => if ended.is_err() { return },
+                _ = self.recheck.tick() => {}
+            }
+            if !self.live().await {
+                return;
+            }
+        }
+    }
+
+    /// Whether the browser session still lives.
+    pub async fn live(&self) -> bool {
+        self.connections.session_live(&self.secret).await
+    }
+}
+
+struct Watch {
+    backlog: std::vec::IntoIter<KilnEvent>,
+    events: broadcast::Receiver<KilnEvent>,
+    lifeline: Lifeline,
 }
 
 impl Watch {
@@ -95,42 +127,23 @@ impl Watch {
         if let Some(event) = self.backlog.next() {
             return Some((Ok(to_sse(event)), self));
         }
-        loop {
-            let woke = tokio::select! {
-                biased;
-                // Also when the server is gone (the sender dropped).
-                _ = raised(&mut self.stopping) => Woke::Stop,
-                ended = self.sessions_ended.changed() => if ended.is_ok() { Woke::Recheck } else { Woke::Stop },
-                _ = self.recheck.tick() => Woke::Recheck,
-                received = self.events.recv() => match received {
-                    Ok(event) => Woke::Event(to_sse(event)),
-                    // A subscriber too slow to keep up is told to refetch rather than miss events.
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        Woke::Event(Event::default().data(r#"{"id":0,"at":"","body":{"type":"resync"}}"#))
-                    }
-                    Err(broadcast::error::RecvError::Closed) => Woke::Stop,
-                },
-            };
-            let event = match woke {
-                Woke::Stop => return None,
-                Woke::Recheck => {
-                    if !self.live().await {
-                        return None;
-                    }
-                    continue;
+        let event = tokio::select! {
+            biased;
+            _ = self.lifeline.ended() => return None,
+            received = self.events.recv() => match received {
+                Ok(event) => to_sse(event),
+                // A subscriber too slow to keep up is told to refetch rather than miss events.
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    Event::default().data(r#"{"id":0,"at":"","body":{"type":"resync"}}"#)
                 }
-                Woke::Event(event) => event,
-            };
-            // Checked before each event, so none reaches a session that has just ended.
-            if !self.live().await {
-                return None;
-            }
-            return Some((Ok(event), self));
+                Err(broadcast::error::RecvError::Closed) => return None,
+            },
+        };
+        // Checked before each event, so none reaches a session that has just ended.
+        if !self.lifeline.live().await {
+            return None;
         }
-    }
-
-    async fn live(&self) -> bool {
-        self.connections.session_live(&self.secret).await
+        Some((Ok(event), self))
     }
 }
 

@@ -85,6 +85,7 @@ async fn events_stream_live_and_resume_from_the_last_id() {
         transport: Transport::Serve,
         mode: ServeMode::Loopback,
         allow_agent_commands: false,
+        allow_terminals: false,
     }));
     let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
 

@@ -15,7 +15,17 @@ export type AppState = { version: string, transport: Transport, mode: ServeMode,
 /**
  * Whether this browser holds a connection; set by `kiln serve`, absent on the desktop.
  */
-connected?: boolean, workspace: WorkspaceView | null, recentWorkspaces: Array<string>, };
+connected?: boolean, workspace: WorkspaceView | null, recentWorkspaces: Array<string>, 
+/**
+ * Whether this engine offers terminals at all (not in self-hosted mode without
+ * `--allow-terminals`).
+ */
+terminals: boolean, 
+/**
+ * Whether the claude and codex terminal kinds are offered (never in self-hosted mode:
+ * the local CLIs carry the operator's login).
+ */
+agentTerminals: boolean, };
 
 export type ApproveSpecArgs = { sessionId: string, moduleId: string, };
 
@@ -206,9 +216,9 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "INTERNAL";
 
-export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, };
+export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
 export type FileDiff = { path: string, oldPath: string | null, status: FileStatus, binary: boolean, tooLarge: boolean, additions: number, deletions: number, hunks: Array<Hunk>, };
 
@@ -301,6 +311,16 @@ export type ModuleUrl = { moduleId: string,
  * A path on the preview's origin, e.g. `/?module=cart`.
  */
 path: string, };
+
+export type OpenTerminalArgs = { sessionId: string, kind: TerminalKind, 
+/**
+ * 80 when absent; 2 to 1000.
+ */
+cols?: number | null, 
+/**
+ * 24 when absent; 1 to 500.
+ */
+rows?: number | null, };
 
 export type OpenWorkspaceArgs = { path: string, };
 
@@ -399,6 +419,8 @@ via: string,
 created: boolean, };
 
 export type RemoveAttachmentArgs = { sessionId: string, attachmentId: string, };
+
+export type ResizeTerminalArgs = { terminalId: string, cols: number, rows: number, };
 
 export type RestoreCheckpointArgs = { sessionId: string, sequence: number, };
 
@@ -534,6 +556,30 @@ export type StepState = "pending" | "running" | "passed" | "failed" | "skipped";
 export type StopArgs = { sessionId: string, stop?: boolean, };
 
 export type TargetOption = { target: DeliveryTarget, available: boolean, reason: string | null, };
+
+export type TerminalArgs = { terminalId: string, };
+
+export type TerminalChunk = { "type": "output", data: string, } | { "type": "exit", exitCode: number | null, };
+
+export type TerminalInputArgs = { terminalId: string, 
+/**
+ * Text as the terminal view types it (keys, pastes, escape sequences); at most 64 KiB.
+ */
+data: string, };
+
+export type TerminalKind = "shell" | "claude" | "codex";
+
+export type TerminalState = "running" | "exited";
+
+export type TerminalView = { id: string, sessionId: string, kind: TerminalKind, 
+/**
+ * What runs, for a tab: `bash`, `claude --resume`, `codex resume`.
+ */
+title: string, cols: number, rows: number, state: TerminalState, 
+/**
+ * The program's exit code once it exited; null while it runs or when a signal ended it.
+ */
+exitCode: number | null, startedAt: string, endedAt: string | null, };
 
 export type Toolchain = "node" | "rust" | "python" | "go" | "generic";
 
@@ -758,4 +804,20 @@ export interface CommandMap {
    * turn or a setup runs.
    */
   save_config: { args: SaveConfigArgs; result: DetectionView };
+  /**
+   * Opens a terminal in the session's working copy (80x24 unless cols/rows say otherwise: 2 to
+   * 1000 columns, 1 to 500 rows). TERMINAL_LIMIT (409) past 8 running in the session or 32 in
+   * all; NOT_ALLOWED_IN_MODE in self-hosted mode without --allow-terminals, and for claude and
+   * codex in self-hosted mode always; refused for a closed or deleted session; DRIVER_NOT_FOUND
+   * when the agent's CLI is missing. Its output streams from `attach_terminal`.
+   */
+  open_terminal: { args: OpenTerminalArgs; result: TerminalView };
+  /** The session's terminals, running and exited in the last ten minutes, oldest first. */
+  list_terminals: { args: SessionIdArgs; result: Array<TerminalView> };
+  /** Types into the terminal (at most 64 KiB). TERMINAL_NOT_FOUND (404), TERMINAL_EXITED (409). */
+  write_terminal: { args: TerminalInputArgs; result: TerminalView };
+  /** Sets the terminal's size; the last resize wins. TERMINAL_NOT_FOUND. */
+  resize_terminal: { args: ResizeTerminalArgs; result: TerminalView };
+  /** Kills the terminal's program and everything it started; answers the exited view. */
+  stop_terminal: { args: TerminalArgs; result: TerminalView };
 }

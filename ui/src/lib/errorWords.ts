@@ -46,6 +46,9 @@ export const ERROR_WORDS: Record<string, string> = {
   BRANCH_MOVED: "The branch moved since the plan was made",
   MODULE_UNKNOWN: "No module has that name or id",
   NOT_BLOCKED: "The session is not blocked; there is nothing to retry",
+  TERMINAL_NOT_FOUND: "That terminal is gone",
+  TERMINAL_LIMIT: "Too many terminals are open: close one first",
+  TERMINAL_EXITED: "The terminal's program has exited",
   INTERNAL: "Something went wrong inside Kiln",
   // The UI's own: the request never reached Kiln.
   NETWORK: "Kiln cannot be reached",

@@ -66,6 +66,10 @@ pub struct EngineOptions {
     /// which makes an access token worth a shell on the server. Ignored in loopback mode
     /// and on the desktop, where they always may.
     pub allow_agent_commands: bool,
+    /// Self-hosted only (`kiln serve --allow-terminals`): offer shell terminals, which make
+    /// an access token worth a shell on the server (confined to a session). Ignored in
+    /// loopback mode and on the desktop, where terminals are always offered.
+    pub allow_terminals: bool,
 }
 
 /// Where the workspaces opened recently are kept, newest first. The app keeps them in a file
@@ -97,6 +101,8 @@ pub struct Engine {
     events: Arc<EventBus>,
     /// What this process is, as a workspace's lock names it to another process.
     holder: HolderKind,
+    /// Every session's terminals; the engine's, so a workspace reopened keeps them.
+    terminals: crate::terminal::Terminals,
 }
 
 /// How many recent workspaces the list keeps.
@@ -114,6 +120,7 @@ impl Engine {
             workspace: RwLock::new(None),
             events: Arc::new(EventBus::default()),
             holder,
+            terminals: crate::terminal::Terminals::default(),
         }
     }
 
@@ -127,6 +134,20 @@ impl Engine {
     /// `EngineOptions::allow_agent_commands`).
     fn agent_commands(&self) -> bool {
         self.options.mode != ServeMode::SelfHosted || self.options.allow_agent_commands
+    }
+
+    /// What this engine offers of terminals (see `EngineOptions::allow_terminals`): the
+    /// agents' CLIs never in self-hosted mode, as they carry the operator's login.
+    fn terminal_offer(&self) -> crate::terminal::Offer {
+        let self_hosted = self.options.mode == ServeMode::SelfHosted;
+        crate::terminal::Offer { terminals: !self_hosted || self.options.allow_terminals, agents: !self_hosted }
+    }
+
+    /// A view's hold on a terminal's output: the replay of what it kept, then its output as
+    /// it comes, then its exit (`TerminalAttachment::next`). Not an operation: the desktop's
+    /// `attach_terminal` command and `GET /api/terminal_stream` stream it.
+    pub fn attach_terminal(&self, terminal_id: &str) -> Result<crate::terminal::TerminalAttachment> {
+        self.terminals.attach(terminal_id)
     }
 
     /// The same engine, naming itself `kind` in the workspace lock (`kiln session` runs
@@ -147,6 +168,7 @@ impl Engine {
             running.kill();
         }
         crate::preview::stop_all(&ws, &self.events).await;
+        self.terminals.stop_all().await;
     }
 
     pub fn subscribe(&self, since: Option<u64>) -> Subscription {
@@ -189,6 +211,8 @@ impl Engine {
             workspace: self.workspace.read().unwrap().as_ref().map(|w| w.view()),
             // The operator's other projects are none of a remote user's business.
             recent_workspaces: if self.options.mode == ServeMode::SelfHosted { Vec::new() } else { self.recent() },
+            terminals: self.terminal_offer().terminals,
+            agent_terminals: self.terminal_offer().agents,
         })
     }
 
@@ -229,7 +253,10 @@ impl Engine {
         // The commands sessions run may not read Kiln's own state (see `sandbox::hidden`).
         crate::sandbox::hidden::hide(&self.options.config_dir);
         crate::sandbox::hidden::hide(&ws.kiln_dir());
+        let root = ws.root.clone();
         *self.workspace.write().unwrap() = Some(ws);
+        // The terminals of the workspace open before work on code no longer shown.
+        self.terminals.stop_other_workspaces(&root).await;
         self.events.emit(EventBody::Workspace { workspace: view.clone() });
         Ok(view)
     }
@@ -256,7 +283,9 @@ impl Engine {
     }
 
     pub async fn archive_session(&self, args: StopArgs) -> Result<SessionView> {
-        session::archive(&*self.workspace()?, &self.events, args).await
+        let view = session::archive(&*self.workspace()?, &self.events, args).await?;
+        self.terminals.stop_session(&view.id).await;
+        Ok(view)
     }
 
     pub async fn restore_session(&self, args: SessionIdArgs) -> Result<SessionView> {
@@ -264,11 +293,19 @@ impl Engine {
     }
 
     pub async fn reject_session(&self, args: StopArgs) -> Result<SessionView> {
-        session::reject(&*self.workspace()?, &self.events, args).await
+        let view = session::reject(&*self.workspace()?, &self.events, args).await?;
+        self.terminals.stop_session(&view.id).await;
+        Ok(view)
     }
 
     pub async fn delete_session(&self, args: DeleteSessionArgs) -> Result<Option<SessionView>> {
-        session::delete(&*self.workspace()?, &self.events, args).await
+        let session_id = args.session_id.clone();
+        let view = session::delete(&*self.workspace()?, &self.events, args).await?;
+        // Parsed by the delete, which succeeded: the terminals of that session stop.
+        if let Ok(id) = crate::ids::SessionId::parse(&session_id) {
+            self.terminals.stop_session(id.as_str()).await;
+        }
+        Ok(view)
     }
 
     pub async fn send_message(&self, args: SendMessageArgs) -> Result<SessionView> {
@@ -422,5 +459,31 @@ impl Engine {
         *self.workspace.write().unwrap() = Some(Arc::new(reopened));
         self.events.emit(EventBody::Workspace { workspace: view });
         self.detect_workspace(EmptyArgs {}).await
+    }
+
+    /// Opens a terminal of the session (see `crate::terminal`).
+    pub async fn open_terminal(&self, args: OpenTerminalArgs) -> Result<TerminalView> {
+        let offer = self.terminal_offer();
+        // Refused before anything else is looked at, the workspace included.
+        offer.check(args.kind)?;
+        self.terminals.open(&*self.workspace()?, &self.events, offer, args).await
+    }
+
+    pub async fn list_terminals(&self, args: SessionIdArgs) -> Result<Vec<TerminalView>> {
+        let id = crate::ids::SessionId::parse(&args.session_id)?;
+        session::view(&*self.workspace()?, &id).await?;
+        Ok(self.terminals.list(&id))
+    }
+
+    pub async fn write_terminal(&self, args: TerminalInputArgs) -> Result<TerminalView> {
+        self.terminals.write(args).await
+    }
+
+    pub async fn resize_terminal(&self, args: ResizeTerminalArgs) -> Result<TerminalView> {
+        self.terminals.resize(&self.events, args)
+    }
+
+    pub async fn stop_terminal(&self, args: TerminalArgs) -> Result<TerminalView> {
+        self.terminals.stop(args).await
     }
 }

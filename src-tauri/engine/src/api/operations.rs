@@ -121,6 +121,20 @@ macro_rules! for_each_operation {
             /// the workspace has a kiln.toml and `replace` is false, CONFIG_INVALID, SESSION_RUNNING while a
             /// turn or a setup runs.
             save_config(SaveConfigArgs) -> DetectionView;
+            /// Opens a terminal in the session's working copy (80x24 unless cols/rows say otherwise: 2 to
+            /// 1000 columns, 1 to 500 rows). TERMINAL_LIMIT (409) past 8 running in the session or 32 in
+            /// all; NOT_ALLOWED_IN_MODE in self-hosted mode without --allow-terminals, and for claude and
+            /// codex in self-hosted mode always; refused for a closed or deleted session; DRIVER_NOT_FOUND
+            /// when the agent's CLI is missing. Its output streams from `attach_terminal`.
+            open_terminal(OpenTerminalArgs) -> TerminalView;
+            /// The session's terminals, running and exited in the last ten minutes, oldest first.
+            list_terminals(SessionIdArgs) -> Vec<TerminalView>;
+            /// Types into the terminal (at most 64 KiB). TERMINAL_NOT_FOUND (404), TERMINAL_EXITED (409).
+            write_terminal(TerminalInputArgs) -> TerminalView;
+            /// Sets the terminal's size; the last resize wins. TERMINAL_NOT_FOUND.
+            resize_terminal(ResizeTerminalArgs) -> TerminalView;
+            /// Kills the terminal's program and everything it started; answers the exited view.
+            stop_terminal(TerminalArgs) -> TerminalView;
         }
     };
 }

@@ -94,18 +94,34 @@ pub fn command(opts: &ClaudeOptions) -> (Vec<String>, Vec<(String, String)>) {
     }
     args.push(opts.prompt.clone());
 
-    // A turn should reach the model and nothing else: no telemetry, no self-update.
+    (args, cli_env(opts.base_url.as_deref(), opts.api_key.as_deref()))
+}
+
+/// The variables Kiln sets for the CLI, in a turn or a terminal: no telemetry, no
+/// self-update, and the bring-your-own-key endpoint when there is one.
+pub fn cli_env(base_url: Option<&str>, api_key: Option<&str>) -> Vec<(String, String)> {
+    // The CLI should reach the model and nothing else.
     let mut env: Vec<(String, String)> =
         [("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"), ("DISABLE_TELEMETRY", "1"), ("DISABLE_AUTOUPDATER", "1")]
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .into();
-    if let Some(url) = &opts.base_url {
-        env.push(("ANTHROPIC_BASE_URL".into(), url.clone()));
+    if let Some(url) = base_url {
+        env.push(("ANTHROPIC_BASE_URL".into(), url.to_string()));
     }
-    if let Some(key) = &opts.api_key {
-        env.push(("ANTHROPIC_API_KEY".into(), key.clone()));
+    if let Some(key) = api_key {
+        env.push(("ANTHROPIC_API_KEY".into(), key.to_string()));
     }
-    (args, env)
+    env
+}
+
+/// Where the CLI and its commands may write (`Confinement::for_turn`), with its state
+/// directory `~/.claude` made first so a first run keeps its sessions for `--resume`.
+fn confinement(workdir: &std::path::Path, read_only: bool, env: &[(String, String)]) -> crate::sandbox::Confinement {
+    let mut confinement = crate::sandbox::Confinement::for_turn(workdir, read_only, env);
+    if let Some(home) = super::runner::home(env) {
+        confinement.create(home.join(".claude"));
+    }
+    confinement
 }
 
 /// Reads one turn's stdout. Keep one parser per turn: it remembers each tool call
@@ -431,6 +447,24 @@ pub struct ClaudeDriver {
     pub commands: CommandPolicy,
 }
 
+impl ClaudeDriver {
+    /// The CLI as a person runs it, in a terminal of the session working in `workdir`:
+    /// `claude`, or `claude --resume <id>` to continue the session's conversation, with the
+    /// environment and the confinement of a turn.
+    pub fn interactive(
+        &self,
+        workdir: &std::path::Path,
+        resume_id: Option<&str>,
+    ) -> crate::error::Result<super::runner::Interactive> {
+        let binary = super::discover::find("claude", self.binary.as_deref())?;
+        let args = resume_id.map(|id| vec!["--resume".to_string(), id.to_string()]).unwrap_or_default();
+        let mut env = cli_env(self.base_url.as_deref(), self.api_key.as_deref());
+        env.extend(self.env.iter().cloned());
+        let confinement = confinement(workdir, false, &env);
+        Ok(super::runner::Interactive { binary, args, env, confinement })
+    }
+}
+
 impl super::Driver for ClaudeDriver {
     fn id(&self) -> &'static str {
         SOURCE
@@ -451,12 +485,8 @@ impl super::Driver for ClaudeDriver {
             opts.api_key = driver.api_key;
             let (args, mut env) = command(&opts);
             env.extend(driver.env);
-            // Confined to the working copy, temp, caches and its own state (~/.claude,
-            // made first so a first run keeps its sessions for --resume).
-            let mut confinement = crate::sandbox::Confinement::for_turn(&request.workdir, request.read_only, &env);
-            if let Some(home) = super::runner::home(&env) {
-                confinement.create(home.join(".claude"));
-            }
+            // Confined to the working copy, temp, caches and its own state.
+            let confinement = confinement(&request.workdir, request.read_only, &env);
             let mut parser = ClaudeParser::new();
             let mut decisions = Decisions::new(driver.commands, request.read_only);
             let cli = super::runner::CliRun {

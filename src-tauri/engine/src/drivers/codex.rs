@@ -330,17 +330,7 @@ impl super::Driver for CodexDriver {
             }
             let (args, mut env) = command(&opts);
             env.extend(driver.env);
-            // Confined like every agent CLI, with its state directory made first.
-            let mut confinement = crate::sandbox::Confinement::for_turn(&request.workdir, request.read_only, &env);
-            let codex_home = match env.iter().rev().find(|(k, _)| k == "CODEX_HOME") {
-                Some((_, home)) => Some(PathBuf::from(home)),
-                None => std::env::var_os("CODEX_HOME")
-                    .map(PathBuf::from)
-                    .or_else(|| super::runner::home(&env).map(|h| h.join(".codex"))),
-            };
-            if let Some(home) = codex_home.filter(|h| h.is_absolute()) {
-                confinement.create(home);
-            }
+            let confinement = confinement(&request.workdir, request.read_only, &env);
             let mut parser = CodexParser::new();
             let cli = super::runner::CliRun {
                 binary: &binary,
@@ -351,6 +341,51 @@ impl super::Driver for CodexDriver {
             };
             super::runner::run(cli, sink, move |line| parser.parse_line(line)).await
         })
+    }
+}
+
+/// Where the CLI may write: confined like every agent CLI (`Confinement::for_turn`), with
+/// its state directory (`$CODEX_HOME`, else `~/.codex`) made first.
+fn confinement(workdir: &std::path::Path, read_only: bool, env: &[(String, String)]) -> crate::sandbox::Confinement {
+    let mut confinement = crate::sandbox::Confinement::for_turn(workdir, read_only, env);
+    let codex_home = match env.iter().rev().find(|(k, _)| k == "CODEX_HOME") {
+        Some((_, home)) => Some(PathBuf::from(home)),
+        None => std::env::var_os("CODEX_HOME")
+            .map(PathBuf::from)
+            .or_else(|| super::runner::home(env).map(|h| h.join(".codex"))),
+    };
+    if let Some(home) = codex_home.filter(|h| h.is_absolute()) {
+        confinement.create(home);
+    }
+    confinement
+}
+
+impl CodexDriver {
+    /// The CLI as a person runs it, in a terminal of the session working in `workdir`:
+    /// `codex`, or `codex resume <thread>` to continue the session's thread, with the
+    /// environment and the confinement of a turn. Where Kiln confines it, Codex's own
+    /// sandbox is off, as in a turn (it cannot start inside Kiln's).
+    pub fn interactive(
+        &self,
+        workdir: &std::path::Path,
+        thread_id: Option<&str>,
+    ) -> crate::error::Result<super::runner::Interactive> {
+        let binary = super::discover::find("codex", self.binary.as_deref())?;
+        let mut args: Vec<String> = Vec::new();
+        if crate::sandbox::kernel_abi().is_some() {
+            args.extend(["--sandbox".to_string(), "danger-full-access".to_string()]);
+        }
+        for (key, value) in &self.config {
+            args.extend(["-c".to_string(), format!("{key}={value}")]);
+        }
+        if let Some(thread) = thread_id {
+            args.extend(["resume".to_string(), thread.to_string()]);
+        }
+        let mut env: Vec<(String, String)> =
+            self.api_key.iter().map(|key| ("CODEX_API_KEY".to_string(), key.clone())).collect();
+        env.extend(self.env.iter().cloned());
+        let confinement = confinement(workdir, false, &env);
+        Ok(super::runner::Interactive { binary, args, env, confinement })
     }
 }
 

@@ -52,18 +52,16 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
     if DRIVERS.contains(&name.as_str()) && !offered(ws.mode).contains(&name.as_str()) {
         return Err(not_offered(&name));
     }
-    let path = |key: &'static str| async move { get_setting(&ws.pool, key).await.map(|p| p.map(PathBuf::from)) };
-    let commands = crate::settings::command_policy(ws).await?;
     match name.as_str() {
         "claude" => {
-            let binary = path("driver.claude.path").await?;
-            super::discover::find("claude", binary.as_deref())?;
-            Ok(Arc::new(ClaudeDriver { binary, commands, ..Default::default() }))
+            let driver = claude(ws).await?;
+            super::discover::find("claude", driver.binary.as_deref())?;
+            Ok(Arc::new(driver))
         }
         "codex" => {
-            let binary = path("driver.codex.path").await?;
-            super::discover::find("codex", binary.as_deref())?;
-            Ok(Arc::new(CodexDriver { binary, commands, ..Default::default() }))
+            let driver = codex(ws).await?;
+            super::discover::find("codex", driver.binary.as_deref())?;
+            Ok(Arc::new(driver))
         }
         "openai-compatible" => {
             // Only the endpoint's settings: the whole view would ask the local CLIs their versions.
@@ -81,6 +79,7 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             let identity =
                 format!("{base_url}\n{model}\n{}", key.as_deref().map(crate::secrets::fingerprint).unwrap_or_default());
             // The policy is set on each turn's clone (clones share the conversations).
+            let commands = crate::settings::command_policy(ws).await?;
             let mut slot = ws.openai.lock().unwrap();
             let kept = slot.as_ref().filter(|(id, _)| *id == identity);
             let mut driver = match kept.and_then(|(_, d)| d.downcast_ref::<super::openai::OpenAiDriver>()) {
@@ -98,4 +97,19 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             Err(ApiError::invalid(format!("there is no driver `{other}`; the drivers are {}", DRIVERS.join(", "))))
         }
     }
+}
+
+/// The claude driver as Settings make it (its binary, the command policy), for a turn or
+/// a terminal.
+pub async fn claude(ws: &Workspace) -> Result<ClaudeDriver> {
+    let binary = get_setting(&ws.pool, crate::settings::CLAUDE_PATH).await?.map(PathBuf::from);
+    let commands = crate::settings::command_policy(ws).await?;
+    Ok(ClaudeDriver { binary, commands, ..Default::default() })
+}
+
+/// The codex driver as Settings make it, for a turn or a terminal.
+pub async fn codex(ws: &Workspace) -> Result<CodexDriver> {
+    let binary = get_setting(&ws.pool, crate::settings::CODEX_PATH).await?.map(PathBuf::from);
+    let commands = crate::settings::command_policy(ws).await?;
+    Ok(CodexDriver { binary, commands, ..Default::default() })
 }

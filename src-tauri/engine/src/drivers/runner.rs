@@ -27,6 +27,16 @@ pub struct CliRun<'a> {
     pub confinement: Option<crate::sandbox::Confinement>,
 }
 
+/// An agent's CLI to run interactively, in a session's terminal (`crate::terminal`):
+/// what a turn would run, less the turn's own flags.
+pub struct Interactive {
+    pub binary: PathBuf,
+    pub args: Vec<String>,
+    /// Set over the operator's environment, as for a turn.
+    pub env: Vec<(String, String)>,
+    pub confinement: crate::sandbox::Confinement,
+}
+
 /// The home directory the CLI will see: `HOME` in its extra environment, else Kiln's.
 pub fn home(env: &[(String, String)]) -> Option<PathBuf> {
     let home = match env.iter().rev().find(|(k, _)| k == "HOME") {

@@ -23,6 +23,34 @@ pub enum Env<'a> {
 }
 
 impl Env<'_> {
+    /// The whole environment, for a spawner that starts from an empty one (the
+    /// pseudo-terminal's): the same variables `apply` leaves a command with.
+    pub(super) fn resolved(&self) -> Vec<(OsString, OsString)> {
+        let own = |vars: &[(String, String)]| -> Vec<(OsString, OsString)> {
+            vars.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))).collect()
+        };
+        let mut out: Vec<(OsString, OsString)> = match self {
+            Env::Only(vars) => own(vars),
+            Env::Operator(vars) => {
+                let mut out: Vec<(OsString, OsString)> =
+                    std::env::vars_os().filter(|(key, _)| !is_kiln_variable(key)).collect();
+                out.extend(own(vars));
+                out
+            }
+            Env::Tool(extra) => {
+                let mut out = allowlisted_env(std::env::vars_os());
+                out.extend(extra.iter().cloned());
+                out
+            }
+        };
+        // A variable set twice keeps its last value, as `Command::env` would.
+        let mut seen = std::collections::HashSet::new();
+        out.reverse();
+        out.retain(|(key, _)| seen.insert(key.clone()));
+        out.reverse();
+        out
+    }
+
     /// Applies the environment to `cmd`: the one place a spawned command's environment
     /// is decided.
     pub(super) fn apply(&self, cmd: &mut tokio::process::Command) {

@@ -1,6 +1,6 @@
 //! The one process runner. Every program Kiln starts goes through here: a session's
 //! commands (setup, gates, the tool loop's `run_command`, the preview, delivery hooks),
-//! the agent CLIs, git and gh, and the two synchronous checks (toolchain versions during
+//! the agent CLIs, git and gh, a session's terminals (`pty`), and the two synchronous checks (toolchain versions during
 //! detection, the store's `git prune`). Here, and nowhere else, a command gets its environment
 //! (`env`), its own process group, its output kept as head and tail in bounded memory
 //! (`capture`), its timeout, and the kill of its whole group (`Running::kill`).
@@ -12,6 +12,7 @@
 mod capture;
 mod command;
 mod env;
+mod pty;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 pub use capture::{collect, HEAD_BYTES, TAIL_BYTES};
 pub use command::{Child, Command};
 pub use env::{allowlisted_env, operator_var, project_scope, Env, KEPT_VARIABLES};
+pub use pty::{kill_session, spawn_pty, Pty};
 
 #[derive(Debug, Clone)]
 pub struct Outcome {

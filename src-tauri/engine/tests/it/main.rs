@@ -33,6 +33,7 @@ mod sandbox;
 mod scope;
 mod settings;
 mod snapshot;
+mod terminal;
 mod turns;
 mod types;
 mod workspace_lock;

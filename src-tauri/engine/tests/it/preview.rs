@@ -386,6 +386,7 @@ async fn a_self_hosted_server_offers_no_preview() {
         transport: Transport::Serve,
         mode: ServeMode::SelfHosted,
         allow_agent_commands: false,
+        allow_terminals: false,
     }));
     let id = session(&engine, &root, "In app change the title").await;
     let err = engine.start_preview(SessionIdArgs { session_id: id.clone() }).await.unwrap_err();

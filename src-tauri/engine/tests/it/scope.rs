@@ -171,6 +171,7 @@ fn self_hosted(config: &Path, allow_agent_commands: bool) -> Arc<Engine> {
         transport: Transport::Serve,
         mode: ServeMode::SelfHosted,
         allow_agent_commands,
+        allow_terminals: false,
     }))
 }
 

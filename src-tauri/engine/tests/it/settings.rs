@@ -14,6 +14,7 @@ fn engine_in(config: &std::path::Path, mode: ServeMode) -> Arc<Engine> {
         transport: Transport::Serve,
         mode,
         allow_agent_commands: false,
+        allow_terminals: false,
     }))
 }
 

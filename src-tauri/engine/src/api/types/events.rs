@@ -61,6 +61,10 @@ pub enum EventBody {
     Live {
         live: LiveView,
     },
+    /// A terminal opened, exited, was resized or stopped.
+    Terminal {
+        terminal: TerminalView,
+    },
 }
 
 /// The phase a `LiveView` belongs to.

@@ -9,6 +9,7 @@ mod events;
 mod preview;
 mod session;
 mod settings;
+mod terminal;
 mod typescript;
 mod workspace;
 
@@ -19,6 +20,7 @@ pub use events::*;
 pub use preview::*;
 pub use session::*;
 pub use settings::*;
+pub use terminal::*;
 pub use typescript::{typescript, TYPES_HEADER};
 pub use workspace::*;
 

@@ -78,6 +78,7 @@ pub fn typescript() -> String {
     visit_operations(&mut declarations);
     declarations.visit::<KilnEvent>();
     declarations.visit::<ApiError>();
+    declarations.visit::<TerminalChunk>();
     let mut out = String::from(TYPES_HEADER);
     for decl in declarations.decls.values() {
         out.push('\n');

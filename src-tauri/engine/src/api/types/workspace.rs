@@ -146,4 +146,10 @@ pub struct AppState {
     pub connected: Option<bool>,
     pub workspace: Option<WorkspaceView>,
     pub recent_workspaces: Vec<String>,
+    /// Whether this engine offers terminals at all (not in self-hosted mode without
+    /// `--allow-terminals`).
+    pub terminals: bool,
+    /// Whether the claude and codex terminal kinds are offered (never in self-hosted mode:
+    /// the local CLIs carry the operator's login).
+    pub agent_terminals: bool,
 }

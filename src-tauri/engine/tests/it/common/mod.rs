@@ -26,6 +26,7 @@ pub fn engine(config_dir: &Path) -> Arc<Engine> {
         transport: Transport::Serve,
         mode: kiln_engine::types::ServeMode::Loopback,
         allow_agent_commands: false,
+        allow_terminals: false,
     }))
 }
 
