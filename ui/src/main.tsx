@@ -17,6 +17,7 @@ import "./features/checkpoints/checkpoints.css";
 import "./features/modules/modules.css";
 import "./features/shortcuts/shortcuts.css";
 import "./features/attention/attention.css";
+import "./features/terminal/terminal.css";
 
 startTheme();
 const backend = createBackend();

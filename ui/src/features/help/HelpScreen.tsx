@@ -46,9 +46,9 @@ export function HelpScreen({ desktop = isTauri() }: { desktop?: boolean }) {
         <h2>Keyboard</h2>
         <p>
           In the composer, Enter sends and Shift+Enter starts a new line (Settings can make {mod}+Enter send instead).
-          Elsewhere, N starts a new session, 1–4 switch between Chat, Changes, Gates and Preview, J and K step through
-          the changed files, / goes to the composer and {mod}+. stops the running turn. Press <kbd>?</kbd> anywhere for
-          the full list.
+          Elsewhere, N starts a new session, 1–5 switch between Chat, Changes, Gates, Preview and Terminal, J and K step
+          through the changed files, / goes to the composer and {mod}+. stops the running turn. Press <kbd>?</kbd>{" "}
+          anywhere for the full list.
         </p>
         <h2>Notifications</h2>
         <p>

@@ -1,4 +1,4 @@
-// Session view: the session rail, a header with state, review states, Eject and Preview; Chat (transcript, approval card, composer), Changes, Gates and (as a tab or docked beside them) Preview; and the session's details beside the work or, on a narrow window or beside a docked preview, in a drawer.
+// Session view: the session rail, a header with state, review states, Eject and Preview; Chat (transcript, approval card, composer), Changes, Terminal, Gates and (as a tab or docked beside them) Preview; and the session's details beside the work or, on a narrow window or beside a docked preview, in a drawer.
 import { lazy, Suspense, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import type { TranscriptEntry, WorkspaceView } from "../../api/types";
 import { ApprovalCard } from "./ApprovalCard";
@@ -39,12 +39,16 @@ const NO_MODULES: WorkspaceView["modules"] = [];
 
 // The diff panel (react-diff-view, refractor) loads with the first visit to Changes.
 const DiffPanel = lazy(() => import("../changes/DiffPanel").then((m) => ({ default: m.DiffPanel })));
+// Likewise xterm.js with the first visit to Terminal.
+const TerminalPanel = lazy(() => import("../terminal/TerminalPanel").then((m) => ({ default: m.TerminalPanel })));
 
-type Tab = "chat" | "changes" | "gates" | "preview";
+type Tab = "chat" | "changes" | "gates" | "terminal" | "preview";
 
 const TABS = [
   { id: "chat" as const, label: "Chat", testId: "tab-chat" },
   { id: "changes" as const, label: "Changes", testId: "tab-changes" },
+  // Before Gates, which stays the last of the fixed tabs (its badge sums up the checks).
+  { id: "terminal" as const, label: "Terminal", testId: "tab-terminal" },
   { id: "gates" as const, label: "Gates", testId: "tab-gates" },
 ];
 
@@ -90,7 +94,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
     if (previewLayout === "tab") setTab("preview");
     void startPreview();
   }, [startPreview, previewLayout]);
-  // Keys 1–4 and `/` (shortcuts sheet): 4 opens the preview where it docks, on an open session only.
+  // Keys 1–5 and `/` (shortcuts sheet): 4 opens the preview where it docks, on an open session only.
   useSessionShortcuts((t) =>
     t !== "preview"
       ? showTab(t)
@@ -264,6 +268,19 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
             <GatesPanel gates={gates} moduleOrder={moduleOrder} running={session.running} entries={entries} />
           )}
         </div>
+        {/* Mounted only while shown: leaving the tab detaches from the terminals, which run on. */}
+        {shownTab === "terminal" && (
+          <div
+            className="tab-panel"
+            role="tabpanel"
+            id={`${tabsId}-terminal`}
+            aria-labelledby={`${tabsId}-tab-terminal`}
+          >
+            <Suspense fallback={<Loading label="Loading the terminal…" />}>
+              <TerminalPanel sessionId={session.id} open={open} />
+            </Suspense>
+          </div>
+        )}
         {previewAsTab && (
           <div
             className="tab-panel"

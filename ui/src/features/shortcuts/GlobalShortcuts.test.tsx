@@ -1,4 +1,4 @@
-// Tests for the shortcut listener: `?` opens the sheet, N goes to New session, keys typed in a field do nothing, Escape leaves the field, the rest reach their panel.
+// Tests for the shortcut listener: `?` opens the sheet, N goes to New session, keys typed in a field do nothing, Escape leaves the field, keys in a terminal are the terminal's, the rest reach their panel.
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { useShortcut } from "./bus";
@@ -50,5 +50,25 @@ describe("GlobalShortcuts", () => {
     expect(onAction).toHaveBeenLastCalledWith("tab-changes");
     fireEvent.keyDown(document.body, { key: "j" });
     expect(onAction).toHaveBeenLastCalledWith("diff-next");
+  });
+  it("leaves every key typed in a terminal to the terminal, Escape and Mod+. included", () => {
+    const onAction = vi.fn();
+    render(
+      <>
+        <GlobalShortcuts workspace />
+        <Listener onAction={onAction} />
+        <div className="xterm">
+          <textarea data-testid="terminal-input" />
+        </div>
+      </>,
+    );
+    const input = screen.getByTestId("terminal-input");
+    act(() => input.focus());
+    for (const key of ["2", "j", "?", "/"]) fireEvent.keyDown(input, { key });
+    fireEvent.keyDown(input, { key: ".", ctrlKey: true });
+    fireEvent.keyDown(input, { key: "Escape" });
+    expect(onAction).not.toHaveBeenCalled();
+    expect(screen.queryByTestId("shortcut-sheet")).toBeNull();
+    expect(document.activeElement).toBe(input);
   });
 });

@@ -17,6 +17,8 @@ export function GlobalShortcuts({ workspace }: { workspace: boolean }) {
       // A dialog has the keyboard: its own keys (Esc, Tab) only.
       if (document.querySelector('[aria-modal="true"]')) return;
       const target = e.target as HTMLElement | null;
+      // A terminal has the keyboard: every key, Esc and Mod+. included, is the program's in it.
+      if (target?.closest?.(".xterm")) return;
       const action = matchShortcut(e, isTypingTarget(target));
       if (!action) return;
       switch (action) {

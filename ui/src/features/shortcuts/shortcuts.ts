@@ -8,13 +8,14 @@ export type ShortcutAction =
   | "tab-changes"
   | "tab-gates"
   | "tab-preview"
+  | "tab-terminal"
   | "diff-next"
   | "diff-prev"
   | "stop"
   | "focus-composer"
   | "leave-field";
 
-export type SessionTab = "chat" | "changes" | "gates" | "preview";
+export type SessionTab = "chat" | "changes" | "gates" | "preview" | "terminal";
 
 export interface ShortcutSpec {
   action: ShortcutAction;
@@ -31,6 +32,7 @@ export const SHORTCUTS: ShortcutSpec[] = [
   { action: "tab-changes", keys: ["2"], label: "Changes", where: "In a session" },
   { action: "tab-gates", keys: ["3"], label: "Gates", where: "In a session" },
   { action: "tab-preview", keys: ["4"], label: "Preview", where: "In a session" },
+  { action: "tab-terminal", keys: ["5"], label: "Terminal", where: "In a session" },
   { action: "focus-composer", keys: ["/"], label: "Write a message (focus the composer)", where: "In a session" },
   { action: "stop", keys: ["Mod+."], label: "Stop the running turn, planning or setup", where: "In a session" },
   { action: "diff-next", keys: ["J", "]"], label: "Next file", where: "In Changes" },
@@ -51,6 +53,7 @@ const PLAIN: Record<string, ShortcutAction> = {
   "2": "tab-changes",
   "3": "tab-gates",
   "4": "tab-preview",
+  "5": "tab-terminal",
   "/": "focus-composer",
   j: "diff-next",
   "]": "diff-next",
@@ -63,6 +66,7 @@ export const TAB_OF: Partial<Record<ShortcutAction, SessionTab>> = {
   "tab-changes": "changes",
   "tab-gates": "gates",
   "tab-preview": "preview",
+  "tab-terminal": "terminal",
 };
 
 const TEXT_INPUTS = new Set([

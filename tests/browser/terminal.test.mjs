@@ -1,0 +1,109 @@
+// End-to-end test of a session's terminal in `kiln serve` (Chromium, playwright-core): the
+// Terminal tab opens a shell in the session's working copy; keys typed on the keyboard reach
+// it (and none of the app's shortcuts), its output shows in xterm's rows, drawn in a monospace
+// font under the page's Content-Security-Policy; its size follows the pane; leaving the tab and
+// coming back replays the screen; Stop ends it and its output stays readable.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { api } from "./agents.mjs";
+import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
+
+async function until(what, check, timeout = 30_000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The text of the terminal on screen, read from xterm's rendered rows (rows joined without breaks). */
+const screenText = (page) =>
+  page.evaluate(() => (document.querySelector("[data-testid=terminal-screen] .xterm-rows")?.textContent ?? "").replaceAll("\u00a0", " "));
+
+/** Waits until the terminal on screen shows `text`. */
+function waitForScreen(page, text, timeout = 30_000) {
+  return page.waitForFunction(
+    (t) => (document.querySelector("[data-testid=terminal-screen] .xterm-rows")?.textContent ?? "").replaceAll("\u00a0", " ").includes(t),
+    text,
+    { timeout },
+  );
+}
+
+describe("terminals in kiln serve", () => {
+  before(launchBrowser);
+  after(cleanUp);
+
+  test("open a shell, type into it, leave and come back to the replay, stop it", { timeout: TEST_TIMEOUT }, async (t) => {
+    const workspace = copyExample();
+    const { url, child } = await startServer({ workspace });
+    t.after(() => stopServer(child));
+    await api(url, "update_settings", { plannerAgent: false });
+    const created = await api(url, "create_session", { brief: "Look around @shop/catalog by hand" });
+    const id = created.id;
+    const workcopy = path.join(workspace, ".kiln/sessions", id, "workspace");
+    assert.ok(fs.existsSync(workcopy), `no working copy at ${workcopy}`);
+
+    const { page, errors } = await newPage(t);
+    await page.goto(new URL(`#/session/${encodeURIComponent(id)}`, url).href);
+    await page.locator("[data-testid=tab-terminal]").click();
+    await page.locator("[data-testid=terminal-panel]").waitFor();
+    // The engine offers terminals in loopback mode.
+    await page.locator("[data-testid=new-terminal]").click();
+    await page.locator("[data-testid=terminal-screen] .xterm-rows").waitFor();
+    assert.equal(await page.locator("[data-testid=terminal-item]").count(), 1);
+
+    // Drawn as xterm means it despite the policy's `style-src 'self'`: monospace rows, the dark theme.
+    const look = await page.evaluate(() => {
+      const rows = document.querySelector("[data-testid=terminal-screen] .xterm-rows");
+      return { font: getComputedStyle(rows).fontFamily, color: getComputedStyle(rows).color };
+    });
+    assert.match(look.font, /monospace/, `xterm's rows are not in a monospace font: ${look.font}`);
+    assert.equal(look.color, "rgb(228, 231, 236)", "xterm's theme applies");
+
+    // Typed with the keyboard: the keys go to the shell, not to the app's shortcuts (?, /, j, k).
+    await page.keyboard.type("echo kiln-$((6*7)) '?/jk'");
+    await page.keyboard.press("Enter");
+    await waitForScreen(page, "kiln-42");
+    assert.equal(await page.locator("[data-testid=shortcut-sheet]").count(), 0, "? in the terminal opened the shortcut sheet");
+    assert.equal(await page.locator("[data-testid=tab-terminal]").getAttribute("aria-selected"), "true");
+    // In the session's working copy.
+    await page.keyboard.type("pwd");
+    await page.keyboard.press("Enter");
+    await waitForScreen(page, fs.realpathSync(workcopy));
+
+    // The pane's size went to the engine (the last resize wins), wider than the default 80 columns.
+    const [opened] = await api(url, "list_terminals", { sessionId: id });
+    const cols = await until("the resize", async () => {
+      const [view] = await api(url, "list_terminals", { sessionId: id });
+      return view.cols !== 80 && view.cols;
+    });
+    assert.ok(cols > 80, `the terminal has ${cols} columns`);
+    await page.screenshot({ path: path.join(ARTIFACTS, "terminal.png") });
+
+    // Leaving the tab detaches (the xterm goes) but the terminal runs on; coming back replays its screen.
+    await page.locator("[data-testid=tab-chat]").click();
+    await page.locator("[data-testid=terminal-screen]").waitFor({ state: "detached" });
+    const [away] = await api(url, "list_terminals", { sessionId: id });
+    assert.equal(away.state, "running");
+    await page.locator("[data-testid=tab-terminal]").click();
+    await waitForScreen(page, "kiln-42");
+    assert.match(await screenText(page), /kiln-42/);
+
+    // Stop: the process ends, the list says so, and its output stays on screen.
+    await page.locator("[data-testid=terminal-stop]").click();
+    await page.locator("[data-testid=terminal-exit]").waitFor();
+    await page.locator('[data-testid=terminal-item][data-state="exited"]').waitFor();
+    assert.equal(await page.locator("[data-testid=terminal-stop]").count(), 0);
+    assert.match(await screenText(page), /kiln-42/);
+    const [stopped] = await api(url, "list_terminals", { sessionId: id });
+    assert.equal(stopped.id, opened.id);
+    assert.equal(stopped.state, "exited");
+    await page.screenshot({ path: path.join(ARTIFACTS, "terminal-stopped.png") });
+
+    assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
+  });
+});

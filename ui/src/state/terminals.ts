@@ -1,0 +1,97 @@
+// A session's terminals: the list's query (fetched when the Terminal tab opens, kept current by `terminal` events and the answers of open and stop), and the calls that open, stop, write to and resize them.
+import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useMemo } from "react";
+import { type Backend, type KilnError, toKilnError } from "../api/backend";
+import type { OpenTerminalArgs, TerminalKind, TerminalView } from "../features/terminal/types";
+import { mergeTerminal } from "../lib/terminalList";
+import { keys } from "./queries";
+import { useBackend } from "./store";
+
+/** The terminal operations, typed here until the engine's generated CommandMap names them. */
+interface TerminalCommands {
+  open_terminal: { args: OpenTerminalArgs; result: TerminalView };
+  list_terminals: { args: { sessionId: string }; result: TerminalView[] };
+  write_terminal: { args: { terminalId: string; data: string }; result: TerminalView };
+  resize_terminal: { args: { terminalId: string; cols: number; rows: number }; result: TerminalView };
+  stop_terminal: { args: { terminalId: string }; result: TerminalView };
+}
+
+export function terminalCall<C extends keyof TerminalCommands>(
+  backend: Backend,
+  command: C,
+  args: TerminalCommands[C]["args"],
+): Promise<TerminalCommands[C]["result"]> {
+  const call = backend.call as unknown as (command: string, args: unknown) => Promise<TerminalCommands[C]["result"]>;
+  return call(command, args);
+}
+
+/** A terminal's news (an event or an answer) into its session's list, when that list is held. */
+export function putTerminal(client: QueryClient, view: TerminalView) {
+  client.setQueryData<TerminalView[]>(keys.terminals(view.sessionId), (list) => list && mergeTerminal(list, view));
+}
+
+const NONE: TerminalView[] = [];
+
+export interface TerminalsHandle {
+  terminals: TerminalView[];
+  loading: boolean;
+  /** The list's failure, or the last refused open or stop (cleared by the next call). */
+  error: KilnError | null;
+  retry: () => void;
+  /** Resolves with the new terminal, or null when the engine refused (see error). */
+  open: (kind: TerminalKind, size?: { cols: number; rows: number }) => Promise<TerminalView | null>;
+  stop: (terminalId: string) => Promise<void>;
+  /** A kind being opened. */
+  opening: TerminalKind | null;
+}
+
+/** `enabled`: the engine offers terminals (AppState.terminals) and the tab shows. */
+export function useTerminals(sessionId: string, enabled: boolean): TerminalsHandle {
+  const { backend } = useBackend();
+  const client = useQueryClient();
+  const query = useQuery({
+    queryKey: keys.terminals(sessionId),
+    queryFn: () => terminalCall(backend, "list_terminals", { sessionId }),
+    enabled,
+  });
+  const opener = useMutation({
+    mutationFn: (args: OpenTerminalArgs) => terminalCall(backend, "open_terminal", args),
+    onSuccess: (view) => putTerminal(client, view),
+  });
+  const stopper = useMutation({
+    mutationFn: (terminalId: string) => terminalCall(backend, "stop_terminal", { terminalId }),
+    onSuccess: (view) => putTerminal(client, view),
+  });
+  const { mutateAsync: openAsync, reset: resetOpen } = opener;
+  const { mutateAsync: stopAsync, reset: resetStop } = stopper;
+  const open = useCallback(
+    (kind: TerminalKind, size?: { cols: number; rows: number }) => {
+      resetStop();
+      return openAsync({ sessionId, kind, ...size }).catch(() => null);
+    },
+    [openAsync, resetStop, sessionId],
+  );
+  const stop = useCallback(
+    (terminalId: string) => {
+      resetOpen();
+      return stopAsync(terminalId).then(
+        () => {},
+        () => {},
+      );
+    },
+    [stopAsync, resetOpen],
+  );
+  const { refetch } = query;
+  const retry = useCallback(() => void refetch(), [refetch]);
+  const failure = opener.error ?? stopper.error ?? query.error;
+  const error = useMemo(() => (failure ? toKilnError(failure) : null), [failure]);
+  return {
+    terminals: query.data ?? NONE,
+    loading: query.isPending && enabled,
+    error,
+    retry,
+    open,
+    stop,
+    opening: opener.isPending ? (opener.variables?.kind ?? null) : null,
+  };
+}
