@@ -55,7 +55,7 @@ pub(crate) mod workspace_lock;
 pub mod testing;
 
 pub use api::types;
-pub use api::{Engine, EngineOptions, RecentWorkspaces, OPERATIONS};
+pub use api::{Activity, Engine, EngineOptions, RecentWorkspaces, OPERATIONS};
 pub use error::{ApiError, ErrorCode, Result};
 
 // What the app and `kiln serve` use at run time besides the API.
