@@ -103,6 +103,7 @@ pub fn focus_main<R: Runtime>(app: &tauri::AppHandle<R>) {
         let _ = window.show();
         let _ = window.set_focus();
     }
+    crate::background::shown(app);
 }
 
 /// Opens `path` in the engine of this app (a recent workspace, a second launch's `--workspace`).
@@ -158,6 +159,7 @@ pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> 
         .plugin(single_instance)
         .plugin(window_state)
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_shell::init())
         .plugin(updater_plugin())
         .plugin(tauri_plugin_process::init())
@@ -181,11 +183,15 @@ pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> 
             app.set_menu(menu)?;
             app.manage(crate::menu::RecentMenu(std::sync::Mutex::new(open_recent)));
             app.on_menu_event(crate::menu::on_event);
+            app.manage(crate::background::Background::<tauri::Wry>::default());
             Ok(())
         })
+        // Closing the window while work runs keeps Kiln in the tray (background.rs).
+        .on_window_event(crate::background::on_window_event)
         .invoke_handler(crate::commands::handler())
         .build(context)?;
     crate::menu::follow_recent(app.handle().clone(), engine.clone());
+    crate::background::follow(app.handle().clone(), engine.clone());
     exit_on_signal(app.handle().clone());
     app.run(move |_, event| {
         if let tauri::RunEvent::Exit = event {

@@ -1,6 +1,7 @@
 //! The Kiln app: the desktop window (Tauri), `kiln serve`, and the `kiln session` CLI,
 //! all thin adapters over `kiln_engine::Engine`.
 
+pub mod background;
 pub mod cli;
 pub mod commands;
 pub mod desktop;

@@ -142,7 +142,8 @@ pub fn on_event<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
                 eprintln!("kiln: menu: {e}");
             }
         }
-        QUIT => app.exit(0),
+        // Asks first while work runs (background.rs).
+        QUIT => crate::background::quit(app),
         RELOAD => {
             if let Some(window) = app.get_webview_window("main") {
                 let _ = window.reload();

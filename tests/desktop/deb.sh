@@ -87,7 +87,7 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [[ $(field Architecture) == "$(dpkg --print-architecture)" ]] || fail "Architecture is '$(field Architecture)'"
 [[ $(field Section) == devel ]] || fail "Section is '$(field Section)', want devel"
 depends=$(field Depends)
-for dep in libwebkit2gtk-4.1-0 libgtk-3-0 git; do
+for dep in libwebkit2gtk-4.1-0 libgtk-3-0 git libayatana-appindicator3-1; do
   [[ ", $depends," == *", $dep"[,\ ]* ]] || fail "Depends ($depends) lacks $dep"
 done
 [[ -n $(field Description) ]] || fail "no Description"

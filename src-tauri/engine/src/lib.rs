@@ -59,7 +59,7 @@ pub(crate) mod workspace_lock;
 pub mod testing;
 
 pub use api::types;
-pub use api::{Engine, EngineOptions, RecentWorkspaces, OPERATIONS};
+pub use api::{Activity, Engine, EngineOptions, RecentWorkspaces, OPERATIONS};
 pub use error::{ApiError, ErrorCode, Result};
 pub use terminal::TerminalAttachment;
 

@@ -3,9 +3,12 @@
 //! into Tauri commands and `kiln serve` into `POST /api/<command>` routes, so the two cannot
 //! drift.
 
+mod activity;
 mod operations;
 mod recovery;
 pub mod types;
+
+pub use activity::Activity;
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};

@@ -37,6 +37,11 @@ fn set_active(session: &str, on: bool) {
     }
 }
 
+/// The sessions whose delivery runs in this process now (`Engine::activity` counts them).
+pub(crate) fn active_sessions() -> Vec<String> {
+    ACTIVE.lock().unwrap().as_ref().map(|s| s.iter().cloned().collect()).unwrap_or_default()
+}
+
 /// A plan and what `deliver` needs to run it.
 struct Planned {
     plan: DeliveryPlan,
