@@ -82,7 +82,8 @@ pub async fn usage(ws: &Workspace) -> Result<DiskUsageView> {
                     Err(_) => continue,
                 }
             }
-            (None, Measured::Session(_)) => unreachable!("the store is measured whole"),
+            // The store is measured whole, as one size.
+            (None, Measured::Session(parts)) => store_bytes = parts.total(),
         }
     }
     sessions.sort_by(|a, b| a.session_id.cmp(&b.session_id));
@@ -131,7 +132,8 @@ async fn candidates(ws: &Workspace) -> Result<Vec<(SessionId, String)>> {
         if std::fs::symlink_metadata(ws.session_workdir(&id)).is_err() {
             continue;
         }
-        let s = session::view(ws, &id).await?;
+        // The record alone: a session's full view would hash its modules for its reviews.
+        let s = crate::store::sessions::load(&ws.pool, id.as_str(), false).await?;
         let shelved = s.archived_at.is_some() || s.rejected_at.is_some();
         if shelved && s.deleted_at.is_none() {
             out.push((id, s.title));
@@ -178,6 +180,18 @@ async fn remove(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Opt
         Err(_) => return Ok(None),
     }
     let (checkpoint, taken) = keep_in_checkpoint(ws, id).await?;
+    // Taking the checkpoint awaited: the session may have been restored, or started work,
+    // meanwhile. Then the copy stays (the checkpoint taken is harmless).
+    let s = crate::store::sessions::load(&ws.pool, id.as_str(), false).await?;
+    if s.archived_at.is_none() && s.rejected_at.is_none() {
+        return Err(ApiError::new(
+            crate::error::ErrorCode::SessionNotArchived,
+            "it was restored meanwhile; nothing was removed",
+        ));
+    }
+    if let Some(reason) = busy(ws, id) {
+        return Err(ApiError::new(crate::error::ErrorCode::SessionRunning, reason));
+    }
     let bytes = blocking(move || -> std::io::Result<u64> {
         let bytes = copy_bytes(&session_dir).unwrap_or(0);
         // `remove_dir_all` removes a link inside, never what it points to.

@@ -89,7 +89,7 @@ export function CleanUpDialog({ onClose }: { onClose: () => void }) {
                 <li key={s.sessionId} data-testid="clean-up-item" data-session-id={s.sessionId}>
                   <span className="clean-up-title">{s.title || "Untitled session"}</span>
                   <span className="muted small">
-                    {formatBytes(s.bytes)} · checkpoint {s.checkpoint}
+                    {formatBytes(s.bytes)} · rebuilt from checkpoint {s.checkpoint}
                   </span>
                 </li>
               ))}
