@@ -1,7 +1,7 @@
 //! Work Kiln stopping cut short (a kill, a crash, a power cut), as the next start finds
 //! it: a turn or its checkpoint and gates (the session stored as running; the records
-//! block it, `store::turns::close_orphans`), and a setup stored as running with no
-//! process. Each gets a transcript entry saying what happened and what to do; a
+//! block it, `store::turns::close_orphans`), a planner agent at work, and a setup stored
+//! as running with no process. Each gets a transcript entry saying what happened and what to do; a
 //! delivery's is `delivery::run`'s own.
 
 use crate::api::types::*;
@@ -20,14 +20,17 @@ pub struct Interrupted {
     sessions: Vec<String>,
     /// Turns stored as running: (session, role, module).
     turns: Vec<(String, String, String)>,
+    /// Sessions whose planner agent was at work.
+    planning: Vec<String>,
 }
 
 impl Interrupted {
     /// Reads it; call before `store::turns::close_orphans`.
     pub async fn read(pool: &sqlx::SqlitePool) -> Result<Interrupted> {
         Ok(Interrupted {
-            sessions: records::running_ids(pool).await?,
+            sessions: records::ids_in_state(pool, SessionState::Running).await?,
             turns: crate::store::turns::running(pool).await?,
+            planning: records::ids_in_state(pool, SessionState::Planning).await?,
         })
     }
 }
@@ -45,6 +48,10 @@ pub async fn explain_turn(ws: &Workspace, events: &EventBus, id: &SessionId, cut
         if let Ok(mut hold) = hold {
             hold.delete()?;
         }
+    }
+    if cut.planning.iter().any(|s| s == id.as_str()) {
+        let text = "Kiln stopped while the planner agent was at work; the modules the planner's rules chose stand. A message that was waiting for the planner was not started: send it again.";
+        record(ws, events, id, EntryKind::System, None, text).await?;
     }
     let turn = cut.turns.iter().rev().find(|(session, _, _)| session == id.as_str()).cloned();
     if turn.is_none() && !cut.sessions.iter().any(|s| s == id.as_str()) {

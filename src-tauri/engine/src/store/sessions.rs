@@ -276,10 +276,11 @@ pub async fn settle_after_restart(pool: &SqlitePool, at: &str) -> Result<()> {
     Ok(())
 }
 
-/// Sessions stored as running (a turn, its checkpoint or its gates under way), read
-/// before `settle_after_restart` blocks them.
-pub async fn running_ids(pool: &SqlitePool) -> Result<Vec<String>> {
-    Ok(sqlx::query_scalar("SELECT id FROM sessions WHERE state = 'running' ORDER BY created_at, id")
+/// Sessions stored in `state`: read before `settle_after_restart` so the next start can
+/// say what it settled (a turn, its checkpoint or gates under way; a planner at work).
+pub async fn ids_in_state(pool: &SqlitePool, state: SessionState) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar("SELECT id FROM sessions WHERE state = ? ORDER BY created_at, id")
+        .bind(enum_text(state))
         .fetch_all(pool)
         .await?)
 }

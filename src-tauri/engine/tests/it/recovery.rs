@@ -204,3 +204,43 @@ async fn a_copy_the_clean_up_removed_comes_back_on_restore_saying_nothing_was_lo
     assert!(work.join("setup-ran").is_file(), "the setup ran again once the session was open again");
     assert_eq!(s.setup, SetupState::Passed);
 }
+
+#[tokio::test]
+async fn a_planner_cut_short_by_kiln_stopping_is_explained_at_the_next_start() {
+    let w = world().await;
+    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
+    wait_setup(&w.engine, &s.id).await;
+    drop(w.engine);
+    // What a process killed while its planner agent worked leaves behind.
+    let pool =
+        sqlx::SqlitePool::connect(&format!("sqlite://{}", w.shop.join(".kiln/kiln.db").display())).await.unwrap();
+    sqlx::query("UPDATE sessions SET state = 'planning' WHERE id = ?").bind(&s.id).execute(&pool).await.unwrap();
+    pool.close().await;
+
+    let engine = engine(&w.tmp.path().join("config2"));
+    open_when_released(&engine, &w.shop, Duration::from_secs(30)).await;
+    until(Duration::from_secs(20), "the planner's entry", || async {
+        system_entries(&engine, &s.id).await.iter().any(|t| t.starts_with("Kiln stopped while the planner agent"))
+    })
+    .await;
+    let s = engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert_eq!(s.state, SessionState::Editing);
+}
+
+#[tokio::test]
+async fn a_checkpoint_ref_lost_from_the_store_is_made_again_before_the_next_operation() {
+    let w = world().await;
+    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
+    wait_setup(&w.engine, &s.id).await;
+    write(&workdir(&w.shop, &s.id).join(FILE), "export const wishlist = [];\n");
+    let sequence = checkpoint(&w.engine, &w.shop, &s.id, "the wishlist").await;
+    let store = git2::Repository::open_bare(w.shop.join(".kiln/store.git")).unwrap();
+    let name = format!("refs/kiln/{}/{sequence}", s.id);
+    let commit = store.find_reference(&name).unwrap().target().unwrap();
+    store.find_reference(&name).unwrap().delete().unwrap();
+
+    w.engine.get_diff(GetDiffArgs { session_id: s.id.clone(), module_id: None }).await.unwrap();
+    assert_eq!(store.find_reference(&name).unwrap().target(), Some(commit), "the ref names the recorded commit again");
+    let entries = system_entries(&w.engine, &s.id).await;
+    assert!(!entries.iter().any(|t| t.contains("rebuilt")), "a whole copy is not rebuilt: {entries:#?}");
+}
