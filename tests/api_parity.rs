@@ -174,6 +174,7 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
     let mut answers = Vec::new();
     let mut used = Vec::new();
     let mut id = String::from("-");
+    let mut terminal = String::from("-");
     let steps: Vec<(&str, Value)> = vec![
         ("get_state", json!({})),
         ("list_sessions", json!({})),
@@ -226,6 +227,16 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("plan_delivery", json!({ "sessionId": "$id", "target": "carrier-pigeon" })),
         ("get_delivery", json!({ "sessionId": "$id" })),
         ("save_spec", json!({ "sessionId": "$id", "moduleId": "@shop/nope", "text": "x" })),
+        ("list_terminals", json!({ "sessionId": "$id" })),
+        ("open_terminal", json!({ "sessionId": "$id", "kind": "shell", "cols": 1 })),
+        ("open_terminal", json!({ "sessionId": "$id", "kind": "shell", "cols": 90, "rows": 20 })),
+        ("resize_terminal", json!({ "terminalId": "$terminal", "cols": 100, "rows": 30 })),
+        ("write_terminal", json!({ "terminalId": "$terminal", "data": "echo hi\r" })),
+        ("write_terminal", json!({ "terminalId": "5b0f8c1e-2f4c-4d8e-9a3b-1c2d3e4f5a6b", "data": "x" })),
+        // Killed, it exited by a signal: no exit code.
+        ("stop_terminal", json!({ "terminalId": "$terminal" })),
+        ("write_terminal", json!({ "terminalId": "$terminal", "data": "x" })),
+        ("list_terminals", json!({ "sessionId": "$id" })),
         ("list_sessions", json!({})),
         ("archive_session", json!({ "sessionId": "$id" })),
         ("archive_session", json!({ "sessionId": "$id" })),
@@ -253,11 +264,14 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("save_config", json!({ "workflow": "sideways", "modules": [] })),
     ];
     for (command, args) in steps {
-        let args: Value = serde_json::from_str(&args.to_string().replace("$id", &id)).unwrap();
-        let answer = t.call(command, args).await;
-        if command == "create_session" {
-            if let Ok(s) = &answer {
-                id = s["id"].as_str().unwrap().to_string();
+        let args = args.to_string().replace("$id", &id).replace("$terminal", &terminal);
+        let answer = t.call(command, serde_json::from_str(&args).unwrap()).await;
+        if let (Ok(made), "create_session" | "open_terminal") = (&answer, command) {
+            let made = made["id"].as_str().unwrap().to_string();
+            if command == "create_session" {
+                id = made;
+            } else {
+                terminal = made;
             }
         }
         let answer = match answer {
@@ -345,6 +359,9 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "DELIVERY_BLOCKED",
             "INVALID_INPUT",
             "MODULE_NOT_FOUND",
+            "INVALID_INPUT",
+            "TERMINAL_NOT_FOUND",
+            "TERMINAL_EXITED",
             "SESSION_ARCHIVED",
             "INVALID_INPUT",
             "SESSION_NOT_ARCHIVED",
@@ -389,6 +406,11 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
         assert_eq!(answer["sessions"][0]["sessionId"], "<id>", "{answer}");
         assert_eq!(answer["sessions"][0]["title"], "Wishlist", "{answer}");
     }
+    // The terminal opened at its size, took the last resize, and was stopped.
+    let terminals = ipc_answers.iter().rfind(|(c, _)| c == "list_terminals").unwrap().1.as_ref().unwrap();
+    let stopped = &terminals[0];
+    assert_eq!((stopped["cols"].as_u64(), stopped["rows"].as_u64()), (Some(100), Some(30)), "{terminals}");
+    assert_eq!((stopped["state"].as_str(), &stopped["exitCode"]), (Some("exited"), &Value::Null));
     // What Kiln detects in the shop: its kiln.toml chooses the specs workflow and its gates.
     let detected = ipc_answers.iter().find(|(c, _)| c == "detect_workspace").unwrap().1.as_ref().unwrap();
     assert_eq!(detected["workflow"], "specs");
@@ -409,7 +431,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
         assert!(used.iter().any(|u| u == op), "the parity script never calls `{op}`");
     }
     let mut commands: Vec<&str> = kiln_app::commands::COMMANDS.to_vec();
-    commands.retain(|c| *c != "subscribe");
+    commands.retain(|c| *c != "subscribe" && *c != "attach_terminal");
     assert_eq!(commands, OPERATIONS);
 }
 

@@ -701,6 +701,11 @@ impl Run {
             ),
             both("an unknown operation, not connected", self.anon("no_such_op", json!({})), NOT_CONNECTED),
             both("GET /api/events, not connected", self.get("/api/events?since=0"), NOT_CONNECTED),
+            both(
+                "GET /api/terminal_stream, not connected",
+                self.get("/api/terminal_stream?terminalId=00000000-0000-4000-8000-000000000000"),
+                NOT_CONNECTED,
+            ),
             both("GET /api/anything, not connected", self.get("/api/get_settings"), NOT_CONNECTED),
             case("GET /api/state, not connected", self.get("/api/state"), Status(200), NOT_CONNECTED).after(
                 if self.mode == Mode::Loopback {

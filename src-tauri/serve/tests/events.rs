@@ -1,5 +1,6 @@
 //! Server-sent events over a real socket: changes stream live, and a client that
-//! reconnects with `Last-Event-ID` gets exactly what it missed.
+//! reconnects with `Last-Event-ID` gets exactly what it missed; a terminal's output streams
+//! from `/api/terminal_stream` to a connected browser only.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -112,4 +113,110 @@ async fn events_stream_live_and_resume_from_the_last_id() {
     // A client that saw event 1 reconnects: it gets 2 and 3, then live ones.
     let resumed = read_events(addr, cookie, Some(1), 2).await;
     assert_eq!(resumed.iter().map(|(id, _)| *id).collect::<Vec<_>>(), vec![2, 3]);
+}
+
+/// `POST /api/<command>` with `body` over a connection with `cookie`: the status and the JSON answer.
+async fn post(addr: SocketAddr, cookie: &str, command: &str, body: serde_json::Value) -> (u16, serde_json::Value) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let body = body.to_string();
+    let request = format!(
+        "POST /api/{command} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nx-kiln: 1\r\nCookie: {cookie}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        addr.port(),
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let status = response.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let json = response.split("\r\n\r\n").nth(1).unwrap();
+    (status, serde_json::from_str(json).unwrap())
+}
+
+#[tokio::test]
+async fn a_terminal_streams_its_output_to_a_connected_browser_until_it_exits() {
+    use base64::Engine as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("app");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
+    std::fs::write(root.join("kiln.toml"), "[session]\nsetup = \"\"\n").unwrap();
+    let engine = Arc::new(Engine::new(EngineOptions {
+        config_dir: tmp.path().join("config"),
+        transport: Transport::Serve,
+        mode: ServeMode::Loopback,
+        allow_agent_commands: false,
+        allow_terminals: false,
+    }));
+    let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
+    engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
+    let session = engine
+        .create_session(CreateSessionArgs { brief: "Make it faster".into(), title: None, create_modules: None })
+        .await
+        .unwrap();
+    let (status, opened) =
+        post(addr, &cookie, "open_terminal", serde_json::json!({ "sessionId": session.id, "kind": "shell" })).await;
+    assert_eq!(status, 200, "{opened}");
+    let id = opened["id"].as_str().unwrap().to_string();
+    assert_eq!(opened["state"], "running");
+
+    let get = |cookie: Option<&str>| {
+        let cookie = cookie.map(|c| format!("Cookie: {c}\r\n")).unwrap_or_default();
+        format!(
+            "GET /api/terminal_stream?terminalId={id} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\n{cookie}Accept: text/event-stream\r\n\r\n",
+            addr.port()
+        )
+    };
+    // Without the connection cookie: refused, like /api/events.
+    let mut refused = TcpStream::connect(addr).await.unwrap();
+    refused.write_all(get(None).as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    refused.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.0 401") && answer.contains("NOT_CONNECTED"), "{answer}");
+
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(get(Some(&cookie)).as_bytes()).await.unwrap();
+    let typed =
+        |data: &str| post(addr, &cookie, "write_terminal", serde_json::json!({ "terminalId": id, "data": data }));
+    assert_eq!(typed("echo kiln-$((6*7))\r").await.0, 200);
+    assert_eq!(typed("exit 5\r").await.0, 200);
+    // Read to the end: the stream ends after the exit chunk.
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut raw))
+        .await
+        .expect("the stream ended")
+        .unwrap();
+    let text = String::from_utf8_lossy(&raw).replace("\r\n", "\n");
+    assert!(text.contains("content-type: text/event-stream"), "{text}");
+    let chunks: Vec<TerminalChunk> = text
+        .split("\n\n")
+        .filter_map(|block| block.lines().find_map(|l| l.strip_prefix("data: ")))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect();
+    let mut output = String::new();
+    for chunk in &chunks[..chunks.len() - 1] {
+        let TerminalChunk::Output { data } = chunk else { panic!("output before the exit: {chunks:?}") };
+        output.push_str(&String::from_utf8_lossy(&base64::engine::general_purpose::STANDARD.decode(data).unwrap()));
+    }
+    assert!(output.contains("kiln-42"), "{output:?}");
+    assert_eq!(chunks.last(), Some(&TerminalChunk::Exit { exit_code: Some(5) }));
+
+    // A browser that disconnects loses its stream; the terminal runs on.
+    let (_, second) =
+        post(addr, &cookie, "open_terminal", serde_json::json!({ "sessionId": session.id, "kind": "shell" })).await;
+    let second = second["id"].as_str().unwrap().to_string();
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = get(Some(&cookie)).replace(&id, &second);
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 64];
+    let n = tokio::time::timeout(Duration::from_secs(20), stream.read(&mut head)).await.unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&head[..n]).starts_with("HTTP/1.0 200"));
+    assert_eq!(post(addr, &cookie, "disconnect", serde_json::json!({})).await.0, 200);
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut rest))
+        .await
+        .expect("the stream ended")
+        .unwrap();
+    let listed = engine.list_terminals(SessionIdArgs { session_id: session.id.clone() }).await.unwrap();
+    assert!(listed.iter().any(|t| t.id == second && t.state == TerminalState::Running), "{listed:?}");
+    engine.shutdown().await;
 }

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 pub use capture::{collect, HEAD_BYTES, TAIL_BYTES};
 pub use command::{Child, Command};
 pub use env::{allowlisted_env, operator_var, project_scope, Env, KEPT_VARIABLES};
-pub use pty::{kill_session, spawn_pty, Pty};
+pub use pty::{kill_session, spawn_pty, Pty, PtyMaster};
 
 #[derive(Debug, Clone)]
 pub struct Outcome {

@@ -21,13 +21,34 @@ pub struct Pty {
     /// The program's process id, which is also its session's and its group's.
     pub pid: i32,
     /// The terminal's master side, to resize it.
-    pub master: Box<dyn MasterPty + Send>,
+    pub master: PtyMaster,
     /// What the program writes (blocking reads; they fail once the program and everything
     /// that held the terminal are gone).
     pub reader: Box<dyn Read + Send>,
     /// What the program reads as typed input (blocking writes).
     pub writer: Box<dyn Write + Send>,
-    pub child: Box<dyn portable_pty::Child + Send + Sync>,
+    pub child: PtyChild,
+}
+
+/// The master side of a pseudo-terminal.
+pub struct PtyMaster(Box<dyn MasterPty + Send>);
+
+impl PtyMaster {
+    /// Sets the terminal's size; its foreground programs get `SIGWINCH`.
+    pub fn resize(&self, cols: u16, rows: u16) -> io::Result<()> {
+        self.0.resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).map_err(io::Error::other)
+    }
+}
+
+/// The program started in a pseudo-terminal, to wait for.
+pub struct PtyChild(Box<dyn portable_pty::Child + Send + Sync>);
+
+impl PtyChild {
+    /// Blocks until the program exits; its exit code, or `None` when a signal ended it.
+    pub fn wait(&mut self) -> io::Result<Option<i32>> {
+        let status = self.0.wait()?;
+        Ok(status.signal().is_none().then_some(status.exit_code() as i32))
+    }
 }
 
 /// Starts `program` with `args` in `dir` in a new pseudo-terminal of `cols` × `rows`, with
@@ -61,7 +82,7 @@ pub fn spawn_pty(
     let pid = child.process_id().map(|p| p as i32).unwrap_or(0);
     let reader = pair.master.try_clone_reader().map_err(io::Error::other)?;
     let writer = pair.master.take_writer().map_err(io::Error::other)?;
-    Ok(Pty { pid, master: pair.master, reader, writer, child })
+    Ok(Pty { pid, master: PtyMaster(pair.master), reader, writer, child: PtyChild(child) })
 }
 
 /// Kills everything of the terminal session `sid`: its leader's process group, and the
@@ -114,6 +135,6 @@ mod tests {
         }
         let text = String::from_utf8_lossy(&out);
         assert!(text.contains("30 100") && text.contains("done-42"), "{text:?}");
-        assert!(pty.child.wait().unwrap().success());
+        assert_eq!(pty.child.wait().unwrap(), Some(0));
     }
 }

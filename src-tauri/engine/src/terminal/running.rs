@@ -12,13 +12,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use portable_pty::{MasterPty, PtySize};
 use tokio::sync::{broadcast, watch};
 
 use crate::api::types::{EventBody, TerminalKind, TerminalState, TerminalView};
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
-use crate::process::Pty;
+use crate::process::{Pty, PtyMaster};
 
 /// How much output a terminal keeps for a view that attaches later.
 pub const RING_BYTES: usize = 256 * 1024;
@@ -52,7 +51,7 @@ pub struct Terminal {
     /// Its program's pid, also the id of the session (and group) the program leads.
     pid: i32,
     /// The master side and the size last set, changed together (the last resize wins).
-    master: Mutex<(Box<dyn MasterPty + Send>, u32, u32)>,
+    master: Mutex<(PtyMaster, u32, u32)>,
     writer: Arc<Mutex<Box<dyn Write + Send>>>,
     output: Mutex<VecDeque<u8>>,
     live: broadcast::Sender<Arc<[u8]>>,
@@ -86,7 +85,7 @@ impl Terminal {
             // the terminal go so the reader sees its end.
             crate::process::kill_session(waiting.pid);
             let _ = drained.recv_timeout(DRAIN);
-            let code = status.ok().and_then(|s| s.signal().is_none().then_some(s.exit_code() as i32));
+            let code = status.ok().flatten();
             waiting.exit.send_replace(Some(Ended { code, at: crate::clock::now(), when: Instant::now() }));
             events.emit(EventBody::Terminal { terminal: waiting.view() });
         });
@@ -164,8 +163,7 @@ impl Terminal {
     /// Sets the terminal's size; the program gets `SIGWINCH`.
     pub fn resize(&self, cols: u32, rows: u32) -> Result<()> {
         let mut master = self.master.lock().unwrap();
-        let size = PtySize { rows: rows as u16, cols: cols as u16, pixel_width: 0, pixel_height: 0 };
-        master.0.resize(size).map_err(|e| ApiError::internal("resizing the terminal", e))?;
+        master.0.resize(cols as u16, rows as u16).map_err(|e| ApiError::internal("resizing the terminal", e))?;
         master.1 = cols;
         master.2 = rows;
         Ok(())

@@ -126,6 +126,18 @@ async fn shell_and_job(engine: &Engine, terminal: &TerminalView) -> (i32, i32) {
     (shell, job)
 }
 
+/// The next `Terminal` event (other events are skipped).
+async fn next_terminal_event(events: &mut tokio::sync::broadcast::Receiver<KilnEvent>) -> TerminalView {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let event = tokio::time::timeout(left, events.recv()).await.expect("a terminal event in time").unwrap();
+        if let EventBody::Terminal { terminal } = event.body {
+            return terminal;
+        }
+    }
+}
+
 fn workdir(root: &Path, session_id: &str) -> PathBuf {
     root.join(".kiln/sessions").join(session_id).join("workspace").canonicalize().unwrap()
 }
@@ -139,8 +151,7 @@ async fn a_shell_runs_in_the_working_copy_echoes_input_and_replays_to_a_later_vi
     assert_eq!((t.cols, t.rows, t.state, t.exit_code), (80, 24, TerminalState::Running, None));
     assert_eq!(t.session_id, s.id);
     assert!(!t.title.is_empty());
-    let opened = tokio::time::timeout(LIMIT, events.recv()).await.unwrap().unwrap();
-    assert!(matches!(opened.body, EventBody::Terminal { terminal } if terminal.id == t.id));
+    assert_eq!(next_terminal_event(&mut events).await.id, t.id);
 
     let mut view = f.engine.attach_terminal(&t.id).unwrap();
     let mut screen = Screen::default();
@@ -216,8 +227,10 @@ async fn the_last_resize_is_what_the_program_sees() {
     f.engine.resize_terminal(resize(120, 40)).await.unwrap();
     let resized = f.engine.resize_terminal(resize(100, 30)).await.unwrap();
     assert_eq!((resized.cols, resized.rows), (100, 30));
-    let event = tokio::time::timeout(LIMIT, events.recv()).await.unwrap().unwrap();
-    assert!(matches!(event.body, EventBody::Terminal { terminal } if (terminal.cols, terminal.rows) == (120, 40)));
+    let first = next_terminal_event(&mut events).await;
+    assert_eq!((first.cols, first.rows), (120, 40));
+    let second = next_terminal_event(&mut events).await;
+    assert_eq!((second.cols, second.rows), (100, 30));
 
     let mut view = f.engine.attach_terminal(&t.id).unwrap();
     let mut screen = Screen::default();
@@ -240,15 +253,8 @@ async fn a_program_that_exits_leaves_an_exited_terminal_with_its_code() {
     assert!(screen.text.contains("bye-9"), "the output before the exit comes first: {:?}", screen.text);
     assert!(view.next().await.is_none(), "the stream ends after the exit");
 
-    let deadline = Instant::now() + LIMIT;
-    let exited = loop {
-        let event = tokio::time::timeout(deadline - Instant::now(), events.recv()).await.unwrap().unwrap();
-        if let EventBody::Terminal { terminal } = event.body {
-            if terminal.state == TerminalState::Exited {
-                break terminal;
-            }
-        }
-    };
+    let exited = next_terminal_event(&mut events).await;
+    assert_eq!(exited.state, TerminalState::Exited);
     assert_eq!((exited.id.as_str(), exited.exit_code), (t.id.as_str(), Some(3)));
     assert!(exited.ended_at.is_some());
     let listed = f.engine.list_terminals(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
