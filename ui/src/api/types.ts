@@ -65,6 +65,47 @@ entryId?: number,
  */
 current: boolean, };
 
+export type CleanUpArgs = { 
+/**
+ * Remove the working copies; without it only say what would be removed.
+ */
+apply?: boolean, };
+
+export type CleanUpView = { 
+/**
+ * Whether the working copies were removed (false: a dry run).
+ */
+applied: boolean, 
+/**
+ * The sessions whose working copy was (or would be) removed.
+ */
+sessions: Array<CleanedSession>, 
+/**
+ * Archived or rejected sessions with a working copy that clean-up leaves, and why.
+ */
+skipped: Array<SkippedSession>, 
+/**
+ * What was freed (applied), or would be (a dry run): the sum of `sessions[].bytes`.
+ */
+freedBytes: number, };
+
+export type CleanedSession = { sessionId: string, title: string, 
+/**
+ * The working copy and its stat cache, allocated bytes.
+ */
+bytes: number, 
+/**
+ * The checkpoint the working copy is rebuilt from when the session is used again. A
+ * dry run reads nothing of the working copy, so it names the newest checkpoint now;
+ * applied, a working copy changed since then gets its own checkpoint first.
+ */
+checkpoint: number, 
+/**
+ * Applied only: the working copy had changes no checkpoint held, so clean-up took
+ * one ("Before clean-up") before removing it. Always false in a dry run.
+ */
+checkpointTaken: boolean, };
+
 export type CommandPolicy = "workdir" | "none";
 
 export type ConfinementView = { available: boolean, 
@@ -193,6 +234,20 @@ export type DiffGroup = "module" | "other-module" | "outside";
 export type DiffLine = { kind: LineKind, oldLine: number | null, newLine: number | null, text: string, };
 
 export type DiffView = { modules: Array<ModuleDiff>, };
+
+export type DiskUsageView = { 
+/**
+ * `.kiln/store.git`: every session's base snapshots and checkpoints.
+ */
+storeBytes: number, 
+/**
+ * `.kiln/sessions` as a whole (a directory no session record names included).
+ */
+sessionsBytes: number, 
+/**
+ * One per session directory in `.kiln/sessions`.
+ */
+sessions: Array<SessionDiskUsage>, measuredAt: string, };
 
 export type DriverStatus = { id: string, available: boolean, 
 /**
@@ -472,6 +527,21 @@ module?: string, driver?: string, model?: string, };
 
 export type ServeMode = "loopback" | "self-hosted";
 
+export type SessionDiskUsage = { sessionId: string, 
+/**
+ * `sessions/<id>/workspace`; null when the session has no working copy (removed by
+ * clean-up, or lost).
+ */
+workingCopyBytes: number | null, 
+/**
+ * `sessions/<id>/attachments`: the stored attachments.
+ */
+attachmentsBytes: number, 
+/**
+ * The rest of the session's directory: the stat cache (`index`) and the directory itself.
+ */
+otherBytes: number, };
+
 export type SessionIdArgs = { sessionId: string, };
 
 export type SessionKind = "new-module" | "edit-module";
@@ -531,6 +601,8 @@ bridgeUrl: string | null,
 bridgeTokenFingerprint: string | null, delivery: DeliverySettingsView, };
 
 export type SetupState = "none" | "running" | "passed" | "failed";
+
+export type SkippedSession = { sessionId: string, title: string, reason: string, };
 
 export type SpecView = { moduleId: string, 
 /**
@@ -804,6 +876,19 @@ export interface CommandMap {
    * turn or a setup runs.
    */
   save_config: { args: SaveConfigArgs; result: DetectionView };
+  /**
+   * What `.kiln/` takes on disk: the store (store.git), the sessions' directories in all, and
+   * each session's working copy (null when it has none), attachments and the rest; allocated
+   * bytes, links not followed.
+   */
+  disk_usage: { args: EmptyArgs; result: DiskUsageView };
+  /**
+   * The working copies of archived and rejected sessions that still have one: what would be
+   * removed (a dry run, unless `apply`), or removed, each after a checkpoint ("Before clean-up")
+   * when it changed since its newest one. Checkpoints, attachments and records stay; the copy is
+   * rebuilt from the checkpoint when the session is used again. A running session is skipped.
+   */
+  clean_up: { args: CleanUpArgs; result: CleanUpView };
   /**
    * Opens a terminal in the session's working copy (80x24 unless cols/rows say otherwise: 2 to
    * 1000 columns, 1 to 500 rows). TERMINAL_LIMIT (409) past 8 running in the session or 32 in
