@@ -1,6 +1,6 @@
 // Tests for a session's terminal list: news replaces a terminal's copy or adds it, an exited terminal never reads as running again, which one the tab shows and how its state reads.
 import { describe, expect, it } from "vitest";
-import type { TerminalView } from "../features/terminal/types";
+import type { TerminalView } from "../api/types";
 import { mergeTerminal, shownTerminal, terminalStateLabel } from "./terminalList";
 
 const view = (id: string, extra: Partial<TerminalView> = {}): TerminalView => ({

@@ -1,5 +1,5 @@
 // A session's terminal list: how news about a terminal goes into it, which terminal the tab shows, and the words for a terminal's state.
-import type { TerminalView } from "../features/terminal/types";
+import type { TerminalView } from "../api/types";
 
 /**
  * `list` with `view` in it: a newer copy replaces the one it has (or joins at the end). An exited

@@ -47,6 +47,8 @@ export const appState: AppState = {
   mode: "loopback",
   workspace,
   recentWorkspaces: ["/home/dev/shop", "/home/dev/blog"],
+  terminals: true,
+  agentTerminals: true,
 };
 
 export function makeSession(overrides: Partial<SessionView> = {}): SessionView {

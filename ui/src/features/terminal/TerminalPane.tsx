@@ -6,12 +6,11 @@ import { type ITheme, Terminal } from "@xterm/xterm";
 import { useEffect, useRef } from "react";
 import { attachTerminal } from "../../api/terminal";
 import { toKilnError, type KilnError } from "../../api/backend";
+import type { TerminalView } from "../../api/types";
 import { createInputBatcher } from "../../lib/terminalInput";
 import { openExternal } from "../../lib/openExternal";
 import { useBackend } from "../../state/store";
-import { terminalCall } from "../../state/terminals";
 import { applyRefusedStyles } from "./cspStyles";
-import type { TerminalView } from "./types";
 
 /** A resize waits this long for the pane to settle (dragging a divider resizes many times). */
 const RESIZE_DELAY_MS = 150;
@@ -89,7 +88,7 @@ export function TerminalPane({ terminal, onError, onExit }: TerminalPaneProps) {
     term.open(host);
 
     let exited = first.state === "exited";
-    const input = createInputBatcher((data) => terminalCall(backend, "write_terminal", { terminalId, data }), fail);
+    const input = createInputBatcher((data) => backend.call("write_terminal", { terminalId, data }), fail);
     const typed = term.onData((data) => {
       if (!exited) input.push(data);
     });
@@ -101,7 +100,7 @@ export function TerminalPane({ terminal, onError, onExit }: TerminalPaneProps) {
       resizeTimer = undefined;
       if (exited || (term.cols === sent.cols && term.rows === sent.rows)) return;
       sent = { cols: term.cols, rows: term.rows };
-      terminalCall(backend, "resize_terminal", { terminalId, ...sent }).catch(fail);
+      backend.call("resize_terminal", { terminalId, ...sent }).catch(fail);
     };
     const refit = () => {
       // A hidden pane (another tab) measures nothing useful.

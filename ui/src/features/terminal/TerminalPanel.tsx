@@ -1,7 +1,7 @@
 // The session's Terminal tab: its terminals (running and recently exited) to switch among, each with Stop; New terminal, and Open claude / codex here where the engine offers them; the chosen one on screen. Leaving the tab detaches; the terminals run on.
 import { useCallback, useState } from "react";
 import type { KilnError } from "../../api/backend";
-import type { AppState } from "../../api/types";
+import type { TerminalKind } from "../../api/types";
 import { EmptyState } from "../../components/EmptyState";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { Loading } from "../../components/Loading";
@@ -9,7 +9,6 @@ import { shownTerminal, terminalStateLabel } from "../../lib/terminalList";
 import { useTerminals } from "../../state/terminals";
 import { useApp } from "../../state/useApp";
 import { TerminalPane } from "./TerminalPane";
-import type { TerminalKind } from "./types";
 
 /** The terminal last shown per session, so coming back to the tab shows it again. */
 const lastShown = new Map<string, string>();
@@ -34,8 +33,7 @@ export interface TerminalPanelProps {
 }
 
 export function TerminalPanel({ sessionId, open }: TerminalPanelProps) {
-  // Until the generated AppState names them, read the terminal flags as optional.
-  const app = useApp() as (AppState & { terminals?: boolean; agentTerminals?: boolean }) | null;
+  const app = useApp();
   const offered = app?.terminals === true;
   const handle = useTerminals(sessionId, offered);
   const [chosen, setChosen] = useState<string | undefined>(() => lastShown.get(sessionId));
