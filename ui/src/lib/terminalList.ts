@@ -27,3 +27,17 @@ export function shownTerminal(terminals: TerminalView[], chosen: string | undefi
   const running = terminals.filter((t) => t.state === "running");
   return running[running.length - 1] ?? terminals[terminals.length - 1];
 }
+
+/** What each terminal is called in the list: its title, numbered in order when several share it ("bash 1", "bash 2"). */
+export function terminalLabels(terminals: TerminalView[]): Map<string, string> {
+  const counts = new Map<string, number>();
+  for (const t of terminals) counts.set(t.title, (counts.get(t.title) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  const labels = new Map<string, string>();
+  for (const t of terminals) {
+    const n = (seen.get(t.title) ?? 0) + 1;
+    seen.set(t.title, n);
+    labels.set(t.id, (counts.get(t.title) ?? 0) > 1 ? `${t.title} ${n}` : t.title);
+  }
+  return labels;
+}

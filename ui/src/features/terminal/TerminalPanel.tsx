@@ -5,7 +5,7 @@ import type { TerminalKind } from "../../api/types";
 import { EmptyState } from "../../components/EmptyState";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { Loading } from "../../components/Loading";
-import { shownTerminal, terminalStateLabel } from "../../lib/terminalList";
+import { shownTerminal, terminalLabels, terminalStateLabel } from "../../lib/terminalList";
 import { useTerminals } from "../../state/terminals";
 import { useApp } from "../../state/useApp";
 import { TerminalPane } from "./TerminalPane";
@@ -47,6 +47,7 @@ export function TerminalPanel({ sessionId, open }: TerminalPanelProps) {
     [sessionId],
   );
   const shown = shownTerminal(handle.terminals, chosen);
+  const labels = terminalLabels(handle.terminals);
 
   const openKind = async (kind: TerminalKind) => {
     setPaneError(null);
@@ -111,10 +112,10 @@ export function TerminalPanel({ sessionId, open }: TerminalPanelProps) {
                   className="terminal-pick"
                   aria-pressed={t.id === shown?.id}
                   onClick={() => choose(t.id)}
-                  title={`${t.title} (${terminalStateLabel(t)})`}
+                  title={`${labels.get(t.id)} (${terminalStateLabel(t)})`}
                   data-testid="terminal-pick"
                 >
-                  <span className="terminal-title">{t.title}</span>
+                  <span className="terminal-title">{labels.get(t.id)}</span>
                   <span className={t.state === "running" ? "badge badge-success" : "badge"}>
                     {terminalStateLabel(t)}
                   </span>
@@ -124,7 +125,7 @@ export function TerminalPanel({ sessionId, open }: TerminalPanelProps) {
                     type="button"
                     className="btn btn-small btn-danger-ghost"
                     onClick={() => void handle.stop(t.id)}
-                    aria-label={`Stop ${t.title}`}
+                    aria-label={`Stop ${labels.get(t.id)}`}
                     title="Stop this terminal's process"
                     data-testid="terminal-stop"
                   >
