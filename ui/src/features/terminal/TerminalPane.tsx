@@ -47,16 +47,14 @@ export interface TerminalPaneProps {
   terminal: TerminalView;
   /** A write, resize or the stream failed. */
   onError: (error: KilnError) => void;
-  /** The stream said the process ended (the list hears it by event too). */
-  onExit?: (exitCode: number | null) => void;
 }
 
-export function TerminalPane({ terminal, onError, onExit }: TerminalPaneProps) {
+export function TerminalPane({ terminal, onError }: TerminalPaneProps) {
   const { backend } = useBackend();
   const hostRef = useRef<HTMLDivElement>(null);
   // The effect runs once per terminal; these are read when needed, not captured.
-  const latest = useRef({ terminal, onError, onExit });
-  latest.current = { terminal, onError, onExit };
+  const latest = useRef({ terminal, onError });
+  latest.current = { terminal, onError };
   const terminalId = terminal.id;
 
   useEffect(() => {
@@ -122,10 +120,10 @@ export function TerminalPane({ terminal, onError, onExit }: TerminalPaneProps) {
           term.reset();
           return;
         case "exit":
+          // The list hears of the exit by event and shows its code above the screen.
           exited = true;
           term.options.disableStdin = true;
           term.options.cursorBlink = false;
-          latest.current.onExit?.(event.exitCode);
           return;
         case "error":
           fail(event.error);
@@ -136,7 +134,11 @@ export function TerminalPane({ terminal, onError, onExit }: TerminalPaneProps) {
 
     return () => {
       observer.disconnect();
-      if (resizeTimer !== undefined) clearTimeout(resizeTimer);
+      // A resize still waiting goes now: the terminal keeps the size it was last seen at.
+      if (resizeTimer !== undefined) {
+        clearTimeout(resizeTimer);
+        sendSize();
+      }
       detach();
       typed.dispose();
       term.dispose();
