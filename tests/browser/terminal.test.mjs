@@ -2,13 +2,16 @@
 // Terminal tab opens a shell in the session's working copy; keys typed on the keyboard reach
 // it (and none of the app's shortcuts), its output shows in xterm's rows, drawn in a monospace
 // font under the page's Content-Security-Policy; its size follows the pane; leaving the tab and
-// coming back replays the screen; Stop ends it and its output stays readable.
+// coming back replays the screen; Stop ends it and its output stays readable. Several terminals
+// each keep their own screen; past the limit the refusal shows in words. A self-hosted server
+// started without --allow-terminals says so; with it, it offers shells but not the agents' CLIs.
+import { execFileSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { api } from "./agents.mjs";
-import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
+import { ARTIFACTS, KILN, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
 
 async function until(what, check, timeout = 30_000) {
   const end = Date.now() + timeout;
@@ -33,24 +36,33 @@ function waitForScreen(page, text, timeout = 30_000) {
   );
 }
 
-describe("terminals in kiln serve", () => {
+/** A loopback server on a copy of the shop with one session; resolves with its URL and the session's id. */
+async function serverWithSession(t) {
+  const workspace = copyExample();
+  const { url, child } = await startServer({ workspace });
+  t.after(() => stopServer(child));
+  await api(url, "update_settings", { plannerAgent: false });
+  const created = await api(url, "create_session", { brief: "Look around @shop/catalog by hand" });
+  return { url, id: created.id, workspace };
+}
+
+async function openTerminalTab(page, url, id) {
+  await page.goto(new URL(`#/session/${encodeURIComponent(id)}`, url).href);
+  await page.locator("[data-testid=tab-terminal]").click();
+  await page.locator("[data-testid=terminal-panel]").waitFor();
+}
+
+describe("terminals in kiln serve", { timeout: TEST_TIMEOUT * 3 }, () => {
   before(launchBrowser);
   after(cleanUp);
 
   test("open a shell, type into it, leave and come back to the replay, stop it", { timeout: TEST_TIMEOUT }, async (t) => {
-    const workspace = copyExample();
-    const { url, child } = await startServer({ workspace });
-    t.after(() => stopServer(child));
-    await api(url, "update_settings", { plannerAgent: false });
-    const created = await api(url, "create_session", { brief: "Look around @shop/catalog by hand" });
-    const id = created.id;
+    const { url, id, workspace } = await serverWithSession(t);
     const workcopy = path.join(workspace, ".kiln/sessions", id, "workspace");
     assert.ok(fs.existsSync(workcopy), `no working copy at ${workcopy}`);
 
     const { page, errors } = await newPage(t);
-    await page.goto(new URL(`#/session/${encodeURIComponent(id)}`, url).href);
-    await page.locator("[data-testid=tab-terminal]").click();
-    await page.locator("[data-testid=terminal-panel]").waitFor();
+    await openTerminalTab(page, url, id);
     // The engine offers terminals in loopback mode.
     await page.locator("[data-testid=new-terminal]").click();
     await page.locator("[data-testid=terminal-screen] .xterm-rows").waitFor();
@@ -105,5 +117,82 @@ describe("terminals in kiln serve", () => {
     await page.screenshot({ path: path.join(ARTIFACTS, "terminal-stopped.png") });
 
     assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
+  });
+
+  test("several terminals keep their own screens; past the limit the refusal shows", { timeout: TEST_TIMEOUT }, async (t) => {
+    const { url, id } = await serverWithSession(t);
+    const { page, errors } = await newPage(t);
+    await openTerminalTab(page, url, id);
+
+    await page.locator("[data-testid=new-terminal]").click();
+    await page.locator("[data-testid=terminal-screen] .xterm-rows").waitFor();
+    await page.keyboard.type("echo first-$((1+0))");
+    await page.keyboard.press("Enter");
+    await waitForScreen(page, "first-1");
+    const first = await page.locator("[data-testid=terminal-screen]").getAttribute("data-terminal-id");
+
+    // The new one takes the screen.
+    await page.locator("[data-testid=new-terminal]").click();
+    await page.waitForFunction((old) => {
+      const id = document.querySelector("[data-testid=terminal-screen]")?.getAttribute("data-terminal-id");
+      return id && id !== old;
+    }, first);
+    await page.locator("[data-testid=terminal-screen] .xterm-rows").waitFor();
+    await page.keyboard.type("echo second-$((1+1))");
+    await page.keyboard.press("Enter");
+    await waitForScreen(page, "second-2");
+    assert.doesNotMatch(await screenText(page), /first-1/);
+    assert.equal(await page.locator("[data-testid=terminal-item]").count(), 2);
+
+    // Back to the first: its own screen, replayed.
+    await page.locator("[data-testid=terminal-pick]").first().click();
+    await waitForScreen(page, "first-1");
+    assert.equal(await page.locator("[data-testid=terminal-screen]").getAttribute("data-terminal-id"), first);
+    assert.doesNotMatch(await screenText(page), /second-2/);
+
+    // Eight running in a session is the limit: the ninth is refused, in words, the code behind details.
+    for (let i = 2; i < 8; i++) await api(url, "open_terminal", { sessionId: id, kind: "shell" });
+    await page.locator("[data-testid=terminal-item]").nth(7).waitFor();
+    await page.locator("[data-testid=new-terminal]").click();
+    const error = page.locator("[data-testid=terminal-panel] [data-testid=error]");
+    await error.waitFor();
+    assert.equal(await error.getAttribute("data-code"), "TERMINAL_LIMIT");
+    assert.doesNotMatch(await error.locator(".error-message").innerText(), /TERMINAL_LIMIT/);
+    assert.equal(await page.locator("[data-testid=terminal-item]").count(), 8);
+    await page.screenshot({ path: path.join(ARTIFACTS, "terminal-limit.png") });
+
+    assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
+  });
+
+  test("a self-hosted server offers terminals only with --allow-terminals, and never the agents' CLIs", { timeout: TEST_TIMEOUT }, async (t) => {
+    for (const allow of [false, true]) {
+      const { url, child, configDir } = await startServer({
+        workspace: copyExample(),
+        args: ["--mode", "self-hosted", ...(allow ? ["--allow-terminals"] : [])],
+      });
+      t.after(() => stopServer(child));
+      const token = execFileSync(KILN, ["token", "create", "--name", "browser"], {
+        env: { ...process.env, KILN_CONFIG_DIR: configDir },
+        encoding: "utf8",
+      }).trim();
+      const { page, errors } = await newPage(t);
+      await page.goto(url);
+      await page.locator("[data-testid=connect-token]").fill(token);
+      await page.locator("[data-testid=connect-submit]").click();
+      await page.locator("[data-testid=new-session]").first().click();
+      await page.locator("[data-testid=brief]").fill("Look around @shop/catalog by hand");
+      await page.locator("[data-testid=create-session]").click();
+      await page.waitForURL(/#\/session\/[^/?]+$/);
+      await page.locator("[data-testid=tab-terminal]").click();
+      await page.locator("[data-testid=terminal-panel]").waitFor();
+      if (allow) {
+        await page.locator("[data-testid=new-terminal]").waitFor();
+        assert.equal(await page.locator("[data-testid=open-claude], [data-testid=open-codex]").count(), 0);
+      } else {
+        assert.match(await page.locator("[data-testid=terminal-panel]").innerText(), /started without --allow-terminals/);
+        assert.equal(await page.locator("[data-testid=new-terminal]").count(), 0);
+      }
+      assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
+    }
   });
 });

@@ -1,8 +1,8 @@
 // A terminal's output stream, which is not in the operation table: a Tauri Channel through `attach_terminal` on the desktop, server-sent events at /api/terminal_stream in the browser. Chunks come as base64 of the raw PTY bytes and leave here as bytes.
 import { Channel, invoke } from "@tauri-apps/api/core";
-import type { TerminalChunk } from "../features/terminal/types";
 import { KilnError, toKilnError } from "./backend";
 import { isTauri } from "./index";
+import type { TerminalChunk } from "./types";
 
 /** What an attached terminal hears, decoded. */
 export type TerminalStreamEvent =

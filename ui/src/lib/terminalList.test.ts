@@ -1,7 +1,7 @@
-// Tests for a session's terminal list: news replaces a terminal's copy or adds it, an exited terminal never reads as running again, which one the tab shows and how its state reads.
+// Tests for a session's terminal list: news replaces a terminal's copy or adds it, an exited terminal never reads as running again, which one the tab shows, and how each is named and its state reads.
 import { describe, expect, it } from "vitest";
-import type { TerminalView } from "../features/terminal/types";
-import { mergeTerminal, shownTerminal, terminalStateLabel } from "./terminalList";
+import type { TerminalView } from "../api/types";
+import { mergeTerminal, shownTerminal, terminalLabels, terminalStateLabel } from "./terminalList";
 
 const view = (id: string, extra: Partial<TerminalView> = {}): TerminalView => ({
   id,
@@ -50,5 +50,12 @@ describe("terminalStateLabel", () => {
     expect(terminalStateLabel(view("a"))).toBe("running");
     expect(terminalStateLabel(view("a", { state: "exited", exitCode: 130 }))).toBe("exit 130");
     expect(terminalStateLabel(view("a", { state: "exited", exitCode: null }))).toBe("ended");
+  });
+});
+
+describe("terminalLabels", () => {
+  it("numbers the titles several terminals share, in order, and leaves a lone title alone", () => {
+    const labels = terminalLabels([view("a"), view("b", { title: "claude --resume" }), view("c"), view("d")]);
+    expect([...labels.values()]).toEqual(["bash 1", "claude --resume", "bash 2", "bash 3"]);
   });
 });

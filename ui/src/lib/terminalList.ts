@@ -1,5 +1,5 @@
 // A session's terminal list: how news about a terminal goes into it, which terminal the tab shows, and the words for a terminal's state.
-import type { TerminalView } from "../features/terminal/types";
+import type { TerminalView } from "../api/types";
 
 /**
  * `list` with `view` in it: a newer copy replaces the one it has (or joins at the end). An exited
@@ -26,4 +26,18 @@ export function shownTerminal(terminals: TerminalView[], chosen: string | undefi
   if (picked) return picked;
   const running = terminals.filter((t) => t.state === "running");
   return running[running.length - 1] ?? terminals[terminals.length - 1];
+}
+
+/** What each terminal is called in the list: its title, numbered in order when several share it ("bash 1", "bash 2"). */
+export function terminalLabels(terminals: TerminalView[]): Map<string, string> {
+  const counts = new Map<string, number>();
+  for (const t of terminals) counts.set(t.title, (counts.get(t.title) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  const labels = new Map<string, string>();
+  for (const t of terminals) {
+    const n = (seen.get(t.title) ?? 0) + 1;
+    seen.set(t.title, n);
+    labels.set(t.id, (counts.get(t.title) ?? 0) > 1 ? `${t.title} ${n}` : t.title);
+  }
+  return labels;
 }

@@ -4,6 +4,7 @@ import type { KilnEvent } from "../api/types";
 import { appendEntry, putSession, putWorkspace, removeSession } from "./cache";
 import { putLive, settleLiveText } from "./live";
 import { keys } from "./queries";
+import { putTerminal } from "./terminals";
 
 /** `reloadApp`: the start-up fetch of the app state (it also reconnects a lost loopback connection). */
 export function applyEvent(client: QueryClient, event: KilnEvent, reloadApp: () => void) {
@@ -28,6 +29,8 @@ export function applyEvent(client: QueryClient, event: KilnEvent, reloadApp: () 
       return;
     case "live":
       return putLive(client, body.live);
+    case "terminal":
+      return putTerminal(client, body.terminal);
     case "resync":
       reloadApp();
       void client.invalidateQueries({ queryKey: keys.workspace });

@@ -1,29 +1,11 @@
-// A session's terminals: the list's query (fetched when the Terminal tab opens, kept current by `terminal` events and the answers of open and stop), and the calls that open, stop, write to and resize them.
+// A session's terminals: the list's query (fetched when the Terminal tab opens, kept current by `terminal` events and the answers of open and stop), and the calls that open and stop them (the screen writes and resizes, TerminalPane).
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useMemo } from "react";
-import { type Backend, type KilnError, toKilnError } from "../api/backend";
-import type { OpenTerminalArgs, TerminalKind, TerminalView } from "../features/terminal/types";
+import { type KilnError, toKilnError } from "../api/backend";
+import type { OpenTerminalArgs, TerminalKind, TerminalView } from "../api/types";
 import { mergeTerminal } from "../lib/terminalList";
 import { keys } from "./queries";
 import { useBackend } from "./store";
-
-/** The terminal operations, typed here until the engine's generated CommandMap names them. */
-interface TerminalCommands {
-  open_terminal: { args: OpenTerminalArgs; result: TerminalView };
-  list_terminals: { args: { sessionId: string }; result: TerminalView[] };
-  write_terminal: { args: { terminalId: string; data: string }; result: TerminalView };
-  resize_terminal: { args: { terminalId: string; cols: number; rows: number }; result: TerminalView };
-  stop_terminal: { args: { terminalId: string }; result: TerminalView };
-}
-
-export function terminalCall<C extends keyof TerminalCommands>(
-  backend: Backend,
-  command: C,
-  args: TerminalCommands[C]["args"],
-): Promise<TerminalCommands[C]["result"]> {
-  const call = backend.call as unknown as (command: string, args: unknown) => Promise<TerminalCommands[C]["result"]>;
-  return call(command, args);
-}
 
 /** A terminal's news (an event or an answer) into its session's list, when that list is held. */
 export function putTerminal(client: QueryClient, view: TerminalView) {
@@ -51,15 +33,20 @@ export function useTerminals(sessionId: string, enabled: boolean): TerminalsHand
   const client = useQueryClient();
   const query = useQuery({
     queryKey: keys.terminals(sessionId),
-    queryFn: () => terminalCall(backend, "list_terminals", { sessionId }),
+    queryFn: async () => {
+      const answer = await backend.call("list_terminals", { sessionId });
+      // An exit heard by event while the list was on its way is newer than the answer.
+      const held = client.getQueryData<TerminalView[]>(keys.terminals(sessionId)) ?? [];
+      return answer.map((t) => held.find((h) => h.id === t.id && h.state === "exited" && t.state === "running") ?? t);
+    },
     enabled,
   });
   const opener = useMutation({
-    mutationFn: (args: OpenTerminalArgs) => terminalCall(backend, "open_terminal", args),
+    mutationFn: (args: OpenTerminalArgs) => backend.call("open_terminal", args),
     onSuccess: (view) => putTerminal(client, view),
   });
   const stopper = useMutation({
-    mutationFn: (terminalId: string) => terminalCall(backend, "stop_terminal", { terminalId }),
+    mutationFn: (terminalId: string) => backend.call("stop_terminal", { terminalId }),
     onSuccess: (view) => putTerminal(client, view),
   });
   const { mutateAsync: openAsync, reset: resetOpen } = opener;

@@ -6,12 +6,11 @@ import { type ITheme, Terminal } from "@xterm/xterm";
 import { useEffect, useRef } from "react";
 import { attachTerminal } from "../../api/terminal";
 import { toKilnError, type KilnError } from "../../api/backend";
+import type { TerminalView } from "../../api/types";
 import { createInputBatcher } from "../../lib/terminalInput";
 import { openExternal } from "../../lib/openExternal";
 import { useBackend } from "../../state/store";
-import { terminalCall } from "../../state/terminals";
 import { applyRefusedStyles } from "./cspStyles";
-import type { TerminalView } from "./types";
 
 /** A resize waits this long for the pane to settle (dragging a divider resizes many times). */
 const RESIZE_DELAY_MS = 150;
@@ -48,16 +47,14 @@ export interface TerminalPaneProps {
   terminal: TerminalView;
   /** A write, resize or the stream failed. */
   onError: (error: KilnError) => void;
-  /** The stream said the process ended (the list hears it by event too). */
-  onExit?: (exitCode: number | null) => void;
 }
 
-export function TerminalPane({ terminal, onError, onExit }: TerminalPaneProps) {
+export function TerminalPane({ terminal, onError }: TerminalPaneProps) {
   const { backend } = useBackend();
   const hostRef = useRef<HTMLDivElement>(null);
   // The effect runs once per terminal; these are read when needed, not captured.
-  const latest = useRef({ terminal, onError, onExit });
-  latest.current = { terminal, onError, onExit };
+  const latest = useRef({ terminal, onError });
+  latest.current = { terminal, onError };
   const terminalId = terminal.id;
 
   useEffect(() => {
@@ -89,7 +86,7 @@ export function TerminalPane({ terminal, onError, onExit }: TerminalPaneProps) {
     term.open(host);
 
     let exited = first.state === "exited";
-    const input = createInputBatcher((data) => terminalCall(backend, "write_terminal", { terminalId, data }), fail);
+    const input = createInputBatcher((data) => backend.call("write_terminal", { terminalId, data }), fail);
     const typed = term.onData((data) => {
       if (!exited) input.push(data);
     });
@@ -101,7 +98,7 @@ export function TerminalPane({ terminal, onError, onExit }: TerminalPaneProps) {
       resizeTimer = undefined;
       if (exited || (term.cols === sent.cols && term.rows === sent.rows)) return;
       sent = { cols: term.cols, rows: term.rows };
-      terminalCall(backend, "resize_terminal", { terminalId, ...sent }).catch(fail);
+      backend.call("resize_terminal", { terminalId, ...sent }).catch(fail);
     };
     const refit = () => {
       // A hidden pane (another tab) measures nothing useful.
@@ -123,10 +120,10 @@ export function TerminalPane({ terminal, onError, onExit }: TerminalPaneProps) {
           term.reset();
           return;
         case "exit":
+          // The list hears of the exit by event and shows its code above the screen.
           exited = true;
           term.options.disableStdin = true;
           term.options.cursorBlink = false;
-          latest.current.onExit?.(event.exitCode);
           return;
         case "error":
           fail(event.error);
@@ -137,7 +134,11 @@ export function TerminalPane({ terminal, onError, onExit }: TerminalPaneProps) {
 
     return () => {
       observer.disconnect();
-      if (resizeTimer !== undefined) clearTimeout(resizeTimer);
+      // A resize still waiting goes now: the terminal keeps the size it was last seen at.
+      if (resizeTimer !== undefined) {
+        clearTimeout(resizeTimer);
+        sendSize();
+      }
       detach();
       typed.dispose();
       term.dispose();

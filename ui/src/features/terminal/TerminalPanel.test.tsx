@@ -13,7 +13,7 @@ function setup(
   const backend = fakeBackend({
     get_state: () => ({ ...appState, ...flags }),
     ...handlers,
-  } as Parameters<typeof fakeBackend>[0]);
+  });
   renderWithStore(<TerminalPanel sessionId="s1" open />, backend);
   return backend;
 }
@@ -27,19 +27,22 @@ describe("TerminalPanel", () => {
   });
 
   it("offers the agents' CLIs only where the engine does", async () => {
-    setup({ terminals: true, agentTerminals: false }, { list_terminals: () => [] } as never);
+    setup({ terminals: true, agentTerminals: false }, { list_terminals: () => [] });
     expect(await screen.findByTestId("new-terminal")).toBeInTheDocument();
     expect(screen.queryByTestId("open-claude")).toBeNull();
     expect(await screen.findByText("No terminals")).toBeInTheDocument();
   });
 
   it("shows a refused open in words, with its code behind details", async () => {
-    const backend = setup({ terminals: true, agentTerminals: true }, {
-      list_terminals: () => [],
-      open_terminal: () => {
-        throw new KilnError("TERMINAL_LIMIT" as never, "This session already has 8 running terminals.");
+    const backend = setup(
+      { terminals: true, agentTerminals: true },
+      {
+        list_terminals: () => [],
+        open_terminal: () => {
+          throw new KilnError("TERMINAL_LIMIT", "This session already has 8 running terminals.");
+        },
       },
-    } as never);
+    );
     fireEvent.click(await screen.findByTestId("open-codex"));
     const error = await screen.findByTestId("error");
     expect(error).toHaveAttribute("data-code", "TERMINAL_LIMIT");

@@ -1,15 +1,14 @@
 // The session's Terminal tab: its terminals (running and recently exited) to switch among, each with Stop; New terminal, and Open claude / codex here where the engine offers them; the chosen one on screen. Leaving the tab detaches; the terminals run on.
 import { useCallback, useState } from "react";
 import type { KilnError } from "../../api/backend";
-import type { AppState } from "../../api/types";
+import type { TerminalKind } from "../../api/types";
 import { EmptyState } from "../../components/EmptyState";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { Loading } from "../../components/Loading";
-import { shownTerminal, terminalStateLabel } from "../../lib/terminalList";
+import { shownTerminal, terminalLabels, terminalStateLabel } from "../../lib/terminalList";
 import { useTerminals } from "../../state/terminals";
 import { useApp } from "../../state/useApp";
 import { TerminalPane } from "./TerminalPane";
-import type { TerminalKind } from "./types";
 
 /** The terminal last shown per session, so coming back to the tab shows it again. */
 const lastShown = new Map<string, string>();
@@ -34,8 +33,7 @@ export interface TerminalPanelProps {
 }
 
 export function TerminalPanel({ sessionId, open }: TerminalPanelProps) {
-  // Until the generated AppState names them, read the terminal flags as optional.
-  const app = useApp() as (AppState & { terminals?: boolean; agentTerminals?: boolean }) | null;
+  const app = useApp();
   const offered = app?.terminals === true;
   const handle = useTerminals(sessionId, offered);
   const [chosen, setChosen] = useState<string | undefined>(() => lastShown.get(sessionId));
@@ -49,6 +47,7 @@ export function TerminalPanel({ sessionId, open }: TerminalPanelProps) {
     [sessionId],
   );
   const shown = shownTerminal(handle.terminals, chosen);
+  const labels = terminalLabels(handle.terminals);
 
   const openKind = async (kind: TerminalKind) => {
     setPaneError(null);
@@ -113,10 +112,10 @@ export function TerminalPanel({ sessionId, open }: TerminalPanelProps) {
                   className="terminal-pick"
                   aria-pressed={t.id === shown?.id}
                   onClick={() => choose(t.id)}
-                  title={`${t.title} (${terminalStateLabel(t)})`}
+                  title={`${labels.get(t.id)} (${terminalStateLabel(t)})`}
                   data-testid="terminal-pick"
                 >
-                  <span className="terminal-title">{t.title}</span>
+                  <span className="terminal-title">{labels.get(t.id)}</span>
                   <span className={t.state === "running" ? "badge badge-success" : "badge"}>
                     {terminalStateLabel(t)}
                   </span>
@@ -126,7 +125,7 @@ export function TerminalPanel({ sessionId, open }: TerminalPanelProps) {
                     type="button"
                     className="btn btn-small btn-danger-ghost"
                     onClick={() => void handle.stop(t.id)}
-                    aria-label={`Stop ${t.title}`}
+                    aria-label={`Stop ${labels.get(t.id)}`}
                     title="Stop this terminal's process"
                     data-testid="terminal-stop"
                   >
