@@ -75,12 +75,23 @@ pub async fn attach_terminal(
     channel: Channel<TerminalChunk>,
 ) -> Result<(), ApiError> {
     let mut attachment = engine.attach_terminal(&terminal_id)?;
-    tauri::async_runtime::spawn(async move {
+    let forwarding = tauri::async_runtime::spawn(async move {
         while let Some(chunk) = attachment.next().await {
             if channel.send(chunk).is_err() {
                 break;
             }
         }
     });
+    // The window has one view of a terminal at a time, and a channel its page dropped still
+    // accepts sends: the view attaching now ends the one before, which would otherwise feed a
+    // detached screen until the terminal exits.
+    if let Some(before) = FORWARDING.lock().unwrap().insert(terminal_id, forwarding) {
+        before.abort();
+    }
     Ok(())
 }
+
+/// The task forwarding each terminal's output to the window, by terminal id.
+static FORWARDING: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<String, tauri::async_runtime::JoinHandle<()>>>,
+> = std::sync::LazyLock::new(Default::default);
