@@ -1,0 +1,247 @@
+// Desktop test of work that outlives the window: the real app (tauri-driver, WebKitWebDriver,
+// Xvfb) on a temp copy of examples/shop starts a real claude turn against the scripted model
+// server; the turn's command waits for a flag file, so the test closes the window while it
+// surely runs: with the window manager's close request (WM_DELETE_WINDOW, x11window.py). The
+// window hides and the process lives on; the notification that Kiln keeps working goes out; the
+// test releases the turn, which completes (read from .kiln/kiln.db), and the notification that the
+// session is ready for review goes out (the app runs on a session bus of its own, whose Notify
+// calls dbus-monitor records). A second launch shows the window again with the finished turn in
+// the page (tests/artifacts/background-reopened.png); closing it then, with nothing running, quits.
+//
+// It must run on a session bus of its own in a network namespace with only loopback (scripts/test:
+// `unshare -n sh -c 'ip link set lo up && exec dbus-run-session -- node tests/desktop/background.mjs'`).
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import {
+  ARTIFACTS,
+  CLAUDE,
+  KILN,
+  MODEL_SERVER,
+  ROOT,
+  TAURI_DRIVER,
+  WEBKIT_DRIVER,
+  assertLoopbackOnly,
+  assertPresent,
+  createSession,
+  reporter,
+  sessionPids,
+  shot,
+  start,
+  startDisplay,
+  startDriver,
+  startModelServer,
+  temp,
+  useClaude,
+} from "./harness.mjs";
+import { Session, waitFor } from "./webdriver.mjs";
+
+const X11WINDOW = path.join(ROOT, "tests/desktop/x11window.py");
+const BRIEF = "Add a wishlist to @shop/catalog";
+const TITLE = "Wishlist for the catalog";
+// The turn's command waits for this file in its working copy, so the window closes mid-turn.
+const FLAG = "kiln-background-release.flag";
+const TURN_TEXT = "The wishlist waited for its flag and is in place.";
+const FILE = "modules/catalog/src/client/wishlist.js";
+const CONTENT = "// The catalog's wishlist: product ids the shopper saved.\nexport const wishlist = new Set();\n";
+const LONG = 180_000;
+
+const { ok, run } = reporter("background");
+
+function preflight() {
+  assertLoopbackOnly();
+  assert.ok(process.env.DBUS_SESSION_BUS_ADDRESS, "run this test on a session bus of its own (scripts/test does: dbus-run-session)");
+  assertPresent(
+    [
+      [KILN, "cargo build first"],
+      [MODEL_SERVER, "cargo build --workspace first"],
+      [CLAUDE, "run ./scripts/deps (it installs the pinned claude CLI)"],
+      [WEBKIT_DRIVER, "run ./scripts/deps (webkit2gtk-driver)"],
+      [TAURI_DRIVER, "run ./scripts/deps (cargo install tauri-driver)"],
+    ],
+    ["Xvfb", "import", "convert", "dbus-monitor", "sqlite3"],
+  );
+  try {
+    execFileSync("/usr/bin/python3", ["-c", "import Xlib"], { stdio: "ignore" });
+  } catch {
+    throw new Error("python3-xlib is missing: run ./scripts/deps");
+  }
+}
+
+/** Runs x11window.py `action` on the window titled Kiln. */
+function x11window(display, action) {
+  return execFileSync("/usr/bin/python3", [X11WINDOW, action, "Kiln"], { env: { ...process.env, DISPLAY: display } }).toString().trim();
+}
+
+/** The pid of the Kiln app tauri-driver started on `workspace` (its command line names it; its
+ * environment is no guide, since Kiln conceals its own as it starts). */
+function appPid(workspace) {
+  const exe = fs.realpathSync(KILN);
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/exe`) !== exe) continue;
+      if (fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(workspace)) return Number(pid);
+    } catch {}
+  }
+  return null;
+}
+
+const alive = (pid) => fs.existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+
+/** One row of `sql` against the workspace's records (read-only, as the app writes beside it). */
+function query(workspace, sql) {
+  return execFileSync("sqlite3", ["-readonly", path.join(workspace, ".kiln/kiln.db"), sql]).toString().trim();
+}
+
+/** The Notify calls dbus-monitor recorded so far: [summary, body] each. */
+function notifications(monitor) {
+  const found = [];
+  const re = /member=Notify\n(?:[ \t]+.*\n){3}[ \t]+string "((?:[^"\\]|\\.)*)"\n[ \t]+string "((?:[^"\\]|\\.)*)"/g;
+  for (const m of monitor.output.matchAll(re)) found.push([m[1], m[2]]);
+  return found;
+}
+
+async function main() {
+  preflight();
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const workspace = path.join(temp("kiln-bg-ws-"), "shop");
+  const example = path.join(ROOT, "examples/shop");
+  fs.cpSync(example, workspace, {
+    recursive: true,
+    filter: (src) => !path.relative(example, src).split(path.sep).some((p) => p === "node_modules" || p === ".kiln"),
+  });
+  const config = temp("kiln-bg-config-");
+  const home = temp("kiln-bg-home-");
+  const runtime = temp("kiln-bg-run-");
+  fs.chmodSync(runtime, 0o700);
+
+  const model = await startModelServer([
+    { text: `{"modules": [], "title": "${TITLE}", "role": "frontend-engineer", "reason": "The wishlist starts on the product cards."}` },
+    // The engineer's command waits (in its working copy) until the test drops the flag.
+    {
+      tool: "Bash",
+      arguments: { command: `while [ ! -e ${FLAG} ]; do sleep 0.2; done; rm -f ${FLAG}`, description: "Wait for the flag", timeout: 600000 },
+    },
+    // A change, so that its review follows (a turn that changed nothing has none).
+    { tool: "Write", arguments: { file_path: FILE, content: CONTENT } },
+    { text: `${TURN_TEXT}\n\nHANDOFF: none - the wishlist is in place` },
+    { text: "Checked.\n\nREVIEW: pass - nothing changed that could break" },
+    { text: "Checked again.\n\nREVIEW: pass - unchanged" },
+  ]);
+  // Every Notify call on this test's own session bus, whether a notification server answers or not.
+  const monitor = start("dbus-monitor", ["--session", "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"]);
+  await waitFor("dbus-monitor to listen", () => monitor.output.includes("NameAcquired") || monitor.output.length > 0, 15_000, 100);
+  const display = await startDisplay();
+  const env = {
+    ...process.env,
+    DISPLAY: display,
+    HOME: home,
+    XDG_RUNTIME_DIR: runtime,
+    KILN_CONFIG_DIR: config,
+    KILN_NO_UPDATE_CHECK: "1",
+    TAURI_WEBVIEW_AUTOMATION: "true",
+    ANTHROPIC_BASE_URL: model,
+    ANTHROPIC_API_KEY: "sk-ant-background",
+    WEBKIT_DISABLE_COMPOSITING_MODE: "1",
+    LIBGL_ALWAYS_SOFTWARE: "1",
+    NO_AT_BRIDGE: "1",
+  };
+  const driverUrl = await startDriver(env);
+  const s = await Session.create(driverUrl, { "tauri:options": { application: KILN, args: ["--workspace", workspace] } });
+  try {
+    await steps(s, { workspace, display, env, monitor });
+  } catch (e) {
+    console.error(`desktop background: notifications: ${JSON.stringify(notifications(monitor))}`);
+    try {
+      console.error(`desktop background: the page said:\n${(await s.script("return document.body.innerText")).slice(0, 3000)}`);
+      shot(display, "background-failed"); // last: a hidden window leaves a blank screen
+      console.error(`desktop background: the screen at the failure: ${path.join(ARTIFACTS, "background-failed.png")}`);
+    } catch {}
+    throw e;
+  } finally {
+    await s.close();
+  }
+}
+
+async function steps(s, { workspace, display, env, monitor }) {
+  // 1. A session whose claude turn runs and waits for the flag.
+  await useClaude(s, CLAUDE);
+  const id = await createSession(s, BRIEF);
+  const copy = path.join(workspace, ".kiln/sessions", id, "workspace");
+  const cmdline = (pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    } catch {
+      return ""; // gone meanwhile
+    }
+  };
+  const waiting = () => sessionPids(workspace).some((pid) => cmdline(pid).includes(FLAG));
+  await waitFor("the turn's command waiting for its flag", waiting, LONG, 250);
+  const pid = appPid(workspace);
+  assert.ok(pid, "the app's process");
+  assert.equal(query(workspace, `SELECT count(*) FROM turns WHERE session_id = '${id}' AND status = 'running'`), "1", "one turn runs");
+  ok(`session ${id}: the claude turn runs (its command waits for ${FLAG})`);
+
+  // 2. The window manager's close request while it runs: the window hides, the process lives on,
+  //    and the operator hears that Kiln keeps working.
+  assert.equal(x11window(display, "state"), "viewable");
+  x11window(display, "close");
+  await waitFor("the window to hide", () => x11window(display, "state") === "hidden", 30_000, 250);
+  await waitFor("the notification that Kiln keeps working", () => notifications(monitor).some(([summary]) => summary === "Kiln keeps working in the background"), 30_000, 250);
+  const [, backgroundBody] = notifications(monitor).find(([summary]) => summary === "Kiln keeps working in the background");
+  assert.match(backgroundBody, /1 turn/, "the notification says what runs");
+  assert.ok(alive(pid), "the app lives on after its window closed");
+  assert.ok(waiting(), "the turn still runs");
+  ok(`closing the window hid it; the app (pid ${pid}) lives on and notified: "${backgroundBody}"`);
+
+  // 3. The turn is released and completes with the window closed; its review follows, and the
+  //    operator hears the session is ready, once.
+  fs.writeFileSync(path.join(copy, FLAG), "go\n");
+  await waitFor(
+    "the session to reach review with no turn running",
+    () => query(workspace, `SELECT state FROM sessions WHERE id = '${id}'`) === "review" && query(workspace, `SELECT count(*) FROM turns WHERE session_id = '${id}' AND status = 'running'`) === "0",
+    LONG,
+    500,
+  );
+  const completed = Number(query(workspace, `SELECT count(*) FROM turns WHERE session_id = '${id}' AND status = 'completed'`));
+  assert.ok(completed >= 2, `the engineer's turn and its review completed (${completed})`);
+  assert.equal(fs.readFileSync(path.join(copy, FILE), "utf8"), CONTENT, "the turn wrote its file");
+  assert.ok(alive(pid), "the app lives on with its window closed");
+  const ready = await waitFor(
+    "the notification that the session is ready for review",
+    () => {
+      const found = notifications(monitor).filter(([summary, body]) => summary === TITLE && /review/.test(body));
+      return found.length ? found : null;
+    },
+    30_000,
+    250,
+  );
+  // Nothing runs any more, and Kiln stays in the tray rather than quitting by itself; the
+  // transition was told once.
+  await new Promise((r) => setTimeout(r, 3000));
+  const sessionNotices = notifications(monitor).filter(([summary]) => summary === TITLE);
+  assert.equal(sessionNotices.length, 1, `one notification for the transition: ${JSON.stringify(notifications(monitor))}`);
+  assert.ok(alive(pid), "the app stays (in the tray) after the work ended");
+  assert.equal(x11window(display, "state"), "hidden");
+  ok(`the turn completed with the window closed (${completed} turns); notified "${ready[0][0]}: ${ready[0][1]}"; the app stays in the tray`);
+
+  // 4. A second launch shows the window again, with the finished turn in the page.
+  const second = spawn(KILN, [], { env, stdio: "ignore" });
+  const code = await new Promise((resolve) => second.on("exit", resolve));
+  assert.equal(code, 0, "the second launch hands over and exits");
+  await waitFor("the window to show again", () => x11window(display, "state") === "viewable", 30_000, 250);
+  await s.waitFor("[data-testid=entry][data-kind=agent]", { text: new RegExp(TURN_TEXT), timeout: 60_000 });
+  await s.waitFor("[data-testid=entry][data-kind=handoff]", { text: /review\s*→\s*pass/i, timeout: 60_000 });
+  await new Promise((r) => setTimeout(r, 1500)); // let the page paint before the screenshot
+  const reopened = shot(display, "background-reopened");
+  ok(`a second launch showed the window again with the finished turn: ${reopened}`);
+
+  // 5. Closing it with nothing running quits, leaving nothing of the workspace behind.
+  x11window(display, "close");
+  await waitFor("the app to quit", () => !alive(pid), 30_000, 250);
+  await waitFor("no process running from the session's working copy", () => sessionPids(workspace).length === 0, 20_000, 500);
+  ok("closing the window with nothing running quit the app");
+}
+
+await run(main, "background-*.png");
