@@ -217,7 +217,9 @@ pub fn on_window_event<R: Runtime>(window: &Window<R>, event: &WindowEvent) {
     let app = window.app_handle();
     let Some(engine) = engine(app) else { return };
     let activity = engine.activity();
-    if on_close(&activity) == Close::Hide {
+    let close = on_close(&activity);
+    tracing::info!("the main window closes with {}: {close:?}", activity.summary());
+    if close == Close::Hide {
         api.prevent_close();
         let _ = window.hide();
         to_background(app, &activity);

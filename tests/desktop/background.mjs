@@ -25,6 +25,7 @@ import {
   assertLoopbackOnly,
   assertPresent,
   createSession,
+  outputMatch,
   reporter,
   sessionPids,
   shot,
@@ -38,6 +39,7 @@ import {
 import { Session, waitFor } from "./webdriver.mjs";
 
 const X11WINDOW = path.join(ROOT, "tests/desktop/x11window.py");
+const TRAY_WATCHER = path.join(ROOT, "tests/desktop/tray_watcher.py");
 const BRIEF = "Add a wishlist to @shop/catalog";
 const TITLE = "Wishlist for the catalog";
 // The turn's command waits for this file in its working copy, so the window closes mid-turn.
@@ -69,9 +71,40 @@ function preflight() {
   }
 }
 
-/** Runs x11window.py `action` on the window titled Kiln. */
-function x11window(display, action) {
-  return execFileSync("/usr/bin/python3", [X11WINDOW, action, "Kiln"], { env: { ...process.env, DISPLAY: display } }).toString().trim();
+/** Runs x11window.py `action` on the window titled `title`; "none" for `state` when there is none. */
+function x11window(display, action, title = "Kiln") {
+  try {
+    return execFileSync("/usr/bin/python3", [X11WINDOW, action, title], { env: { ...process.env, DISPLAY: display }, stdio: ["ignore", "pipe", "pipe"] }).toString().trim();
+  } catch (e) {
+    if (action === "state" && /no window named/.test(e.stderr)) return "none";
+    throw e;
+  }
+}
+
+/** Asks the window titled `title` to close until `done()` holds: GTK drops a close request that
+ * arrives while a grab is held in the window's group (as synthesized input may hold one for a
+ * moment), so a request that changed nothing within 5 s is sent again, as a user would click
+ * again; at most 3 times, and each resend is said. */
+async function closeUntil(display, what, done, title = "Kiln") {
+  for (let attempt = 1; ; attempt++) {
+    if (attempt > 1) console.log(`desktop background: no effect after 5 s; closing again for ${what} (attempt ${attempt})`);
+    x11window(display, "close", title);
+    try {
+      return await waitFor(what, done, attempt < 3 ? 5_000 : 30_000, 250);
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+}
+
+/** The tray icon's menu (the watcher reads it as a panel would): [{id, label, enabled}]. */
+function trayMenu(service, itemPath) {
+  return JSON.parse(execFileSync("/usr/bin/python3", [TRAY_WATCHER, "menu", service, itemPath]).toString());
+}
+
+/** Clicks the tray menu's item `label`. */
+function trayClick(service, itemPath, label) {
+  execFileSync("/usr/bin/python3", [TRAY_WATCHER, "click", service, itemPath, label]);
 }
 
 /** The pid of the Kiln app tauri-driver started on `workspace` (its command line names it; its
@@ -132,6 +165,9 @@ async function main() {
   // Every Notify call on this test's own session bus, whether a notification server answers or not.
   const monitor = start("dbus-monitor", ["--session", "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"]);
   await waitFor("dbus-monitor to listen", () => monitor.output.includes("NameAcquired") || monitor.output.length > 0, 15_000, 100);
+  // The panel's side of the tray: tray icons register with it, and the test reads their menus.
+  const watcher = start("/usr/bin/python3", [TRAY_WATCHER]);
+  await outputMatch(watcher, /^watching$/m, "the tray watcher");
   const display = await startDisplay();
   const env = {
     ...process.env,
@@ -146,11 +182,13 @@ async function main() {
     WEBKIT_DISABLE_COMPOSITING_MODE: "1",
     LIBGL_ALWAYS_SOFTWARE: "1",
     NO_AT_BRIDGE: "1",
+    // What the app decides when its window closes, in the failure report.
+    KILN_LOG: "kiln_app=info",
   };
   const driverUrl = await startDriver(env);
   const s = await Session.create(driverUrl, { "tauri:options": { application: KILN, args: ["--workspace", workspace] } });
   try {
-    await steps(s, { workspace, display, env, monitor });
+    await steps(s, { workspace, display, env, monitor, watcher });
   } catch (e) {
     console.error(`desktop background: notifications: ${JSON.stringify(notifications(monitor))}`);
     try {
@@ -164,7 +202,7 @@ async function main() {
   }
 }
 
-async function steps(s, { workspace, display, env, monitor }) {
+async function steps(s, { workspace, display, env, monitor, watcher }) {
   // 1. A session whose claude turn runs and waits for the flag.
   await useClaude(s, CLAUDE);
   const id = await createSession(s, BRIEF);
@@ -186,14 +224,40 @@ async function steps(s, { workspace, display, env, monitor }) {
   // 2. The window manager's close request while it runs: the window hides, the process lives on,
   //    and the operator hears that Kiln keeps working.
   assert.equal(x11window(display, "state"), "viewable");
-  x11window(display, "close");
-  await waitFor("the window to hide", () => x11window(display, "state") === "hidden", 30_000, 250);
+  await closeUntil(display, "the window to hide", () => x11window(display, "state") === "hidden");
   await waitFor("the notification that Kiln keeps working", () => notifications(monitor).some(([summary]) => summary === "Kiln keeps working in the background"), 30_000, 250);
   const [, backgroundBody] = notifications(monitor).find(([summary]) => summary === "Kiln keeps working in the background");
   assert.match(backgroundBody, /1 turn/, "the notification says what runs");
   assert.ok(alive(pid), "the app lives on after its window closed");
   assert.ok(waiting(), "the turn still runs");
   ok(`closing the window hid it; the app (pid ${pid}) lives on and notified: "${backgroundBody}"`);
+  // The tray icon, as a panel sees it: Show Kiln, what runs (not clickable), Quit Kiln.
+  const [, service, itemPath] = await outputMatch(watcher, /^registered (\S+) (\S+)$/m, "the tray icon's registration", 30_000);
+  const labels = (menu) => menu.map((e) => `${e.label}${e.enabled ? "" : " (disabled)"}`);
+  assert.deepEqual(labels(trayMenu(service, itemPath)), ["Show Kiln", "Running: 1 turn (disabled)", "Quit Kiln"]);
+  ok(`the tray icon registered (${service} ${itemPath}) with Show Kiln, "Running: 1 turn" and Quit Kiln`);
+
+  // 2b. Quit Kiln from the tray while the turn runs asks first; dismissing the question keeps
+  //     everything running.
+  trayClick(service, itemPath, "Quit Kiln");
+  await waitFor("the question before quitting", () => x11window(display, "state", "Quit Kiln") === "viewable", 30_000, 250);
+  await new Promise((r) => setTimeout(r, 1000)); // let the dialog paint before the screenshot
+  const asked = shot(display, "background-quit-asked");
+  await closeUntil(display, "the question to go", () => x11window(display, "state", "Quit Kiln") !== "viewable", "Quit Kiln");
+  assert.ok(alive(pid) && waiting(), "dismissing the question keeps the app and its turn running");
+  ok(`Quit Kiln while the turn runs asked first (${asked}); dismissed, the app and the turn go on`);
+
+  // 2c. A second launch shows the window again (the single-instance hand-over); closing it again
+  //     while the turn runs hides it again, without a second "keeps working" notification.
+  const second = spawn(KILN, [], { env, stdio: "ignore" });
+  const code = await new Promise((resolve) => second.on("exit", resolve));
+  assert.equal(code, 0, "the second launch hands over and exits");
+  await waitFor("the window to show again", () => x11window(display, "state") === "viewable", 30_000, 250);
+  await closeUntil(display, "the window to hide again", () => x11window(display, "state") === "hidden");
+  assert.ok(alive(pid) && waiting(), "the app and its turn run on");
+  const told = notifications(monitor).filter(([summary]) => summary === "Kiln keeps working in the background");
+  assert.equal(told.length, 1, `told once that Kiln keeps working: ${JSON.stringify(notifications(monitor))}`);
+  ok("a second launch showed the window; closing it again hid it, and the background notice was not repeated");
 
   // 3. The turn is released and completes with the window closed; its review follows, and the
   //    operator hears the session is ready, once.
@@ -217,8 +281,10 @@ async function steps(s, { workspace, display, env, monitor }) {
     30_000,
     250,
   );
-  // Nothing runs any more, and Kiln stays in the tray rather than quitting by itself; the
-  // transition was told once.
+  // Nothing runs any more: the tray says so, and Kiln stays there rather than quitting by itself.
+  await waitFor("the tray to say nothing runs", () => trayMenu(service, itemPath).some((e) => e.label === "Nothing running" && !e.enabled), 30_000, 250);
+  // The transition was told once: checked after twice the app's settle delay (1.5 s), in which a
+  // repeated notification would have gone out.
   await new Promise((r) => setTimeout(r, 3000));
   const sessionNotices = notifications(monitor).filter(([summary]) => summary === TITLE);
   assert.equal(sessionNotices.length, 1, `one notification for the transition: ${JSON.stringify(notifications(monitor))}`);
@@ -226,20 +292,17 @@ async function steps(s, { workspace, display, env, monitor }) {
   assert.equal(x11window(display, "state"), "hidden");
   ok(`the turn completed with the window closed (${completed} turns); notified "${ready[0][0]}: ${ready[0][1]}"; the app stays in the tray`);
 
-  // 4. A second launch shows the window again, with the finished turn in the page.
-  const second = spawn(KILN, [], { env, stdio: "ignore" });
-  const code = await new Promise((resolve) => second.on("exit", resolve));
-  assert.equal(code, 0, "the second launch hands over and exits");
+  // 4. Show Kiln in the tray shows the window again, with the finished turn in the page.
+  trayClick(service, itemPath, "Show Kiln");
   await waitFor("the window to show again", () => x11window(display, "state") === "viewable", 30_000, 250);
   await s.waitFor("[data-testid=entry][data-kind=agent]", { text: new RegExp(TURN_TEXT), timeout: 60_000 });
   await s.waitFor("[data-testid=entry][data-kind=handoff]", { text: /review\s*→\s*pass/i, timeout: 60_000 });
   await new Promise((r) => setTimeout(r, 1500)); // let the page paint before the screenshot
   const reopened = shot(display, "background-reopened");
-  ok(`a second launch showed the window again with the finished turn: ${reopened}`);
+  ok(`Show Kiln in the tray showed the window again with the finished turn: ${reopened}`);
 
   // 5. Closing it with nothing running quits, leaving nothing of the workspace behind.
-  x11window(display, "close");
-  await waitFor("the app to quit", () => !alive(pid), 30_000, 250);
+  await closeUntil(display, "the app to quit", () => !alive(pid));
   await waitFor("no process running from the session's working copy", () => sessionPids(workspace).length === 0, 20_000, 500);
   ok("closing the window with nothing running quit the app");
 }
