@@ -1,12 +1,16 @@
-// Desktop test of work that outlives the window: the real app (tauri-driver, WebKitWebDriver,
-// Xvfb) on a temp copy of examples/shop starts a real claude turn against the scripted model
-// server; the turn's command waits for a flag file, so the test closes the window while it
-// surely runs: with the window manager's close request (WM_DELETE_WINDOW, x11window.py). The
-// window hides and the process lives on; the notification that Kiln keeps working goes out; the
-// test releases the turn, which completes (read from .kiln/kiln.db), and the notification that the
-// session is ready for review goes out (the app runs on a session bus of its own, whose Notify
-// calls dbus-monitor records). A second launch shows the window again with the finished turn in
-// the page (tests/artifacts/background-reopened.png); closing it then, with nothing running, quits.
+// Desktop test of work that outlives the window, against the real app (tauri-driver,
+// WebKitWebDriver, Xvfb) on a temp copy of examples/shop, with real claude turns against the
+// scripted model server. A turn's command waits for a flag file, so the window surely closes
+// mid-turn; it closes by the window manager's close request (WM_DELETE_WINDOW, x11window.py).
+// The first app: the window hides and the process lives on; "Kiln keeps working" is notified
+// once; the tray (read and clicked over D-Bus by tray_watcher.py, a panel's side of it) says what
+// runs, and its Quit asks first (the native question, dismissed); a second launch shows the
+// window; the released turn completes with the window closed (read from .kiln/kiln.db) and
+// "ready for review" is notified once; the tray's Show Kiln shows the finished turn in the page
+// (tests/artifacts/background-reopened.png); closing it with nothing running quits. The second
+// app: a new turn runs, the window closes to the tray, and Quit Kiln, confirmed in the native
+// question, stops the turn and quits. Notifications are the Notify calls dbus-monitor records on
+// the test's own session bus.
 //
 // It must run on a session bus of its own in a network namespace with only loopback (scripts/test:
 // `unshare -n sh -c 'ip link set lo up && exec dbus-run-session -- node tests/desktop/background.mjs'`).
@@ -24,6 +28,7 @@ import {
   WEBKIT_DRIVER,
   assertLoopbackOnly,
   assertPresent,
+  closeAtEnd,
   createSession,
   outputMatch,
   reporter,
@@ -44,6 +49,7 @@ const BRIEF = "Add a wishlist to @shop/catalog";
 const TITLE = "Wishlist for the catalog";
 // The turn's command waits for this file in its working copy, so the window closes mid-turn.
 const FLAG = "kiln-background-release.flag";
+const NEVER = "kiln-background-never.flag";
 const TURN_TEXT = "The wishlist waited for its flag and is in place.";
 const FILE = "modules/catalog/src/client/wishlist.js";
 const CONTENT = "// The catalog's wishlist: product ids the shopper saved.\nexport const wishlist = new Set();\n";
@@ -71,10 +77,11 @@ function preflight() {
   }
 }
 
-/** Runs x11window.py `action` on the window titled `title`; "none" for `state` when there is none. */
-function x11window(display, action, title = "Kiln") {
+/** Runs x11window.py `action` on the window titled `title` (with `more` arguments); "none" for
+ * `state` when there is none. */
+function x11window(display, action, title = "Kiln", ...more) {
   try {
-    return execFileSync("/usr/bin/python3", [X11WINDOW, action, title], { env: { ...process.env, DISPLAY: display }, stdio: ["ignore", "pipe", "pipe"] }).toString().trim();
+    return execFileSync("/usr/bin/python3", [X11WINDOW, action, title, ...more], { env: { ...process.env, DISPLAY: display }, stdio: ["ignore", "pipe", "pipe"] }).toString().trim();
   } catch (e) {
     if (action === "state" && /no window named/.test(e.stderr)) return "none";
     throw e;
@@ -95,6 +102,43 @@ async function closeUntil(display, what, done, title = "Kiln") {
       if (attempt >= 3) throw e;
     }
   }
+}
+
+/** A process's command line, parent and group, for a report. */
+function describe(pid) {
+  try {
+    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return `${cmd} (ppid ${stat[1]}, pgid ${stat[2]}, sid ${stat[3]})`;
+  } catch {
+    return "gone";
+  }
+}
+
+/** Whether a process of `workspace`'s sessions waits for `flag` (a turn's command). */
+function waitingFor(workspace, flag) {
+  const cmdline = (pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    } catch {
+      return ""; // gone meanwhile
+    }
+  };
+  return sessionPids(workspace).some((pid) => cmdline(pid).includes(flag));
+}
+
+/** The tray icon registered with the watcher last, as [service, path], once one other than
+ * `before`'s service has. */
+function registration(watcher, before = null) {
+  return waitFor(
+    "the tray icon's registration",
+    () => {
+      const found = [...watcher.output.matchAll(/^registered (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]]).filter(([service]) => service !== before);
+      return found.at(-1) ?? null;
+    },
+    30_000,
+    250,
+  );
 }
 
 /** The tray icon's menu (the watcher reads it as a panel would): [{id, label, enabled}]. */
@@ -144,6 +188,15 @@ async function main() {
     recursive: true,
     filter: (src) => !path.relative(example, src).split(path.sep).some((p) => p === "node_modules" || p === ".kiln"),
   });
+  // Whatever the test's end, nothing of the workspace may outlive it: an app killed by the
+  // cleanup after a failure has no chance to stop its turns (claude runs in a group of its own).
+  closeAtEnd(() => {
+    for (const p of sessionPids(workspace)) {
+      try {
+        process.kill(Number(p), "SIGKILL");
+      } catch {}
+    }
+  });
   const config = temp("kiln-bg-config-");
   const home = temp("kiln-bg-home-");
   const runtime = temp("kiln-bg-run-");
@@ -160,7 +213,9 @@ async function main() {
     { tool: "Write", arguments: { file_path: FILE, content: CONTENT } },
     { text: `${TURN_TEXT}\n\nHANDOFF: none - the wishlist is in place` },
     { text: "Checked.\n\nREVIEW: pass - nothing changed that could break" },
-    { text: "Checked again.\n\nREVIEW: pass - unchanged" },
+    // The second app's turn: its command waits for a flag that never comes, until Quit stops it.
+    { tool: "Bash", arguments: { command: `while [ ! -e ${NEVER} ]; do sleep 0.2; done`, description: "Wait for ever", timeout: 600000 } },
+    { text: "Never reached.\n\nHANDOFF: none - stopped before this" },
   ]);
   // Every Notify call on this test's own session bus, whether a notification server answers or not.
   const monitor = start("dbus-monitor", ["--session", "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"]);
@@ -186,9 +241,16 @@ async function main() {
     KILN_LOG: "kiln_app=info",
   };
   const driverUrl = await startDriver(env);
+  const id = await runApp(driverUrl, { workspace, display, monitor }, (s) => steps(s, { workspace, display, env, monitor, watcher }));
+  await runApp(driverUrl, { workspace, display, monitor }, (s) => quitWhileRunning(s, { workspace, display, watcher, id }));
+}
+
+/** Runs `body` against a new app on `workspace` (a WebDriver session), reporting the page and the
+ * screen when it fails; resolves with what `body` does. */
+async function runApp(driverUrl, { workspace, display, monitor }, body) {
   const s = await Session.create(driverUrl, { "tauri:options": { application: KILN, args: ["--workspace", workspace] } });
   try {
-    await steps(s, { workspace, display, env, monitor, watcher });
+    return await body(s);
   } catch (e) {
     console.error(`desktop background: notifications: ${JSON.stringify(notifications(monitor))}`);
     try {
@@ -202,19 +264,13 @@ async function main() {
   }
 }
 
+/** The first app: a turn outlives the closed window; the tray reopens it; closing it idle quits. */
 async function steps(s, { workspace, display, env, monitor, watcher }) {
   // 1. A session whose claude turn runs and waits for the flag.
   await useClaude(s, CLAUDE);
   const id = await createSession(s, BRIEF);
   const copy = path.join(workspace, ".kiln/sessions", id, "workspace");
-  const cmdline = (pid) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-    } catch {
-      return ""; // gone meanwhile
-    }
-  };
-  const waiting = () => sessionPids(workspace).some((pid) => cmdline(pid).includes(FLAG));
+  const waiting = () => waitingFor(workspace, FLAG);
   await waitFor("the turn's command waiting for its flag", waiting, LONG, 250);
   const pid = appPid(workspace);
   assert.ok(pid, "the app's process");
@@ -232,7 +288,7 @@ async function steps(s, { workspace, display, env, monitor, watcher }) {
   assert.ok(waiting(), "the turn still runs");
   ok(`closing the window hid it; the app (pid ${pid}) lives on and notified: "${backgroundBody}"`);
   // The tray icon, as a panel sees it: Show Kiln, what runs (not clickable), Quit Kiln.
-  const [, service, itemPath] = await outputMatch(watcher, /^registered (\S+) (\S+)$/m, "the tray icon's registration", 30_000);
+  const [service, itemPath] = await registration(watcher);
   const labels = (menu) => menu.map((e) => `${e.label}${e.enabled ? "" : " (disabled)"}`);
   assert.deepEqual(labels(trayMenu(service, itemPath)), ["Show Kiln", "Running: 1 turn (disabled)", "Quit Kiln"]);
   ok(`the tray icon registered (${service} ${itemPath}) with Show Kiln, "Running: 1 turn" and Quit Kiln`);
@@ -305,6 +361,49 @@ async function steps(s, { workspace, display, env, monitor, watcher }) {
   await closeUntil(display, "the app to quit", () => !alive(pid));
   await waitFor("no process running from the session's working copy", () => sessionPids(workspace).length === 0, 20_000, 500);
   ok("closing the window with nothing running quit the app");
+  return id;
+}
+
+/** The second app, on the same session: a new turn runs, the window closes to the tray, and Quit
+ * Kiln, confirmed, stops the turn and quits. */
+async function quitWhileRunning(s, { workspace, display, watcher, id }) {
+  const before = (await registration(watcher))[0];
+  await s.script("location.hash = arguments[0]", [`#/session/${encodeURIComponent(id)}`]);
+  await s.type(await s.waitFor("[data-testid=message]", { timeout: 60_000 }), "Now wait for the other flag");
+  await s.click(await s.waitFor("[data-testid=send]"));
+  await waitFor("the new turn's command waiting", () => waitingFor(workspace, NEVER), LONG, 250);
+  const pid = appPid(workspace);
+  assert.ok(pid, "the second app's process");
+  await closeUntil(display, "the window to hide", () => x11window(display, "state") === "hidden");
+  const [service, itemPath] = await registration(watcher, before);
+  assert.ok(trayMenu(service, itemPath).some((e) => e.label === "Running: 1 turn"), "the tray says the turn runs");
+  trayClick(service, itemPath, "Quit Kiln");
+  await waitFor("the question before quitting", () => x11window(display, "state", "Quit Kiln") === "viewable", 30_000, 250);
+  // The dialog's buttons fill its bottom row: Quit on the left, Keep working on the right.
+  x11window(display, "click", "Quit Kiln", "0.25", "0.85");
+  await waitFor("the app to quit", () => !alive(pid), 30_000, 250);
+  const statuses = query(workspace, `SELECT status FROM turns WHERE session_id = '${id}' ORDER BY id`).split("\n");
+  assert.ok(!statuses.includes("running"), `no turn left marked running: ${statuses}`);
+  // Kiln stops a turn by killing the agent CLI's process group. Claude Code's Bash tool runs each
+  // command in a session of its own (setsid), which that does not reach: such a command outlives
+  // the stop (an engine gap, reported with issue 17, not this window's). Everything else of the
+  // workspace must be gone; the detached command is named, then ended here.
+  const detachedByClaude = (p) => {
+    const sid = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ")[3];
+    return describe(sid).includes(".claude/shell-snapshots");
+  };
+  const left = () => sessionPids(workspace).filter((p) => !detachedByClaude(p));
+  await waitFor("no process of Kiln's running from the session's working copy", () => left().length === 0, 20_000, 500).catch((e) => {
+    throw new Error(`${e.message}; left: ${JSON.stringify(left().map((p) => `${p}: ${describe(p)}`))}`);
+  });
+  const detached = sessionPids(workspace);
+  for (const p of detached) {
+    console.log(`desktop background: note: a command Claude Code detached outlived the stopped turn: ${p}: ${describe(p)}`);
+    try {
+      process.kill(Number(p), "SIGKILL");
+    } catch {}
+  }
+  ok(`Quit Kiln, confirmed while a turn ran, stopped it (turns: ${statuses.join(", ")}) and quit; no process of Kiln's left (${detached.length} detached by Claude Code ended by the test)`);
 }
 
 await run(main, "background-*.png");
