@@ -48,16 +48,22 @@ pub fn on_close(activity: &Activity) -> Close {
     }
 }
 
+/// What runs, as a sentence: "1 turn is running", "1 turn and 1 delivery are running".
+pub fn running_sentence(activity: &Activity) -> String {
+    let mut parts = activity.parts();
+    let Some(last) = parts.pop() else { return "Nothing is running".into() };
+    let named = if parts.is_empty() { last } else { format!("{} and {last}", parts.join(", ")) };
+    let verb = if activity.total() == 1 { "is" } else { "are" };
+    format!("{named} {verb} running")
+}
+
 /// The question asked before quitting stops `activity`, or `None` when nothing runs (quit at once).
 pub fn quit_question(activity: &Activity) -> Option<String> {
     if activity.is_idle() {
         return None;
     }
-    let mut parts = activity.parts();
-    let last = parts.pop().unwrap_or_default();
-    let named = if parts.is_empty() { last } else { format!("{} and {last}", parts.join(", ")) };
-    let (verb, them) = if activity.total() == 1 { ("is", "it") } else { ("are", "them") };
-    Some(format!("{named} {verb} running. Quit and stop {them}?"))
+    let them = if activity.total() == 1 { "it" } else { "them" };
+    Some(format!("{}. Quit and stop {them}?", running_sentence(activity)))
 }
 
 /// The tray menu's line saying what runs.
@@ -217,7 +223,9 @@ pub fn on_window_event<R: Runtime>(window: &Window<R>, event: &WindowEvent) {
     let app = window.app_handle();
     let Some(engine) = engine(app) else { return };
     let activity = engine.activity();
-    if on_close(&activity) == Close::Hide {
+    let close = on_close(&activity);
+    tracing::info!("the main window closes with {}: {close:?}", activity.summary());
+    if close == Close::Hide {
         api.prevent_close();
         let _ = window.hide();
         to_background(app, &activity);
@@ -248,7 +256,7 @@ fn to_background<R: Runtime>(app: &AppHandle<R>, activity: &Activity) {
             app,
             &Notice {
                 title: BACKGROUND_TITLE.into(),
-                body: format!("{}. Kiln is in the tray: open it or quit from there.", activity.summary()),
+                body: format!("{}. Kiln stays in the tray: open it or quit from there.", running_sentence(activity)),
             },
         );
     }
@@ -465,6 +473,8 @@ mod tests {
             quit_question(&Activity { turns: 1, planners: 1, deliveries: 1, ..Default::default() }).as_deref(),
             Some("1 turn, 1 planner and 1 delivery are running. Quit and stop them?")
         );
+        assert_eq!(running_sentence(&Activity::default()), "Nothing is running");
+        assert_eq!(running_sentence(&Activity { checks: 1, ..Default::default() }), "1 setup or gate is running");
         assert_eq!(tray_summary(&Activity::default()), "Nothing running");
         assert_eq!(
             tray_summary(&Activity { turns: 1, deliveries: 1, ..Default::default() }),

@@ -15,32 +15,31 @@ import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
 import {
   ARTIFACTS,
+  CLAUDE,
+  KILN,
+  MODEL_SERVER,
   ROOT,
   TAURI_DRIVER,
   WEBKIT_DRIVER,
   assertLoopbackOnly,
   assertPresent,
   closeAtEnd,
-  outputMatch,
+  createSession,
   reporter,
   sessionPids,
   shot,
-  start,
   startDisplay,
   startDriver,
+  startModelServer,
   temp,
+  useClaude,
 } from "./harness.mjs";
 import { Session, waitFor } from "./webdriver.mjs";
 
-const KILN = process.env.KILN_BIN ?? path.join(ROOT, "target/debug/kiln");
-const MODEL_SERVER = path.join(ROOT, "target/debug/kiln-model-server");
 const TAURI_CLI = path.join(ROOT, "ui/node_modules/.bin/tauri");
-const CLI_DIR = process.env.KILN_AGENT_CLI_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "kiln/agent-cli");
-const CLAUDE = path.join(CLI_DIR, "node_modules/.bin/claude");
 
 const BRIEF = "Add a wishlist to @shop/catalog";
 const FILE = "modules/catalog/src/client/wishlist.js";
@@ -70,9 +69,8 @@ function preflight() {
 }
 
 // --- the scripted model and the update server -------------------------------------------------
-async function startModelServer() {
-  const dir = temp("kiln-e2e-model-");
-  const steps = [
+// The planner agent, the engineer's turn and its review, in the order claude asks.
+const MODEL_STEPS = [
     // The planner agent (a read-only claude turn) answers JSON.
     { text: '{"modules": [], "title": "Wishlist for the catalog", "role": "frontend-engineer", "reason": "The wishlist starts on the product cards."}' },
     // The frontend engineer writes the file (a path relative to the session's working copy,
@@ -82,12 +80,7 @@ async function startModelServer() {
     { text: "Correctness, security, compatibility, lifecycle, tests and UI checked.\n\nREVIEW: pass - the wishlist store is sound" },
     // A spare review, in case the delivery asks for one again.
     { text: "Checked again.\n\nREVIEW: pass - unchanged" },
-  ];
-  fs.writeFileSync(path.join(dir, "script.json"), JSON.stringify(steps));
-  const child = start(MODEL_SERVER, ["--port", "0", "--script", path.join(dir, "script.json")]);
-  const m = await outputMatch(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/, "the model server");
-  return m[1];
-}
+];
 
 /** A loopback update server offering version 9.9.9: a bundle signed with a throwaway key, which
  * is not the release key built into the app, so the app must refuse it. */
@@ -140,7 +133,7 @@ async function main() {
   const runtime = temp("kiln-e2e-run-");
   fs.chmodSync(runtime, 0o700);
 
-  const model = await startModelServer();
+  const model = await startModelServer(MODEL_STEPS);
   const updates = await startUpdateServer();
   const display = await startDisplay();
   // The app inherits the driver's environment (WebKitWebDriver launches it).
@@ -198,26 +191,16 @@ async function steps(s, { workspace, display, updates }) {
   ok(`the start-up check offered ${UPDATE_VERSION} with its notes; its signature (another key) was refused after the download`);
 
   // 2. Settings: the claude CLI by path, as the default driver.
-  await s.click(await s.waitFor("[data-testid=settings]"));
-  const claudePath = await s.waitFor("#claude-path");
-  await s.type(claudePath, CLAUDE);
-  await s.script("const el = arguments[0]; el.value = 'claude'; el.dispatchEvent(new Event('change', { bubbles: true }));", [s.ref(await s.waitFor("[data-testid=default-driver]"))]);
-  await s.click(await s.waitFor("[data-testid=save-settings]"));
-  await s.waitFor("[data-testid=saved]", { timeout: 30_000 });
-  await s.waitFor('[data-testid=driver-list] [data-driver=claude][data-available=true]', { timeout: 30_000 });
+  await useClaude(s, CLAUDE);
   shot(display, "e2e-3-settings");
   ok("Settings saved the claude CLI's path; the claude driver is available");
 
   // 3. A new session: the planner agent answers, the engineer's claude turn writes the file and
   //    hands off, and its read-only review passes.
-  await s.script("location.hash = '#/'");
-  await s.click(await s.waitFor("[data-testid=new-session]"));
-  await s.type(await s.waitFor("[data-testid=brief]"), BRIEF);
-  await s.click(await s.waitFor("[data-testid=create-session]"));
+  const id = await createSession(s, BRIEF);
   await s.waitFor("[data-testid=transcript]", { text: /Planner agent/, timeout: LONG });
   await s.waitFor("[data-testid=entry][data-kind=agent]", { text: new RegExp(TURN_TEXT), timeout: LONG });
   await s.waitFor("[data-testid=entry][data-kind=handoff]", { text: /review\s*→\s*pass/i, timeout: LONG });
-  const id = decodeURIComponent((await s.script("return location.hash")).match(/#\/session\/([^/?]+)/)[1]);
   const copy = path.join(workspace, ".kiln/sessions", id, "workspace");
   assert.equal(fs.readFileSync(path.join(copy, FILE), "utf8"), CONTENT, "claude wrote the file in the session's working copy");
   assert.ok(!fs.existsSync(path.join(workspace, FILE)), "the workspace is untouched until delivery");

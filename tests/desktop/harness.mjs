@@ -1,6 +1,8 @@
 // The desktop tests' shared harness for driving the real app: temp dirs and child processes
 // cleaned up whatever happens, a virtual X display (Xvfb), tauri-driver in front of
-// WebKitWebDriver, screenshots of the display, and the processes a workspace left running.
+// WebKitWebDriver, screenshots of the display, the processes a workspace left running, the
+// scripted model server, and the UI steps the tests share (the claude CLI in Settings, a new
+// session).
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -12,6 +14,10 @@ import { waitFor } from "./webdriver.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const ARTIFACTS = path.join(ROOT, "tests/artifacts");
+export const KILN = process.env.KILN_BIN ?? path.join(ROOT, "target/debug/kiln");
+export const MODEL_SERVER = path.join(ROOT, "target/debug/kiln-model-server");
+const CLI_DIR = process.env.KILN_AGENT_CLI_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "kiln/agent-cli");
+export const CLAUDE = path.join(CLI_DIR, "node_modules/.bin/claude");
 export const WEBKIT_DRIVER = process.env.WEBKIT_WEBDRIVER ?? "/usr/bin/WebKitWebDriver";
 // scripts/deps installs tauri-driver with cargo: on PATH, or in cargo's bin directory.
 export const TAURI_DRIVER =
@@ -162,3 +168,34 @@ export function sessionPids(dir) {
   return pids;
 }
 
+
+// --- the scripted model and the shared UI steps -------------------------------------------------
+/** Starts the scripted model server answering `steps` in order; resolves with its base URL. */
+export async function startModelServer(steps) {
+  const dir = temp("kiln-desktop-model-");
+  fs.writeFileSync(path.join(dir, "script.json"), JSON.stringify(steps));
+  const child = start(MODEL_SERVER, ["--port", "0", "--script", path.join(dir, "script.json")]);
+  const m = await outputMatch(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/, "the model server");
+  return m[1];
+}
+
+/** Settings: the claude CLI at `claude` as the default driver, saved and available. */
+export async function useClaude(s, claude) {
+  await s.click(await s.waitFor("[data-testid=settings]"));
+  const claudePath = await s.waitFor("#claude-path");
+  await s.type(claudePath, claude);
+  await s.script("const el = arguments[0]; el.value = 'claude'; el.dispatchEvent(new Event('change', { bubbles: true }));", [s.ref(await s.waitFor("[data-testid=default-driver]"))]);
+  await s.click(await s.waitFor("[data-testid=save-settings]"));
+  await s.waitFor("[data-testid=saved]", { timeout: 30_000 });
+  await s.waitFor('[data-testid=driver-list] [data-driver=claude][data-available=true]', { timeout: 30_000 });
+}
+
+/** A new session with `brief`, from the dashboard; resolves once the page shows it (its id in the route). */
+export async function createSession(s, brief) {
+  await s.script("location.hash = '#/'");
+  await s.click(await s.waitFor("[data-testid=new-session]"));
+  await s.type(await s.waitFor("[data-testid=brief]"), brief);
+  await s.click(await s.waitFor("[data-testid=create-session]"));
+  const hash = await waitFor("the session's page", async () => (await s.script("return location.hash")).match(/#\/session\/([^/?]+)/), 60_000);
+  return decodeURIComponent(hash[1]);
+}

@@ -801,3 +801,29 @@ async fn a_satisfied_request_is_reviewed_read_only_and_findings_go_back_to_imple
         .unwrap_err();
     assert_eq!(err.code, kiln_engine::ErrorCode::ModuleNotFound);
 }
+
+#[tokio::test]
+async fn the_engine_counts_the_turn_it_runs_and_is_idle_after() {
+    let flag = "activity-release.flag";
+    let w = world(vec![
+        Step::tool("run_command", json!({ "command": format!("while [ ! -e {flag} ]; do sleep 0.1; done") })),
+        Step::text("Waited.\nHANDOFF: none - done"),
+    ])
+    .await;
+    let s = create(&w.engine, "Wait in @shop/catalog").await;
+    assert!(w.engine.activity().is_idle(), "{:?}", w.engine.activity());
+    send(&w, &s.id, "Wait for the flag on the server").await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while w.engine.activity().turns == 0 {
+        assert!(std::time::Instant::now() < deadline, "no turn counted: {:?}", w.engine.activity());
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let running = w.engine.activity();
+    assert!(!running.is_idle());
+    assert_eq!((running.turns, running.deliveries, running.terminals), (1, 0, 0), "{running:?}");
+    assert!(running.summary().starts_with("1 turn"), "{}", running.summary());
+    std::fs::write(w.shop.join(".kiln/sessions").join(&s.id).join("workspace").join(flag), "go").unwrap();
+    settled(&w, &s.id).await;
+    assert!(w.engine.activity().is_idle(), "{:?}", w.engine.activity());
+    assert_eq!(w.engine.activity().summary(), "Nothing running");
+}
