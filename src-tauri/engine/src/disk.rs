@@ -204,6 +204,8 @@ async fn remove(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Opt
     })
     .await?
     .map_err(|e| ApiError::internal("removing the working copy", e))?;
+    // So the rebuild on the session's next use says nothing was lost.
+    crate::recover::mark_removed(ws, id, checkpoint)?;
     let text = format!(
         "Working copy removed by clean-up ({}); it will be rebuilt from checkpoint {checkpoint} when the session is used again.",
         human_bytes(bytes)

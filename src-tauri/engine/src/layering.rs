@@ -113,6 +113,7 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("recover", "workspace"),
     ("disk", "checkpoint"),
     ("disk", "confine"),
+    ("disk", "recover"),
     ("disk", "session"),
     ("disk", "workspace"),
     // tools

@@ -71,7 +71,7 @@ impl Engine {
             planners: ws.planning.sessions().len(),
             checks,
             deliveries,
-            terminals: 0,
+            terminals: self.terminals.running(),
         }
     }
 }

@@ -210,13 +210,6 @@ impl Engine {
         recovery::ready(&self.workspace()?, &self.events, session_id).await
     }
 
-    /// Records that the disk clean-up removed the working copy of an archived session
-    /// right after checkpoint `sequence`, so its rebuild says nothing was lost.
-    pub fn working_copy_removed(&self, session_id: &str, sequence: i64) -> Result<()> {
-        let id = crate::ids::SessionId::parse(session_id)?;
-        crate::recover::mark_removed(&*self.workspace()?, &id, sequence)
-    }
-
     // ---- operations (one per line of the table in `operations.rs`) ----
 
     pub async fn get_state(&self, _: EmptyArgs) -> Result<AppState> {
@@ -517,6 +510,8 @@ impl Engine {
         let offer = self.terminal_offer();
         // Refused before anything else is looked at, the workspace included.
         offer.check(args.kind)?;
+        // A shell in a working copy that is gone would start nowhere: rebuild it first.
+        self.ready(&args.session_id).await?;
         self.terminals.open(&*self.workspace()?, &self.events, offer, args).await
     }
 

@@ -186,6 +186,11 @@ impl Terminals {
         Ok(terminal.view())
     }
 
+    /// How many terminals run now (the desktop keeps Kiln in the tray while any does).
+    pub fn running(&self) -> usize {
+        self.all.lock().unwrap().iter().filter(|t| t.is_running()).count()
+    }
+
     /// A view's hold on the terminal's output (`TerminalAttachment`).
     pub fn attach(&self, terminal_id: &str) -> Result<TerminalAttachment> {
         Ok(self.get(terminal_id)?.attach())

@@ -188,10 +188,12 @@ async fn a_copy_the_clean_up_removed_comes_back_on_restore_saying_nothing_was_lo
     let work = workdir(&w.shop, &s.id);
     write(&work.join(FILE), "export const wishlist = [];\n");
     w.engine.archive_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap();
-    // What the clean-up does: a checkpoint, the copy removed, the removal recorded.
-    let sequence = checkpoint(&w.engine, &w.shop, &s.id, "before clean-up").await;
-    std::fs::remove_dir_all(&work).unwrap();
-    w.engine.working_copy_removed(&s.id, sequence).unwrap();
+    // The clean-up keeps the unsaved file in a checkpoint, removes the copy and records it.
+    let cleaned = w.engine.clean_up(CleanUpArgs { apply: Some(true) }).await.unwrap();
+    assert_eq!(cleaned.sessions.len(), 1, "{cleaned:?}");
+    assert!(cleaned.sessions[0].checkpoint_taken, "{cleaned:?}");
+    let sequence = cleaned.sessions[0].checkpoint;
+    assert!(!work.exists());
 
     let restored = w.engine.restore_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     assert!(restored.archived_at.is_none());
