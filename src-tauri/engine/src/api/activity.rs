@@ -71,6 +71,7 @@ impl Engine {
             planners: ws.planning.sessions().len(),
             checks,
             deliveries,
+            // Counted once the session terminals land (issue 17, item 3).
             terminals: 0,
         }
     }
