@@ -165,6 +165,10 @@ fn the_resolved_acl_allows_the_commands_for_the_main_window_on_local_pages_only(
         "plugin:path|resolve_directory",
         "plugin:dialog|save",
         "plugin:dialog|message",
+        // The app sends its notifications from Rust (background.rs): the page gets none of them.
+        "plugin:notification|notify",
+        "plugin:notification|request_permission",
+        "plugin:notification|is_permission_granted",
         "no_such_command",
     ] {
         assert!(authority.resolve_access(command, "main", "main", &Origin::Local).is_none(), "main may call {command}");

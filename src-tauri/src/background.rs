@@ -200,13 +200,20 @@ impl Tracker {
 /// operator was told Kiln keeps working, and the tracker of sessions.
 pub struct Background<R: Runtime> {
     tray: Mutex<Option<(TrayIcon<R>, MenuItem<R>)>>,
+    /// The tray's line of what runs, as last set.
+    tray_line: Mutex<String>,
     told: Mutex<bool>,
     tracker: Mutex<Tracker>,
 }
 
 impl<R: Runtime> Default for Background<R> {
     fn default() -> Self {
-        Background { tray: Mutex::new(None), told: Mutex::new(false), tracker: Mutex::new(Tracker::default()) }
+        Background {
+            tray: Mutex::new(None),
+            tray_line: Mutex::new(String::new()),
+            told: Mutex::new(false),
+            tracker: Mutex::new(Tracker::default()),
+        }
     }
 }
 
@@ -311,8 +318,13 @@ fn on_tray_menu<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
 fn refresh_tray<R: Runtime>(app: &AppHandle<R>) {
     let (Some(state), Some(engine)) = (app.try_state::<Background<R>>(), engine(app)) else { return };
     let item = state.tray.lock().unwrap().as_ref().map(|(_, item)| item.clone());
-    if let Some(item) = item {
-        let _ = item.set_text(tray_summary(&engine.activity()));
+    let Some(item) = item else { return };
+    // Setting it is a round trip to the main thread: only when the line changes.
+    let summary = tray_summary(&engine.activity());
+    let mut line = state.tray_line.lock().unwrap();
+    if *line != summary {
+        let _ = item.set_text(&summary);
+        *line = summary;
     }
 }
 
@@ -393,7 +405,10 @@ pub fn follow<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
                 }
                 _ => {}
             }
-            refresh_tray(&app);
+            // A session's live text streams many events a second and changes nothing that runs.
+            if !matches!(event.body, EventBody::Live { .. }) {
+                refresh_tray(&app);
+            }
         }
     });
 }

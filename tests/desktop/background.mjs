@@ -88,10 +88,11 @@ function x11window(display, action, title = "Kiln", ...more) {
   }
 }
 
-/** Asks the window titled `title` to close until `done()` holds: GTK drops a close request that
- * arrives while a grab is held in the window's group (as synthesized input may hold one for a
- * moment), so a request that changed nothing within 5 s is sent again, as a user would click
- * again; at most 3 times, and each resend is said. */
+/** Asks the window titled `title` to close until `done()` holds. About one close request in ten
+ * had no effect here, with nothing in the app's log (GTK drops a delete request while a grab is
+ * held in the window's group, which WebDriver's synthesized input may leave for a moment: the
+ * likeliest cause), so a request that changed nothing within 5 s is sent again, as a user would
+ * click again; at most 3 times, and each resend is said. */
 async function closeUntil(display, what, done, title = "Kiln") {
   for (let attempt = 1; ; attempt++) {
     if (attempt > 1) console.log(`desktop background: no effect after 5 s; closing again for ${what} (attempt ${attempt})`);
