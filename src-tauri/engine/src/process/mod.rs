@@ -3,7 +3,8 @@
 //! the agent CLIs, git and gh, a session's terminals (`pty`), and the two synchronous checks (toolchain versions during
 //! detection, the store's `git prune`). Here, and nowhere else, a command gets its environment
 //! (`env`), its own process group, its output kept as head and tail in bounded memory
-//! (`capture`), its timeout, and the kill of its whole group (`Running::kill`).
+//! (`capture`), its timeout, and the kill of its whole group and what left it (`Running::kill`,
+//! `tree`).
 //!
 //! Session commands run `sh -c` in the session's working copy. They run on code the agent
 //! may have written, so they run scoped (`run_scoped`): a cleared environment, a session
@@ -13,6 +14,7 @@ mod capture;
 mod command;
 mod env;
 mod pty;
+mod tree;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -60,10 +62,13 @@ impl Running {
         if self.pgid <= 1 {
             return;
         }
+        // Read before the group goes: a stray's parent link to it ends with its parent.
+        let strays = tree::strays_of_group(self.pgid);
         // SAFETY: kill(2) with a negative pid signals the group we created.
         unsafe {
             libc::kill(-self.pgid, signal);
         }
+        tree::signal_each(&strays, signal);
     }
 }
 

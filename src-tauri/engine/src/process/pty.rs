@@ -85,33 +85,16 @@ pub fn spawn_pty(
     Ok(Pty { pid, master: PtyMaster(pair.master), reader, writer, child: PtyChild(child) })
 }
 
-/// Kills everything of the terminal session `sid`: its leader's process group, and the
-/// other groups a shell's job control made in the same session (background jobs).
+/// Kills everything of the terminal session `sid`: its leader's process group, the other
+/// groups a shell's job control made in the same session (background jobs), and what left it.
 pub fn kill_session(sid: i32) {
     // 0 and 1 would signal Kiln's own group, or everything: never.
     if sid <= 1 {
         return;
     }
+    let pids = super::tree::session_and_strays(sid);
     super::Running { pgid: sid }.kill();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return };
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
-        if session_of(pid) == Some(sid) {
-            // SAFETY: kill(2) of a process of the session this terminal created.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-            }
-        }
-    }
-}
-
-/// The session id of `pid`, read from `/proc/<pid>/stat` (field 6, after the command name
-/// in parentheses, which may itself hold spaces and parentheses).
-fn session_of(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    // state ppid pgrp session
-    rest.split_whitespace().nth(3)?.parse().ok()
+    super::tree::signal_each(&pids, libc::SIGKILL);
 }
 
 #[cfg(test)]

@@ -199,7 +199,10 @@ async fn a_copy_the_clean_up_removed_comes_back_on_restore_saying_nothing_was_lo
     assert!(restored.archived_at.is_none());
     assert_eq!(std::fs::read_to_string(work.join(FILE)).unwrap(), "export const wishlist = [];\n");
     let entries = system_entries(&w.engine, &s.id).await;
-    let rebuilt = entries.iter().find(|t| t.contains("removed by clean-up") && t.contains("was rebuilt")).expect("a rebuild entry");
+    let rebuilt = entries
+        .iter()
+        .find(|t| t.contains("removed by clean-up") && t.contains("was rebuilt"))
+        .expect("a rebuild entry");
     assert!(rebuilt.contains(&format!("checkpoint {sequence}")) && rebuilt.contains("Nothing was lost"), "{rebuilt}");
     assert!(!w.shop.join(".kiln/sessions").join(&s.id).join("removed.json").exists());
     let s = wait_setup(&w.engine, &s.id).await;
