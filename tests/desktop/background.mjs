@@ -7,7 +7,11 @@
 // runs, and its Quit asks first (the native question, dismissed); a second launch shows the
 // window; the released turn completes with the window closed (read from .kiln/kiln.db) and
 // "ready for review" is notified once; the tray's Show Kiln shows the finished turn in the page
-// (tests/artifacts/background-reopened.png); closing it with nothing running quits. The second
+// (tests/artifacts/background-reopened.png). There, the session's Terminal tab opens a shell over
+// the desktop's own path (attach_terminal's Tauri Channel): typed keys reach it and its output
+// shows; leaving the tab and coming back replays it once; closing the window while only the
+// terminal runs hides it to the tray ("Running: 1 terminal"); Stop ends it, its output stays
+// (tests/artifacts/background-terminal.png). Closing it with nothing running quits. The second
 // app: a new turn runs, the window closes to the tray, and Quit Kiln, confirmed in the native
 // question, stops the turn and quits. Notifications are the Notify calls dbus-monitor records on
 // the test's own session bus.
@@ -358,11 +362,77 @@ async function steps(s, { workspace, display, env, monitor, watcher }) {
   const reopened = shot(display, "background-reopened");
   ok(`Show Kiln in the tray showed the window again with the finished turn: ${reopened}`);
 
+  // 4b. A terminal, through the desktop's own path (a Tauri Channel from attach_terminal).
+  await terminalSteps(s, { workspace, display, id, pid, service, itemPath });
+
   // 5. Closing it with nothing running quits, leaving nothing of the workspace behind.
   await closeUntil(display, "the app to quit", () => !alive(pid));
   await waitFor("no process running from the session's working copy", () => sessionPids(workspace).length === 0, 20_000, 500);
   ok("closing the window with nothing running quit the app");
   return id;
+}
+
+/** The text of the terminal on screen, from xterm's rendered rows (joined without breaks). */
+const screenText = (s) =>
+  s.script("return (document.querySelector('[data-testid=terminal-screen] .xterm-rows')?.textContent ?? '').replaceAll('\\u00a0', ' ')");
+
+/** How often `text` occurs in `screen`. */
+const occurrences = (screen, text) => screen.split(text).length - 1;
+
+/** Waits until the terminal on screen shows `text`; resolves with the screen's text. */
+const waitForScreen = (s, text, timeout = 30_000) => waitFor(`the terminal to show ${text}`, async () => ((await screenText(s)).includes(text) ? screenText(s) : null), timeout, 200);
+
+/** The session's Terminal tab in the desktop app: a shell takes typed keys and shows their output
+ * over the desktop's channel; leaving the tab and coming back replays the screen once, and the
+ * new attachment carries live output once; closing the window while only the terminal runs hides
+ * it to the tray (a running terminal is work); Stop ends it and its output stays readable. */
+async function terminalSteps(s, { workspace, display, id, pid, service, itemPath }) {
+  await s.click(await s.waitFor("[data-testid=tab-terminal]"));
+  await s.click(await s.waitFor("[data-testid=new-terminal]", { timeout: 30_000 }));
+  await s.waitFor("[data-testid=terminal-screen] .xterm-rows");
+  // Clicking the screen focuses xterm's textarea; the keys go to the shell.
+  await s.click(await s.waitFor("[data-testid=terminal-screen] .xterm-screen"));
+  await s.keys("echo kiln-$((6*7))\uE007");
+  await waitForScreen(s, "kiln-42");
+  const terminalId = await s.attribute(await s.waitFor("[data-testid=terminal-screen]"), "data-terminal-id");
+  // The shell runs in the session's working copy (the turns are over: it is the only one there).
+  assert.ok(sessionPids(workspace).length > 0, "the terminal's shell runs in the working copy");
+  ok(`a new terminal (${terminalId}) took typed keys and showed "kiln-42" over the desktop's channel`);
+
+  // Leaving the tab detaches the view; coming back attaches again and replays the screen, once.
+  await s.click(await s.waitFor("[data-testid=tab-chat]"));
+  await waitFor("the terminal's screen to go", async () => (await s.findAll("[data-testid=terminal-screen]")).length === 0, 15_000, 200);
+  await s.click(await s.waitFor("[data-testid=tab-terminal]"));
+  const replayed = await waitForScreen(s, "kiln-42");
+  assert.equal(occurrences(replayed, "kiln-42"), 1, `the replay shows the output once: ${JSON.stringify(replayed)}`);
+  // Live output after the replay comes once too: one attachment feeds the screen.
+  await s.click(await s.waitFor("[data-testid=terminal-screen] .xterm-screen"));
+  await s.keys("echo again-$((2*3))\uE007");
+  await waitForScreen(s, "again-6");
+  await new Promise((r) => setTimeout(r, 1000)); // room for a second copy to arrive, were there one
+  const live = await screenText(s);
+  assert.equal(occurrences(live, "again-6"), 1, `live output shows once: ${JSON.stringify(live)}`);
+  assert.equal(occurrences(live, "kiln-42"), 1, `the replayed output is not repeated: ${JSON.stringify(live)}`);
+  ok("leaving the Terminal tab and coming back replayed the screen once, and live output after it came once");
+
+  // A running terminal is work: closing the window hides it to the tray, which says so.
+  await closeUntil(display, "the window to hide with the terminal running", () => x11window(display, "state") === "hidden");
+  assert.ok(alive(pid), "the app lives on while its terminal runs");
+  await waitFor("the tray to say the terminal runs", () => trayMenu(service, itemPath).some((e) => e.label === "Running: 1 terminal" && !e.enabled), 30_000, 250);
+  trayClick(service, itemPath, "Show Kiln");
+  await waitFor("the window to show again", () => x11window(display, "state") === "viewable", 30_000, 250);
+  ok('closing the window with only a terminal running hid it to the tray ("Running: 1 terminal"); Show Kiln brought it back');
+
+  // Stop: the shell ends, the screen says so, and its output stays readable.
+  await s.click(await s.waitFor("[data-testid=terminal-stop]"));
+  const exit = await s.text(await s.waitFor("[data-testid=terminal-exit]", { timeout: 30_000 }));
+  await s.waitFor('[data-testid=terminal-item][data-state="exited"]');
+  assert.match(await screenText(s), /kiln-42/);
+  await waitFor("the shell to end", () => sessionPids(workspace).length === 0, 20_000, 250);
+  await waitFor("the tray to say nothing runs", () => trayMenu(service, itemPath).some((e) => e.label === "Nothing running" && !e.enabled), 30_000, 250);
+  await new Promise((r) => setTimeout(r, 1000)); // let the page paint before the screenshot
+  const stopped = shot(display, "background-terminal");
+  ok(`Stop ended the terminal ("${exit}"); its output stays on screen: ${stopped}`);
 }
 
 /** The second app, on the same session: a new turn runs, the window closes to the tray, and Quit

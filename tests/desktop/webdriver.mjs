@@ -1,7 +1,7 @@
 // A small W3C WebDriver client for the desktop tests that drive the real app (e2e.mjs,
-// update.mjs): tauri-driver in front of WebKitWebDriver, which launches the Kiln binary and drives
-// its webview. Only what they use: sessions, finding elements by CSS, clicks, typing, text,
-// frames and script, plus `waitFor`, which polls until a check holds (WebDriver has no
+// update.mjs, background.mjs): tauri-driver in front of WebKitWebDriver, which launches the Kiln
+// binary and drives its webview. Only what they use: sessions, finding elements by CSS, clicks,
+// typing, text, frames, keys and script, plus `waitFor`, which polls until a check holds (WebDriver has no
 // auto-wait). No screenshots: WebKitWebDriver's did not answer for a Tauri window here, so the
 // tests take the X display's (harness.mjs).
 
@@ -81,6 +81,18 @@ export class Session {
   async type(el, text) {
     await this.cmd("POST", `/element/${el}/clear`, {});
     await this.cmd("POST", `/element/${el}/value`, { text });
+  }
+
+  /** Types `text` on the keyboard, into whatever has the focus (WebDriver's actions: for
+   * elements such as xterm's hidden textarea, which element send keys finds not interactable).
+   * "\uE007" is Enter. */
+  async keys(text) {
+    const actions = [...text].flatMap((value) => [
+      { type: "keyDown", value },
+      { type: "keyUp", value },
+    ]);
+    await this.cmd("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions }] });
+    await this.cmd("DELETE", "/actions", undefined);
   }
 
   /** Runs `body` (a function body using `arguments`) in the page and returns its value. */

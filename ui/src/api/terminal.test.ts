@@ -1,4 +1,4 @@
-// Tests for a terminal's output stream: base64 chunks to bytes, the browser's event stream (replay after a reconnect starts over, closed after exit, a refusal reported) and the desktop's channel.
+// Tests for a terminal's output stream: base64 chunks to bytes, the browser's event stream (replay after a reconnect starts over, closed after exit, a refusal reported) and the desktop's channel (its attach calls in order).
 import { describe, expect, it, vi } from "vitest";
 import { KilnError } from "./backend";
 import {
@@ -164,6 +164,29 @@ describe("attachTerminal on the desktop", () => {
     channels[0]({ type: "output", data: b64(bytes(" after")) });
     expect(heard(events)).toEqual(["replay", " live"]);
     expect(closed).toEqual([1]);
+  });
+
+  it("attaches a terminal again only after the call before has returned, and not at all once detached", async () => {
+    const pending: (() => void)[] = [];
+    const { d } = desktop(() => new Promise<null>((resolve) => pending.push(() => resolve(null))));
+    const first = attachTerminal("t1", () => {}, d);
+    first();
+    attachTerminal("t1", () => {}, d);
+    const third = attachTerminal("t1", () => {}, d);
+    // Another terminal does not wait.
+    attachTerminal("t2", () => {}, d);
+    expect(vi.mocked(d.invoke).mock.calls.map(([, args]) => args)).toEqual([
+      { terminalId: "t1", channel: { id: 1 } },
+      { terminalId: "t2", channel: { id: 4 } },
+    ]);
+    pending[0]();
+    await vi.waitFor(() => expect(d.invoke).toHaveBeenCalledTimes(3));
+    expect(vi.mocked(d.invoke).mock.calls[2][1]).toEqual({ terminalId: "t1", channel: { id: 2 } });
+    // The third view detached before its turn: its call is skipped.
+    third();
+    pending[2]();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(d.invoke).toHaveBeenCalledTimes(3);
   });
 
   it("reports a refused attach as the engine's error", async () => {

@@ -59,6 +59,15 @@ const defaultDeps: TerminalStreamDeps = {
 const LOST = "The terminal's output stream could not be opened, or was cut off.";
 
 /**
+ * Each terminal's `attach_terminal` call in flight on the desktop. The app's side lets the latest
+ * attachment replace the one before (whose channel the page dropped), which holds only if the calls
+ * arrive in order: two in flight run in parallel there, and the earlier could replace the later,
+ * leaving the shown screen unfed. React's development double mount makes two at once. So a view's
+ * call waits for the one before it, and is skipped if the view detached meanwhile.
+ */
+const attaching = new Map<string, Promise<unknown>>();
+
+/**
  * Starts hearing a terminal: first the replay of its recent output, then live output, then `exit`
  * (attaching to an exited terminal gives the replay and `exit`). The answer detaches; the terminal
  * itself runs on.
@@ -83,9 +92,17 @@ export function attachTerminal(
 
   if (deps.desktop()) {
     const { channel, close } = deps.createChannel(deliver);
-    deps.invoke("attach_terminal", { terminalId, channel }).catch((e: unknown) => {
-      if (active) onEvent({ type: "error", error: toKilnError(e) });
-    });
+    const attach = () => (active ? deps.invoke("attach_terminal", { terminalId, channel }) : undefined);
+    const before = attaching.get(terminalId);
+    const call = before ? before.then(attach, attach) : Promise.resolve(attach());
+    attaching.set(terminalId, call);
+    call
+      .catch((e: unknown) => {
+        if (active) onEvent({ type: "error", error: toKilnError(e) });
+      })
+      .finally(() => {
+        if (attaching.get(terminalId) === call) attaching.delete(terminalId);
+      });
     return () => {
       active = false;
       close();
