@@ -85,7 +85,10 @@ pub async fn attach_terminal(
     // The window has one view of a terminal at a time, and a channel its page dropped still
     // accepts sends: the view attaching now ends the one before, which would otherwise feed a
     // detached screen until the terminal exits.
-    if let Some(before) = FORWARDING.lock().unwrap().insert(terminal_id, forwarding) {
+    let mut all = FORWARDING.lock().unwrap();
+    // Forwarding ends with its terminal: those entries go, so the map holds live ones only.
+    all.retain(|_, task| !task.inner().is_finished());
+    if let Some(before) = all.insert(terminal_id, forwarding) {
         before.abort();
     }
     Ok(())
