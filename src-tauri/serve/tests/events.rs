@@ -73,13 +73,13 @@ async fn read_events(addr: SocketAddr, cookie: String, last_id: Option<u64>, cou
     }
 }
 
-#[tokio::test]
-async fn events_stream_live_and_resume_from_the_last_id() {
+/// A one-package workspace (not opened yet) and a loopback engine. No install step: its
+/// transcript entries would interleave with the ones the tests count.
+fn app() -> (tempfile::TempDir, std::path::PathBuf, Arc<Engine>) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("app");
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
-    // No install step: its transcript entries would interleave with the ones counted here.
     std::fs::write(root.join("kiln.toml"), "[session]\nsetup = \"\"\n").unwrap();
     let engine = Arc::new(Engine::new(EngineOptions {
         config_dir: tmp.path().join("config"),
@@ -88,6 +88,12 @@ async fn events_stream_live_and_resume_from_the_last_id() {
         allow_agent_commands: false,
         allow_terminals: false,
     }));
+    (tmp, root, engine)
+}
+
+#[tokio::test]
+async fn events_stream_live_and_resume_from_the_last_id() {
+    let (tmp, root, engine) = app();
     let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
 
     let live = tokio::spawn(read_events(addr, cookie.clone(), None, 3));
@@ -135,18 +141,7 @@ async fn post(addr: SocketAddr, cookie: &str, command: &str, body: serde_json::V
 #[tokio::test]
 async fn a_terminal_streams_its_output_to_a_connected_browser_until_it_exits() {
     use base64::Engine as _;
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("app");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
-    std::fs::write(root.join("kiln.toml"), "[session]\nsetup = \"\"\n").unwrap();
-    let engine = Arc::new(Engine::new(EngineOptions {
-        config_dir: tmp.path().join("config"),
-        transport: Transport::Serve,
-        mode: ServeMode::Loopback,
-        allow_agent_commands: false,
-        allow_terminals: false,
-    }));
+    let (tmp, root, engine) = app();
     let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     let session = engine

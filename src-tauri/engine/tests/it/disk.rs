@@ -10,14 +10,6 @@ use crate::common::*;
 use kiln_engine::types::*;
 use kiln_engine::Engine;
 
-fn without_setup(shop: &Path) {
-    let path = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&path)
-        .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
-    std::fs::write(path, text).unwrap();
-}
-
 /// `du -s -B1`: the allocated bytes under `path`, as coreutils counts them.
 fn du(path: &Path) -> u64 {
     let out = std::process::Command::new("du").args(["-s", "-B1"]).arg(path).output().unwrap();

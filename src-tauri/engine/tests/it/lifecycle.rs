@@ -21,14 +21,6 @@ fn session_dirs(root: &Path) -> usize {
     std::fs::read_dir(root.join(".kiln/sessions")).map(|d| d.count()).unwrap_or(0)
 }
 
-fn without_setup(shop: &Path) {
-    let path = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&path)
-        .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
-    std::fs::write(path, text).unwrap();
-}
-
 #[tokio::test]
 async fn archive_restore_reject_delete_with_tombstones() {
     let tmp = tempfile::tempdir().unwrap();

@@ -48,6 +48,16 @@ pub fn shop_copy(dir: &Path) -> PathBuf {
     dest
 }
 
+/// The shop of `shop_copy` with no install step: sessions start ready, and no setup entries
+/// interleave with what a test counts.
+pub fn without_setup(shop: &Path) {
+    let path = shop.join("kiln.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+    std::fs::write(path, text).unwrap();
+}
+
 fn copy_tree(src: &Path, dest: &Path) {
     std::fs::create_dir_all(dest).unwrap();
     for entry in std::fs::read_dir(src).unwrap() {
