@@ -28,6 +28,13 @@ pub async fn world() -> World {
     World { tmp, shop, engine }
 }
 
+/// A session of the world's shop whose setup has run.
+async fn wishlist_session(w: &World) -> SessionView {
+    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
+    wait_setup(&w.engine, &s.id).await;
+    s
+}
+
 /// Sets the shop's `[session] setup` to `command`, module gates off.
 pub fn setup_command(shop: &Path, command: &str) {
     let toml = shop.join("kiln.toml");
@@ -70,8 +77,7 @@ const FILE: &str = "modules/catalog/src/server/wishlist.js";
 #[tokio::test]
 async fn a_removed_working_copy_comes_back_from_its_checkpoint_at_the_next_diff() {
     let w = world().await;
-    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
-    wait_setup(&w.engine, &s.id).await;
+    let s = wishlist_session(&w).await;
     let work = workdir(&w.shop, &s.id);
     write(&work.join(FILE), "export const wishlist = [];\n");
     let sequence = checkpoint(&w.engine, &w.shop, &s.id, "the wishlist").await;
@@ -106,8 +112,7 @@ async fn a_removed_working_copy_comes_back_from_its_checkpoint_at_the_next_diff(
 #[tokio::test]
 async fn a_truncated_stat_cache_moves_the_copy_aside_lists_what_differs_and_rebuilds() {
     let w = world().await;
-    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
-    wait_setup(&w.engine, &s.id).await;
+    let s = wishlist_session(&w).await;
     let work = workdir(&w.shop, &s.id);
     write(&work.join(FILE), "export const wishlist = [];\n");
     let sequence = checkpoint(&w.engine, &w.shop, &s.id, "the wishlist").await;
@@ -160,8 +165,7 @@ async fn a_truncated_stat_cache_moves_the_copy_aside_lists_what_differs_and_rebu
 #[tokio::test]
 async fn opening_the_workspace_rebuilds_a_removed_copy_before_anything_else_runs_on_it() {
     let w = world().await;
-    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
-    wait_setup(&w.engine, &s.id).await;
+    let s = wishlist_session(&w).await;
     let work = workdir(&w.shop, &s.id);
     drop(w.engine);
     // Gone while Kiln was not running.
@@ -183,8 +187,7 @@ async fn opening_the_workspace_rebuilds_a_removed_copy_before_anything_else_runs
 #[tokio::test]
 async fn a_copy_the_clean_up_removed_comes_back_on_restore_saying_nothing_was_lost() {
     let w = world().await;
-    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
-    wait_setup(&w.engine, &s.id).await;
+    let s = wishlist_session(&w).await;
     let work = workdir(&w.shop, &s.id);
     write(&work.join(FILE), "export const wishlist = [];\n");
     w.engine.archive_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap();
@@ -213,8 +216,7 @@ async fn a_copy_the_clean_up_removed_comes_back_on_restore_saying_nothing_was_lo
 #[tokio::test]
 async fn a_planner_cut_short_by_kiln_stopping_is_explained_at_the_next_start() {
     let w = world().await;
-    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
-    wait_setup(&w.engine, &s.id).await;
+    let s = wishlist_session(&w).await;
     drop(w.engine);
     // What a process killed while its planner agent worked leaves behind.
     let pool =
@@ -235,8 +237,7 @@ async fn a_planner_cut_short_by_kiln_stopping_is_explained_at_the_next_start() {
 #[tokio::test]
 async fn a_checkpoint_ref_lost_from_the_store_is_made_again_before_the_next_operation() {
     let w = world().await;
-    let s = create(&w.engine, "Wishlist in @shop/catalog").await;
-    wait_setup(&w.engine, &s.id).await;
+    let s = wishlist_session(&w).await;
     write(&workdir(&w.shop, &s.id).join(FILE), "export const wishlist = [];\n");
     let sequence = checkpoint(&w.engine, &w.shop, &s.id, "the wishlist").await;
     let store = git2::Repository::open_bare(w.shop.join(".kiln/store.git")).unwrap();
