@@ -41,10 +41,7 @@ fn of<'a>(view: &'a DiskUsageView, id: &str) -> &'a SessionDiskUsage {
 #[tokio::test]
 async fn sizes_are_what_is_on_disk() {
     let tmp = tempfile::tempdir().unwrap();
-    let shop = shop_copy(tmp.path());
-    without_setup(&shop);
-    let engine = engine(&tmp.path().join("config"));
-    open(&engine, &shop).await;
+    let (shop, engine) = shop_without_setup(tmp.path()).await;
     let s = create(&engine, "Add a wishlist to @shop/catalog").await;
     let dir = shop.join(".kiln/sessions").join(&s.id);
     let work = dir.join("workspace");
@@ -102,10 +99,7 @@ fn base64_of(text: &str) -> String {
 #[tokio::test]
 async fn measuring_a_large_working_copy_is_fast() {
     let tmp = tempfile::tempdir().unwrap();
-    let shop = shop_copy(tmp.path());
-    without_setup(&shop);
-    let engine = engine(&tmp.path().join("config"));
-    open(&engine, &shop).await;
+    let (shop, engine) = shop_without_setup(tmp.path()).await;
     let s = create(&engine, "Add a wishlist to @shop/catalog").await;
     let modules = shop.join(".kiln/sessions").join(&s.id).join("workspace/node_modules");
     let body = vec![b'x'; 900];
@@ -145,10 +139,7 @@ fn refs_of(shop: &Path, session: &str) -> usize {
 #[tokio::test]
 async fn clean_up_removes_only_shelved_working_copies_and_keeps_what_they_held() {
     let tmp = tempfile::tempdir().unwrap();
-    let shop = shop_copy(tmp.path());
-    without_setup(&shop);
-    let engine = engine(&tmp.path().join("config"));
-    open(&engine, &shop).await;
+    let (shop, engine) = shop_without_setup(tmp.path()).await;
     let sessions = shop.join(".kiln/sessions");
     let stop = |id: &str| StopArgs { session_id: id.into(), stop: None };
 

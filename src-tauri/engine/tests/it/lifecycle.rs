@@ -24,10 +24,7 @@ fn session_dirs(root: &Path) -> usize {
 #[tokio::test]
 async fn archive_restore_reject_delete_with_tombstones() {
     let tmp = tempfile::tempdir().unwrap();
-    let shop = shop_copy(tmp.path());
-    without_setup(&shop);
-    let engine = engine(&tmp.path().join("config"));
-    open(&engine, &shop).await;
+    let (shop, engine) = shop_without_setup(tmp.path()).await;
     let s = create(&engine, "Add a wishlist to @shop/catalog").await;
     let id = || SessionIdArgs { session_id: s.id.clone() };
     let stop = |stop: bool| StopArgs { session_id: s.id.clone(), stop: Some(stop) };
@@ -112,10 +109,7 @@ async fn archive_restore_reject_delete_with_tombstones() {
 #[tokio::test]
 async fn hostile_ids_are_refused_before_any_path_is_built() {
     let tmp = tempfile::tempdir().unwrap();
-    let shop = shop_copy(tmp.path());
-    without_setup(&shop);
-    let engine = engine(&tmp.path().join("config"));
-    open(&engine, &shop).await;
+    let (shop, engine) = shop_without_setup(tmp.path()).await;
     create(&engine, "Touch @shop/cart").await;
     // A directory a traversal would reach, to prove it is never touched.
     let victim = shop.join(".kiln/victim");

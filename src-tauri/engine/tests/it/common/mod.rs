@@ -58,6 +58,15 @@ pub fn without_setup(shop: &Path) {
     std::fs::write(path, text).unwrap();
 }
 
+/// `without_setup`'s shop, opened in a new engine whose config lives in `dir` too.
+pub async fn shop_without_setup(dir: &Path) -> (PathBuf, Arc<Engine>) {
+    let shop = shop_copy(dir);
+    without_setup(&shop);
+    let engine = engine(&dir.join("config"));
+    open(&engine, &shop).await;
+    (shop, engine)
+}
+
 fn copy_tree(src: &Path, dest: &Path) {
     std::fs::create_dir_all(dest).unwrap();
     for entry in std::fs::read_dir(src).unwrap() {
