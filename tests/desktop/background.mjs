@@ -25,11 +25,10 @@ import path from "node:path";
 import {
   ARTIFACTS,
   CLAUDE,
+  CLAUDE_APP_PARTS,
+  DISPLAY_TOOLS,
   KILN,
-  MODEL_SERVER,
   ROOT,
-  TAURI_DRIVER,
-  WEBKIT_DRIVER,
   assertLoopbackOnly,
   assertPresent,
   closeAtEnd,
@@ -64,16 +63,7 @@ const { ok, run } = reporter("background");
 function preflight() {
   assertLoopbackOnly();
   assert.ok(process.env.DBUS_SESSION_BUS_ADDRESS, "run this test on a session bus of its own (scripts/test does: dbus-run-session)");
-  assertPresent(
-    [
-      [KILN, "cargo build first"],
-      [MODEL_SERVER, "cargo build --workspace first"],
-      [CLAUDE, "run ./scripts/deps (it installs the pinned claude CLI)"],
-      [WEBKIT_DRIVER, "run ./scripts/deps (webkit2gtk-driver)"],
-      [TAURI_DRIVER, "run ./scripts/deps (cargo install tauri-driver)"],
-    ],
-    ["Xvfb", "import", "convert", "dbus-monitor", "sqlite3"],
-  );
+  assertPresent(CLAUDE_APP_PARTS, [...DISPLAY_TOOLS, "dbus-monitor", "sqlite3"]);
   try {
     execFileSync("/usr/bin/python3", ["-c", "import Xlib"], { stdio: "ignore" });
   } catch {

@@ -19,11 +19,10 @@ import path from "node:path";
 import {
   ARTIFACTS,
   CLAUDE,
+  CLAUDE_APP_PARTS,
+  DISPLAY_TOOLS,
   KILN,
-  MODEL_SERVER,
   ROOT,
-  TAURI_DRIVER,
-  WEBKIT_DRIVER,
   assertLoopbackOnly,
   assertPresent,
   closeAtEnd,
@@ -55,17 +54,7 @@ const { ok, run } = reporter("e2e");
 // --- what must be in place --------------------------------------------------------------------
 function preflight() {
   assertLoopbackOnly();
-  assertPresent(
-    [
-      [KILN, "cargo build first"],
-      [MODEL_SERVER, "cargo build --workspace first"],
-      [TAURI_CLI, "run ./scripts/deps (npm ci in ui/)"],
-      [CLAUDE, "run ./scripts/deps (it installs the pinned claude CLI)"],
-      [WEBKIT_DRIVER, "run ./scripts/deps (webkit2gtk-driver)"],
-      [TAURI_DRIVER, "run ./scripts/deps (cargo install tauri-driver)"],
-    ],
-    ["Xvfb", "import", "convert"],
-  );
+  assertPresent([...CLAUDE_APP_PARTS, [TAURI_CLI, "run ./scripts/deps (npm ci in ui/)"]], DISPLAY_TOOLS);
 }
 
 // --- the scripted model and the update server -------------------------------------------------

@@ -45,6 +45,17 @@ export function assertPresent(files, tools = []) {
   }
 }
 
+/** What a test of the app with a real claude turn needs built or installed ([path, how]), and the
+ * tools its virtual display and screenshots need: for `assertPresent`. */
+export const CLAUDE_APP_PARTS = [
+  [KILN, "cargo build first"],
+  [MODEL_SERVER, "cargo build --workspace first"],
+  [CLAUDE, "run ./scripts/deps (it installs the pinned claude CLI)"],
+  [WEBKIT_DRIVER, "run ./scripts/deps (webkit2gtk-driver)"],
+  [TAURI_DRIVER, "run ./scripts/deps (cargo install tauri-driver)"],
+];
+export const DISPLAY_TOOLS = ["Xvfb", "import", "convert"];
+
 // --- processes and temp files, cleaned up whatever happens ------------------------------------
 const children = [];
 const temps = [];
