@@ -11,6 +11,7 @@ import {
   TEST_TIMEOUT,
   cleanUp,
   copyExample,
+  createSessionInPage,
   launchBrowser,
   newPage,
   startServer,
@@ -31,11 +32,7 @@ describe("disk use in Chromium", { timeout: TEST_TIMEOUT * 2 }, () => {
     const { page, errors } = await newPage(t);
 
     await page.goto(url);
-    await page.locator("[data-testid=new-session]").first().click();
-    await page.locator("[data-testid=brief]").fill(BRIEF);
-    await page.locator("[data-testid=create-session]").click();
-    await page.waitForURL(/#\/session\/[^/]+$/);
-    const sessionId = decodeURIComponent(new URL(page.url()).hash.split("/").pop());
+    const sessionId = await createSessionInPage(page, BRIEF);
     const copy = path.join(workspace, ".kiln/sessions", sessionId, "workspace");
     assert.ok(fs.existsSync(copy), "the session has a working copy");
 

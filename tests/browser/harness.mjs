@@ -105,6 +105,16 @@ export async function newPage(t) {
 }
 
 
+/** Starts a session from `brief` through the page's New session form, waits for its screen and
+ * answers its id. */
+export async function createSessionInPage(page, brief) {
+  await page.locator("[data-testid=new-session]").first().click();
+  await page.locator("[data-testid=brief]").fill(brief);
+  await page.locator("[data-testid=create-session]").click();
+  await page.waitForURL(/#\/session\/[^/?]+$/);
+  return decodeURIComponent(new URL(page.url()).hash.split("/").pop());
+}
+
 /** Checks the binary, the UI build and Chromium, then launches Chromium with no outside traffic. */
 export async function launchBrowser() {
   assert.ok(fs.existsSync(KILN), `no binary at ${KILN}: run cargo build first (./scripts/test does)`);

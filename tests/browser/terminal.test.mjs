@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { api } from "./agents.mjs";
-import { ARTIFACTS, KILN, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
+import { ARTIFACTS, KILN, TEST_TIMEOUT, cleanUp, copyExample, createSessionInPage, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
 
 async function until(what, check, timeout = 30_000) {
   const end = Date.now() + timeout;
@@ -179,10 +179,7 @@ describe("terminals in kiln serve", { timeout: TEST_TIMEOUT * 3 }, () => {
       await page.goto(url);
       await page.locator("[data-testid=connect-token]").fill(token);
       await page.locator("[data-testid=connect-submit]").click();
-      await page.locator("[data-testid=new-session]").first().click();
-      await page.locator("[data-testid=brief]").fill("Look around @shop/catalog by hand");
-      await page.locator("[data-testid=create-session]").click();
-      await page.waitForURL(/#\/session\/[^/?]+$/);
+      await createSessionInPage(page, "Look around @shop/catalog by hand");
       await page.locator("[data-testid=tab-terminal]").click();
       await page.locator("[data-testid=terminal-panel]").waitFor();
       if (allow) {
