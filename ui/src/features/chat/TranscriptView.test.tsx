@@ -197,6 +197,21 @@ describe("following the end", () => {
     expect(screen.queryByTestId("new-activity")).toBeNull();
   });
 
+  it("keeps following when the content grew before the scroll event of its own stick arrived", () => {
+    const entries = base();
+    const { rerender } = render(<TranscriptView entries={entries} />);
+    const el = screen.getByTestId("transcript");
+    expect(el.scrollTop).toBe(600);
+    // The browser dispatches the scroll event a frame later; by then a row grew by 800px.
+    metrics.scrollHeight = 1800;
+    fireEvent.scroll(el);
+    expect(el.scrollTop).toBe(1400);
+    metrics.scrollHeight = 2000;
+    rerender(<TranscriptView entries={[...entries, makeEntry(3, { kind: "agent", text: "More." })]} />);
+    expect(el.scrollTop).toBe(1600);
+    expect(screen.queryByTestId("new-activity")).toBeNull();
+  });
+
   it("hides the pill when the user scrolls back down by hand", () => {
     const entries = base();
     const { rerender } = render(<TranscriptView entries={entries} />);

@@ -22,11 +22,14 @@ export function useFollow(changed: string, sessionId: string | null): Follow {
   const scrollRef = useRef<HTMLDivElement>(null);
   const contentRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
+  const lastTop = useRef(0);
   const [unseen, setUnseen] = useState(false);
 
   const stick = useCallback(() => {
     const el = scrollRef.current;
-    if (el) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    el.scrollTop = el.scrollHeight;
+    lastTop.current = el.scrollTop;
   }, []);
 
   const toBottom = useCallback(() => {
@@ -38,10 +41,20 @@ export function useFollow(changed: string, sessionId: string | null): Follow {
   const onScroll = useCallback(() => {
     const el = scrollRef.current;
     if (!el) return;
-    const near = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
-    atBottom.current = near;
-    if (near) setUnseen(false);
-  }, []);
+    const top = el.scrollTop;
+    const near = el.scrollHeight - top - el.clientHeight < NEAR_BOTTOM_PX;
+    if (near) {
+      atBottom.current = true;
+      setUnseen(false);
+    } else if (top < lastTop.current) {
+      // Only moving up leaves the end. A scroll event can arrive after the content grew past a position Kiln
+      // itself set (the scroll is dispatched a frame later): that is not the reader leaving, so catch up.
+      atBottom.current = false;
+    } else if (atBottom.current) {
+      stick();
+    }
+    lastTop.current = el.scrollTop;
+  }, [stick]);
 
   useLayoutEffect(() => {
     if (atBottom.current) stick();
