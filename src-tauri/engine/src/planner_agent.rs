@@ -142,7 +142,7 @@ async fn ask(
         role_ids.join(", ")
     );
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let sink = TurnSink { events: tx, on_process: Box::new(move |r: Running| pgid.store(r.pgid, Ordering::SeqCst)) };
+    let sink = TurnSink::new(tx, Box::new(move |r: Running| pgid.store(r.pgid, Ordering::SeqCst)));
     let request = TurnRequest {
         workdir: ws.session_workdir(id),
         session_dir: ws.session_dir(id),

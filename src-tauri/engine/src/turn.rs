@@ -295,6 +295,10 @@ async fn run(
     TurnEnd { stopped, error, final_text, changed, checkpoint }
 }
 
+/// After Stop, how long a driver that stops politely (`Driver::stops_politely`) has to end
+/// its turn before its process group is killed.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+
 /// One run of the driver; returns the turn's error, if it failed.
 async fn attempt(
     handle: &TurnHandle,
@@ -305,8 +309,9 @@ async fn attempt(
     let plan = log.plan;
     let (tx, mut rx) = mpsc::unbounded_channel();
     let inner = handle.inner.clone();
-    let sink =
-        TurnSink { events: tx, on_process: Box::new(move |r: Running| inner.pgid.store(r.pgid, Ordering::SeqCst)) };
+    let mut sink = TurnSink::new(tx, Box::new(move |r: Running| inner.pgid.store(r.pgid, Ordering::SeqCst)));
+    let polite_stop = sink.stop.clone();
+    sink.operator = log.operator();
     let request = TurnRequest {
         workdir: log.ws.session_workdir(&plan.session),
         session_dir: log.ws.session_dir(&plan.session),
@@ -324,6 +329,8 @@ async fn attempt(
     let every = Duration::from_secs(log.ws.config.session.autosave_seconds.max(1));
     let mut autosave = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     let mut saving: Option<tokio::task::JoinHandle<()>> = None;
+    // After Stop, how long a driver that ends its turn politely gets before the kill.
+    let mut grace: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
     loop {
         tokio::select! {
             _ = autosave.tick() => {
@@ -354,7 +361,14 @@ async fn attempt(
                 }
                 None => break,
             },
-            _ = handle.inner.stop.notified() => break,
+            _ = handle.inner.stop.notified(), if grace.is_none() => {
+                if !plan.driver.stops_politely() {
+                    break;
+                }
+                polite_stop.cancel();
+                grace = Some(Box::pin(tokio::time::sleep(STOP_GRACE)));
+            }
+            _ = async { grace.as_mut().expect("guarded").await }, if grace.is_some() => break,
         }
     }
     // Dropping the run kills a CLI it started; the group kill catches its children.
@@ -439,6 +453,11 @@ struct TurnLog<'a> {
 }
 
 impl TurnLog<'_> {
+    /// Who answers the permissions the policy cannot decide during this turn.
+    fn operator(&self) -> Option<Arc<dyn crate::drivers::permission::Operator>> {
+        None
+    }
+
     async fn entry(&self, kind: EntryKind, text: &str) {
         let _ = record_as(
             self.ws,

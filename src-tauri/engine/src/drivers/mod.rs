@@ -8,6 +8,7 @@ pub mod discover;
 pub mod events;
 pub mod health;
 pub mod openai;
+pub mod permission;
 pub mod registry;
 pub mod runner;
 pub mod tools;
@@ -15,8 +16,10 @@ pub mod tools;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use crate::error::Result;
 use crate::process::Running;
@@ -48,6 +51,20 @@ pub struct TurnRequest {
 pub struct TurnSink {
     pub events: mpsc::UnboundedSender<DriverEvent>,
     pub on_process: Box<dyn FnOnce(Running) + Send>,
+    /// Cancelled when the operator stops the turn. A driver that can end a turn politely
+    /// (ACP's `session/cancel`) does so and ends its stream; the engine kills the process
+    /// group after a short grace period whatever the driver does.
+    pub stop: CancellationToken,
+    /// Answers what the command policy cannot decide (a card in the chat); `None` where
+    /// nobody can answer (the planner, tests), and then the request is refused.
+    pub operator: Option<Arc<dyn permission::Operator>>,
+}
+
+impl TurnSink {
+    /// A sink nobody stops early and with no operator to ask.
+    pub fn new(events: mpsc::UnboundedSender<DriverEvent>, on_process: Box<dyn FnOnce(Running) + Send>) -> Self {
+        TurnSink { events, on_process, stop: CancellationToken::new(), operator: None }
+    }
 }
 
 pub type TurnFuture = Pin<Box<dyn Future<Output = Result<()>> + Send>>;
@@ -58,4 +75,9 @@ pub trait Driver: Send + Sync {
     /// `claude`, `codex`, `openai-compatible`: the key resume ids are stored under.
     fn id(&self) -> &'static str;
     fn run(&self, request: TurnRequest, sink: TurnSink) -> TurnFuture;
+    /// Whether the driver ends its turn by itself soon after `TurnSink::stop` is cancelled
+    /// (ACP's `session/cancel`); the others are killed at once.
+    fn stops_politely(&self) -> bool {
+        false
+    }
 }

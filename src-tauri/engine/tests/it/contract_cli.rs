@@ -694,8 +694,7 @@ async fn run_turn(driver: &dyn Driver, request: TurnRequest, server: &ModelServe
         Box::new(move |running: Running| group.store(running.pgid, Ordering::SeqCst))
     };
     let started = Instant::now();
-    let outcome =
-        tokio::time::timeout(TURN_TIMEOUT, driver.run(request, TurnSink { events: sender, on_process })).await;
+    let outcome = tokio::time::timeout(TURN_TIMEOUT, driver.run(request, TurnSink::new(sender, on_process))).await;
     let mut events = Vec::new();
     while let Ok(event) = receiver.try_recv() {
         events.push(event);

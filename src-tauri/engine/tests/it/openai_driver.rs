@@ -34,7 +34,7 @@ fn request(workdir: &Path, prompt: &str) -> TurnRequest {
 /// Runs one turn to its end and returns every event it reported.
 async fn turn(driver: &OpenAiDriver, request: TurnRequest) -> Vec<DriverEvent> {
     let (events, mut received) = mpsc::unbounded_channel();
-    driver.run(request, TurnSink { events, on_process: Box::new(|_| {}) }).await.expect("the turn runs");
+    driver.run(request, TurnSink::new(events, Box::new(|_| {}))).await.expect("the turn runs");
     let mut all = Vec::new();
     while let Ok(event) = received.try_recv() {
         all.push(event);

@@ -118,7 +118,7 @@ async fn a_command_started_like_an_agent_cli_writes_only_where_it_may() {
         confinement: Some(scene.confinement()),
     };
     let (events, mut received) = mpsc::unbounded_channel();
-    let sink = TurnSink { events, on_process: Box::new(|_| {}) };
+    let sink = TurnSink::new(events, Box::new(|_| {}));
     let run = runner::run(cli, sink, |line| vec![DriverEvent::Text { text: line.to_string() }]);
     tokio::time::timeout(TIMEOUT, run).await.expect("the command ends").expect("the command starts");
     let mut lines = Vec::new();

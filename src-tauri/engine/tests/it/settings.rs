@@ -235,10 +235,7 @@ async fn the_command_policy_is_set_checked_and_reaches_the_drivers() {
         read_only: false,
     };
     let (events, mut received) = tokio::sync::mpsc::unbounded_channel();
-    driver
-        .run(request, kiln_engine::testing::drivers::TurnSink { events, on_process: Box::new(|_| {}) })
-        .await
-        .unwrap();
+    driver.run(request, kiln_engine::testing::drivers::TurnSink::new(events, Box::new(|_| {}))).await.unwrap();
     let mut outputs = Vec::new();
     while let Ok(event) = received.try_recv() {
         if let kiln_engine::testing::drivers::events::DriverEvent::ToolResult { output, .. } = event {
