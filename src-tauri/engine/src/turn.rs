@@ -31,6 +31,9 @@ pub struct TurnHandle {
 struct HandleInner {
     pgid: AtomicI32,
     stopped: AtomicBool,
+    /// The running driver ends its turn by itself when asked (`Driver::stops_politely`):
+    /// Stop asks first and the turn kills after a grace period.
+    polite: AtomicBool,
     stop: Notify,
     done: watch::Sender<bool>,
 }
@@ -47,17 +50,20 @@ impl TurnHandle {
             inner: Arc::new(HandleInner {
                 pgid: AtomicI32::new(0),
                 stopped: AtomicBool::new(false),
+                polite: AtomicBool::new(false),
                 stop: Notify::new(),
                 done: watch::channel(false).0,
             }),
         }
     }
 
-    /// Stops the turn: kills its process group, then waits until the turn has ended
-    /// and recorded its end.
+    /// Stops the turn: kills its process group (or asks a polite driver to end, then
+    /// kills), then waits until the turn has ended and recorded its end.
     pub async fn stop(&self) {
         self.inner.stopped.store(true, Ordering::SeqCst);
-        Running { pgid: self.inner.pgid.load(Ordering::SeqCst) }.kill();
+        if !self.inner.polite.load(Ordering::SeqCst) {
+            Running { pgid: self.inner.pgid.load(Ordering::SeqCst) }.kill();
+        }
         self.inner.stop.notify_one();
         let mut done = self.inner.done.subscribe();
         while !*done.borrow_and_update() {
@@ -311,6 +317,7 @@ async fn attempt(
     let inner = handle.inner.clone();
     let mut sink = TurnSink::new(tx, Box::new(move |r: Running| inner.pgid.store(r.pgid, Ordering::SeqCst)));
     let polite_stop = sink.stop.clone();
+    handle.inner.polite.store(plan.driver.stops_politely(), Ordering::SeqCst);
     sink.operator = log.operator();
     let request = TurnRequest {
         workdir: log.ws.session_workdir(&plan.session),
@@ -362,7 +369,7 @@ async fn attempt(
                 None => break,
             },
             _ = handle.inner.stop.notified(), if grace.is_none() => {
-                if !plan.driver.stops_politely() {
+                if !handle.inner.polite.load(Ordering::SeqCst) {
                     break;
                 }
                 polite_stop.cancel();
