@@ -68,9 +68,8 @@ fn main() -> ExitCode {
         }
     };
     let mut state = state::State::open(&args.state);
-    let mut wire = wire::Wire::stdio();
+    let mut wire = wire::Wire::stdio(state.log());
     while let Some(message) = wire.next() {
-        state.record(&message);
         let (Some(method), id) = (message["method"].as_str(), message.get("id")) else { continue };
         let params = &message["params"];
         let Some(id) = id else {

@@ -3,7 +3,6 @@
 //! process), how many scripted turns have run (each process runs the next one), and a
 //! log of every message the client sent (`requests.jsonl`), for tests to assert on.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
@@ -31,12 +30,9 @@ impl State {
         }
     }
 
-    /// Appends one message the client sent to `requests.jsonl`.
-    pub fn record(&self, message: &Value) {
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(&self.log);
-        if let Ok(mut file) = file {
-            let _ = writeln!(file, "{message}");
-        }
+    /// Where the messages the client sent are kept (`requests.jsonl`, see `wire`).
+    pub fn log(&self) -> std::path::PathBuf {
+        self.log.clone()
     }
 
     /// The index of the turn to run now, counted once.

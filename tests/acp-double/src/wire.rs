@@ -19,9 +19,12 @@ pub struct Wire {
 }
 
 impl Wire {
-    pub fn stdio() -> Wire {
+    /// Reads stdin on a thread of its own, keeping every message in `log` (one per line)
+    /// as it arrives, for tests to assert on what the client sent.
+    pub fn stdio(log: std::path::PathBuf) -> Wire {
         let (tx, incoming) = mpsc::channel();
         std::thread::spawn(move || {
+            let mut log = std::fs::OpenOptions::new().create(true).append(true).open(&log).ok();
             for line in std::io::stdin().lock().lines() {
                 let Ok(line) = line else { break };
                 if line.trim().is_empty() {
@@ -29,6 +32,9 @@ impl Wire {
                 }
                 match serde_json::from_str::<Value>(&line) {
                     Ok(message) => {
+                        if let Some(log) = log.as_mut() {
+                            let _ = writeln!(log, "{message}");
+                        }
                         if tx.send(message).is_err() {
                             break;
                         }
