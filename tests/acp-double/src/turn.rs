@@ -11,7 +11,8 @@
 //!   `fs/read_text_file`, completed with the text;
 //! - `{"terminal": {"command", "args"?, "outputByteLimit"?}}`: a tool call (kind execute)
 //!   through `terminal/create`, `wait_for_exit`, `output` and `release`, completed with the
-//!   output (or failed with the client's error);
+//!   output, or with only the terminal (`{"type": "terminal"}`) when `"embed": true` (or
+//!   failed with the client's error);
 //! - `{"permission": {"title", "kind", "locations"?, "options"?}}`:
 //!   `session/request_permission` (options default to allow once, allow always, reject
 //!   once), then a message chunk `permission: <optionId|cancelled>`;
@@ -164,6 +165,7 @@ impl Turn<'_> {
             params["outputByteLimit"] = limit.clone();
         }
         let created = self.wire.request("terminal/create", params);
+        let terminal_id = created.as_ref().map(|c| c["terminalId"].clone()).unwrap_or_default();
         let result = created.and_then(|created| {
             let terminal = json!({"sessionId": self.session, "terminalId": created["terminalId"]});
             let exit = self.wire.request("terminal/wait_for_exit", terminal.clone())?;
@@ -173,7 +175,11 @@ impl Turn<'_> {
         });
         match result {
             Ok((exit, output)) => {
-                let content = vec![json!({"type": "content", "content": {"type": "text", "text": output["output"]}})];
+                let content = if arg["embed"] == true {
+                    vec![json!({"type": "terminal", "terminalId": terminal_id})]
+                } else {
+                    vec![json!({"type": "content", "content": {"type": "text", "text": output["output"]}})]
+                };
                 let raw =
                     json!({"exitCode": exit["exitCode"], "signal": exit["signal"], "truncated": output["truncated"]});
                 self.finish_call(&id, Ok(content), Some(raw));

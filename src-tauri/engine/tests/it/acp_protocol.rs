@@ -161,6 +161,7 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
             {"message": "Writing the note."},
             {"writeFile": {"path": format!("{work}/notes/a.txt"), "content": "hello from the agent\n"}},
             {"terminal": {"command": "sh", "args": ["-c", "echo ran > ran.txt; cat notes/a.txt"]}},
+            {"terminal": {"command": "sh", "args": ["-c", "echo embedded"], "embed": true}},
             {"readFile": {"path": format!("{work}/notes/a.txt")}},
             {"writeFile": {"path": path(&outside_file), "content": "escaped"}},
             {"writeFile": {"path": format!("{work}/.git/hooks/pre-commit"), "content": "escaped"}},
@@ -192,10 +193,11 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
     let results = results(&events);
     assert_eq!(results[0], (ToolStatus::Completed, String::new()), "the write");
     assert_eq!(results[1], (ToolStatus::Completed, "hello from the agent\n".into()), "the command's output");
-    assert_eq!(results[2], (ToolStatus::Completed, "hello from the agent\n".into()), "the read");
-    assert_eq!(results[3].0, ToolStatus::Failed, "outside: {results:?}");
-    assert!(results[3].1.contains("outside the session's working copy"), "{results:?}");
-    assert_eq!(results[4].0, ToolStatus::Failed, ".git: {results:?}");
+    assert_eq!(results[2], (ToolStatus::Completed, "embedded\n".into()), "a result that only names its terminal");
+    assert_eq!(results[3], (ToolStatus::Completed, "hello from the agent\n".into()), "the read");
+    assert_eq!(results[4].0, ToolStatus::Failed, "outside: {results:?}");
+    assert!(results[4].1.contains("outside the session's working copy"), "{results:?}");
+    assert_eq!(results[5].0, ToolStatus::Failed, ".git: {results:?}");
     let kinds: Vec<ToolKind> = events
         .iter()
         .filter_map(|e| match e {
@@ -203,7 +205,10 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
             _ => None,
         })
         .collect();
-    assert_eq!(kinds, [ToolKind::Edit, ToolKind::Execute, ToolKind::Read, ToolKind::Edit, ToolKind::Edit]);
+    assert_eq!(
+        kinds,
+        [ToolKind::Edit, ToolKind::Execute, ToolKind::Execute, ToolKind::Read, ToolKind::Edit, ToolKind::Edit]
+    );
     assert_eq!(texts(&events), ["Writing the note.", "Done."]);
     let (is_error, stop_reason, final_text, _) = ended(&events);
     assert!(!is_error);

@@ -93,7 +93,19 @@ impl Client {
     /// A `session/update` notification.
     pub fn notified(&self, method: &str, params: &Value) {
         if method == "session/update" {
-            let events = self.updates().update(&params["update"]);
+            let update = &params["update"];
+            let mut events = self.updates().update(update);
+            // A command's result that only points at the terminal Kiln ran it in: its output.
+            let terminal = update["content"].as_array().into_iter().flatten().find(|c| c["type"] == "terminal");
+            if let Some(id) = terminal.and_then(|c| c["terminalId"].as_str()) {
+                for event in &mut events {
+                    if let DriverEvent::ToolResult { output, .. } = event {
+                        if output.is_empty() {
+                            *output = self.terminals.text(id).unwrap_or_default();
+                        }
+                    }
+                }
+            }
             self.emit(events);
         } else {
             tracing::debug!("an ACP agent sent the notification {method}, which Kiln does not use");

@@ -55,6 +55,8 @@ struct Terminal {
 #[derive(Default)]
 pub struct Terminals {
     running: Mutex<HashMap<String, Arc<Terminal>>>,
+    /// The last output of each released terminal, for a tool result that only points at it.
+    released: Mutex<HashMap<String, String>>,
     next: std::sync::atomic::AtomicU64,
 }
 
@@ -148,7 +150,17 @@ impl Terminals {
         }
         let id = params["terminalId"].as_str().unwrap_or_default();
         self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+        let text = output["output"].as_str().unwrap_or_default().to_string();
+        self.released.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), text);
         Ok((terminal.line.clone(), output))
+    }
+
+    /// What terminal `id` printed (so far, or before it was released).
+    pub fn text(&self, id: &str) -> Option<String> {
+        match self.output(&json!({"terminalId": id})) {
+            Ok(output) => output["output"].as_str().map(String::from),
+            Err(_) => self.released.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned(),
+        }
     }
 
     /// The command line of a terminal, for the transcript.

@@ -244,7 +244,8 @@ impl Updates {
     }
 }
 
-/// A tool call's output: the text of its content blocks, else its `rawOutput`.
+/// A tool call's output: the text of its content blocks, else (unless it ran in a
+/// terminal) its `rawOutput`.
 fn output(update: &Value) -> String {
     let texts: Vec<&str> = update["content"]
         .as_array()
@@ -255,6 +256,10 @@ fn output(update: &Value) -> String {
         .collect();
     if !texts.is_empty() {
         return texts.join("\n");
+    }
+    // A command run in a terminal Kiln served: its output is the terminal's (`Client`).
+    if update["content"].as_array().into_iter().flatten().any(|c| c["type"] == "terminal") {
+        return String::new();
     }
     match &update["rawOutput"] {
         Value::Null => String::new(),
