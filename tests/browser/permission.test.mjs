@@ -94,6 +94,8 @@ describe("a permission card answered in the page", { timeout: TEST_TIMEOUT }, ()
     assert.equal(waiting.running, true);
     assert.equal(waiting.permissions?.length, 1, JSON.stringify(waiting.permissions));
     await page.waitForFunction(() => document.title.startsWith("◆ Needs you"), null, { timeout: 10_000 });
+    await page.locator("[data-testid=permission-badge]").first().waitFor();
+    assert.match(await page.locator("[data-testid=running]").innerText(), /waits for your answer/);
     await card.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(ARTIFACTS, "permission-card.png") });
 
