@@ -206,6 +206,9 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("send_message", json!({ "sessionId": "$id", "text": "  " })),
         ("stop_turn", json!({ "sessionId": "$id" })),
         ("retry_turn", json!({ "sessionId": "$id" })),
+        // No turn asks anything here: every request id is unknown.
+        ("answer_permission", json!({ "sessionId": "$id", "requestId": "nope", "optionId": "allow-once" })),
+        ("answer_permission", json!({ "sessionId": "../x", "requestId": "nope", "optionId": "allow-once" })),
         ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/orders" })),
         ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),
         ("get_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),
@@ -347,6 +350,8 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "INVALID_INPUT",
             "INVALID_INPUT",
             "NOT_BLOCKED",
+            "PERMISSION_NOT_FOUND",
+            "INVALID_SESSION_ID",
             "MODULE_NOT_FOUND",
             "INVALID_SESSION_ID",
             "INVALID_INPUT",

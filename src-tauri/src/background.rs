@@ -91,6 +91,8 @@ pub enum Outcome {
     Finished,
     /// The agent asked the operator something (or a chain paused for them).
     Question,
+    /// A turn waits for the operator to answer a permission request in the chat.
+    Permission,
     /// A specification waits for the operator's approval.
     AwaitingApproval,
     /// Ready for the operator's review.
@@ -103,6 +105,10 @@ pub enum Outcome {
 
 /// Where `session` stands.
 pub fn outcome(session: &SessionView) -> Outcome {
+    // The turn runs, but it waits on the operator: that is news, not work.
+    if !session.permissions.is_empty() {
+        return Outcome::Permission;
+    }
     if session.running {
         return Outcome::Busy;
     }
@@ -124,6 +130,7 @@ pub fn notice(title: &str, outcome: Outcome) -> Option<Notice> {
         Outcome::Busy | Outcome::Delivered => return None,
         Outcome::Finished => "The turn finished. The session waits for your next message.",
         Outcome::Question => "The agent has a question for you.",
+        Outcome::Permission => "The agent asks your permission. Open Kiln to answer it in the chat.",
         Outcome::AwaitingApproval => "A specification waits for your approval.",
         Outcome::Review => "The work is done and ready for your review.",
         Outcome::Blocked => "The turn failed and the session is blocked. Open Kiln to retry.",
@@ -538,6 +545,24 @@ mod tests {
         assert!(notice("x", Outcome::Blocked).unwrap().body.contains("blocked"));
         assert!(notice("x", Outcome::AwaitingApproval).unwrap().body.contains("approval"));
         assert!(notice("x", Outcome::Question).unwrap().body.contains("question"));
+    }
+
+    #[test]
+    fn a_permission_request_notifies_while_the_turn_waits_on_it() {
+        let mut tracker = Tracker::default();
+        tracker.seed(&[session("s1", SessionState::Running, true, None)]);
+        let mut asking = session("s1", SessionState::Running, true, None);
+        asking.permissions = serde_json::from_value(serde_json::json!([{
+            "id": "p1", "title": "Fetch https://example.com", "kind": "fetch", "locations": [],
+            "why": "The command policy does not decide fetches.", "askedAt": "",
+            "options": [{ "id": "allow", "name": "Allow once", "kind": "allow_once" }],
+        }]))
+        .unwrap();
+        assert_eq!(tracker.session(&asking), Some(Outcome::Permission));
+        assert_eq!(tracker.session(&asking), None, "once per request, not per event");
+        // Answered: the turn runs on, which is no news.
+        assert_eq!(tracker.session(&session("s1", SessionState::Running, true, None)), None);
+        assert!(notice("x", Outcome::Permission).unwrap().body.contains("permission"));
     }
 
     #[test]

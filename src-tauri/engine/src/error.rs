@@ -71,6 +71,9 @@ pub enum ErrorCode {
     TerminalLimit,
     /// Input to a terminal whose process has exited.
     TerminalExited,
+    /// No permission request with that id waits in the session: it was answered, or the
+    /// turn that asked has ended.
+    PermissionNotFound,
     Internal,
 }
 
@@ -120,6 +123,7 @@ impl ErrorCode {
             TerminalNotFound => "TERMINAL_NOT_FOUND",
             TerminalLimit => "TERMINAL_LIMIT",
             TerminalExited => "TERMINAL_EXITED",
+            PermissionNotFound => "PERMISSION_NOT_FOUND",
             Internal => "INTERNAL",
         }
     }

@@ -35,6 +35,7 @@ const LAYERS: &[(&str, u8)] = &[
     // 2 live state
     ("live", 2),
     ("registry", 2),
+    ("permissions", 2),
     // 3 sessions
     ("attach", 3),
     ("checkpoint", 3),
@@ -60,6 +61,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("planner_agent", 5),
     ("routing", 5),
     ("turn", 5),
+    ("operator", 5),
     // 6 delivery
     ("delivery", 6),
     // 7 the API
@@ -128,6 +130,7 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("chain", "planner_agent"),
     ("chain", "routing"),
     ("chain", "turn"),
+    ("turn", "operator"),
     ("planner_agent", "planner"),
 ];
 

@@ -23,6 +23,7 @@ pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
     if session.deleted_at.is_none() {
         session.reviews = crate::review::list(ws, id, &session).await?;
         session.changed = changed(ws, id).await;
+        session.permissions = ws.permissions.cards(id.as_str());
     }
     Ok(session)
 }

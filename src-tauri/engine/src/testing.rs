@@ -68,6 +68,11 @@ pub mod drivers {
         pub use crate::drivers::openai::OpenAiDriver;
     }
 
+    /// tests/it: permissions.
+    pub mod permission {
+        pub use crate::drivers::permission::{Operator, PermissionAsk, PermissionChoice};
+    }
+
     pub mod registry {
         pub use crate::drivers::registry::resolve;
     }

@@ -208,6 +208,14 @@ async fn run(
         refused: false,
         last_text: String::new(),
         ended: None,
+        operator: Arc::new(crate::operator::ChatOperator::new(
+            ws.clone(),
+            events.clone(),
+            plan.session.clone(),
+            plan.module.id.clone(),
+            plan.role.id.clone(),
+            turn_id,
+        )),
     };
     let mut error = attempt(handle, &mut log, plan.resume_id.clone(), plan.prompt.clone()).await;
     let stopped = handle.inner.stopped.load(Ordering::SeqCst);
@@ -369,6 +377,8 @@ async fn attempt(
                 None => break,
             },
             _ = handle.inner.stop.notified(), if grace.is_none() => {
+                // Nobody will answer now: the driver hears so at once, even a polite one.
+                log.operator.withdraw_all("the turn was stopped").await;
                 if !handle.inner.polite.load(Ordering::SeqCst) {
                     break;
                 }
@@ -378,6 +388,8 @@ async fn attempt(
             _ = async { grace.as_mut().expect("guarded").await }, if grace.is_some() => break,
         }
     }
+    // Requests still waiting are taken back before the driver goes, so they are said once.
+    log.operator.withdraw_all("the turn ended").await;
     // Dropping the run kills a CLI it started; the group kill catches its children.
     #[allow(clippy::drop_non_drop)] // its fields hold the child, killed when dropped
     drop(driver_run);
@@ -457,12 +469,14 @@ struct TurnLog<'a> {
     last_text: String,
     /// `Some(error)` once the driver said the turn ended (`None` inside: no error).
     ended: Option<Option<String>>,
+    /// Answers, through cards in the chat, what the command policy cannot decide.
+    operator: Arc<crate::operator::ChatOperator>,
 }
 
 impl TurnLog<'_> {
     /// Who answers the permissions the policy cannot decide during this turn.
     fn operator(&self) -> Option<Arc<dyn crate::drivers::permission::Operator>> {
-        None
+        Some(self.operator.clone())
     }
 
     async fn entry(&self, kind: EntryKind, text: &str) {

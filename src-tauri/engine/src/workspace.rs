@@ -43,6 +43,8 @@ pub struct Workspace {
     pub store_lock: tokio::sync::Mutex<()>,
     /// The running preview per session.
     pub previews: Registry,
+    /// The permission requests waiting for the operator, per session.
+    pub permissions: crate::permissions::Pending,
     /// The server's mode: a self-hosted workspace runs bring-your-own-key drivers only.
     pub mode: crate::api::types::ServeMode,
     /// Whether agents may run commands at all. Always in loopback mode and on the
@@ -121,6 +123,7 @@ impl Workspace {
             diffs: Default::default(),
             store_lock: tokio::sync::Mutex::new(()),
             previews: Registry::default(),
+            permissions: Default::default(),
             mode: Default::default(),
             agent_commands: true,
             lock,

@@ -82,6 +82,9 @@ pub fn http_status(code: ErrorCode) -> u16 {
         NotBlocked => 409,
         TerminalNotFound => 404,
         TerminalLimit | TerminalExited => 409,
+        // Like the other `*_NOT_FOUND`s: the request it names is not there (answered,
+        // withdrawn with its turn, or never asked); nothing about it is left to conflict with.
+        PermissionNotFound => 404,
         Internal => 500,
     }
 }

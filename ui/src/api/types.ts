@@ -9,6 +9,16 @@ name: string, dataBase64: string, };
 
 export type AddModuleArgs = { sessionId: string, moduleId: string, };
 
+export type AnswerPermissionArgs = { sessionId: string, 
+/**
+ * The card's `id`.
+ */
+requestId: string, 
+/**
+ * One of the card's options' `id`.
+ */
+optionId: string, };
+
 export type ApiError = { code: ErrorCode, message: string, };
 
 export type AppState = { version: string, transport: Transport, mode: ServeMode, 
@@ -271,7 +281,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
@@ -378,6 +388,32 @@ cols?: number | null,
 rows?: number | null, };
 
 export type OpenWorkspaceArgs = { path: string, };
+
+export type PermissionCard = { 
+/**
+ * Kiln's id for the request (unique within the session).
+ */
+id: string, 
+/**
+ * The agent's title for the call, one line ("Fetch https://example.com").
+ */
+title: string, 
+/**
+ * The tool kind, as the transcript's tool rows say it (`read`, `edit`, `execute`, `fetch`…).
+ */
+kind: string, 
+/**
+ * Files the call touches, relative to the working copy where they are inside it.
+ */
+locations: Array<string>, 
+/**
+ * Why Kiln's policy did not answer it by itself, in words.
+ */
+why: string, options: Array<PermissionChoice>, askedAt: string, };
+
+export type PermissionChoice = { id: string, name: string, kind: PermissionChoiceKind, };
+
+export type PermissionChoiceKind = "allow_once" | "allow_always" | "reject_once" | "reject_always";
 
 export type PlanDeliveryArgs = { sessionId: string, 
 /**
@@ -567,7 +603,12 @@ reviews: Array<ReviewView>,
  * Whether the working copy's checkpoint (the current one) differs from the session's
  * start: `false` means its turns changed nothing (so there is nothing to deliver).
  */
-changed: boolean, };
+changed: boolean, 
+/**
+ * The agent's permission requests waiting for the operator (cards in the chat), oldest
+ * first; absent when none waits, which is most of the time.
+ */
+permissions?: Array<PermissionCard>, };
 
 export type SettingsView = { defaultDriver: string, 
 /**
@@ -905,4 +946,10 @@ export interface CommandMap {
   resize_terminal: { args: ResizeTerminalArgs; result: TerminalView };
   /** Kills the terminal's program and everything it started; answers the exited view. */
   stop_terminal: { args: TerminalArgs; result: TerminalView };
+  /**
+   * Answers a permission request waiting in the chat (a card of SessionView.permissions) with one
+   * of the agent's options; the turn goes on. PERMISSION_NOT_FOUND (404) when no such request
+   * waits (answered, or its turn ended), INVALID_INPUT for an option the agent did not offer.
+   */
+  answer_permission: { args: AnswerPermissionArgs; result: SessionView };
 }

@@ -49,6 +49,11 @@ export function SessionBadges({ session }: { session: SessionView }) {
         {STATE_LABEL[session.state] ?? session.state}
         {session.running && session.state !== "running" && <span className="sr-only"> (agent running)</span>}
       </span>
+      {(session.permissions?.length ?? 0) > 0 && (
+        <Badge tone="warn" testId="permission-badge">
+          Needs your permission
+        </Badge>
+      )}
       {lifecycle && (
         <Badge tone={lifecycle === "rejected" ? "danger-muted" : "muted"} testId="lifecycle-badge">
           {lifecycle[0].toUpperCase() + lifecycle.slice(1)}

@@ -26,6 +26,20 @@ describe("sessionStatus", () => {
     );
   });
 
+  it("a running turn waiting on a permission request needs the user", () => {
+    const card = {
+      id: "req-1",
+      title: "Fetch https://example.com",
+      kind: "fetch",
+      locations: [],
+      why: "",
+      options: [{ id: "allow", name: "Allow once", kind: "allow_once" as const }],
+      askedAt: "2025-01-01T10:00:00Z",
+    };
+    expect(sessionStatus(makeSession({ running: true, state: "running", permissions: [card] }))).toBe("needs-you");
+    expect(sessionStatus(makeSession({ running: true, state: "running", permissions: [] }))).toBe("running");
+  });
+
   it("approval, a blocked session and a question need the user", () => {
     expect(sessionStatus(makeSession({ state: "awaiting-approval" }))).toBe("needs-you");
     expect(sessionStatus(makeSession({ state: "blocked" }))).toBe("needs-you");

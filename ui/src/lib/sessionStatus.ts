@@ -16,6 +16,8 @@ export const STATUS_LABEL: Record<SessionStatus, string> = {
  */
 export function sessionStatus(session: SessionView, live: LiveView | null = null): SessionStatus {
   if (live?.status?.kind === "failed") return "failed";
+  // The turn runs, but waits for the user to answer the agent's permission request.
+  if ((session.permissions?.length ?? 0) > 0) return "needs-you";
   if (session.running || session.setup === "running") return "running";
   if (session.setup === "failed") return "failed";
   if (session.deliveredAt || session.state === "delivered") return "idle";

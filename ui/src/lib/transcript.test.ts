@@ -244,6 +244,16 @@ describe("the parts", () => {
     expect(rows[0]).toMatchObject({ type: "notice", tone: "warn" });
   });
 
+  it("keeps a permission request, its answer and a withdrawal in view, each its own row", () => {
+    const e = entryMaker();
+    const rows = foldTranscript([
+      e("system", "The agent asks permission for **fetch** `Fetch https://x.dev`: answer in the card.", "engineer"),
+      e("system", "You allowed it once (**fetch** `Fetch https://x.dev`).", null, null),
+      e("system", "The request for **fetch** `Fetch https://x.dev` went unanswered: the turn was stopped.", null, null),
+    ]);
+    expect(rows.map((r) => r.type)).toEqual(["notice", "notice", "notice"]);
+  });
+
   it("folds a tool line in no known shape into a row of its own", () => {
     const e = entryMaker();
     const entries: TranscriptEntry[] = [e("tool", "ran `npm test`")];

@@ -148,6 +148,10 @@ const NOTICE_LINE = [
   /^\s*Paused\b/i,
   /^\s*Waiting for your approval/i,
   /^\s*Stopped by the operator/i,
+  // A permission request in the chat (operator.rs): asked, answered, or gone unanswered.
+  /^\s*The agent asks permission for\b/,
+  /^\s*You (allowed|refused) it\b/,
+  /^\s*The request for .* went unanswered:/,
   /asks; your answer goes back/i,
   /^\s*The review passed/i,
   /^\s*The request is reported/i,

@@ -532,4 +532,9 @@ impl Engine {
     pub async fn stop_terminal(&self, args: TerminalArgs) -> Result<TerminalView> {
         self.terminals.stop(args).await
     }
+
+    /// The operator's answer to a permission request waiting in the chat.
+    pub async fn answer_permission(&self, args: AnswerPermissionArgs) -> Result<SessionView> {
+        crate::operator::answer(&*self.workspace()?, &self.events, args).await
+    }
 }

@@ -144,6 +144,10 @@ macro_rules! for_each_operation {
             resize_terminal(ResizeTerminalArgs) -> TerminalView;
             /// Kills the terminal's program and everything it started; answers the exited view.
             stop_terminal(TerminalArgs) -> TerminalView;
+            /// Answers a permission request waiting in the chat (a card of SessionView.permissions) with one
+            /// of the agent's options; the turn goes on. PERMISSION_NOT_FOUND (404) when no such request
+            /// waits (answered, or its turn ended), INVALID_INPUT for an option the agent did not offer.
+            answer_permission(AnswerPermissionArgs) -> SessionView;
         }
     };
 }

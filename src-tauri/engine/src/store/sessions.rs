@@ -67,6 +67,8 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
         reviews: Vec::new(),
         // Filled in by `session::view`, which reads the checkpoints' trees.
         changed: false,
+        // Filled in by `session::view`: they live in memory (`permissions.rs`), not here.
+        permissions: Vec::new(),
     })
 }
 

@@ -27,6 +27,7 @@ mod lifecycle;
 mod live;
 mod openai_driver;
 mod paths;
+mod permissions;
 mod planner;
 mod preview;
 mod recovery;

@@ -20,6 +20,25 @@ describe("attentionOf", () => {
     expect(attentionOf({ ...idle, state: "blocked", running: true })).toBe("running");
   });
 
+  it("needs the user while a running turn waits on a permission request, and notifies each new request", () => {
+    const card = {
+      id: "req-1",
+      title: "Fetch https://example.com",
+      kind: "fetch",
+      locations: [],
+      why: "The command policy does not decide fetches.",
+      options: [{ id: "allow", name: "Allow once", kind: "allow_once" as const }],
+      askedAt: "2025-01-01T10:00:00Z",
+    };
+    const asking = { ...running, permissions: [card] };
+    expect(attentionOf(asking)).toBe("needs-you");
+    expect(notificationFor(running, asking)?.body).toBe("The agent asks your permission: answer it in the chat.");
+    expect(notificationFor(asking, asking)).toBeNull();
+    const again = { ...running, permissions: [card, { ...card, id: "req-2" }] };
+    expect(notificationFor(asking, again)?.title).toBe("Needs you — Wishlist");
+    expect(notificationFor(asking, running)).toBeNull();
+  });
+
   it("asks nothing of shelved or delivered sessions", () => {
     expect(attentionOf({ ...idle, state: "blocked", archivedAt: "2025-01-02T00:00:00Z" })).toBeNull();
     expect(attentionOf({ ...idle, state: "delivered" })).toBeNull();

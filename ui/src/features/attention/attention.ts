@@ -12,13 +12,19 @@ export function isActive(session: SessionView): boolean {
   return session.running || session.setup === "running";
 }
 
+/** A turn waits for the user to answer the agent's permission request in the chat (it still runs). */
+export function asksPermission(session: SessionView): boolean {
+  return (session.permissions?.length ?? 0) > 0;
+}
+
 /**
- * Running wins (the user can only wait); then a failure (a blocked turn, a failed setup); then a
- * wait on the user (an approval, a question or a paused chain).
+ * A permission request first: the turn runs but waits on the user. Then running wins (the user can only wait); then
+ * a failure (a blocked turn, a failed setup); then a wait on the user (an approval, a question or a paused chain).
  */
 export function attentionOf(session: SessionView): Attention {
   if (session.deletedAt || session.archivedAt || session.rejectedAt) return null;
   if (session.deliveredAt || session.state === "delivered") return null;
+  if (asksPermission(session)) return "needs-you";
   if (isActive(session)) return "running";
   if (session.state === "blocked" || session.setup === "failed") return "failed";
   if (session.state === "awaiting-approval" || session.pendingRole) return "needs-you";
@@ -86,9 +92,14 @@ export function notificationFor(before: SessionView, after: SessionView): Notifi
       tag,
     };
   }
-  if (now === "needs-you" && (was !== "needs-you" || (after.pendingRole !== before.pendingRole && after.pendingRole))) {
-    const body =
-      after.state === "awaiting-approval"
+  const newRequest = (after.permissions ?? []).some((c) => !(before.permissions ?? []).some((b) => b.id === c.id));
+  if (
+    now === "needs-you" &&
+    (was !== "needs-you" || (after.pendingRole !== before.pendingRole && after.pendingRole) || newRequest)
+  ) {
+    const body = asksPermission(after)
+      ? "The agent asks your permission: answer it in the chat."
+      : after.state === "awaiting-approval"
         ? "A specification waits for your approval."
         : `${after.pendingRole ? roleName(after.pendingRole) : "The agent"} is waiting for your answer.`;
     return { title: `Needs you — ${name}`, body, tag };

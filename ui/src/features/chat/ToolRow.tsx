@@ -3,7 +3,8 @@ import { useState } from "react";
 import { Icon, type IconName } from "../../components/Icon";
 import type { ToolKind, ToolRow as ToolRowModel } from "../../lib/transcript";
 
-const KIND_ICON: Record<ToolKind, IconName> = {
+/** The icon of each tool kind (a permission card shows its request's too). */
+export const KIND_ICON: Record<ToolKind, IconName> = {
   read: "file",
   edit: "edit",
   execute: "terminal",

@@ -1,11 +1,12 @@
 // The live transcript (the chat): entries folded into compact rows, following the end while the user is there, virtualized when long, with the agent's live text at the bottom.
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { type ReactNode, useMemo } from "react";
-import type { TranscriptEntry } from "../../api/types";
+import type { PermissionCard as PermissionCardView, TranscriptEntry } from "../../api/types";
 import { Icon } from "../../components/Icon";
 import { type LiveView, liveShows } from "../../lib/live";
 import { foldTranscript, type Row, rowStartsRoleGroup } from "../../lib/transcript";
 import { LiveActivity } from "./LiveActivity";
+import { PermissionCard } from "./PermissionCard";
 import { RowView } from "./TranscriptRow";
 import { type Follow, useFollow } from "./useFollow";
 
@@ -18,14 +19,21 @@ export interface TranscriptViewProps {
   footerOf?: (entry: TranscriptEntry) => ReactNode;
   /** The session's live activity (streaming text, the provider's status line), when there is some. */
   live?: LiveView | null;
+  /** The agent's permission requests waiting for an answer: cards at the end of the chat. */
+  permissions?: PermissionCardView[];
 }
 
-export function TranscriptView({ entries, footerOf, live }: TranscriptViewProps) {
+const NO_CARDS: PermissionCardView[] = [];
+
+export function TranscriptView({ entries, footerOf, live, permissions = NO_CARDS }: TranscriptViewProps) {
   const rows = useMemo(() => foldTranscript(entries), [entries]);
   const shown = liveShows(live) ? live : null;
   const last = entries[entries.length - 1];
-  const changed = `${entries.length}:${last?.id ?? 0}:${shown?.text?.length ?? 0}:${shown?.status?.message ?? ""}:${shown?.status?.attempt ?? ""}`;
-  const follow = useFollow(changed, entries[0]?.sessionId ?? live?.sessionId ?? null);
+  // A new card is activity too: followed into view, or "New activity" when the reader scrolled up.
+  const cards = permissions.map((c) => c.id).join(",");
+  const changed = `${entries.length}:${last?.id ?? 0}:${shown?.text?.length ?? 0}:${shown?.status?.message ?? ""}:${shown?.status?.attempt ?? ""}:${cards}`;
+  const sessionId = entries[0]?.sessionId ?? live?.sessionId ?? null;
+  const follow = useFollow(changed, sessionId);
   const list =
     rows.length >= VIRTUALIZE_AT ? (
       <VirtualRows rows={rows} follow={follow} footerOf={footerOf} />
@@ -45,6 +53,7 @@ export function TranscriptView({ entries, footerOf, live }: TranscriptViewProps)
       <div className="transcript-content" ref={follow.contentRef}>
         {list}
         {shown && <LiveActivity live={shown} />}
+        {sessionId && permissions.map((card) => <PermissionCard key={card.id} sessionId={sessionId} card={card} />)}
       </div>
       {follow.unseen && (
         <div className="new-activity-anchor">

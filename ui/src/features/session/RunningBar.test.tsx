@@ -27,6 +27,22 @@ describe("RunningBar", () => {
     await waitFor(() => expect(backend.call).toHaveBeenCalledWith("stop_turn", { sessionId: "s1" }));
   });
 
+  it("says the turn waits for the operator while a permission request waits", () => {
+    const card = {
+      id: "req-1",
+      title: "Fetch https://example.com",
+      kind: "fetch",
+      locations: [],
+      why: "",
+      options: [{ id: "allow", name: "Allow once", kind: "allow_once" as const }],
+      askedAt: "2025-01-01T10:00:00Z",
+    };
+    const asking = makeSession({ state: "running", running: true, role: "backend-engineer", permissions: [card] });
+    renderWithStore(<RunningBar session={asking} entries={[]} />, fakeBackend());
+    expect(screen.getByTestId("running")).toHaveTextContent("waits for your answer to its permission request");
+    expect(screen.getByTestId("stop-turn")).toBeEnabled();
+  });
+
   it("shows nothing for an idle session, and Retry for a blocked one", async () => {
     const idle = makeSession({ state: "review" });
     const { unmount } = renderWithStore(<RunningBar session={idle} entries={[]} />, fakeBackend());

@@ -7,7 +7,7 @@ import { roleName } from "../../lib/roles";
 import { useStore } from "../../state/store";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { lifecycleOf } from "../../components/StateBadge";
-import { isActive } from "../attention/attention";
+import { asksPermission, isActive } from "../attention/attention";
 import { useShortcut } from "../shortcuts/bus";
 
 export function RunningBar({ session, entries }: { session: SessionView; entries: TranscriptEntry[] | undefined }) {
@@ -25,6 +25,13 @@ function doing(session: SessionView, entries: TranscriptEntry[] | undefined) {
   if (session.setup === "running") return "Setting up the working copy";
   if (session.state === "planning") return "Planning: reading the brief and choosing the modules and the first role";
   const who = lastTurnStart(entries)?.role ?? session.role;
+  // The turn runs, but it waits on the operator's answer in the chat.
+  if (asksPermission(session))
+    return (
+      <>
+        <strong>{who ? roleName(who) : "The agent"}</strong> waits for your answer to its permission request
+      </>
+    );
   return (
     <>
       <strong>{who ? roleName(who) : "The agent"}</strong> is working

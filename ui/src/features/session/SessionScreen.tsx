@@ -234,7 +234,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               </EmptyState>
             </div>
           ) : (
-            <TranscriptView entries={entries} footerOf={footerOf} live={live} />
+            <TranscriptView entries={entries} footerOf={footerOf} live={live} permissions={session.permissions} />
           )}
         </div>
         <div

@@ -42,3 +42,14 @@ pub struct PermissionCard {
     pub options: Vec<PermissionChoice>,
     pub asked_at: String,
 }
+
+/// `answer_permission`: the operator's choice for a waiting request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AnswerPermissionArgs {
+    pub session_id: String,
+    /// The card's `id`.
+    pub request_id: String,
+    /// One of the card's options' `id`.
+    pub option_id: String,
+}

@@ -118,6 +118,11 @@ pub struct SessionView {
     /// Whether the working copy's checkpoint (the current one) differs from the session's
     /// start: `false` means its turns changed nothing (so there is nothing to deliver).
     pub changed: bool,
+    /// The agent's permission requests waiting for the operator (cards in the chat), oldest
+    /// first; absent when none waits, which is most of the time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<PermissionCard>>", optional)]
+    pub permissions: Vec<PermissionCard>,
 }
 
 /// Tokens and cost of a set of turns. `cost_usd` adds up what providers reported;

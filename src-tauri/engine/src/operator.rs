@@ -1,0 +1,139 @@
+//! The operator's side of a turn: a permission request the command policy cannot decide
+//! becomes a card in the chat (`SessionView::permissions`, held by `permissions.rs`), the
+//! transcript says what the agent asks, and the driver waits until the operator picks one of
+//! the agent's options (`answer_permission`), or the turn stops or ends and the request is
+//! withdrawn (the driver then gets no answer, and refuses). The session stays running
+//! meanwhile; the views say it needs the operator because a card waits.
+
+use std::sync::Arc;
+
+use crate::api::types::*;
+use crate::clock::now;
+use crate::drivers::events::ToolKind;
+use crate::drivers::permission::{AskFuture, Operator, PermissionAsk};
+use crate::error::Result;
+use crate::events::EventBus;
+use crate::ids::SessionId;
+use crate::session::{publish, record, record_as};
+use crate::workspace::Workspace;
+
+/// The chat of one turn, answering for the operator.
+#[derive(Clone)]
+pub struct ChatOperator {
+    ws: Arc<Workspace>,
+    events: Arc<EventBus>,
+    session: SessionId,
+    module: String,
+    role: String,
+    /// The turn's record id: the requests it leaves are taken back by it.
+    turn: i64,
+}
+
+impl ChatOperator {
+    pub fn new(
+        ws: Arc<Workspace>,
+        events: Arc<EventBus>,
+        session: SessionId,
+        module: String,
+        role: String,
+        turn: i64,
+    ) -> ChatOperator {
+        ChatOperator { ws, events, session, module, role, turn }
+    }
+
+    /// Takes back every request of this turn still waiting (it was stopped, or it ended):
+    /// each is said in the transcript, and the views lose the cards.
+    pub async fn withdraw_all(&self, why: &str) {
+        let cards = self.ws.permissions.withdraw_turn(self.session.as_str(), self.turn);
+        withdrawn(&self.ws, &self.events, &self.session, &cards, why).await;
+    }
+}
+
+impl Operator for ChatOperator {
+    fn ask(&self, ask: PermissionAsk) -> AskFuture {
+        let me = self.clone();
+        Box::pin(async move {
+            // A request with nothing to choose cannot be answered: refused, as the agent's own.
+            if ask.options.is_empty() {
+                return None;
+            }
+            let card = PermissionCard {
+                id: uuid::Uuid::new_v4().to_string(),
+                title: ask.title,
+                kind: kind_word(ask.kind),
+                locations: ask.locations,
+                why: ask.why,
+                options: ask.options,
+                asked_at: now(),
+            };
+            let text = format!("The agent asks permission for {}: answer in the card.", what(&card));
+            let _ =
+                record_as(&me.ws, &me.events, &me.session, EntryKind::System, Some(&me.module), Some(&me.role), &text)
+                    .await;
+            let waiting = me.ws.permissions.add(me.session.as_str(), me.turn, card.clone());
+            // Dropped with the driver's request (the agent stopped asking): the card goes.
+            let _gone = Unanswered { operator: me.clone(), request: card.id.clone() };
+            let _ = publish(&me.ws, &me.events, &me.session).await;
+            waiting.await.ok()
+        })
+    }
+}
+
+/// Withdraws its request when the driver stops waiting for it before an answer came.
+struct Unanswered {
+    operator: ChatOperator,
+    request: String,
+}
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        let op = &self.operator;
+        // Answered, or withdrawn with the turn already: nothing is left to say.
+        let Some(card) = op.ws.permissions.withdraw(op.session.as_str(), &self.request) else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let op = op.clone();
+        runtime.spawn(async move {
+            withdrawn(&op.ws, &op.events, &op.session, &[card], "the agent stopped waiting for it").await;
+        });
+    }
+}
+
+/// Says in the transcript that each of `cards` went unanswered, and tells the views.
+async fn withdrawn(ws: &Workspace, events: &EventBus, session: &SessionId, cards: &[PermissionCard], why: &str) {
+    if cards.is_empty() {
+        return;
+    }
+    for card in cards {
+        let text = format!("The request for {} went unanswered: {why}.", what(card));
+        let _ = record(ws, events, session, EntryKind::System, None, &text).await;
+    }
+    let _ = publish(ws, events, session).await;
+}
+
+/// The operator's answer to a waiting request: recorded in words, then sent to the agent.
+pub async fn answer(ws: &Workspace, events: &EventBus, args: AnswerPermissionArgs) -> Result<SessionView> {
+    let id = SessionId::parse(&args.session_id)?;
+    crate::session::view(ws, &id).await?; // SESSION_NOT_FOUND before PERMISSION_NOT_FOUND
+    let answered = ws.permissions.answer(id.as_str(), &args.request_id, &args.option_id)?;
+    let verdict = match answered.choice.kind {
+        PermissionChoiceKind::AllowOnce => "You allowed it once",
+        PermissionChoiceKind::AllowAlways => "You allowed it always",
+        PermissionChoiceKind::RejectOnce => "You refused it",
+        PermissionChoiceKind::RejectAlways => "You refused it always",
+    };
+    let text = format!("{verdict} ({}).", what(&answered.card));
+    let _ = record(ws, events, &id, EntryKind::System, None, &text).await;
+    // The agent hears of it after the record, so the transcript reads in order.
+    let _ = answered.answer.send(answered.choice.id);
+    publish(ws, events, &id).await
+}
+
+/// A request as the transcript names it: "**fetch** `Fetch https://example.com`".
+fn what(card: &PermissionCard) -> String {
+    format!("**{}** `{}`", card.kind, card.title.replace('`', "'"))
+}
+
+/// The tool kind as the transcript's tool rows spell it.
+fn kind_word(kind: ToolKind) -> String {
+    serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| "other".into())
+}
