@@ -80,6 +80,7 @@ pub mod drivers {
     /// tests/it: acp_settings, contract_acp.
     pub mod acp_presets {
         pub use crate::drivers::acp::presets::{command, preset_env, PRESETS};
+        pub use crate::drivers::acp::{AcpCommand, AcpDriver};
     }
 
     pub mod runner {

@@ -7,6 +7,7 @@ mod common;
 mod acp_settings;
 mod attachments;
 mod checkpoints;
+mod contract_acp;
 mod contract_cli;
 mod crash;
 mod delivery;

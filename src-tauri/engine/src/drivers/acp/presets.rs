@@ -92,12 +92,22 @@ pub fn by_binary(binary: &str) -> Option<&'static Preset> {
 }
 
 /// The variables Kiln sets for a preset's agent: the same no-telemetry, no-self-update
-/// variables as for Claude Code where the agent wraps it, OpenCode's own switches for the
-/// same, nothing for the others. The agent keeps the operator's environment otherwise (its
+/// variables as for Claude Code where the agent wraps it (and, as root, `IS_SANDBOX`),
+/// OpenCode's own switches for the same, nothing for the others. The agent keeps the operator's environment otherwise (its
 /// login, its provider settings).
 pub fn preset_env(preset: &Preset) -> Vec<(String, String)> {
     match preset.id {
-        "acp:claude" => super::super::claude::cli_env(None, None),
+        "acp:claude" => {
+            let mut env = super::super::claude::cli_env(None, None);
+            // As root, claude-agent-acp 0.101 fails `session/new` ("--dangerously-skip-permissions
+            // cannot be used with root") unless told it runs in a sandbox. It still asks Kiln
+            // before every edit and command; the commands run confined (`crate::sandbox`).
+            // SAFETY: geteuid has no preconditions.
+            if unsafe { libc::geteuid() } == 0 {
+                env.push(("IS_SANDBOX".into(), "1".into()));
+            }
+            env
+        }
         "acp:opencode" => [("OPENCODE_DISABLE_AUTOUPDATE", "1"), ("OPENCODE_DISABLE_SHARE", "1")]
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .into(),
