@@ -28,7 +28,8 @@ function presence(status: DriverHealth): { tone: string; label: string } {
 /** The model the turn runs when none is typed. */
 export function defaultModel(settings: SettingsView | null, driver: string): string {
   if (driver === "openai-compatible") return settings?.openaiModel ?? "none set";
-  return `${driver}'s default`;
+  const status = settings?.drivers.find((d) => d.id === driver);
+  return `${status ? driverLabel(status) : driver}'s default`;
 }
 
 export function AgentHealth({ status }: { status: DriverHealth }) {

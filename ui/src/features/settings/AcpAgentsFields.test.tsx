@@ -141,6 +141,7 @@ describe("the new-session agent picker", () => {
     rerender(<AgentChoice settings={view} driver="acp:opencode" onDriver={() => {}} model="" onModel={() => {}} />);
     expect(screen.getByTestId("agent-health")).toHaveAttribute("data-driver", "acp:opencode");
     expect(screen.getByTestId("agent-version")).toHaveTextContent("v1.18.33");
+    expect(screen.getByTestId("agent-model")).toHaveAttribute("placeholder", "OpenCode (ACP)'s default");
   });
 });
 

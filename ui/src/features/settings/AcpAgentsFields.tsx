@@ -22,6 +22,7 @@ export function AcpAgentsFields({ view, form, onCommand, onPath, env, onEnv }: A
   const statusOf = (id: string) => view.drivers.find((d) => d.id === id);
   const presets = agents.filter((a) => a.id !== ACP_CUSTOM);
   const names = view.acpCustomEnvNames ?? [];
+  const saved = agents.find((a) => a.id === ACP_CUSTOM)?.command.trim() ?? "";
   return (
     <div data-testid="acp-agents">
       <h2 className="section-title">ACP agents</h2>
@@ -82,7 +83,8 @@ export function AcpAgentsFields({ view, form, onCommand, onPath, env, onEnv }: A
         placeholder="e.g. my-agent --acp"
         hint="The program and its arguments, quoted as in a shell; it is run directly, never through a shell."
       />
-      {form.acpCustomCommand.trim() !== "" && statusOf(ACP_CUSTOM) && (
+      {/* The status is the saved command's: said only while the field still holds it. */}
+      {saved !== "" && form.acpCustomCommand.trim() === saved && statusOf(ACP_CUSTOM) && (
         <p className="hint" data-testid="acp-custom-status">
           <Badge tone={statusOf(ACP_CUSTOM)?.available ? "success" : "muted"}>
             {statusOf(ACP_CUSTOM)?.available ? "found" : "missing"}
@@ -96,7 +98,7 @@ export function AcpAgentsFields({ view, form, onCommand, onPath, env, onEnv }: A
       </label>
       <textarea
         id="acp-custom-env"
-        className="input textarea"
+        className="input textarea acp-env"
         rows={3}
         value={env.value}
         onChange={(e) => onEnv({ value: e.target.value, clear: false })}
