@@ -7,13 +7,16 @@
 //! offers bring-your-own-key drivers only, so binary paths are neither shown nor set.
 //! The command policy says which commands agents may run ("commands in the working
 //! copy", the default, or "no commands"); the view also says how those commands are
-//! confined on this machine (`crate::sandbox`).
+//! confined on this machine (`crate::sandbox`). The ACP agents' settings (the custom
+//! command line, its sealed environment, the presets' paths) are checked, stored and
+//! shown by `crate::drivers::acp::presets`.
 
 use serde::{Deserialize, Serialize};
 
 use crate::api::types::{
     CommandPolicy, ConfinementView, DeliverySettingsView, DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs,
 };
+use crate::drivers::acp::presets;
 use crate::drivers::registry::{self, DRIVERS};
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::secrets::{fingerprint, Sealer};
@@ -80,6 +83,7 @@ pub async fn hold_secrets(ws: &Workspace) {
         // Any address, a legacy bare secret included: the point is the secret, not its use.
         let _ = bound_secret(ws, key, None, Some("")).await;
     }
+    let _ = presets::custom_env(ws).await;
 }
 
 async fn store_bound(ws: &Workspace, key: &str, url: &str, secret: &str) -> Result<()> {
@@ -180,12 +184,20 @@ async fn local_driver(name: &str, configured: &Option<String>) -> DriverStatus {
     match discover::find(name, configured.as_deref().map(std::path::Path::new)) {
         Ok(path) => DriverStatus {
             id: name.into(),
+            name: None,
             available: true,
             detail: path.display().to_string(),
             version: health::version(&path).await,
             signed_in: health::signed_in(name),
         },
-        Err(e) => DriverStatus { id: name.into(), available: false, detail: e.message, version: None, signed_in: None },
+        Err(e) => DriverStatus {
+            id: name.into(),
+            name: None,
+            available: false,
+            detail: e.message,
+            version: None,
+            signed_in: None,
+        },
     }
 }
 
@@ -200,6 +212,7 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
     let openai = match (&openai_base_url, &openai_model) {
         (Some(url), Some(model)) => DriverStatus {
             id: "openai-compatible".into(),
+            name: None,
             available: true,
             detail: format!("{model} at {url}"),
             version: None,
@@ -207,18 +220,23 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
         },
         _ => DriverStatus {
             id: "openai-compatible".into(),
+            name: None,
             available: false,
             detail: "set the endpoint and model in Settings".into(),
             version: None,
             signed_in: None,
         },
     };
-    let drivers = if local {
-        // Both CLIs answer `--version` at once: a cold start is the slow part.
-        let (claude, codex) = tokio::join!(local_driver("claude", &claude_path), local_driver("codex", &codex_path));
-        vec![claude, codex, openai]
+    let (acp_agents, drivers) = if local {
+        // The CLIs answer `--version` at once: a cold start is the slow part.
+        let (claude, codex, acp) =
+            tokio::join!(local_driver("claude", &claude_path), local_driver("codex", &codex_path), presets::view(ws));
+        let (agents, statuses) = acp?;
+        let mut drivers = vec![claude, codex, openai];
+        drivers.extend(statuses);
+        (agents, drivers)
     } else {
-        vec![openai]
+        (Vec::new(), vec![openai])
     };
     let default_driver = get(DEFAULT).await?.filter(|d| registry::offered(ws.mode).contains(&d.as_str()));
     let bridge_url = bridge_url(ws).await?;
@@ -237,6 +255,8 @@ pub async fn view(ws: &Workspace) -> Result<SettingsView> {
         bridge_token_fingerprint: bridge_token(ws).await?.as_deref().map(fingerprint),
         bridge_url,
         delivery: delivery(ws).await?,
+        acp_agents,
+        acp_custom_env_names: if local { presets::custom_env_names(ws).await? } else { Vec::new() },
     })
 }
 
@@ -301,6 +321,8 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
             return Err(ApiError::invalid(format!("`{path}` must be an absolute path")));
         }
     }
+
+    let acp = presets::check(ws.mode, &args)?;
 
     let new_url = clean(&args.openai_base_url);
     if let Some(url) = new_url.as_deref().filter(|u| !u.is_empty()) {
@@ -420,6 +442,7 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
         Some(t) if t.is_empty() => set_setting(&ws.pool, DELIVERY_TOKEN, None).await?,
         Some(t) => store_bound(ws, DELIVERY_TOKEN, &api_target, &t).await?,
     }
+    presets::apply(ws, acp).await?;
     set(BRIDGE_URL, new_bridge).await?;
     match (new_token, &bridge_target) {
         (None, _) => {}

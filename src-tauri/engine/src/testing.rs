@@ -77,6 +77,17 @@ pub mod drivers {
         pub use crate::drivers::registry::resolve;
     }
 
+    /// tests/it: acp_settings.
+    pub mod discover {
+        pub use crate::drivers::discover::find;
+    }
+
+    /// tests/it: acp_settings, contract_acp.
+    pub mod acp_presets {
+        pub use crate::drivers::acp::presets::{command, preset_env, PRESETS};
+        pub use crate::drivers::acp::{AcpCommand, AcpDriver};
+    }
+
     pub mod runner {
         pub use crate::drivers::runner::{run, CliRun};
     }

@@ -43,6 +43,13 @@
 //! and returns the provider's plain JSON otherwise. Any other request is recorded and
 //! answered 404 with a JSON error.
 //!
+//! **Asides.** Some agents ask the model for more than the turn: a title for the
+//! session, sent beside the turn's first request (claude-agent-acp, OpenCode). Which of
+//! the two arrives first is a race, so such a request would take a step meant for the
+//! turn. A server started with [`ModelServer::start_with_asides`] answers each request
+//! whose body holds an [`Aside`]'s marker with that aside's step, leaving the script as
+//! it was. The request is recorded and numbered like any other.
+//!
 //! **Recording.** Every request, model or not, is kept as a [`RecordedRequest`]
 //! (method, path, query, headers, JSON body) in arrival order: [`ModelServer::requests`].
 //!
@@ -68,6 +75,20 @@ pub use kiln_double_support::RecordedRequest;
 pub use script::{load_script, parse_script, ScriptedError, Step, EXHAUSTED};
 pub use turn::OUTPUT_TOKENS;
 
+/// A request answered beside the script: one whose body (its JSON text) holds `marker`
+/// gets `step`, every time, and uses no step of the script.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aside {
+    pub marker: String,
+    pub step: Step,
+}
+
+impl Aside {
+    pub fn new(marker: impl Into<String>, step: Step) -> Self {
+        Aside { marker: marker.into(), step }
+    }
+}
+
 /// A running scripted server; dropping it shuts the server down.
 pub struct ModelServer {
     pub addr: SocketAddr,
@@ -82,6 +103,11 @@ impl ModelServer {
         Self::spawn(script)
     }
 
+    /// [`ModelServer::start`], answering the requests the asides mark beside the script.
+    pub async fn start_with_asides(script: Vec<Step>, asides: Vec<Aside>) -> ModelServer {
+        Self::spawn_with_asides(0, script, asides).expect("bind 127.0.0.1:0")
+    }
+
     /// [`ModelServer::start`] for callers without an async context.
     pub fn spawn(script: Vec<Step>) -> ModelServer {
         Self::spawn_on(0, script).expect("bind 127.0.0.1:0")
@@ -89,9 +115,18 @@ impl ModelServer {
 
     /// Starts a server on 127.0.0.1:`port` (0 for any free port).
     pub fn spawn_on(port: u16, script: Vec<Step>) -> std::io::Result<ModelServer> {
+        Self::serve(port, script, Vec::new())
+    }
+
+    /// [`ModelServer::spawn_on`] with asides.
+    pub fn spawn_with_asides(port: u16, script: Vec<Step>, asides: Vec<Aside>) -> std::io::Result<ModelServer> {
+        Self::serve(port, script, asides)
+    }
+
+    fn serve(port: u16, script: Vec<Step>, asides: Vec<Aside>) -> std::io::Result<ModelServer> {
         let port = LoopbackPort::bind(port)?;
         let addr = port.addr;
-        let shared = Arc::new(server::Shared::new(script));
+        let shared = Arc::new(server::Shared::new(script, asides));
         let server = port.serve("kiln-model-server", server::router(shared.clone()))?;
         Ok(ModelServer { addr, shared, _server: server })
     }

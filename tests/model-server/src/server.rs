@@ -23,22 +23,34 @@ const MAX_BODY: usize = 64 * 1024 * 1024;
 #[derive(Default)]
 pub(crate) struct Shared {
     script: Mutex<VecDeque<Step>>,
+    /// Requests answered beside the script (`crate::Aside`).
+    asides: Vec<crate::Aside>,
     /// Model requests answered so far; the next one is number `answered + 1`.
     answered: Mutex<usize>,
     pub requests: Mutex<Vec<RecordedRequest>>,
 }
 
 impl Shared {
-    pub fn new(script: Vec<Step>) -> Self {
-        Shared { script: Mutex::new(script.into()), ..Default::default() }
+    pub fn new(script: Vec<Step>, asides: Vec<crate::Aside>) -> Self {
+        Shared { script: Mutex::new(script.into()), asides, ..Default::default() }
     }
 
-    fn next_step(&self) -> (usize, Step) {
+    /// The step for a model request with this body: an aside's when the body holds its
+    /// marker, else the script's next.
+    fn next_step(&self, body: &[u8]) -> (usize, Step) {
         let mut answered = lock(&self.answered);
         *answered += 1;
-        let step = lock(&self.script).pop_front().unwrap_or_else(|| Step::text(EXHAUSTED));
+        let aside = self.asides.iter().find(|a| contains(body, a.marker.as_bytes()));
+        let step = match aside {
+            Some(aside) => aside.step.clone(),
+            None => lock(&self.script).pop_front().unwrap_or_else(|| Step::text(EXHAUSTED)),
+        };
         (*answered, step)
     }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 pub(crate) fn recorded(shared: &Shared) -> Vec<RecordedRequest> {
@@ -87,7 +99,7 @@ async fn handle(
         return error_response(protocol, &error, 0);
     }
 
-    let (number, step) = shared.next_step();
+    let (number, step) = shared.next_step(&body);
     match step {
         Step::Error(error) => error_response(protocol, &error, number),
         step => {

@@ -6,7 +6,7 @@ mod support;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 
-use kiln_model_server::{parse_script, ModelServer, Step};
+use kiln_model_server::{parse_script, Aside, ModelServer, Step};
 use serde_json::{json, Value};
 use support::{client, post};
 
@@ -117,4 +117,22 @@ async fn a_step_is_used_once_across_protocols() {
         .await
         .unwrap();
     assert_eq!(response["output"][0]["content"][0]["text"], "second");
+}
+
+/// A title request an agent sends beside its turn takes the aside's answer, in whichever
+/// order the two arrive, and leaves the script's steps for the turn.
+#[tokio::test]
+async fn a_marked_request_is_answered_beside_the_script() {
+    let title = Aside::new("generate a title", Step::text("Cart notes"));
+    let server = ModelServer::start_with_asides(vec![Step::text("the turn")], vec![title]).await;
+    let url = format!("{}/chat/completions", server.openai_base_url());
+    let ask = |text: &str| json!({"messages": [{"role": "user", "content": text}]});
+    let answer = |v: Value| v["choices"][0]["message"]["content"].as_str().unwrap_or_default().to_string();
+    let first: Value = post(&client(), &url, &ask("please generate a title for this")).await.json().await.unwrap();
+    assert_eq!(answer(first), "Cart notes");
+    let turn: Value = post(&client(), &url, &ask("write the notes")).await.json().await.unwrap();
+    assert_eq!(answer(turn), "the turn");
+    let again: Value = post(&client(), &url, &ask("generate a title again")).await.json().await.unwrap();
+    assert_eq!(answer(again), "Cart notes", "every marked request, not only the first");
+    assert_eq!(server.requests().len(), 3, "each is recorded");
 }

@@ -1,6 +1,25 @@
 // Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types/typescript.rs).
 // Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test it types::` rewrites it.
 
+export type AcpAgentView = { 
+/**
+ * Its driver id: `acp:gemini`, …, `acp:custom`.
+ */
+id: string, name: string, 
+/**
+ * The command line Kiln runs (the binary's name and its arguments); for the custom
+ * agent, the line set in Settings ("" when none is).
+ */
+command: string, 
+/**
+ * The command a user runs to install it.
+ */
+installHint: string, 
+/**
+ * The binary's path set in Settings, for a preset not on PATH.
+ */
+path: string | null, };
+
 export type AddAttachmentArgs = { sessionId: string, 
 /**
  * The file's own name; Kiln stores it under a safe name.
@@ -259,7 +278,12 @@ sessionsBytes: number,
  */
 sessions: Array<SessionDiskUsage>, measuredAt: string, };
 
-export type DriverStatus = { id: string, available: boolean, 
+export type DriverStatus = { id: string, 
+/**
+ * The name the pickers show where the id is not one ("Gemini CLI (ACP)"); `None`
+ * shows the id.
+ */
+name?: string | null, available: boolean, 
 /**
  * The binary found, the endpoint set, or what to do to make it available.
  */
@@ -639,7 +663,17 @@ bridgeUrl: string | null,
 /**
  * Its access token's fingerprint, when a token is stored for `bridge_url`.
  */
-bridgeTokenFingerprint: string | null, delivery: DeliverySettingsView, };
+bridgeTokenFingerprint: string | null, delivery: DeliverySettingsView, 
+/**
+ * The ACP agents (README: "ACP agents"): the presets and the custom command line; their
+ * status (found, version) is their entry in `drivers`. Empty on a self-hosted server.
+ */
+acpAgents: Array<AcpAgentView>, 
+/**
+ * The names of the custom ACP command's environment variables; the values are stored
+ * sealed and never sent back.
+ */
+acpCustomEnvNames: Array<string>, };
 
 export type SetupState = "none" | "running" | "passed" | "failed";
 
@@ -758,7 +792,22 @@ deliveryApiUrl?: string,
 /**
  * Stored sealed, bound to `delivery_api_url`; saving never pushes anything.
  */
-deliveryToken?: string, };
+deliveryToken?: string, 
+/**
+ * The custom ACP agent's command line, split into words as a shell would (quotes,
+ * backslashes) but never run by one; "" clears it.
+ */
+acpCustomCommand?: string, 
+/**
+ * Its environment, `KEY=VALUE` lines, replacing the stored ones whole; stored sealed.
+ * "" clears them.
+ */
+acpCustomEnv?: string, 
+/**
+ * Binary paths for ACP presets not on PATH: preset id → absolute path; "" clears one.
+ * Presets not named keep theirs.
+ */
+acpPaths?: { [key in string]: string }, };
 
 export type UsageTotals = { turns: number, inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheWriteTokens: number, costUsd: number | null, unknownCostTurns: number, };
 

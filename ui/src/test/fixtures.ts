@@ -113,6 +113,8 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
     },
     claudePath: null,
     codexPath: null,
+    acpAgents: [],
+    acpCustomEnvNames: [],
     openaiBaseUrl: null,
     openaiModel: null,
     openaiKeyFingerprint: null,

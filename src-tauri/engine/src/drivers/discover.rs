@@ -1,7 +1,7 @@
 //! Finding an agent's binary: a path set in settings, else PATH, else the places npm
 //! and the installers put it (npm's global prefix, `~/.local/bin`, `~/.npm-global/bin`,
-//! Claude's own `~/.claude/local`). A missing binary is an error that says how to
-//! install it.
+//! Claude's own `~/.claude/local`, OpenCode's `~/.opencode/bin`). A missing binary is an
+//! error that says how to install it (the ACP presets' hints are in `super::acp::presets`).
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +12,10 @@ pub fn install_hint(binary: &str) -> &'static str {
     match binary {
         "claude" => "install Claude Code with `npm install -g @anthropic-ai/claude-code` and sign in with `claude`",
         "codex" => "install Codex with `npm install -g @openai/codex` and sign in with `codex login`",
-        _ => "install it, or set its path in Settings",
+        other => match super::acp::presets::by_binary(other) {
+            Some(preset) => preset.install_hint,
+            None => "install it, or set its path in Settings",
+        },
     }
 }
 
@@ -41,6 +44,8 @@ fn candidates(name: &str) -> Vec<PathBuf> {
         out.push(home.join(".npm-global/bin").join(name));
         out.push(home.join(".claude/local").join(name));
         out.push(home.join(".volta/bin").join(name));
+        // OpenCode's own installer.
+        out.push(home.join(".opencode/bin").join(name));
     }
     if let Some(prefix) = std::env::var_os("NPM_CONFIG_PREFIX").map(PathBuf::from) {
         out.push(prefix.join("bin").join(name));

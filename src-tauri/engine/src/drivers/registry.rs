@@ -3,7 +3,8 @@
 //! before anything is recorded, so the operator's message stays in the composer. A
 //! self-hosted server never runs the local CLIs: they carry the operator's own login.
 //! Every driver gets the command policy from Settings ("commands in the working copy"
-//! or "no commands").
+//! or "no commands"). An ACP agent (`acp:*`) is a preset's command line or the custom one
+//! (`super::acp::presets`), its binary found here like the CLIs'.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,7 +17,18 @@ use crate::error::{ApiError, ErrorCode, Result};
 use crate::store::settings::get_setting;
 use crate::workspace::Workspace;
 
-pub const DRIVERS: &[&str] = &["claude", "codex", "openai-compatible"];
+/// The ACP agents (`acp:gemini`, …, `acp:custom`) last: `super::acp::presets::IDS`.
+pub const DRIVERS: &[&str] = &[
+    "claude",
+    "codex",
+    "openai-compatible",
+    "acp:gemini",
+    "acp:opencode",
+    "acp:goose",
+    "acp:claude",
+    "acp:codex",
+    "acp:custom",
+];
 pub const DEFAULT_DRIVER: &str = "claude";
 
 /// The drivers a server in `mode` offers.
@@ -92,6 +104,14 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             };
             driver.commands = commands;
             Ok(Arc::new(driver))
+        }
+        acp if acp.starts_with("acp:") => {
+            let id = super::acp::presets::IDS.iter().copied().find(|i| *i == acp).ok_or_else(|| {
+                ApiError::invalid(format!("there is no driver `{acp}`; the drivers are {}", DRIVERS.join(", ")))
+            })?;
+            let command = super::acp::presets::command(ws, id).await?;
+            let commands = crate::settings::command_policy(ws).await?;
+            Ok(Arc::new(super::acp::AcpDriver::new(id, command, commands)))
         }
         other => {
             Err(ApiError::invalid(format!("there is no driver `{other}`; the drivers are {}", DRIVERS.join(", "))))

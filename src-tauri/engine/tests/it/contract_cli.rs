@@ -15,36 +15,26 @@
 //! them inside one (`unshare -n`), with `KILN_AGENT_CLI_DIR` naming the installed CLIs.
 
 use crate::common;
+use crate::common::contract::*;
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kiln_engine::api::types::CommandPolicy;
 use kiln_engine::testing::drivers::claude::ClaudeDriver;
 use kiln_engine::testing::drivers::codex::CodexDriver;
-use kiln_engine::testing::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
-use kiln_engine::testing::drivers::{Driver, TurnRequest, TurnSink};
-use kiln_engine::testing::process::Running;
-use kiln_model_server::{ModelServer, RecordedRequest, Step};
+use kiln_engine::testing::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus};
+use kiln_model_server::{ModelServer, Step};
 use serde_json::json;
 use tempfile::TempDir;
-use tokio::sync::mpsc;
 
-/// A turn that has not ended by then has hung: fail rather than block CI.
-const TURN_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// Kiln's instructions for every turn here; the marker makes them easy to find in a
-/// request body however the CLI wraps them.
-const INSTRUCTIONS: &str = "Kiln session context (kiln-contract-7f3a): you are working in modules/cart.";
 /// A model each CLI knows (prices it, offers it its full tool set).
 const CLAUDE_MODEL: &str = "claude-sonnet-4-5";
 const CODEX_MODEL: &str = "gpt-5.5";
-const HANDOFF: &str = "HANDOFF: none - done";
-const NOTES: &str = "# Cart notes\n\nTotals are computed in cents.\n";
-/// A distinctive provider message, so the test knows the error it sees is the scripted one.
-const PROVIDER_ERROR: &str = "kiln-contract: the scripted provider refused this request";
+
+/// The CLIs these tests run, as `node_modules/.bin` names in `KILN_AGENT_CLI_DIR`.
+const CLIS: &[&str] = &["claude", "codex"];
 
 // ---------------------------------------------------------------------------------------
 // Claude Code
@@ -55,7 +45,7 @@ const UNKNOWN_RESUME: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_writes_a_file_in_the_module_and_reports_the_turn() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let notes = session.module.join("notes.md");
     let server = ModelServer::start(vec![
@@ -101,7 +91,7 @@ async fn claude_writes_a_file_in_the_module_and_reports_the_turn() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_resumes_the_same_session() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let server = ModelServer::start(vec![
         Step::text(format!("First answer.\n{HANDOFF}")),
@@ -135,7 +125,7 @@ async fn claude_resumes_the_same_session() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_ends_the_turn_with_the_providers_error() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     // Claude Code answers a 400 (and a 422) from a custom endpoint by asking again with
     // fewer beta features (2.1.332: five more requests, none reported on stdout), in case a
@@ -160,7 +150,7 @@ async fn claude_ends_the_turn_with_the_providers_error() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_streams_the_answer_in_pieces_before_the_whole_text() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let answer = format!("The cart totals are computed in cents, so rounding never drifts.\n{HANDOFF}");
     let server = ModelServer::start(vec![Step::text(answer.clone())]).await;
@@ -195,7 +185,7 @@ async fn claude_streams_the_answer_in_pieces_before_the_whole_text() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_reports_each_retry_with_its_attempt_and_status() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let overloaded = || {
         Step::Error(kiln_model_server::ScriptedError {
@@ -236,7 +226,7 @@ async fn claude_reports_each_retry_with_its_attempt_and_status() {
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_refusing_the_key_ends_planning_within_two_seconds() {
     use kiln_engine::types::*;
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let tmp = TempDir::new().unwrap();
     let shop = common::shop_copy(tmp.path());
     let toml = shop.join("kiln.toml");
@@ -336,7 +326,7 @@ fn tool_result(events: &[DriverEvent], server: &ModelServer) -> (ToolStatus, Str
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_runs_a_command_in_the_working_copy_without_asking() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let command = "sh -c 'echo ok > made-by-agent.txt && cat made-by-agent.txt'";
     let server = ModelServer::start(vec![
@@ -366,7 +356,7 @@ async fn claude_runs_a_command_in_the_working_copy_without_asking() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_commands_cannot_write_outside_the_working_copy() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let server = ModelServer::start(vec![
         Step::tool("Bash", json!({"command": "echo x > \"$HOME/outside.txt\"", "description": "Write outside"})),
@@ -387,7 +377,7 @@ async fn claude_commands_cannot_write_outside_the_working_copy() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_with_no_commands_has_no_shell() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let server = ModelServer::start(vec![
         Step::tool("Bash", json!({"command": "echo ran > ran.txt", "description": "Run"})),
@@ -418,7 +408,7 @@ async fn claude_with_no_commands_has_no_shell() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn codex_commands_cannot_write_outside_the_working_copy() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let outside = common::unwritable_temp("outside-");
     let target = outside.path().join("outside.txt");
@@ -447,7 +437,7 @@ async fn codex_commands_cannot_write_outside_the_working_copy() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn codex_with_no_commands_has_no_shell() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let server = ModelServer::start(vec![Step::text(format!("Nothing to run.\n{HANDOFF}"))]).await;
     let codex = CodexHome::new(&clis);
@@ -475,7 +465,7 @@ async fn codex_with_no_commands_has_no_shell() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn codex_writes_a_file_in_the_module_and_reports_the_turn() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let notes = session.module.join("notes.md");
     // `exec_command` is the shell tool Codex 0.171.0 offers gpt-5.5 (its command_execution
@@ -524,7 +514,7 @@ async fn codex_writes_a_file_in_the_module_and_reports_the_turn() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn codex_resumes_the_same_thread() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     let server = ModelServer::start(vec![
         Step::text(format!("First answer.\n{HANDOFF}")),
@@ -556,7 +546,7 @@ async fn codex_resumes_the_same_thread() {
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn codex_ends_the_turn_with_the_providers_error() {
-    let clis = sandboxed_cli_dir();
+    let clis = sandboxed_cli_dir(CLIS);
     let session = Session::new();
     // Codex 0.171.0 takes a 400 as final (no retry, so no `request_max_retries` needed):
     // one refusal is enough, and the request count below says if that changes.
@@ -618,160 +608,4 @@ impl CodexHome {
             commands: CommandPolicy::Workdir,
         }
     }
-}
-
-// ---------------------------------------------------------------------------------------
-// Shared
-
-/// `KILN_AGENT_CLI_DIR`, once sure the CLIs can reach nothing but loopback from here. A
-/// contract test that cannot run must fail, never pass having checked nothing.
-fn sandboxed_cli_dir() -> PathBuf {
-    // /proc/self/net/dev lists this process's namespace; /sys/class/net would not (it
-    // shows the namespace sysfs was mounted in, so the host's interfaces).
-    let table = std::fs::read_to_string("/proc/self/net/dev").expect("read /proc/self/net/dev");
-    let interfaces: Vec<&str> = table.lines().skip(2).filter_map(|l| l.split(':').next()).map(str::trim).collect();
-    assert_eq!(
-        interfaces,
-        ["lo"],
-        "contract tests run the real agent CLIs only in a loopback-only network namespace \
-         (`unshare -n sh -c 'ip link set lo up && exec cargo test ...'`, as scripts/test does)"
-    );
-    let dir = std::env::var_os("KILN_AGENT_CLI_DIR")
-        .filter(|d| !d.is_empty())
-        .expect("KILN_AGENT_CLI_DIR must name the directory scripts/deps installs the agent CLIs into");
-    let dir = PathBuf::from(dir);
-    for cli in ["claude", "codex"] {
-        let binary = dir.join("node_modules/.bin").join(cli);
-        assert!(binary.exists(), "{} is missing: run scripts/deps", binary.display());
-    }
-    dir
-}
-
-/// A session's working copy: a git repository with one module, as Kiln hands an agent.
-struct Session {
-    _dir: TempDir,
-    root: PathBuf,
-    module: PathBuf,
-}
-
-impl Session {
-    fn new() -> Self {
-        let dir = TempDir::new().unwrap();
-        // Canonical, so paths compare equal to the ones the CLIs report.
-        let root = dir.path().canonicalize().unwrap();
-        let module = root.join("modules/cart");
-        std::fs::create_dir_all(&module).unwrap();
-        std::fs::write(module.join("README.md"), "# cart\n").unwrap();
-        let repo = git2::Repository::init(&root).unwrap();
-        let mut index = repo.index().unwrap();
-        index.add_path(Path::new("modules/cart/README.md")).unwrap();
-        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-        let who = git2::Signature::now("Kiln tests", "tests@kiln.invalid").unwrap();
-        repo.commit(Some("HEAD"), &who, &who, "cart module", &tree, &[]).unwrap();
-        Session { _dir: dir, root, module }
-    }
-
-    fn request(&self, model: &str, prompt: &str, resume_id: Option<String>) -> TurnRequest {
-        TurnRequest {
-            workdir: self.root.clone(),
-            session_dir: self.root.with_extension("session"),
-            prompt: prompt.into(),
-            instructions: INSTRUCTIONS.into(),
-            resume_id,
-            model: Some(model.into()),
-            read_only: false,
-        }
-    }
-}
-
-/// Runs one turn through the driver and returns its events, failing (and killing what
-/// it started) if it does not end within `TURN_TIMEOUT`.
-async fn run_turn(driver: &dyn Driver, request: TurnRequest, server: &ModelServer) -> Vec<DriverEvent> {
-    let (sender, mut receiver) = mpsc::unbounded_channel();
-    let group = Arc::new(AtomicI32::new(0));
-    let on_process = {
-        let group = group.clone();
-        Box::new(move |running: Running| group.store(running.pgid, Ordering::SeqCst))
-    };
-    let started = Instant::now();
-    let outcome = tokio::time::timeout(TURN_TIMEOUT, driver.run(request, TurnSink::new(sender, on_process))).await;
-    let mut events = Vec::new();
-    while let Ok(event) = receiver.try_recv() {
-        events.push(event);
-    }
-    // Shown with a failure (or --nocapture): how near a slow turn came to the timeout.
-    eprintln!("{} turn took {:.1?}", driver.id(), started.elapsed());
-    match outcome {
-        Ok(Ok(())) => events,
-        Ok(Err(error)) => {
-            panic!("the {} driver could not run the turn: {error}; {}", driver.id(), explain(&events, server))
-        }
-        Err(_) => {
-            Running { pgid: group.load(Ordering::SeqCst) }.kill();
-            panic!("the {} turn did not end within {TURN_TIMEOUT:?}; {}", driver.id(), explain(&events, server))
-        }
-    }
-}
-
-/// The session id the turn started with; there must be exactly one.
-fn started(events: &[DriverEvent], server: &ModelServer) -> String {
-    let ids: Vec<&String> = events
-        .iter()
-        .filter_map(|e| if let DriverEvent::SessionStarted { resume_id, .. } = e { Some(resume_id) } else { None })
-        .collect();
-    assert_eq!(ids.len(), 1, "one SessionStarted; {}", explain(events, server));
-    ids[0].clone()
-}
-
-/// The final text of a turn that must have ended well, as its last event.
-fn ended_well(events: &[DriverEvent], server: &ModelServer) -> String {
-    match events.last() {
-        Some(DriverEvent::TurnEnded { is_error: false, final_text: Some(text), error: None, .. }) => text.clone(),
-        _ => panic!("the turn should end well with a final text; {}", explain(events, server)),
-    }
-}
-
-/// The error of a turn that must have ended as failed, as its last event.
-fn ended_badly(events: &[DriverEvent], server: &ModelServer) -> String {
-    match events.last() {
-        Some(DriverEvent::TurnEnded { is_error: true, error: Some(error), .. }) => error.clone(),
-        _ => panic!("the turn should end with an error; {}", explain(events, server)),
-    }
-}
-
-fn usage(events: &[DriverEvent]) -> Usage {
-    let usages: Vec<&Usage> =
-        events.iter().filter_map(|e| if let DriverEvent::Usage(u) = e { Some(u) } else { None }).collect();
-    assert_eq!(usages.len(), 1, "one Usage per turn: {events:#?}");
-    usages[0].clone()
-}
-
-/// The model requests to `path`, in order.
-fn model_requests(server: &ModelServer, path: &str) -> Vec<RecordedRequest> {
-    server.requests().into_iter().filter(|r| r.method == "POST" && r.path == path).collect()
-}
-
-/// What happened, for a failure message: the events and a line per recorded request.
-fn explain(events: &[DriverEvent], server: &ModelServer) -> String {
-    let requests: Vec<String> = server.requests().iter().map(summary).collect();
-    format!("events: {events:#?}\nrequests:\n  {}", requests.join("\n  "))
-}
-
-fn summary(request: &RecordedRequest) -> String {
-    let body = &request.body;
-    let tools: Vec<&str> = body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|t| t["name"].as_str().or(t["type"].as_str()).unwrap_or("?"))
-        .collect();
-    let model = body["model"].as_str().unwrap_or("-");
-    let query = request.query.as_deref().map(|q| format!("?{q}")).unwrap_or_default();
-    format!(
-        "{} {}{query} model={model} stream={} tools=[{}]",
-        request.method,
-        request.path,
-        body["stream"],
-        tools.join(",")
-    )
 }

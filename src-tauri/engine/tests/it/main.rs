@@ -5,8 +5,10 @@
 mod common;
 
 mod acp_protocol;
+mod acp_settings;
 mod attachments;
 mod checkpoints;
+mod contract_acp;
 mod contract_cli;
 mod crash;
 mod delivery;

@@ -16,6 +16,7 @@ import { lifecycleOf } from "../../components/StateBadge";
 import { isSendKey, sendHint, useSendKey } from "../shortcuts/keymap";
 import { useShortcut } from "../shortcuts/bus";
 import { noteSent } from "../../lib/sent";
+import { driverLabel, pickable } from "../../lib/driverChoice";
 
 /** Asks the composer to preselect a role and take focus; `seq` makes a repeated request count. */
 export interface ComposerPreset {
@@ -242,9 +243,9 @@ export function Composer({ session, settings, preset }: ComposerProps) {
             data-testid="driver-picker"
           >
             {drivers.length === 0 && <option value="">{settings ? "No drivers" : "Default"}</option>}
-            {drivers.map((d) => (
+            {pickable(drivers, chosenDriver).map((d) => (
               <option key={d.id} value={d.id} disabled={!d.available} title={d.detail}>
-                {d.available ? d.id : `${d.id} (unavailable)`}
+                {d.available ? driverLabel(d) : `${driverLabel(d)} (unavailable)`}
               </option>
             ))}
           </select>
@@ -281,7 +282,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
       {driverStatus && !driverStatus.available && !closed && error?.code !== "DRIVER_NOT_FOUND" && (
         // Said once: a send refused for the missing driver already shows why above.
         <p className="hint warn-text" data-testid="driver-unavailable">
-          {driverStatus.id} is not available: <InlineCode text={driverStatus.detail} />
+          {driverLabel(driverStatus)} is not available: <InlineCode text={driverStatus.detail} />
         </p>
       )}
     </form>

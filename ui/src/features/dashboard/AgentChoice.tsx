@@ -3,6 +3,7 @@ import type { DriverStatus, SettingsView } from "../../api/types";
 import { InlineCode } from "../../components/InlineCode";
 import { Badge } from "../../components/StateBadge";
 import { signInLabel, signInTone, versionLabel } from "../../lib/agentHealth";
+import { driverLabel, pickable } from "../../lib/driverChoice";
 
 /** Older engines sent no version or sign-in: absent reads "unknown", as null does. */
 type DriverHealth = Omit<DriverStatus, "version" | "signedIn"> & Partial<Pick<DriverStatus, "version" | "signedIn">>;
@@ -27,7 +28,8 @@ function presence(status: DriverHealth): { tone: string; label: string } {
 /** The model the turn runs when none is typed. */
 export function defaultModel(settings: SettingsView | null, driver: string): string {
   if (driver === "openai-compatible") return settings?.openaiModel ?? "none set";
-  return `${driver}'s default`;
+  const status = settings?.drivers.find((d) => d.id === driver);
+  return `${status ? driverLabel(status) : driver}'s default`;
 }
 
 export function AgentHealth({ status }: { status: DriverHealth }) {
@@ -83,9 +85,9 @@ export function AgentChoice({ settings, driver, onDriver, model, onModel, disabl
             {!settings.drivers.some((d) => d.id === settings.defaultDriver) && (
               <option value={settings.defaultDriver}>{settings.defaultDriver} (default)</option>
             )}
-            {settings.drivers.map((d) => (
+            {pickable(settings.drivers, chosen).map((d) => (
               <option key={d.id} value={d.id}>
-                {d.id}
+                {driverLabel(d)}
                 {d.id === settings.defaultDriver ? " (default)" : ""}
                 {d.available ? "" : " (unavailable)"}
               </option>

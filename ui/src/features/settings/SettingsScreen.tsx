@@ -1,8 +1,9 @@
-// Settings: the default driver (asking first before saving an unavailable one), the planner agent, the command policy with how commands are confined here, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key), the connected application and delivery; Save sends only changes.
+// Settings: the default driver (asking first before saving an unavailable one), the planner agent, the command policy with how commands are confined here, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key), the ACP agents, the connected application and delivery; Save sends only changes.
 import { type FormEvent, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { SettingsView } from "../../api/types";
 import { DeliverySettingsFields } from "../delivery/DeliverySettingsFields";
+import { AcpAgentsFields } from "./AcpAgentsFields";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { InlineCode } from "../../components/InlineCode";
@@ -13,6 +14,7 @@ import { TextField } from "../../components/TextField";
 import { paths } from "../../router";
 import { useStore } from "../../state/store";
 import { signInLabel, signInTone, versionLabel } from "../../lib/agentHealth";
+import { driverLabel, isAcp, pickable } from "../../lib/driverChoice";
 import { useSettings } from "../../state/useSettings";
 import { SendKeySetting } from "../shortcuts/SendKeySetting";
 import {
@@ -128,9 +130,9 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
             {view.defaultDriver} (not offered here)
           </option>
         )}
-        {view.drivers.map((d) => (
+        {pickable(view.drivers, form.defaultDriver).map((d) => (
           <option key={d.id} value={d.id}>
-            {d.available ? d.id : `${d.id} (unavailable)`}
+            {d.available ? driverLabel(d) : `${driverLabel(d)} (unavailable)`}
           </option>
         ))}
       </select>
@@ -182,25 +184,27 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
 
       <h2 className="section-title">Drivers</h2>
       <ul className="driver-list" data-testid="driver-list">
-        {view.drivers.map((d) => (
-          <li key={d.id} className="driver-item" data-driver={d.id} data-available={d.available}>
-            <code>{d.id}</code>
-            <Badge tone={d.available ? "success" : "muted"}>{d.available ? "available" : "unavailable"}</Badge>
-            {d.available && d.id !== "openai-compatible" && (
-              <span className="small" data-testid="driver-version" title={d.version ?? undefined}>
-                {versionLabel(d)}
+        {view.drivers
+          .filter((d) => !isAcp(d.id))
+          .map((d) => (
+            <li key={d.id} className="driver-item" data-driver={d.id} data-available={d.available}>
+              <code>{d.id}</code>
+              <Badge tone={d.available ? "success" : "muted"}>{d.available ? "available" : "unavailable"}</Badge>
+              {d.available && d.id !== "openai-compatible" && (
+                <span className="small" data-testid="driver-version" title={d.version ?? undefined}>
+                  {versionLabel(d)}
+                </span>
+              )}
+              {d.available && (
+                <Badge tone={signInTone(d)} testId="driver-signed-in">
+                  {signInLabel(d)}
+                </Badge>
+              )}
+              <span className="muted small driver-detail">
+                <InlineCode text={d.detail} />
               </span>
-            )}
-            {d.available && (
-              <Badge tone={signInTone(d)} testId="driver-signed-in">
-                {signInLabel(d)}
-              </Badge>
-            )}
-            <span className="muted small driver-detail">
-              <InlineCode text={d.detail} />
-            </span>
-          </li>
-        ))}
+            </li>
+          ))}
       </ul>
 
       {offered.has("claude") && (
@@ -258,6 +262,15 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
           )}
         </>
       )}
+
+      <AcpAgentsFields
+        view={view}
+        form={form}
+        onCommand={set("acpCustomCommand")}
+        onPath={(id, value) => setForm((f) => ({ ...f, acpPaths: { ...f.acpPaths, [id]: value } }))}
+        env={secrets.acpCustomEnv}
+        onEnv={setSecret("acpCustomEnv")}
+      />
 
       <h2 className="section-title">Connected application</h2>
       <p className="hint">

@@ -1,4 +1,4 @@
-// The settings form's data (drivers, command policy, connected application, delivery): the view as editable fields, the write-only secrets as typed, and the update holding only what changed.
+// The settings form's data (drivers, the ACP agents, command policy, connected application, delivery): the view as editable fields, the write-only secrets as typed, and the update holding only what changed.
 import type { CommandPolicy, SettingsView, UpdateSettingsArgs } from "../../api/types";
 import type { SecretInput } from "../../components/SecretField";
 
@@ -23,6 +23,10 @@ export interface SettingsForm {
   deliveryBase: string;
   deliveryBranchPrefix: string;
   deliveryApiUrl: string;
+  /** The custom ACP agent's command line. */
+  acpCustomCommand: string;
+  /** Binary paths set for ACP presets, by preset id ("" for none). */
+  acpPaths: Record<string, string>;
 }
 
 export const TEXT_FIELDS = [
@@ -38,6 +42,7 @@ export const TEXT_FIELDS = [
   "deliveryBase",
   "deliveryBranchPrefix",
   "deliveryApiUrl",
+  "acpCustomCommand",
 ] as const;
 export type TextFieldName = (typeof TEXT_FIELDS)[number] | "deliveryReviewers";
 
@@ -45,10 +50,20 @@ export interface Secrets {
   openaiKey: SecretInput;
   bridgeToken: SecretInput;
   deliveryToken: SecretInput;
+  /** The custom ACP agent's environment lines: written whole, never shown back (only the names). */
+  acpCustomEnv: SecretInput;
 }
 
 export const NO_SECRET: SecretInput = { value: "", clear: false };
-export const NO_SECRETS: Secrets = { openaiKey: NO_SECRET, bridgeToken: NO_SECRET, deliveryToken: NO_SECRET };
+export const NO_SECRETS: Secrets = {
+  openaiKey: NO_SECRET,
+  bridgeToken: NO_SECRET,
+  deliveryToken: NO_SECRET,
+  acpCustomEnv: NO_SECRET,
+};
+
+/** The custom ACP agent's id: its command line is a field, not a path. */
+export const ACP_CUSTOM = "acp:custom";
 
 /** "a, b,,c " → ["a", "b", "c"]. */
 export function splitList(text: string): string[] {
@@ -75,6 +90,10 @@ export function formOf(view: SettingsView): SettingsForm {
     deliveryBase: view.delivery.base,
     deliveryBranchPrefix: view.delivery.branchPrefix,
     deliveryApiUrl: view.delivery.apiUrl,
+    acpCustomCommand: view.acpAgents?.find((a) => a.id === ACP_CUSTOM)?.command ?? "",
+    acpPaths: Object.fromEntries(
+      (view.acpAgents ?? []).filter((a) => a.id !== ACP_CUSTOM).map((a) => [a.id, a.path ?? ""]),
+    ),
   };
 }
 
@@ -105,6 +124,14 @@ export function changedFields(
   if (bridgeToken !== undefined) args.bridgeToken = bridgeToken;
   const deliveryToken = secretChange(secrets.deliveryToken);
   if (deliveryToken !== undefined) args.deliveryToken = deliveryToken;
+  // Lines, not one value: kept as typed (the engine skips blanks and comments).
+  if (secrets.acpCustomEnv.clear) args.acpCustomEnv = "";
+  else if (secrets.acpCustomEnv.value.trim()) args.acpCustomEnv = secrets.acpCustomEnv.value;
+  const paths: Record<string, string> = {};
+  for (const [id, path] of Object.entries(form.acpPaths)) {
+    if (path.trim() !== (before.acpPaths[id] ?? "").trim()) paths[id] = path.trim();
+  }
+  if (Object.keys(paths).length > 0) args.acpPaths = paths;
   return args;
 }
 
@@ -151,6 +178,7 @@ const DRIVER_FIELDS: Record<string, (keyof UpdateSettingsArgs)[]> = {
   claude: ["claudePath"],
   codex: ["codexPath"],
   "openai-compatible": ["openaiBaseUrl", "openaiModel", "openaiKey"],
+  [ACP_CUSTOM]: ["acpCustomCommand", "acpCustomEnv"],
 };
 
 /**
@@ -163,6 +191,8 @@ export function unavailableDefault(view: SettingsView, changes: UpdateSettingsAr
   if (next === undefined) return null;
   const status = view.drivers.find((d) => d.id === next);
   if (!status || status.available) return null;
-  if ((DRIVER_FIELDS[next] ?? []).some((f) => f in changes)) return null;
+  // An ACP preset's path is its one setting.
+  const fields = DRIVER_FIELDS[next] ?? (next.startsWith("acp:") ? ["acpPaths"] : []);
+  if (fields.some((f) => f in changes)) return null;
   return status;
 }

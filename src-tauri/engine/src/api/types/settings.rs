@@ -10,6 +10,11 @@ use super::*;
 #[serde(rename_all = "camelCase")]
 pub struct DriverStatus {
     pub id: String,
+    /// The name the pickers show where the id is not one ("Gemini CLI (ACP)"); `None`
+    /// shows the id.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub name: Option<String>,
     pub available: bool,
     /// The binary found, the endpoint set, or what to do to make it available.
     pub detail: String,
@@ -77,6 +82,29 @@ pub struct SettingsView {
     /// Its access token's fingerprint, when a token is stored for `bridge_url`.
     pub bridge_token_fingerprint: Option<String>,
     pub delivery: DeliverySettingsView,
+    /// The ACP agents (README: "ACP agents"): the presets and the custom command line; their
+    /// status (found, version) is their entry in `drivers`. Empty on a self-hosted server.
+    pub acp_agents: Vec<AcpAgentView>,
+    /// The names of the custom ACP command's environment variables; the values are stored
+    /// sealed and never sent back.
+    pub acp_custom_env_names: Vec<String>,
+}
+
+/// An ACP agent Kiln can start: a preset (Gemini CLI, OpenCode, Goose, the Claude and
+/// Codex adapters) or the custom command line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpAgentView {
+    /// Its driver id: `acp:gemini`, …, `acp:custom`.
+    pub id: String,
+    pub name: String,
+    /// The command line Kiln runs (the binary's name and its arguments); for the custom
+    /// agent, the line set in Settings ("" when none is).
+    pub command: String,
+    /// The command a user runs to install it.
+    pub install_hint: String,
+    /// The binary's path set in Settings, for a preset not on PATH.
+    pub path: Option<String>,
 }
 
 /// Changes to the settings: an absent field stays as it is, an empty string clears it.
@@ -148,4 +176,19 @@ pub struct UpdateSettingsArgs {
     #[serde(default)]
     #[ts(optional)]
     pub delivery_token: Option<String>,
+    /// The custom ACP agent's command line, split into words as a shell would (quotes,
+    /// backslashes) but never run by one; "" clears it.
+    #[serde(default)]
+    #[ts(optional)]
+    pub acp_custom_command: Option<String>,
+    /// Its environment, `KEY=VALUE` lines, replacing the stored ones whole; stored sealed.
+    /// "" clears them.
+    #[serde(default)]
+    #[ts(optional)]
+    pub acp_custom_env: Option<String>,
+    /// Binary paths for ACP presets not on PATH: preset id → absolute path; "" clears one.
+    /// Presets not named keep theirs.
+    #[serde(default)]
+    #[ts(optional)]
+    pub acp_paths: Option<std::collections::BTreeMap<String, String>>,
 }

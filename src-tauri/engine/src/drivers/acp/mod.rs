@@ -13,6 +13,7 @@
 //! - `updates.rs`: `session/update` as driver events; `policy.rs`: permission decisions;
 //! - `terminal.rs`: the commands the agent runs through Kiln; `workdir.rs`: its paths.
 
+pub mod presets;
 mod client;
 mod policy;
 mod session;
@@ -26,11 +27,19 @@ use crate::api::types::CommandPolicy;
 
 /// How to start the agent: its binary, arguments and extra environment (set over the
 /// operator's, as for every agent CLI).
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct AcpCommand {
     pub binary: PathBuf,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
+}
+
+/// The environment's names only: its values may be API keys.
+impl std::fmt::Debug for AcpCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.env.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("AcpCommand").field("binary", &self.binary).field("args", &self.args).field("env", &names).finish()
+    }
 }
 
 /// One ACP agent as a driver. No `Debug`: its environment may hold an API key.

@@ -3,6 +3,7 @@
 //! the delivery tests (git run by hand, a bare remote, a `git` that records its runs),
 //! and the process environment all tests share (`environment`).
 
+pub mod contract;
 pub mod environment;
 
 pub use environment::git_recorder;

@@ -1,0 +1,397 @@
+//! The ACP agents Kiln knows by name (README: "ACP agents"): Gemini CLI, OpenCode, Goose,
+//! and Claude Code and Codex through their ACP adapters, each with its command line, how to
+//! install it and how to ask its version; plus one custom command line set in Settings with
+//! its environment. A preset's binary is found like any agent's (`super::super::discover`:
+//! a path set in Settings, else PATH and the usual places), and its version is asked the
+//! way `health` asks every local CLI (`<binary> --version`, which every preset answers).
+//!
+//! The custom command line is split into words as a shell would read it (quotes,
+//! backslashes) but never run through a shell. Its environment lines may carry an API key,
+//! so they are stored sealed and only their names are shown back.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::AcpCommand;
+use crate::api::types::{AcpAgentView, DriverStatus, ServeMode, UpdateSettingsArgs};
+use crate::drivers::{discover, health};
+use crate::error::{ApiError, ErrorCode, Result};
+use crate::secrets::Sealer;
+use crate::store::settings::{get_setting, set_setting};
+use crate::workspace::Workspace;
+
+/// One agent Kiln can start in ACP mode by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preset {
+    /// The driver id (`acp:gemini`): what the composer, Settings and resume ids use.
+    pub id: &'static str,
+    /// As the pickers show it.
+    pub name: &'static str,
+    /// The binary searched for.
+    pub binary: &'static str,
+    /// What puts it in ACP mode.
+    pub args: &'static [&'static str],
+    /// The command a user runs to install it.
+    pub install_hint: &'static str,
+}
+
+/// The custom command line's driver id.
+pub const CUSTOM: &str = "acp:custom";
+pub const CUSTOM_NAME: &str = "Custom ACP agent";
+
+/// The presets, in the order Settings list them.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        id: "acp:gemini",
+        name: "Gemini CLI (ACP)",
+        binary: "gemini",
+        // `--acp` since Gemini CLI 0.33 (`--experimental-acp` before, now deprecated).
+        args: &["--acp"],
+        install_hint: "npm install -g @google/gemini-cli",
+    },
+    Preset {
+        id: "acp:opencode",
+        name: "OpenCode (ACP)",
+        binary: "opencode",
+        args: &["acp"],
+        install_hint: "npm install -g opencode-ai",
+    },
+    Preset {
+        id: "acp:goose",
+        name: "Goose (ACP)",
+        binary: "goose",
+        args: &["acp"],
+        install_hint: "brew install block-goose-cli (or: curl -fsSL https://github.com/block/goose/releases/download/stable/download_cli.sh | CONFIGURE=false bash)",
+    },
+    Preset {
+        id: "acp:claude",
+        name: "Claude Code (ACP)",
+        binary: "claude-agent-acp",
+        args: &[],
+        install_hint: "npm install -g @agentclientprotocol/claude-agent-acp",
+    },
+    Preset {
+        id: "acp:codex",
+        name: "Codex (ACP)",
+        binary: "codex-acp",
+        args: &[],
+        install_hint: "npm install -g @agentclientprotocol/codex-acp",
+    },
+];
+
+/// Every ACP driver id, the custom one last.
+pub const IDS: &[&str] = &["acp:gemini", "acp:opencode", "acp:goose", "acp:claude", "acp:codex", CUSTOM];
+
+pub fn by_id(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.id == id)
+}
+
+/// The preset whose binary is `binary`, for `discover::install_hint`.
+pub fn by_binary(binary: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.binary == binary)
+}
+
+/// The variables Kiln sets for a preset's agent: the same no-telemetry, no-self-update
+/// variables as for Claude Code where the agent wraps it (and, as root, `IS_SANDBOX`),
+/// OpenCode's own switches for the same, nothing for the others. The agent keeps the operator's environment otherwise (its
+/// login, its provider settings).
+pub fn preset_env(preset: &Preset) -> Vec<(String, String)> {
+    match preset.id {
+        "acp:claude" => {
+            let mut env = super::super::claude::cli_env(None, None);
+            // As root, claude-agent-acp 0.101 fails `session/new` ("--dangerously-skip-permissions
+            // cannot be used with root") unless told it runs in a sandbox. It still asks Kiln
+            // before every edit and command; the commands run confined (`crate::sandbox`).
+            // SAFETY: geteuid has no preconditions.
+            if unsafe { libc::geteuid() } == 0 {
+                env.push(("IS_SANDBOX".into(), "1".into()));
+            }
+            env
+        }
+        "acp:opencode" => [("OPENCODE_DISABLE_AUTOUPDATE", "1"), ("OPENCODE_DISABLE_SHARE", "1")]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into(),
+        _ => Vec::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Settings
+
+/// The custom command line, as typed (plain: it holds no secret).
+pub const CUSTOM_COMMAND: &str = "driver.acp.custom.command";
+/// The custom command's environment lines, sealed.
+pub const CUSTOM_ENV: &str = "driver.acp.custom.env";
+/// A JSON object of preset id → the binary's absolute path, for presets not on PATH.
+pub const PATHS: &str = "driver.acp.paths";
+
+/// `gemini --acp` → (`gemini`, [`--acp`]): words as a shell would read them, never a shell.
+pub fn split_command(line: &str) -> Result<(String, Vec<String>)> {
+    let words = shell_words::split(line)
+        .map_err(|_| ApiError::invalid("the custom ACP command has an unclosed quote: close it or remove it"))?;
+    let mut words = words.into_iter();
+    let program = words.next().filter(|p| !p.is_empty()).ok_or_else(|| {
+        ApiError::invalid("the custom ACP command is empty: give the agent's program and its arguments")
+    })?;
+    if program.contains('/') && !Path::new(&program).is_absolute() {
+        return Err(ApiError::invalid(format!(
+            "the custom ACP command's program `{program}` must be a name found on PATH or an absolute path"
+        )));
+    }
+    Ok((program, words.collect()))
+}
+
+/// `KEY=VALUE` lines; blank lines and `#` comments are skipped.
+pub fn parse_env(lines: &str) -> Result<Vec<(String, String)>> {
+    let mut env = Vec::new();
+    for (n, line) in lines.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            return Err(ApiError::invalid(format!("environment line {} is not KEY=VALUE", n + 1)));
+        };
+        let key = key.trim();
+        let valid = !key.is_empty()
+            && !key.starts_with(|c: char| c.is_ascii_digit())
+            && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(ApiError::invalid(format!(
+                "environment line {}: `{}` is not a variable name (letters, digits and _)",
+                n + 1,
+                key.chars().take(40).collect::<String>()
+            )));
+        }
+        if value.contains('\0') {
+            return Err(ApiError::invalid(format!("environment line {} holds a NUL character", n + 1)));
+        }
+        env.push((key.to_string(), value.to_string()));
+    }
+    Ok(env)
+}
+
+/// Whether a variable's value is a secret to redact wherever it shows (an API key, a token).
+fn secret_name(key: &str) -> bool {
+    let key = key.to_ascii_uppercase();
+    ["KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH"].iter().any(|w| key.contains(w))
+}
+
+/// The custom command's environment, opened; its secrets are held for redaction.
+pub async fn custom_env(ws: &Workspace) -> Result<Vec<(String, String)>> {
+    let Some(sealed) = get_setting(&ws.pool, CUSTOM_ENV).await? else { return Ok(Vec::new()) };
+    let plain = Sealer::open_or_create(&ws.kiln_dir())?.open(&sealed)?;
+    let env = parse_env(&String::from_utf8_lossy(&plain))?;
+    for (_, value) in env.iter().filter(|(k, _)| secret_name(k)) {
+        crate::redact::hold(value);
+    }
+    Ok(env)
+}
+
+async fn paths(ws: &Workspace) -> Result<BTreeMap<String, String>> {
+    Ok(get_setting(&ws.pool, PATHS).await?.and_then(|json| serde_json::from_str(&json).ok()).unwrap_or_default())
+}
+
+/// The command line for the ACP driver `id`, its binary found, or `DRIVER_NOT_FOUND` with
+/// how to install it (or, for the custom one, to set it in Settings).
+pub async fn command(ws: &Workspace, id: &str) -> Result<AcpCommand> {
+    if id == CUSTOM {
+        let Some(line) = get_setting(&ws.pool, CUSTOM_COMMAND).await? else {
+            return Err(ApiError::new(
+                ErrorCode::DriverNotFound,
+                "the custom ACP agent has no command line: set it in Settings",
+            ));
+        };
+        let (program, args) = split_command(&line)?;
+        let binary = if Path::new(&program).is_absolute() {
+            discover::find(&program, Some(Path::new(&program)))?
+        } else {
+            discover::find(&program, None)?
+        };
+        return Ok(AcpCommand { binary, args, env: custom_env(ws).await? });
+    }
+    let preset = by_id(id)
+        .ok_or_else(|| ApiError::invalid(format!("there is no ACP agent `{id}`; they are {}", IDS.join(", "))))?;
+    let configured = paths(ws).await?.remove(id).map(PathBuf::from);
+    let binary = discover::find(preset.binary, configured.as_deref())?;
+    Ok(AcpCommand { binary, args: preset.args.iter().map(|a| a.to_string()).collect(), env: preset_env(preset) })
+}
+
+/// Each ACP agent as Settings show it (name, command line, install hint, the path set for
+/// it) and its status for the drivers list (found or not, its version). None on a
+/// self-hosted server: it runs no local agents.
+pub async fn view(ws: &Workspace) -> Result<(Vec<AcpAgentView>, Vec<DriverStatus>)> {
+    if ws.mode != ServeMode::Loopback {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let paths = paths(ws).await?;
+    let custom = get_setting(&ws.pool, CUSTOM_COMMAND).await?;
+    let mut agents: Vec<AcpAgentView> = PRESETS
+        .iter()
+        .map(|p| AcpAgentView {
+            id: p.id.into(),
+            name: p.name.into(),
+            command: std::iter::once(p.binary).chain(p.args.iter().copied()).collect::<Vec<_>>().join(" "),
+            install_hint: p.install_hint.into(),
+            path: paths.get(p.id).cloned(),
+        })
+        .collect();
+    agents.push(AcpAgentView {
+        id: CUSTOM.into(),
+        name: CUSTOM_NAME.into(),
+        command: custom.clone().unwrap_or_default(),
+        install_hint: "set the agent's command line (and its environment) in Settings".into(),
+        path: None,
+    });
+    // Every found binary answers `--version` at once: a cold node start is the slow part.
+    let statuses = futures_util::future::join_all(agents.iter().map(|a| status(ws, a))).await;
+    Ok((agents, statuses))
+}
+
+async fn status(ws: &Workspace, agent: &AcpAgentView) -> DriverStatus {
+    let found = command(ws, &agent.id).await;
+    let version = match &found {
+        Ok(command) => health::version(&command.binary).await,
+        Err(_) => None,
+    };
+    let (available, detail) = match found {
+        Ok(command) => (true, command.binary.display().to_string()),
+        Err(e) => (false, e.message),
+    };
+    DriverStatus { id: agent.id.clone(), name: Some(agent.name.clone()), available, detail, version, signed_in: None }
+}
+
+/// The names of the custom command's variables (never their values).
+pub async fn custom_env_names(ws: &Workspace) -> Result<Vec<String>> {
+    Ok(custom_env(ws).await?.into_iter().map(|(k, _)| k).collect())
+}
+
+/// The ACP changes of one `update_settings`, checked: applied only once every other
+/// setting has been checked too, so a refused request changes nothing.
+#[derive(Default)]
+pub struct Update {
+    command: Option<String>,
+    env: Option<String>,
+    paths: Option<BTreeMap<String, String>>,
+}
+
+pub fn check(mode: ServeMode, args: &UpdateSettingsArgs) -> Result<Update> {
+    let given = args.acp_custom_command.is_some() || args.acp_custom_env.is_some() || args.acp_paths.is_some();
+    if given && mode != ServeMode::Loopback {
+        return Err(ApiError::new(ErrorCode::NotAllowedInMode, "a self-hosted server runs no local ACP agents"));
+    }
+    let command = args.acp_custom_command.as_ref().map(|c| c.trim().to_string());
+    if let Some(line) = command.as_deref().filter(|l| !l.is_empty()) {
+        if line.contains(['\n', '\r', '\0']) {
+            return Err(ApiError::invalid("the custom ACP command is one line"));
+        }
+        split_command(line)?;
+    }
+    if let Some(lines) = &args.acp_custom_env {
+        parse_env(lines)?;
+    }
+    if let Some(paths) = &args.acp_paths {
+        for (id, path) in paths {
+            if by_id(id).is_none() {
+                return Err(ApiError::invalid(format!(
+                    "there is no ACP preset `{}` to set a path for; they are {}",
+                    id.chars().take(40).collect::<String>(),
+                    PRESETS.iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            let path = path.trim();
+            if !path.is_empty() && !Path::new(path).is_absolute() {
+                return Err(ApiError::invalid(format!("the path for {id}, `{path}`, must be an absolute path")));
+            }
+        }
+    }
+    Ok(Update { command, env: args.acp_custom_env.clone(), paths: args.acp_paths.clone() })
+}
+
+pub async fn apply(ws: &Workspace, update: Update) -> Result<()> {
+    if let Some(line) = update.command {
+        set_setting(&ws.pool, CUSTOM_COMMAND, Some(&line).filter(|l| !l.is_empty()).map(|l| l.as_str())).await?;
+    }
+    if let Some(lines) = update.env {
+        let env = parse_env(&lines)?;
+        if env.is_empty() {
+            set_setting(&ws.pool, CUSTOM_ENV, None).await?;
+        } else {
+            for (_, value) in env.iter().filter(|(k, _)| secret_name(k)) {
+                crate::redact::hold(value);
+            }
+            let text: String = env.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+            let sealed = Sealer::open_or_create(&ws.kiln_dir())?.seal(text.as_bytes());
+            set_setting(&ws.pool, CUSTOM_ENV, Some(&sealed)).await?;
+        }
+    }
+    if let Some(changes) = update.paths {
+        let mut paths = paths(ws).await?;
+        for (id, path) in changes {
+            match path.trim() {
+                "" => paths.remove(&id),
+                path => paths.insert(id, path.to_string()),
+            };
+        }
+        let json = serde_json::to_string(&paths).expect("strings serialize");
+        set_setting(&ws.pool, PATHS, Some(&json).filter(|_| !paths.is_empty()).map(|j| j.as_str())).await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_is_an_acp_driver_id_and_found_by_its_binary() {
+        for preset in PRESETS {
+            assert!(IDS.contains(&preset.id), "{}", preset.id);
+            assert_eq!(by_binary(preset.binary), Some(preset));
+            assert!(!preset.install_hint.is_empty());
+        }
+        assert_eq!(IDS.len(), PRESETS.len() + 1);
+        // The registry's list, which the settings check a default driver against, ends with these.
+        assert!(crate::drivers::registry::DRIVERS.ends_with(IDS));
+        assert_eq!(by_id("acp:gemini").map(|p| p.args), Some(&["--acp"][..]));
+    }
+
+    #[test]
+    fn a_command_line_splits_like_a_shell_reads_it_without_one() {
+        let (program, args) = split_command(r#"my-agent --acp --name "two words" 'a;b' $HOME"#).unwrap();
+        assert_eq!(program, "my-agent");
+        assert_eq!(args, ["--acp", "--name", "two words", "a;b", "$HOME"]);
+        assert_eq!(split_command("/opt/agent/bin/run acp").unwrap().0, "/opt/agent/bin/run");
+        for bad in ["", "   ", "agent 'unclosed", "./agent acp", "bin/agent"] {
+            assert_eq!(split_command(bad).unwrap_err().code, ErrorCode::InvalidInput, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn environment_lines_are_key_value_with_comments_and_blanks_skipped() {
+        let env = parse_env("# the provider\nGEMINI_API_KEY=abc=def\n\n  DEBUG = 1\n").unwrap();
+        assert_eq!(env, [("GEMINI_API_KEY".to_string(), "abc=def".to_string()), ("DEBUG".into(), " 1".into())]);
+        for bad in ["NO_EQUALS", "1KEY=x", "BAD-NAME=x", "=x"] {
+            let err = parse_env(bad).unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidInput, "{bad:?}");
+            assert!(err.message.contains("line 1"), "{}", err.message);
+        }
+    }
+
+    #[test]
+    fn a_self_hosted_server_takes_no_acp_settings_and_bad_ones_are_refused() {
+        let args = UpdateSettingsArgs { acp_custom_command: Some("agent acp".into()), ..Default::default() };
+        assert_eq!(check(ServeMode::SelfHosted, &args).err().map(|e| e.code), Some(ErrorCode::NotAllowedInMode));
+        assert!(check(ServeMode::Loopback, &args).is_ok());
+        let paths = |id: &str, path: &str| UpdateSettingsArgs {
+            acp_paths: Some([(id.to_string(), path.to_string())].into()),
+            ..Default::default()
+        };
+        assert!(check(ServeMode::Loopback, &paths("acp:gemini", "/opt/gemini")).is_ok());
+        assert!(check(ServeMode::Loopback, &paths("acp:gemini", "")).is_ok());
+        for (id, path) in [("acp:gemini", "gemini"), ("acp:custom", "/x"), ("claude", "/x")] {
+            let err = check(ServeMode::Loopback, &paths(id, path)).err().expect("refused");
+            assert_eq!(err.code, ErrorCode::InvalidInput, "{id} {path}");
+        }
+    }
+}
