@@ -165,6 +165,8 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
             {"readFile": {"path": format!("{work}/notes/a.txt")}},
             {"writeFile": {"path": path(&outside_file), "content": "escaped"}},
             {"writeFile": {"path": format!("{work}/.git/hooks/pre-commit"), "content": "escaped"}},
+            {"writeFile": {"path": "lines.txt", "content": "one\ntwo\nthree\n"}},
+            {"readFile": {"path": format!("{work}/lines.txt"), "line": 2, "limit": 1}},
             {"message": ["Done", "."]},
             {"usage": {"totalTokens": 15, "inputTokens": 10, "outputTokens": 5}},
         ],
@@ -189,7 +191,8 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
             _ => None,
         })
         .collect();
-    assert_eq!(changes, [("notes/a.txt".to_string(), FileChangeKind::Add)], "one change, not one per report");
+    let added = |p: &str| (p.to_string(), FileChangeKind::Add);
+    assert_eq!(changes, [added("notes/a.txt"), added("lines.txt")], "one change a file, not one per report");
     let results = results(&events);
     assert_eq!(results[0], (ToolStatus::Completed, String::new()), "the write");
     assert_eq!(results[1], (ToolStatus::Completed, "hello from the agent\n".into()), "the command's output");
@@ -198,6 +201,7 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
     assert_eq!(results[4].0, ToolStatus::Failed, "outside: {results:?}");
     assert!(results[4].1.contains("outside the session's working copy"), "{results:?}");
     assert_eq!(results[5].0, ToolStatus::Failed, ".git: {results:?}");
+    assert_eq!(results[7], (ToolStatus::Completed, "two\n".into()), "a read from line 2, one line");
     let kinds: Vec<ToolKind> = events
         .iter()
         .filter_map(|e| match e {
@@ -207,7 +211,16 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
         .collect();
     assert_eq!(
         kinds,
-        [ToolKind::Edit, ToolKind::Execute, ToolKind::Execute, ToolKind::Read, ToolKind::Edit, ToolKind::Edit]
+        [
+            ToolKind::Edit,
+            ToolKind::Execute,
+            ToolKind::Execute,
+            ToolKind::Read,
+            ToolKind::Edit,
+            ToolKind::Edit,
+            ToolKind::Edit,
+            ToolKind::Read
+        ]
     );
     assert_eq!(texts(&events), ["Writing the note.", "Done."]);
     let (is_error, stop_reason, final_text, _) = ended(&events);
