@@ -165,6 +165,8 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
             {"readFile": {"path": format!("{work}/notes/a.txt")}},
             {"writeFile": {"path": path(&outside_file), "content": "escaped"}},
             {"writeFile": {"path": format!("{work}/.git/hooks/pre-commit"), "content": "escaped"}},
+            {"writeFile": {"path": "lines.txt", "content": "one\ntwo\nthree\n"}},
+            {"readFile": {"path": format!("{work}/lines.txt"), "line": 2, "limit": 1}},
             {"message": ["Done", "."]},
             {"usage": {"totalTokens": 15, "inputTokens": 10, "outputTokens": 5}},
         ],
@@ -189,7 +191,8 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
             _ => None,
         })
         .collect();
-    assert_eq!(changes, [("notes/a.txt".to_string(), FileChangeKind::Add)], "one change, not one per report");
+    let added = |p: &str| (p.to_string(), FileChangeKind::Add);
+    assert_eq!(changes, [added("notes/a.txt"), added("lines.txt")], "one change a file, not one per report");
     let results = results(&events);
     assert_eq!(results[0], (ToolStatus::Completed, String::new()), "the write");
     assert_eq!(results[1], (ToolStatus::Completed, "hello from the agent\n".into()), "the command's output");
@@ -198,6 +201,7 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
     assert_eq!(results[4].0, ToolStatus::Failed, "outside: {results:?}");
     assert!(results[4].1.contains("outside the session's working copy"), "{results:?}");
     assert_eq!(results[5].0, ToolStatus::Failed, ".git: {results:?}");
+    assert_eq!(results[7], (ToolStatus::Completed, "two\n".into()), "a read from line 2, one line");
     let kinds: Vec<ToolKind> = events
         .iter()
         .filter_map(|e| match e {
@@ -207,7 +211,16 @@ async fn a_turn_writes_a_file_and_runs_a_command_through_kiln() {
         .collect();
     assert_eq!(
         kinds,
-        [ToolKind::Edit, ToolKind::Execute, ToolKind::Execute, ToolKind::Read, ToolKind::Edit, ToolKind::Edit]
+        [
+            ToolKind::Edit,
+            ToolKind::Execute,
+            ToolKind::Execute,
+            ToolKind::Read,
+            ToolKind::Edit,
+            ToolKind::Edit,
+            ToolKind::Edit,
+            ToolKind::Read
+        ]
     );
     assert_eq!(texts(&events), ["Writing the note.", "Done."]);
     let (is_error, stop_reason, final_text, _) = ended(&events);
@@ -418,12 +431,12 @@ async fn a_second_turn_continues_through_session_load() {
     request.resume_id = Some("sess-gone".into());
     let (is_error, _, _, error) = ended(&turn(&driver, request, None).await);
     assert!(is_error);
-    assert!(error.as_deref().unwrap().to_lowercase().contains("no conversation found"), "{error:?}");
+    assert!(kiln_engine::testing::turn::lost_resume(error.as_deref().unwrap()), "{error:?}");
     // And an agent that cannot load sessions at all.
     let mut request = setup.request("Four");
     request.resume_id = Some(id);
     let (_, _, _, error) = ended(&turn(&setup.driver(CommandPolicy::Workdir, false), request, None).await);
-    assert!(error.unwrap().contains("no conversation found"));
+    assert!(kiln_engine::testing::turn::lost_resume(&error.unwrap()));
 }
 
 #[tokio::test]
@@ -451,4 +464,82 @@ async fn an_agent_that_dies_mid_turn_ends_it_with_its_stderr() {
     let error = error.unwrap();
     assert!(error.contains("without finishing its turn") && error.contains("out of cheese"), "{error}");
     assert_eq!(texts(&events), ["Going."]);
+}
+
+/// Through the engine's own turn (`turn::start`): a conversation the agent no longer holds
+/// is continued on a fresh session with the transcript replayed, and Stop ends the turn.
+#[tokio::test]
+async fn through_the_engine_a_lost_conversation_is_replayed_and_stop_ends_the_turn() {
+    use crate::common::*;
+    use kiln_engine::types::*;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (_shop, engine) = shop_without_setup(tmp.path()).await;
+    let settings = UpdateSettingsArgs { planner_agent: Some(false), ..Default::default() };
+    engine.update_settings(settings).await.unwrap();
+    let s = create(&engine, "Add a wishlist to @shop/catalog").await;
+    let setup = Setup::new(json!([[{"message": "Fresh answer."}], [{"message": "Waiting."}, {"waitForCancel": true}]]));
+    let driver = Arc::new(setup.driver(CommandPolicy::Workdir, true));
+    let ws = engine.workspace().unwrap();
+    let view = engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    let role = ws.roles().unwrap().into_iter().find(|r| r.id == "backend-engineer").unwrap();
+    let plan = |prompt: &str, resume_id: Option<String>| kiln_engine::testing::turn::TurnPlan {
+        session: kiln_engine::testing::ids::SessionId::parse(&s.id).unwrap(),
+        module: view.modules[0].clone(),
+        role: role.clone(),
+        driver: driver.clone(),
+        model: None,
+        prompt: prompt.into(),
+        instructions: INSTRUCTIONS.into(),
+        resume_id,
+        chain_index: 0,
+        review: false,
+    };
+    let settled = |engine: Arc<kiln_engine::Engine>, id: String| async move {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while engine.get_session(SessionIdArgs { session_id: id.clone() }).await.unwrap().running {
+            assert!(Instant::now() < deadline, "the turn never ended");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+
+    let events = engine.events().clone();
+    let lost = plan("Go on", Some("sess-gone".into()));
+    kiln_engine::testing::turn::start(ws.clone(), events.clone(), lost, |_, _, _, _| async {}).await.unwrap();
+    settled(engine.clone(), s.id.clone()).await;
+    let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    assert!(entries.iter().any(|e| e.text.contains("no longer holds this session's conversation")), "{entries:#?}");
+    assert!(entries.iter().any(|e| e.kind == EntryKind::Agent && e.text == "Fresh answer."), "{entries:#?}");
+    assert_eq!(setup.sent_method("session/load")[0]["params"]["sessionId"], "sess-gone");
+    let prompt = &setup.sent_method("session/prompt")[0]["params"]["prompt"][0]["text"];
+    assert!(prompt.as_str().unwrap().contains("This continues an earlier conversation"), "{prompt}");
+
+    kiln_engine::testing::turn::start(ws, events, plan("Wait", None), |_, _, _, _| async {}).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while setup.sent_method("session/prompt").len() < 2 {
+        assert!(Instant::now() < deadline, "the second prompt never reached the agent");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let stopping = Instant::now();
+    engine.stop_turn(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    settled(engine.clone(), s.id.clone()).await;
+    assert!(stopping.elapsed() < Duration::from_secs(5), "{:?}", stopping.elapsed());
+    let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    assert!(entries.iter().any(|e| e.kind == EntryKind::Agent && e.text == "Waiting."), "{entries:#?}");
+}
+
+/// An agent that stays after its answer (its output still open) does not hold the turn:
+/// the turn ends with the answer and the process is killed.
+#[tokio::test]
+async fn an_agent_that_lingers_after_answering_does_not_hold_the_turn() {
+    let setup = Setup::new(json!([[{"message": "Answered."}]]));
+    let double = setup.driver(CommandPolicy::Workdir, false);
+    // The shell keeps the agent's stdout open for a minute after the double exits.
+    let line = format!("'{}' {}; sleep 60", path(&double.command.binary), double.command.args.join(" "));
+    let command = AcpCommand { binary: "sh".into(), args: vec!["-c".into(), line], env: Vec::new() };
+    let driver = AcpDriver::new("acp:double", command, CommandPolicy::Workdir);
+    let started = Instant::now();
+    let events = turn(&driver, setup.request("Go"), None).await;
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert_eq!(ended(&events).2.as_deref(), Some("Answered."));
 }

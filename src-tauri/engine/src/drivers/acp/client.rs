@@ -49,7 +49,6 @@ pub struct Client {
 }
 
 impl Client {
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         workdir: Workdir,
         session_dir: PathBuf,
@@ -170,7 +169,7 @@ impl Client {
         let change = if existed { FileChangeKind::Update } else { FileChangeKind::Add };
         let events = self.updates().wrote(self.workdir.shown(raw), change);
         self.emit(events);
-        Ok(Value::Null)
+        Ok(json!({}))
     }
 
     fn create_terminal(&self, params: &Value) -> Result<Value, Refusal> {
@@ -207,7 +206,7 @@ impl Client {
     }
 
     fn release_terminal(&self, params: &Value) -> Result<Value, Refusal> {
-        let (_, output) = self.terminals.release(params).map_err(invalid)?;
+        let output = self.terminals.release(params).map_err(invalid)?;
         let id = params["terminalId"].as_str().unwrap_or_default();
         if self.own_calls.lock().unwrap_or_else(|e| e.into_inner()).remove(id) {
             let passed = output["exitStatus"]["exitCode"] == 0;
@@ -217,7 +216,7 @@ impl Client {
                 output: output["output"].as_str().unwrap_or_default().to_string(),
             }]);
         }
-        Ok(Value::Null)
+        Ok(json!({}))
     }
 
     /// The answer to `session/request_permission`: the agent's option matching the policy's

@@ -247,6 +247,10 @@ async fn conversation(cx: &Connection, client: &Client, request: &TurnRequest, d
             request.prompt
         )
     };
+    // Stopped while the session was being set up: nothing to cancel yet.
+    if client.stop.is_cancelled() {
+        return Ending::Answered { stop_reason: "cancelled".into(), usage: Value::Null };
+    }
     let prompt =
         ask(cx, "session/prompt", json!({"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}));
     tokio::pin!(prompt);

@@ -45,7 +45,7 @@ type Exit = Option<Value>;
 
 struct Terminal {
     /// The command line, for the transcript.
-    pub line: String,
+    line: String,
     output: Arc<Mutex<Output>>,
     exit: watch::Receiver<Exit>,
     group: Running,
@@ -140,9 +140,9 @@ impl Terminals {
         Ok(json!({}))
     }
 
-    /// `terminal/release`: kills it if it still runs and forgets it. Returns its command
-    /// line and final output, for the transcript.
-    pub fn release(&self, params: &Value) -> Result<(String, Value), String> {
+    /// `terminal/release`: kills it if it still runs and forgets it. Returns its final
+    /// output, for the transcript.
+    pub fn release(&self, params: &Value) -> Result<Value, String> {
         let terminal = self.get(params)?;
         let output = self.output(params)?;
         if terminal.exit.borrow().is_none() {
@@ -152,7 +152,7 @@ impl Terminals {
         self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
         let text = output["output"].as_str().unwrap_or_default().to_string();
         self.released.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), text);
-        Ok((terminal.line.clone(), output))
+        Ok(output)
     }
 
     /// What terminal `id` printed (so far, or before it was released).
