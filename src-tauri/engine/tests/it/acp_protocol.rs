@@ -524,6 +524,8 @@ async fn through_the_engine_a_lost_conversation_is_replayed_and_stop_ends_the_tu
     engine.stop_turn(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     settled(engine.clone(), s.id.clone()).await;
     assert!(stopping.elapsed() < Duration::from_secs(5), "{:?}", stopping.elapsed());
+    // Stop asked the agent first (a polite driver is not killed at once).
+    assert_eq!(setup.sent_method("session/cancel").len(), 1);
     let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
     assert!(entries.iter().any(|e| e.kind == EntryKind::Agent && e.text == "Waiting."), "{entries:#?}");
 }

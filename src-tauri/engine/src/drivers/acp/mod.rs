@@ -13,9 +13,9 @@
 //! - `updates.rs`: `session/update` as driver events; `policy.rs`: permission decisions;
 //! - `terminal.rs`: the commands the agent runs through Kiln; `workdir.rs`: its paths.
 
-pub mod presets;
 mod client;
 mod policy;
+pub mod presets;
 mod session;
 mod terminal;
 mod updates;
@@ -38,7 +38,11 @@ pub struct AcpCommand {
 impl std::fmt::Debug for AcpCommand {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<&str> = self.env.iter().map(|(k, _)| k.as_str()).collect();
-        f.debug_struct("AcpCommand").field("binary", &self.binary).field("args", &self.args).field("env", &names).finish()
+        f.debug_struct("AcpCommand")
+            .field("binary", &self.binary)
+            .field("args", &self.args)
+            .field("env", &names)
+            .finish()
     }
 }
 
