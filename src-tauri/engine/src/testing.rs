@@ -44,7 +44,7 @@ pub mod detect {
 }
 
 /// tests/it: contract_cli, driver_health (health), driver_parsers (claude, codex, events),
-/// live, openai_driver, sandbox (runner, tools), scope, settings (registry, tools).
+/// live, openai_driver, sandbox (runner, tools), scope, settings (registry, tools), acp_protocol (acp).
 pub mod drivers {
     pub use crate::drivers::{Driver, TurnFuture, TurnRequest, TurnSink};
 
@@ -83,6 +83,12 @@ pub mod drivers {
 
     pub mod tools {
         pub use crate::drivers::tools::{Toolbox, NO_COMMANDS};
+    }
+
+    /// tests/it: acp_protocol (the driver, and the operator's seat a test takes).
+    pub mod acp {
+        pub use crate::drivers::acp::{AcpCommand, AcpDriver};
+        pub use crate::drivers::permission::{AskFuture, Operator, PermissionAsk};
     }
 }
 

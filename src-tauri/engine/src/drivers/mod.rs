@@ -2,6 +2,7 @@
 //! turns its agent's own output into the one `events::DriverEvent` stream, so the
 //! rest of the engine never needs to know which agent did the work.
 
+pub mod acp;
 pub mod claude;
 pub mod codex;
 pub mod discover;

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod acp_protocol;
 mod attachments;
 mod checkpoints;
 mod contract_cli;
