@@ -53,10 +53,6 @@ impl Operator for ChatOperator {
     fn ask(&self, ask: PermissionAsk) -> AskFuture {
         let me = self.clone();
         Box::pin(async move {
-            // A request with nothing to choose cannot be answered: refused, as the agent's own.
-            if ask.options.is_empty() {
-                return None;
-            }
             let card = PermissionCard {
                 id: uuid::Uuid::new_v4().to_string(),
                 title: ask.title,
@@ -66,6 +62,21 @@ impl Operator for ChatOperator {
                 options: ask.options,
                 asked_at: now(),
             };
+            // A request with nothing to choose cannot be answered: refused, and said so.
+            if card.options.is_empty() {
+                let text = format!("The agent asked permission for {} with no option to choose: refused.", what(&card));
+                let _ = record_as(
+                    &me.ws,
+                    &me.events,
+                    &me.session,
+                    EntryKind::System,
+                    Some(&me.module),
+                    Some(&me.role),
+                    &text,
+                )
+                .await;
+                return None;
+            }
             let text = format!("The agent asks permission for {}: answer in the card.", what(&card));
             let _ =
                 record_as(&me.ws, &me.events, &me.session, EntryKind::System, Some(&me.module), Some(&me.role), &text)

@@ -571,6 +571,8 @@ impl TurnLog<'_> {
                     serde_json::to_value(change).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                 self.entry(EntryKind::Tool, &format!("**{change}** `{path}`")).await
             }
+            // Asked of the operator: the card's own lines (operator.rs) said what was asked and answered.
+            DriverEvent::PermissionRequest { input, .. } if input["decision"] == "asked" => {}
             DriverEvent::PermissionRequest { tool, input, .. } => {
                 // The drivers answer by the command policy in Settings; say what it decided.
                 let text = match (input["decision"].as_str(), input["reason"].as_str()) {
