@@ -191,6 +191,8 @@ async fn run(
     }
 
     let live = crate::live::Live::new(&plan.session, LivePhase::Turn, Some(&plan.role.id), Some(&plan.module.id));
+    let (operator, mut said) =
+        crate::operator::ChatOperator::new(ws.clone(), events.clone(), plan.session.clone(), turn_id);
     let mut log = TurnLog {
         ws,
         events,
@@ -202,16 +204,9 @@ async fn run(
         refused: false,
         last_text: String::new(),
         ended: None,
-        operator: Arc::new(crate::operator::ChatOperator::new(
-            ws.clone(),
-            events.clone(),
-            plan.session.clone(),
-            plan.module.id.clone(),
-            plan.role.id.clone(),
-            turn_id,
-        )),
+        operator: Arc::new(operator),
     };
-    let mut error = attempt(handle, &mut log, plan.resume_id.clone(), plan.prompt.clone()).await;
+    let mut error = attempt(handle, &mut log, &mut said, plan.resume_id.clone(), plan.prompt.clone()).await;
     let stopped = handle.inner.stopped.load(Ordering::SeqCst);
     // A conversation the agent no longer holds: continue on a fresh one, with the
     // transcript so far replayed, and say so.
@@ -223,7 +218,7 @@ async fn run(
         let _ = record_as(ws, events, &plan.session, EntryKind::System, Some(&plan.module.id), None, &note).await;
         let replay = replay(ws, &plan.session, &plan.prompt).await;
         log.ended = None;
-        error = attempt(handle, &mut log, None, replay).await;
+        error = attempt(handle, &mut log, &mut said, None, replay).await;
     }
     // The live line ends with the turn; what failed is said once, by the turn's end.
     log.live.end(events);
@@ -311,6 +306,7 @@ const STOP_GRACE: Duration = Duration::from_secs(3);
 async fn attempt(
     handle: &TurnHandle,
     log: &mut TurnLog<'_>,
+    said: &mut mpsc::UnboundedReceiver<crate::operator::Said>,
     resume_id: Option<String>,
     prompt: String,
 ) -> Option<String> {
@@ -369,6 +365,18 @@ async fn attempt(
                 }
                 None => break,
             },
+            // The operator's line (a permission asked): after what the driver sent before asking.
+            Some(line) = said.recv() => {
+                while let Ok(event) = rx.try_recv() {
+                    log.take(event).await;
+                }
+                log.flush().await;
+                log.entry(EntryKind::System, &line.text).await;
+                let _ = line.written.send(());
+                if log.refused {
+                    break;
+                }
+            }
             _ = handle.inner.stop.notified(), if grace.is_none() => {
                 // Nobody will answer now: the driver hears so at once, even a polite one.
                 log.operator.withdraw_all("the turn was stopped").await;
