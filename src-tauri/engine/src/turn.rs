@@ -370,7 +370,10 @@ async fn attempt(
                 while let Ok(event) = rx.try_recv() {
                     log.take(event).await;
                 }
-                log.flush().await;
+                // Whole text is written first; a message still streaming stays live below.
+                if !log.text.trim().is_empty() {
+                    log.flush().await;
+                }
                 log.entry(EntryKind::System, &line.text).await;
                 let _ = line.written.send(());
                 if log.refused {
