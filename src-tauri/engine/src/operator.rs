@@ -4,8 +4,13 @@
 //! the agent's options (`answer_permission`), or the turn stops or ends and the request is
 //! withdrawn (the driver then gets no answer, and refuses). The session stays running
 //! meanwhile; the views say it needs the operator because a card waits.
+//!
+//! What the agent asks is written by the turn itself (`Said`), after the events the driver
+//! sent before asking, so the transcript reads in the order things happened.
 
 use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
 
 use crate::api::types::*;
 use crate::clock::now;
@@ -14,8 +19,15 @@ use crate::drivers::permission::{AskFuture, Operator, PermissionAsk};
 use crate::error::Result;
 use crate::events::EventBus;
 use crate::ids::SessionId;
-use crate::session::{publish, record, record_as};
+use crate::session::{publish, record};
 use crate::workspace::Workspace;
+
+/// A system line for the turn to write in its transcript, in order with the driver's own
+/// events; `written` says it is there.
+pub struct Said {
+    pub text: String,
+    pub written: oneshot::Sender<()>,
+}
 
 /// The chat of one turn, answering for the operator.
 #[derive(Clone)]
@@ -23,22 +35,28 @@ pub struct ChatOperator {
     ws: Arc<Workspace>,
     events: Arc<EventBus>,
     session: SessionId,
-    module: String,
-    role: String,
     /// The turn's record id: the requests it leaves are taken back by it.
     turn: i64,
+    /// To the turn, which writes what is asked (see `Said`).
+    said: mpsc::UnboundedSender<Said>,
 }
 
 impl ChatOperator {
+    /// The operator of turn `turn`, and the lines it asks the turn to write.
     pub fn new(
         ws: Arc<Workspace>,
         events: Arc<EventBus>,
         session: SessionId,
-        module: String,
-        role: String,
         turn: i64,
-    ) -> ChatOperator {
-        ChatOperator { ws, events, session, module, role, turn }
+    ) -> (ChatOperator, mpsc::UnboundedReceiver<Said>) {
+        let (said, lines) = mpsc::unbounded_channel();
+        (ChatOperator { ws, events, session, turn, said }, lines)
+    }
+
+    /// Has the turn write `text`; `false` when the turn is no longer there to write it.
+    async fn say(&self, text: String) -> bool {
+        let (written, done) = oneshot::channel();
+        self.said.send(Said { text, written }).is_ok() && done.await.is_ok()
     }
 
     /// Takes back every request of this turn still waiting (it was stopped, or it ended):
@@ -53,10 +71,6 @@ impl Operator for ChatOperator {
     fn ask(&self, ask: PermissionAsk) -> AskFuture {
         let me = self.clone();
         Box::pin(async move {
-            // A request with nothing to choose cannot be answered: refused, as the agent's own.
-            if ask.options.is_empty() {
-                return None;
-            }
             let card = PermissionCard {
                 id: uuid::Uuid::new_v4().to_string(),
                 title: ask.title,
@@ -66,10 +80,15 @@ impl Operator for ChatOperator {
                 options: ask.options,
                 asked_at: now(),
             };
-            let text = format!("The agent asks permission for {}: answer in the card.", what(&card));
-            let _ =
-                record_as(&me.ws, &me.events, &me.session, EntryKind::System, Some(&me.module), Some(&me.role), &text)
+            // A request with nothing to choose cannot be answered: refused, and said so.
+            if card.options.is_empty() {
+                me.say(format!("The agent asked permission for {} with no option to choose: refused.", what(&card)))
                     .await;
+                return None;
+            }
+            if !me.say(format!("The agent asks permission for {}: answer in the card.", what(&card))).await {
+                return None; // the turn has ended: nobody will answer
+            }
             let waiting = me.ws.permissions.add(me.session.as_str(), me.turn, card.clone());
             // Dropped with the driver's request (the agent stopped asking): the card goes.
             let _gone = Unanswered { operator: me.clone(), request: card.id.clone() };

@@ -197,6 +197,8 @@ async fn run(
     }
 
     let live = crate::live::Live::new(&plan.session, LivePhase::Turn, Some(&plan.role.id), Some(&plan.module.id));
+    let (operator, mut said) =
+        crate::operator::ChatOperator::new(ws.clone(), events.clone(), plan.session.clone(), turn_id);
     let mut log = TurnLog {
         ws,
         events,
@@ -208,16 +210,9 @@ async fn run(
         refused: false,
         last_text: String::new(),
         ended: None,
-        operator: Arc::new(crate::operator::ChatOperator::new(
-            ws.clone(),
-            events.clone(),
-            plan.session.clone(),
-            plan.module.id.clone(),
-            plan.role.id.clone(),
-            turn_id,
-        )),
+        operator: Arc::new(operator),
     };
-    let mut error = attempt(handle, &mut log, plan.resume_id.clone(), plan.prompt.clone()).await;
+    let mut error = attempt(handle, &mut log, &mut said, plan.resume_id.clone(), plan.prompt.clone()).await;
     let stopped = handle.inner.stopped.load(Ordering::SeqCst);
     // A conversation the agent no longer holds: continue on a fresh one, with the
     // transcript so far replayed, and say so.
@@ -229,7 +224,7 @@ async fn run(
         let _ = record_as(ws, events, &plan.session, EntryKind::System, Some(&plan.module.id), None, &note).await;
         let replay = replay(ws, &plan.session, &plan.prompt).await;
         log.ended = None;
-        error = attempt(handle, &mut log, None, replay).await;
+        error = attempt(handle, &mut log, &mut said, None, replay).await;
     }
     // The live line ends with the turn; what failed is said once, by the turn's end.
     log.live.end(events);
@@ -317,6 +312,7 @@ const STOP_GRACE: Duration = Duration::from_secs(3);
 async fn attempt(
     handle: &TurnHandle,
     log: &mut TurnLog<'_>,
+    said: &mut mpsc::UnboundedReceiver<crate::operator::Said>,
     resume_id: Option<String>,
     prompt: String,
 ) -> Option<String> {
@@ -376,6 +372,21 @@ async fn attempt(
                 }
                 None => break,
             },
+            // The operator's line (a permission asked): after what the driver sent before asking.
+            Some(line) = said.recv() => {
+                while let Ok(event) = rx.try_recv() {
+                    log.take(event).await;
+                }
+                // Whole text is written first; a message still streaming stays live below.
+                if !log.text.trim().is_empty() {
+                    log.flush().await;
+                }
+                log.entry(EntryKind::System, &line.text).await;
+                let _ = line.written.send(());
+                if log.refused {
+                    break;
+                }
+            }
             _ = handle.inner.stop.notified(), if grace.is_none() => {
                 // Nobody will answer now: the driver hears so at once, even a polite one.
                 log.operator.withdraw_all("the turn was stopped").await;
@@ -578,6 +589,8 @@ impl TurnLog<'_> {
                     serde_json::to_value(change).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                 self.entry(EntryKind::Tool, &format!("**{change}** `{path}`")).await
             }
+            // Asked of the operator: the card's own lines (operator.rs) said what was asked and answered.
+            DriverEvent::PermissionRequest { input, .. } if input["decision"] == "asked" => {}
             DriverEvent::PermissionRequest { tool, input, .. } => {
                 // The drivers answer by the command policy in Settings; say what it decided.
                 let text = match (input["decision"].as_str(), input["reason"].as_str()) {

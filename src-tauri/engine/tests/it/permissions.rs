@@ -94,6 +94,8 @@ impl Driver for Double {
             let operator = sink.operator.clone().expect("a turn hands its driver an operator");
             match double.wait {
                 Wait::Answer => {
+                    // Said before asking: the transcript has it before the request.
+                    let _ = sink.events.send(DriverEvent::Text { text: "I need the docs first.".into() });
                     let answer = operator.ask(fetch()).await;
                     double.heard.lock().unwrap().push(answer.clone());
                     let text = format!("Heard {}.", answer.as_deref().unwrap_or("nothing"));
@@ -195,7 +197,8 @@ async fn a_request_waits_as_a_card_until_the_operator_answers_it() {
     assert_eq!(options.len(), 3);
     assert!(waiting.running && waiting.state == SessionState::Running, "{waiting:#?}");
     let entries = transcript(&engine, &s.id).await;
-    assert_eq!(entries.last().map(|e| (e.kind, e.text.as_str())), Some((EntryKind::System, ASKED)));
+    let texts: Vec<(EntryKind, &str)> = entries.iter().rev().take(2).rev().map(|e| (e.kind, e.text.as_str())).collect();
+    assert_eq!(texts, [(EntryKind::Agent, "I need the docs first."), (EntryKind::System, ASKED)]);
     assert!(heard.lock().unwrap().is_empty(), "the driver still waits");
     // The views heard of it through the event stream too.
     let deadline = Instant::now() + Duration::from_secs(5);
