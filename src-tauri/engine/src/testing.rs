@@ -44,7 +44,7 @@ pub mod detect {
 }
 
 /// tests/it: contract_cli, driver_health (health), driver_parsers (claude, codex, events),
-/// live, openai_driver, sandbox (runner, tools), scope, settings (registry, tools).
+/// live, openai_driver, sandbox (runner, tools), scope, settings (registry, tools), acp_protocol (acp).
 pub mod drivers {
     pub use crate::drivers::{Driver, TurnFuture, TurnRequest, TurnSink};
 
@@ -79,8 +79,7 @@ pub mod drivers {
 
     /// tests/it: acp_settings, contract_acp.
     pub mod acp_presets {
-        pub use crate::drivers::acp::presets::{command, preset_env, PRESETS};
-        pub use crate::drivers::acp::{AcpCommand, AcpDriver};
+        pub use crate::drivers::acp::presets::{command, preset_env, state_dirs, PRESETS};
     }
 
     pub mod runner {
@@ -89,6 +88,12 @@ pub mod drivers {
 
     pub mod tools {
         pub use crate::drivers::tools::{Toolbox, NO_COMMANDS};
+    }
+
+    /// tests/it: acp_protocol (the driver, and the operator's seat a test takes).
+    pub mod acp {
+        pub use crate::drivers::acp::{AcpCommand, AcpDriver};
+        pub use crate::drivers::permission::{AskFuture, Operator, PermissionAsk};
     }
 }
 

@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use super::events::DriverEvent;
 use super::TurnSink;
 use crate::error::{ApiError, Result};
-use crate::process::{Command, Env};
+use crate::process::{Child, Command, Env, Running};
 
 /// Bytes of stderr kept to explain a failure.
 const STDERR_KEPT: usize = 8 * 1024;
@@ -46,15 +46,19 @@ pub fn home(env: &[(String, String)]) -> Option<PathBuf> {
     home.filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 
-/// Runs the CLI to its end; `parse` turns one stdout line into events.
-pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) -> Vec<DriverEvent>) -> Result<()> {
-    // The CLI keeps the operator's environment (its login, its provider settings), but
-    // not Kiln's own variables (`crate::process::Env::Operator`).
-    let cmd = Command::new(cli.binary, cli.workdir, Env::Operator(&cli.env)).args(&cli.args);
+/// Starts the CLI as a turn does: the operator's environment without Kiln's variables
+/// (`crate::process::Env::Operator`), in the working copy, in its own process group,
+/// confined when `cli.confinement` says so; `stdin` keeps its stdin open as a pipe (an
+/// ACP agent is talked to). Its group is reported to `on_process` at once.
+pub fn spawn(cli: &CliRun<'_>, stdin: bool, on_process: Box<dyn FnOnce(Running) + Send>) -> Result<Child> {
+    let mut cmd = Command::new(cli.binary, cli.workdir, Env::Operator(&cli.env)).args(&cli.args);
+    if stdin {
+        cmd = cmd.piped_stdin();
+    }
     let failed = |e: std::io::Error| {
         ApiError::new(crate::error::ErrorCode::DriverFailed, format!("could not start `{}`: {e}", cli.binary.display()))
     };
-    let mut child = match &cli.confinement {
+    let child = match &cli.confinement {
         Some(confinement) => {
             let prepared = confinement.prepare().map_err(failed)?;
             tracing::info!("{} runs with confinement: {}", cli.binary.display(), prepared.enforcement().as_str());
@@ -62,10 +66,15 @@ pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) ->
         }
         None => cmd.spawn(None).map_err(failed)?,
     };
-    (sink.on_process)(child.group());
+    on_process(child.group());
+    Ok(child)
+}
 
+/// Keeps the last `STDERR_KEPT` bytes of what the CLI prints on stderr, to explain a
+/// failure; the task ends with the stream.
+pub fn keep_stderr(child: &mut Child) -> tokio::task::JoinHandle<String> {
     let stderr = child.inner.stderr.take();
-    let stderr_task = tokio::spawn(async move {
+    tokio::spawn(async move {
         let mut kept = Vec::new();
         if let Some(mut stderr) = stderr {
             let mut buf = [0u8; 4096];
@@ -80,7 +89,31 @@ pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) ->
             }
         }
         String::from_utf8_lossy(&kept).into_owned()
-    });
+    })
+}
+
+/// What the stderr task kept, waiting for it a moment at most (a grandchild may hold the
+/// pipe open).
+pub async fn stderr_tail(task: tokio::task::JoinHandle<String>) -> String {
+    tokio::time::timeout(std::time::Duration::from_secs(2), task).await.ok().and_then(|r| r.ok()).unwrap_or_default()
+}
+
+/// The turn's error when the agent exited without finishing it: its exit status and the
+/// tail of its stderr, redacted (it may hold a key the agent was given or echoed).
+pub fn died(status: &str, stderr: &str) -> String {
+    let detail = stderr.trim();
+    let error = if detail.is_empty() {
+        format!("the agent exited ({status}) without finishing its turn")
+    } else {
+        format!("the agent exited ({status}) without finishing its turn: {detail}")
+    };
+    crate::redact::redact_owned(error)
+}
+
+/// Runs the CLI to its end; `parse` turns one stdout line into events.
+pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) -> Vec<DriverEvent>) -> Result<()> {
+    let mut child = spawn(&cli, false, sink.on_process)?;
+    let stderr_task = keep_stderr(&mut child);
 
     let mut ended = false;
     if let Some(stdout) = child.inner.stdout.take() {
@@ -93,27 +126,15 @@ pub async fn run(cli: CliRun<'_>, sink: TurnSink, mut parse: impl FnMut(&str) ->
         }
     }
     let status = child.wait().await.map_err(|e| ApiError::internal("waiting for the agent", e))?;
-    let stderr = tokio::time::timeout(std::time::Duration::from_secs(2), stderr_task)
-        .await
-        .ok()
-        .and_then(|r| r.ok())
-        .unwrap_or_default();
+    let stderr = stderr_tail(stderr_task).await;
     // Whatever the agent left running in its group goes with it.
     child.kill();
     if !ended {
-        let detail = stderr.trim();
-        let error = if detail.is_empty() {
-            format!("the agent exited ({status}) without finishing its turn")
-        } else {
-            format!("the agent exited ({status}) without finishing its turn: {detail}")
-        };
-        // The agent's stderr may hold a key it was given or echoed.
-        let error = crate::redact::redact_owned(error);
         let _ = sink.events.send(DriverEvent::TurnEnded {
             is_error: true,
             stop_reason: None,
             final_text: None,
-            error: Some(error),
+            error: Some(died(&status.to_string(), &stderr)),
         });
     }
     Ok(())

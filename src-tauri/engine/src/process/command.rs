@@ -68,6 +68,13 @@ impl Command {
         self
     }
 
+    /// stdin left open as a pipe (`Child::inner.stdin`), for a program Kiln talks to
+    /// while it runs (an ACP agent's JSON-RPC).
+    pub fn piped_stdin(mut self) -> Self {
+        self.cmd.stdin(Stdio::piped());
+        self
+    }
+
     /// stderr discarded (a `--version` probe reads stdout only).
     pub fn without_stderr(mut self) -> Self {
         self.cmd.stderr(Stdio::null());
@@ -120,7 +127,8 @@ impl Command {
             Some(prepared) => prepared.spawn(&mut self.cmd)?,
             None => self.cmd.spawn()?,
         };
-        if let (Some(input), Some(mut pipe)) = (self.stdin, child.stdin.take()) {
+        // Only an `input` is written here; a `piped_stdin` stays the caller's.
+        if let Some((input, mut pipe)) = self.stdin.and_then(|input| Some((input, child.stdin.take()?))) {
             tokio::spawn(async move {
                 let _ = pipe.write_all(&input).await;
                 // Dropping the pipe closes it: the process reads to the end.

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod acp_protocol;
 mod acp_settings;
 mod attachments;
 mod checkpoints;

@@ -1,51 +1,75 @@
-//! STAND-IN until the acp-driver branch lands (issue 18): only the shapes the presets and the
-//! registry build on. The real `drivers/acp/mod.rs` (the ACP driver) replaces this file whole,
-//! adding `pub mod presets;`.
+//! The `acp` driver: any agent that speaks the Agent Client Protocol (Gemini CLI, OpenCode,
+//! Goose, Claude and Codex through their ACP adapters, a custom command line). Kiln speaks
+//! ACP protocol version 1 as the client, through the maintained Rust SDK
+//! `agent-client-protocol` 5.2.0 (JSON-RPC 2.0, one message per line): the SDK's
+//! connection runs over the stdin and stdout of the agent process Kiln spawns itself, so the
+//! agent runs confined and in its own process group like every agent CLI
+//! (`super::runner::spawn`). Each turn is its own process: `initialize`, then `session/load`
+//! of the conversation so far (when the agent offers it) or `session/new`, then
+//! `session/prompt`; the process is killed when the turn ends.
+//!
+//! - `session.rs`: one turn over the connection (set-up, model, prompt, stop, the end);
+//! - `client.rs`: what Kiln serves the agent (updates, fs, terminals, permissions);
+//! - `updates.rs`: `session/update` as driver events; `policy.rs`: permission decisions;
+//! - `terminal.rs`: the commands the agent runs through Kiln; `workdir.rs`: its paths;
+//! - `presets.rs`: the agents Kiln knows by name and the custom command line (Settings).
 
+mod client;
+mod policy;
 pub mod presets;
+mod session;
+mod terminal;
+mod updates;
+mod workdir;
 
 use std::path::PathBuf;
 
-use super::events::DriverEvent;
-use super::{Driver, TurnFuture, TurnRequest, TurnSink};
 use crate::api::types::CommandPolicy;
 
-/// The agent's command line: what Kiln spawns for each turn.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How to start the agent: its binary, arguments and extra environment (set over the
+/// operator's, as for every agent CLI).
+#[derive(Clone)]
 pub struct AcpCommand {
     pub binary: PathBuf,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
 }
 
-// The stand-in runs nothing, so it reads neither.
-#[allow(dead_code)]
+/// One ACP agent as a driver. No `Debug`: its environment may hold an API key.
+#[derive(Clone)]
 pub struct AcpDriver {
+    /// `acp:<preset>`: the key the agent's session ids are stored under.
     pub id: &'static str,
     pub command: AcpCommand,
+    /// Which commands the agent may run (Settings).
     pub commands: CommandPolicy,
+    /// The agent's own state directories (its sessions, logins, logs), writable beside the
+    /// working copy and made before the first run (`crate::sandbox::Confinement::create`).
+    pub state_dirs: Vec<PathBuf>,
 }
 
 impl AcpDriver {
     pub fn new(id: &'static str, command: AcpCommand, commands: CommandPolicy) -> Self {
-        AcpDriver { id, command, commands }
+        AcpDriver { id, command, commands, state_dirs: Vec::new() }
+    }
+
+    /// The same driver with the agent's state directories writable (see `state_dirs`).
+    pub fn with_state_dirs(mut self, dirs: Vec<PathBuf>) -> Self {
+        self.state_dirs = dirs;
+        self
     }
 }
 
-impl Driver for AcpDriver {
+impl super::Driver for AcpDriver {
     fn id(&self) -> &'static str {
         self.id
     }
 
-    fn run(&self, _request: TurnRequest, sink: TurnSink) -> TurnFuture {
-        Box::pin(async move {
-            let _ = sink.events.send(DriverEvent::TurnEnded {
-                is_error: true,
-                stop_reason: None,
-                final_text: None,
-                error: Some("the ACP driver is not built into this Kiln yet".into()),
-            });
-            Ok(())
-        })
+    fn run(&self, request: super::TurnRequest, sink: super::TurnSink) -> super::TurnFuture {
+        Box::pin(session::run(self.clone(), request, sink))
+    }
+
+    fn stops_politely(&self) -> bool {
+        true
     }
 }

@@ -1,0 +1,74 @@
+//! ACP names files by absolute paths; Kiln confines every path it did not make with
+//! `crate::paths::confine`, which takes paths relative to a root. Here an agent's path
+//! becomes one relative to the session's working copy (as the turn was given it, or by its
+//! real path), and is then confined: outside the working copy, `.git`, `.kiln` or a link
+//! leading out are refused.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Result;
+
+#[derive(Debug, Clone)]
+pub struct Workdir {
+    given: PathBuf,
+    real: PathBuf,
+}
+
+impl Workdir {
+    pub fn new(given: &Path) -> Workdir {
+        let real = given.canonicalize().unwrap_or_else(|_| given.to_path_buf());
+        Workdir { given: given.to_path_buf(), real }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.given
+    }
+
+    /// `raw` relative to the working copy (`/`-separated), when it names a place inside
+    /// it by its text; a relative path is taken as relative to it already.
+    pub fn relative(&self, raw: &str) -> Option<String> {
+        let path = Path::new(raw);
+        if path.is_relative() {
+            return Some(raw.to_string());
+        }
+        let rest = path.strip_prefix(&self.given).or_else(|_| path.strip_prefix(&self.real)).ok()?;
+        let rest = rest.to_string_lossy().replace('\\', "/");
+        Some(if rest.is_empty() { ".".into() } else { rest })
+    }
+
+    /// Whether `raw` is inside the working copy and allowed there (`confine`'s rules).
+    pub fn contains(&self, raw: &str) -> bool {
+        self.confine(raw).is_ok()
+    }
+
+    /// The real location of `raw`, confined to the working copy.
+    pub fn confine(&self, raw: &str) -> Result<PathBuf> {
+        let relative =
+            self.relative(raw).ok_or_else(|| crate::paths::refused(raw, "it is outside the session's working copy"))?;
+        crate::paths::confine(&self.real, &relative)
+    }
+
+    /// `raw` as the transcript shows it: relative when inside, else as the agent sent it.
+    pub fn shown(&self, raw: &str) -> String {
+        self.relative(raw).unwrap_or_else(|| raw.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_paths_inside_are_confined_and_others_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = Workdir::new(dir.path());
+        let inside = format!("{}/src/a.rs", dir.path().display());
+        assert_eq!(work.relative(&inside).as_deref(), Some("src/a.rs"));
+        assert!(work.confine(&inside).unwrap().ends_with("src/a.rs"));
+        assert!(work.contains("src/a.rs"));
+        for outside in ["/etc/passwd", "../x", &format!("{}/.git/config", dir.path().display())] {
+            assert!(!work.contains(outside), "{outside}");
+        }
+        assert_eq!(work.shown("/etc/passwd"), "/etc/passwd");
+    }
+}
