@@ -234,7 +234,12 @@ async fn writes_a_file_and_runs_a_command(agent: Agent) {
     started(&events, &server);
     assert!(ended_well(&events, &server).contains(HANDOFF), "final text; {}", explain(&events, &server));
     // The model saw the command's result: the turn went on after it.
-    assert_eq!(agent.turn_requests(&server).len(), 3, "one request per step; {}", explain(&events, &server));
+    let asked = agent.turn_requests(&server);
+    assert_eq!(asked.len(), 3, "one request per step; {}", explain(&events, &server));
+    // Kiln's instructions reach the model in every request of the turn.
+    for request in &asked {
+        assert!(request.body.to_string().contains(INSTRUCTIONS), "instructions missing: {}", summary(request));
+    }
 }
 
 async fn answers_its_permission_request_by_the_policy(agent: Agent) {
