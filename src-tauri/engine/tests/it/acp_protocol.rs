@@ -527,3 +527,19 @@ async fn through_the_engine_a_lost_conversation_is_replayed_and_stop_ends_the_tu
     let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
     assert!(entries.iter().any(|e| e.kind == EntryKind::Agent && e.text == "Waiting."), "{entries:#?}");
 }
+
+/// An agent that stays after its answer (its output still open) does not hold the turn:
+/// the turn ends with the answer and the process is killed.
+#[tokio::test]
+async fn an_agent_that_lingers_after_answering_does_not_hold_the_turn() {
+    let setup = Setup::new(json!([[{"message": "Answered."}]]));
+    let double = setup.driver(CommandPolicy::Workdir, false);
+    // The shell keeps the agent's stdout open for a minute after the double exits.
+    let line = format!("'{}' {}; sleep 60", path(&double.command.binary), double.command.args.join(" "));
+    let command = AcpCommand { binary: "sh".into(), args: vec!["-c".into(), line], env: Vec::new() };
+    let driver = AcpDriver::new("acp:double", command, CommandPolicy::Workdir);
+    let started = Instant::now();
+    let events = turn(&driver, setup.request("Go"), None).await;
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert_eq!(ended(&events).2.as_deref(), Some("Answered."));
+}
