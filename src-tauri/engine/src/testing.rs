@@ -84,8 +84,7 @@ pub mod drivers {
 
     /// tests/it: acp_settings, contract_acp.
     pub mod acp_presets {
-        pub use crate::drivers::acp::presets::{command, preset_env, PRESETS};
-        pub use crate::drivers::acp::{AcpCommand, AcpDriver};
+        pub use crate::drivers::acp::presets::{command, preset_env, state_dirs, PRESETS};
     }
 
     pub mod runner {

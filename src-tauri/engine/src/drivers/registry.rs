@@ -109,9 +109,7 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             let id = super::acp::presets::IDS.iter().copied().find(|i| *i == acp).ok_or_else(|| {
                 ApiError::invalid(format!("there is no driver `{acp}`; the drivers are {}", DRIVERS.join(", ")))
             })?;
-            let command = super::acp::presets::command(ws, id).await?;
-            let commands = crate::settings::command_policy(ws).await?;
-            Ok(Arc::new(super::acp::AcpDriver::new(id, command, commands)))
+            Ok(Arc::new(super::acp::presets::driver(ws, id).await?))
         }
         other => {
             Err(ApiError::invalid(format!("there is no driver `{other}`; the drivers are {}", DRIVERS.join(", "))))

@@ -15,8 +15,9 @@
 //! on disk and the command's effect, not the callback. claude-agent-acp asks
 //! `session/request_permission` before each edit and command (its "default" mode);
 //! OpenCode asks for commands when its config says `"bash": "ask"`, as the one here does.
-//! Both ask the model for a session title beside the first request; the scripted server
-//! answers those beside the script (`Aside`), since which arrives first is a race.
+//! Both ask the model for a session title beside the first request, and Claude Code
+//! probes the model Kiln sets; the scripted server answers those beside the script
+//! (`Aside`), since which arrives first is a race.
 //!
 //! As in `contract_cli`, every test is ignored by default and fails unless it runs in a
 //! loopback-only network namespace (scripts/test's contract stage).
@@ -26,7 +27,8 @@ use std::time::{Duration, Instant};
 
 use crate::common::contract::*;
 use kiln_engine::api::types::CommandPolicy;
-use kiln_engine::testing::drivers::acp_presets::{preset_env, AcpCommand, AcpDriver, PRESETS};
+use kiln_engine::testing::drivers::acp::{AcpCommand, AcpDriver};
+use kiln_engine::testing::drivers::acp_presets::{preset_env, state_dirs, PRESETS};
 use kiln_engine::testing::drivers::events::{DriverEvent, ToolKind};
 use kiln_model_server::{Aside, ModelServer, Step};
 use serde_json::json;
@@ -40,11 +42,15 @@ const STOP_GRACE: Duration = Duration::from_secs(30);
 /// A command that runs until it is stopped, and leaves `late.txt` if it ever finishes.
 const LONG_COMMAND: &str = "timeout 90 tail -f /dev/null; echo late > late.txt";
 
-/// The title requests each agent sends beside its turn.
-fn titles() -> Vec<Aside> {
+/// The requests each agent sends beside its turn: session titles, and the probe of a
+/// model Kiln picks.
+fn asides() -> Vec<Aside> {
     vec![
         // claude-agent-acp 0.101.0 (`generate_session_title`).
         Aside::new("You are naming a coding session", Step::text("Cart notes")),
+        // Claude Code checks a model set through `session/set_config_option` with a
+        // one-token "Hi", not streamed.
+        Aside::new("\"max_tokens\":1,", Step::text("Hi")),
         // OpenCode 1.18.33's title agent.
         Aside::new("generate a title for the conversation", Step::text("Cart notes")),
     ]
@@ -67,8 +73,9 @@ fn claude_agent(clis: &Path, server: &ModelServer, home: &Path, commands: Comman
         ]
         .map(|(k, v)| (k.to_string(), v)),
     );
+    let state = state_dirs(preset, &env);
     let command = AcpCommand { binary: clis.join("node_modules/.bin/claude-agent-acp"), args: Vec::new(), env };
-    AcpDriver::new("acp:claude", command, commands)
+    AcpDriver::new("acp:claude", command, commands).with_state_dirs(state)
 }
 
 /// OpenCode with the scripted server as an OpenAI-compatible provider (the bundled
@@ -109,8 +116,9 @@ fn opencode_agent(clis: &Path, server: &ModelServer, home: &Path, commands: Comm
         ]
         .map(|(k, v)| (k.to_string(), v)),
     );
+    let state = state_dirs(preset, &env);
     let command = AcpCommand { binary: clis.join("node_modules/.bin/opencode"), args: vec!["acp".into()], env };
-    AcpDriver::new("acp:opencode", command, commands)
+    AcpDriver::new("acp:opencode", command, commands).with_state_dirs(state)
 }
 
 /// Which agent a test drives, with what it needs to be built again for a later turn.
@@ -161,9 +169,9 @@ impl Agent {
         Step::tool(name, json!({"command": command, "description": "Run it"}))
     }
 
-    /// The model requests of the turns (the titles answered beside them left out).
+    /// The model requests of the turns (the asides left out).
     fn turn_requests(self, server: &ModelServer) -> Vec<kiln_model_server::RecordedRequest> {
-        let markers: Vec<String> = titles().into_iter().map(|a| a.marker).collect();
+        let markers: Vec<String> = asides().into_iter().map(|a| a.marker).collect();
         model_requests(server, self.path())
             .into_iter()
             .filter(|r| !markers.iter().any(|m| r.body.to_string().contains(m.as_str())))
@@ -204,7 +212,7 @@ async fn writes_a_file_and_runs_a_command(agent: Agent) {
             agent.run("echo ran > ran.txt"),
             Step::text(format!("Wrote the notes.\n{HANDOFF}")),
         ],
-        titles(),
+        asides(),
     )
     .await;
     let home = home();
@@ -226,7 +234,12 @@ async fn writes_a_file_and_runs_a_command(agent: Agent) {
     started(&events, &server);
     assert!(ended_well(&events, &server).contains(HANDOFF), "final text; {}", explain(&events, &server));
     // The model saw the command's result: the turn went on after it.
-    assert_eq!(agent.turn_requests(&server).len(), 3, "one request per step; {}", explain(&events, &server));
+    let asked = agent.turn_requests(&server);
+    assert_eq!(asked.len(), 3, "one request per step; {}", explain(&events, &server));
+    // Kiln's instructions reach the model in every request of the turn.
+    for request in &asked {
+        assert!(request.body.to_string().contains(INSTRUCTIONS), "instructions missing: {}", summary(request));
+    }
 }
 
 async fn answers_its_permission_request_by_the_policy(agent: Agent) {
@@ -234,7 +247,7 @@ async fn answers_its_permission_request_by_the_policy(agent: Agent) {
     let session = Session::new();
     let server = ModelServer::start_with_asides(
         vec![agent.run("echo ran > ran.txt"), Step::text(format!("Tried.\n{HANDOFF}"))],
-        titles(),
+        asides(),
     )
     .await;
     let home = home();
@@ -257,7 +270,7 @@ async fn answers_its_permission_request_by_the_policy(agent: Agent) {
 async fn stops_when_asked(agent: Agent) {
     let clis = sandboxed_cli_dir(AGENTS);
     let session = Session::new();
-    let server = ModelServer::start_with_asides(vec![agent.run(LONG_COMMAND), Step::text("Finished.")], titles()).await;
+    let server = ModelServer::start_with_asides(vec![agent.run(LONG_COMMAND), Step::text("Finished.")], asides()).await;
     let home = home();
     let driver = agent.driver(&clis, &server, home.path(), CommandPolicy::Workdir);
 
@@ -286,7 +299,7 @@ async fn continues_the_conversation(agent: Agent) {
     let session = Session::new();
     let server = ModelServer::start_with_asides(
         vec![Step::text(format!("First answer.\n{HANDOFF}")), Step::text(format!("Second answer.\n{HANDOFF}"))],
-        titles(),
+        asides(),
     )
     .await;
     let home = home();
@@ -313,7 +326,7 @@ async fn ends_with_the_providers_error(agent: Agent) {
     // claude-agent-acp retries a 400 as Claude Code does (five more requests); OpenCode
     // takes it as final. Enough refusals for either.
     let refusals = 10;
-    let server = ModelServer::start_with_asides(vec![Step::error(400, PROVIDER_ERROR); refusals], titles()).await;
+    let server = ModelServer::start_with_asides(vec![Step::error(400, PROVIDER_ERROR); refusals], asides()).await;
     let home = home();
     let driver = agent.driver(&clis, &server, home.path(), CommandPolicy::Workdir);
 

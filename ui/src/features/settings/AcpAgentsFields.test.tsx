@@ -62,6 +62,19 @@ describe("ACP settings form", () => {
     });
   });
 
+  it("names a missing ACP agent that is the default, and keeps offering it", async () => {
+    renderWithStore(
+      <SettingsScreen />,
+      fakeBackend({ get_settings: () => ({ ...withAcp(), defaultDriver: "acp:gemini" }) }),
+    );
+    const select = (await screen.findByTestId("default-driver")) as HTMLSelectElement;
+    expect(select.value).toBe("acp:gemini");
+    expect(select.selectedOptions[0]).toHaveTextContent("Gemini CLI (ACP) (unavailable)");
+    expect(screen.getByTestId("default-driver-unavailable")).toHaveTextContent(
+      "Gemini CLI (ACP) is unavailable: gemini was not found: npm install -g @google/gemini-cli",
+    );
+  });
+
   it("asks before making a missing ACP agent the default, unless its path changes with it", () => {
     const view = withAcp();
     expect(unavailableDefault(view, { defaultDriver: "acp:gemini" })?.id).toBe("acp:gemini");

@@ -138,7 +138,8 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
       </select>
       {statusOf(form.defaultDriver)?.available === false && (
         <p className="hint warn-text" data-testid="default-driver-unavailable">
-          {form.defaultDriver} is unavailable: <InlineCode text={statusOf(form.defaultDriver)?.detail ?? ""} />
+          {driverLabel(statusOf(form.defaultDriver) ?? { id: form.defaultDriver })} is unavailable:{" "}
+          <InlineCode text={statusOf(form.defaultDriver)?.detail ?? ""} />
         </p>
       )}
 
@@ -321,13 +322,13 @@ function SettingsFormView({ view, justSaved, onSaved }: SettingsFormProps) {
       </div>
       {confirming && unavailable && (
         <ConfirmDialog
-          title={`Make ${unavailable.id} the default while it is unavailable?`}
+          title={`Make ${driverLabel(unavailable)} the default while it is unavailable?`}
           confirmLabel="Save anyway"
           onConfirm={() => void send()}
           onCancel={() => setConfirming(false)}
         >
           <p data-testid="unavailable-default-reason">
-            New sessions would start with <code>{unavailable.id}</code>, which cannot run here:{" "}
+            New sessions would start with <code>{driverLabel(unavailable)}</code>, which cannot run here:{" "}
             <InlineCode text={unavailable.detail} />
           </p>
           <p className="muted small">Their turns fail until it is installed or configured.</p>

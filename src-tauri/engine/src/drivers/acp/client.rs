@@ -243,6 +243,11 @@ impl Client {
             Decision::Allow(reason) => ("allowed", reason.to_string(), selected(policy::option_for(options, true))),
             Decision::Refuse(reason) => ("refused", reason.to_string(), selected(policy::option_for(options, false))),
             Decision::Ask(why) => {
+                // What the agent wrote before asking is stored before the card shows (not
+                // held as live text until the answer), so the transcript reads in order.
+                let mut before = Vec::new();
+                self.updates().flush(&mut before);
+                self.emit(before);
                 let ask = PermissionAsk {
                     tool_call_id: id.clone(),
                     title: title.clone(),

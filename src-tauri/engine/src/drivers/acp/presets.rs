@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::AcpCommand;
+use super::{AcpCommand, AcpDriver};
 use crate::api::types::{AcpAgentView, DriverStatus, ServeMode, UpdateSettingsArgs};
 use crate::drivers::{discover, health};
 use crate::error::{ApiError, ErrorCode, Result};
@@ -33,6 +33,20 @@ pub struct Preset {
     pub args: &'static [&'static str],
     /// The command a user runs to install it.
     pub install_hint: &'static str,
+    /// Where it keeps its own state (sessions, logins, logs): writable to it beside the
+    /// working copy (`AcpDriver::state_dirs`). `~/.claude`, `~/.codex` and `~/.cache`
+    /// already are, for every agent (`crate::sandbox::Confinement::for_turn`).
+    pub state: &'static [(Base, &'static str)],
+}
+
+/// What a state directory is relative to: the home, or an XDG base directory (its
+/// variable when set, else its default under the home).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    Home,
+    Config,
+    Data,
+    State,
 }
 
 /// The custom command line's driver id.
@@ -48,6 +62,7 @@ pub const PRESETS: &[Preset] = &[
         // `--acp` since Gemini CLI 0.33 (`--experimental-acp` before, now deprecated).
         args: &["--acp"],
         install_hint: "npm install -g @google/gemini-cli",
+        state: &[(Base::Home, ".gemini")],
     },
     Preset {
         id: "acp:opencode",
@@ -55,6 +70,7 @@ pub const PRESETS: &[Preset] = &[
         binary: "opencode",
         args: &["acp"],
         install_hint: "npm install -g opencode-ai",
+        state: &[(Base::Data, "opencode"), (Base::State, "opencode"), (Base::Config, "opencode")],
     },
     Preset {
         id: "acp:goose",
@@ -62,6 +78,7 @@ pub const PRESETS: &[Preset] = &[
         binary: "goose",
         args: &["acp"],
         install_hint: "brew install block-goose-cli (or: curl -fsSL https://github.com/block/goose/releases/download/stable/download_cli.sh | CONFIGURE=false bash)",
+        state: &[(Base::Config, "goose"), (Base::Data, "goose"), (Base::State, "goose")],
     },
     Preset {
         id: "acp:claude",
@@ -69,6 +86,7 @@ pub const PRESETS: &[Preset] = &[
         binary: "claude-agent-acp",
         args: &[],
         install_hint: "npm install -g @agentclientprotocol/claude-agent-acp",
+        state: &[],
     },
     Preset {
         id: "acp:codex",
@@ -76,6 +94,7 @@ pub const PRESETS: &[Preset] = &[
         binary: "codex-acp",
         args: &[],
         install_hint: "npm install -g @agentclientprotocol/codex-acp",
+        state: &[],
     },
 ];
 
@@ -113,6 +132,40 @@ pub fn preset_env(preset: &Preset) -> Vec<(String, String)> {
             .into(),
         _ => Vec::new(),
     }
+}
+
+/// The preset's state directories for an agent run with `env` over Kiln's environment.
+pub fn state_dirs(preset: &Preset, env: &[(String, String)]) -> Vec<PathBuf> {
+    let var = |key: &str| {
+        let value = match env.iter().rev().find(|(k, _)| k == key) {
+            Some((_, v)) => Some(v.clone()),
+            None => std::env::var(key).ok(),
+        };
+        value.map(PathBuf::from).filter(|p| p.is_absolute())
+    };
+    let Some(home) = super::super::runner::home(env) else { return Vec::new() };
+    preset
+        .state
+        .iter()
+        .map(|(base, dir)| {
+            let base = match base {
+                Base::Home => home.clone(),
+                Base::Config => var("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config")),
+                Base::Data => var("XDG_DATA_HOME").unwrap_or_else(|| home.join(".local/share")),
+                Base::State => var("XDG_STATE_HOME").unwrap_or_else(|| home.join(".local/state")),
+            };
+            base.join(dir)
+        })
+        .collect()
+}
+
+/// The ACP driver `id` as Settings make it: its command line (its binary found), the
+/// command policy, and a preset's state directories writable.
+pub async fn driver(ws: &Workspace, id: &'static str) -> Result<AcpDriver> {
+    let command = command(ws, id).await?;
+    let commands = crate::settings::command_policy(ws).await?;
+    let state = by_id(id).map(|p| state_dirs(p, &command.env)).unwrap_or_default();
+    Ok(AcpDriver::new(id, command, commands).with_state_dirs(state))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -354,6 +407,24 @@ mod tests {
         // The registry's list, which the settings check a default driver against, ends with these.
         assert!(crate::drivers::registry::DRIVERS.ends_with(IDS));
         assert_eq!(by_id("acp:gemini").map(|p| p.args), Some(&["--acp"][..]));
+    }
+
+    #[test]
+    fn state_directories_follow_the_home_and_the_xdg_variables_the_agent_gets() {
+        let env = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        };
+        let gemini = by_id("acp:gemini").unwrap();
+        assert_eq!(state_dirs(gemini, &env(&[("HOME", "/h")])), [PathBuf::from("/h/.gemini")]);
+        let opencode = by_id("acp:opencode").unwrap();
+        let dirs = state_dirs(
+            opencode,
+            &env(&[("HOME", "/h"), ("XDG_DATA_HOME", "/d"), ("XDG_STATE_HOME", "/s"), ("XDG_CONFIG_HOME", "/c")]),
+        );
+        assert_eq!(dirs, [PathBuf::from("/d/opencode"), PathBuf::from("/s/opencode"), PathBuf::from("/c/opencode")]);
+        // A relative XDG variable is ignored, as the XDG spec says.
+        let dirs = state_dirs(opencode, &env(&[("HOME", "/h"), ("XDG_DATA_HOME", "rel")]));
+        assert_eq!(dirs[0], PathBuf::from("/h/.local/share/opencode"));
     }
 
     #[test]
