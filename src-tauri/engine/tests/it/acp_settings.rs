@@ -186,7 +186,7 @@ async fn the_custom_acp_command_is_split_without_a_shell_and_its_environment_sea
         .unwrap();
     assert!(cleared.acp_custom_env_names.is_empty());
     assert!(!status(&cleared, "acp:custom").available);
-    let err = acp_presets::command(&ws, "acp:custom").await.err().expect("no command line");
+    let err = acp_presets::command(&ws, "acp:custom").await.expect_err("no command line");
     assert_eq!(err.code, ErrorCode::DriverNotFound);
 }
 
