@@ -1,6 +1,6 @@
 // Tests for the session sidebar's status dot.
 import { describe, expect, it } from "vitest";
-import { makeSession } from "../test/fixtures";
+import { makePermissionCard, makeSession } from "../test/fixtures";
 import { sessionStatus } from "./sessionStatus";
 
 describe("sessionStatus", () => {
@@ -27,15 +27,7 @@ describe("sessionStatus", () => {
   });
 
   it("a running turn waiting on a permission request needs the user", () => {
-    const card = {
-      id: "req-1",
-      title: "Fetch https://example.com",
-      kind: "fetch",
-      locations: [],
-      why: "",
-      options: [{ id: "allow", name: "Allow once", kind: "allow_once" as const }],
-      askedAt: "2025-01-01T10:00:00Z",
-    };
+    const card = makePermissionCard();
     expect(sessionStatus(makeSession({ running: true, state: "running", permissions: [card] }))).toBe("needs-you");
     expect(sessionStatus(makeSession({ running: true, state: "running", permissions: [] }))).toBe("running");
   });

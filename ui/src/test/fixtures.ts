@@ -10,6 +10,7 @@ import type {
   AttachmentView,
   CheckpointView,
   DetectionView,
+  PermissionCard,
   FileDiff,
   GateResultView,
   KilnEvent,
@@ -160,6 +161,20 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
 
 export function makeAttachment(overrides: Partial<AttachmentView> = {}): AttachmentView {
   return { id: "a1", name: "shot.png", kind: "image", size: 2048, addedAt: "2025-01-01T10:02:00Z", ...overrides };
+}
+
+/** A fetch the command policy left to the operator, with one option (Allow once). */
+export function makePermissionCard(overrides: Partial<PermissionCard> = {}): PermissionCard {
+  return {
+    id: "req-1",
+    title: "Fetch https://example.com",
+    kind: "fetch",
+    locations: [],
+    why: "",
+    options: [{ id: "allow", name: "Allow once", kind: "allow_once" }],
+    askedAt: "2025-01-01T10:00:00Z",
+    ...overrides,
+  };
 }
 
 export function makeEntry(id: number, overrides: Partial<TranscriptEntry> = {}): TranscriptEntry {

@@ -1,6 +1,6 @@
 // Tests for what the tab shows and what is notified: a session's attention, the document title, the favicon variant, and the transitions that notify.
 import { describe, expect, it } from "vitest";
-import { makeSession } from "../../test/fixtures";
+import { makePermissionCard, makeSession } from "../../test/fixtures";
 import { attentionOf, documentTitle, faviconOf, notificationFor } from "./attention";
 import { faviconHref } from "./favicon";
 
@@ -21,15 +21,7 @@ describe("attentionOf", () => {
   });
 
   it("needs the user while a running turn waits on a permission request, and notifies each new request", () => {
-    const card = {
-      id: "req-1",
-      title: "Fetch https://example.com",
-      kind: "fetch",
-      locations: [],
-      why: "The command policy does not decide fetches.",
-      options: [{ id: "allow", name: "Allow once", kind: "allow_once" as const }],
-      askedAt: "2025-01-01T10:00:00Z",
-    };
+    const card = makePermissionCard({ why: "The command policy does not decide fetches." });
     const asking = { ...running, permissions: [card] };
     expect(attentionOf(asking)).toBe("needs-you");
     expect(notificationFor(running, asking)?.body).toBe("The agent asks your permission: answer it in the chat.");

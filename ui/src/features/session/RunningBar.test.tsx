@@ -2,7 +2,7 @@
 import { act, fireEvent, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { emitShortcut } from "../shortcuts/bus";
-import { fakeBackend, makeSession } from "../../test/fixtures";
+import { fakeBackend, makePermissionCard, makeSession } from "../../test/fixtures";
 import { renderWithStore } from "../../test/render";
 import { RunningBar } from "./RunningBar";
 
@@ -28,15 +28,7 @@ describe("RunningBar", () => {
   });
 
   it("says the turn waits for the operator while a permission request waits", () => {
-    const card = {
-      id: "req-1",
-      title: "Fetch https://example.com",
-      kind: "fetch",
-      locations: [],
-      why: "",
-      options: [{ id: "allow", name: "Allow once", kind: "allow_once" as const }],
-      askedAt: "2025-01-01T10:00:00Z",
-    };
+    const card = makePermissionCard();
     const asking = makeSession({ state: "running", running: true, role: "backend-engineer", permissions: [card] });
     renderWithStore(<RunningBar session={asking} entries={[]} />, fakeBackend());
     expect(screen.getByTestId("running")).toHaveTextContent("waits for your answer to its permission request");
