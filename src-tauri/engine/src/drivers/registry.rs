@@ -105,15 +105,13 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             driver.commands = commands;
             Ok(Arc::new(driver))
         }
-        acp if acp.starts_with("acp:") => {
-            let id = super::acp::presets::IDS.iter().copied().find(|i| *i == acp).ok_or_else(|| {
-                ApiError::invalid(format!("there is no driver `{acp}`; the drivers are {}", DRIVERS.join(", ")))
-            })?;
-            Ok(Arc::new(super::acp::presets::driver(ws, id).await?))
-        }
-        other => {
-            Err(ApiError::invalid(format!("there is no driver `{other}`; the drivers are {}", DRIVERS.join(", "))))
-        }
+        // An ACP agent's id is the preset's own `&'static str` (the key its sessions are kept under).
+        other => match super::acp::presets::IDS.iter().copied().find(|id| *id == other) {
+            Some(id) => Ok(Arc::new(super::acp::presets::driver(ws, id).await?)),
+            None => {
+                Err(ApiError::invalid(format!("there is no driver `{other}`; the drivers are {}", DRIVERS.join(", "))))
+            }
+        },
     }
 }
 
