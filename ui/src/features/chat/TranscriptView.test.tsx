@@ -263,6 +263,43 @@ describe("following the end", () => {
     expect(el.scrollTop).toBe(19700);
   });
 
+  it("opens a long transcript at its end, though the virtual list writes its first offset after the stick", () => {
+    // As a browser does: the virtualizer moves the chat with scrollTo (which jsdom leaves out), and every
+    // row measures what the list estimated (jsdom measures 0, which the list would scroll to make up for).
+    const saved = [
+      [Element.prototype, "scrollTo", Object.getOwnPropertyDescriptor(Element.prototype, "scrollTo")],
+      [HTMLElement.prototype, "offsetHeight", Object.getOwnPropertyDescriptor(HTMLElement.prototype, "offsetHeight")],
+    ] as const;
+    Object.defineProperty(Element.prototype, "scrollTo", {
+      configurable: true,
+      value(this: Element, options: ScrollToOptions) {
+        if (options.top !== undefined) this.scrollTop = options.top;
+      },
+    });
+    Object.defineProperty(HTMLElement.prototype, "offsetHeight", {
+      configurable: true,
+      get(this: HTMLElement) {
+        return this.classList.contains("entry-virtual") ? 48 : 0;
+      },
+    });
+    try {
+      const many = Array.from({ length: VIRTUALIZE_AT + 20 }, (_, i) =>
+        makeEntry(i + 1, { kind: i % 2 ? "agent" : "user" }),
+      );
+      metrics.scrollHeight = many.length * 48;
+      const { rerender } = render(<TranscriptView entries={many} />);
+      // The list attaches to the chat at its next render (the chat's ref is set after the list's effects).
+      rerender(<TranscriptView entries={many} />);
+      expect(screen.getByTestId("transcript").scrollTop).toBe(many.length * 48 - metrics.clientHeight);
+      expect(screen.queryByTestId("new-activity")).toBeNull();
+    } finally {
+      for (const [proto, key, d] of saved) {
+        if (d) Object.defineProperty(proto, key, d);
+        else delete (proto as unknown as Record<string, unknown>)[key];
+      }
+    }
+  });
+
   it("follows the live text as it grows, and shows the pill for it when scrolled up", () => {
     const entries = base();
     const live = (text: string): LiveView => ({

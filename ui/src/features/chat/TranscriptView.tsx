@@ -13,6 +13,9 @@ import { type Follow, useFollow } from "./useFollow";
 /** Below this many rows a plain list is simpler and cheap enough. */
 export const VIRTUALIZE_AT = 200;
 
+/** A row's height before it is measured (a one-line message or tool row). */
+const ROW_ESTIMATE_PX = 48;
+
 export interface TranscriptViewProps {
   entries: TranscriptEntry[];
   /** Drawn under an entry (e.g. its checkpoint's restore button); null for none. */
@@ -116,7 +119,11 @@ function VirtualRows({
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => follow.scrollRef.current,
-    estimateSize: () => 48,
+    // Read once, at the first render; the virtualizer writes it to the chat when it attaches, after the
+    // follow's own stick (the chat's ref is set after this list's effects run). Opening a long transcript
+    // at its end, 0 there would leave it at its top: the estimated end is where following starts.
+    initialOffset: () => (follow.following() ? rows.length * ROW_ESTIMATE_PX : 0),
+    estimateSize: () => ROW_ESTIMATE_PX,
     overscan: 8,
     getItemKey: (index) => rows[index].key,
   });

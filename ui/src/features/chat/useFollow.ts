@@ -12,6 +12,8 @@ export interface Follow {
   /** Something new arrived while the user was scrolled up. */
   unseen: boolean;
   toBottom: () => void;
+  /** Whether the chat is following its end (the reader has not scrolled up). */
+  following: () => boolean;
 }
 
 /**
@@ -74,5 +76,7 @@ export function useFollow(changed: string, sessionId: string | null): Follow {
     return () => observer.disconnect();
   }, [stick]);
 
-  return { scrollRef, contentRef, onScroll, unseen, toBottom };
+  const following = useCallback(() => atBottom.current, []);
+
+  return { scrollRef, contentRef, onScroll, unseen, toBottom, following };
 }
