@@ -44,9 +44,14 @@ function shortDate(t: number, now: number): string {
   return sameYear ? base : `${base}, ${d.getFullYear()}`;
 }
 
+/** Made once: `toLocaleString` with options builds a formatter per call (about a millisecond), and every
+ * transcript row's time has this title, so scrolling a long chat paid it for each row it drew. */
+let absolute: Intl.DateTimeFormat | undefined;
+
 /** The full local date and time, for title attributes. */
 export function formatAbsolute(value: string | number | Date): string {
   const t = toMs(value);
   if (Number.isNaN(t)) return String(value);
-  return new Date(t).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+  absolute ??= new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+  return absolute.format(t);
 }
