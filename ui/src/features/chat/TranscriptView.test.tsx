@@ -300,6 +300,16 @@ describe("following the end", () => {
     }
   });
 
+  it("draws the newest rows of a long transcript at once, before it knows the chat's size", () => {
+    const many = Array.from({ length: VIRTUALIZE_AT + 20 }, (_, i) =>
+      makeEntry(i + 1, { kind: i % 2 ? "agent" : "user", text: `entry number ${i + 1}` }),
+    );
+    render(<TranscriptView entries={many} />);
+    // The first render: the virtualizer has not observed the chat yet (jsdom never lays it out).
+    expect(screen.getByTestId("transcript")).toHaveTextContent(`entry number ${many.length}`);
+    expect(screen.queryAllByTestId("entry").length).toBeLessThan(many.length);
+  });
+
   it("follows the live text as it grows, and shows the pill for it when scrolled up", () => {
     const entries = base();
     const live = (text: string): LiveView => ({

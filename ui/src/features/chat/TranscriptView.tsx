@@ -121,9 +121,13 @@ function VirtualRows({
     getScrollElement: () => follow.scrollRef.current,
     // Read once, at the first render; the virtualizer writes it to the chat when it attaches, after the
     // follow's own stick (the chat's ref is set after this list's effects run). Opening a long transcript
-    // at its end, 0 there would leave it at its top: the estimated end is where following starts.
+    // at its end, 0 there would leave it at its top: the estimated end is where following starts (the
+    // browser clamps it to the real end).
     initialOffset: () => (follow.following() ? rows.length * ROW_ESTIMATE_PX : 0),
     estimateSize: () => ROW_ESTIMATE_PX,
+    // The chat's size until the virtualizer has observed it: with none (0) it draws no row at all, and
+    // opening a 10,000-entry transcript showed an empty chat for half a second after it had arrived.
+    initialRect: { width: 0, height: window.innerHeight },
     overscan: 8,
     getItemKey: (index) => rows[index].key,
   });
