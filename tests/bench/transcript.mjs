@@ -22,11 +22,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const TARGET = path.resolve(ROOT, process.env.CARGO_TARGET_DIR ?? "target");
-process.env.KILN_BIN ??= path.join(TARGET, "debug/kiln");
+import { BUILD, ROOT, median, row } from "./common.mjs";
 
 const ENTRIES = 10_000;
 const ANCHOR_ENTRIES = 10;
@@ -41,10 +37,6 @@ const LONG_FRAME_MS = 25;
 const PAINT_MEASURE = "a transcript of 10,000 entries: first paint";
 const SCROLL_MEASURE = "a transcript of 10,000 entries: scroll";
 
-function row(measure, kiln, anchor, goal, verdict) {
-  console.log(["bench-row", measure, kiln, anchor, goal, verdict].join("\t"));
-}
-
 function unmeasured(why) {
   row(PAINT_MEASURE, `unmeasured: ${why}`, "—", `< ${PAINT_GOAL_MS} ms`, "unmeasured");
   row(SCROLL_MEASURE, `unmeasured: ${why}`, "—", "60 fps", "unmeasured");
@@ -58,12 +50,6 @@ function missing() {
   if (spawnSync("python3", ["-c", "import sqlite3"]).status !== 0) return "no python3 with sqlite3 (scripts/deps)";
   return null;
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
 
 /** Runs in the page before its own scripts: watches every frame for the newest entry in view. */
 function probe(marker) {
@@ -233,7 +219,7 @@ async function main() {
     const fetchedAnchor = median(smallRuns.map((r) => r.transcriptFetched ?? Number.NaN));
     row(
       PAINT_MEASURE,
-      `${Math.round(paint)} ms (its transcript, ${((bigRuns[0].transcriptBytes ?? 0) / 1e6).toFixed(1)} MB, in at ${Math.round(fetched)} ms)`,
+      `${Math.round(paint)} ms (its transcript, ${((bigRuns[0].transcriptBytes ?? 0) / 1e6).toFixed(1)} MB, in at ${Math.round(fetched)} ms; ${BUILD})`,
       `${Math.round(paintAnchor)} ms (10 entries; in at ${Math.round(fetchedAnchor)} ms)`,
       `< ${PAINT_GOAL_MS} ms`,
       paint < PAINT_GOAL_MS ? "met" : "MISSED",

@@ -17,12 +17,8 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { BUILD, ROOT, median, row as benchRow } from "./common.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const TARGET = path.resolve(ROOT, process.env.CARGO_TARGET_DIR ?? "target");
-process.env.KILN_BIN ??= path.join(TARGET, "debug/kiln");
-process.env.KILN_MODEL_SERVER_BIN ??= path.join(TARGET, "debug/kiln-model-server");
 const CLI_DIR =
   process.env.KILN_AGENT_CLI_DIR ||
   path.join(process.env.XDG_CACHE_HOME || path.join(process.env.HOME, ".cache"), "kiln/agent-cli");
@@ -38,7 +34,7 @@ const GOAL = "≤ 1.1× the bare CLI + 150 ms";
 /** The model servers started: children the harness's cleanUp does not know. */
 const models = [];
 
-const row = (kiln, anchor, verdict) => console.log(["bench-row", MEASURE, kiln, anchor, GOAL, verdict].join("\t"));
+const row = (kiln, anchor, verdict) => benchRow(MEASURE, kiln, anchor, GOAL, verdict);
 
 function missing() {
   if (!fs.existsSync(process.env.KILN_BIN)) return `no ${process.env.KILN_BIN} (cargo build first)`;
@@ -48,12 +44,6 @@ function missing() {
   if (!fs.existsSync(path.join(ROOT, "tests/browser/node_modules"))) return "no tests/browser/node_modules (scripts/deps)";
   return null;
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
 
 /** One turn's steps: the model lists a directory, then answers. */
 const turnSteps = () => [
@@ -199,7 +189,7 @@ async function main() {
       `bare ${bare.map((x) => Math.round(x.result)).join(", ")} ms; kiln ${kiln.map(Math.round).join(", ")} ms; limit ${Math.round(limit)} ms`,
     );
     row(
-      `${Math.round(k)} ms (median of ${kiln.length}; ${k >= b ? "+" : "−"}${Math.round(Math.abs(k - b))} ms)`,
+      `${Math.round(k)} ms (median of ${kiln.length}; ${k >= b ? "+" : "−"}${Math.round(Math.abs(k - b))} ms; ${BUILD})`,
       `${Math.round(b)} ms (bare claude -p to its result; ${Math.round(exit)} ms to exit)`,
       k <= limit ? "met" : "MISSED",
     );
