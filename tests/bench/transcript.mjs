@@ -102,13 +102,19 @@ function scrollToTop(ms) {
       };
       requestAnimationFrame(step);
     });
-    await nextFrame();
+    // Where the chat rests: the virtualizer may still correct the offset for rows it measured on the way.
+    const settling = [];
+    for (let i = 0; i < 10; i++) {
+      await nextFrame();
+      settling.push(el.scrollTop);
+    }
     const gaps = frames.slice(1).map((t, i) => t - frames[i]);
     const first = el.querySelector("[data-testid=entry]");
     return {
       start,
       atTop: el.scrollTop === 0,
       firstShown: first ? first.textContent.slice(0, 60) : null,
+      settling,
       frames: frames.length,
       ms: frames[frames.length - 1] - frames[0],
       gaps,
@@ -149,7 +155,7 @@ async function measure(browser, url, session, entries) {
     const worst = Math.max(0, ...scroll.gaps);
     const long = scroll.gaps.filter((g) => g > LONG_FRAME_MS).length;
     const result = { entries, ...timing, fps, worst, long, frames: scroll.frames, atTop: scroll.atTop };
-    console.log(`run: ${JSON.stringify({ ...result, firstShown: scroll.firstShown })}`);
+    console.log(`run: ${JSON.stringify({ ...result, firstShown: scroll.firstShown, settling: scroll.settling })}`);
     return result;
   } finally {
     await context.close().catch(() => {});
