@@ -324,8 +324,11 @@ pub async fn list(ws: &Workspace, include_archived: bool) -> Result<Vec<SessionV
 
 pub async fn get_transcript(ws: &Workspace, args: GetTranscriptArgs) -> Result<Vec<TranscriptEntry>> {
     let id = SessionId::parse(&args.session_id)?;
+    if args.last == Some(0) {
+        return Err(ApiError::invalid("last is at least 1 (leave it out for every entry)"));
+    }
     view(ws, &id).await?; // SESSION_NOT_FOUND before an empty list
-    transcript::list(&ws.pool, id.as_str(), args.after).await
+    transcript::list_window(&ws.pool, id.as_str(), args.after, args.before, args.last).await
 }
 
 /// Changes what the operator may change about a session: its title and auto-continue.

@@ -332,7 +332,20 @@ export type GetDiffArgs = { sessionId: string,
  */
 moduleId?: string, };
 
-export type GetTranscriptArgs = { sessionId: string, after?: number, };
+export type GetTranscriptArgs = { sessionId: string, 
+/**
+ * Only the entries after this one (a resync asks for what it missed).
+ */
+after?: number, 
+/**
+ * Only the entries before this one (the older part of a transcript opened at its end).
+ */
+before?: number, 
+/**
+ * Only the newest this many of the entries asked for: a long transcript opens with its end
+ * drawn while the rest loads.
+ */
+last?: number, };
 
 export type Hunk = { oldStart: number, oldLines: number, newStart: number, newLines: number, header: string, lines: Array<DiffLine>, };
 

@@ -96,9 +96,14 @@ export function sessionQuery(backend: Backend, sessionId: string) {
   };
 }
 
+/** How many of the newest entries a transcript opens with; the older ones load after they are drawn. */
+export const FIRST_ENTRIES = 200;
+
 /**
- * A transcript. Once one is held, a refetch (resync, retry) asks only for the entries after the
- * last one; the answer is merged with what events delivered meanwhile (by id, no duplicates).
+ * A transcript. The first fetch asks for the newest entries only, so a long transcript is drawn at
+ * its end at once, then loads the older ones and puts them before (`loadOlder`). Once one is held, a
+ * refetch (resync, retry) asks only for the entries after the last one; the answer is merged with
+ * what events delivered meanwhile (by id, no duplicates).
  */
 export function transcriptQuery(backend: Backend, client: QueryClient, sessionId: string) {
   const key = keys.transcript(sessionId);
@@ -107,11 +112,35 @@ export function transcriptQuery(backend: Backend, client: QueryClient, sessionId
     queryFn: async (): Promise<TranscriptEntry[]> => {
       const held = client.getQueryData<TranscriptEntry[]>(key);
       const after = held?.length ? held[held.length - 1].id : undefined;
-      const fetched = await backend.call("get_transcript", after === undefined ? { sessionId } : { sessionId, after });
+      const fetched = await backend.call(
+        "get_transcript",
+        after === undefined ? { sessionId, last: FIRST_ENTRIES } : { sessionId, after },
+      );
+      if (after === undefined && fetched.length === FIRST_ENTRIES) loadOlder(backend, client, sessionId, fetched[0].id);
       const current = client.getQueryData<TranscriptEntry[]>(key) ?? [];
       return mergeEntries(mergeEntries(current, takeEarlyEntries(client, sessionId)), fetched);
     },
   };
+}
+
+/**
+ * Puts the entries before `before` in front of the held transcript. Its answer comes after the
+ * first page is held (a response is a later task than the query's own answer); should that page be
+ * gone by then, or the fetch fail, the transcript is dropped so the next look loads it whole
+ * rather than show it with a gap.
+ */
+function loadOlder(backend: Backend, client: QueryClient, sessionId: string, before: number) {
+  const key = keys.transcript(sessionId);
+  backend.call("get_transcript", { sessionId, before }).then(
+    (older) => {
+      if (client.getQueryData<TranscriptEntry[]>(key)) {
+        client.setQueryData<TranscriptEntry[]>(key, (held) => (held ? mergeEntries(older, held) : held));
+      } else {
+        client.removeQueries({ queryKey: key, exact: true });
+      }
+    },
+    () => client.removeQueries({ queryKey: key, exact: true }),
+  );
 }
 
 /**

@@ -6,7 +6,7 @@ import type { KilnEvent, LiveView, PreviewView, TranscriptEntry } from "../api/t
 import { fakeBackend, makeEntry, makePreview, makeSession } from "../test/fixtures";
 import { renderWithStore } from "../test/render";
 import { useLive } from "./live";
-import { keys, makeQueryClient } from "./queries";
+import { FIRST_ENTRIES, keys, makeQueryClient } from "./queries";
 import { useSession, useSessions, useTranscript } from "./sessions";
 import { StoreProvider, useBackend } from "./store";
 import { usePreview } from "./usePreview";
@@ -198,11 +198,43 @@ describe("store", () => {
     expect(screen.getByTestId("preview")).toHaveTextContent("ready");
   });
 
+  it("a long transcript shows its newest entries first, then puts the older ones before them", async () => {
+    const all = Array.from({ length: FIRST_ENTRIES + 5 }, (_, i) => makeEntry(i + 1));
+    const older = deferred<TranscriptEntry[]>();
+    const backend = fakeBackend({
+      get_transcript: (args) => {
+        if (args.last) return all.slice(-args.last);
+        if (args.before) return older.promise;
+        return all;
+      },
+    });
+    renderWithStore(<Transcript id="s1" />, backend);
+    const newest = all.slice(-FIRST_ENTRIES).map((e) => e.id);
+    await waitFor(() => expect(screen.getByTestId("transcript-s1")).toHaveTextContent(newest.join(",")));
+    expect(screen.getByTestId("transcript-s1").textContent?.startsWith("6,")).toBe(true);
+    expect(backend.call).toHaveBeenCalledWith("get_transcript", { sessionId: "s1", before: 6 });
+
+    // An entry that arrives meanwhile stays, after the older ones come in front.
+    act(() => backend.emit(ev({ type: "transcript", entry: makeEntry(FIRST_ENTRIES + 6) })));
+    await act(async () => older.resolve(all.slice(0, 5)));
+    const whole = [...all.map((e) => e.id), FIRST_ENTRIES + 6].join(",");
+    await waitFor(() => expect(screen.getByTestId("transcript-s1")).toHaveTextContent(whole));
+  });
+
+  it("a short transcript is whole in its first answer and asks for nothing older", async () => {
+    const backend = fakeBackend({ get_transcript: () => [makeEntry(1), makeEntry(2)] });
+    renderWithStore(<Transcript id="s1" />, backend);
+    await waitFor(() => expect(screen.getByTestId("transcript-s1")).toHaveTextContent("1,2"));
+    expect(calls(backend, "get_transcript")).toBe(1);
+  });
+
   it("transcript events append in id order without duplicates, also while the first fetch is on its way", async () => {
     const first = deferred<TranscriptEntry[]>();
     const backend = fakeBackend({ get_transcript: () => first.promise });
     renderWithStore(<Transcript id="s1" />, backend);
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("get_transcript", { sessionId: "s1" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("get_transcript", { sessionId: "s1", last: FIRST_ENTRIES }),
+    );
 
     // Before the first answer: entry 3 waits for it (the answer may or may not hold it).
     act(() => backend.emit(ev({ type: "transcript", entry: makeEntry(3) })));

@@ -60,12 +60,29 @@ pub async fn append(pool: &SqlitePool, e: NewEntry<'_>) -> Result<TranscriptEntr
 
 /// Entries of a session in order, those after entry `after` when given.
 pub async fn list(pool: &SqlitePool, session: &str, after: Option<i64>) -> Result<Vec<TranscriptEntry>> {
-    let rows: Vec<EntryRow> =
-        sqlx::query_as("SELECT * FROM transcript_entries WHERE session_id = ? AND id > ? ORDER BY id")
-            .bind(session)
-            .bind(after.unwrap_or(0))
-            .fetch_all(pool)
-            .await?;
+    list_window(pool, session, after, None, None).await
+}
+
+/// Entries of a session in order: those after `after` and before `before` when given, and
+/// of those only the newest `last` when given.
+pub async fn list_window(
+    pool: &SqlitePool,
+    session: &str,
+    after: Option<i64>,
+    before: Option<i64>,
+    last: Option<u32>,
+) -> Result<Vec<TranscriptEntry>> {
+    // Newest first under the limit (SQLite's LIMIT -1 is none), then back in order.
+    let rows: Vec<EntryRow> = sqlx::query_as(
+        "SELECT * FROM (SELECT * FROM transcript_entries WHERE session_id = ? AND id > ? AND id < ?
+           ORDER BY id DESC LIMIT ?) ORDER BY id",
+    )
+    .bind(session)
+    .bind(after.unwrap_or(0))
+    .bind(before.unwrap_or(i64::MAX))
+    .bind(last.map_or(-1, i64::from))
+    .fetch_all(pool)
+    .await?;
     rows.into_iter().map(EntryRow::into_entry).collect()
 }
 

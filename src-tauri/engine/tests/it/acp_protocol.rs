@@ -507,7 +507,10 @@ async fn through_the_engine_a_lost_conversation_is_replayed_and_stop_ends_the_tu
     let lost = plan("Go on", Some("sess-gone".into()));
     kiln_engine::testing::turn::start(ws.clone(), events.clone(), lost, |_, _, _, _| async {}).await.unwrap();
     settled(engine.clone(), s.id.clone()).await;
-    let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let entries = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     assert!(entries.iter().any(|e| e.text.contains("no longer holds this session's conversation")), "{entries:#?}");
     assert!(entries.iter().any(|e| e.kind == EntryKind::Agent && e.text == "Fresh answer."), "{entries:#?}");
     assert_eq!(setup.sent_method("session/load")[0]["params"]["sessionId"], "sess-gone");
@@ -526,7 +529,10 @@ async fn through_the_engine_a_lost_conversation_is_replayed_and_stop_ends_the_tu
     assert!(stopping.elapsed() < Duration::from_secs(5), "{:?}", stopping.elapsed());
     // Stop asked the agent first (a polite driver is not killed at once).
     assert_eq!(setup.sent_method("session/cancel").len(), 1);
-    let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let entries = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     assert!(entries.iter().any(|e| e.kind == EntryKind::Agent && e.text == "Waiting."), "{entries:#?}");
 }
 

@@ -112,7 +112,14 @@ async fn a_missing_acp_agent_is_refused_with_its_install_hint_before_anything_is
     assert!(err.message.contains("npm install -g @agentclientprotocol/codex-acp"), "{}", err.message);
 
     let session = create(&engine, "In @shop/cart add a discount field").await;
-    let transcript = || engine.get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None });
+    let transcript = || {
+        engine.get_transcript(GetTranscriptArgs {
+            session_id: session.id.clone(),
+            after: None,
+            before: None,
+            last: None,
+        })
+    };
     let before = transcript().await.unwrap();
     let sent: SendMessageArgs =
         serde_json::from_value(serde_json::json!({ "sessionId": session.id, "text": "go", "driver": "acp:opencode" }))

@@ -266,7 +266,10 @@ async fn claude_refusing_the_key_ends_planning_within_two_seconds() {
     });
     assert_eq!(auth.http_status, Some(401), "{auth:?}");
     loop {
-        let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+        let entries = engine
+            .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+            .await
+            .unwrap();
         if let Some(entry) = entries.iter().find(|e| e.text.starts_with("Planning stopped")) {
             assert!(entry.text.contains("refused the credentials") && entry.text.contains("401"), "{}", entry.text);
             break;

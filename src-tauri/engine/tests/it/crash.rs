@@ -299,7 +299,10 @@ async fn killed_during_a_turn_the_next_start_keeps_its_work_explains_it_and_the_
     let asked = server.requests().len();
     retry_goes_on(&engine, &id).await;
     assert!(server.requests().len() > asked, "the retry asked the model again");
-    let all = engine.get_transcript(GetTranscriptArgs { session_id: id.clone(), after: None }).await.unwrap();
+    let all = engine
+        .get_transcript(GetTranscriptArgs { session_id: id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     let retried = all.iter().position(|e| e.text.starts_with("Retrying the **")).expect("a retry entry");
     assert!(all[retried..].iter().any(|e| e.kind == EntryKind::Handoff), "{all:#?}");
     let sequences = assert_store_agrees(&shop, &id).await;

@@ -190,7 +190,11 @@ async fn a_workspace_delivery_lands_files_runs_the_hooks_in_order_and_delivers_t
     let s = session(&w, &id).await;
     assert_eq!(s.state, SessionState::Delivered);
     assert!(s.delivered_at.is_some());
-    let entries = w.engine.get_transcript(GetTranscriptArgs { session_id: id.clone(), after: None }).await.unwrap();
+    let entries = w
+        .engine
+        .get_transcript(GetTranscriptArgs { session_id: id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     let note = entries
         .iter()
         .find(|e| e.kind == EntryKind::System && e.text.starts_with("Delivered into the workspace: 5 files"))
@@ -362,7 +366,11 @@ async fn a_failing_after_hook_stops_the_run_with_its_redacted_output() {
     let session = session(&w, &s.id).await;
     assert!(session.delivered_at.is_none());
     assert_ne!(session.state, SessionState::Delivered);
-    let entries = w.engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let entries = w
+        .engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     assert!(entries.iter().any(|e| e.kind == EntryKind::System && e.text.starts_with("Delivery stopped")));
     assert!(entries.iter().all(|e| !e.text.contains("sk-sealed-test-key")));
 }

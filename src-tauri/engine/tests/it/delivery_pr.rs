@@ -165,8 +165,11 @@ impl World {
     /// Waits for the system note the run writes to the transcript after it ended.
     async fn note(&self, id: &str, wanted: impl Fn(&str) -> bool) -> String {
         for _ in 0..200 {
-            let entries =
-                self.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap();
+            let entries = self
+                .engine
+                .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
+                .await
+                .unwrap();
             if let Some(e) = entries.iter().rev().find(|e| e.kind == EntryKind::System && wanted(&e.text)) {
                 return e.text.clone();
             }
@@ -212,8 +215,11 @@ impl World {
             assert!(!e.contains(&self.token), "token in an event: {e}");
         }
 
-        let entries =
-            self.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap();
+        let entries = self
+            .engine
+            .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
+            .await
+            .unwrap();
         for e in &entries {
             assert!(!e.text.contains(&self.token), "token in the transcript: {}", e.text);
         }

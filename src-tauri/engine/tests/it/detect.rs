@@ -254,7 +254,10 @@ async fn a_session_whose_toolchain_is_too_old_fails_its_setup_saying_what_to_ins
     let s = create(&engine, "Anything").await;
     let s = wait_setup(&engine, &s.id).await;
     assert_eq!(s.setup, SetupState::Failed);
-    let gates = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let gates = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     let entry = gates.iter().find(|e| e.kind == EntryKind::Gate).expect("the setup's entry");
     assert!(entry.text.contains("go 1.999") && entry.text.contains("TOOLCHAIN_MISSING"), "{}", entry.text);
     let results = engine.get_gates(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();

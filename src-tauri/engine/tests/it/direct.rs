@@ -65,7 +65,11 @@ async fn settled(w: &World, id: &str) -> SessionView {
 }
 
 async fn entries(w: &World, id: &str, kind: EntryKind) -> Vec<String> {
-    let all = w.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap();
+    let all = w
+        .engine
+        .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     all.into_iter().filter(|e| e.kind == kind).map(|e| e.text).collect()
 }
 
@@ -198,4 +202,43 @@ async fn a_turn_that_changes_nothing_offers_no_review() {
         1,
         "no review turn"
     );
+}
+
+#[tokio::test]
+async fn a_transcript_is_read_newest_first_in_windows_that_join_up() {
+    let w = world(vec![Step::text("The sum looks right to me.\nHANDOFF: none - nothing to do")]).await;
+    let s = create(&w.engine, "Check the sum in @numbers/sum").await;
+    wait_setup(&w.engine, &s.id).await;
+    w.engine
+        .send_message(SendMessageArgs {
+            session_id: s.id.clone(),
+            text: "Check it".into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: None,
+        })
+        .await
+        .unwrap();
+    settled(&w, &s.id).await;
+    let window = |after: Option<i64>, before: Option<i64>, last: Option<u32>| {
+        w.engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after, before, last })
+    };
+    let ids = |entries: Vec<TranscriptEntry>| entries.into_iter().map(|e| e.id).collect::<Vec<_>>();
+    let all = ids(window(None, None, None).await.unwrap());
+    assert!(all.len() >= 4, "a brief, a message, the agent's answer and what the turn said: {all:?}");
+
+    // The newest two, in order; then everything before the first of them: together, the whole.
+    let newest = ids(window(None, None, Some(2)).await.unwrap());
+    assert_eq!(newest, all[all.len() - 2..]);
+    let older = ids(window(None, Some(newest[0]), None).await.unwrap());
+    assert_eq!([older, newest].concat(), all);
+    // Between two entries, and the newest one of those.
+    let between = ids(window(Some(all[0]), Some(all[3]), None).await.unwrap());
+    assert_eq!(between, all[1..3]);
+    assert_eq!(ids(window(Some(all[0]), Some(all[3]), Some(1)).await.unwrap()), all[2..3]);
+
+    let err = window(None, None, Some(0)).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput, "{err:?}");
+    assert_eq!(ids(window(None, None, None).await.unwrap()), all, "a refused read changes nothing");
 }

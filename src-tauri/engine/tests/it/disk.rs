@@ -183,8 +183,11 @@ async fn clean_up_removes_only_shelved_working_copies_and_keeps_what_they_held()
     assert_eq!(of(&usage, &archived.id).working_copy_bytes, Some(du(&sessions.join(&archived.id).join("workspace"))));
 
     let mut events = engine.subscribe(None).receiver;
-    let entries_before =
-        engine.get_transcript(GetTranscriptArgs { session_id: archived.id.clone(), after: None }).await.unwrap().len();
+    let entries_before = engine
+        .get_transcript(GetTranscriptArgs { session_id: archived.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap()
+        .len();
     let done = engine.clean_up(CleanUpArgs { apply: Some(true) }).await.unwrap();
     assert!(done.applied);
     let by_id = |id: &str| done.sessions.iter().find(|s| s.session_id == id).unwrap();
@@ -215,8 +218,10 @@ async fn clean_up_removes_only_shelved_working_copies_and_keeps_what_they_held()
     assert_eq!(view.attachments.len(), 1);
 
     // The transcript says what went and where it comes back from; every view is told.
-    let transcript =
-        engine.get_transcript(GetTranscriptArgs { session_id: archived.id.clone(), after: None }).await.unwrap();
+    let transcript = engine
+        .get_transcript(GetTranscriptArgs { session_id: archived.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     assert_eq!(transcript.len(), entries_before + 1);
     let last = transcript.last().unwrap();
     assert_eq!(last.kind, EntryKind::System);

@@ -37,7 +37,10 @@ async fn a_hanging_gate_is_killed_at_its_timeout() {
     let results = engine.check_modules(SessionIdArgs { session_id: id.clone() }).await.unwrap();
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     assert_eq!(gate(&results, "tests").status, GateStatus::Failed);
-    let entries = engine.get_transcript(GetTranscriptArgs { session_id: id, after: None }).await.unwrap();
+    let entries = engine
+        .get_transcript(GetTranscriptArgs { session_id: id, after: None, before: None, last: None })
+        .await
+        .unwrap();
     assert!(entries.iter().any(|e| e.kind == EntryKind::Gate && e.text.contains("timed out after 1 s")));
 }
 

@@ -11,8 +11,11 @@ async fn count_rows(engine: &Engine) -> (usize, usize) {
     let sessions = engine.list_sessions(ListSessionsArgs { include_archived: Some(true) }).await.unwrap();
     let mut entries = 0;
     for s in &sessions {
-        entries +=
-            engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap().len();
+        entries += engine
+            .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+            .await
+            .unwrap()
+            .len();
     }
     (sessions.len(), entries)
 }
@@ -32,7 +35,10 @@ async fn archive_restore_reject_delete_with_tombstones() {
     assert_eq!(s.kind, SessionKind::EditModule);
     assert_eq!(s.modules.len(), 1);
 
-    let transcript = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let transcript = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     assert_eq!(transcript[0].kind, EntryKind::System);
     assert!(transcript[0].text.contains("@shop/catalog"));
 
@@ -73,7 +79,10 @@ async fn archive_restore_reject_delete_with_tombstones() {
     assert!(!workdir.exists());
     let store = git2::Repository::open_bare(shop.join(".kiln/store.git")).unwrap();
     assert_eq!(store.references_glob(&format!("refs/kiln/{}/*", s.id)).unwrap().count(), 0);
-    let transcript = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let transcript = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     assert!(transcript.last().unwrap().text.starts_with("Deleted"));
     for code in [
         engine.archive_session(stop(false)).await.unwrap_err().code,
@@ -136,7 +145,11 @@ async fn hostile_ids_are_refused_before_any_path_is_built() {
                 .await
                 .unwrap_err()
                 .code,
-            engine.get_transcript(GetTranscriptArgs { session_id: bad.into(), after: None }).await.unwrap_err().code,
+            engine
+                .get_transcript(GetTranscriptArgs { session_id: bad.into(), after: None, before: None, last: None })
+                .await
+                .unwrap_err()
+                .code,
         ] {
             assert_eq!(code, ErrorCode::InvalidSessionId, "{bad:?}");
         }
@@ -205,7 +218,10 @@ async fn setup_runs_in_the_background_and_is_reported_as_the_dependencies_gate()
     let s = create(&engine, "Touch @shop/cart").await;
     let s = wait_setup(&engine, &s.id).await;
     assert_eq!(s.setup, SetupState::Failed);
-    let transcript = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let transcript = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     let gate = transcript.iter().find(|e| e.kind == EntryKind::Gate).expect("a gate entry");
     assert!(gate.text.contains("dependencies") && gate.text.contains("exit code 3"), "{}", gate.text);
     // The ignored `.env` was carried in by `[session] copy`, so setup could read it.

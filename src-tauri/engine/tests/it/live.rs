@@ -120,7 +120,10 @@ fn cleared(lives: &[LiveView]) -> bool {
 }
 
 async fn transcript(engine: &Engine, id: &str) -> Vec<TranscriptEntry> {
-    engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap()
+    engine
+        .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
+        .await
+        .unwrap()
 }
 
 async fn session(engine: &Engine, id: &str) -> SessionView {

@@ -127,7 +127,10 @@ async fn session(engine: &Engine, id: &str) -> SessionView {
 }
 
 async fn transcript(engine: &Engine, id: &str) -> Vec<TranscriptEntry> {
-    engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap()
+    engine
+        .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
+        .await
+        .unwrap()
 }
 
 /// A session of the set-up-free shop, planned by the rules alone and at rest.

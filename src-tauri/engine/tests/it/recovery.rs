@@ -59,7 +59,10 @@ pub async fn checkpoint(engine: &Engine, shop: &Path, id: &str, label: &str) -> 
 }
 
 pub async fn system_entries(engine: &Engine, id: &str) -> Vec<String> {
-    let entries = engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap();
+    let entries = engine
+        .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     entries.into_iter().filter(|e| e.kind == EntryKind::System).map(|e| e.text).collect()
 }
 

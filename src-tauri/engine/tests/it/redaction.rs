@@ -81,7 +81,10 @@ async fn a_provider_echoing_the_key_leaves_it_nowhere() {
     assert_eq!(requests[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
 
     // The transcript says why the turn failed, without the key.
-    let transcript = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let transcript = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     let failure = transcript
         .iter()
         .find(|e| e.text.contains("Incorrect API key provided"))

@@ -126,7 +126,10 @@ async fn setup_runs_scoped() {
     let s = wait_setup(&engine, &s.id).await;
     let _ = std::fs::remove_file(&tmp_file);
     assert_eq!(s.setup, SetupState::Passed, "{s:#?}");
-    let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let entries = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     let output: String = entries.iter().map(|e| e.text.clone()).collect::<Vec<_>>().join("\n");
     assert_scoped(&output, &shop.join(".kiln/sessions").join(&s.id), outside.path(), &tmp_file);
     assert!(!config.join("minted").exists());

@@ -159,15 +159,20 @@ async fn self_hosted_offers_bring_your_own_key_drivers_only() {
 
     // A turn on a local driver is refused before anything is recorded.
     let session = create(&engine, "In @shop/cart add a discount field").await;
-    let before =
-        engine.get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None }).await.unwrap();
+    let before = engine
+        .get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     let sent: SendMessageArgs =
         serde_json::from_value(serde_json::json!({ "sessionId": session.id, "text": "go", "driver": "claude" }))
             .unwrap();
     let err = engine.send_message(sent).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::NotAllowedInMode);
     assert_eq!(
-        engine.get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None }).await.unwrap(),
+        engine
+            .get_transcript(GetTranscriptArgs { session_id: session.id.clone(), after: None, before: None, last: None })
+            .await
+            .unwrap(),
         before
     );
 

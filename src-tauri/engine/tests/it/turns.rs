@@ -75,7 +75,10 @@ async fn settled(w: &World, id: &str) -> SessionView {
 }
 
 async fn transcript(w: &World, id: &str) -> Vec<TranscriptEntry> {
-    w.engine.get_transcript(GetTranscriptArgs { session_id: id.into(), after: None }).await.unwrap()
+    w.engine
+        .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
+        .await
+        .unwrap()
 }
 
 /// A write of a small server file: a turn that changes nothing has nothing to review.
@@ -670,7 +673,10 @@ async fn check_modules_runs_every_gate_and_an_empty_rust_suite_fails() {
     assert_eq!(by_gate("format").status, GateStatus::NotConfigured, "turned off in kiln.toml");
     assert_eq!(by_gate("format").source, "kiln.toml [gates.rust]");
     assert_eq!(by_gate("tests").source, "Cargo.toml");
-    let entries = engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None }).await.unwrap();
+    let entries = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
     assert!(entries.iter().any(|e| e.kind == EntryKind::Gate && e.text.contains("ran no test")));
 }
 

@@ -66,9 +66,19 @@ pub struct CreateSessionArgs {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetTranscriptArgs {
     pub session_id: String,
+    /// Only the entries after this one (a resync asks for what it missed).
     #[serde(default)]
     #[ts(optional)]
     pub after: Option<i64>,
+    /// Only the entries before this one (the older part of a transcript opened at its end).
+    #[serde(default)]
+    #[ts(optional)]
+    pub before: Option<i64>,
+    /// Only the newest this many of the entries asked for: a long transcript opens with its end
+    /// drawn while the rest loads.
+    #[serde(default)]
+    #[ts(optional)]
+    pub last: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
