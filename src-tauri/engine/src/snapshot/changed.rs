@@ -134,9 +134,8 @@ pub fn snapshot_changed(
         index.remove_dir(Path::new(rel), 0)?;
         add_present(store, &mut index, root, rel, rules, &fresh)?;
     }
-    let entries: Vec<(Vec<u8>, Oid, u32)> = index.iter().map(|e| (e.path, e.id, e.mode)).collect();
     let base = store.find_tree(base)?;
-    let tree = match write_dir(store, &entries, "", Some(&base), &tops)? {
+    let tree = match write_dir(store, &index, (0, index.len()), b"", Some(&base), &tops)? {
         Some(tree) => tree,
         None => store.treebuilder(None)?.write()?,
     };
@@ -206,45 +205,63 @@ fn touched(dir: &str, tops: &BTreeSet<String>) -> bool {
         })
 }
 
-/// Writes the tree of `dir` from `entries` (the index's, all under `dir`, sorted),
-/// reusing `base`'s subtree for every directory no dirty path touches. `None` when the
-/// directory holds nothing (git keeps no empty trees).
+/// Writes the tree of `dir` ("" or ending in `/`) from the index's entries in `range`
+/// (all under `dir`; the index is sorted by path), reusing `base`'s subtree for every
+/// directory no dirty path touches, whose entries are then never read: the cost follows
+/// the touched directories, not the tree. `None` when the directory holds nothing (git
+/// keeps no empty trees).
 fn write_dir(
     store: &Repository,
-    entries: &[(Vec<u8>, Oid, u32)],
-    dir: &str,
+    index: &git2::Index,
+    range: (usize, usize),
+    dir: &[u8],
     base: Option<&git2::Tree<'_>>,
     tops: &BTreeSet<String>,
 ) -> Result<Option<Oid>> {
     let mut builder = store.treebuilder(None)?;
-    let mut i = 0;
-    while i < entries.len() {
-        let rest = &entries[i].0[dir.len()..];
+    let (mut i, end) = range;
+    while i < end {
+        let Some(entry) = index.get(i) else { break };
+        let rest = &entry.path[dir.len()..];
         let Some(slash) = rest.iter().position(|&b| b == b'/') else {
-            builder.insert(rest, entries[i].1, entries[i].2 as i32)?;
+            builder.insert(rest, entry.id, entry.mode as i32)?;
             i += 1;
             continue;
         };
         let name = &rest[..slash];
-        let prefix = [&entries[i].0[..dir.len() + slash], b"/".as_slice()].concat();
-        let end = i + entries[i..].partition_point(|e| e.0.starts_with(&prefix));
-        let sub_dir = String::from_utf8_lossy(&prefix).into_owned();
+        let prefix = &entry.path[..dir.len() + slash + 1];
+        let sub_end = end_of_prefix(index, i, end, prefix);
         let previous = base
             .and_then(|b| b.get_name_bytes(name).filter(|e| e.kind() == Some(git2::ObjectType::Tree)).map(|e| e.id()));
         let id = match previous {
-            Some(id) if !touched(&sub_dir, tops) => Some(id),
-            Some(id) => write_dir(store, &entries[i..end], &sub_dir, Some(&store.find_tree(id)?), tops)?,
-            None => write_dir(store, &entries[i..end], &sub_dir, None, tops)?,
+            Some(id) if !touched(&String::from_utf8_lossy(prefix), tops) => Some(id),
+            Some(id) => write_dir(store, index, (i, sub_end), prefix, Some(&store.find_tree(id)?), tops)?,
+            None => write_dir(store, index, (i, sub_end), prefix, None, tops)?,
         };
         if let Some(id) = id {
             builder.insert(name, id, MODE_TREE)?;
         }
-        i = end;
+        i = sub_end;
     }
     if builder.is_empty() {
         return Ok(None);
     }
     Ok(Some(builder.write()?))
+}
+
+/// The first position in `from..end` whose path does not start with `prefix` (those that
+/// do are one run, starting at `from`): a binary search, reading a few entries.
+fn end_of_prefix(index: &git2::Index, from: usize, end: usize, prefix: &[u8]) -> usize {
+    let (mut lo, mut hi) = (from, end);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if index.get(mid).is_some_and(|e| e.path.starts_with(prefix)) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 #[cfg(test)]
