@@ -231,3 +231,44 @@ fn a_stat_cache_removed_behind_the_watchers_back_is_not_trusted() {
     c.write("src/mod0/part/file0.ts", "after the cache went\n");
     c.assert_right("the snapshot after the cache was removed");
 }
+
+#[tokio::test]
+async fn a_session_is_watched_until_archived_and_restores_through_the_watch() {
+    use crate::common::*;
+    use kiln_engine::types::*;
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(tmp.path());
+    let toml = shop.join("kiln.toml");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+    std::fs::write(toml, text).unwrap();
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &shop).await;
+    let s = create(&engine, "Watched in @shop/catalog").await;
+    let id = kiln_engine::testing::ids::SessionId::parse(&s.id).unwrap();
+    let work = shop.join(".kiln/sessions").join(&s.id).join("workspace");
+    let ws = engine.workspace().unwrap();
+    let store = kiln_engine::testing::snapshot::open_store(&shop.join(".kiln/store.git"), None).unwrap();
+    let take = |label: &'static str| {
+        let (ws, id, tree) = (ws.clone(), id.clone(), snapshot_workdir(&store, &work).unwrap());
+        async move { kiln_engine::testing::checkpoint::take(&ws, &id, tree, label, None, None).await.unwrap() }
+    };
+
+    std::fs::write(work.join("modules/catalog/first.md"), "first\n").unwrap();
+    let first = take("first").await;
+    assert!(watch::trusted(&work), "a checkpoint leaves the session watched");
+    std::fs::write(work.join("modules/catalog/second.md"), "second\n").unwrap();
+    std::fs::remove_file(work.join("modules/catalog/first.md")).unwrap();
+    take("second").await;
+
+    engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: first }).await.unwrap();
+    assert!(work.join("modules/catalog/first.md").is_file() && !work.join("modules/catalog/second.md").exists());
+    // What the restore wrote was seen: the next snapshot is the restored checkpoint's tree.
+    let restored = store.find_reference(&format!("refs/kiln/{}/{first}", s.id)).unwrap().peel_to_tree().unwrap();
+    assert_eq!(snapshot_workdir(&store, &work).unwrap(), restored.id());
+    assert!(watch::trusted(&work));
+
+    engine.archive_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap();
+    assert!(!watch::trusted(&work), "an archived session is no longer watched");
+}
