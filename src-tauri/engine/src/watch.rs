@@ -127,7 +127,11 @@ fn hub() -> Option<Arc<Hub>> {
     let events = hub.clone();
     let spawned = std::thread::Builder::new().name("kiln-watch".into()).spawn(move || {
         for event in rx {
-            events.handle(event);
+            // A bug here must not leave every snapshot waiting for its cookie in vain.
+            let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| events.handle(event)));
+            if handled.is_err() {
+                events.distrust_all("handling an event failed");
+            }
         }
     });
     if let Err(e) = spawned {
@@ -227,6 +231,9 @@ impl SessionWatch {
     /// The baseline is taken: a snapshot that fails before `settle` leaves none, so the
     /// next one scans.
     pub fn changes(&self, cache: &Path) -> Changes {
+        if !lock(&HUB).clone().is_some_and(|hub| self.registered(&hub)) {
+            return Changes::Untrusted;
+        }
         let n = {
             let mut state = lock(&self.state);
             if !state.healthy || state.baseline.is_none() {
@@ -262,6 +269,13 @@ impl SessionWatch {
         }
     }
 
+    /// Whether the hub still routes this working copy's events here: a watch stopped
+    /// meanwhile (its session archived) would wait for a cookie no one sees, and is not
+    /// watched again through this handle.
+    fn registered(&self, hub: &Hub) -> bool {
+        lock(&hub.sessions).get(&self.dir).is_some_and(|w| std::ptr::eq(w.as_ref(), self))
+    }
+
     /// Runs `f` with the working copy's ignore rules (shared with the watcher's thread).
     pub fn with_rules<T>(&self, f: impl FnOnce(&mut IgnoreRules) -> T) -> T {
         f(&mut lock(&self.state).rules)
@@ -281,6 +295,9 @@ impl SessionWatch {
     /// could not be added (the watch stays distrusted).
     pub fn restart(&self) -> bool {
         let Some(hub) = lock(&HUB).clone() else { return false };
+        if !self.registered(&hub) {
+            return false;
+        }
         let mut state = lock(&self.state);
         state.dirty.clear();
         state.baseline = None;
