@@ -13,11 +13,50 @@ use crate::snapshot::{self, Source};
 
 /// Snapshots a session's working copy (gitignore rules apply; attachment copies are
 /// never part of it) and returns the tree.
+///
+/// While the session's watcher is trusted (`crate::watch`), only the paths it saw change
+/// are read and only the trees above them written; with nothing changed the last tree
+/// is the answer. Otherwise, or when that fails, the stat-cache scan reads the whole
+/// copy, and the copy is watched afresh first, so the scan's result is the next baseline.
 pub fn snapshot_workdir(store: &Repository, workdir: &Path) -> Result<Oid> {
-    match workdir.parent() {
-        // `sessions/<id>/index` beside `sessions/<id>/workspace` is the stat cache.
-        Some(session_dir) => snapshot::snapshot_cached(store, workdir, &NOT_SNAPSHOTTED, &session_dir.join("index")),
-        None => snapshot::snapshot(store, Source::Plain { root: workdir, skip: &NOT_SNAPSHOTTED }),
+    // `sessions/<id>/index` beside `sessions/<id>/workspace` is the stat cache.
+    let Some(cache) = workdir.parent().map(|d| d.join("index")) else {
+        return snapshot::snapshot(store, Source::Plain { root: workdir, skip: &NOT_SNAPSHOTTED });
+    };
+    let watch = crate::watch::session(workdir, &NOT_SNAPSHOTTED);
+    if let Some(watch) = &watch {
+        if let crate::watch::Changes::Trusted { base, dirty } = watch.changes(&cache) {
+            let tree = if dirty.is_empty() && store.odb()?.exists(base) {
+                Ok(base)
+            } else {
+                watch.with_rules(|rules| snapshot::snapshot_changed(store, workdir, &cache, base, &dirty, rules))
+            };
+            match tree {
+                Ok(tree) => {
+                    watch.settle(tree, &cache);
+                    return Ok(tree);
+                }
+                Err(e) => tracing::warn!("reading the changed paths failed ({e}); reading the whole working copy"),
+            }
+        }
+        watch.restart();
+    }
+    let tree = snapshot::snapshot_cached(store, workdir, &NOT_SNAPSHOTTED, &cache)?;
+    if let Some(watch) = &watch {
+        watch.settle(tree, &cache);
+    }
+    Ok(tree)
+}
+
+/// Starts watching a working copy just materialized from `commit`, so its first
+/// checkpoint reads only what changed. Only when the stat cache beside it was primed with
+/// the copy's entries: without one the first snapshot scans (and starts the watch) anyway.
+pub fn watch_materialized(store: &Repository, workdir: &Path, commit: Oid) {
+    let Some(cache) = workdir.parent().map(|d| d.join("index")).filter(|c| c.is_file()) else { return };
+    let Ok(tree) = store.find_commit(commit).map(|c| c.tree_id()) else { return };
+    let Some(watch) = crate::watch::session(workdir, &NOT_SNAPSHOTTED) else { return };
+    if watch.restart() {
+        watch.settle(tree, &cache);
     }
 }
 

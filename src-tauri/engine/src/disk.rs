@@ -192,6 +192,7 @@ async fn remove(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Opt
     if let Some(reason) = busy(ws, id) {
         return Err(ApiError::new(crate::error::ErrorCode::SessionRunning, reason));
     }
+    crate::watch::stop(&ws.session_workdir(id));
     let bytes = blocking(move || -> std::io::Result<u64> {
         let bytes = copy_bytes(&session_dir).unwrap_or(0);
         // `remove_dir_all` removes a link inside, never what it points to.

@@ -36,6 +36,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("live", 2),
     ("registry", 2),
     ("permissions", 2),
+    ("watch", 2),
     // 3 sessions
     ("attach", 3),
     ("checkpoint", 3),

@@ -207,6 +207,7 @@ pub async fn archive(ws: &Workspace, events: &EventBus, args: StopArgs) -> Resul
     }
     stop_or_refuse(ws, events, &id, args.stop.unwrap_or(false), "archive").await?;
     stop_preview(ws, events, &id).await;
+    crate::watch::stop(&ws.session_workdir(&id));
     let at = now();
     records::set_flag(&ws.pool, id.as_str(), Flag::Archived, Some(&at), &at).await?;
     record(ws, events, &id, EntryKind::System, None, "Archived.").await?;
@@ -241,6 +242,7 @@ pub async fn reject(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result
     }
     stop_or_refuse(ws, events, &id, args.stop.unwrap_or(false), "reject").await?;
     stop_preview(ws, events, &id).await;
+    crate::watch::stop(&ws.session_workdir(&id));
     let at = now();
     records::set_flag(&ws.pool, id.as_str(), Flag::Rejected, Some(&at), &at).await?;
     record(ws, events, &id, EntryKind::System, None, "Rejected: this change will not be delivered.").await?;
@@ -259,6 +261,7 @@ pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) 
     stop_or_refuse(ws, events, &id, args.stop.unwrap_or(false), "delete").await?;
     // The preview runs from the working copy about to go: stop it first.
     stop_preview(ws, events, &id).await;
+    crate::watch::stop(&ws.session_workdir(&id));
 
     if let Some(dir) = dir {
         // `remove_dir_all` never follows a link inside (a link an agent planted in the

@@ -14,6 +14,9 @@ use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository, Status, StatusOpt
 
 use crate::error::{ApiError, Result};
 
+mod changed;
+pub use changed::{is_ignore_file, snapshot_changed, IgnoreRules};
+
 const MODE_FILE: u32 = 0o100644;
 const MODE_EXEC: u32 = 0o100755;
 const MODE_LINK: u32 = 0o120000;
@@ -157,14 +160,11 @@ impl StatCache {
     }
 }
 
-fn snapshot_plain(
-    store: &Repository,
-    root: &Path,
-    skip: &[&str],
-    index: &mut git2::Index,
-    cache: &StatCache,
-) -> Result<()> {
-    let walker = ignore::WalkBuilder::new(root)
+/// Every file and directory of a working copy a snapshot may hold, by gitignore rules
+/// (`.ignore` and `.gitignore` files, no parents', none of git's global ones), never
+/// `.git` or `.kiln`: the full scan reads its files, the watcher watches its directories.
+pub fn walk(root: &Path) -> ignore::Walk {
+    ignore::WalkBuilder::new(root)
         .hidden(false)
         .git_ignore(true)
         .git_exclude(false)
@@ -173,8 +173,17 @@ fn snapshot_plain(
         .parents(false)
         .follow_links(false)
         .filter_entry(|e| !matches!(e.file_name().to_str(), Some(".git") | Some(".kiln")))
-        .build();
-    for entry in walker {
+        .build()
+}
+
+fn snapshot_plain(
+    store: &Repository,
+    root: &Path,
+    skip: &[&str],
+    index: &mut git2::Index,
+    cache: &StatCache,
+) -> Result<()> {
+    for entry in walk(root) {
         let entry = entry.map_err(|e| ApiError::internal("reading the workspace", e))?;
         let Some(kind) = entry.file_type() else { continue };
         if kind.is_dir() {

@@ -22,7 +22,7 @@ pub mod config {
 
 /// tests/it: checkpoints, diff, paths; benches/checkpoints.rs.
 pub mod confine {
-    pub use crate::confine::snapshot_workdir;
+    pub use crate::confine::{snapshot_workdir, NOT_SNAPSHOTTED};
 }
 
 /// tests/it: delivery_git (git), delivery_git_pr and delivery_links (git_pr, StepSink).
@@ -196,4 +196,9 @@ pub mod turn {
 /// benches/checkpoints.rs.
 pub mod workspace {
     pub use crate::workspace::Workspace;
+}
+
+/// tests/it: watch (the watcher's test hooks).
+pub mod watch {
+    pub use crate::watch::{drop_events, stop, trusted, trusted_snapshots};
 }

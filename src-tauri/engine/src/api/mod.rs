@@ -269,7 +269,11 @@ impl Engine {
         crate::sandbox::hidden::hide(&self.options.config_dir);
         crate::sandbox::hidden::hide(&ws.kiln_dir());
         let root = ws.root.clone();
-        *self.workspace.write().unwrap() = Some(ws);
+        let previous = self.workspace.write().unwrap().replace(ws);
+        // The working copies of a workspace no longer open are watched no more.
+        if let Some(previous) = previous.filter(|p| p.root != root) {
+            crate::watch::stop_under(&previous.sessions_dir());
+        }
         // The terminals of the workspace open before work on code no longer shown.
         self.terminals.stop_other_workspaces(&root).await;
         self.events.emit(EventBody::Workspace { workspace: view.clone() });

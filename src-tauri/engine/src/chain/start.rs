@@ -46,9 +46,14 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
         let _guard = ws.store_lock.lock().await;
         let ws2 = ws.clone();
         let id2 = id.clone();
-        tokio::task::spawn_blocking(move || base_snapshot(&ws2, &id2))
-            .await
-            .map_err(|e| ApiError::internal("snapshot", e))?
+        tokio::task::spawn_blocking(move || {
+            let base = base_snapshot(&ws2, &id2)?;
+            // Watched from now on, so its first checkpoint may read only what changed.
+            crate::confine::watch_materialized(&ws2.open_store()?, &ws2.session_workdir(&id2), base);
+            Ok(base)
+        })
+        .await
+        .map_err(|e| ApiError::internal("snapshot", e))?
     };
     let base = match base {
         Ok(base) => base,

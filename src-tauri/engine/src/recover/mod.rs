@@ -209,6 +209,8 @@ async fn rebuild(
         Problem::Missing => None,
     };
     std::fs::rename(&fresh, &workdir)?;
+    // The watches name the old copy's directories; the next snapshot watches the new one.
+    crate::watch::stop(&workdir);
     // The cache described the old files; the new ones are read once by the next snapshot.
     match std::fs::remove_file(session_dir.join("index")) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),

@@ -42,4 +42,5 @@ mod snapshot;
 mod terminal;
 mod turns;
 mod types;
+mod watch;
 mod workspace_lock;
