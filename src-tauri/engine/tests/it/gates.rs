@@ -115,6 +115,8 @@ async fn twenty_sessions_gating_at_once_get_their_own_results() {
     }
     assert_eq!(finished.len(), SESSIONS);
 
+    let named = regex::Regex::new(r"session-(\d+):").unwrap();
+
     for (n, results) in finished {
         let (_, passing, failing) = suite(n);
         let kept = engine.get_gates(SessionIdArgs { session_id: ids[n].clone() }).await.unwrap();
@@ -129,7 +131,6 @@ async fn twenty_sessions_gating_at_once_get_their_own_results() {
                 let summary = [format!("# {line} {count}\n"), format!("ℹ {line} {count}\n")];
                 assert!(summary.iter().any(|s| output.contains(s)), "session {n}, {line} {count}: {output}");
             }
-            let named = regex::Regex::new(r"session-(\d+):").unwrap();
             let sessions: std::collections::BTreeSet<usize> =
                 named.captures_iter(&output).map(|c| c[1].parse().unwrap()).collect();
             assert_eq!(sessions, [n].into(), "session {n} saw only its own tests: {output}");
