@@ -68,6 +68,8 @@ fn phase_length() -> Duration {
 
 /// Both phases against one server; the server and the clients each on a runtime of their own.
 fn run(dir: &Path) -> Result<(Latencies, Latencies, Delivery), Failure> {
+    // The machine's load, in the log: the other programs on it stretch the tail too.
+    eprintln!("load: load average {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
     let root = dir.join("app");
     generate_workspace(&root)?;
     let server = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
@@ -88,7 +90,7 @@ fn run(dir: &Path) -> Result<(Latencies, Latencies, Delivery), Failure> {
         let length = phase_length();
         eprintln!("load: anchor phase, {CALLS_PER_SECOND} calls/s for {length:?}, no stream open");
         let anchor = send_calls(addr, &cookie, &sessions, length).await;
-        eprintln!("load: anchor {}", anchor.describe());
+        eprintln!("load: anchor {}\n{}", anchor.describe(), anchor.per_command());
 
         // Every stream resumes from the same id, so each must then see the same events.
         let from = engine.events().last_id();
@@ -100,7 +102,7 @@ fn run(dir: &Path) -> Result<(Latencies, Latencies, Delivery), Failure> {
         let readers: Vec<_> = streams.into_iter().map(|s| tokio::spawn(s.read_until_stopped())).collect();
         eprintln!("load: {STREAMS} streams open from event {from}; {CALLS_PER_SECOND} calls/s for {length:?}");
         let loaded = send_calls(addr, &cookie, &sessions, length).await;
-        eprintln!("load: with streams {}", loaded.describe());
+        eprintln!("load: with streams {}\n{}", loaded.describe(), loaded.per_command());
         let last = engine.events().last_id();
         // Delivery is over once every stream has the last event, or after a bounded wait.
         let deadline = Instant::now() + Duration::from_secs(20);
@@ -113,6 +115,7 @@ fn run(dir: &Path) -> Result<(Latencies, Latencies, Delivery), Failure> {
             delivery.streams.push(reader.await?.check(from, last));
         }
         eprintln!("load: delivery {}", delivery.describe());
+        eprintln!("load: load average {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
         Ok::<_, Failure>((loaded, anchor, delivery))
     });
     // Nothing the sessions started may outlive the bench.
@@ -243,6 +246,10 @@ async fn call_once(addr: SocketAddr, cookie: &str, command: &str, body: &str) ->
 /// What one phase measured: each call's latency, from when it was due to its whole answer.
 struct Latencies {
     millis: Vec<f64>,
+    /// Each call's command beside its latency, for the per-command lines of the log.
+    by_command: Vec<(&'static str, f64)>,
+    /// How many calls took over the goal, per second of the phase: a stall shows as a burst.
+    slow_per_second: Vec<usize>,
     errors: usize,
     length: Duration,
 }
@@ -276,6 +283,29 @@ impl Latencies {
         format!("p99 {:.1} ms ({})", self.p99_ms(), self.summary())
     }
 
+    /// One line per command: where the tail comes from (reads, or the renames that write).
+    fn per_command(&self) -> String {
+        let mut lines = Vec::new();
+        for command in ["get_session", "list_sessions", "update_session"] {
+            let millis = self.by_command.iter().filter(|(c, _)| *c == command).map(|(_, ms)| *ms).collect();
+            let one = Latencies {
+                millis,
+                by_command: Vec::new(),
+                slow_per_second: Vec::new(),
+                errors: 0,
+                length: self.length,
+            };
+            lines.push(format!(
+                "  {command}: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+                one.percentile(0.5),
+                one.p99_ms(),
+                one.percentile(1.0)
+            ));
+        }
+        lines.push(format!("  calls over {GOAL_P99_MS} ms, per second: {:?}", self.slow_per_second));
+        lines.join("\n")
+    }
+
     fn describe_anchor(&self) -> String {
         format!("p99 {:.1} ms with no stream open ({})", self.p99_ms(), self.summary())
     }
@@ -285,6 +315,7 @@ impl Latencies {
 /// whether or not earlier ones have answered (an open loop, so a slow answer cannot hide
 /// the calls queued behind it): 3 in 5 read a session, 1 in 5 lists them, 1 in 5 renames one.
 async fn send_calls(addr: SocketAddr, cookie: &str, sessions: &[String], length: Duration) -> Latencies {
+    let cpu_before = cpu_seconds();
     let idle: Arc<Mutex<Vec<Connection>>> = Arc::default();
     let interval = Duration::from_nanos(1_000_000_000 / CALLS_PER_SECOND);
     let count = (length.as_secs_f64() * CALLS_PER_SECOND as f64) as u64;
@@ -312,13 +343,20 @@ async fn send_calls(addr: SocketAddr, cookie: &str, sessions: &[String], length:
             if status != 200 {
                 return Err(format!("{command} answered {status}: {}", String::from_utf8_lossy(&body)).into());
             }
-            Ok::<_, Failure>(took)
+            Ok::<_, Failure>((command, took, due - start))
         });
     }
-    let mut latencies = Latencies { millis: Vec::new(), errors: 0, length };
+    let slow_per_second = vec![0; length.as_secs() as usize + 1];
+    let mut latencies = Latencies { millis: Vec::new(), by_command: Vec::new(), slow_per_second, errors: 0, length };
     while let Some(joined) = calls.join_next().await {
         match joined {
-            Ok(Ok(took)) => latencies.millis.push(took.as_secs_f64() * 1000.0),
+            Ok(Ok((command, took, due))) => {
+                if took.as_secs_f64() * 1000.0 > GOAL_P99_MS {
+                    latencies.slow_per_second[due.as_secs() as usize] += 1;
+                }
+                latencies.millis.push(took.as_secs_f64() * 1000.0);
+                latencies.by_command.push((command, took.as_secs_f64() * 1000.0));
+            }
             Ok(Err(e)) => {
                 if latencies.errors < 5 {
                     eprintln!("load: a call failed: {e}");
@@ -331,7 +369,19 @@ async fn send_calls(addr: SocketAddr, cookie: &str, sessions: &[String], length:
             }
         }
     }
+    // Server and clients together: how much of the machine this phase needed.
+    eprintln!("load: this process used {:.2} s of CPU in the {length:?} phase", cpu_seconds() - cpu_before);
     latencies
+}
+
+/// The CPU time (user and system) this process has used, from /proc/self/stat.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> =
+        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let ticks: f64 = fields.get(11..13).map(|t| t.iter().filter_map(|v| v.parse::<f64>().ok()).sum()).unwrap_or(0.0);
+    ticks / 100.0
 }
 
 /// Raised when delivery is over: the readers stop.
