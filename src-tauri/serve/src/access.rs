@@ -4,6 +4,7 @@
 //! SHA-256, so reading it lets no one in. A browser session lasts 12 hours, or until
 //! its token expires or is revoked, whichever comes first.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
@@ -208,22 +209,39 @@ impl Access {
     /// Whether `secret` names a live browser session opened in `mode`: a loopback
     /// connection never admits anyone to a self-hosted server sharing the config.
     pub async fn check(&self, mode: ServeMode, secret: &str) -> Result<()> {
-        let now = now();
-        let live: Option<(i64,)> = sqlx::query_as(
-            "SELECT 1 FROM browser_sessions s LEFT JOIN access_tokens t ON t.id = s.token_id
-             WHERE s.hash = ? AND s.mode = ? AND s.ended_at IS NULL AND s.expires_at > ?
-               AND (s.token_id IS NULL OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?)))",
-        )
-        .bind(hash(secret))
-        .bind(mode_name(mode))
-        .bind(now)
-        .bind(now)
-        .fetch_optional(&self.pool)
-        .await?;
-        match live {
-            Some(_) => Ok(()),
-            None => Err(not_connected()),
+        match self.live_among(mode, &[secret.to_string()]).await?.is_empty() {
+            false => Ok(()),
+            true => Err(not_connected()),
         }
+    }
+
+    /// Which of `secrets` name a live browser session opened in `mode` (as `check` says),
+    /// in one query: the open event streams all ask after every event (`session_checks`).
+    pub async fn live_among(&self, mode: ServeMode, secrets: &[String]) -> Result<HashSet<String>> {
+        if secrets.is_empty() {
+            return Ok(HashSet::new());
+        }
+        let now = now();
+        let places = vec!["?"; secrets.len()].join(", ");
+        let sql = format!(
+            "SELECT s.hash FROM browser_sessions s LEFT JOIN access_tokens t ON t.id = s.token_id
+             WHERE s.hash IN ({places}) AND s.mode = ? AND s.ended_at IS NULL AND s.expires_at > ?
+               AND (s.token_id IS NULL OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?)))"
+        );
+        let mut query = sqlx::query_as::<_, (String,)>(&sql);
+        for secret in secrets {
+            query = query.bind(hash(secret));
+        }
+        let live: HashSet<String> = query
+            .bind(mode_name(mode))
+            .bind(now)
+            .bind(now)
+            .fetch_all(&self.pool)
+            .await?
+            .into_iter()
+            .map(|r| r.0)
+            .collect();
+        Ok(secrets.iter().filter(|s| live.contains(&hash(s))).cloned().collect())
     }
 
     /// Ends a browser session; ending one that is already over is not an error.

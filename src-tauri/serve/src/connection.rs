@@ -24,6 +24,7 @@ use kiln_engine::ApiError;
 use serde::Deserialize;
 
 use crate::errors::{HttpError, TransportCode};
+use crate::session_checks::SessionChecks;
 use crate::streams::Streams;
 use crate::ErrorResponse;
 
@@ -69,6 +70,8 @@ pub struct Connections {
     attempts: Mutex<HashMap<Client, Attempts>>,
     /// Told when a browser session ends here, so its event streams end at once.
     streams: Arc<Streams>,
+    /// Every check of a cookie, batched (see `session_checks`).
+    checks: SessionChecks,
 }
 
 /// Whether the request carries a live connection; handlers read it to report `connected`.
@@ -108,13 +111,21 @@ impl Drop for Reservation {
 impl Connections {
     pub fn new(mode: ServeMode, port: u16, access: Arc<Access>, streams: Arc<Streams>) -> Connections {
         // Cookies are shared by every port of a host: name this server's by its port.
-        Connections { mode, access, cookie: format!("kiln_session_{port}"), attempts: Mutex::default(), streams }
+        let checks = SessionChecks::new(access.clone(), mode);
+        Connections {
+            mode,
+            access,
+            cookie: format!("kiln_session_{port}"),
+            attempts: Mutex::default(),
+            streams,
+            checks,
+        }
     }
 
     /// Whether the browser session with this cookie secret is still live (not ended,
     /// expired or revoked, by this process or another).
     pub async fn session_live(&self, secret: &str) -> bool {
-        self.access.check(self.mode, secret).await.is_ok()
+        self.checks.live(secret).await
     }
 
     fn secret<'a>(&self, headers: &'a HeaderMap) -> Option<&'a str> {

@@ -13,6 +13,7 @@ mod assets;
 mod connection;
 pub mod errors;
 mod guard;
+mod session_checks;
 mod streams;
 mod terminal_stream;
 mod transport;

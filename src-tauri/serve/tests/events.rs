@@ -215,3 +215,50 @@ async fn a_terminal_streams_its_output_to_a_connected_browser_until_it_exits() {
     assert!(listed.iter().any(|t| t.id == second && t.state == TerminalState::Running), "{listed:?}");
     engine.shutdown().await;
 }
+
+/// A client cut off again and again while a session is renamed without pause: each time it
+/// resumes from the last id it read, it gets every event after that one, once, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_cut_off_while_events_keep_coming_resumes_with_no_gap_and_no_duplicate() {
+    let (tmp, root, engine) = app();
+    let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
+    engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
+    let session = engine
+        .create_session(CreateSessionArgs { brief: "Rename me".into(), title: None, create_modules: None })
+        .await
+        .unwrap();
+    let from = engine.events().last_id();
+    let publishing = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let publisher = tokio::spawn({
+        let (engine, publishing) = (engine.clone(), publishing.clone());
+        async move {
+            let mut renames = 0u64;
+            while publishing.load(std::sync::atomic::Ordering::SeqCst) {
+                let title = Some(format!("Renamed {renames}"));
+                let args = UpdateSessionArgs { session_id: session.id.clone(), auto_continue: None, title };
+                engine.update_session(args).await.unwrap();
+                renames += 1;
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            renames
+        }
+    });
+
+    // Each read drops its connection with whatever else was on the way still unread.
+    let mut seen: Vec<u64> = Vec::new();
+    for cut_after in [3, 40, 1, 90, 12, 60, 25] {
+        let resume = seen.last().copied().unwrap_or(from);
+        seen.extend(read_events(addr, cookie.clone(), Some(resume), cut_after).await.iter().map(|(id, _)| *id));
+    }
+    publishing.store(false, std::sync::atomic::Ordering::SeqCst);
+    let renames = publisher.await.unwrap();
+    let last = engine.events().last_id();
+    let resume = *seen.last().unwrap();
+    seen.extend(read_events(addr, cookie, Some(resume), (last - resume) as usize).await.iter().map(|(id, _)| *id));
+
+    assert!(renames >= 231, "the events kept coming during the reads: {renames} renames");
+    assert_eq!(last - from, renames, "one event per rename");
+    let expected: Vec<u64> = (from + 1..=last).collect();
+    assert_eq!(seen, expected, "every event once, in order, across 7 cut-offs");
+    engine.shutdown().await;
+}

@@ -40,7 +40,9 @@ pub async fn open_with(path: &Path, migrator: &sqlx::migrate::Migrator) -> Resul
         .synchronous(SqliteSynchronous::Normal)
         .foreign_keys(true)
         .busy_timeout(Duration::from_secs(10));
-    let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
+    // No ping before each use: a connection to a local file does not go stale, and the ping
+    // is one more round trip through the connection's worker thread on every query.
+    let pool = SqlitePoolOptions::new().max_connections(4).test_before_acquire(false).connect_with(options).await?;
     migrator.run(&pool).await.map_err(|e| ApiError::internal("database migration", e))?;
     Ok(pool)
 }

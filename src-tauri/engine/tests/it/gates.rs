@@ -64,3 +64,79 @@ async fn gates_see_only_the_allowlisted_environment() {
     assert!(!tests.output_head.contains("do-not-leak"));
     assert!(tests.output_head.contains("PATH=") && tests.output_head.contains("node_modules/.bin"));
 }
+
+/// Session `n`'s own `node --test` suite: `n % 4 + 1` passing tests and `n % 3` failing
+/// ones, each named after the session so that output from another session would show.
+fn suite(n: usize) -> (String, usize, usize) {
+    let (passing, failing) = (n % 4 + 1, n % 3);
+    let mut text = String::from("const test = require('node:test');\nconst assert = require('node:assert');\n");
+    for k in 0..passing {
+        text.push_str(&format!("test('session-{n}: passes {k}', () => assert.equal({k} + 1, {} ));\n", k + 1));
+    }
+    for k in 0..failing {
+        text.push_str(&format!("test('session-{n}: fails {k}', () => assert.equal({k}, -1));\n"));
+    }
+    (text, passing, failing)
+}
+
+/// Twenty sessions gate at once, each a real `node --test` run of a suite of its own; each
+/// result (status, exit code, counts, output) is its session's, as is what `get_gates` keeps.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_sessions_gating_at_once_get_their_own_results() {
+    const SESSIONS: usize = 20;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("gating");
+    std::fs::create_dir_all(root.join("modules/app")).unwrap();
+    write(&root.join("package.json"), r#"{"name":"gating","private":true,"workspaces":["modules/*"]}"#);
+    write(&root.join("modules/app/package.json"), r#"{"name":"app","version":"1.0.0"}"#);
+    write(
+        &root.join("kiln.toml"),
+        "[modules]\nglobs = [\"modules/*\"]\n\n[session]\nsetup = \"\"\n\n[gates.node]\n\
+         dependencies = \"\"\ntypecheck = \"\"\ntests = \"node --test\"\nformat = \"\"\nlint = \"\"\n",
+    );
+    sh_git(&root, &["init", "-q", "-b", "main"]);
+    sh_git(&root, &["add", "-A"]);
+    sh_git(&root, &["commit", "-q", "-m", "gating"]);
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &root).await;
+    let mut ids = Vec::new();
+    for n in 0..SESSIONS {
+        let id = create(&engine, &format!("In app gate run {n}")).await.id;
+        let test_dir = root.join(".kiln/sessions").join(&id).join("workspace/modules/app/test");
+        write(&test_dir.join("suite.test.js"), &suite(n).0);
+        ids.push(id);
+    }
+
+    let mut gating = tokio::task::JoinSet::new();
+    for (n, id) in ids.iter().enumerate() {
+        let (engine, id) = (engine.clone(), id.clone());
+        gating.spawn(async move { (n, engine.check_modules(SessionIdArgs { session_id: id }).await.unwrap()) });
+    }
+    let mut finished = Vec::new();
+    while let Some(joined) = gating.join_next().await {
+        finished.push(joined.unwrap());
+    }
+    assert_eq!(finished.len(), SESSIONS);
+
+    let named = regex::Regex::new(r"session-(\d+):").unwrap();
+
+    for (n, results) in finished {
+        let (_, passing, failing) = suite(n);
+        let kept = engine.get_gates(SessionIdArgs { session_id: ids[n].clone() }).await.unwrap();
+        for results in [&results, &kept] {
+            let tests = gate(results, "tests");
+            let output = format!("{}\n{}", tests.output_head, tests.output_tail);
+            let expected = if failing == 0 { GateStatus::Passed } else { GateStatus::Failed };
+            assert_eq!(tests.status, expected, "session {n}: {output}");
+            assert_eq!(tests.exit_code, Some(if failing == 0 { 0 } else { 1 }), "session {n}: {output}");
+            for (count, line) in [(passing + failing, "tests"), (passing, "pass"), (failing, "fail")] {
+                // node's summary: `# tests 3` (TAP, when not on a terminal) or `ℹ tests 3`.
+                let summary = [format!("# {line} {count}\n"), format!("ℹ {line} {count}\n")];
+                assert!(summary.iter().any(|s| output.contains(s)), "session {n}, {line} {count}: {output}");
+            }
+            let sessions: std::collections::BTreeSet<usize> =
+                named.captures_iter(&output).map(|c| c[1].parse().unwrap()).collect();
+            assert_eq!(sessions, [n].into(), "session {n} saw only its own tests: {output}");
+        }
+    }
+}

@@ -393,3 +393,62 @@ async fn a_self_hosted_server_offers_no_preview() {
     assert_eq!(err.code, ErrorCode::NotAllowedInMode);
     assert!(processes_in(&workdir(&root, &id)).is_empty());
 }
+
+/// Processes of the preview cycles: working in `dir`, naming `marker` on their command
+/// line, or in one of the process `groups` a preview ran in.
+fn cycle_processes(dir: &Path, marker: &str, groups: &std::collections::BTreeSet<i32>) -> Vec<(i32, String)> {
+    let me = std::process::id() as i32;
+    let mut found: Vec<(i32, String)> = processes_in(dir).into_iter().map(|pid| (pid, "its cwd".into())).collect();
+    for pid in std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()) {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let group = unsafe { libc::getpgid(pid) };
+        if pid != me && String::from_utf8_lossy(&cmdline).contains(marker) {
+            found.push((pid, "its command line".into()));
+        } else if pid != me && groups.contains(&group) {
+            found.push((pid, format!("its process group {group}")));
+        }
+    }
+    found
+}
+
+/// 100 starts and stops, most before the app is ready, every tenth once it is: no process
+/// of any of them is left, by working directory, command line or process group. The app
+/// starts a child of its own (`sleep`), which must go with its group.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_start_stop_cycles_leave_no_process_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("kiln-preview-cycle-{}", std::process::id());
+    let app = "require('http').createServer((q,s)=>{s.end('ok')}).listen(process.env.PORT,'127.0.0.1')";
+    let command = format!("command = \"sleep 300 & exec node -e \\\"{app}\\\" {marker}\"");
+    let root = workspace(tmp.path(), &command);
+    let engine = engine(&tmp.path().join("config"));
+    let id = session(&engine, &root, "In app change the title").await;
+    let workdir = workdir(&root, &id);
+    let mut groups = std::collections::BTreeSet::new();
+    for cycle in 0..100u64 {
+        let args = || SessionIdArgs { session_id: id.clone() };
+        engine.start_preview(args()).await.unwrap();
+        if cycle % 10 == 0 {
+            wait_for(&engine, &id, PreviewState::Ready, 30).await;
+            let running = processes_in(&workdir);
+            assert!(running.len() >= 2, "the app and its sleep run in the working copy: {running:?}");
+            groups.extend(running.iter().map(|&pid| unsafe { libc::getpgid(pid) }).filter(|&g| g > 0));
+        } else {
+            // Stopped at varied moments of its start: before the spawn, during, after.
+            tokio::time::sleep(Duration::from_millis(cycle % 7 * 15)).await;
+        }
+        let stopped = engine.stop_preview(args()).await.unwrap();
+        assert_eq!(stopped.state, PreviewState::Stopped, "cycle {cycle}");
+    }
+    assert!(groups.len() >= 10, "every tenth cycle's group was seen: {groups:?}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = cycle_processes(&workdir, &marker, &groups);
+        if left.is_empty() {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "left behind after 100 cycles: {left:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    engine.shutdown().await;
+}
