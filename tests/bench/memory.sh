@@ -65,7 +65,7 @@ started=$SECONDS
 say "the bare window built in $((SECONDS - started)) s"
 bare_bin=$bare/target/release/kiln-bare-window
 # Cargo keeps the copied lock's versions for what both use: check that it did.
-locked() { awk -v name="$2" '$0 == "name = \"" name "\"" { getline; sub(/^version = /, ""); gsub(/"/, ""); print }' "$1" | sort -u | tr '\n' ' '; }
+locked() { awk -v name="$2" '$0 == "name = \"" name "\"" { getline; sub(/^version = /, ""); gsub(/"/, ""); print }' "$1" | sort -u | paste -sd' '; }
 for crate in tauri tao wry webkit2gtk javascriptcore-rs; do
   ours=$(locked "$ROOT/Cargo.lock" "$crate") theirs=$(locked "$bare/Cargo.lock" "$crate")
   [[ $ours == "$theirs" ]] || unmeasured "the bare window has $crate $theirs, Kiln $ours"
