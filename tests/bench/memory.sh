@@ -43,7 +43,8 @@ find_release "$tmp/kiln-root" || unmeasured "$RELEASE_WHY"
 kiln_bin=$RELEASE_BIN
 
 bare=$BENCH_TARGET/bench/bare-window
-mkdir -p "$bare/icons"
+# capabilities/ empty: tauri-build watches it, and cargo reruns a build script watching a missing path.
+mkdir -p "$bare/icons" "$bare/capabilities"
 # cp -a keeps the sources' times, so an unchanged bare window is not rebuilt.
 cp -a "$ROOT/tests/bench/bare-window/." "$bare/"
 cp -a "$ROOT/src-tauri/icons/icon.png" "$bare/icons/"
