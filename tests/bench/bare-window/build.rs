@@ -1,0 +1,4 @@
+//! Build script: lets tauri-build embed the page under dist/ and read tauri.conf.json.
+fn main() {
+    tauri_build::build()
+}
