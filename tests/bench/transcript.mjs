@@ -130,6 +130,18 @@ async function measure(browser, url, session, entries) {
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.addInitScript(probe, MARKER);
+    // Entries the page received: the newest come first, the older ones after they are drawn; the
+    // scroll starts only once the page holds them all.
+    let held = 0;
+    page.on("response", (r) => {
+      if (!r.url().includes("/api/get_transcript")) return;
+      r.json().then(
+        (body) => {
+          if (Array.isArray(body)) held += body.length;
+        },
+        () => {},
+      );
+    });
     await page.goto(`${url}#/session/${encodeURIComponent(session)}`);
     await page.waitForFunction(() => window.__bench?.firstPaint != null, null, { timeout: 60_000 });
     const timing = await page.evaluate(() => {
@@ -147,6 +159,11 @@ async function measure(browser, url, session, entries) {
         rows: document.querySelectorAll("[data-testid=transcript] [data-testid=entry]").length,
       };
     });
+    const deadline = Date.now() + 60_000;
+    while (held < entries) {
+      if (Date.now() > deadline) throw new Error(`the page holds ${held} of ${entries} entries after 60 s`);
+      await page.waitForTimeout(50);
+    }
     // Let the page settle (measurement of virtual rows, the follow-to-end) before scrolling.
     await page.waitForTimeout(1_000);
     const scroll = await page.evaluate(scrollToTop, SCROLL_MS);
@@ -154,7 +171,7 @@ async function measure(browser, url, session, entries) {
     const fps = scroll.ms > 0 ? ((scroll.frames - 1) * 1000) / scroll.ms : 0;
     const worst = Math.max(0, ...scroll.gaps);
     const long = scroll.gaps.filter((g) => g > LONG_FRAME_MS).length;
-    const result = { entries, ...timing, fps, worst, long, frames: scroll.frames, atTop: scroll.atTop };
+    const result = { entries, held, ...timing, fps, worst, long, frames: scroll.frames, atTop: scroll.atTop };
     console.log(`run: ${JSON.stringify({ ...result, firstShown: scroll.firstShown, settling: scroll.settling })}`);
     return result;
   } finally {
@@ -220,12 +237,12 @@ async function main() {
     }
     const paint = median(bigRuns.map((r) => r.firstPaint));
     const paintAnchor = median(smallRuns.map((r) => r.firstPaint));
-    // Where the time goes: the page waits for the whole transcript (get_transcript) before it draws a row.
+    // Where the time goes: the first get_transcript (the newest entries) before the page draws a row.
     const fetched = median(bigRuns.map((r) => r.transcriptFetched ?? Number.NaN));
     const fetchedAnchor = median(smallRuns.map((r) => r.transcriptFetched ?? Number.NaN));
     row(
       PAINT_MEASURE,
-      `${Math.round(paint)} ms (its transcript, ${((bigRuns[0].transcriptBytes ?? 0) / 1e6).toFixed(1)} MB, in at ${Math.round(fetched)} ms; ${BUILD})`,
+      `${Math.round(paint)} ms (its newest entries, ${((bigRuns[0].transcriptBytes ?? 0) / 1e6).toFixed(1)} MB, in at ${Math.round(fetched)} ms; ${BUILD})`,
       `${Math.round(paintAnchor)} ms (10 entries; in at ${Math.round(fetchedAnchor)} ms)`,
       `< ${PAINT_GOAL_MS} ms`,
       paint < PAINT_GOAL_MS ? "met" : "MISSED",
