@@ -3,6 +3,7 @@ import { act, fireEvent, screen, waitFor, within } from "@testing-library/react"
 import { describe, expect, it } from "vitest";
 import { fakeBackend, makeEntry, makeSession, makeSettings, makeTotals } from "../../test/fixtures";
 import { renderWithStore } from "../../test/render";
+import { FIRST_ENTRIES } from "../../state/queries";
 import { SessionScreen } from "./SessionScreen";
 
 const session = makeSession({
@@ -34,7 +35,7 @@ describe("SessionScreen", () => {
 
     expect(await screen.findByRole("heading", { name: "Add coupons" })).toBeInTheDocument();
     expect(backend.call).toHaveBeenCalledWith("get_session", { sessionId: "s1" });
-    expect(backend.call).toHaveBeenCalledWith("get_transcript", { sessionId: "s1" });
+    expect(backend.call).toHaveBeenCalledWith("get_transcript", { sessionId: "s1", last: FIRST_ENTRIES });
 
     const modules = screen.getByTestId("session-modules");
     expect(modules).toHaveTextContent("@shop/cart");
