@@ -24,7 +24,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Barrier, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use git2::{FileMode, IndexEntry, IndexTime, ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
@@ -34,7 +34,8 @@ use crate::error::{ApiError, Result};
 /// At most this many threads write one working copy: file creation is mostly the
 /// kernel's work, and a few threads are enough to keep it busy.
 const MAX_WORKERS: usize = 4;
-/// Files a worker takes at a time: consecutive ones, so mostly one directory's.
+/// About how many files a thread takes at a time: consecutive ones, so mostly one
+/// directory's (`chunks`).
 const CHUNK: usize = 32;
 
 /// A working copy just written, and what the stat cache needs to know of it.
@@ -63,8 +64,9 @@ pub fn materialize(store: &Repository, commit: Oid, dest: &Path) -> Result<usize
 /// Nothing is written through a symbolic link, whoever put it there: `dest` must be a
 /// real directory (a link in its place is refused, `PATH_NOT_ALLOWED`), each directory
 /// is made with `create_dir` and a link or file in its place is replaced, and each file
-/// is created new (`place`). Every directory is made before any file is written, so
-/// every file lands in a directory this function checked.
+/// is created new (`place`). Directories are made a level at a time, each level once
+/// the one above it is done, and every directory before any file is written, so every
+/// directory and file lands in a directory this function checked.
 pub fn working_copy(store: &Repository, commit: Oid, dest: &Path, host: Option<&HostFiles>) -> Result<Materialized> {
     let tree = store.find_commit(commit)?.tree()?;
     if fs::symlink_metadata(dest).is_ok_and(|m| !m.is_dir()) {
@@ -79,7 +81,8 @@ pub fn working_copy(store: &Repository, commit: Oid, dest: &Path, host: Option<&
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     let stamp = UNIX_EPOCH + Duration::from_secs(now.as_secs().saturating_sub(1));
 
-    let mut dirs: Vec<PathBuf> = Vec::new();
+    // Directories by depth (`levels[0]` at the top), files in the tree's order.
+    let mut levels: Vec<Vec<PathBuf>> = Vec::new();
     let mut jobs: Vec<Job> = Vec::new();
     let mut failure: Option<ApiError> = None;
     tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
@@ -92,7 +95,13 @@ pub fn working_copy(store: &Repository, commit: Oid, dest: &Path, host: Option<&
         let mut rel = dir.as_bytes().to_vec();
         rel.extend_from_slice(name);
         match entry.kind() {
-            Some(ObjectType::Tree) => dirs.push(PathBuf::from(OsStr::from_bytes(&rel))),
+            Some(ObjectType::Tree) => {
+                let depth = dir.bytes().filter(|&b| b == b'/').count();
+                if levels.len() <= depth {
+                    levels.resize_with(depth + 1, Vec::new);
+                }
+                levels[depth].push(PathBuf::from(OsStr::from_bytes(&rel)));
+            }
             Some(ObjectType::Blob) => {
                 jobs.push(Job { rel, id: entry.id(), mode: normal_mode(entry.filemode() as u32) })
             }
@@ -103,20 +112,19 @@ pub fn working_copy(store: &Repository, commit: Oid, dest: &Path, host: Option<&
     if let Some(e) = failure {
         return Err(e);
     }
-    // Pre-order: a directory comes before the ones inside it.
-    for dir in &dirs {
-        real_dir(&dest.join(dir))?;
-    }
-
+    let chunks = chunks(&jobs);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, MAX_WORKERS);
-    let workers = workers.min(jobs.len().div_ceil(CHUNK)).max(1);
+    let workers = workers.min(chunks.len()).max(1);
     let shared = Shared {
         store_path: store.path(),
         dest,
         dest_dev: fs::metadata(dest)?.dev(),
         host,
         stamp,
+        levels: levels.iter().map(|level| (level.as_slice(), AtomicUsize::new(0))).collect(),
+        level_done: Barrier::new(workers),
         jobs: &jobs,
+        chunks: &chunks,
         next: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
         failure: Mutex::new(None),
@@ -146,6 +154,26 @@ pub fn working_copy(store: &Repository, commit: Oid, dest: &Path, host: Option<&
     Ok(made)
 }
 
+/// The jobs cut in chunks of about `CHUNK` consecutive files, each ending where a
+/// directory does when one ends soon enough, so two threads seldom write in one
+/// directory at once (its lock is the kernel's) yet a huge directory is still shared.
+fn chunks(jobs: &[Job]) -> Vec<std::ops::Range<usize>> {
+    fn parent(job: &Job) -> &[u8] {
+        job.rel.iter().rposition(|&b| b == b'/').map_or(&[], |at| &job.rel[..at])
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=jobs.len() {
+        let len = i - start;
+        let at_end = i == jobs.len() || (len >= CHUNK && parent(&jobs[i]) != parent(&jobs[i - 1])) || len >= 4 * CHUNK;
+        if at_end {
+            out.push(start..i);
+            start = i;
+        }
+    }
+    out
+}
+
 /// One file to write: its path under the working copy, blob and mode.
 struct Job {
     rel: Vec<u8>,
@@ -160,7 +188,13 @@ struct Shared<'a> {
     dest_dev: u64,
     host: Option<&'a HostFiles>,
     stamp: SystemTime,
+    /// Each level's directories and the next one to make.
+    levels: Vec<(&'a [PathBuf], AtomicUsize)>,
+    /// Every thread waits here after each level: the next is made inside it.
+    level_done: Barrier,
     jobs: &'a [Job],
+    chunks: &'a [std::ops::Range<usize>],
+    /// The next chunk to write.
     next: AtomicUsize,
     stop: AtomicBool,
     failure: Mutex<Option<ApiError>>,
@@ -175,28 +209,39 @@ struct Written {
 }
 
 impl Shared<'_> {
-    /// Writes chunks of jobs until there are none or a writer failed. `store` is the
-    /// caller's handle when this runs on its thread; a worker opens its own (a
-    /// repository handle is not to be shared between threads), and only when a file
-    /// must come from the store.
+    /// Makes directories level by level with the other threads, then writes chunks of
+    /// jobs until there are none or a thread failed. `store` is the caller's handle
+    /// when this runs on its thread; a worker opens its own (a repository handle is not
+    /// to be shared between threads), and only when a file must come from the store.
     fn work(&self, store: Option<&Repository>) -> Written {
+        for (dirs, next) in &self.levels {
+            // A thread that failed still waits at each level, or the others never pass.
+            while !self.stop.load(Ordering::Relaxed) {
+                let Some(dir) = dirs.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                if let Err(e) = real_dir(&self.dest.join(dir)) {
+                    self.fail(e.into());
+                }
+            }
+            self.level_done.wait();
+        }
         let mut out = Written::default();
         let mut own: Option<Repository> = None;
         while !self.stop.load(Ordering::Relaxed) {
-            let start = self.next.fetch_add(CHUNK, Ordering::Relaxed);
-            if start >= self.jobs.len() {
-                break;
-            }
-            for job in &self.jobs[start..(start + CHUNK).min(self.jobs.len())] {
-                let result = self.write(job, store, &mut own, &mut out);
-                if let Err(e) = result {
-                    self.stop.store(true, Ordering::Relaxed);
-                    self.failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+            let Some(chunk) = self.chunks.get(self.next.fetch_add(1, Ordering::Relaxed)) else { break };
+            for job in &self.jobs[chunk.clone()] {
+                if let Err(e) = self.write(job, store, &mut own, &mut out) {
+                    self.fail(e);
                     return out;
                 }
             }
         }
         out
+    }
+
+    /// Records the first failure and stops every thread.
+    fn fail(&self, e: ApiError) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
     }
 
     fn write(
@@ -402,6 +447,15 @@ pub struct HostFiles {
     entries: HashMap<Vec<u8>, Recorded>,
 }
 
+/// The host's trusted files (`HostFiles::read_at`), or none when its index cannot be
+/// read: every file then comes from the store, as taking files from the host is a
+/// shortcut, never a requirement.
+pub fn host_files(workdir: &Path, git_dir: &Path, prefix: &str) -> Option<HostFiles> {
+    HostFiles::read_at(workdir, git_dir, prefix)
+        .map_err(|e| tracing::warn!("reading the host's index to reuse its files: {}", e.message))
+        .ok()
+}
+
 /// What the host's index recorded of a file.
 struct Recorded {
     id: Oid,
@@ -418,7 +472,13 @@ impl HostFiles {
     /// in its work tree (empty, or ending in `/`).
     pub fn read(repo: &Repository, prefix: &str) -> Result<HostFiles> {
         let workdir = repo.workdir().ok_or_else(|| ApiError::internal("git", "the repository has no work tree"))?;
-        let index_path = repo.path().join("index");
+        HostFiles::read_at(workdir, repo.path(), prefix)
+    }
+
+    /// `read` by paths: the work tree and the repository's own git directory (a linked
+    /// worktree's, whose index it is), so it can run beside work on the repository.
+    pub fn read_at(workdir: &Path, git_dir: &Path, prefix: &str) -> Result<HostFiles> {
+        let index_path = git_dir.join("index");
         // Read before the index itself: an index rewritten in between only makes more
         // of its entries look too recent to trust.
         let written = fs::metadata(&index_path)?.mtime();
@@ -583,11 +643,3 @@ mod reflink {
 }
 
 pub use reflink::supported as reflink_supported;
-
-/// The host's trusted files, or none (every file then comes from the store) when its
-/// index cannot be read: taking files from the host is a shortcut, never a requirement.
-pub fn host_files(repo: &Repository, prefix: &str) -> Option<HostFiles> {
-    HostFiles::read(repo, prefix)
-        .map_err(|e| tracing::warn!("reading the host's index to reuse its files: {}", e.message))
-        .ok()
-}

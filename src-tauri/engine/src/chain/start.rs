@@ -162,8 +162,13 @@ fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
     let (tree, host_files) = match &ws.git {
         Some(git) => {
             let host = git2::Repository::open(&git.workdir)?;
-            let tree = snapshot::snapshot(&store, Source::Git { repo: &host, prefix: &git.prefix })?;
-            (tree, crate::materialize::host_files(&host, &git.prefix))
+            let git_dir = host.path().to_path_buf();
+            // Which host files can be reused is read from its index beside the snapshot.
+            std::thread::scope(|scope| {
+                let files = scope.spawn(|| crate::materialize::host_files(&git.workdir, &git_dir, &git.prefix));
+                let tree = snapshot::snapshot(&store, Source::Git { repo: &host, prefix: &git.prefix });
+                Ok::<_, ApiError>((tree?, files.join().ok().flatten()))
+            })?
         }
         None => (snapshot::snapshot(&store, Source::Plain { root: &ws.root, skip: &[] })?, None),
     };

@@ -196,8 +196,10 @@ async fn rebuild(
     let made = {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;
-        let host = ws.git.as_ref().and_then(|git| git2::Repository::open(&git.workdir).ok().map(|r| (r, &git.prefix)));
-        let host_files = host.and_then(|(repo, prefix)| crate::materialize::host_files(&repo, prefix));
+        let host_files = ws.git.as_ref().and_then(|git| {
+            let repo = git2::Repository::open(&git.workdir).ok()?;
+            crate::materialize::host_files(&git.workdir, repo.path(), &git.prefix)
+        });
         crate::materialize::working_copy(&store, commit, &fresh, host_files.as_ref())?
     };
     ws.copy_session_files(&fresh);
