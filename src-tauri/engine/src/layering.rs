@@ -32,6 +32,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("snapshot", 1),
     ("store", 1),
     ("workspace_lock", 1),
+    ("materialize", 1),
+    ("prime", 1),
     // 2 live state
     ("live", 2),
     ("registry", 2),
@@ -95,6 +97,9 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("roles", "config"),
     ("roles", "error"),
     ("secrets", "error"),
+    // records: the store's snapshots are written back out by materialize
+    ("snapshot", "materialize"),
+    ("prime", "materialize"),
     // sessions: the session's own facts, then what reads its working copy
     ("attach", "session"),
     ("attach", "workspace"),

@@ -31,6 +31,7 @@ mod layering;
 // The connection limits `kiln serve` shares with the preview gateway.
 pub mod listening;
 pub(crate) mod live;
+pub(crate) mod materialize;
 pub(crate) mod modules;
 pub(crate) mod operator;
 pub(crate) mod paths;
@@ -39,6 +40,7 @@ pub(crate) mod permissions;
 pub(crate) mod planner;
 pub(crate) mod planner_agent;
 pub(crate) mod preview;
+pub(crate) mod prime;
 pub(crate) mod process;
 pub(crate) mod recover;
 pub(crate) mod redact;

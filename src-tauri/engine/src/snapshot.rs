@@ -1,4 +1,4 @@
-//! Snapshots of a working tree into `.kiln/store.git`, and their materialization.
+//! Snapshots of a working tree into `.kiln/store.git` (written back out by `materialize`).
 //!
 //! A git workspace is read as HEAD plus uncommitted tracked changes plus untracked
 //! files that are not ignored, without touching the host repository's index, HEAD,
@@ -8,9 +8,9 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository, Status, StatusOptions, TreeWalkMode, TreeWalkResult};
+use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository, Status, StatusOptions};
 
 use crate::error::{ApiError, Result};
 
@@ -309,105 +309,6 @@ pub fn write_commit(store: &Repository, tree: Oid, parent: Option<Oid>, message:
     Ok(store.commit(None, &sig, &sig, message, &tree, &parent_refs)?)
 }
 
-/// Writes every file of a commit's tree under `dest` (which must not hold other files).
-///
-/// Nothing is written through a symbolic link, whoever put it there: `dest` must be a
-/// real directory (a link in its place is refused, `PATH_NOT_ALLOWED`), each directory
-/// is made with `create_dir` and a link or file in its place is replaced, and each file
-/// is created new (`write_blob`). The tree walk makes a directory before its files, so
-/// every file lands in a directory this function checked.
-pub fn materialize(store: &Repository, commit: Oid, dest: &Path) -> Result<usize> {
-    let tree = store.find_commit(commit)?.tree()?;
-    if fs::symlink_metadata(dest).is_ok_and(|m| !m.is_dir()) {
-        return Err(crate::paths::refused(
-            &dest.display().to_string(),
-            "the working copy's place holds a link or a file",
-        ));
-    }
-    fs::create_dir_all(dest)?;
-    let mut written = 0usize;
-    let mut failure: Option<ApiError> = None;
-    tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
-        let name = entry.name().unwrap_or("");
-        let path: PathBuf = dest.join(dir).join(name);
-        let result: Result<()> = (|| {
-            match entry.kind() {
-                Some(ObjectType::Tree) => real_dir(&path)?,
-                Some(ObjectType::Blob) => {
-                    let blob = store.find_blob(entry.id())?;
-                    write_blob(&path, blob.content(), entry.filemode() as u32)?;
-                    written += 1;
-                }
-                _ => {}
-            }
-            Ok(())
-        })();
-        match result {
-            Ok(()) => TreeWalkResult::Ok,
-            Err(e) => {
-                failure = Some(e);
-                TreeWalkResult::Abort
-            }
-        }
-    })?;
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(written),
-    }
-}
-
-/// Makes `path` a real directory: kept when it is one, made when missing, and a link or
-/// file in its place removed first (`remove_file` removes a link, never its target).
-fn real_dir(path: &Path) -> std::io::Result<()> {
-    match fs::create_dir(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            if fs::symlink_metadata(path)?.is_dir() {
-                return Ok(());
-            }
-            fs::remove_file(path)?;
-            fs::create_dir(path)
-        }
-        other => other,
-    }
-}
-
-/// Removes whatever is at `path` (a real directory with its content, or a file or link
-/// itself); nothing there is fine.
-fn remove_entry(path: &Path) -> std::io::Result<()> {
-    match fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
-        Ok(_) => fs::remove_file(path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-/// Writes a blob at `path`, whose directory must exist: a symbolic link for a link
-/// entry, else a file created new (`create_new` never follows a link). Whatever was
-/// already at `path` is removed first, so it is replaced, never written through.
-fn write_blob(path: &Path, content: &[u8], mode: u32) -> Result<()> {
-    let create = || -> std::io::Result<()> {
-        if mode == MODE_LINK {
-            let target = String::from_utf8_lossy(content).into_owned();
-            return std::os::unix::fs::symlink(target, path);
-        }
-        let mut file = fs::OpenOptions::new().write(true).create_new(true).open(path)?;
-        file.write_all(content)?;
-        if mode == MODE_EXEC {
-            use std::os::unix::fs::PermissionsExt;
-            file.set_permissions(fs::Permissions::from_mode(0o755))?;
-        }
-        Ok(())
-    };
-    match create() {
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            remove_entry(path)?;
-            Ok(create()?)
-        }
-        other => Ok(other?),
-    }
-}
-
 /// Makes `rel` under `workdir` what it is in `tree`: its content, mode or symbolic
 /// link, a directory, or nothing when the tree has none. Directories left empty are
 /// removed, as git does not keep them.
@@ -438,7 +339,7 @@ pub fn put_path(store: &Repository, tree: &git2::Tree<'_>, workdir: &Path, rel: 
             let entry = wanted.as_ref().expect("matched");
             make_real_dirs(workdir, parents)?;
             let blob = store.find_blob(entry.id())?;
-            write_blob(&target, blob.content(), entry.filemode() as u32)
+            crate::materialize::write_blob(&target, blob.content(), entry.filemode() as u32)
         }
         Some(ObjectType::Tree) => {
             make_real_dirs(workdir, &names)?;
@@ -448,7 +349,7 @@ pub fn put_path(store: &Repository, tree: &git2::Tree<'_>, workdir: &Path, rel: 
             if !real_dirs_on_the_way(workdir, parents) {
                 return Ok(());
             }
-            remove_entry(&target)?;
+            crate::materialize::remove_entry(&target)?;
             let mut dir = target.parent();
             while let Some(d) = dir.filter(|d| *d != workdir) {
                 if fs::remove_dir(d).is_err() {
@@ -466,7 +367,7 @@ fn make_real_dirs(workdir: &Path, names: &[&std::ffi::OsStr]) -> std::io::Result
     let mut dir = workdir.to_path_buf();
     for name in names {
         dir.push(name);
-        real_dir(&dir)?;
+        crate::materialize::real_dir(&dir)?;
     }
     Ok(())
 }

@@ -160,18 +160,29 @@ fn title_from(brief: &str) -> String {
     }
 }
 
-/// Snapshots the workspace as checkpoint 0 and materializes the session's working copy.
+/// Snapshots the workspace as checkpoint 0, materializes the session's working copy
+/// (unchanged files taken from the host's own) and primes its stat cache.
 fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
     let store = ws.open_store()?;
-    let tree = match &ws.git {
+    let (tree, host_files) = match &ws.git {
         Some(git) => {
             let host = git2::Repository::open(&git.workdir)?;
-            snapshot::snapshot(&store, Source::Git { repo: &host, prefix: &git.prefix })?
+            let git_dir = host.path().to_path_buf();
+            // Which host files can be reused is read from its index beside the snapshot.
+            std::thread::scope(|scope| {
+                let files = scope.spawn(|| crate::materialize::host_files(&git.workdir, &git_dir, &git.prefix));
+                let tree = snapshot::snapshot(&store, Source::Git { repo: &host, prefix: &git.prefix });
+                Ok::<_, ApiError>((tree?, files.join().ok().flatten()))
+            })?
         }
-        None => snapshot::snapshot(&store, Source::Plain { root: &ws.root, skip: &[] })?,
+        None => (snapshot::snapshot(&store, Source::Plain { root: &ws.root, skip: &[] })?, None),
     };
     let commit = snapshot::commit(&store, tree, None, "the starting point", &format!("refs/kiln/{id}/0"))?;
-    snapshot::materialize(&store, commit, &ws.session_workdir(id))?;
+    let made = crate::materialize::working_copy(&store, commit, &ws.session_workdir(id), host_files.as_ref())?;
+    if let Err(e) = crate::prime::stat_cache(&store, &made, &ws.session_dir(id).join("index")) {
+        // Only slower: the first checkpoint reads every file once.
+        tracing::warn!("priming the stat cache of {id}: {}", e.message);
+    }
     Ok(commit)
 }
 

@@ -193,11 +193,15 @@ async fn rebuild(
     if std::fs::symlink_metadata(&fresh).is_ok() {
         std::fs::remove_dir_all(&fresh)?;
     }
-    {
+    let made = {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;
-        snapshot::materialize(&store, commit, &fresh)?;
-    }
+        let host_files = ws.git.as_ref().and_then(|git| {
+            let repo = git2::Repository::open(&git.workdir).ok()?;
+            crate::materialize::host_files(&git.workdir, repo.path(), &git.prefix)
+        });
+        crate::materialize::working_copy(&store, commit, &fresh, host_files.as_ref())?
+    };
     ws.copy_session_files(&fresh);
     crate::attach::restore_copies(ws, id, &fresh).await?;
     let aside = match problem {
@@ -217,6 +221,16 @@ async fn rebuild(
         _ => {}
     }
     ws.diffs.forget(id.as_str());
+    // …and primed again from the files just written, so the next snapshot reads none
+    // of them (the copies made since were written after their stamp, so they are read).
+    {
+        let _guard = ws.store_lock.lock().await;
+        let primed =
+            ws.open_store().and_then(|store| crate::prime::stat_cache(&store, &made, &session_dir.join("index")));
+        if let Err(e) = primed {
+            tracing::warn!("priming the stat cache of {id}: {}", e.message);
+        }
+    }
 
     let differing = match &aside {
         Some(aside) => differing_files(ws, aside, commit).await?,

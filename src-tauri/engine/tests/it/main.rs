@@ -27,6 +27,7 @@ mod gates;
 mod gateway;
 mod lifecycle;
 mod live;
+mod materialize;
 mod openai_driver;
 mod paths;
 mod permissions;
