@@ -373,8 +373,17 @@ async fn killed_during_setup_the_next_start_runs_it_again() {
     let id = sessions[0].id.clone();
     let entry = entry_containing(&engine, &id, "Kiln stopped while the setup was installing dependencies").await;
     assert!(entry.contains("it runs again now"), "{entry}");
-    let s = wait_setup(&engine, &id).await;
-    assert_eq!(s.setup, SetupState::Passed);
+    // The cut setup is marked failed before it runs again, so "not running" may be that mark:
+    // wait for the second run's outcome itself.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let s = engine.get_session(SessionIdArgs { session_id: id.clone() }).await.unwrap();
+        if s.setup == SetupState::Passed {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the setup did not run again to a pass: {:?}", s.setup);
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     assert!(workdir(&shop, &id).join("setup-ran").is_file());
     assert_eq!(assert_store_agrees(&shop, &id).await, [0]);
 }
