@@ -394,8 +394,8 @@ fn set_link_time(path: &Path, stamp: SystemTime) -> std::io::Result<()> {
     }
 }
 
-/// The stat cache's entry of a file just written.
-fn stat_entry(rel: &[u8], id: Oid, mode: u32, meta: &fs::Metadata) -> IndexEntry {
+/// The stat cache's entry of a file as `meta` says it is (just written, or just read).
+pub(crate) fn stat_entry(rel: &[u8], id: Oid, mode: u32, meta: &fs::Metadata) -> IndexEntry {
     IndexEntry {
         ctime: IndexTime::new(meta.ctime() as i32, meta.ctime_nsec() as u32),
         mtime: IndexTime::new(meta.mtime() as i32, meta.mtime_nsec() as u32),

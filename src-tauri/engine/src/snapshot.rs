@@ -233,20 +233,7 @@ fn add_from_disk_cached(
             store.blob(&content)?
         }
     };
-    let entry = IndexEntry {
-        ctime: IndexTime::new(meta.ctime() as i32, meta.ctime_nsec() as u32),
-        mtime: IndexTime::new(meta.mtime() as i32, meta.mtime_nsec() as u32),
-        dev: meta.dev() as u32,
-        ino: meta.ino() as u32,
-        mode,
-        uid: meta.uid(),
-        gid: meta.gid(),
-        file_size: meta.size() as u32,
-        id,
-        flags: (rel.len().min(0xfff)) as u16,
-        flags_extended: 0,
-        path: rel.as_bytes().to_vec(),
-    };
+    let entry = crate::materialize::stat_entry(rel.as_bytes(), id, mode, &meta);
     Ok(index.add(&entry)?)
 }
 
