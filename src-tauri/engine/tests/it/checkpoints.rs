@@ -15,14 +15,7 @@ fn mode(path: &Path) -> u32 {
 #[tokio::test]
 async fn restore_round_trips_every_kind_of_change() {
     let tmp = tempfile::tempdir().unwrap();
-    let shop = shop_copy(tmp.path());
-    let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml)
-        .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
-    std::fs::write(toml, text).unwrap();
-    let engine = engine(&tmp.path().join("config"));
-    open(&engine, &shop).await;
+    let (shop, engine) = shop_without_setup(tmp.path()).await;
     let s = create(&engine, "Round trips in @shop/catalog").await;
     let id = SessionId::parse(&s.id).unwrap();
     let work = shop.join(".kiln/sessions").join(&s.id).join("workspace");

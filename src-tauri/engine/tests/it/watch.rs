@@ -237,14 +237,7 @@ async fn a_session_is_watched_until_archived_and_restores_through_the_watch() {
     use crate::common::*;
     use kiln_engine::types::*;
     let tmp = tempfile::tempdir().unwrap();
-    let shop = shop_copy(tmp.path());
-    let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml)
-        .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
-    std::fs::write(toml, text).unwrap();
-    let engine = engine(&tmp.path().join("config"));
-    open(&engine, &shop).await;
+    let (shop, engine) = shop_without_setup(tmp.path()).await;
     let s = create(&engine, "Watched in @shop/catalog").await;
     let id = kiln_engine::testing::ids::SessionId::parse(&s.id).unwrap();
     let work = shop.join(".kiln/sessions").join(&s.id).join("workspace");
