@@ -38,6 +38,7 @@ mod redaction;
 mod roles;
 mod sandbox;
 mod scope;
+mod screenshots;
 mod settings;
 mod snapshot;
 mod terminal;
