@@ -74,6 +74,10 @@ pub enum ErrorCode {
     /// No permission request with that id waits in the session: it was answered, or the
     /// turn that asked has ended.
     PermissionNotFound,
+    /// No review comment with that id in the session (it never was, or it was deleted).
+    CommentNotFound,
+    /// `send_review` with no open comment to send.
+    NothingToSend,
     Internal,
 }
 
@@ -124,6 +128,8 @@ impl ErrorCode {
             TerminalLimit => "TERMINAL_LIMIT",
             TerminalExited => "TERMINAL_EXITED",
             PermissionNotFound => "PERMISSION_NOT_FOUND",
+            CommentNotFound => "COMMENT_NOT_FOUND",
+            NothingToSend => "NOTHING_TO_SEND",
             Internal => "INTERNAL",
         }
     }

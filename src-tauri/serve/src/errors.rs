@@ -85,6 +85,9 @@ pub fn http_status(code: ErrorCode) -> u16 {
         // Like the other `*_NOT_FOUND`s: the request it names is not there (answered,
         // withdrawn with its turn, or never asked); nothing about it is left to conflict with.
         PermissionNotFound => 404,
+        CommentNotFound => 404,
+        // Like NOT_BLOCKED: the session is not in the state the operation needs (an open comment).
+        NothingToSend => 409,
         Internal => 500,
     }
 }

@@ -69,6 +69,8 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
         changed: false,
         // Filled in by `session::view`: they live in memory (`permissions.rs`), not here.
         permissions: Vec::new(),
+        // Filled in by `session::view`, for sessions not deleted.
+        review_comments: Vec::new(),
     })
 }
 

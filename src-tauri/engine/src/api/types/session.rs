@@ -123,6 +123,10 @@ pub struct SessionView {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<Vec<PermissionCard>>", optional)]
     pub permissions: Vec<PermissionCard>,
+    /// The operator's comments on lines of the diff, oldest first; absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<ReviewCommentView>>", optional)]
+    pub review_comments: Vec<ReviewCommentView>,
 }
 
 /// Tokens and cost of a set of turns. `cost_usd` adds up what providers reported;
