@@ -219,7 +219,7 @@ fn outcome(
         return open("Kiln could not tell whether its lines changed: the checkpoint it was sent at is gone.".into());
     };
     let read = |commit: &str| file_at(store, commit, &c.path);
-    let (old, new) = match (read(before), read(after)) {
+    let (old, new) = match (read(before.as_str()), read(after)) {
         (Ok(old), Ok(new)) => (old, new),
         (Err(e), _) | (_, Err(e)) => {
             tracing::error!("reading `{}` for review comment {}: {e}", c.path, c.id);
