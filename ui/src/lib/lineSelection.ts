@@ -45,7 +45,10 @@ export function rangeLabel(range: LineRange): string {
 }
 
 /** The file's comments by the line they end at, where they are drawn; oldest first at each line. */
-export function commentsByEndLine(comments: readonly ReviewCommentView[], path: string): Map<number, ReviewCommentView[]> {
+export function commentsByEndLine(
+  comments: readonly ReviewCommentView[],
+  path: string,
+): Map<number, ReviewCommentView[]> {
   const out = new Map<number, ReviewCommentView[]>();
   for (const c of comments) {
     if (c.path !== path) continue;

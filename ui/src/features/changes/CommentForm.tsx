@@ -45,8 +45,7 @@ export function CommentForm({
         data-testid="comment-input"
         rows={3}
         value={body}
-        // Focus on purpose: the operator just picked the lines to comment on.
-        // eslint-disable-next-line jsx-a11y/no-autofocus
+        // biome-ignore lint/a11y/noAutofocus: on purpose, the operator just picked the lines to comment on
         autoFocus={autoFocus}
         placeholder="What should the agent change here?"
         onChange={(e) => setBody(e.target.value)}
@@ -61,7 +60,12 @@ export function CommentForm({
         }}
       />
       <div className="comment-actions">
-        <button type="submit" className="btn btn-small btn-primary" disabled={empty || saving} data-testid="comment-save">
+        <button
+          type="submit"
+          className="btn btn-small btn-primary"
+          disabled={empty || saving}
+          data-testid="comment-save"
+        >
           {saving ? "Saving…" : saveLabel}
         </button>
         <button type="button" className="btn btn-small" onClick={onCancel} data-testid="comment-cancel">

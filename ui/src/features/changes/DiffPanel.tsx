@@ -112,7 +112,13 @@ export function DiffPanel(props: DiffPanelProps) {
     setSelected,
     active,
   );
-  const commenting = useCommentingFor(sessionId, shown?.file.path ?? null, props.review, lineSelection, setLineSelection);
+  const commenting = useCommentingFor(
+    sessionId,
+    shown?.file.path ?? null,
+    props.review,
+    lineSelection,
+    setLineSelection,
+  );
   const additions = files.reduce((n, f) => n + f.file.additions, 0);
   const deletions = files.reduce((n, f) => n + f.file.deletions, 0);
 
@@ -209,9 +215,9 @@ function useCommentingFor(
 ): Commenting | undefined {
   const { add } = useReviewComments(sessionId);
   const { mutate, reset, isPending, error } = add;
-  const range = selection && selection.path === path ? rangeOf(selection) : null;
   return useMemo(() => {
     if (!review || path === null) return undefined;
+    const range = selection && selection.path === path ? rangeOf(selection) : null;
     const below = new Map<number, ReactNode>();
     for (const [line, comments] of commentsByEndLine(review.comments, path)) {
       below.set(
@@ -235,9 +241,7 @@ function useCommentingFor(
             label={rangeLabel(range)}
             saving={isPending}
             autoFocus
-            onSave={(body) =>
-              mutate({ path, startLine: range.start, endLine: range.end, body }, { onSuccess: cancel })
-            }
+            onSave={(body) => mutate({ path, startLine: range.start, endLine: range.end, body }, { onSuccess: cancel })}
             onCancel={cancel}
           />
           {error && <ErrorMessage error={toKilnError(error)} testId="comment-error" />}
@@ -265,7 +269,5 @@ function useCommentingFor(
       },
       below,
     };
-    // `range` is derived from `selection` and `path`.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [sessionId, path, review, selection, setSelection, isPending, error, mutate, reset]);
 }

@@ -125,7 +125,9 @@ describe("review comments in the diff", () => {
     const backend = renderPanel({ comments, running: false, closed: false });
     const viewer = await screen.findByTestId("file-diff");
     // Under their lines, in this file only.
-    const inDiff = within(viewer).getAllByTestId("review-comment-body").map((b) => b.textContent);
+    const inDiff = within(viewer)
+      .getAllByTestId("review-comment-body")
+      .map((b) => b.textContent);
     expect(inDiff).toEqual(["Name these better", "Export the total", "Old remark"]);
     expect(lineButton(1)).toHaveAttribute("data-commented", "true");
     expect(lineButton(3)).toHaveAttribute("data-commented", "true");
