@@ -47,11 +47,8 @@ fn append(record: &std::path::Path, request: &kiln_model_server::RecordedRequest
         Ok(line) => line,
         Err(e) => return eprintln!("kiln-model-server: recording a request: {e}"),
     };
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(record)
-        .and_then(|mut f| writeln!(f, "{line}"));
+    let written =
+        std::fs::OpenOptions::new().create(true).append(true).open(record).and_then(|mut f| writeln!(f, "{line}"));
     if let Err(e) = written {
         eprintln!("kiln-model-server: writing {}: {e}", record.display());
     }

@@ -68,7 +68,10 @@ mod tests {
     fn carries_file_lines_quote_and_body() {
         let text = compose(
             None,
-            &[comment("src/a.ts", 3, 4, "let x = 1;\nlet y = 2;", " Use const "), comment("b.md", 2, 2, "```x```", "Typo")],
+            &[
+                comment("src/a.ts", 3, 4, "let x = 1;\nlet y = 2;", " Use const "),
+                comment("b.md", 2, 2, "```x```", "Typo"),
+            ],
         );
         assert!(text.starts_with("Address these review comments"), "{text}");
         assert!(text.contains("Review comments (2):"), "{text}");

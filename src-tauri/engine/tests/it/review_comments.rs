@@ -18,8 +18,7 @@ const APP: &str = "const a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nconst
 /// The first turn's change: `e` doubled, so the session has a diff.
 const APP_1: &str = "const a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nconst e = 10;\nconst f = 6;\n";
 /// The review's change: a header line above everything, `b` and `c` rewritten.
-const APP_2: &str =
-    "// numbers\nconst a = 1;\nlet b = 2;\nlet c = 3;\nconst d = 4;\nconst e = 10;\nconst f = 6;\n";
+const APP_2: &str = "// numbers\nconst a = 1;\nlet b = 2;\nlet c = 3;\nconst d = 4;\nconst e = 10;\nconst f = 6;\n";
 
 fn repository(root: &Path) {
     write(&root.join("src/app.js"), APP);
@@ -148,11 +147,8 @@ async fn the_review_carries_each_comment_and_marks_those_whose_lines_changed() {
     assert!(entries.iter().any(|e| e.text.contains("1 addressed?") && e.text.contains("2 still open")));
 
     // The operator resolves the addressed one, and can take it back.
-    let resolve = |resolved| ResolveReviewCommentArgs {
-        session_id: s.id.clone(),
-        comment_id: addressed.id.clone(),
-        resolved,
-    };
+    let resolve =
+        |resolved| ResolveReviewCommentArgs { session_id: s.id.clone(), comment_id: addressed.id.clone(), resolved };
     let s2 = w.engine.resolve_review_comment(resolve(true)).await.unwrap();
     assert_eq!(comment(&s2, "Use let for these").state, ReviewCommentState::Resolved);
     let s2 = w.engine.resolve_review_comment(resolve(false)).await.unwrap();
@@ -253,7 +249,10 @@ async fn every_refusal_has_its_code_and_changes_nothing() {
         body: body.into(),
     };
     let target = |comment_id: &str| ReviewCommentArgs { session_id: id.clone(), comment_id: comment_id.into() };
-    assert_eq!(w.engine.update_review_comment(update(&unknown, "x")).await.unwrap_err().code, ErrorCode::CommentNotFound);
+    assert_eq!(
+        w.engine.update_review_comment(update(&unknown, "x")).await.unwrap_err().code,
+        ErrorCode::CommentNotFound
+    );
     assert_eq!(w.engine.update_review_comment(update(&c.id, " ")).await.unwrap_err().code, ErrorCode::InvalidInput);
     assert_eq!(w.engine.delete_review_comment(target(&unknown)).await.unwrap_err().code, ErrorCode::CommentNotFound);
     let resolve = ResolveReviewCommentArgs { session_id: id.clone(), comment_id: "nope".into(), resolved: true };
