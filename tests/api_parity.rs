@@ -209,6 +209,15 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         // No turn asks anything here: every request id is unknown.
         ("answer_permission", json!({ "sessionId": "$id", "requestId": "nope", "optionId": "allow-once" })),
         ("answer_permission", json!({ "sessionId": "../x", "requestId": "nope", "optionId": "allow-once" })),
+        // Review comments: a path out of the working copy, unknown comments, nothing to send.
+        (
+            "add_review_comment",
+            json!({ "sessionId": "$id", "path": "../x", "startLine": 1, "endLine": 1, "body": "x" }),
+        ),
+        ("update_review_comment", json!({ "sessionId": "$id", "commentId": "nope", "body": "x" })),
+        ("delete_review_comment", json!({ "sessionId": "$id", "commentId": "nope" })),
+        ("resolve_review_comment", json!({ "sessionId": "$id", "commentId": "nope", "resolved": true })),
+        ("send_review", json!({ "sessionId": "$id" })),
         ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/orders" })),
         ("approve_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),
         ("get_spec", json!({ "sessionId": "$id", "moduleId": "@shop/catalog" })),
@@ -358,6 +367,11 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "NOT_BLOCKED",
             "PERMISSION_NOT_FOUND",
             "INVALID_SESSION_ID",
+            "PATH_NOT_ALLOWED",
+            "COMMENT_NOT_FOUND",
+            "COMMENT_NOT_FOUND",
+            "COMMENT_NOT_FOUND",
+            "NOTHING_TO_SEND",
             "MODULE_NOT_FOUND",
             "INVALID_SESSION_ID",
             "INVALID_INPUT",

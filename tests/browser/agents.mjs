@@ -8,11 +8,15 @@ import { ROOT, tempDir } from "./harness.mjs";
 
 export const MODEL_SERVER = process.env.KILN_MODEL_SERVER_BIN ?? path.join(ROOT, "target/debug/kiln-model-server");
 
-/** Starts the scripted model server on a free port with `steps`; resolves with its base URL. */
-export function startModelServer(steps) {
+/**
+ * Starts the scripted model server on a free port with `steps`; resolves with its base URL. With `record` (a file path),
+ * it appends every request it gets to that file (`recordedRequests` reads them).
+ */
+export function startModelServer(steps, { record } = {}) {
   const script = path.join(tempDir("kiln-model-script-"), "script.json");
   fs.writeFileSync(script, JSON.stringify(steps));
-  const child = spawn(MODEL_SERVER, ["--port", "0", "--script", script], { stdio: ["ignore", "pipe", "pipe"] });
+  const args = ["--port", "0", "--script", script, ...(record ? ["--record", record] : [])];
+  const child = spawn(MODEL_SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the model server did not start: ${out}`)), 30_000);
@@ -26,6 +30,16 @@ export function startModelServer(steps) {
     });
     child.on("exit", (code) => reject(new Error(`the model server exited (${code}): ${out}`)));
   });
+}
+
+/** The requests a model server started with `record` has got so far: {method, path, headers, body}, oldest first. */
+export function recordedRequests(record) {
+  if (!fs.existsSync(record)) return [];
+  return fs
+    .readFileSync(record, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 /** Connection cookies by server origin: every API call but the state needs one. */

@@ -80,6 +80,10 @@ pub enum ErrorCode {
     CaptureFailed,
     /// No screenshot with that id in the session.
     ScreenshotNotFound,
+    /// No review comment with that id in the session (it never was, or it was deleted).
+    CommentNotFound,
+    /// `send_review` with no open comment to send.
+    NothingToSend,
     Internal,
 }
 
@@ -133,6 +137,8 @@ impl ErrorCode {
             CaptureUnavailable => "CAPTURE_UNAVAILABLE",
             CaptureFailed => "CAPTURE_FAILED",
             ScreenshotNotFound => "SCREENSHOT_NOT_FOUND",
+            CommentNotFound => "COMMENT_NOT_FOUND",
+            NothingToSend => "NOTHING_TO_SEND",
             Internal => "INTERNAL",
         }
     }

@@ -46,6 +46,7 @@ pub(crate) mod recover;
 pub(crate) mod redact;
 pub(crate) mod registry;
 pub(crate) mod review;
+pub(crate) mod review_comments;
 pub(crate) mod roles;
 pub(crate) mod routing;
 pub(crate) mod sandbox;

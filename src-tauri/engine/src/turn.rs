@@ -146,6 +146,7 @@ where
     let _ = publish(&ws, &events, &plan.session).await;
     tokio::spawn(async move {
         let summary = TurnPlanSummary {
+            turn_id,
             session: plan.session.clone(),
             module: plan.module.clone(),
             role: plan.role.clone(),
@@ -165,6 +166,8 @@ where
 /// What the chain needs to know about the turn that ended.
 #[derive(Clone)]
 pub struct TurnPlanSummary {
+    /// The turn's record (`store::turns`).
+    pub turn_id: i64,
     pub session: SessionId,
     pub module: SessionModule,
     pub role: Role,

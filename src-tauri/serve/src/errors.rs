@@ -88,6 +88,9 @@ pub fn http_status(code: ErrorCode) -> u16 {
         CaptureUnavailable => 409,
         CaptureFailed => 502,
         ScreenshotNotFound => 404,
+        CommentNotFound => 404,
+        // Like NOT_BLOCKED: the session is not in the state the operation needs (an open comment).
+        NothingToSend => 409,
         Internal => 500,
     }
 }

@@ -28,6 +28,8 @@ name: string, dataBase64: string, };
 
 export type AddModuleArgs = { sessionId: string, moduleId: string, };
 
+export type AddReviewCommentArgs = { sessionId: string, path: string, startLine: number, endLine: number, body: string, };
+
 export type AnswerPermissionArgs = { sessionId: string, 
 /**
  * The card's `id`.
@@ -309,7 +311,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
@@ -554,7 +556,40 @@ export type RemoveAttachmentArgs = { sessionId: string, attachmentId: string, };
 
 export type ResizeTerminalArgs = { terminalId: string, cols: number, rows: number, };
 
+export type ResolveReviewCommentArgs = { sessionId: string, commentId: string, 
+/**
+ * `false` takes a resolved (or addressed) comment back to open.
+ */
+resolved: boolean, };
+
 export type RestoreCheckpointArgs = { sessionId: string, sequence: number, };
+
+export type ReviewCommentArgs = { sessionId: string, commentId: string, };
+
+export type ReviewCommentState = "open" | "sent" | "addressed" | "resolved";
+
+export type ReviewCommentView = { id: string, 
+/**
+ * Workspace-relative, as the diff names the file.
+ */
+path: string, 
+/**
+ * Lines of the working copy (the diff's new side), 1-based, inclusive. After a turn
+ * that changed lines above them, they are moved to where the same lines are now.
+ */
+startLine: number, endLine: number, 
+/**
+ * What those lines held when the comment was made, read by Kiln from the working copy.
+ */
+quote: string, body: string, state: ReviewCommentState, 
+/**
+ * The turn it was sent with, once that turn ended.
+ */
+turnId: number | null, 
+/**
+ * Why it is open again after it was sent (its lines did not change, the turn was cut short).
+ */
+note: string | null, createdAt: string, updatedAt: string, };
 
 export type ReviewView = { moduleId: string, passed: boolean, 
 /**
@@ -618,6 +653,12 @@ role?: string,
  */
 module?: string, driver?: string, model?: string, };
 
+export type SendReviewArgs = { sessionId: string, 
+/**
+ * The operator's words before the comments, if any.
+ */
+message?: string, };
+
 export type ServeMode = "loopback" | "self-hosted";
 
 export type SessionDiskUsage = { sessionId: string, 
@@ -670,7 +711,11 @@ permissions?: Array<PermissionCard>,
  * Screenshots of the session's preview, oldest first: after turns (the filmstrip) and
  * captured by the operator. Absent when there are none.
  */
-screenshots?: Array<ScreenshotView>, };
+screenshots?: Array<ScreenshotView>, 
+/**
+ * The operator's comments on lines of the diff, oldest first; absent when there are none.
+ */
+reviewComments?: Array<ReviewCommentView>, };
 
 export type SettingsView = { defaultDriver: string, 
 /**
@@ -789,6 +834,8 @@ message: string | null, };
 export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, };
 
 export type Transport = "desktop" | "serve";
+
+export type UpdateReviewCommentArgs = { sessionId: string, commentId: string, body: string, };
 
 export type UpdateSessionArgs = { sessionId: string, autoContinue?: boolean, title?: string, };
 
@@ -1049,4 +1096,30 @@ export interface CommandMap {
   capture_preview: { args: CapturePreviewArgs; result: ScreenshotView };
   /** A screenshot of the session with its PNG (base64). SCREENSHOT_NOT_FOUND. */
   get_screenshot: { args: ScreenshotArgs; result: ScreenshotImage };
+  /**
+   * Comments lines `startLine` to `endLine` (1-based, inclusive, of the working copy: the diff's
+   * new side) of `path`; Kiln quotes the lines from the working copy. PATH_NOT_ALLOWED for a path
+   * out of the working copy; INVALID_INPUT for one that is no text file, lines it does not have
+   * (or more than 500), an empty body; refused for a closed or deleted session.
+   */
+  add_review_comment: { args: AddReviewCommentArgs; result: SessionView };
+  /**
+   * Rewrites a comment's words. COMMENT_NOT_FOUND, INVALID_INPUT (empty), SESSION_RUNNING while
+   * the comment is with the running turn.
+   */
+  update_review_comment: { args: UpdateReviewCommentArgs; result: SessionView };
+  /** COMMENT_NOT_FOUND, SESSION_RUNNING while the comment is with the running turn. */
+  delete_review_comment: { args: ReviewCommentArgs; result: SessionView };
+  /**
+   * Resolves a comment, or with `resolved: false` opens it again. COMMENT_NOT_FOUND,
+   * SESSION_RUNNING while the comment is with the running turn.
+   */
+  resolve_review_comment: { args: ResolveReviewCommentArgs; result: SessionView };
+  /**
+   * Starts a turn (as send_message does) whose prompt carries every open comment with its file,
+   * lines and quoted code, after `message`; they become `sent`. When the turn ends, each is
+   * `addressed` when its lines changed in it, else `open` again with a note. NOTHING_TO_SEND,
+   * SESSION_RUNNING, refused for a closed or deleted session.
+   */
+  send_review: { args: SendReviewArgs; result: SessionView };
 }

@@ -53,6 +53,8 @@ export const ERROR_WORDS: Record<string, string> = {
   CAPTURE_UNAVAILABLE: "No Chromium is installed to take screenshots of the preview",
   CAPTURE_FAILED: "The screenshot could not be taken",
   SCREENSHOT_NOT_FOUND: "That screenshot is not in this session",
+  COMMENT_NOT_FOUND: "That comment is gone: it was deleted",
+  NOTHING_TO_SEND: "There is no open comment to send",
   INTERNAL: "Something went wrong inside Kiln",
   // The UI's own: the request never reached Kiln.
   NETWORK: "Kiln cannot be reached",

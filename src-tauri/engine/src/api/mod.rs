@@ -255,6 +255,13 @@ impl Engine {
                 // when this process opens the workspace was cut short.
                 let cut = crate::recover::interrupted::Interrupted::read(&opened.pool).await?;
                 crate::store::turns::close_orphans(&opened.pool, &crate::clock::now()).await?;
+                // Nor does the turn review comments were sent with: they are open again.
+                crate::store::review_comments::reopen_stranded(
+                    &opened.pool,
+                    crate::review_comments::STRANDED,
+                    &crate::clock::now(),
+                )
+                .await?;
                 crate::settings::hold_secrets(&opened).await;
                 (Arc::new(opened), Some(cut))
             }
@@ -550,5 +557,29 @@ impl Engine {
     /// The operator's answer to a permission request waiting in the chat.
     pub async fn answer_permission(&self, args: AnswerPermissionArgs) -> Result<SessionView> {
         crate::operator::answer(&*self.workspace()?, &self.events, args).await
+    }
+
+    /// Comments lines of a file of the session's working copy, quoting them.
+    pub async fn add_review_comment(&self, args: AddReviewCommentArgs) -> Result<SessionView> {
+        self.ready(&args.session_id).await?;
+        crate::review_comments::add(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn update_review_comment(&self, args: UpdateReviewCommentArgs) -> Result<SessionView> {
+        crate::review_comments::update(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn delete_review_comment(&self, args: ReviewCommentArgs) -> Result<SessionView> {
+        crate::review_comments::delete(&*self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn resolve_review_comment(&self, args: ResolveReviewCommentArgs) -> Result<SessionView> {
+        crate::review_comments::resolve(&*self.workspace()?, &self.events, args).await
+    }
+
+    /// Sends the session's open review comments to the agent as one turn.
+    pub async fn send_review(&self, args: SendReviewArgs) -> Result<SessionView> {
+        self.ready(&args.session_id).await?;
+        crate::chain::send_review(&self.workspace()?, &self.events, args).await
     }
 }

@@ -157,6 +157,25 @@ macro_rules! for_each_operation {
             capture_preview(CapturePreviewArgs) -> ScreenshotView;
             /// A screenshot of the session with its PNG (base64). SCREENSHOT_NOT_FOUND.
             get_screenshot(ScreenshotArgs) -> ScreenshotImage;
+            // issue 20: review comments sent to the agent
+            /// Comments lines `startLine` to `endLine` (1-based, inclusive, of the working copy: the diff's
+            /// new side) of `path`; Kiln quotes the lines from the working copy. PATH_NOT_ALLOWED for a path
+            /// out of the working copy; INVALID_INPUT for one that is no text file, lines it does not have
+            /// (or more than 500), an empty body; refused for a closed or deleted session.
+            add_review_comment(AddReviewCommentArgs) -> SessionView;
+            /// Rewrites a comment's words. COMMENT_NOT_FOUND, INVALID_INPUT (empty), SESSION_RUNNING while
+            /// the comment is with the running turn.
+            update_review_comment(UpdateReviewCommentArgs) -> SessionView;
+            /// COMMENT_NOT_FOUND, SESSION_RUNNING while the comment is with the running turn.
+            delete_review_comment(ReviewCommentArgs) -> SessionView;
+            /// Resolves a comment, or with `resolved: false` opens it again. COMMENT_NOT_FOUND,
+            /// SESSION_RUNNING while the comment is with the running turn.
+            resolve_review_comment(ResolveReviewCommentArgs) -> SessionView;
+            /// Starts a turn (as send_message does) whose prompt carries every open comment with its file,
+            /// lines and quoted code, after `message`; they become `sent`. When the turn ends, each is
+            /// `addressed` when its lines changed in it, else `open` again with a note. NOTHING_TO_SEND,
+            /// SESSION_RUNNING, refused for a closed or deleted session.
+            send_review(SendReviewArgs) -> SessionView;
         }
     };
 }

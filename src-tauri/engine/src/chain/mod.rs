@@ -22,10 +22,12 @@ use crate::store::{spec_approvals, turns};
 use crate::turn::{self, TurnEnd, TurnHandle, TurnPlan, TurnPlanSummary};
 use crate::workspace::Workspace;
 
+mod comments;
 mod next;
 mod spec;
 pub mod start;
 
+pub use comments::send_review;
 pub use next::review_module;
 use next::*;
 use spec::*;

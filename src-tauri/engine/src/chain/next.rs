@@ -142,6 +142,20 @@ pub(super) fn after_turn(
     end: TurnEnd,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
     Box::pin(async move {
+        // Review comments sent with this turn are settled before anything follows it.
+        let cut_short = if end.stopped {
+            Some("was stopped")
+        } else if end.error.is_some() {
+            Some("failed")
+        } else {
+            None
+        };
+        if let Err(e) =
+            crate::review_comments::after_turn(&ws, &events, &turn.session, turn.turn_id, end.checkpoint, cut_short)
+                .await
+        {
+            tracing::error!("settling the review comments of {}: {e}", turn.session);
+        }
         if let Err(e) = decide(&ws, &events, &turn, end).await {
             tracing::error!("deciding after a turn of {}: {e}", turn.session);
             let _ = record(

@@ -7,6 +7,7 @@ pub mod checkpoints;
 pub mod deliveries;
 pub mod gate_results;
 pub mod resume_ids;
+pub mod review_comments;
 pub mod reviews;
 pub mod screenshots;
 pub mod session_modules;

@@ -70,6 +70,8 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
         // Filled in by `session::view`: they live in memory (`permissions.rs`), not here.
         permissions: Vec::new(),
         screenshots: screenshots::list(pool, id).await?.iter().map(screenshots::view).collect::<Result<_>>()?,
+        // Filled in by `session::view`, for sessions not deleted.
+        review_comments: Vec::new(),
     })
 }
 

@@ -35,6 +35,7 @@ mod planner;
 mod preview;
 mod recovery;
 mod redaction;
+mod review_comments;
 mod roles;
 mod sandbox;
 mod scope;

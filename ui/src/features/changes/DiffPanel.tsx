@@ -1,17 +1,30 @@
 // The session's changes (get_diff): a module filter, the changed files, and the selected file's diff, unified or split.
 // In the direct workflow the diff also has groups beyond the session's modules (the repository root, a changed module
-// not in the session): the filter offers those seen in the unfiltered view.
-import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+// not in the session): the filter offers those seen in the unfiltered view. With `review`, lines of the shown file can be
+// selected and commented on; the comments sit under their lines and in a list with "Send to agent (N)".
+import { type ReactNode, useEffect, useId, useMemo, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
-import type { DiffGroup, DiffView, SessionModule } from "../../api/types";
+import type { DiffGroup, DiffView, ReviewCommentView, SessionModule } from "../../api/types";
 import { diffFiles, groupLabel } from "../../lib/diff";
 import { useDebounced } from "../../lib/useDebounced";
 import { useStore } from "../../state/store";
 import { DiffFileList } from "./DiffFileList";
 import { useDiffFileShortcuts } from "../shortcuts/useDiffFileShortcuts";
 import { ErrorMessage } from "../../components/ErrorMessage";
-import { type DiffMode, FileDiffView } from "./FileDiffView";
+import { type Commenting, type DiffMode, FileDiffView } from "./FileDiffView";
 import { Loading } from "../../components/Loading";
+import {
+  commentedLines,
+  commentsByEndLine,
+  type LineSelection,
+  pickLine,
+  rangeLabel,
+  rangeOf,
+} from "../../lib/lineSelection";
+import { useReviewComments } from "../../state/useReviewComments";
+import { CommentForm } from "./CommentForm";
+import { ReviewCommentCard } from "./ReviewCommentCard";
+import { ReviewCommentList } from "./ReviewCommentList";
 
 /** How long the refresh key must stay put before the diff is fetched again (a turn adds entries in bursts). */
 export const DIFF_REFRESH_MS = 500;
@@ -27,6 +40,16 @@ export interface DiffPanelProps {
   /** The module filter ("" for every module), when the parent holds it (the preview's module selector sets it). */
   moduleId?: string;
   onModuleChange?: (moduleId: string) => void;
+  /** The session's review comments, when lines can be commented on here. */
+  review?: ReviewProps;
+}
+
+export interface ReviewProps {
+  comments: ReviewCommentView[];
+  /** A turn (or setup) runs: nothing is sent meanwhile. */
+  running: boolean;
+  /** Archived, rejected or delivered: comments are shown, not changed. */
+  closed: boolean;
 }
 
 /** A fetched diff and the filter it was fetched with ("" for every module). */
@@ -50,6 +73,7 @@ export function DiffPanel(props: DiffPanelProps) {
   // Groups that are not session modules, as the last unfiltered view had them.
   const [extraGroups, setExtraGroups] = useState<{ moduleId: string; group: DiffGroup }[]>([]);
   const [mode, setMode] = useState<DiffMode>("unified");
+  const [lineSelection, setLineSelection] = useState<LineSelection | null>(null);
   const settledKey = useDebounced(refreshKey, debounceMs);
   // Answers that arrive after a newer request (a refetch racing a filter change) are dropped.
   const requestRef = useRef(0);
@@ -88,6 +112,13 @@ export function DiffPanel(props: DiffPanelProps) {
     setSelected,
     active,
   );
+  const commenting = useCommentingFor(
+    sessionId,
+    shown?.file.path ?? null,
+    props.review,
+    lineSelection,
+    setLineSelection,
+  );
   const additions = files.reduce((n, f) => n + f.file.additions, 0);
   const deletions = files.reduce((n, f) => n + f.file.deletions, 0);
 
@@ -105,7 +136,7 @@ export function DiffPanel(props: DiffPanelProps) {
       <div className="diff-content">
         <DiffFileList files={files} selected={shown?.key ?? null} onSelect={setSelected} />
         <div className="diff-viewer" data-testid="diff-viewer">
-          {shown && <FileDiffView key={shown.key} file={shown.file} mode={mode} />}
+          {shown && <FileDiffView key={shown.key} file={shown.file} mode={mode} commenting={commenting} />}
         </div>
       </div>
     );
@@ -157,7 +188,86 @@ export function DiffPanel(props: DiffPanelProps) {
         </button>
       </div>
       {error && <ErrorMessage error={error} onRetry={() => setAttempt((a) => a + 1)} testId="diff-error" />}
+      {props.review && (
+        <ReviewCommentList
+          sessionId={sessionId}
+          comments={props.review.comments}
+          running={props.review.running}
+          closed={props.review.closed}
+          onShow={(c) => {
+            const file = files.find((f) => f.file.path === c.path);
+            if (file) setSelected(file.key);
+          }}
+        />
+      )}
       {body}
     </div>
   );
+}
+
+/** The shown file's commenting: its selection, marked lines, and what sits under its lines (comments, the form). */
+function useCommentingFor(
+  sessionId: string,
+  path: string | null,
+  review: ReviewProps | undefined,
+  selection: LineSelection | null,
+  setSelection: (s: LineSelection | null) => void,
+): Commenting | undefined {
+  const { add } = useReviewComments(sessionId);
+  const { mutate, reset, isPending, error } = add;
+  return useMemo(() => {
+    if (!review || path === null) return undefined;
+    const range = selection && selection.path === path ? rangeOf(selection) : null;
+    const below = new Map<number, ReactNode>();
+    for (const [line, comments] of commentsByEndLine(review.comments, path)) {
+      below.set(
+        line,
+        <div className="diff-comments">
+          {comments.map((c) => (
+            <ReviewCommentCard key={c.id} sessionId={sessionId} comment={c} readOnly={review.closed} />
+          ))}
+        </div>,
+      );
+    }
+    if (range && !review.closed) {
+      const cancel = () => {
+        reset();
+        setSelection(null);
+      };
+      const form = (
+        <div className="diff-comments">
+          <CommentForm
+            key={`${range.start}-${range.end}`}
+            label={rangeLabel(range)}
+            saving={isPending}
+            autoFocus
+            onSave={(body) => mutate({ path, startLine: range.start, endLine: range.end, body }, { onSuccess: cancel })}
+            onCancel={cancel}
+          />
+          {error && <ErrorMessage error={toKilnError(error)} testId="comment-error" />}
+        </div>
+      );
+      const at = below.get(range.end);
+      below.set(
+        range.end,
+        at ? (
+          <>
+            {at}
+            {form}
+          </>
+        ) : (
+          form
+        ),
+      );
+    }
+    return {
+      selection: range,
+      commented: commentedLines(review.comments, path),
+      onPick: (line: number, extend: boolean) => {
+        reset();
+        setSelection(pickLine(selection, path, line, extend));
+      },
+      below,
+    };
+  }, [sessionId, path, review, selection, setSelection, isPending, error, mutate, reset]);
 }

@@ -145,6 +145,11 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   }, [gates.gates, gates.checking, entries, previewAsTab]);
   const closed = !session || lifecycleOf(session) !== null || session.state === "delivered";
   const byEntry = useMemo(() => checkpointsByEntry(session?.checkpoints ?? []), [session?.checkpoints]);
+  // The Changes tab's review comments: absent from the view when there are none.
+  const review = useMemo(
+    () => ({ comments: session?.reviewComments ?? [], running: session?.running ?? false, closed }),
+    [session?.reviewComments, session?.running, closed],
+  );
   const footerOf = useCallback(
     (entry: TranscriptEntry) => {
       const checkpoint = byEntry.get(entry.id);
@@ -253,6 +258,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
                 active={shownTab === "changes"}
                 moduleId={diffModule}
                 onModuleChange={setDiffModule}
+                review={review}
               />
             </Suspense>
           )}

@@ -128,6 +128,10 @@ pub struct SessionView {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<Vec<ScreenshotView>>", optional)]
     pub screenshots: Vec<ScreenshotView>,
+    /// The operator's comments on lines of the diff, oldest first; absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<ReviewCommentView>>", optional)]
+    pub review_comments: Vec<ReviewCommentView>,
 }
 
 /// Tokens and cost of a set of turns. `cost_usd` adds up what providers reported;

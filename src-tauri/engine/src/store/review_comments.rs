@@ -1,0 +1,217 @@
+//! The `review_comments` table: the operator's comments on lines of a session's diff, with
+//! where each stands (open, sent with a turn, addressed, resolved).
+
+use sqlx::SqlitePool;
+
+use crate::api::types::{ReviewCommentState, ReviewCommentView};
+use crate::error::Result;
+use crate::store::{enum_text, parse_enum};
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    path: String,
+    start_line: i64,
+    end_line: i64,
+    quote: String,
+    body: String,
+    state: String,
+    turn_id: Option<i64>,
+    note: Option<String>,
+    created_at: String,
+    updated_at: String,
+}
+
+impl Row {
+    fn view(self) -> Result<ReviewCommentView> {
+        Ok(ReviewCommentView {
+            id: self.id,
+            path: self.path,
+            start_line: self.start_line,
+            end_line: self.end_line,
+            quote: self.quote,
+            body: self.body,
+            state: parse_enum(&self.state)?,
+            turn_id: self.turn_id,
+            note: self.note,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+const COLUMNS: &str = "id, path, start_line, end_line, quote, body, state, turn_id, note, created_at, updated_at";
+
+pub struct NewComment<'a> {
+    pub id: &'a str,
+    pub session: &'a str,
+    pub path: &'a str,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub quote: &'a str,
+    pub body: &'a str,
+    pub at: &'a str,
+}
+
+/// Stores a new open comment. The operator's words and the quoted code are redacted as
+/// the transcript that will carry them is.
+pub async fn insert(pool: &SqlitePool, c: NewComment<'_>) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO review_comments (id, session_id, path, start_line, end_line, quote, body, state, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(c.id)
+    .bind(c.session)
+    .bind(c.path)
+    .bind(c.start_line)
+    .bind(c.end_line)
+    .bind(crate::redact::redact(c.quote).as_ref())
+    .bind(crate::redact::redact(c.body).as_ref())
+    .bind(enum_text(ReviewCommentState::Open))
+    .bind(c.at)
+    .bind(c.at)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// A session's comments, oldest first.
+pub async fn list(pool: &SqlitePool, session: &str) -> Result<Vec<ReviewCommentView>> {
+    let rows: Vec<Row> = sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM review_comments WHERE session_id = ? ORDER BY created_at, rowid"
+    ))
+    .bind(session)
+    .fetch_all(pool)
+    .await?;
+    rows.into_iter().map(Row::view).collect()
+}
+
+/// One comment of a session, if it has it.
+pub async fn get(pool: &SqlitePool, session: &str, id: &str) -> Result<Option<ReviewCommentView>> {
+    let row: Option<Row> =
+        sqlx::query_as(&format!("SELECT {COLUMNS} FROM review_comments WHERE session_id = ? AND id = ?"))
+            .bind(session)
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
+    row.map(Row::view).transpose()
+}
+
+pub async fn set_body(pool: &SqlitePool, session: &str, id: &str, body: &str, at: &str) -> Result<()> {
+    sqlx::query("UPDATE review_comments SET body = ?, updated_at = ? WHERE session_id = ? AND id = ?")
+        .bind(crate::redact::redact(body).as_ref())
+        .bind(at)
+        .bind(session)
+        .bind(id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Sets where a comment stands, with the note that explains it (or none).
+pub async fn set_state(
+    pool: &SqlitePool,
+    session: &str,
+    id: &str,
+    state: ReviewCommentState,
+    note: Option<&str>,
+    at: &str,
+) -> Result<()> {
+    sqlx::query("UPDATE review_comments SET state = ?, note = ?, updated_at = ? WHERE session_id = ? AND id = ?")
+        .bind(enum_text(state))
+        .bind(note)
+        .bind(at)
+        .bind(session)
+        .bind(id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+pub async fn remove(pool: &SqlitePool, session: &str, id: &str) -> Result<()> {
+    sqlx::query("DELETE FROM review_comments WHERE session_id = ? AND id = ?")
+        .bind(session)
+        .bind(id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Marks every open comment of the session sent, read against checkpoint `checkpoint`;
+/// answers them, as they were sent. One statement, so a comment added meanwhile is either
+/// in the prompt and sent, or neither.
+pub async fn send_open(pool: &SqlitePool, session: &str, checkpoint: i64, at: &str) -> Result<Vec<ReviewCommentView>> {
+    let rows: Vec<Row> = sqlx::query_as(&format!(
+        "UPDATE review_comments SET state = ?, sent_checkpoint = ?, turn_id = NULL, note = NULL, updated_at = ?
+         WHERE session_id = ? AND state = ? RETURNING {COLUMNS}"
+    ))
+    .bind(enum_text(ReviewCommentState::Sent))
+    .bind(checkpoint)
+    .bind(at)
+    .bind(session)
+    .bind(enum_text(ReviewCommentState::Open))
+    .fetch_all(pool)
+    .await?;
+    let mut views = rows.into_iter().map(Row::view).collect::<Result<Vec<_>>>()?;
+    views.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+    Ok(views)
+}
+
+/// The comments sent and waiting for their turn's end, with the checkpoint each was sent at.
+pub async fn in_flight(pool: &SqlitePool, session: &str) -> Result<Vec<(ReviewCommentView, Option<i64>)>> {
+    let rows: Vec<(String, Option<i64>)> =
+        sqlx::query_as("SELECT id, sent_checkpoint FROM review_comments WHERE session_id = ? AND state = ?")
+            .bind(session)
+            .bind(enum_text(ReviewCommentState::Sent))
+            .fetch_all(pool)
+            .await?;
+    let mut out = Vec::new();
+    for (id, checkpoint) in rows {
+        if let Some(view) = get(pool, session, &id).await? {
+            out.push((view, checkpoint));
+        }
+    }
+    Ok(out)
+}
+
+/// A sent comment's outcome once its turn ended: its state, the turn, where its lines are now.
+pub struct Outcome<'a> {
+    pub id: &'a str,
+    pub state: ReviewCommentState,
+    pub turn_id: Option<i64>,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub note: Option<&'a str>,
+    pub at: &'a str,
+}
+
+pub async fn settle(pool: &SqlitePool, session: &str, o: Outcome<'_>) -> Result<()> {
+    sqlx::query(
+        "UPDATE review_comments SET state = ?, turn_id = ?, start_line = ?, end_line = ?, note = ?, updated_at = ?
+         WHERE session_id = ? AND id = ?",
+    )
+    .bind(enum_text(o.state))
+    .bind(o.turn_id)
+    .bind(o.start_line)
+    .bind(o.end_line)
+    .bind(o.note)
+    .bind(o.at)
+    .bind(session)
+    .bind(o.id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Every comment still marked sent, in any session, goes back to open with `note`: for a
+/// process opening the workspace, when no turn of it can be running.
+pub async fn reopen_stranded(pool: &SqlitePool, note: &str, at: &str) -> Result<u64> {
+    let done = sqlx::query("UPDATE review_comments SET state = ?, note = ?, updated_at = ? WHERE state = ?")
+        .bind(enum_text(ReviewCommentState::Open))
+        .bind(note)
+        .bind(at)
+        .bind(enum_text(ReviewCommentState::Sent))
+        .execute(pool)
+        .await?;
+    Ok(done.rows_affected())
+}
