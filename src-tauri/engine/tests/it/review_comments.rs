@@ -64,6 +64,20 @@ async fn changed_session(w: &World) -> SessionView {
     wait_settled(&w.engine, &s.id, Duration::from_secs(60)).await
 }
 
+/// Settled, and the review turn's end has been applied to its comments (none is still
+/// `sent`): the session stops running a moment before its comments are marked.
+async fn settled_review(engine: &Engine, id: &str) -> SessionView {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let s = wait_settled(engine, id, Duration::from_secs(60)).await;
+        if s.review_comments.iter().all(|c| c.state != ReviewCommentState::Sent) {
+            return s;
+        }
+        assert!(std::time::Instant::now() < deadline, "the review's comments were never settled: {s:#?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 fn message(id: &str, text: &str) -> SendMessageArgs {
     SendMessageArgs { session_id: id.into(), text: text.into(), role: None, module: None, driver: None, model: None }
 }
@@ -115,7 +129,7 @@ async fn the_review_carries_each_comment_and_marks_those_whose_lines_changed() {
         .await
         .unwrap();
     assert!(sent.running, "the review started a turn");
-    let s = wait_settled(&w.engine, &s.id, Duration::from_secs(60)).await;
+    let s = settled_review(&w.engine, &s.id).await;
 
     // The turn's first request carries every comment: file, lines, quoted code, words.
     let asked = requests_holding(&w.server, "Review comments (3)");
@@ -166,7 +180,7 @@ async fn a_review_turn_that_changes_nothing_leaves_every_comment_open() {
     let s = changed_session(&w).await;
     w.engine.add_review_comment(add(&s.id, "src/app.js", 5, 5, "Why 10?")).await.unwrap();
     w.engine.send_review(SendReviewArgs { session_id: s.id.clone(), message: None }).await.unwrap();
-    let s = wait_settled(&w.engine, &s.id, Duration::from_secs(60)).await;
+    let s = settled_review(&w.engine, &s.id).await;
     let c = comment(&s, "Why 10?");
     assert_eq!((c.state, c.start_line), (ReviewCommentState::Open, 5), "{c:#?}");
     assert!(c.turn_id.is_some() && c.note.is_some(), "{c:#?}");
@@ -271,7 +285,7 @@ async fn every_refusal_has_its_code_and_changes_nothing() {
     assert_eq!(w.engine.delete_review_comment(target(&c.id)).await.unwrap_err().code, ErrorCode::SessionRunning);
     let resolve = ResolveReviewCommentArgs { session_id: id.clone(), comment_id: c.id.clone(), resolved: true };
     assert_eq!(w.engine.resolve_review_comment(resolve).await.unwrap_err().code, ErrorCode::SessionRunning);
-    let s = wait_settled(&w.engine, &id, Duration::from_secs(60)).await;
+    let s = settled_review(&w.engine, &id).await;
     assert_eq!(s.review_comments[0].state, ReviewCommentState::Open, "{s:#?}");
 
     // A closed session refuses every change.
