@@ -74,6 +74,8 @@ pub enum ErrorCode {
     /// No permission request with that id waits in the session: it was answered, or the
     /// turn that asked has ended.
     PermissionNotFound,
+    /// No group of candidate sessions with that id in the workspace.
+    GroupNotFound,
     Internal,
 }
 
@@ -124,6 +126,7 @@ impl ErrorCode {
             TerminalLimit => "TERMINAL_LIMIT",
             TerminalExited => "TERMINAL_EXITED",
             PermissionNotFound => "PERMISSION_NOT_FOUND",
+            GroupNotFound => "GROUP_NOT_FOUND",
             Internal => "INTERNAL",
         }
     }

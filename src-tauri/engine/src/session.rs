@@ -24,6 +24,7 @@ pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
         session.reviews = crate::review::list(ws, id, &session).await?;
         session.changed = changed(ws, id).await;
         session.permissions = ws.permissions.cards(id.as_str());
+        session.waiting = ws.slots.is_waiting(id.as_str());
     }
     Ok(session)
 }
