@@ -113,7 +113,7 @@ pub struct CandidateView {
     /// any turn ran.
     pub elapsed_ms: Option<i64>,
     /// Its newest preview screenshot, when one was taken.
-    pub screenshot_id: Option<String>,
+    pub screenshot_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
