@@ -14,10 +14,10 @@ use kiln_engine::{Engine, ErrorCode};
 use kiln_model_server::{Aside, ModelServer, Step};
 use serde_json::json;
 
-const SUM_TEST: &str = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('..');\ntest('adds', () => assert.strictEqual(sum(1, 2), 3));\n";
+pub(crate) const SUM_TEST: &str = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('..');\ntest('adds', () => assert.strictEqual(sum(1, 2), 3));\n";
 
 /// `sum` adds one too many for big numbers; a kiln.toml sets only the turn limit.
-fn numbers(root: &Path) {
+pub(crate) fn numbers(root: &Path) {
     write(&root.join("package.json"), r#"{"name": "numbers", "private": true, "workspaces": ["packages/*"]}"#);
     write(&root.join(".gitignore"), "node_modules/\n*.flag\n");
     write(&root.join("kiln.toml"), "[session]\nmax_parallel_turns = 3\n");
