@@ -140,7 +140,7 @@ pub async fn between(ws: &Arc<Workspace>, left: &SessionId, right: &SessionId) -
         }
         // The files outside every module go last, as in a session's diff.
         groups.sort_by_key(|g| g.group == DiffGroup::Outside);
-        Ok(DiffView { modules: groups })
+        Ok::<_, ApiError>(DiffView { modules: groups })
     })
     .await
     .map_err(|e| ApiError::internal("diff", e))?

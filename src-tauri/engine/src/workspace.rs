@@ -110,6 +110,9 @@ impl Workspace {
             exclude_kiln_dir(&git.common_dir)?;
         }
         let pool = crate::store::open(&kiln.join("kiln.db")).await?;
+        // Its own slots at its config's limit; an engine hands it the engine's (`api::Engine`).
+        let slots = Arc::new(crate::slots::Slots::default());
+        slots.set_limit(config.session.parallel_turns(cores()));
         Ok(Workspace {
             root,
             config_path,
@@ -123,11 +126,7 @@ impl Workspace {
             openai: Mutex::new(None),
             planning: Registry::default(),
             queued: Mutex::new(std::collections::HashSet::new()),
-            slots: {
-                let slots = Arc::new(crate::slots::Slots::default());
-                slots.set_limit(config.session.parallel_turns(cores()));
-                slots
-            },
+            slots,
             diffs: Default::default(),
             store_lock: tokio::sync::Mutex::new(()),
             previews: Registry::default(),

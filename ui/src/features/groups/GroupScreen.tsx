@@ -1,5 +1,5 @@
 // A group's comparison screen (best-of-N): the brief, a column per candidate side by side (what the operator decides on, Open and Pick), and "Compare diffs" between any two candidates.
-import { useState } from "react";
+import { type CSSProperties, useState } from "react";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { EmptyState } from "../../components/EmptyState";
 import { ErrorMessage } from "../../components/ErrorMessage";
@@ -63,7 +63,7 @@ export function GroupScreen({ groupId }: { groupId: string }) {
         <p className="small">{group.brief}</p>
       </details>
       {pickError && <ErrorMessage error={pickError} />}
-      <div className="candidates" data-testid="candidates" style={{ ["--columns" as string]: group.candidates.length }}>
+      <div className="candidates" data-testid="candidates" style={{ "--columns": group.candidates.length } as CSSProperties}>
         {group.candidates.map((c) => (
           <CandidateColumn
             key={c.sessionId}
