@@ -86,7 +86,8 @@ async fn three_real_agents_race_one_brief_and_the_picked_one_is_delivered() {
     let server = ModelServer::start_with_asides(
         Vec::new(),
         vec![
-            Aside::new("REVIEW: pass - <one sentence>", Step::text("Read the change.\nREVIEW: pass - ready")),
+            // The review resumes the conversation: its own prompt tells it from the turn before.
+            Aside::new("now, as your instructions say.", Step::text("Read the change.\nREVIEW: pass - ready")),
             Aside::new("kiln-wrote-", Step::text("Changed sum.\nHANDOFF: none - done")),
             Aside::new(
                 format!("\"model\":\"{CLAUDE_MODEL}\""),
