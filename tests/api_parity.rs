@@ -224,6 +224,12 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("stop_preview", json!({ "sessionId": "$id" })),
         ("start_preview", json!({ "sessionId": "../x" })),
         ("restart_preview", json!({ "sessionId": "00000000-0000-4000-8000-000000000000" })),
+        (
+            "capture_preview",
+            json!({ "sessionId": "$id", "selector": "button", "region": { "x": 0, "y": 0, "width": 9, "height": 9 } }),
+        ),
+        ("capture_preview", json!({ "sessionId": "$id", "path": "https://example.com/" })),
+        ("get_screenshot", json!({ "sessionId": "$id", "screenshotId": 5 })),
         ("review_module", json!({ "sessionId": "$id", "moduleId": "@shop/nope" })),
         ("plan_delivery", json!({ "sessionId": "$id" })),
         ("deliver", json!({ "sessionId": "$id", "target": "workspace", "planId": "nope" })),

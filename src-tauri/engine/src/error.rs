@@ -74,6 +74,12 @@ pub enum ErrorCode {
     /// No permission request with that id waits in the session: it was answered, or the
     /// turn that asked has ended.
     PermissionNotFound,
+    /// No Chromium is installed to take a screenshot of the preview with.
+    CaptureUnavailable,
+    /// The screenshot could not be taken: the page did not load, the element is not there.
+    CaptureFailed,
+    /// No screenshot with that id in the session.
+    ScreenshotNotFound,
     /// No group of candidate sessions with that id in the workspace.
     GroupNotFound,
     Internal,
@@ -126,6 +132,9 @@ impl ErrorCode {
             TerminalLimit => "TERMINAL_LIMIT",
             TerminalExited => "TERMINAL_EXITED",
             PermissionNotFound => "PERMISSION_NOT_FOUND",
+            CaptureUnavailable => "CAPTURE_UNAVAILABLE",
+            CaptureFailed => "CAPTURE_FAILED",
+            ScreenshotNotFound => "SCREENSHOT_NOT_FOUND",
             GroupNotFound => "GROUP_NOT_FOUND",
             Internal => "INTERNAL",
         }

@@ -118,6 +118,10 @@ elapsedMs: number | null,
  */
 screenshotId: number | null, };
 
+export type CapturePreviewArgs = { sessionId: string, moduleId?: string, path?: string, selector?: string, region?: CaptureRegion, viewportWidth?: number, viewportHeight?: number, };
+
+export type CaptureRegion = { x: number, y: number, width: number, height: number, };
+
 export type CheckpointView = { sequence: number, at: string, 
 /**
  * A name for people, unique within the session: the operator message that led to
@@ -367,7 +371,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "GROUP_NOT_FOUND" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "GROUP_NOT_FOUND" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
@@ -666,6 +670,22 @@ gates: { [key in string]: string }, };
 
 export type SaveSpecArgs = { sessionId: string, moduleId: string, text: string, };
 
+export type ScreenshotArgs = { sessionId: string, screenshotId: number, };
+
+export type ScreenshotImage = { screenshot: ScreenshotView, pngBase64: string, };
+
+export type ScreenshotKind = "turn" | "page" | "element" | "region";
+
+export type ScreenshotView = { id: number, kind: ScreenshotKind, 
+/**
+ * The checkpoint the working copy was at when it was taken (0: the session's start).
+ */
+checkpoint: number | null, moduleId: string | null, 
+/**
+ * The page's path on the preview's origin.
+ */
+pagePath: string, width: number, height: number, takenAt: string, };
+
 export type SendMessageArgs = { sessionId: string, text: string, 
 /**
  * The composer's role picker: this turn only.
@@ -724,6 +744,11 @@ changed: boolean,
  * first; absent when none waits, which is most of the time.
  */
 permissions?: Array<PermissionCard>, 
+/**
+ * Screenshots of the session's preview, oldest first: after turns (the filmstrip) and
+ * captured by the operator. Absent when there are none.
+ */
+screenshots?: Array<ScreenshotView>, 
 /**
  * The group of candidates this session is one of (best-of-N), when it is.
  */
@@ -1106,6 +1131,16 @@ export interface CommandMap {
    * waits (answered, or its turn ended), INVALID_INPUT for an option the agent did not offer.
    */
   answer_permission: { args: AnswerPermissionArgs; result: SessionView };
+  /**
+   * Captures the session's preview (starting it when it is not running): the page, one element
+   * (`selector`) or a rectangle (`region`), and keeps the screenshot with the session (its view's
+   * `screenshots`). CAPTURE_UNAVAILABLE without Chromium, CAPTURE_FAILED when the page does not
+   * load or no element matches, PREVIEW_NOT_CONFIGURED, NOT_ALLOWED_IN_MODE in self-hosted mode,
+   * INVALID_INPUT, MODULE_NOT_FOUND; refused for a closed or deleted session.
+   */
+  capture_preview: { args: CapturePreviewArgs; result: ScreenshotView };
+  /** A screenshot of the session with its PNG (base64). SCREENSHOT_NOT_FOUND. */
+  get_screenshot: { args: ScreenshotArgs; result: ScreenshotImage };
   /**
    * Makes 2 to 5 candidate sessions of one brief, each made as create_session makes one and
    * sent the brief as its first message with its own driver and model. INVALID_INPUT for fewer

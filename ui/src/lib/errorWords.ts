@@ -50,6 +50,9 @@ export const ERROR_WORDS: Record<string, string> = {
   TERMINAL_LIMIT: "Too many terminals are open: close one first",
   TERMINAL_EXITED: "The terminal's program has exited",
   PERMISSION_NOT_FOUND: "That request is no longer waiting: it was answered, or the turn ended",
+  CAPTURE_UNAVAILABLE: "No Chromium is installed to take screenshots of the preview",
+  CAPTURE_FAILED: "The screenshot could not be taken",
+  SCREENSHOT_NOT_FOUND: "That screenshot is not in this session",
   GROUP_NOT_FOUND: "That group of candidates is not in this workspace",
   INTERNAL: "Something went wrong inside Kiln",
   // The UI's own: the request never reached Kiln.

@@ -414,6 +414,16 @@ impl Engine {
         crate::preview::restart(&self.workspace()?, &self.events, &id).await
     }
 
+    /// Captures the session's preview (the page, an element or a region) and keeps it.
+    pub async fn capture_preview(&self, args: CapturePreviewArgs) -> Result<ScreenshotView> {
+        self.ready(&args.session_id).await?;
+        crate::preview::shots::capture_preview(&self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn get_screenshot(&self, args: ScreenshotArgs) -> Result<ScreenshotImage> {
+        crate::preview::shots::image(&*self.workspace()?, args).await
+    }
+
     /// Each module's changes against its base, from the cache while the working copy is unchanged.
     pub async fn get_diff(&self, args: GetDiffArgs) -> Result<DiffView> {
         self.ready(&args.session_id).await?;

@@ -148,6 +148,15 @@ macro_rules! for_each_operation {
             /// of the agent's options; the turn goes on. PERMISSION_NOT_FOUND (404) when no such request
             /// waits (answered, or its turn ended), INVALID_INPUT for an option the agent did not offer.
             answer_permission(AnswerPermissionArgs) -> SessionView;
+            // issue 20: the preview as evidence and input
+            /// Captures the session's preview (starting it when it is not running): the page, one element
+            /// (`selector`) or a rectangle (`region`), and keeps the screenshot with the session (its view's
+            /// `screenshots`). CAPTURE_UNAVAILABLE without Chromium, CAPTURE_FAILED when the page does not
+            /// load or no element matches, PREVIEW_NOT_CONFIGURED, NOT_ALLOWED_IN_MODE in self-hosted mode,
+            /// INVALID_INPUT, MODULE_NOT_FOUND; refused for a closed or deleted session.
+            capture_preview(CapturePreviewArgs) -> ScreenshotView;
+            /// A screenshot of the session with its PNG (base64). SCREENSHOT_NOT_FOUND.
+            get_screenshot(ScreenshotArgs) -> ScreenshotImage;
             // issue 20: best-of-N candidate sessions
             /// Makes 2 to 5 candidate sessions of one brief, each made as create_session makes one and
             /// sent the brief as its first message with its own driver and model. INVALID_INPUT for fewer

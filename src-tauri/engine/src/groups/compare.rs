@@ -63,6 +63,7 @@ async fn candidate(ws: &Arc<Workspace>, id: &SessionId, session: SessionView, in
         (Some(_), true) => millis_between(&session.created_at, &now()),
         (Some(_), false) => last.and_then(|last| millis_between(&session.created_at, &last)),
     };
+    let screenshot = crate::store::screenshots::latest_for_session(&ws.pool, id.as_str()).await?;
     Ok(CandidateView {
         session_id: session.id.clone(),
         candidate: session.candidate.unwrap_or(index),
@@ -81,7 +82,7 @@ async fn candidate(ws: &Arc<Workspace>, id: &SessionId, session: SessionView, in
         reviews,
         usage: session.usage.total.clone(),
         elapsed_ms,
-        screenshot_id: None,
+        screenshot_id: screenshot.map(|s| s.id),
     })
 }
 

@@ -5,7 +5,9 @@
 //! and stops it when it goes unvisited, when the session closes, and when Kiln exits.
 //! Without a command, `[preview] root` is served as static files.
 
+pub mod capture;
 pub mod gateway;
+pub mod shots;
 mod supervisor;
 
 use std::collections::VecDeque;

@@ -31,6 +31,8 @@ pub struct Command {
     cmd: tokio::process::Command,
     separation: Separation,
     stdin: Option<Vec<u8>>,
+    /// Descriptors handed to the child (`pass_fds`), held open until it has started.
+    keep: Vec<std::os::fd::OwnedFd>,
 }
 
 impl Command {
@@ -39,7 +41,7 @@ impl Command {
         let mut cmd = tokio::process::Command::new(program);
         env.apply(&mut cmd);
         cmd.current_dir(dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
-        Command { cmd, separation: Separation::Group, stdin: None }
+        Command { cmd, separation: Separation::Group, stdin: None, keep: Vec::new() }
     }
 
     /// `sh -c <line>` in `dir` with `env`.
@@ -97,6 +99,37 @@ impl Command {
                 Ok(())
             });
         }
+        self
+    }
+
+    /// Gives the process `fds` as the descriptor numbers paired with them (Chromium's
+    /// `--remote-debugging-pipe` reads on 3 and writes on 4). The parent's copies are closed
+    /// when the command is dropped after spawning; only the child keeps them.
+    pub fn pass_fds(mut self, fds: Vec<(std::os::fd::OwnedFd, i32)>) -> Self {
+        use std::os::fd::AsRawFd;
+        assert!(fds.len() <= 8, "at most 8 descriptors");
+        let raw: Vec<(i32, i32)> = fds.iter().map(|(fd, to)| (fd.as_raw_fd(), *to)).collect();
+        // SAFETY: dup2(2) is async-signal-safe; `raw` is moved in and only read.
+        unsafe {
+            self.cmd.pre_exec(move || {
+                // First out of the way (one source may sit on another's target number), then
+                // onto the wanted numbers: dup2 leaves close-on-exec off there.
+                let mut moved = [0i32; 8];
+                for (i, (from, _)) in raw.iter().enumerate().take(moved.len()) {
+                    moved[i] = libc::fcntl(*from, libc::F_DUPFD_CLOEXEC, 64);
+                    if moved[i] < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                for (i, (_, to)) in raw.iter().enumerate().take(moved.len()) {
+                    if libc::dup2(moved[i], *to) < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+        self.keep.extend(fds.into_iter().map(|(fd, _)| fd));
         self
     }
 

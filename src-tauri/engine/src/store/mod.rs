@@ -8,6 +8,7 @@ pub mod deliveries;
 pub mod gate_results;
 pub mod resume_ids;
 pub mod reviews;
+pub mod screenshots;
 pub mod session_groups;
 pub mod session_modules;
 pub mod sessions;

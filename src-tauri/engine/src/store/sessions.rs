@@ -3,7 +3,7 @@
 
 use sqlx::{FromRow, SqlitePool};
 
-use super::{attachments, checkpoints, enum_text, parse_enum, resume_ids, session_modules, turns};
+use super::{attachments, checkpoints, enum_text, parse_enum, resume_ids, screenshots, session_modules, turns};
 use crate::api::types::*;
 use crate::error::{ApiError, ErrorCode, Result};
 
@@ -71,6 +71,7 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
         changed: false,
         // Filled in by `session::view`: they live in memory (`permissions.rs`), not here.
         permissions: Vec::new(),
+        screenshots: screenshots::list(pool, id).await?.iter().map(screenshots::view).collect::<Result<_>>()?,
         group_id: row.group_id,
         candidate: row.candidate,
         // Filled in by `session::view`: the slots live in memory (`slots.rs`).

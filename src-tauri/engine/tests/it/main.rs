@@ -39,6 +39,7 @@ mod redaction;
 mod roles;
 mod sandbox;
 mod scope;
+mod screenshots;
 mod settings;
 mod snapshot;
 mod terminal;

@@ -101,7 +101,7 @@ export function CandidateColumn({ candidate: c, picked, decided, picking, onPick
         <dt>Time</dt>
         <dd data-testid="candidate-elapsed">{elapsedLabel(c.elapsedMs)}</dd>
       </dl>
-      <CandidateScreenshot screenshotId={c.screenshotId} />
+      <CandidateScreenshot sessionId={c.sessionId} screenshotId={c.screenshotId} />
       <div className="candidate-actions">
         <a className="btn" href={paths.session(c.sessionId)} data-testid="candidate-open">
           Open

@@ -77,3 +77,85 @@ pub struct PreviewView {
     /// Each session module's first screen.
     pub module_urls: Vec<ModuleUrl>,
 }
+
+/// What a screenshot shows: the page after a turn, or what the operator captured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScreenshotKind {
+    /// Taken after a turn that changed a module with a preview; bound to its checkpoint.
+    Turn,
+    /// The whole viewport, on request.
+    Page,
+    /// One element, picked in the preview.
+    Element,
+    /// A rectangle dragged over the preview.
+    Region,
+}
+
+/// One screenshot of the session's preview (its PNG comes from `get_screenshot`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenshotView {
+    pub id: i64,
+    pub kind: ScreenshotKind,
+    /// The checkpoint the working copy was at when it was taken (0: the session's start).
+    pub checkpoint: Option<i64>,
+    pub module_id: Option<String>,
+    /// The page's path on the preview's origin.
+    pub page_path: String,
+    pub width: u32,
+    pub height: u32,
+    pub taken_at: String,
+}
+
+/// A screenshot with its PNG, base64-encoded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenshotImage {
+    pub screenshot: ScreenshotView,
+    pub png_base64: String,
+}
+
+/// A rectangle in CSS pixels of the page (scroll offsets included).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CaptureRegion {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScreenshotArgs {
+    pub session_id: String,
+    pub screenshot_id: i64,
+}
+
+/// What to capture of the session's preview: the page (`path`, else the module's first
+/// screen, else `/`), one element (`selector`) or a rectangle (`region`), at most one of the
+/// two, in a viewport of `viewportWidth` x `viewportHeight` (1280 x 800 unless given).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CapturePreviewArgs {
+    pub session_id: String,
+    #[serde(default)]
+    #[ts(optional)]
+    pub module_id: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub path: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub selector: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub region: Option<CaptureRegion>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub viewport_width: Option<u32>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub viewport_height: Option<u32>,
+}

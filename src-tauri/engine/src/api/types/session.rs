@@ -123,6 +123,11 @@ pub struct SessionView {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<Vec<PermissionCard>>", optional)]
     pub permissions: Vec<PermissionCard>,
+    /// Screenshots of the session's preview, oldest first: after turns (the filmstrip) and
+    /// captured by the operator. Absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<ScreenshotView>>", optional)]
+    pub screenshots: Vec<ScreenshotView>,
     /// The group of candidates this session is one of (best-of-N), when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
