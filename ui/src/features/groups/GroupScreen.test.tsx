@@ -111,6 +111,32 @@ describe("GroupScreen", () => {
     expect(within(after[1]).getByTestId("candidate-pick")).toBeDisabled();
   });
 
+  it("shows a candidate's newest screenshot as an image", async () => {
+    const backend = fakeBackend({
+      get_group: () => ({ ...group, candidates: [candidate(0, { screenshotId: 7 }), candidate(1)] }),
+      compare_candidates: () => ({ modules: [] }),
+      get_screenshot: () => ({
+        screenshot: {
+          id: 7,
+          kind: "turn",
+          checkpoint: 1,
+          moduleId: "@numbers/sum",
+          pagePath: "/",
+          width: 1280,
+          height: 800,
+          bytes: 4,
+          takenAt: "2026-01-01T00:00:00Z",
+        },
+        pngBase64: "iVBORw==",
+      }),
+    });
+    renderWithStore(<GroupScreen groupId="g1" />, backend);
+    const shot = await screen.findByRole("img");
+    expect(shot).toHaveAttribute("src", "data:image/png;base64,iVBORw==");
+    expect(backend.call).toHaveBeenCalledWith("get_screenshot", { sessionId: "s0", screenshotId: 7 });
+    expect(screen.getAllByTestId("candidate-screenshot-none")).toHaveLength(1);
+  });
+
   it("says when there is no such group", async () => {
     const backend = fakeBackend({
       get_group: () => {
