@@ -50,7 +50,15 @@ const candidate = (over: Partial<CandidateView> = {}): CandidateView => ({
   deletions: 3,
   gates: [],
   reviews: [],
-  usage: { turns: 1, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unknownCostTurns: 1 },
+  usage: {
+    turns: 1,
+    inputTokens: 1,
+    outputTokens: 1,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costUsd: null,
+    unknownCostTurns: 1,
+  },
   elapsedMs: 62_000,
   screenshotId: null,
   ...over,
@@ -67,14 +75,18 @@ describe("a candidate in words", () => {
   });
 
   it("says when it waits for a slot, and when it was archived", () => {
-    expect(candidateState(candidate({ running: true, waiting: true, state: "running" }))).toBe("Waiting for a free slot");
+    expect(candidateState(candidate({ running: true, waiting: true, state: "running" }))).toBe(
+      "Waiting for a free slot",
+    );
     expect(candidateState(candidate({ running: true, state: "running" }))).toBe("Running");
     expect(candidateState(candidate({ archivedAt: "2026-01-01T00:00:00Z" }))).toBe("Archived");
     expect(candidateState(candidate({ state: "blocked" }))).toBe("Blocked");
   });
 
   it("counts tests and tells whether the gates pass", () => {
-    expect(testsLabel({ module: "m", gate: "tests", status: "failed", tests: { passed: 3, failed: 1 } })).toBe("3 passed, 1 failed");
+    expect(testsLabel({ module: "m", gate: "tests", status: "failed", tests: { passed: 3, failed: 1 } })).toBe(
+      "3 passed, 1 failed",
+    );
     expect(testsLabel({ module: "m", gate: "tests", status: "passed", tests: null })).toBeNull();
     expect(gatesPass([{ module: "m", gate: "tests", status: "passed", tests: null }])).toBe(true);
     expect(
@@ -91,10 +103,10 @@ describe("the dashboard's grouping", () => {
   it("keeps a group's candidates together, in candidate order, where the first of them is listed", () => {
     const s = (id: string, groupId?: string, n?: number) => ({ id, groupId, candidate: n }) as unknown as SessionView;
     const out = groupSessions([s("a"), s("g2", "G", 1), s("b"), s("g1", "G", 0)]);
-    expect(out.map((x) => ("groupId" in x && "sessions" in x ? `G:${x.sessions.map((m) => m.id).join(",")}` : (x as SessionView).id))).toEqual([
-      "a",
-      "G:g1,g2",
-      "b",
-    ]);
+    expect(
+      out.map((x) =>
+        "groupId" in x && "sessions" in x ? `G:${x.sessions.map((m) => m.id).join(",")}` : (x as SessionView).id,
+      ),
+    ).toEqual(["a", "G:g1,g2", "b"]);
   });
 });

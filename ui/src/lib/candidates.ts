@@ -31,7 +31,11 @@ export function removeRow(rows: CandidateRow[], key: string): CandidateRow[] {
   return rows.length <= MIN_CANDIDATES ? rows : rows.filter((r) => r.key !== key);
 }
 
-export function updateRow(rows: CandidateRow[], key: string, change: Partial<Omit<CandidateRow, "key">>): CandidateRow[] {
+export function updateRow(
+  rows: CandidateRow[],
+  key: string,
+  change: Partial<Omit<CandidateRow, "key">>,
+): CandidateRow[] {
   return rows.map((r) => (r.key === key ? { ...r, ...change } : r));
 }
 
@@ -93,7 +97,10 @@ export function candidateState(c: Pick<CandidateView, "state" | "running" | "wai
 
 /** Whether a gate list passes: every gate passed or is not configured, and at least one ran. */
 export function gatesPass(gates: CandidateGate[]): boolean {
-  return gates.some((g) => g.status === "passed") && gates.every((g) => g.status === "passed" || g.status === "not-configured");
+  return (
+    gates.some((g) => g.status === "passed") &&
+    gates.every((g) => g.status === "passed" || g.status === "not-configured")
+  );
 }
 
 /** The dashboard's grouping: sessions of one group together, in the order the list first shows one of them. */

@@ -17,7 +17,16 @@ export function groupKey(groupId: string, sessions: readonly SessionView[] | und
   return (sessions ?? [])
     .filter((s) => s.groupId === groupId)
     .map((s) =>
-      [s.id, s.state, s.running, s.waiting ?? false, s.checkpoints.length, s.usage.total.turns, s.archivedAt, s.updatedAt].join(":"),
+      [
+        s.id,
+        s.state,
+        s.running,
+        s.waiting ?? false,
+        s.checkpoints.length,
+        s.usage.total.turns,
+        s.archivedAt,
+        s.updatedAt,
+      ].join(":"),
     )
     .sort()
     .join("|");
@@ -67,10 +76,11 @@ export function useGroup(groupId: string, debounceMs = GROUP_REFRESH_MS): GroupS
     retry: () => void refetch(),
     picking: picking.isPending ? (picking.variables ?? null) : null,
     pickError: picking.error ? toKilnError(picking.error) : null,
-    pick: (sessionId: string) => mutateAsync(sessionId).then(
-      () => true,
-      () => false,
-    ),
+    pick: (sessionId: string) =>
+      mutateAsync(sessionId).then(
+        () => true,
+        () => false,
+      ),
   };
 }
 

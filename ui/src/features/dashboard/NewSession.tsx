@@ -133,7 +133,8 @@ export function NewSession() {
     } catch (e) {
       const err = toKilnError(e);
       const ids = err.code === "MODULE_UNKNOWN" ? unknownModuleIds(err.message) : [];
-      const retry = (more: string[]) => void create({ ...args, createModules: [...(args.createModules ?? []), ...more] });
+      const retry = (more: string[]) =>
+        void create({ ...args, createModules: [...(args.createModules ?? []), ...more] });
       if (ids.length > 0) setUnknown({ ids, message: err.message, retry });
       else setError(err);
       setStage(null);

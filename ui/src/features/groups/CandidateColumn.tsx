@@ -65,7 +65,12 @@ export function CandidateColumn({ candidate: c, picked, decided, picking, onPick
           ) : (
             <ul className="candidate-gate-list">
               {ran.map((g) => (
-                <li key={`${g.module ?? ""}:${g.gate}`} data-testid="candidate-gate" data-gate={g.gate} data-status={g.status}>
+                <li
+                  key={`${g.module ?? ""}:${g.gate}`}
+                  data-testid="candidate-gate"
+                  data-gate={g.gate}
+                  data-status={g.status}
+                >
                   <Badge tone={STATUS_TONE[g.status] ?? "neutral"}>{g.status}</Badge> <span>{g.gate}</span>
                   {g.module && <code className="muted small"> {g.module}</code>}
                   {testsLabel(g) && (

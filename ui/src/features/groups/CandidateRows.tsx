@@ -1,14 +1,7 @@
 // The new-session form's fan-out: 2 to 5 candidate rows, each an agent and a model (the form's own AgentChoice), with Add and Remove.
 import type { SettingsView } from "../../api/types";
 import { AgentChoice } from "../dashboard/AgentChoice";
-import {
-  addRow,
-  type CandidateRow,
-  MAX_CANDIDATES,
-  MIN_CANDIDATES,
-  removeRow,
-  updateRow,
-} from "../../lib/candidates";
+import { addRow, type CandidateRow, MAX_CANDIDATES, MIN_CANDIDATES, removeRow, updateRow } from "../../lib/candidates";
 
 export interface CandidateRowsProps {
   settings: SettingsView | null;
@@ -23,7 +16,8 @@ export function CandidateRows({ settings, rows, onRows, disabled }: CandidateRow
       <ol className="candidate-rows">
         {rows.map((row, i) => (
           <li key={row.key} className="candidate-row" data-testid="candidate-row">
-            <span className="candidate-row-number" aria-label={`Candidate ${i + 1}`}>
+            <span className="candidate-row-number">
+              <span className="sr-only">Candidate </span>
               {i + 1}
             </span>
             <AgentChoice

@@ -29,7 +29,9 @@ export function CandidateScreenshot({ sessionId, screenshotId }: { sessionId: st
           height={image.screenshot.height}
         />
       ) : (
-        <span className="muted small">{query.isError ? "The screenshot could not be read" : "Loading the screenshot…"}</span>
+        <span className="muted small">
+          {query.isError ? "The screenshot could not be read" : "Loading the screenshot…"}
+        </span>
       )}
     </div>
   );

@@ -23,7 +23,12 @@ function candidate(n: number, over: Partial<CandidateView> = {}): CandidateView 
     additions: 2,
     deletions: 1,
     gates: [
-      { module: "@numbers/sum", gate: "tests", status: n === 2 ? "failed" : "passed", tests: { passed: n === 2 ? 0 : 3, failed: n === 2 ? 1 : 0 } },
+      {
+        module: "@numbers/sum",
+        gate: "tests",
+        status: n === 2 ? "failed" : "passed",
+        tests: { passed: n === 2 ? 0 : 3, failed: n === 2 ? 1 : 0 },
+      },
     ],
     reviews: [],
     usage: { ...makeTotals(), turns: 1, inputTokens: 1200, outputTokens: 300 },
@@ -75,7 +80,11 @@ describe("GroupScreen", () => {
     const picked: GroupView = {
       ...group,
       pickedSessionId: "s0",
-      candidates: [candidate(0), candidate(1, { archivedAt: "2026-01-01T00:01:00Z" }), candidate(2, { archivedAt: "2026-01-01T00:01:00Z" })],
+      candidates: [
+        candidate(0),
+        candidate(1, { archivedAt: "2026-01-01T00:01:00Z" }),
+        candidate(2, { archivedAt: "2026-01-01T00:01:00Z" }),
+      ],
     };
     const backend = fakeBackend({
       get_group: () => group,
@@ -103,7 +112,9 @@ describe("GroupScreen", () => {
     expect(await screen.findByTestId("pick-confirm")).toHaveTextContent("The 2 other candidates are archived");
     expect(backend.call).not.toHaveBeenCalledWith("pick_candidate", expect.anything());
     fireEvent.click(screen.getByTestId("confirm"));
-    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("pick_candidate", { groupId: "g1", sessionId: "s0" }));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("pick_candidate", { groupId: "g1", sessionId: "s0" }),
+    );
     expect(await screen.findByTestId("group-winner")).toHaveTextContent("Candidate 1");
     const after = screen.getAllByTestId("candidate");
     expect(within(after[0]).getByTestId("candidate-deliver")).toHaveAttribute("href", "#/session/s0/deliver");

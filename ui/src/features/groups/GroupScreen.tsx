@@ -63,7 +63,11 @@ export function GroupScreen({ groupId }: { groupId: string }) {
         <p className="small">{group.brief}</p>
       </details>
       {pickError && <ErrorMessage error={pickError} />}
-      <div className="candidates" data-testid="candidates" style={{ "--columns": group.candidates.length } as CSSProperties}>
+      <div
+        className="candidates"
+        data-testid="candidates"
+        style={{ "--columns": group.candidates.length } as CSSProperties}
+      >
         {group.candidates.map((c) => (
           <CandidateColumn
             key={c.sessionId}
