@@ -125,17 +125,22 @@ pub async fn between(ws: &Arc<Workspace>, left: &SessionId, right: &SessionId) -
         let files = files_under(&store, &from, &to, &[])?;
         let mut groups: Vec<ModuleDiff> = Vec::new();
         for file in files {
-            let holder = modules
-                .iter()
-                .filter(|(_, dir)| in_directory(&file.path, dir))
-                .max_by_key(|(_, dir)| if whole(dir) { 0 } else { dir.trim_end_matches('/').len() + 1 });
+            let holder = modules.iter().filter(|(_, dir)| in_directory(&file.path, dir)).max_by_key(|(_, dir)| {
+                if whole(dir) {
+                    0
+                } else {
+                    dir.trim_end_matches('/').len() + 1
+                }
+            });
             let (id, directory, group) = match holder {
                 Some((id, dir)) => (id.clone(), dir.clone(), DiffGroup::Module),
                 None => (OUTSIDE_MODULES_ID.to_string(), String::new(), DiffGroup::Outside),
             };
             match groups.iter_mut().find(|g| g.module_id == id) {
                 Some(g) => g.files.push(file),
-                None => groups.push(ModuleDiff { module_id: id, directory, group, base_sequence: 0, files: vec![file] }),
+                None => {
+                    groups.push(ModuleDiff { module_id: id, directory, group, base_sequence: 0, files: vec![file] })
+                }
             }
         }
         // The files outside every module go last, as in a session's diff.

@@ -46,7 +46,9 @@ async fn candidate(ws: &Arc<Workspace>, id: &SessionId, session: SessionView, in
         .await?
         .into_iter()
         .map(|g| CandidateGate {
-            tests: (g.gate == "tests").then(|| test_counts::read(&format!("{}\n{}", g.output_head, g.output_tail))).flatten(),
+            tests: (g.gate == "tests")
+                .then(|| test_counts::read(&format!("{}\n{}", g.output_head, g.output_tail)))
+                .flatten(),
             module: g.module,
             gate: g.gate,
             status: g.status,
@@ -55,7 +57,12 @@ async fn candidate(ws: &Arc<Workspace>, id: &SessionId, session: SessionView, in
     let reviews = session
         .reviews
         .iter()
-        .map(|r| CandidateReview { module_id: r.module_id.clone(), passed: r.passed, stale: r.stale, summary: r.summary.clone() })
+        .map(|r| CandidateReview {
+            module_id: r.module_id.clone(),
+            passed: r.passed,
+            stale: r.stale,
+            summary: r.summary.clone(),
+        })
         .collect();
     let (first, last, running) = turns::turn_span(&ws.pool, id.as_str()).await?;
     let elapsed_ms = match (first, running) {

@@ -168,7 +168,11 @@ pub async fn list(ws: &Workspace) -> Result<Vec<GroupSummary>> {
 
 /// Marks the winner and archives every other candidate still open (stopping what it runs).
 /// Returns the group and the sessions archived now.
-pub async fn pick(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: PickCandidateArgs) -> Result<(GroupView, Vec<String>)> {
+pub async fn pick(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    args: PickCandidateArgs,
+) -> Result<(GroupView, Vec<String>)> {
     let group = load(ws, &args.group_id).await?;
     let winner = member(ws, &group.id, &args.session_id).await?;
     let (_, session) = session::live(ws, winner.as_str()).await?;

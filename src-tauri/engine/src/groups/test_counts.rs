@@ -38,7 +38,8 @@ pub fn read(output: &str) -> Option<TestCounts> {
             if rest.contains("passed") || rest.contains("failed") {
                 add(count_before(rest, "passed"), count_before(rest, "failed"));
             }
-        } else if line.starts_with('=') && line.ends_with('=') && (line.contains(" passed") || line.contains(" failed")) {
+        } else if line.starts_with('=') && line.ends_with('=') && (line.contains(" passed") || line.contains(" failed"))
+        {
             // pytest: "===== 3 passed, 1 failed in 0.12s ====="
             add(count_before(line, "passed"), count_before(line, "failed"));
         }
@@ -73,7 +74,10 @@ mod tests {
 
     #[test]
     fn cargo_jest_vitest_and_pytest_are_read() {
-        assert_eq!(read("test result: ok. 3 passed; 0 failed; 0 ignored\ntest result: FAILED. 1 passed; 2 failed;"), counts(4, 2));
+        assert_eq!(
+            read("test result: ok. 3 passed; 0 failed; 0 ignored\ntest result: FAILED. 1 passed; 2 failed;"),
+            counts(4, 2)
+        );
         assert_eq!(read("Tests:       1 failed, 3 passed, 4 total"), counts(3, 1));
         assert_eq!(read(" Test Files  1 passed (1)\n      Tests  1 failed | 3 passed (4)"), counts(3, 1));
         assert_eq!(read("======= 5 passed, 2 failed in 0.31s ======="), counts(5, 2));

@@ -178,7 +178,10 @@ async fn racing_world() -> World {
     }
     for (model, code) in writes {
         let command = format!("printf '{code}' > packages/sum/index.js && echo done-{model}");
-        asides.push(Aside::new(format!("\"model\":\"{model}\""), Step::tool("run_command", json!({ "command": command }))));
+        asides.push(Aside::new(
+            format!("\"model\":\"{model}\""),
+            Step::tool("run_command", json!({ "command": command })),
+        ));
     }
     world(Vec::new(), asides).await
 }
@@ -195,9 +198,10 @@ async fn settled_group(w: &World, group: &str) -> GroupView {
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         let view = w.engine.get_group(GroupIdArgs { group_id: group.into() }).await.unwrap();
-        let done = view.candidates.iter().all(|c| {
-            !c.running && c.state != SessionState::Running && c.gates.iter().any(|g| g.gate == "tests")
-        });
+        let done = view
+            .candidates
+            .iter()
+            .all(|c| !c.running && c.state != SessionState::Running && c.gates.iter().any(|g| g.gate == "tests"));
         if done {
             return view;
         }
@@ -260,7 +264,10 @@ async fn a_group_races_its_candidates_compares_them_and_picks_one() {
 
     // The dashboard lists the group with its candidates.
     let groups = w.engine.list_groups(EmptyArgs {}).await.unwrap();
-    assert_eq!((groups.len(), groups[0].session_ids.clone(), groups[0].picked_session_id.clone()), (1, ids.clone(), None));
+    assert_eq!(
+        (groups.len(), groups[0].session_ids.clone(), groups[0].picked_session_id.clone()),
+        (1, ids.clone(), None)
+    );
 
     // The pick keeps one and archives the others, their checkpoints kept.
     let picked = w
@@ -278,7 +285,10 @@ async fn a_group_races_its_candidates_compares_them_and_picks_one() {
     let winner = w.session(&ids[0]).await;
     assert!(winner.archived_at.is_none());
     assert!(w.texts(&ids[0], EntryKind::System).await.iter().any(|t| t.starts_with("Picked as the winner")));
-    assert_eq!(w.engine.list_groups(EmptyArgs {}).await.unwrap()[0].picked_session_id.as_deref(), Some(ids[0].as_str()));
+    assert_eq!(
+        w.engine.list_groups(EmptyArgs {}).await.unwrap()[0].picked_session_id.as_deref(),
+        Some(ids[0].as_str())
+    );
     // The winner is a normal session: its delivery is planned as any session's.
     let plan = w
         .engine

@@ -61,7 +61,12 @@ async fn explain(engine: &kiln_engine::Engine, view: &GroupView) -> String {
     let mut out = String::new();
     for c in &view.candidates {
         let entries = engine
-            .get_transcript(GetTranscriptArgs { session_id: c.session_id.clone(), after: None, before: None, last: None })
+            .get_transcript(GetTranscriptArgs {
+                session_id: c.session_id.clone(),
+                after: None,
+                before: None,
+                last: None,
+            })
             .await
             .unwrap_or_default();
         out.push_str(&format!("\n== {} ({:?} {:?}): {:?}\n", c.session_id, c.driver, c.model, c.state));
@@ -134,7 +139,11 @@ async fn three_real_agents_race_one_brief_and_the_picked_one_is_delivered() {
             brief: "Fix the sum of big numbers in @numbers/sum".into(),
             title: None,
             create_modules: None,
-            candidates: vec![choice("claude", CLAUDE_MODEL), choice("claude", CLAUDE_MODEL), choice("codex", CODEX_MODEL)],
+            candidates: vec![
+                choice("claude", CLAUDE_MODEL),
+                choice("claude", CLAUDE_MODEL),
+                choice("codex", CODEX_MODEL),
+            ],
         })
         .await
         .unwrap();
@@ -143,9 +152,10 @@ async fn three_real_agents_race_one_brief_and_the_picked_one_is_delivered() {
     let deadline = Instant::now() + SETTLE;
     let view = loop {
         let view = group(&engine, &made.id).await;
-        let settled = view.candidates.iter().all(|c| {
-            !c.running && c.state != SessionState::Running && c.gates.iter().any(|g| g.gate == "tests")
-        });
+        let settled = view
+            .candidates
+            .iter()
+            .all(|c| !c.running && c.state != SessionState::Running && c.gates.iter().any(|g| g.gate == "tests"));
         if settled {
             break view;
         }
@@ -160,7 +170,10 @@ async fn three_real_agents_race_one_brief_and_the_picked_one_is_delivered() {
         assert_eq!(tests(c).tests, Some(TestCounts { passed: 1, failed: 0 }), "{c:#?}");
         assert_eq!((c.files_changed, c.additions, c.deletions), (Some(1), Some(1), Some(1)), "{c:#?}{why}");
         assert!(c.reviews.iter().any(|r| r.passed && !r.stale), "{c:#?}{why}");
-        assert!(c.usage.input_tokens > 0 && c.usage.cost_usd.is_some_and(|usd| usd > 0.0), "Claude prices its turns: {c:#?}");
+        assert!(
+            c.usage.input_tokens > 0 && c.usage.cost_usd.is_some_and(|usd| usd > 0.0),
+            "Claude prices its turns: {c:#?}"
+        );
     }
     let codex = &view.candidates[2];
     assert_eq!((codex.driver.as_deref(), codex.model.as_deref()), (Some("codex"), Some(CODEX_MODEL)));
