@@ -280,6 +280,12 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         // The shop has a kiln.toml: saving over it must be asked for; a bad workflow changes nothing.
         ("save_config", json!({ "workflow": "direct", "modules": [] })),
         ("save_config", json!({ "workflow": "sideways", "modules": [] })),
+        // Groups of candidates: none yet; refusals change nothing.
+        ("list_groups", json!({})),
+        ("create_session_group", json!({ "brief": "Make the cart faster", "candidates": [{ "driver": "claude" }] })),
+        ("get_group", json!({ "groupId": "nope" })),
+        ("compare_candidates", json!({ "groupId": "nope", "left": "$id", "right": "$id" })),
+        ("pick_candidate", json!({ "groupId": "nope", "sessionId": "$id" })),
     ];
     for (command, args) in steps {
         let args = args.to_string().replace("$id", &id).replace("$terminal", &terminal);
@@ -398,6 +404,10 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "INVALID_INPUT",
             "CONFIG_EXISTS",
             "INVALID_INPUT",
+            "INVALID_INPUT",
+            "GROUP_NOT_FOUND",
+            "GROUP_NOT_FOUND",
+            "GROUP_NOT_FOUND",
         ]
     );
     let created = ipc_answers.iter().find(|(c, a)| c == "create_session" && a.is_ok()).unwrap().1.as_ref().unwrap();

@@ -10,6 +10,7 @@ import { navigate, parseHash, useRoute, paths } from "./router";
 import { ConnectScreen } from "./features/connect/ConnectScreen";
 import { Dashboard } from "./features/dashboard/Dashboard";
 import { EjectScreen } from "./features/delivery/EjectScreen";
+import { GroupScreen } from "./features/groups/GroupScreen";
 import { HelpScreen } from "./features/help/HelpScreen";
 import { NewSession } from "./features/dashboard/NewSession";
 import { OpenWorkspace } from "./features/setup/OpenWorkspace";
@@ -65,6 +66,8 @@ function Screen() {
       return <SessionScreen key={route.id} sessionId={route.id} openPreview={route.preview === true} />;
     case "deliver":
       return <EjectScreen key={route.id} sessionId={route.id} />;
+    case "group":
+      return <GroupScreen key={route.id} groupId={route.id} />;
     case "settings":
       return <SettingsScreen />;
     case "setup":

@@ -23,6 +23,12 @@ describe("parseHash", () => {
     expect("preview" in plain).toBe(false);
   });
 
+  it("reads a group's comparison route", () => {
+    expect(parseHash("#/group/g-1")).toEqual({ name: "group", id: "g-1" });
+    expect(parseHash(paths.group("a/b c"))).toEqual({ name: "group", id: "a/b c" });
+    expect(parseHash("#/group/g-1/more").name).toBe("notFound");
+  });
+
   it("reads the eject route of a session", () => {
     expect(parseHash("#/session/abc/deliver")).toEqual({ name: "deliver", id: "abc" });
     expect(parseHash(paths.deliver("a/b c"))).toEqual({ name: "deliver", id: "a/b c" });

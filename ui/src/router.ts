@@ -1,4 +1,4 @@
-// A tiny hash router: #/ (dashboard), #/new, #/session/<id> (`?preview=1` opens its preview), #/session/<id>/deliver (eject), #/settings, #/workspace, #/workspace/setup and #/help.
+// A tiny hash router: #/ (dashboard), #/new, #/group/<id> (a group's comparison), #/session/<id> (`?preview=1` opens its preview), #/session/<id>/deliver (eject), #/settings, #/workspace, #/workspace/setup and #/help.
 import { useSyncExternalStore } from "react";
 
 export type Route =
@@ -10,6 +10,7 @@ export type Route =
   | { name: "help" }
   | { name: "session"; id: string; preview?: true }
   | { name: "deliver"; id: string }
+  | { name: "group"; id: string }
   | { name: "notFound"; path: string };
 
 export function parseHash(hash: string): Route {
@@ -20,6 +21,14 @@ export function parseHash(hash: string): Route {
   if (path === "/workspace/setup") return { name: "setup" };
   if (path === "/settings") return { name: "settings" };
   if (path === "/help") return { name: "help" };
+  const group = /^\/group\/([^/?]+)$/.exec(path);
+  if (group) {
+    try {
+      return { name: "group", id: decodeURIComponent(group[1]) };
+    } catch {
+      return { name: "notFound", path };
+    }
+  }
   const deliver = /^\/session\/([^/?]+)\/deliver$/.exec(path);
   if (deliver) {
     try {
@@ -55,6 +64,8 @@ export const paths = {
   /** The session with its preview card open (e.g. KILN_UI_ROUTE for the desktop check). */
   /** The session's eject screen: the delivery plan, its confirmation and the live steps. */
   deliver: (id: string) => `#/session/${encodeURIComponent(id)}/deliver`,
+  /** A group of candidate sessions side by side, with Pick. */
+  group: (id: string) => `#/group/${encodeURIComponent(id)}`,
   sessionPreview: (id: string) => `#/session/${encodeURIComponent(id)}?preview=1`,
 };
 

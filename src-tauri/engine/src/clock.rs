@@ -8,3 +8,11 @@ pub fn now() -> String {
     let now = now.replace_nanosecond(now.millisecond() as u32 * 1_000_000).unwrap_or(now);
     now.format(&Rfc3339).unwrap_or_default()
 }
+
+/// Milliseconds from `from` to `to`, two timestamps as `now` writes them; `None` when
+/// either cannot be read.
+pub fn millis_between(from: &str, to: &str) -> Option<i64> {
+    let from = OffsetDateTime::parse(from, &Rfc3339).ok()?;
+    let to = OffsetDateTime::parse(to, &Rfc3339).ok()?;
+    Some((to - from).whole_milliseconds() as i64)
+}

@@ -132,6 +132,24 @@ pub struct SessionConfig {
     pub max_checkpoints: u32,
     /// Seconds a gate may run before its process group is killed.
     pub gate_timeout_seconds: u64,
+    /// Agent turns the engine runs at once; more wait in order (`slots.rs`). Unset:
+    /// `default_parallel_turns` of the machine's cores.
+    pub max_parallel_turns: Option<usize>,
+}
+
+impl SessionConfig {
+    /// The turn limit this config asks for, on a machine with `cores` cores.
+    pub fn parallel_turns(&self, cores: usize) -> usize {
+        self.max_parallel_turns.unwrap_or_else(|| default_parallel_turns(cores))
+    }
+}
+
+/// The default turn limit for a machine with `cores` cores: one turn per core plus one. A
+/// turn spends most of its time waiting for its model, but the commands it runs (tests,
+/// builds) and the gates after it want a core each; 2 cores give 3, and more than 8 at
+/// once is more than one operator can follow.
+pub fn default_parallel_turns(cores: usize) -> usize {
+    (cores + 1).clamp(2, 8)
 }
 
 impl Default for SessionConfig {
@@ -142,6 +160,7 @@ impl Default for SessionConfig {
             autosave_seconds: 180,
             max_checkpoints: 100,
             gate_timeout_seconds: 600,
+            max_parallel_turns: None,
         }
     }
 }
@@ -246,6 +265,9 @@ impl Config {
             if !TARGETS.contains(&target.as_str()) {
                 return Err(invalid(format!("unknown delivery target `{target}`: one of {}", TARGETS.join(", "))));
             }
+        }
+        if config.session.max_parallel_turns == Some(0) {
+            return Err(invalid("`session.max_parallel_turns` must be at least 1".into()));
         }
         for glob in &config.modules.globs {
             globset::Glob::new(glob).map_err(|e| invalid(format!("`modules.globs` entry `{glob}`: {e}")))?;

@@ -111,6 +111,46 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     })
 }
 
+/// One session's working copy (`right`) against another's (`left`), both of this workspace:
+/// every changed file, grouped by the deepest workspace module holding it, then the files
+/// in no module. Two candidates of one brief are compared this way.
+pub async fn between(ws: &Arc<Workspace>, left: &SessionId, right: &SessionId) -> Result<DiffView> {
+    let from = snapshot(ws, left).await?;
+    let to = snapshot(ws, right).await?;
+    let modules: Vec<(String, String)> = ws.modules.iter().map(|m| (m.id.clone(), m.directory.clone())).collect();
+    let ws2 = ws.clone();
+    tokio::task::spawn_blocking(move || {
+        let store = ws2.open_store()?;
+        let (from, to) = (store.find_tree(from)?, store.find_tree(to)?);
+        let files = files_under(&store, &from, &to, &[])?;
+        let mut groups: Vec<ModuleDiff> = Vec::new();
+        for file in files {
+            let holder = modules.iter().filter(|(_, dir)| in_directory(&file.path, dir)).max_by_key(|(_, dir)| {
+                if whole(dir) {
+                    0
+                } else {
+                    dir.trim_end_matches('/').len() + 1
+                }
+            });
+            let (id, directory, group) = match holder {
+                Some((id, dir)) => (id.clone(), dir.clone(), DiffGroup::Module),
+                None => (OUTSIDE_MODULES_ID.to_string(), String::new(), DiffGroup::Outside),
+            };
+            match groups.iter_mut().find(|g| g.module_id == id) {
+                Some(g) => g.files.push(file),
+                None => {
+                    groups.push(ModuleDiff { module_id: id, directory, group, base_sequence: 0, files: vec![file] })
+                }
+            }
+        }
+        // The files outside every module go last, as in a session's diff.
+        groups.sort_by_key(|g| g.group == DiffGroup::Outside);
+        Ok::<_, ApiError>(DiffView { modules: groups })
+    })
+    .await
+    .map_err(|e| ApiError::internal("diff", e))?
+}
+
 /// The working copy as a tree in the store (written under the store's lock).
 async fn snapshot(ws: &Arc<Workspace>, id: &SessionId) -> Result<Oid> {
     let _guard = ws.store_lock.lock().await;

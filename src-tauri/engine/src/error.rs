@@ -84,6 +84,8 @@ pub enum ErrorCode {
     CommentNotFound,
     /// `send_review` with no open comment to send.
     NothingToSend,
+    /// No group of candidate sessions with that id in the workspace.
+    GroupNotFound,
     Internal,
 }
 
@@ -139,6 +141,7 @@ impl ErrorCode {
             ScreenshotNotFound => "SCREENSHOT_NOT_FOUND",
             CommentNotFound => "COMMENT_NOT_FOUND",
             NothingToSend => "NOTHING_TO_SEND",
+            GroupNotFound => "GROUP_NOT_FOUND",
             Internal => "INTERNAL",
         }
     }

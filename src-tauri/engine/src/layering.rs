@@ -39,6 +39,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("registry", 2),
     ("permissions", 2),
     ("watch", 2),
+    ("slots", 2),
     // 3 sessions
     ("attach", 3),
     ("checkpoint", 3),
@@ -66,6 +67,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("routing", 5),
     ("turn", 5),
     ("operator", 5),
+    ("groups", 5),
     // 6 delivery
     ("delivery", 6),
     // 7 the API
@@ -143,6 +145,7 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("chain", "turn"),
     ("turn", "operator"),
     ("planner_agent", "planner"),
+    ("groups", "chain"),
 ];
 
 /// The module a file belongs to: `api::types`, else its first path segment.

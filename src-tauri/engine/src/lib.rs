@@ -24,6 +24,7 @@ pub(crate) mod drivers;
 pub(crate) mod error;
 pub(crate) mod events;
 pub(crate) mod gates;
+pub(crate) mod groups;
 pub(crate) mod handoff;
 pub(crate) mod ids;
 #[cfg(test)]
@@ -53,6 +54,7 @@ pub(crate) mod sandbox;
 pub(crate) mod secrets;
 pub(crate) mod session;
 pub(crate) mod settings;
+pub(crate) mod slots;
 pub(crate) mod snapshot;
 pub(crate) mod store;
 pub(crate) mod terminal;

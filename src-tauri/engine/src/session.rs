@@ -25,6 +25,7 @@ pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
         session.changed = changed(ws, id).await;
         session.permissions = ws.permissions.cards(id.as_str());
         session.review_comments = crate::store::review_comments::list(&ws.pool, id.as_str()).await?;
+        session.waiting = ws.slots.is_waiting(id.as_str());
     }
     Ok(session)
 }

@@ -155,12 +155,52 @@ where
             chain_index: plan.chain_index,
             review: plan.review,
         };
-        let end = run(&ws, &events, &handle, turn_id, plan).await;
+        // The engine's turn limit: over it, the turn waits for a slot, in order, and says so.
+        let end = match take_slot(&ws, &events, &handle, &plan).await {
+            Some(slot) => {
+                let end = run(&ws, &events, &handle, turn_id, plan).await;
+                drop(slot);
+                end
+            }
+            None => {
+                let _ = turns::finish(&ws.pool, turn_id, "stopped", &now()).await;
+                TurnEnd { stopped: true, error: None, final_text: String::new(), changed: Vec::new(), checkpoint: None }
+            }
+        };
         ws.turns.take(summary.session.as_str());
         then(ws.clone(), events.clone(), summary, end).await;
         handle.inner.done.send_replace(true);
     });
     Ok(())
+}
+
+/// The turn's slot under `[session] max_parallel_turns` (`crate::slots`): at once when one
+/// is free, else after the turns queued before it; `None` when the turn was stopped first
+/// (its ticket leaves the queue with it). While it waits its session says so.
+async fn take_slot(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    handle: &TurnHandle,
+    plan: &TurnPlan,
+) -> Option<crate::slots::Slot> {
+    let ticket = ws.slots.ticket(plan.session.as_str());
+    if !ticket.waits() {
+        return Some(ticket.slot().await);
+    }
+    let text = format!(
+        "Waiting for a free slot: {} agent turns run at once (`[session] max_parallel_turns`).",
+        ws.slots.limit()
+    );
+    let _ = record_as(ws, events, &plan.session, EntryKind::System, Some(&plan.module.id), None, &text).await;
+    let _ = publish(ws, events, &plan.session).await;
+    let slot = tokio::select! {
+        slot = ticket.slot() => Some(slot),
+        _ = handle.inner.stop.notified() => None,
+    };
+    // Stopped while it waited, whichever came first: it does not run.
+    let slot = slot.filter(|_| !handle.inner.stopped.load(Ordering::SeqCst));
+    let _ = publish(ws, events, &plan.session).await;
+    slot
 }
 
 /// What the chain needs to know about the turn that ended.

@@ -37,6 +37,9 @@ pub struct Workspace {
     pub planning: Registry,
     /// Sessions whose message waits for the planner before its turn starts.
     pub queued: Mutex<std::collections::HashSet<String>>,
+    /// The engine's turn slots (`[session] max_parallel_turns`); the engine hands every
+    /// workspace it opens its own, so the limit holds across them.
+    pub slots: Arc<crate::slots::Slots>,
     /// The last diff per session, valid while its working copy is unchanged.
     pub diffs: Memo<DiffView>,
     /// Serializes writes to `store.git`.
@@ -107,6 +110,9 @@ impl Workspace {
             exclude_kiln_dir(&git.common_dir)?;
         }
         let pool = crate::store::open(&kiln.join("kiln.db")).await?;
+        // Its own slots at its config's limit; an engine hands it the engine's (`api::Engine`).
+        let slots = Arc::new(crate::slots::Slots::default());
+        slots.set_limit(config.session.parallel_turns(cores()));
         Ok(Workspace {
             root,
             config_path,
@@ -120,6 +126,7 @@ impl Workspace {
             openai: Mutex::new(None),
             planning: Registry::default(),
             queued: Mutex::new(std::collections::HashSet::new()),
+            slots,
             diffs: Default::default(),
             store_lock: tokio::sync::Mutex::new(()),
             previews: Registry::default(),
@@ -215,6 +222,11 @@ impl Workspace {
             || self.planning.contains(id)
             || self.queued.lock().unwrap().contains(id)
     }
+}
+
+/// The cores this machine offers Kiln, for the defaults that follow them.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
 }
 
 fn git_host(root: &Path) -> Option<GitHost> {

@@ -78,6 +78,48 @@ unavailable: number,
  */
 refused: number, };
 
+export type CandidateChoice = { driver: string, model?: string, };
+
+export type CandidateGate = { 
+/**
+ * Null for the gates of the whole working copy (dependencies, module-schema).
+ */
+module: string | null, gate: string, status: GateStatus, 
+/**
+ * Null when the output carried no summary Kiln reads.
+ */
+tests: TestCounts | null, };
+
+export type CandidateReview = { moduleId: string, passed: boolean, stale: boolean, summary: string, };
+
+export type CandidateView = { sessionId: string, 
+/**
+ * Its place in the group, from 0.
+ */
+candidate: number, title: string, driver: string | null, model: string | null, state: SessionState, running: boolean, 
+/**
+ * Its turn waits for a free slot.
+ */
+waiting: boolean, archivedAt: string | null, deliveredAt: string | null, 
+/**
+ * Files changed against the session's start, and their lines; null when its working
+ * copy cannot be read (deleted, or removed by the clean-up).
+ */
+filesChanged: number | null, additions: number | null, deletions: number | null, gates: Array<CandidateGate>, reviews: Array<CandidateReview>, 
+/**
+ * Tokens and cost of its turns; an unknown cost stays unknown.
+ */
+usage: UsageTotals, 
+/**
+ * From its creation to its last turn's end (to now while a turn runs); null before
+ * any turn ran.
+ */
+elapsedMs: number | null, 
+/**
+ * Its newest preview screenshot, when one was taken.
+ */
+screenshotId: number | null, };
+
 export type CapturePreviewArgs = { sessionId: string, moduleId?: string, path?: string, selector?: string, region?: CaptureRegion, viewportWidth?: number, viewportHeight?: number, };
 
 export type CaptureRegion = { x: number, y: number, width: number, height: number, };
@@ -143,6 +185,16 @@ checkpointTaken: boolean, };
 
 export type CommandPolicy = "workdir" | "none";
 
+export type CompareCandidatesArgs = { groupId: string, 
+/**
+ * The session whose tree is the base of the diff.
+ */
+left: string, 
+/**
+ * The session whose tree is compared with it.
+ */
+right: string, };
+
 export type ConfinementView = { available: boolean, 
 /**
  * `landlock`, or `none` where the kernel lacks it.
@@ -167,6 +219,16 @@ export type CreateSessionArgs = { brief: string, title?: string,
  * has is `MODULE_UNKNOWN` unless the id is listed here.
  */
 createModules?: Array<string>, };
+
+export type CreateSessionGroupArgs = { brief: string, title?: string, 
+/**
+ * As `create_session`'s: module ids confirmed as new modules.
+ */
+createModules?: Array<string>, 
+/**
+ * 2 to 5, each made a session of its own.
+ */
+candidates: Array<CandidateChoice>, };
 
 export type DeleteSessionArgs = { sessionId: string, stop?: boolean, keepTranscript?: boolean, };
 
@@ -311,7 +373,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "GROUP_NOT_FOUND" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
@@ -352,6 +414,20 @@ before?: number,
  * drawn while the rest loads.
  */
 last?: number, };
+
+export type GroupIdArgs = { groupId: string, };
+
+export type GroupSummary = { id: string, title: string, createdAt: string, pickedSessionId: string | null, 
+/**
+ * Its candidates' sessions, in their order.
+ */
+sessionIds: Array<string>, };
+
+export type GroupView = { id: string, title: string, brief: string, createdAt: string, 
+/**
+ * The candidate picked for delivery, once one is.
+ */
+pickedSessionId: string | null, pickedAt: string | null, candidates: Array<CandidateView>, };
 
 export type Hunk = { oldStart: number, oldLines: number, newStart: number, newLines: number, header: string, lines: Array<DiffLine>, };
 
@@ -457,6 +533,8 @@ why: string, options: Array<PermissionChoice>, askedAt: string, };
 export type PermissionChoice = { id: string, name: string, kind: PermissionChoiceKind, };
 
 export type PermissionChoiceKind = "allow_once" | "allow_always" | "reject_once" | "reject_always";
+
+export type PickCandidateArgs = { groupId: string, sessionId: string, };
 
 export type PlanDeliveryArgs = { sessionId: string, 
 /**
@@ -715,7 +793,19 @@ screenshots?: Array<ScreenshotView>,
 /**
  * The operator's comments on lines of the diff, oldest first; absent when there are none.
  */
-reviewComments?: Array<ReviewCommentView>, };
+reviewComments?: Array<ReviewCommentView>, 
+/**
+ * The group of candidates this session is one of (best-of-N), when it is.
+ */
+groupId?: string, 
+/**
+ * Its place in the group, from 0.
+ */
+candidate?: number, 
+/**
+ * Its turn waits for a free slot (`[session] max_parallel_turns`); absent otherwise.
+ */
+waiting?: boolean, };
 
 export type SettingsView = { defaultDriver: string, 
 /**
@@ -810,6 +900,8 @@ title: string, cols: number, rows: number, state: TerminalState,
  * The program's exit code once it exited; null while it runs or when a signal ended it.
  */
 exitCode: number | null, startedAt: string, endedAt: string | null, };
+
+export type TestCounts = { passed: number, failed: number, };
 
 export type Toolchain = "node" | "rust" | "python" | "go" | "generic";
 
@@ -1122,4 +1214,30 @@ export interface CommandMap {
    * SESSION_RUNNING, refused for a closed or deleted session.
    */
   send_review: { args: SendReviewArgs; result: SessionView };
+  /**
+   * Makes 2 to 5 candidate sessions of one brief, each made as create_session makes one and
+   * sent the brief as its first message with its own driver and model. INVALID_INPUT for fewer
+   * or more candidates or an unknown driver, DRIVER_NOT_FOUND when an agent's CLI is missing,
+   * and create_session's refusals; nothing is made when refused.
+   */
+  create_session_group: { args: CreateSessionGroupArgs; result: GroupView };
+  /** Every group of the workspace, newest first. */
+  list_groups: { args: EmptyArgs; result: Array<GroupSummary> };
+  /**
+   * Each candidate side by side: state (waiting included), files and lines changed, gates
+   * with test counts, review verdicts, tokens and cost, elapsed time, newest screenshot.
+   * GROUP_NOT_FOUND (404).
+   */
+  get_group: { args: GroupIdArgs; result: GroupView };
+  /**
+   * One candidate's working copy (right) against another's (left), grouped by module.
+   * GROUP_NOT_FOUND, INVALID_INPUT when a session is no candidate of the group.
+   */
+  compare_candidates: { args: CompareCandidatesArgs; result: DiffView };
+  /**
+   * Marks the winner (delivered by the normal delivery) and archives every other candidate,
+   * stopping what it runs; their checkpoints stay. GROUP_NOT_FOUND, INVALID_INPUT when the
+   * session is no candidate, SESSION_ARCHIVED when it was archived.
+   */
+  pick_candidate: { args: PickCandidateArgs; result: GroupView };
 }

@@ -49,6 +49,11 @@ export function SessionBadges({ session }: { session: SessionView }) {
         {STATE_LABEL[session.state] ?? session.state}
         {session.running && session.state !== "running" && <span className="sr-only"> (agent running)</span>}
       </span>
+      {session.waiting && (
+        <Badge tone="warn" testId="waiting-badge">
+          Waiting for a free slot
+        </Badge>
+      )}
       {(session.permissions?.length ?? 0) > 0 && (
         <Badge tone="warn" testId="permission-badge">
           Needs your permission

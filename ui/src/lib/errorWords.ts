@@ -55,6 +55,7 @@ export const ERROR_WORDS: Record<string, string> = {
   SCREENSHOT_NOT_FOUND: "That screenshot is not in this session",
   COMMENT_NOT_FOUND: "That comment is gone: it was deleted",
   NOTHING_TO_SEND: "There is no open comment to send",
+  GROUP_NOT_FOUND: "That group of candidates is not in this workspace",
   INTERNAL: "Something went wrong inside Kiln",
   // The UI's own: the request never reached Kiln.
   NETWORK: "Kiln cannot be reached",

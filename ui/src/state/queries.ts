@@ -32,6 +32,12 @@ export const keys = {
   disk: ["ws", "disk"] as const,
   /** A session's live view (agent text being written, provider trouble): kept from `live` events only. */
   live: (id: string) => ["ws", "live", id] as const,
+  /** A group of candidate sessions as the comparison shows it (get_group). */
+  group: (id: string) => ["ws", "group", id] as const,
+  /** Every group of the workspace (list_groups), for the dashboard. */
+  groups: ["ws", "groups"] as const,
+  /** One candidate's tree against another's (compare_candidates). */
+  compare: (id: string, left: string, right: string) => ["ws", "compare", id, left, right] as const,
   /** A session's terminals: running ones and recently exited ones. */
   terminals: (id: string) => ["ws", "terminals", id] as const,
 };

@@ -107,6 +107,8 @@ pub struct Engine {
     holder: HolderKind,
     /// Every session's terminals; the engine's, so a workspace reopened keeps them.
     terminals: crate::terminal::Terminals,
+    /// The turn slots every workspace this engine opens shares (`[session] max_parallel_turns`).
+    slots: Arc<crate::slots::Slots>,
 }
 
 /// How many recent workspaces the list keeps.
@@ -125,6 +127,7 @@ impl Engine {
             events: Arc::new(EventBus::default()),
             holder,
             terminals: crate::terminal::Terminals::default(),
+            slots: Default::default(),
         }
     }
 
@@ -204,6 +207,13 @@ impl Engine {
         self.recent.store(&recent);
     }
 
+    /// Gives a workspace being opened the engine's turn slots, at the limit its config sets,
+    /// so the limit holds for every turn of the engine.
+    fn share_slots(&self, opened: &mut Workspace) {
+        self.slots.set_limit(opened.config.session.parallel_turns(crate::workspace::cores()));
+        opened.slots = self.slots.clone();
+    }
+
     /// Before an operation works on a session: its working copy is checked whole, and
     /// rebuilt when it is not (`recovery::ready`).
     async fn ready(&self, session_id: &str) -> Result<()> {
@@ -247,6 +257,7 @@ impl Engine {
         let mut opened = Workspace::open(&args.path, self.holder, current.as_ref().map(|c| &c.lock)).await?;
         opened.mode = self.options.mode;
         opened.agent_commands = self.agent_commands();
+        self.share_slots(&mut opened);
         let (ws, fresh) = match current {
             // Opening the open workspace again keeps it, and the turns it runs.
             Some(current) if current.root == opened.root => (current, None),
@@ -509,6 +520,7 @@ impl Engine {
         let mut reopened = Workspace::open(&root, self.holder, Some(&ws.lock)).await?;
         reopened.mode = self.options.mode;
         reopened.agent_commands = self.agent_commands();
+        self.share_slots(&mut reopened);
         let view = reopened.view();
         drop(ws);
         *self.workspace.write().unwrap() = Some(Arc::new(reopened));
@@ -581,5 +593,41 @@ impl Engine {
     pub async fn send_review(&self, args: SendReviewArgs) -> Result<SessionView> {
         self.ready(&args.session_id).await?;
         crate::chain::send_review(&self.workspace()?, &self.events, args).await
+    }
+
+    // ---- issue 20: best-of-N candidate sessions ----
+
+    /// Makes the group's candidate sessions and sends each the brief.
+    pub async fn create_session_group(&self, args: CreateSessionGroupArgs) -> Result<GroupView> {
+        crate::groups::create(&self.workspace()?, &self.events, args).await
+    }
+
+    pub async fn list_groups(&self, _: EmptyArgs) -> Result<Vec<GroupSummary>> {
+        crate::groups::list(&*self.workspace()?).await
+    }
+
+    /// The comparison of the group's candidates.
+    pub async fn get_group(&self, args: GroupIdArgs) -> Result<GroupView> {
+        crate::groups::view(&self.workspace()?, &args.group_id).await
+    }
+
+    /// One candidate's tree against another's; both working copies are checked first.
+    pub async fn compare_candidates(&self, args: CompareCandidatesArgs) -> Result<DiffView> {
+        let ws = self.workspace()?;
+        crate::groups::load(&ws, &args.group_id).await?;
+        for session in [&args.left, &args.right] {
+            crate::groups::member(&ws, &args.group_id, session).await?;
+            self.ready(session).await?;
+        }
+        crate::groups::compare_candidates(&ws, &args).await
+    }
+
+    /// Picks the winner; the other candidates are archived and their terminals stopped.
+    pub async fn pick_candidate(&self, args: PickCandidateArgs) -> Result<GroupView> {
+        let (view, archived) = crate::groups::pick(&self.workspace()?, &self.events, args).await?;
+        for id in archived {
+            self.terminals.stop_session(&id).await;
+        }
+        Ok(view)
     }
 }

@@ -176,6 +176,25 @@ macro_rules! for_each_operation {
             /// `addressed` when its lines changed in it, else `open` again with a note. NOTHING_TO_SEND,
             /// SESSION_RUNNING, refused for a closed or deleted session.
             send_review(SendReviewArgs) -> SessionView;
+            // issue 20: best-of-N candidate sessions
+            /// Makes 2 to 5 candidate sessions of one brief, each made as create_session makes one and
+            /// sent the brief as its first message with its own driver and model. INVALID_INPUT for fewer
+            /// or more candidates or an unknown driver, DRIVER_NOT_FOUND when an agent's CLI is missing,
+            /// and create_session's refusals; nothing is made when refused.
+            create_session_group(CreateSessionGroupArgs) -> GroupView;
+            /// Every group of the workspace, newest first.
+            list_groups(EmptyArgs) -> Vec<GroupSummary>;
+            /// Each candidate side by side: state (waiting included), files and lines changed, gates
+            /// with test counts, review verdicts, tokens and cost, elapsed time, newest screenshot.
+            /// GROUP_NOT_FOUND (404).
+            get_group(GroupIdArgs) -> GroupView;
+            /// One candidate's working copy (right) against another's (left), grouped by module.
+            /// GROUP_NOT_FOUND, INVALID_INPUT when a session is no candidate of the group.
+            compare_candidates(CompareCandidatesArgs) -> DiffView;
+            /// Marks the winner (delivered by the normal delivery) and archives every other candidate,
+            /// stopping what it runs; their checkpoints stay. GROUP_NOT_FOUND, INVALID_INPUT when the
+            /// session is no candidate, SESSION_ARCHIVED when it was archived.
+            pick_candidate(PickCandidateArgs) -> GroupView;
         }
     };
 }

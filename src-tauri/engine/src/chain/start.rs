@@ -150,7 +150,7 @@ pub(crate) async fn setup_again(ws: &Arc<Workspace>, events: &Arc<EventBus>, id:
     setup(ws, events, id).await
 }
 
-fn title_from(brief: &str) -> String {
+pub(crate) fn title_from(brief: &str) -> String {
     let line = brief.lines().next().unwrap_or(brief).trim();
     if line.chars().count() <= 72 {
         line.to_string()

@@ -10,6 +10,7 @@ pub mod resume_ids;
 pub mod review_comments;
 pub mod reviews;
 pub mod screenshots;
+pub mod session_groups;
 pub mod session_modules;
 pub mod sessions;
 pub mod settings;

@@ -75,7 +75,6 @@ pub async fn get(pool: &SqlitePool, session: &str, id: i64) -> Result<Option<Scr
 }
 
 /// The session's newest screenshot taken after a turn (its current look), if any.
-#[allow(dead_code)] // read by the comparison of candidate sessions (issue 20), arriving next
 pub async fn latest_for_session(pool: &SqlitePool, session: &str) -> Result<Option<ScreenshotRow>> {
     Ok(sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM screenshots WHERE session_id = ? AND kind = 'turn' ORDER BY id DESC LIMIT 1"

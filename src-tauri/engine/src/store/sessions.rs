@@ -28,6 +28,8 @@ struct SessionRow {
     deleted_at: Option<String>,
     pending_role: Option<String>,
     current_checkpoint: Option<i64>,
+    group_id: Option<String>,
+    candidate: Option<i64>,
 }
 
 /// The session's whole view, tombstones included; `SESSION_NOT_FOUND` when no record.
@@ -72,6 +74,10 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
         screenshots: screenshots::list(pool, id).await?.iter().map(screenshots::view).collect::<Result<_>>()?,
         // Filled in by `session::view`, for sessions not deleted.
         review_comments: Vec::new(),
+        group_id: row.group_id,
+        candidate: row.candidate,
+        // Filled in by `session::view`: the slots live in memory (`slots.rs`).
+        waiting: false,
     })
 }
 

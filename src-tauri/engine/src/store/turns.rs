@@ -169,3 +169,15 @@ pub async fn running(pool: &SqlitePool) -> Result<Vec<(String, String, String)>>
         .fetch_all(pool)
         .await?)
 }
+
+/// When the session's turns ran: the first start and the last end (`None` while one runs
+/// or before any).
+pub async fn turn_span(pool: &SqlitePool, session: &str) -> Result<(Option<String>, Option<String>, bool)> {
+    let (first, last, running): (Option<String>, Option<String>, i64) = sqlx::query_as(
+        "SELECT MIN(started_at), MAX(ended_at), COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0) FROM turns WHERE session_id = ?",
+    )
+    .bind(session)
+    .fetch_one(pool)
+    .await?;
+    Ok((first, last, running > 0))
+}

@@ -17,6 +17,9 @@
 use crate::common;
 use crate::common::contract::*;
 
+/// Best-of-N with the real CLIs: two claude candidates and one codex race one brief.
+mod group;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,10 +1,13 @@
-// Dashboard: the workspace's usage, disk use and modules, its set-up (a review link while it has no kiln.toml), the session list with lifecycle actions, and "New session".
+// Dashboard: the workspace's usage, disk use and modules, its set-up (a review link while it has no kiln.toml), the session list with lifecycle actions (a group of candidates as one row holding them, linking to its comparison), and "New session".
 import { EmptyState } from "../../components/EmptyState";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { Icon } from "../../components/Icon";
 import { Loading } from "../../components/Loading";
 import { ModuleChips } from "../../components/ModuleChips";
 import { SessionRow } from "./SessionRow";
+import { GroupRow } from "../groups/GroupRow";
+import { groupSessions } from "../../lib/candidates";
+import { useGroups } from "../../state/useGroup";
 import { WorkspaceUsage } from "./WorkspaceUsage";
 import { DiskUsage } from "./DiskUsage";
 import { navigate, paths } from "../../router";
@@ -17,6 +20,7 @@ export function Dashboard() {
   const workspace = useApp()?.workspace ?? null;
   const { includeArchived } = state;
   const { sessions, loading, error, retry } = useSessions();
+  const groups = useGroups(sessions);
 
   if (!workspace) return null;
   const newButton = (
@@ -91,9 +95,18 @@ export function Dashboard() {
         </EmptyState>
       ) : (
         <ul className="session-list" data-testid="session-list" aria-busy={loading}>
-          {sessions.map((s) => (
-            <SessionRow key={s.id} session={s} />
-          ))}
+          {groupSessions(sessions).map((item) =>
+            "sessions" in item ? (
+              <GroupRow
+                key={item.groupId}
+                groupId={item.groupId}
+                sessions={item.sessions}
+                summary={groups.find((g) => g.id === item.groupId)}
+              />
+            ) : (
+              <SessionRow key={item.id} session={item} />
+            ),
+          )}
         </ul>
       )}
     </section>

@@ -1,13 +1,15 @@
-// New-session screen: the brief (with @-autocomplete and chips that insert module ids), the agent and model the first turn runs with their health, files to attach, an optional title, "Start the first turn now", Create; an id that names no module asks before it becomes a new one.
+// New-session screen: the brief (with @-autocomplete and chips that insert module ids), the agent and model the first turn runs with their health, or the brief fanned out to 2–5 candidates (best of N, each an agent and a model), files to attach, an optional title, "Start the first turn now", Create; an id that names no module asks before it becomes a new one.
 import { type FormEvent, type KeyboardEvent, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
-import type { CreateSessionArgs, SendMessageArgs, SessionView } from "../../api/types";
+import type { CreateSessionArgs, CreateSessionGroupArgs, SendMessageArgs, SessionView } from "../../api/types";
 import { AttachButton } from "../chat/AttachButton";
 import { AttachmentChips, AttachmentRefusals } from "../chat/AttachmentChips";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { ModuleAutocomplete } from "../modules/ModuleAutocomplete";
 import { AgentChoice } from "./AgentChoice";
+import { CandidateRows } from "../groups/CandidateRows";
+import { candidateChoices, type CandidateRow, startRows } from "../../lib/candidates";
 import { unknownModuleIds } from "../../lib/mentions";
 import { useSettings } from "../../state/useSettings";
 import { kindOf, nameOf, precheck, readBase64, type Refusal } from "../../lib/attachments";
@@ -17,11 +19,11 @@ import type { Draft } from "../../state/reducer";
 import { useStore } from "../../state/store";
 import { useApp } from "../../state/useApp";
 
-/** Ids the brief names that are no module yet, waiting for the operator's word. */
+/** Ids the brief names that are no module yet, waiting for the operator's word; `retry` creates again with them confirmed. */
 interface UnknownModules {
   ids: string[];
   message: string;
-  args: CreateSessionArgs;
+  retry: (ids: string[]) => void;
 }
 
 /** A file chosen before the session exists, attached right after it is created. */
@@ -60,11 +62,14 @@ export function NewSession() {
   // "" runs the workspace default; the first turn's send_message carries a picked one.
   const [driver, setDriver] = useState("");
   const [model, setModel] = useState("");
+  // Best of N: the brief goes to 2–5 candidate sessions instead of one.
+  const [fanOut, setFanOut] = useState(false);
+  const [rows, setRows] = useState<CandidateRow[]>(startRows);
   const briefRef = useRef<HTMLTextAreaElement>(null);
 
   /** Holds the files that pass the client-side checks; the engine checks them again on Create. */
   function hold(files: File[]) {
-    if (busy) return;
+    if (busy || fanOut) return;
     const kept: HeldFile[] = [];
     const refused: Refusal[] = [];
     for (const file of files) {
@@ -77,7 +82,7 @@ export function NewSession() {
     if (kept.length > 0) setHeld((h) => [...h, ...kept]);
     setRefusals(refused);
   }
-  const drop = useFileDrop(hold, busy);
+  const drop = useFileDrop(hold, busy || fanOut);
 
   function insertModule(id: string) {
     const el = briefRef.current;
@@ -96,7 +101,26 @@ export function NewSession() {
     if (busy || !brief.trim()) return;
     const args: CreateSessionArgs = { brief: brief.trim() };
     if (title.trim()) args.title = title.trim();
-    await create(args);
+    if (fanOut) await createGroup({ ...args, candidates: candidateChoices(rows, settings?.defaultDriver ?? "") });
+    else await create(args);
+  }
+
+  /** create_session_group: the candidates are made and each sent the brief; the comparison opens. */
+  async function createGroup(args: CreateSessionGroupArgs) {
+    setStage("Creating the candidates…");
+    setError(null);
+    try {
+      const group = await backend.call("create_session_group", args);
+      navigate(paths.group(group.id));
+    } catch (e) {
+      const err = toKilnError(e);
+      const ids = err.code === "MODULE_UNKNOWN" ? unknownModuleIds(err.message) : [];
+      const retry = (more: string[]) =>
+        void createGroup({ ...args, createModules: [...(args.createModules ?? []), ...more] });
+      if (ids.length > 0) setUnknown({ ids, message: err.message, retry });
+      else setError(err);
+      setStage(null);
+    }
   }
 
   /** create_session; an id that names no module stops here and asks (nothing ran yet). */
@@ -109,7 +133,9 @@ export function NewSession() {
     } catch (e) {
       const err = toKilnError(e);
       const ids = err.code === "MODULE_UNKNOWN" ? unknownModuleIds(err.message) : [];
-      if (ids.length > 0) setUnknown({ ids, message: err.message, args });
+      const retry = (more: string[]) =>
+        void create({ ...args, createModules: [...(args.createModules ?? []), ...more] });
+      if (ids.length > 0) setUnknown({ ids, message: err.message, retry });
       else setError(err);
       setStage(null);
       return;
@@ -121,9 +147,9 @@ export function NewSession() {
   /** "Create": the same brief again, confirming the new modules. */
   function createModules() {
     if (!unknown) return;
-    const { args, ids } = unknown;
+    const { retry, ids } = unknown;
     setUnknown(null);
-    void create({ ...args, createModules: [...(args.createModules ?? []), ...ids] });
+    retry(ids);
   }
 
   /**
@@ -242,20 +268,40 @@ export function NewSession() {
             </ul>
           </div>
         )}
-        <AgentChoice
-          settings={settings}
-          driver={driver}
-          onDriver={setDriver}
-          model={model}
-          onModel={setModel}
-          disabled={busy}
-        />
+        <label className="checkbox fan-out" title="Run the brief on several agents at once and keep the best result">
+          <input
+            type="checkbox"
+            data-testid="fan-out"
+            checked={fanOut}
+            onChange={(e) => {
+              setFanOut(e.target.checked);
+              // Candidates start with the brief alone (the hint below says so).
+              if (e.target.checked) setHeld([]);
+            }}
+            disabled={busy}
+          />
+          Race several agents on this brief (best of 2–5)
+        </label>
+        {fanOut ? (
+          <CandidateRows settings={settings} rows={rows} onRows={setRows} disabled={busy} />
+        ) : (
+          <AgentChoice
+            settings={settings}
+            driver={driver}
+            onDriver={setDriver}
+            model={model}
+            onModel={setModel}
+            disabled={busy}
+          />
+        )}
         <div className="attach-row">
-          <AttachButton onFiles={hold} disabled={busy} />
+          <AttachButton onFiles={hold} disabled={busy || fanOut} />
           <span className="hint">
-            {drop.dragging
-              ? "Drop the files to attach them."
-              : "Screenshots, mock-ups, specs: paste or drop them here too (up to 10, 5 MB each)."}
+            {fanOut
+              ? "Candidates start at once with the brief alone: attach files to a candidate's session afterwards."
+              : drop.dragging
+                ? "Drop the files to attach them."
+                : "Screenshots, mock-ups, specs: paste or drop them here too (up to 10, 5 MB each)."}
           </span>
         </div>
         <AttachmentChips
@@ -277,7 +323,11 @@ export function NewSession() {
         />
         {error && <ErrorMessage error={error} />}
         <div className="form-actions">
-          <label className="checkbox start-now" title="Off: the session is created and the brief waits in its composer">
+          <label
+            className="checkbox start-now"
+            title="Off: the session is created and the brief waits in its composer"
+            hidden={fanOut}
+          >
             <input
               type="checkbox"
               data-testid="start-now"
@@ -296,7 +346,7 @@ export function NewSession() {
             disabled={busy || !brief.trim()}
             data-testid="create-session"
           >
-            {stage ?? "Create session"}
+            {stage ?? (fanOut ? `Create ${rows.length} candidates` : "Create session")}
           </button>
         </div>
         {unknown && (

@@ -24,6 +24,8 @@ export function RunningBar({ session, entries }: { session: SessionView; entries
 function doing(session: SessionView, entries: TranscriptEntry[] | undefined) {
   if (session.setup === "running") return "Setting up the working copy";
   if (session.state === "planning") return "Planning: reading the brief and choosing the modules and the first role";
+  // Over the engine's turn limit ([session] max_parallel_turns): the turn starts when a slot frees.
+  if (session.waiting) return "Waiting for a free slot: other agents' turns run now";
   const who = lastTurnStart(entries)?.role ?? session.role;
   // The turn runs, but it waits on the operator's answer in the chat.
   if (asksPermission(session))

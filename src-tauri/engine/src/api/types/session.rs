@@ -132,6 +132,18 @@ pub struct SessionView {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<Vec<ReviewCommentView>>", optional)]
     pub review_comments: Vec<ReviewCommentView>,
+    /// The group of candidates this session is one of (best-of-N), when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub group_id: Option<String>,
+    /// Its place in the group, from 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub candidate: Option<i64>,
+    /// Its turn waits for a free slot (`[session] max_parallel_turns`); absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub waiting: bool,
 }
 
 /// Tokens and cost of a set of turns. `cost_usd` adds up what providers reported;
