@@ -18,6 +18,7 @@ import "./features/modules/modules.css";
 import "./features/shortcuts/shortcuts.css";
 import "./features/attention/attention.css";
 import "./features/terminal/terminal.css";
+import "./features/issues/issues.css";
 
 startTheme();
 const backend = createBackend();

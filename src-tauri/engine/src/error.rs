@@ -74,6 +74,8 @@ pub enum ErrorCode {
     /// No permission request with that id waits in the session: it was answered, or the
     /// turn that asked has ended.
     PermissionNotFound,
+    /// No such issue in the repository (or the token may not see it).
+    IssueNotFound,
     Internal,
 }
 
@@ -124,6 +126,7 @@ impl ErrorCode {
             TerminalLimit => "TERMINAL_LIMIT",
             TerminalExited => "TERMINAL_EXITED",
             PermissionNotFound => "PERMISSION_NOT_FOUND",
+            IssueNotFound => "ISSUE_NOT_FOUND",
             Internal => "INTERNAL",
         }
     }

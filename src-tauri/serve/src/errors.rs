@@ -85,6 +85,7 @@ pub fn http_status(code: ErrorCode) -> u16 {
         // Like the other `*_NOT_FOUND`s: the request it names is not there (answered,
         // withdrawn with its turn, or never asked); nothing about it is left to conflict with.
         PermissionNotFound => 404,
+        IssueNotFound => 404,
         Internal => 500,
     }
 }

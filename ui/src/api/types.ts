@@ -160,7 +160,23 @@ export type CreateSessionArgs = { brief: string, title?: string,
  * Module ids the operator confirmed as new modules: a brief naming an id no module
  * has is `MODULE_UNKNOWN` unless the id is listed here.
  */
-createModules?: Array<string>, };
+createModules?: Array<string>, 
+/**
+ * A GitHub issue to start from: its address (`https://github.com/owner/repo/issues/N`)
+ * or a number (`12`, `#12`) of the delivery repository. Its title, body and comments
+ * become the brief, after any text in `brief` (which may then be empty).
+ */
+issue?: string, };
+
+export type GetIssueArgs = { 
+/**
+ * An issue's address, or a number of the delivery repository (as `createSession.issue`).
+ */
+issue: string, };
+
+export type IssueLink = { url: string, number: number, repo: string, };
+
+export type IssueSummary = { number: number, title: string, author: string, labels: Array<string>, updatedAt: string, url: string, };
 
 export type DeleteSessionArgs = { sessionId: string, stop?: boolean, keepTranscript?: boolean, };
 
@@ -305,7 +321,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "ISSUE_NOT_FOUND" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
@@ -645,7 +661,11 @@ changed: boolean,
  * The agent's permission requests waiting for the operator (cards in the chat), oldest
  * first; absent when none waits, which is most of the time.
  */
-permissions?: Array<PermissionCard>, };
+permissions?: Array<PermissionCard>,  
+/**
+ * The GitHub issue the session started from; its pull request closes it.
+ */
+issue: IssueLink | null, };
 
 export type SettingsView = { defaultDriver: string, 
 /**
@@ -1014,4 +1034,6 @@ export interface CommandMap {
    * waits (answered, or its turn ended), INVALID_INPUT for an option the agent did not offer.
    */
   answer_permission: { args: AnswerPermissionArgs; result: SessionView };
+  list_issues: { args: EmptyArgs; result: Array<IssueSummary> };
+  get_issue: { args: GetIssueArgs; result: IssueSummary };
 }

@@ -50,6 +50,7 @@ export const ERROR_WORDS: Record<string, string> = {
   TERMINAL_LIMIT: "Too many terminals are open: close one first",
   TERMINAL_EXITED: "The terminal's program has exited",
   PERMISSION_NOT_FOUND: "That request is no longer waiting: it was answered, or the turn ended",
+  ISSUE_NOT_FOUND: "No such issue in that repository (or the token may not see it)",
   INTERNAL: "Something went wrong inside Kiln",
   // The UI's own: the request never reached Kiln.
   NETWORK: "Kiln cannot be reached",

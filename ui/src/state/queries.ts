@@ -32,6 +32,8 @@ export const keys = {
   disk: ["ws", "disk"] as const,
   /** A session's live view (agent text being written, provider trouble): kept from `live` events only. */
   live: (id: string) => ["ws", "live", id] as const,
+  /** One GitHub issue as get_issue read it (the new-session picker's preview of a pasted address). */
+  issue: (reference: string) => ["ws", "issue", reference] as const,
   /** A session's terminals: running ones and recently exited ones. */
   terminals: (id: string) => ["ws", "terminals", id] as const,
 };

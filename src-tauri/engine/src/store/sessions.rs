@@ -28,6 +28,9 @@ struct SessionRow {
     deleted_at: Option<String>,
     pending_role: Option<String>,
     current_checkpoint: Option<i64>,
+    issue_url: Option<String>,
+    issue_number: Option<i64>,
+    issue_repo: Option<String>,
 }
 
 /// The session's whole view, tombstones included; `SESSION_NOT_FOUND` when no record.
@@ -69,6 +72,10 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
         changed: false,
         // Filled in by `session::view`: they live in memory (`permissions.rs`), not here.
         permissions: Vec::new(),
+        issue: match (row.issue_url, row.issue_number, row.issue_repo) {
+            (Some(url), Some(number), Some(repo)) => Some(IssueLink { url, number, repo }),
+            _ => None,
+        },
     })
 }
 
@@ -138,6 +145,18 @@ pub async fn insert(pool: &SqlitePool, s: NewSession<'_>) -> Result<()> {
     }
     checkpoints::insert_start(&mut tx, s.id, s.base_commit, s.at).await?;
     tx.commit().await?;
+    Ok(())
+}
+
+/// Links the session to the GitHub issue it started from.
+pub async fn set_issue(pool: &SqlitePool, session: &str, issue: &IssueLink) -> Result<()> {
+    sqlx::query("UPDATE sessions SET issue_url = ?, issue_number = ?, issue_repo = ? WHERE id = ?")
+        .bind(&issue.url)
+        .bind(issue.number)
+        .bind(&issue.repo)
+        .bind(session)
+        .execute(pool)
+        .await?;
     Ok(())
 }
 

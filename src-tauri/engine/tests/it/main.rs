@@ -25,6 +25,7 @@ mod driver_health;
 mod driver_parsers;
 mod gates;
 mod gateway;
+mod issues;
 mod lifecycle;
 mod live;
 mod materialize;

@@ -1,4 +1,4 @@
-// New-session screen: the brief (with @-autocomplete and chips that insert module ids), the agent and model the first turn runs with their health, files to attach, an optional title, "Start the first turn now", Create; an id that names no module asks before it becomes a new one.
+// New-session screen: the brief (with @-autocomplete and chips that insert module ids) or a GitHub issue to start from (then the brief is optional), the agent and model the first turn runs with their health, files to attach, an optional title, "Start the first turn now", Create; an id that names no module asks before it becomes a new one.
 import { type FormEvent, type KeyboardEvent, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { CreateSessionArgs, SendMessageArgs, SessionView } from "../../api/types";
@@ -8,6 +8,7 @@ import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { ModuleAutocomplete } from "../modules/ModuleAutocomplete";
 import { AgentChoice } from "./AgentChoice";
+import { IssuePicker } from "../issues/IssuePicker";
 import { unknownModuleIds } from "../../lib/mentions";
 import { useSettings } from "../../state/useSettings";
 import { kindOf, nameOf, precheck, readBase64, type Refusal } from "../../lib/attachments";
@@ -47,6 +48,11 @@ export function NewSession() {
   const { backend, dispatch } = useStore();
   const modules = useApp()?.workspace?.modules ?? [];
   const [brief, setBrief] = useState("");
+  /** "From a GitHub issue": the issue's address or number, sent as createSession's `issue`. */
+  const [fromIssue, setFromIssue] = useState(false);
+  const [issue, setIssue] = useState("");
+  const issueRef = fromIssue ? issue.trim() : "";
+  const ready = brief.trim() !== "" || issueRef !== "";
   const [title, setTitle] = useState("");
   const [startNow, setStartNow] = useState(true);
   const [held, setHeld] = useState<HeldFile[]>([]);
@@ -93,8 +99,9 @@ export function NewSession() {
   }
 
   async function submit() {
-    if (busy || !brief.trim()) return;
+    if (busy || !ready) return;
     const args: CreateSessionArgs = { brief: brief.trim() };
+    if (issueRef) args.issue = issueRef;
     if (title.trim()) args.title = title.trim();
     await create(args);
   }
@@ -115,7 +122,8 @@ export function NewSession() {
       return;
     }
     dispatch({ type: "sessionUpserted", session });
-    await attachAndStart(session, args.brief);
+    // From an issue, the engine wrote the brief (the typed text, then the issue): that is the first message.
+    await attachAndStart(session, args.issue ? session.brief : args.brief);
   }
 
   /** "Create": the same brief again, confirming the new modules. */
@@ -201,8 +209,27 @@ export function NewSession() {
         onKeyDown={onKeyDown}
         {...drop.dropProps}
       >
+        <div className="issue-source">
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-pressed={fromIssue}
+            onClick={() => setFromIssue((on) => !on)}
+            disabled={busy}
+            data-testid="from-issue"
+          >
+            From a GitHub issue
+          </button>
+        </div>
+        {fromIssue && <IssuePicker value={issue} onChange={setIssue} disabled={busy} />}
         <label className="field-label" htmlFor="brief">
-          Brief
+          {fromIssue ? (
+            <>
+              Anything to add <span className="muted">(optional: the issue's title, body and comments follow it)</span>
+            </>
+          ) : (
+            "Brief"
+          )}
         </label>
         <textarea
           id="brief"
@@ -293,7 +320,7 @@ export function NewSession() {
           <button
             type="submit"
             className="btn btn-primary"
-            disabled={busy || !brief.trim()}
+            disabled={busy || !ready}
             data-testid="create-session"
           >
             {stage ?? "Create session"}

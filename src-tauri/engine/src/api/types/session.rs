@@ -123,6 +123,8 @@ pub struct SessionView {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<Vec<PermissionCard>>", optional)]
     pub permissions: Vec<PermissionCard>,
+    /// The GitHub issue the session started from; its pull request closes it.
+    pub issue: Option<IssueLink>,
 }
 
 /// Tokens and cost of a set of turns. `cost_usd` adds up what providers reported;
