@@ -388,6 +388,7 @@ mod tests {
     #[test]
     fn a_body_closes_the_issue_in_its_repository_or_another() {
         let mut input = titled(Some("Keep the total"), Some("Keep it."), &[]);
+        input.body.what_changed = "Keep it.".into();
         assert!(!pr_body(&input, "acme/shop").contains("Closes"));
         let link = |repo: &str| IssueLink { url: format!("https://github.com/{repo}/issues/7"), number: 7, repo: repo.into() };
         input.body.closes = Some(link("acme/shop"));

@@ -14,8 +14,7 @@ use crate::api::types::{DeliverySettingsView, IssueLink, IssueSummary};
 use crate::delivery::git_pr::github::{Api, Failure};
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::workspace::Workspace;
-pub use brief::ISSUE_BUDGET;
-pub use reference::IssueRef;
+use reference::IssueRef;
 
 /// How many pages of 100 open issues the picker reads.
 const LIST_PAGES: usize = 3;
