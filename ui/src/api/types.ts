@@ -168,16 +168,6 @@ createModules?: Array<string>,
  */
 issue?: string, };
 
-export type GetIssueArgs = { 
-/**
- * An issue's address, or a number of the delivery repository (as `createSession.issue`).
- */
-issue: string, };
-
-export type IssueLink = { url: string, number: number, repo: string, };
-
-export type IssueSummary = { number: number, title: string, author: string, labels: Array<string>, updatedAt: string, url: string, };
-
 export type DeleteSessionArgs = { sessionId: string, stop?: boolean, keepTranscript?: boolean, };
 
 export type DeliverArgs = { sessionId: string, target: DeliveryTarget, planId: string, };
@@ -348,6 +338,12 @@ export type GetDiffArgs = { sessionId: string,
  */
 moduleId?: string, };
 
+export type GetIssueArgs = { 
+/**
+ * An issue's address, or a number of the delivery repository (as `createSession.issue`).
+ */
+issue: string, };
+
 export type GetTranscriptArgs = { sessionId: string, 
 /**
  * Only the entries after this one (a resync asks for what it missed).
@@ -364,6 +360,22 @@ before?: number,
 last?: number, };
 
 export type Hunk = { oldStart: number, oldLines: number, newStart: number, newLines: number, header: string, lines: Array<DiffLine>, };
+
+export type IssueLink = { 
+/**
+ * The issue's web address (`https://github.com/acme/shop/issues/12`).
+ */
+url: string, number: number, 
+/**
+ * `owner/name` of the repository the issue is in.
+ */
+repo: string, };
+
+export type IssueSummary = { number: number, title: string, 
+/**
+ * The author's login.
+ */
+author: string, labels: Array<string>, updatedAt: string, url: string, };
 
 export type KilnEvent = { id: number, at: string, body: EventBody, };
 
@@ -661,7 +673,7 @@ changed: boolean,
  * The agent's permission requests waiting for the operator (cards in the chat), oldest
  * first; absent when none waits, which is most of the time.
  */
-permissions?: Array<PermissionCard>,  
+permissions?: Array<PermissionCard>, 
 /**
  * The GitHub issue the session started from; its pull request closes it.
  */
@@ -879,7 +891,10 @@ export interface CommandMap {
    * of the workspace: the message starts with the unknown id(s) in backticks and lists the
    * modules; sending the id(s) in createModules creates them as new modules (INVALID_INPUT when
    * one cannot be: no id pattern, no free directory). `module <x>` takes a module id as well as
-   * a directory.
+   * a directory. With `issue` (a GitHub issue's address on the delivery provider's host, or a
+   * number of the delivery repository) the brief is the typed text, then the issue's title, body
+   * and comments; the session links to it: INVALID_INPUT for another address or a pull request,
+   * ISSUE_NOT_FOUND, TARGET_UNAVAILABLE with no token or repository.
    */
   create_session: { args: CreateSessionArgs; result: SessionView };
   /** The entries after `after` (an entry id), or all. */
@@ -1034,6 +1049,15 @@ export interface CommandMap {
    * waits (answered, or its turn ended), INVALID_INPUT for an option the agent did not offer.
    */
   answer_permission: { args: AnswerPermissionArgs; result: SessionView };
+  /**
+   * The delivery repository's open issues, newest first (at most 300; pull requests left out),
+   * read with the git-pr target's settings and token. TARGET_UNAVAILABLE with no token or no
+   * repository (owner/name) set or readable from the remote, or when GitHub refuses.
+   */
   list_issues: { args: EmptyArgs; result: Array<IssueSummary> };
+  /**
+   * One issue, as create_session with `issue` would read it (to show its title before creating):
+   * the same refusals (INVALID_INPUT, ISSUE_NOT_FOUND, TARGET_UNAVAILABLE).
+   */
   get_issue: { args: GetIssueArgs; result: IssueSummary };
 }

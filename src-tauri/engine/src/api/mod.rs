@@ -292,18 +292,15 @@ impl Engine {
     pub async fn create_session(&self, mut args: CreateSessionArgs) -> Result<SessionView> {
         let ws = self.workspace()?;
         // An issue is read (and every refusal made) before anything of the session exists.
-        let issue = match args.issue.take().filter(|reference| !reference.trim().is_empty()) {
-            None => None,
-            Some(reference) => {
-                let fetched = crate::delivery::issues::fetch(&ws, &reference, &args.brief).await?;
-                args.brief = fetched.brief;
-                if args.title.as_deref().is_none_or(|title| title.trim().is_empty()) {
-                    args.title = Some(crate::chain::title_from(&fetched.title));
-                }
-                Some(fetched.link)
-            }
+        let Some(reference) = args.issue.take().filter(|reference| !reference.trim().is_empty()) else {
+            return crate::chain::create(&ws, &self.events, args).await;
         };
-        crate::chain::create_from(&ws, &self.events, args, issue).await
+        let fetched = crate::delivery::issues::fetch(&ws, &reference, &args.brief).await?;
+        args.brief = fetched.brief;
+        if args.title.as_deref().is_none_or(|title| title.trim().is_empty()) {
+            args.title = Some(crate::chain::title_from(&fetched.title));
+        }
+        crate::chain::create_from(&ws, &self.events, args, Some(fetched.link)).await
     }
 
     pub async fn get_transcript(&self, args: GetTranscriptArgs) -> Result<Vec<TranscriptEntry>> {
