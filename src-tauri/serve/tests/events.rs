@@ -100,7 +100,12 @@ async fn events_stream_live_and_resume_from_the_last_id() {
     tokio::time::sleep(Duration::from_millis(300)).await; // subscribed before anything happens
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     let session = engine
-        .create_session(CreateSessionArgs { brief: "Make it faster".into(), title: None, create_modules: None, issue: None })
+        .create_session(CreateSessionArgs {
+            brief: "Make it faster".into(),
+            title: None,
+            create_modules: None,
+            issue: None,
+        })
         .await
         .unwrap();
     let live = live.await.unwrap();
@@ -145,7 +150,12 @@ async fn a_terminal_streams_its_output_to_a_connected_browser_until_it_exits() {
     let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     let session = engine
-        .create_session(CreateSessionArgs { brief: "Make it faster".into(), title: None, create_modules: None, issue: None })
+        .create_session(CreateSessionArgs {
+            brief: "Make it faster".into(),
+            title: None,
+            create_modules: None,
+            issue: None,
+        })
         .await
         .unwrap();
     let (status, opened) =

@@ -65,7 +65,14 @@ pub(crate) fn add(store: &mut Store, repo: usize, seed: IssueSeed) -> u64 {
 pub(crate) fn comment(store: &mut Store, repo: usize, number: u64, seed: CommentSeed) -> Option<u64> {
     let id = store.next_pull_id();
     let issue = store.repos[repo].issues.iter_mut().find(|issue| issue.number == number)?;
-    issue.comments.push(Comment { id, author: seed.author, body: seed.body, created_at: seed.created_at.unwrap_or_else(now) });
+    issue.comments.push(Comment {
+        id,
+        author: seed.author,
+        body: seed.body,
+        created_at: seed.created_at.unwrap_or_else(now),
+    });
+    // GitHub keeps a conversation in time order; a seeded date may be earlier than the last.
+    issue.comments.sort_by(|a, b| a.created_at.cmp(&b.created_at));
     Some(id)
 }
 
@@ -178,7 +185,8 @@ fn label_json(store: &Store, repo: usize, name: &str) -> Value {
 fn issue_json(store: &Store, repo: usize, issue: &Issue) -> Value {
     let full_name = store.repos[repo].config.full_name();
     let api = format!("{}/repos/{full_name}/issues/{}", store.base_url, issue.number);
-    let updated_at = issue.comments.last().map_or(&issue.created_at, |comment| &comment.created_at);
+    let updated_at =
+        issue.comments.last().map_or(&issue.created_at, |comment| &comment.created_at).max(&issue.created_at);
     json!({
         "id": issue.id,
         "node_id": format!("I_kwDO{:010X}", issue.id),

@@ -94,7 +94,8 @@ use kiln_double_support::{lock, LoopbackPort, LoopbackServer};
 use serde_json::Value;
 
 pub use config::{
-    CommentSeed, Config, Endpoint, Fault, IssueSeed, Permissions, RepoConfig, DEFAULT_API_VERSION, DEFAULT_LOGIN, SUPPORTED_API_VERSIONS,
+    CommentSeed, Config, Endpoint, Fault, IssueSeed, Permissions, RepoConfig, DEFAULT_API_VERSION, DEFAULT_LOGIN,
+    SUPPORTED_API_VERSIONS,
 };
 pub use record::{RecordedRequest, TokenLeak};
 

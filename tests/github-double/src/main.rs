@@ -28,17 +28,10 @@ fn main() -> ExitCode {
         }
         double
     });
-    serve_until_killed(
-        "kiln-github-double",
-        port,
-        started,
-        GithubDouble::base_url,
-        GithubDouble::requests,
-        |request| {
-            let query = request.query.as_deref().map(|q| format!("?{q}")).unwrap_or_default();
-            format!("{} {}{query} -> {}", request.method, request.path, request.status)
-        },
-    )
+    serve_until_killed("kiln-github-double", port, started, GithubDouble::base_url, GithubDouble::requests, |request| {
+        let query = request.query.as_deref().map(|q| format!("?{q}")).unwrap_or_default();
+        format!("{} {}{query} -> {}", request.method, request.path, request.status)
+    })
 }
 
 /// One issue to add once the double runs.

@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 use crate::config::{Endpoint, Fault, DEFAULT_API_VERSION, SUPPORTED_API_VERSIONS};
 use crate::record::{credential, RecordedRequest};
 use crate::reply::{
-    custom_error, error, not_found, Answer, DOC_CREATE_FORK, DOC_CREATE_PULL, DOC_GET_ISSUE, DOC_GET_PULL, DOC_GET_REPO,
-    DOC_GET_USER, DOC_ISSUE_COMMENTS, DOC_LIST_ISSUES, DOC_LIST_PULLS, DOC_MEDIA_TYPES, DOC_RATE_LIMIT,
+    custom_error, error, not_found, Answer, DOC_CREATE_FORK, DOC_CREATE_PULL, DOC_GET_ISSUE, DOC_GET_PULL,
+    DOC_GET_REPO, DOC_GET_USER, DOC_ISSUE_COMMENTS, DOC_LIST_ISSUES, DOC_LIST_PULLS, DOC_MEDIA_TYPES, DOC_RATE_LIMIT,
     DOC_REQUEST_REVIEWERS, DOC_REST, DOC_UPDATE_PULL, DOC_USER_AGENT, DOC_VERSIONS,
 };
 use crate::store::{user_id, Store};

@@ -26,8 +26,9 @@ async fn an_issue_answers_with_githubs_fields_and_its_comments_oldest_first() {
             .created_at("2026-01-02T03:04:05Z"),
     );
     assert_eq!(number, 1);
-    github.add_comment("acme", "shop", 1, CommentSeed::new("bob", "Seen it too.").created_at("2026-01-03T00:00:00Z"));
+    // Seeded out of order: listed in time order, as GitHub keeps a conversation.
     github.add_comment("acme", "shop", 1, CommentSeed::new("alice", "Still there.").created_at("2026-01-04T00:00:00Z"));
+    github.add_comment("acme", "shop", 1, CommentSeed::new("bob", "Seen it too.").created_at("2026-01-03T00:00:00Z"));
 
     let (status, issue) = send(api(&github, Method::GET, "/repos/acme/shop/issues/1")).await;
     assert_eq!(status, 200);
@@ -65,7 +66,8 @@ async fn an_issue_answers_with_githubs_fields_and_its_comments_oldest_first() {
 async fn the_list_holds_pull_requests_marked_and_numbers_are_shared() {
     let github = double().await;
     assert_eq!(github.add_issue("acme", "shop", IssueSeed::new("first")), 1);
-    let (status, pull) = create_pull(&github, "acme/shop", json!({"title": "a change", "head": "kiln/x", "base": "main"})).await;
+    let (status, pull) =
+        create_pull(&github, "acme/shop", json!({"title": "a change", "head": "kiln/x", "base": "main"})).await;
     assert_eq!((status, &pull["number"]), (201, &json!(2)), "a pull request takes the next number after an issue");
     assert_eq!(github.add_issue("acme", "shop", IssueSeed::new("closed one").closed()), 3);
     assert_eq!(github.add_issue("acme", "shop", IssueSeed::new("latest")), 4);
@@ -108,7 +110,8 @@ async fn lists_page_with_a_link_header() {
     let one_page = api(&github, Method::GET, "/repos/acme/shop/issues").send().await.unwrap();
     assert!(one_page.headers().get("link").is_none());
 
-    let response = api(&github, Method::GET, "/repos/acme/shop/issues/1/comments?per_page=2&page=2").send().await.unwrap();
+    let response =
+        api(&github, Method::GET, "/repos/acme/shop/issues/1/comments?per_page=2&page=2").send().await.unwrap();
     let link = response.headers()["link"].to_str().unwrap().to_owned();
     assert!(link.contains("rel=\"prev\"") && !link.contains("rel=\"next\""), "{link}");
     let page: Value = response.json().await.unwrap();

@@ -73,12 +73,7 @@ impl World {
 
     /// Every session there is, and the sessions' directories on disk.
     async fn made(&self) -> (usize, usize) {
-        let listed = self
-            .engine
-            .list_sessions(ListSessionsArgs { include_archived: Some(true) })
-            .await
-            .unwrap()
-            .len();
+        let listed = self.engine.list_sessions(ListSessionsArgs { include_archived: Some(true) }).await.unwrap().len();
         let dirs = std::fs::read_dir(self.host.join(".kiln/sessions")).map(|d| d.count()).unwrap_or(0);
         (listed, dirs)
     }
@@ -150,7 +145,10 @@ async fn an_issue_becomes_the_brief_with_its_comments_and_the_session_links_to_i
     let html = format!("{}/kiln-test/shop/issues/{n}", w.github.base_url());
     assert_eq!(s.issue, Some(IssueLink { url: html.clone(), number: n as i64, repo: "kiln-test/shop".into() }));
     let brief = &s.brief;
-    assert!(brief.starts_with("Keep the change small.\n\nGitHub issue kiln-test/shop#1: Show ratings in the catalog\n"), "{brief}");
+    assert!(
+        brief.starts_with("Keep the change small.\n\nGitHub issue kiln-test/shop#1: Show ratings in the catalog\n"),
+        "{brief}"
+    );
     assert!(brief.contains(&html), "{brief}");
     assert!(brief.contains("Opened by @alice on 2026-01-02T03:04:05Z; labels: enhancement."), "{brief}");
     assert!(brief.contains("Each product on the @shop/catalog screen should show its rating."), "{brief}");

@@ -390,7 +390,8 @@ mod tests {
         let mut input = titled(Some("Keep the total"), Some("Keep it."), &[]);
         input.body.what_changed = "Keep it.".into();
         assert!(!pr_body(&input, "acme/shop").contains("Closes"));
-        let link = |repo: &str| IssueLink { url: format!("https://github.com/{repo}/issues/7"), number: 7, repo: repo.into() };
+        let link =
+            |repo: &str| IssueLink { url: format!("https://github.com/{repo}/issues/7"), number: 7, repo: repo.into() };
         input.body.closes = Some(link("acme/shop"));
         assert!(pr_body(&input, "Acme/Shop").contains("Keep it.\n\nCloses #7\n"), "{}", pr_body(&input, "acme/shop"));
         input.body.closes = Some(link("acme/tracker"));

@@ -21,11 +21,7 @@ pub struct Comment {
 
 impl Comment {
     pub fn from_json(value: &Value) -> Comment {
-        Comment {
-            author: login(value),
-            at: text(value, "created_at"),
-            body: text(value, "body"),
-        }
+        Comment { author: login(value), at: text(value, "created_at"), body: text(value, "body") }
     }
 }
 
@@ -96,7 +92,9 @@ pub fn compose(typed: &str, name: &str, url: &str, issue: &Value, comments: &[Co
         out.push_str(&entry);
     }
     if left_out > 0 {
-        out.push_str(&format!("\n[{left_out} later comment(s) left out to keep the brief short: read them at {url}]\n"));
+        out.push_str(&format!(
+            "\n[{left_out} later comment(s) left out to keep the brief short: read them at {url}]\n"
+        ));
     }
     if unread {
         out.push_str(&format!("\n[The issue has more comments than Kiln reads: read them at {url}]\n"));

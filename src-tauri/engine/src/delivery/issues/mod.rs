@@ -124,7 +124,11 @@ async fn read(ws: &Workspace, reference: &str) -> Result<Read> {
         // GitHub answers 404 for an issue the token may not see, too.
         Some(404) | Some(410) => ApiError::new(
             ErrorCode::IssueNotFound,
-            format!("there is no issue #{} in {} (or the token may not see it)", issue_ref.number, issue_ref.full_name()),
+            format!(
+                "there is no issue #{} in {} (or the token may not see it)",
+                issue_ref.number,
+                issue_ref.full_name()
+            ),
         ),
         _ => unavailable(&format!("the issue {}#{} could not be read", issue_ref.full_name(), issue_ref.number), f),
     })?;
@@ -147,7 +151,9 @@ pub async fn fetch(ws: &Workspace, reference: &str, typed: &str) -> Result<Fetch
         .get_all(&format!("/issues/{}/comments", issue_ref.number), "per_page=100", COMMENT_PAGES)
         .await
         .map_err(|f| unavailable(&format!("the comments of {name} could not be read"), f))?;
-    let comments: Vec<brief::Comment> = comments.iter().map(brief::Comment::from_json).collect();
+    let mut comments: Vec<brief::Comment> = comments.iter().map(brief::Comment::from_json).collect();
+    // GitHub answers oldest first; kept so whatever the answer's order (ISO dates sort as text).
+    comments.sort_by(|a, b| a.at.cmp(&b.at));
     let url = match brief::text(&issue, "html_url") {
         url if url.starts_with("https://") || url.starts_with("http://") => url,
         _ => format!(
