@@ -118,7 +118,14 @@ describe("NewSession", () => {
       create_session: () => fromIssue,
       get_session: () => fromIssue,
       list_issues: () => [
-        { number: 12, title: "Cart total", author: "alice", labels: [], updatedAt: "", url: "https://github.com/acme/shop/issues/12" },
+        {
+          number: 12,
+          title: "Cart total",
+          author: "alice",
+          labels: [],
+          updatedAt: "",
+          url: "https://github.com/acme/shop/issues/12",
+        },
       ],
       send_message: () => ({ ...fromIssue, running: true }),
     });

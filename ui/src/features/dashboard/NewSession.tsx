@@ -317,12 +317,7 @@ export function NewSession() {
           <a className="btn" href={paths.dashboard}>
             Cancel
           </a>
-          <button
-            type="submit"
-            className="btn btn-primary"
-            disabled={busy || !ready}
-            data-testid="create-session"
-          >
+          <button type="submit" className="btn btn-primary" disabled={busy || !ready} data-testid="create-session">
             {stage ?? "Create session"}
           </button>
         </div>

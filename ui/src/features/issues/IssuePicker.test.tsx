@@ -8,8 +8,22 @@ import { renderWithStore } from "../../test/render";
 import { IssuePicker } from "./IssuePicker";
 
 const open: IssueSummary[] = [
-  { number: 12, title: "Cart forgets its total", author: "alice", labels: ["bug"], updatedAt: "2026-01-02T00:00:00Z", url: "https://github.com/acme/shop/issues/12" },
-  { number: 7, title: "Show ratings", author: "bob", labels: [], updatedAt: "2026-01-01T00:00:00Z", url: "https://github.com/acme/shop/issues/7" },
+  {
+    number: 12,
+    title: "Cart forgets its total",
+    author: "alice",
+    labels: ["bug"],
+    updatedAt: "2026-01-02T00:00:00Z",
+    url: "https://github.com/acme/shop/issues/12",
+  },
+  {
+    number: 7,
+    title: "Show ratings",
+    author: "bob",
+    labels: [],
+    updatedAt: "2026-01-01T00:00:00Z",
+    url: "https://github.com/acme/shop/issues/7",
+  },
 ];
 
 function Harness() {

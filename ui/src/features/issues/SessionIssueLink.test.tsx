@@ -10,7 +10,9 @@ describe("SessionIssueLink", () => {
   });
 
   it("links to the issue by repository and number", () => {
-    render(<SessionIssueLink issue={{ url: "https://github.com/acme/shop/issues/12", number: 12, repo: "acme/shop" }} />);
+    render(
+      <SessionIssueLink issue={{ url: "https://github.com/acme/shop/issues/12", number: 12, repo: "acme/shop" }} />,
+    );
     const link = screen.getByTestId("session-issue");
     expect(link).toHaveTextContent("acme/shop#12");
     expect(link).toHaveAttribute("href", "https://github.com/acme/shop/issues/12");

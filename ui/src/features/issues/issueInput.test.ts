@@ -4,8 +4,22 @@ import type { IssueSummary } from "../../api/types";
 import { findListed, readIssueInput, sameIssueUrl } from "./issueInput";
 
 const listed: IssueSummary[] = [
-  { number: 12, title: "Cart total", author: "alice", labels: [], updatedAt: "", url: "https://github.com/acme/shop/issues/12" },
-  { number: 7, title: "Ratings", author: "bob", labels: ["ui"], updatedAt: "", url: "https://github.com/acme/shop/issues/7" },
+  {
+    number: 12,
+    title: "Cart total",
+    author: "alice",
+    labels: [],
+    updatedAt: "",
+    url: "https://github.com/acme/shop/issues/12",
+  },
+  {
+    number: 7,
+    title: "Ratings",
+    author: "bob",
+    labels: ["ui"],
+    updatedAt: "",
+    url: "https://github.com/acme/shop/issues/7",
+  },
 ];
 
 describe("readIssueInput", () => {
@@ -21,7 +35,14 @@ describe("readIssueInput", () => {
   });
 
   it("takes nothing else", () => {
-    for (const text of ["", "0", "fix the cart", "https://github.com/acme/shop/pull/3", "ftp://github.com/a/b/issues/1", "https://github.com/acme/shop/issues"]) {
+    for (const text of [
+      "",
+      "0",
+      "fix the cart",
+      "https://github.com/acme/shop/pull/3",
+      "ftp://github.com/a/b/issues/1",
+      "https://github.com/acme/shop/issues",
+    ]) {
       expect(readIssueInput(text)).toBeNull();
     }
   });
@@ -37,6 +58,8 @@ describe("findListed", () => {
   });
 
   it("compares addresses without case, slash or fragment", () => {
-    expect(sameIssueUrl("https://github.com/a/b/issues/1#issuecomment-2", "https://GitHub.com/a/b/issues/1/")).toBe(true);
+    expect(sameIssueUrl("https://github.com/a/b/issues/1#issuecomment-2", "https://GitHub.com/a/b/issues/1/")).toBe(
+      true,
+    );
   });
 });

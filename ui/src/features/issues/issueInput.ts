@@ -3,7 +3,9 @@
 import type { IssueSummary } from "../../api/types";
 
 /** An issue address (`https://host/owner/name/issues/12`) or a number (`12`, `#12`). */
-export type IssueInput = { kind: "number"; number: number } | { kind: "url"; repo: string; number: number; url: string };
+export type IssueInput =
+  | { kind: "number"; number: number }
+  | { kind: "url"; repo: string; number: number; url: string };
 
 /** The input read, or null when it is neither an issue address nor a number (the engine says why). */
 export function readIssueInput(text: string): IssueInput | null {
@@ -34,6 +36,11 @@ export function findListed(input: IssueInput | null, issues: readonly IssueSumma
 
 /** Two issue addresses for the same issue (case of owner and name, a trailing slash or fragment aside). */
 export function sameIssueUrl(a: string, b: string): boolean {
-  const clean = (u: string) => u.trim().replace(/[#?].*$/, "").replace(/\/$/, "").toLowerCase();
+  const clean = (u: string) =>
+    u
+      .trim()
+      .replace(/[#?].*$/, "")
+      .replace(/\/$/, "")
+      .toLowerCase();
   return clean(a) === clean(b);
 }
