@@ -22,11 +22,10 @@ fn main() -> ExitCode {
         Ok(seeds) => seeds.unwrap_or_default(),
         Err(message) => return usage_error(&message, USAGE),
     };
-    let started = GithubDouble::spawn_on(port, config).map(|double| {
+    let started = GithubDouble::spawn_on(port, config).inspect(|double| {
         for seed in seeds {
-            seed(&double);
+            seed(double);
         }
-        double
     });
     serve_until_killed("kiln-github-double", port, started, GithubDouble::base_url, GithubDouble::requests, |request| {
         let query = request.query.as_deref().map(|q| format!("?{q}")).unwrap_or_default();

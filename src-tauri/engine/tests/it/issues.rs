@@ -60,7 +60,7 @@ impl World {
             .unwrap();
     }
 
-    async fn from_issue(&self, issue: &str, brief: &str) -> kiln_engine::Result<SessionView> {
+    async fn start_from_issue(&self, issue: &str, brief: &str) -> kiln_engine::Result<SessionView> {
         self.engine
             .create_session(CreateSessionArgs {
                 brief: brief.into(),
@@ -139,7 +139,7 @@ async fn an_issue_becomes_the_brief_with_its_comments_and_the_session_links_to_i
     let n = ratings_issue(&w);
     let url = format!("https://github.com/kiln-test/shop/issues/{n}");
 
-    let s = w.from_issue(&url, "Keep the change small.").await.unwrap();
+    let s = w.start_from_issue(&url, "Keep the change small.").await.unwrap();
     assert_eq!(s.title, "Show ratings in the catalog");
     assert_eq!(s.modules.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["@shop/catalog"]);
     let html = format!("{}/kiln-test/shop/issues/{n}", w.github.base_url());
@@ -224,10 +224,10 @@ async fn every_refusal_makes_nothing() {
         })
         .await
         .unwrap();
-    let no_token = w.from_issue(&url, "").await.unwrap_err();
+    let no_token = w.start_from_issue(&url, "").await.unwrap_err();
     assert_eq!(no_token.code, ErrorCode::TargetUnavailable, "{no_token:?}");
     assert!(no_token.message.contains("token"), "{no_token:?}");
-    let no_repo = w.from_issue("7", "").await.unwrap_err();
+    let no_repo = w.start_from_issue("7", "").await.unwrap_err();
     assert_eq!(no_repo.code, ErrorCode::TargetUnavailable, "{no_repo:?}");
     assert_eq!(w.engine.list_issues(EmptyArgs {}).await.unwrap_err().code, ErrorCode::TargetUnavailable);
     assert!(w.github.requests().is_empty(), "nothing was asked of GitHub without a token");
@@ -244,7 +244,7 @@ async fn every_refusal_makes_nothing() {
         ("https://github.com/kiln-test/elsewhere/issues/1".into(), ErrorCode::IssueNotFound),
     ];
     for (reference, code) in cases {
-        let e = w.from_issue(&reference, "text").await.unwrap_err();
+        let e = w.start_from_issue(&reference, "text").await.unwrap_err();
         assert_eq!(e.code, code, "{reference}: {e:?}");
         if reference == format!("#{pull}") {
             assert!(e.message.contains("is a pull request"), "{e:?}");
@@ -253,11 +253,11 @@ async fn every_refusal_makes_nothing() {
 
     // GitHub refusing the token, or failing: unavailable, and the token is not in the message.
     w.github.fail_next(kiln_github_double::Endpoint::GetIssue, Fault::BadCredentials);
-    let refused = w.from_issue(&url, "").await.unwrap_err();
+    let refused = w.start_from_issue(&url, "").await.unwrap_err();
     assert_eq!(refused.code, ErrorCode::TargetUnavailable, "{refused:?}");
     assert!(refused.message.contains("refused the delivery token"), "{refused:?}");
     w.github.fail_next(kiln_github_double::Endpoint::ListIssueComments, Fault::ServerError);
-    let failed = w.from_issue(&url, "").await.unwrap_err();
+    let failed = w.start_from_issue(&url, "").await.unwrap_err();
     assert_eq!(failed.code, ErrorCode::TargetUnavailable, "{failed:?}");
     w.github.fail_next(kiln_github_double::Endpoint::ListIssues, Fault::ServerError);
     assert_eq!(w.engine.list_issues(EmptyArgs {}).await.unwrap_err().code, ErrorCode::TargetUnavailable);
@@ -274,7 +274,7 @@ async fn the_pull_request_of_a_session_from_an_issue_closes_it() {
     let w = world().await;
     w.settings().await;
     let n = ratings_issue(&w);
-    let s = w.from_issue(&n.to_string(), "").await.unwrap();
+    let s = w.start_from_issue(&n.to_string(), "").await.unwrap();
     let workdir = w.host.join(".kiln/sessions").join(&s.id).join("workspace");
     write(&workdir.join("modules/catalog/src/client/ratings.js"), "export const ratings = [];\n");
 
