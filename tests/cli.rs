@@ -32,7 +32,12 @@ async fn session_commands_are_dry_runs_unless_applied() {
     });
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     let s = engine
-        .create_session(CreateSessionArgs { brief: "Speed up the app".into(), title: None, create_modules: None })
+        .create_session(CreateSessionArgs {
+            brief: "Speed up the app".into(),
+            title: None,
+            create_modules: None,
+            issue: None,
+        })
         .await
         .unwrap();
     drop(engine);

@@ -19,6 +19,7 @@ import "./features/shortcuts/shortcuts.css";
 import "./features/attention/attention.css";
 import "./features/terminal/terminal.css";
 import "./features/groups/groups.css";
+import "./features/issues/issues.css";
 
 startTheme();
 const backend = createBackend();

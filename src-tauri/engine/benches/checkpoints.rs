@@ -604,6 +604,7 @@ async fn run(tmp: &Path, files: usize) {
                     brief: "Benchmark the checkpoints".into(),
                     title: None,
                     create_modules: None,
+                    issue: None,
                 })
                 .await
                 .unwrap();

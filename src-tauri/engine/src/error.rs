@@ -86,6 +86,8 @@ pub enum ErrorCode {
     NothingToSend,
     /// No group of candidate sessions with that id in the workspace.
     GroupNotFound,
+    /// No such issue in the repository (or the token may not see it).
+    IssueNotFound,
     Internal,
 }
 
@@ -142,6 +144,7 @@ impl ErrorCode {
             CommentNotFound => "COMMENT_NOT_FOUND",
             NothingToSend => "NOTHING_TO_SEND",
             GroupNotFound => "GROUP_NOT_FOUND",
+            IssueNotFound => "ISSUE_NOT_FOUND",
             Internal => "INTERNAL",
         }
     }

@@ -92,6 +92,7 @@ pub fn http_status(code: ErrorCode) -> u16 {
         // Like NOT_BLOCKED: the session is not in the state the operation needs (an open comment).
         NothingToSend => 409,
         GroupNotFound => 404,
+        IssueNotFound => 404,
         Internal => 500,
     }
 }

@@ -100,7 +100,12 @@ async fn events_stream_live_and_resume_from_the_last_id() {
     tokio::time::sleep(Duration::from_millis(300)).await; // subscribed before anything happens
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     let session = engine
-        .create_session(CreateSessionArgs { brief: "Make it faster".into(), title: None, create_modules: None })
+        .create_session(CreateSessionArgs {
+            brief: "Make it faster".into(),
+            title: None,
+            create_modules: None,
+            issue: None,
+        })
         .await
         .unwrap();
     let live = live.await.unwrap();
@@ -145,7 +150,12 @@ async fn a_terminal_streams_its_output_to_a_connected_browser_until_it_exits() {
     let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     let session = engine
-        .create_session(CreateSessionArgs { brief: "Make it faster".into(), title: None, create_modules: None })
+        .create_session(CreateSessionArgs {
+            brief: "Make it faster".into(),
+            title: None,
+            create_modules: None,
+            issue: None,
+        })
         .await
         .unwrap();
     let (status, opened) =
@@ -224,7 +234,7 @@ async fn a_stream_cut_off_while_events_keep_coming_resumes_with_no_gap_and_no_du
     let (addr, cookie) = start(engine.clone(), &tmp.path().join("config")).await;
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     let session = engine
-        .create_session(CreateSessionArgs { brief: "Rename me".into(), title: None, create_modules: None })
+        .create_session(CreateSessionArgs { brief: "Rename me".into(), title: None, create_modules: None, issue: None })
         .await
         .unwrap();
     let from = engine.events().last_id();

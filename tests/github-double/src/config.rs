@@ -157,6 +157,77 @@ pub enum Endpoint {
     UpdatePull,
     /// `POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers`
     RequestReviewers,
+    /// `GET /repos/{owner}/{repo}/issues`
+    ListIssues,
+    /// `GET /repos/{owner}/{repo}/issues/{number}`
+    GetIssue,
+    /// `GET /repos/{owner}/{repo}/issues/{number}/comments`
+    ListIssueComments,
+}
+
+/// An issue a test puts in a repository ([`crate::GithubDouble::add_issue`]).
+#[derive(Clone, Debug)]
+pub struct IssueSeed {
+    pub title: String,
+    pub body: Option<String>,
+    /// Its author's login; by default the signed-in user.
+    pub author: Option<String>,
+    pub labels: Vec<String>,
+    pub open: bool,
+    /// `YYYY-MM-DDTHH:MM:SSZ`; by default now.
+    pub created_at: Option<String>,
+}
+
+impl IssueSeed {
+    /// An open issue with this title, no body, no labels.
+    pub fn new(title: impl Into<String>) -> IssueSeed {
+        IssueSeed { title: title.into(), body: None, author: None, labels: Vec::new(), open: true, created_at: None }
+    }
+
+    pub fn body(mut self, body: impl Into<String>) -> IssueSeed {
+        self.body = Some(body.into());
+        self
+    }
+
+    pub fn author(mut self, login: impl Into<String>) -> IssueSeed {
+        self.author = Some(login.into());
+        self
+    }
+
+    pub fn labels<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> IssueSeed {
+        self.labels = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    pub fn closed(mut self) -> IssueSeed {
+        self.open = false;
+        self
+    }
+
+    pub fn created_at(mut self, at: impl Into<String>) -> IssueSeed {
+        self.created_at = Some(at.into());
+        self
+    }
+}
+
+/// A comment a test adds to an issue ([`crate::GithubDouble::add_comment`]).
+#[derive(Clone, Debug)]
+pub struct CommentSeed {
+    pub author: String,
+    pub body: String,
+    /// `YYYY-MM-DDTHH:MM:SSZ`; by default now.
+    pub created_at: Option<String>,
+}
+
+impl CommentSeed {
+    pub fn new(author: impl Into<String>, body: impl Into<String>) -> CommentSeed {
+        CommentSeed { author: author.into(), body: body.into(), created_at: None }
+    }
+
+    pub fn created_at(mut self, at: impl Into<String>) -> CommentSeed {
+        self.created_at = Some(at.into());
+        self
+    }
 }
 
 /// A canned failure for the next call to an endpoint. It is answered after the request

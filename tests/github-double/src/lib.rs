@@ -1,5 +1,5 @@
 //! kiln-github-double: GitHub's REST API on 127.0.0.1, limited to the endpoints Kiln's
-//! git-pr delivery uses, so delivery tests can run offline and assert on every request.
+//! git-pr delivery and issue sessions use, so those tests can run offline and assert on every request.
 //!
 //! ```no_run
 //! use kiln_github_double::{Config, GithubDouble, RepoConfig};
@@ -52,6 +52,15 @@
 //!   with [`RepoConfig::collaborators`], anyone else → 422 `Reviews may only be requested
 //!   from collaborators…`.
 //!
+//! - `GET /repos/{owner}/{repo}/issues?state=open|closed|all&direction=&per_page=&page=` → 200
+//!   the issues and, as on GitHub, the pull requests (each with a `pull_request` key), newest
+//!   first, paged like the pull requests.
+//! - `GET /repos/{owner}/{repo}/issues/{number}` → 200 the issue (a pull request's number:
+//!   the pull request as an issue, with `pull_request`).
+//! - `GET /repos/{owner}/{repo}/issues/{number}/comments?per_page=&page=` → 200 its comments,
+//!   oldest first, paged. Issues and comments are seeded with [`GithubDouble::add_issue`] and
+//!   [`GithubDouble::add_comment`]; issues and pull requests share numbers.
+//!
 //! Pull request JSON has GitHub's fields: `id`, `node_id`, `number`, `url`, `html_url`
 //! (both on the double's address), `state`, `title`, `body`, `draft`, `user {login}`,
 //! `head {label, ref, sha, user, repo}`, `base {…}`, `requested_reviewers`,
@@ -70,6 +79,7 @@
 
 mod config;
 mod git;
+mod issues;
 mod pulls;
 mod record;
 mod reply;
@@ -84,7 +94,8 @@ use kiln_double_support::{lock, LoopbackPort, LoopbackServer};
 use serde_json::Value;
 
 pub use config::{
-    Config, Endpoint, Fault, Permissions, RepoConfig, DEFAULT_API_VERSION, DEFAULT_LOGIN, SUPPORTED_API_VERSIONS,
+    CommentSeed, Config, Endpoint, Fault, IssueSeed, Permissions, RepoConfig, DEFAULT_API_VERSION, DEFAULT_LOGIN,
+    SUPPORTED_API_VERSIONS,
 };
 pub use record::{RecordedRequest, TokenLeak};
 
@@ -150,6 +161,23 @@ impl GithubDouble {
         store.repos[index].pulls.iter().map(|pull| store.pull_json(index, pull)).collect()
     }
 
+    /// Adds an issue to `owner/repo` and returns its number (the next one of the repository,
+    /// shared with pull requests). Panics when the double does not know the repository.
+    pub fn add_issue(&self, owner: &str, repo: &str, issue: IssueSeed) -> u64 {
+        let mut store = lock(&self.shared.store);
+        let index = known(&store, owner, repo);
+        issues::add(&mut store, index, issue)
+    }
+
+    /// Adds a comment to issue `number` of `owner/repo` and returns its id. Panics when
+    /// there is no such repository or issue.
+    pub fn add_comment(&self, owner: &str, repo: &str, number: u64, comment: CommentSeed) -> u64 {
+        let mut store = lock(&self.shared.store);
+        let index = known(&store, owner, repo);
+        issues::comment(&mut store, index, number, comment)
+            .unwrap_or_else(|| panic!("kiln-github-double: no issue #{number} in {owner}/{repo}"))
+    }
+
     /// Answers the next call to `endpoint` with `fault`; several queue up in order.
     pub fn fail_next(&self, endpoint: Endpoint, fault: Fault) {
         lock(&self.shared.store).faults.entry(endpoint).or_default().push_back(fault);
@@ -169,8 +197,7 @@ impl GithubDouble {
     /// Panics when the double does not know the repository.
     pub fn set_push(&self, owner: &str, repo: &str, push: bool) {
         let mut store = lock(&self.shared.store);
-        let index =
-            store.find(owner, repo).unwrap_or_else(|| panic!("kiln-github-double: no repository {owner}/{repo}"));
+        let index = known(&store, owner, repo);
         let permissions = &mut store.repos[index].config.permissions;
         permissions.push = push;
         if !push {
@@ -223,4 +250,8 @@ impl GithubDouble {
             panic!("the token appeared outside the Authorization header:\n  {}", list.join("\n  "));
         }
     }
+}
+
+fn known(store: &Store, owner: &str, repo: &str) -> usize {
+    store.find(owner, repo).unwrap_or_else(|| panic!("kiln-github-double: no repository {owner}/{repo}"))
 }

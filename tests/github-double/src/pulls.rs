@@ -236,7 +236,7 @@ pub fn list(store: &Store, repo: usize, query: &str, path: &str) -> Result<Answe
 }
 
 /// RFC 8288 `Link` with GitHub's `prev`/`next`/`first`/`last` relations.
-fn link_header(base_url: &str, path: &str, query: &str, page: usize, last: usize) -> String {
+pub(crate) fn link_header(base_url: &str, path: &str, query: &str, page: usize, last: usize) -> String {
     let others: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
         .filter(|(key, _)| key != "page")
         .map(|(key, value)| (key.into_owned(), value.into_owned()))

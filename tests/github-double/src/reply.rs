@@ -12,6 +12,9 @@ pub const DOC_GET_PULL: &str = "https://docs.github.com/rest/pulls/pulls#get-a-p
 pub const DOC_UPDATE_PULL: &str = "https://docs.github.com/rest/pulls/pulls#update-a-pull-request";
 pub const DOC_REQUEST_REVIEWERS: &str =
     "https://docs.github.com/rest/pulls/review-requests#request-reviewers-for-a-pull-request";
+pub const DOC_LIST_ISSUES: &str = "https://docs.github.com/rest/issues/issues#list-repository-issues";
+pub const DOC_GET_ISSUE: &str = "https://docs.github.com/rest/issues/issues#get-an-issue";
+pub const DOC_ISSUE_COMMENTS: &str = "https://docs.github.com/rest/issues/comments#list-issue-comments";
 pub const DOC_GET_REPO: &str = "https://docs.github.com/rest/repos/repos#get-a-repository";
 pub const DOC_CREATE_FORK: &str = "https://docs.github.com/rest/repos/forks#create-a-fork";
 pub const DOC_GET_USER: &str = "https://docs.github.com/rest/users/users#get-the-authenticated-user";

@@ -16,12 +16,12 @@ use serde_json::{json, Value};
 use crate::config::{Endpoint, Fault, DEFAULT_API_VERSION, SUPPORTED_API_VERSIONS};
 use crate::record::{credential, RecordedRequest};
 use crate::reply::{
-    custom_error, error, not_found, Answer, DOC_CREATE_FORK, DOC_CREATE_PULL, DOC_GET_PULL, DOC_GET_REPO, DOC_GET_USER,
-    DOC_LIST_PULLS, DOC_MEDIA_TYPES, DOC_RATE_LIMIT, DOC_REQUEST_REVIEWERS, DOC_REST, DOC_UPDATE_PULL, DOC_USER_AGENT,
-    DOC_VERSIONS,
+    custom_error, error, not_found, Answer, DOC_CREATE_FORK, DOC_CREATE_PULL, DOC_GET_ISSUE, DOC_GET_PULL,
+    DOC_GET_REPO, DOC_GET_USER, DOC_ISSUE_COMMENTS, DOC_LIST_ISSUES, DOC_LIST_PULLS, DOC_MEDIA_TYPES, DOC_RATE_LIMIT,
+    DOC_REQUEST_REVIEWERS, DOC_REST, DOC_UPDATE_PULL, DOC_USER_AGENT, DOC_VERSIONS,
 };
 use crate::store::{user_id, Store};
-use crate::{pulls, repos};
+use crate::{issues, pulls, repos};
 
 pub(crate) struct Shared {
     pub store: Mutex<Store>,
@@ -161,6 +161,15 @@ fn route(store: &mut Store, method: &Method, uri: &Uri, body: &Value) -> Answer 
         ("POST", ["repos", owner, name, "pulls", number, "requested_reviewers"]) => {
             (Endpoint::RequestReviewers, DOC_REQUEST_REVIEWERS, Some((*owner, *name)), Some(*number))
         }
+        ("GET", ["repos", owner, name, "issues"]) => {
+            (Endpoint::ListIssues, DOC_LIST_ISSUES, Some((*owner, *name)), None)
+        }
+        ("GET", ["repos", owner, name, "issues", number]) => {
+            (Endpoint::GetIssue, DOC_GET_ISSUE, Some((*owner, *name)), Some(*number))
+        }
+        ("GET", ["repos", owner, name, "issues", number, "comments"]) => {
+            (Endpoint::ListIssueComments, DOC_ISSUE_COMMENTS, Some((*owner, *name)), Some(*number))
+        }
         _ => return not_found(DOC_REST),
     };
     // An unknown (or, on GitHub, invisible) repository is a plain 404.
@@ -184,6 +193,9 @@ fn route(store: &mut Store, method: &Method, uri: &Uri, body: &Value) -> Answer 
         Endpoint::GetPull => pulls::get(store, repo, number),
         Endpoint::UpdatePull => pulls::update(store, repo, number, body),
         Endpoint::RequestReviewers => pulls::request_reviewers(store, repo, number, body),
+        Endpoint::ListIssues => issues::list(store, repo, query, uri.path()),
+        Endpoint::GetIssue => issues::get(store, repo, number),
+        Endpoint::ListIssueComments => issues::comments(store, repo, number, query, uri.path()),
     };
     result.unwrap_or_else(|refusal| refusal)
 }

@@ -1,5 +1,5 @@
-//! The double's state (repositories, their pull requests, queued faults) and how it is
-//! rendered as GitHub's JSON: users, repositories and pull requests.
+//! The double's state (repositories, their pull requests and issues, queued faults) and how
+//! it is rendered as GitHub's JSON: users, repositories and pull requests (issues: `issues.rs`).
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -27,6 +27,27 @@ pub(crate) struct Repo {
     pub config: RepoConfig,
     pub id: u64,
     pub pulls: Vec<Pull>,
+    pub issues: Vec<Issue>,
+}
+
+pub(crate) struct Issue {
+    pub id: u64,
+    pub number: u64,
+    pub title: String,
+    pub body: Option<String>,
+    pub author: String,
+    pub labels: Vec<String>,
+    pub open: bool,
+    pub created_at: String,
+    pub created_seq: u64,
+    pub comments: Vec<Comment>,
+}
+
+pub(crate) struct Comment {
+    pub id: u64,
+    pub author: String,
+    pub body: String,
+    pub created_at: String,
 }
 
 pub(crate) struct Pull {
@@ -78,7 +99,7 @@ impl Store {
             return index;
         }
         let id = 700_000_001 + self.repos.len() as u64;
-        self.repos.push(Repo { config, id, pulls: Vec::new() });
+        self.repos.push(Repo { config, id, pulls: Vec::new(), issues: Vec::new() });
         self.repos.len() - 1
     }
 
@@ -114,10 +135,9 @@ impl Store {
         id
     }
 
-    /// The next number in `repo` (pull requests and issues share numbers on GitHub; here
-    /// only pull requests take them).
+    /// The next number in `repo`: pull requests and issues share numbers, as on GitHub.
     pub fn next_number(&self, repo: usize) -> u64 {
-        self.repos[repo].pulls.len() as u64 + 1
+        (self.repos[repo].pulls.len() + self.repos[repo].issues.len()) as u64 + 1
     }
 
     /// The commit a branch of `repo` points at: the real one when the repository has a

@@ -154,7 +154,7 @@ async fn the_api_version_header_is_honoured() {
 async fn unknown_paths_and_methods_are_404() {
     let github = double().await;
     for (method, path) in
-        [(Method::GET, "/repos/acme/shop/issues"), (Method::DELETE, "/repos/acme/shop/pulls/1"), (Method::GET, "/")]
+        [(Method::GET, "/repos/acme/shop/labels"), (Method::DELETE, "/repos/acme/shop/pulls/1"), (Method::GET, "/")]
     {
         let (status, body) = send(api(&github, method.clone(), path)).await;
         assert_eq!(status, 404, "{method} {path}");

@@ -218,7 +218,13 @@ export type CreateSessionArgs = { brief: string, title?: string,
  * Module ids the operator confirmed as new modules: a brief naming an id no module
  * has is `MODULE_UNKNOWN` unless the id is listed here.
  */
-createModules?: Array<string>, };
+createModules?: Array<string>, 
+/**
+ * A GitHub issue to start from: its address (`https://github.com/owner/repo/issues/N`)
+ * or a number (`12`, `#12`) of the delivery repository. Its title, body and comments
+ * become the brief, after any text in `brief` (which may then be empty).
+ */
+issue?: string, };
 
 export type CreateSessionGroupArgs = { brief: string, title?: string, 
 /**
@@ -373,7 +379,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "GROUP_NOT_FOUND" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "GROUP_NOT_FOUND" | "ISSUE_NOT_FOUND" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
@@ -399,6 +405,12 @@ export type GetDiffArgs = { sessionId: string,
  * Only this module's files; every module of the session when absent.
  */
 moduleId?: string, };
+
+export type GetIssueArgs = { 
+/**
+ * An issue's address, or a number of the delivery repository (as `createSession.issue`).
+ */
+issue: string, };
 
 export type GetTranscriptArgs = { sessionId: string, 
 /**
@@ -430,6 +442,22 @@ export type GroupView = { id: string, title: string, brief: string, createdAt: s
 pickedSessionId: string | null, pickedAt: string | null, candidates: Array<CandidateView>, };
 
 export type Hunk = { oldStart: number, oldLines: number, newStart: number, newLines: number, header: string, lines: Array<DiffLine>, };
+
+export type IssueLink = { 
+/**
+ * The issue's web address (`https://github.com/acme/shop/issues/12`).
+ */
+url: string, number: number, 
+/**
+ * `owner/name` of the repository the issue is in.
+ */
+repo: string, };
+
+export type IssueSummary = { number: number, title: string, 
+/**
+ * The author's login.
+ */
+author: string, labels: Array<string>, updatedAt: string, url: string, };
 
 export type KilnEvent = { id: number, at: string, body: EventBody, };
 
@@ -805,7 +833,11 @@ candidate?: number,
 /**
  * Its turn waits for a free slot (`[session] max_parallel_turns`); absent otherwise.
  */
-waiting?: boolean, };
+waiting?: boolean, 
+/**
+ * The GitHub issue the session started from; its pull request closes it.
+ */
+issue: IssueLink | null, };
 
 export type SettingsView = { defaultDriver: string, 
 /**
@@ -1023,7 +1055,10 @@ export interface CommandMap {
    * of the workspace: the message starts with the unknown id(s) in backticks and lists the
    * modules; sending the id(s) in createModules creates them as new modules (INVALID_INPUT when
    * one cannot be: no id pattern, no free directory). `module <x>` takes a module id as well as
-   * a directory.
+   * a directory. With `issue` (a GitHub issue's address on the delivery provider's host, or a
+   * number of the delivery repository) the brief is the typed text, then the issue's title, body
+   * and comments; the session links to it: INVALID_INPUT for another address or a pull request,
+   * ISSUE_NOT_FOUND, TARGET_UNAVAILABLE with no token or repository.
    */
   create_session: { args: CreateSessionArgs; result: SessionView };
   /** The entries after `after` (an entry id), or all. */
@@ -1240,4 +1275,15 @@ export interface CommandMap {
    * session is no candidate, SESSION_ARCHIVED when it was archived.
    */
   pick_candidate: { args: PickCandidateArgs; result: GroupView };
+  /**
+   * The delivery repository's open issues, newest first (at most 300; pull requests left out),
+   * read with the git-pr target's settings and token. TARGET_UNAVAILABLE with no token or no
+   * repository (owner/name) set or readable from the remote, or when GitHub refuses.
+   */
+  list_issues: { args: EmptyArgs; result: Array<IssueSummary> };
+  /**
+   * One issue, as create_session with `issue` would read it (to show its title before creating):
+   * the same refusals (INVALID_INPUT, ISSUE_NOT_FOUND, TARGET_UNAVAILABLE).
+   */
+  get_issue: { args: GetIssueArgs; result: IssueSummary };
 }

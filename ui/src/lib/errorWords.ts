@@ -56,6 +56,7 @@ export const ERROR_WORDS: Record<string, string> = {
   COMMENT_NOT_FOUND: "That comment is gone: it was deleted",
   NOTHING_TO_SEND: "There is no open comment to send",
   GROUP_NOT_FOUND: "That group of candidates is not in this workspace",
+  ISSUE_NOT_FOUND: "No such issue in that repository (or the token may not see it)",
   INTERNAL: "Something went wrong inside Kiln",
   // The UI's own: the request never reached Kiln.
   NETWORK: "Kiln cannot be reached",

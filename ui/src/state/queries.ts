@@ -38,6 +38,8 @@ export const keys = {
   groups: ["ws", "groups"] as const,
   /** One candidate's tree against another's (compare_candidates). */
   compare: (id: string, left: string, right: string) => ["ws", "compare", id, left, right] as const,
+  /** One GitHub issue as get_issue read it (the new-session picker's preview of a pasted address). */
+  issue: (reference: string) => ["ws", "issue", reference] as const,
   /** A session's terminals: running ones and recently exited ones. */
   terminals: (id: string) => ["ws", "terminals", id] as const,
 };

@@ -82,6 +82,7 @@ export function makeSession(overrides: Partial<SessionView> = {}): SessionView {
     usage: { total: makeTotals(), byRole: [] },
     reviews: [],
     changed: true,
+    issue: null,
     ...overrides,
   };
 }

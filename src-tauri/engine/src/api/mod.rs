@@ -307,8 +307,18 @@ impl Engine {
         session::view(&*self.workspace()?, &id).await
     }
 
-    pub async fn create_session(&self, args: CreateSessionArgs) -> Result<SessionView> {
-        crate::chain::create(&self.workspace()?, &self.events, args).await
+    pub async fn create_session(&self, mut args: CreateSessionArgs) -> Result<SessionView> {
+        let ws = self.workspace()?;
+        // An issue is read (and every refusal made) before anything of the session exists.
+        let Some(reference) = args.issue.take().filter(|reference| !reference.trim().is_empty()) else {
+            return crate::chain::create(&ws, &self.events, args).await;
+        };
+        let fetched = crate::delivery::issues::fetch(&ws, &reference, &args.brief).await?;
+        args.brief = fetched.brief;
+        if args.title.as_deref().is_none_or(|title| title.trim().is_empty()) {
+            args.title = Some(crate::chain::title_from(&fetched.title));
+        }
+        crate::chain::create_from(&ws, &self.events, args, Some(fetched.link)).await
     }
 
     pub async fn get_transcript(&self, args: GetTranscriptArgs) -> Result<Vec<TranscriptEntry>> {
@@ -474,6 +484,14 @@ impl Engine {
     /// The session's latest delivery run.
     pub async fn get_delivery(&self, args: SessionIdArgs) -> Result<Option<DeliveryRun>> {
         crate::delivery::run::latest(&*self.workspace()?, args).await
+    }
+
+    pub async fn list_issues(&self, _: EmptyArgs) -> Result<Vec<IssueSummary>> {
+        crate::delivery::issues::list(&*self.workspace()?).await
+    }
+
+    pub async fn get_issue(&self, args: GetIssueArgs) -> Result<IssueSummary> {
+        crate::delivery::issues::get(&*self.workspace()?, &args.issue).await
     }
 
     pub async fn get_settings(&self, _: EmptyArgs) -> Result<SettingsView> {

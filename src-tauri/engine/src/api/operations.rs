@@ -30,7 +30,10 @@ macro_rules! for_each_operation {
             /// of the workspace: the message starts with the unknown id(s) in backticks and lists the
             /// modules; sending the id(s) in createModules creates them as new modules (INVALID_INPUT when
             /// one cannot be: no id pattern, no free directory). `module <x>` takes a module id as well as
-            /// a directory.
+            /// a directory. With `issue` (a GitHub issue's address on the delivery provider's host, or a
+            /// number of the delivery repository) the brief is the typed text, then the issue's title, body
+            /// and comments; the session links to it: INVALID_INPUT for another address or a pull request,
+            /// ISSUE_NOT_FOUND, TARGET_UNAVAILABLE with no token or repository.
             create_session(CreateSessionArgs) -> SessionView;
             /// The entries after `after` (an entry id), or all.
             get_transcript(GetTranscriptArgs) -> Vec<TranscriptEntry>;
@@ -195,6 +198,14 @@ macro_rules! for_each_operation {
             /// stopping what it runs; their checkpoints stay. GROUP_NOT_FOUND, INVALID_INPUT when the
             /// session is no candidate, SESSION_ARCHIVED when it was archived.
             pick_candidate(PickCandidateArgs) -> GroupView;
+            // issue 20: sessions from GitHub issues
+            /// The delivery repository's open issues, newest first (at most 300; pull requests left out),
+            /// read with the git-pr target's settings and token. TARGET_UNAVAILABLE with no token or no
+            /// repository (owner/name) set or readable from the remote, or when GitHub refuses.
+            list_issues(EmptyArgs) -> Vec<IssueSummary>;
+            /// One issue, as create_session with `issue` would read it (to show its title before creating):
+            /// the same refusals (INVALID_INPUT, ISSUE_NOT_FOUND, TARGET_UNAVAILABLE).
+            get_issue(GetIssueArgs) -> IssueSummary;
         }
     };
 }

@@ -32,7 +32,7 @@ pub use next::review_module;
 use next::*;
 use spec::*;
 pub use spec::{approve_spec, get_spec, save_spec, spec_approved};
-pub use start::create;
+pub use start::{create, create_from, title_from};
 /// Chained turns one operator message may start by itself.
 pub const MAX_CHAIN: i64 = 4;
 

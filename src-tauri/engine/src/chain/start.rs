@@ -22,6 +22,17 @@ const MAX_BRIEF: usize = 20_000;
 const SETUP_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
 pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSessionArgs) -> Result<SessionView> {
+    create_from(ws, events, args, None).await
+}
+
+/// [`create`] for a session that starts from a GitHub issue (already read into the brief),
+/// linked to it so the session shows it and its pull request closes it.
+pub async fn create_from(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    args: CreateSessionArgs,
+    issue: Option<IssueLink>,
+) -> Result<SessionView> {
     let brief = args.brief.trim();
     if brief.is_empty() {
         return Err(ApiError::invalid("the brief is empty: say what should change"));
@@ -92,6 +103,9 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
         let _ = std::fs::remove_dir_all(ws.session_dir(&id));
         return Err(e);
     }
+    if let Some(issue) = &issue {
+        records::set_issue(&ws.pool, id.as_str(), issue).await?;
+    }
     // The planner agent runs when it is on and a driver can answer; else the rules alone.
     let agent = match crate::settings::planner_agent(ws).await? {
         true => crate::drivers::registry::resolve(ws, None).await.ok(),
@@ -150,7 +164,8 @@ pub(crate) async fn setup_again(ws: &Arc<Workspace>, events: &Arc<EventBus>, id:
     setup(ws, events, id).await
 }
 
-pub(crate) fn title_from(brief: &str) -> String {
+/// A title from a brief's (or an issue title's) first line, at most 72 characters.
+pub fn title_from(brief: &str) -> String {
     let line = brief.lines().next().unwrap_or(brief).trim();
     if line.chars().count() <= 72 {
         line.to_string()

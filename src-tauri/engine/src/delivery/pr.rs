@@ -157,6 +157,7 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
                 Some((m.id.clone(), Sha256::digest(&text).iter().map(|b| format!("{b:02x}")).collect()))
             })
             .collect(),
+        closes: ctx.session.issue.clone(),
     };
     Ok(input)
 }

@@ -105,6 +105,7 @@ async fn make_candidates(
             brief: args.brief.clone(),
             title: Some(candidate_title(title, candidate, driver, model.as_deref())),
             create_modules: args.create_modules.clone(),
+            issue: None,
         };
         let session = crate::chain::create(ws, events, create).await?;
         let id = SessionId::parse(&session.id)?;

@@ -30,6 +30,9 @@ struct SessionRow {
     current_checkpoint: Option<i64>,
     group_id: Option<String>,
     candidate: Option<i64>,
+    issue_url: Option<String>,
+    issue_number: Option<i64>,
+    issue_repo: Option<String>,
 }
 
 /// The session's whole view, tombstones included; `SESSION_NOT_FOUND` when no record.
@@ -78,6 +81,10 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
         candidate: row.candidate,
         // Filled in by `session::view`: the slots live in memory (`slots.rs`).
         waiting: false,
+        issue: match (row.issue_url, row.issue_number, row.issue_repo) {
+            (Some(url), Some(number), Some(repo)) => Some(IssueLink { url, number, repo }),
+            _ => None,
+        },
     })
 }
 
@@ -147,6 +154,18 @@ pub async fn insert(pool: &SqlitePool, s: NewSession<'_>) -> Result<()> {
     }
     checkpoints::insert_start(&mut tx, s.id, s.base_commit, s.at).await?;
     tx.commit().await?;
+    Ok(())
+}
+
+/// Links the session to the GitHub issue it started from.
+pub async fn set_issue(pool: &SqlitePool, session: &str, issue: &IssueLink) -> Result<()> {
+    sqlx::query("UPDATE sessions SET issue_url = ?, issue_number = ?, issue_repo = ? WHERE id = ?")
+        .bind(&issue.url)
+        .bind(issue.number)
+        .bind(&issue.repo)
+        .bind(session)
+        .execute(pool)
+        .await?;
     Ok(())
 }
 

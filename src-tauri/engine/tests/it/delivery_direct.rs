@@ -108,7 +108,12 @@ impl World {
     async fn create(&self, title: &str, brief: &str) -> String {
         let s = self
             .engine
-            .create_session(CreateSessionArgs { brief: brief.into(), title: Some(title.into()), create_modules: None })
+            .create_session(CreateSessionArgs {
+                brief: brief.into(),
+                title: Some(title.into()),
+                create_modules: None,
+                issue: None,
+            })
             .await
             .unwrap();
         assert_eq!(s.modules.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["@mono/a"]);

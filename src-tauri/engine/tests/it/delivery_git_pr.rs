@@ -129,6 +129,7 @@ impl Fixture {
             modified: vec!["modules/cart/src/server/routes.js".into()],
             removed: vec!["modules/cart/test/routes.test.js".into()],
             spec_hashes: vec![("@shop/wishlist".into(), "5f1d0c3b9e2a4c7d8e6f".into())],
+            closes: None,
         };
         input.git_program = Some(self.git.clone());
         input.git_env = vec![

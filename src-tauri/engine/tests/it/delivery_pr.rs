@@ -37,7 +37,7 @@ struct World {
 }
 
 /// The shop's kiln.toml with quick gates and delivery hooks (no npm, no network).
-fn quick_config(toml_path: &Path) {
+pub(crate) fn quick_config(toml_path: &Path) {
     let text = std::fs::read_to_string(toml_path).unwrap();
     let text = text[..text.find("[delivery]").unwrap()]
         .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"")

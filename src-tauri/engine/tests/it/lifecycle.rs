@@ -260,7 +260,7 @@ async fn bad_workspaces_and_briefs_change_nothing() {
         ("Create @shop/reviews with star ratings", ErrorCode::ModuleUnknown),
     ] {
         let err = engine
-            .create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules: None })
+            .create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules: None, issue: None })
             .await
             .unwrap_err();
         assert_eq!(err.code, code, "{brief:?}");

@@ -457,6 +457,7 @@ async fn module_ids_select_and_unknown_ones_ask_first() {
         brief: brief.into(),
         title: None,
         create_modules: create,
+        issue: None,
     };
     let err = w.engine.create_session(args("Add a wishlist to module @shop/wishlist", None)).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::ModuleUnknown);

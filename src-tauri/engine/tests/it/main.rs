@@ -26,6 +26,7 @@ mod driver_parsers;
 mod gates;
 mod gateway;
 mod groups;
+mod issues;
 mod lifecycle;
 mod live;
 mod materialize;

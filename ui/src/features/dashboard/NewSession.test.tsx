@@ -107,6 +107,48 @@ describe("NewSession", () => {
     expect(window.location.hash).toBe("");
   });
 
+  it("starts from a GitHub issue: the brief is optional and the engine's brief is the first message", async () => {
+    const fromIssue = makeSession({
+      ...created,
+      brief: "GitHub issue acme/shop#12: Cart total\nhttps://github.com/acme/shop/issues/12",
+      issue: { url: "https://github.com/acme/shop/issues/12", number: 12, repo: "acme/shop" },
+    });
+    const backend = fakeBackend({
+      ...sessionHandlers(),
+      create_session: () => fromIssue,
+      get_session: () => fromIssue,
+      list_issues: () => [
+        {
+          number: 12,
+          title: "Cart total",
+          author: "alice",
+          labels: [],
+          updatedAt: "",
+          url: "https://github.com/acme/shop/issues/12",
+        },
+      ],
+      send_message: () => ({ ...fromIssue, running: true }),
+    });
+    await renderApp(backend);
+    expect(screen.getByTestId("create-session")).toBeDisabled();
+    fireEvent.click(screen.getByTestId("from-issue"));
+    fireEvent.click(await screen.findByTestId("issue-row"));
+    expect(screen.getByTestId("issue-title")).toHaveTextContent("#12 Cart total");
+    expect(screen.getByTestId("create-session")).toBeEnabled();
+    fireEvent.click(screen.getByTestId("create-session"));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("create_session", {
+        brief: "",
+        issue: "https://github.com/acme/shop/issues/12",
+      }),
+    );
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("send_message", { sessionId: "new-1", text: fromIssue.brief }),
+    );
+    await arrived("new-1");
+    expect(await screen.findByTestId("session-issue")).toHaveTextContent("acme/shop#12");
+  });
+
   it("keeps Create disabled while the brief is empty", async () => {
     renderWithStore(<NewSession />, fakeBackend());
     expect(await screen.findByTestId("create-session")).toBeDisabled();

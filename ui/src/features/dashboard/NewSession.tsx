@@ -1,4 +1,4 @@
-// New-session screen: the brief (with @-autocomplete and chips that insert module ids), the agent and model the first turn runs with their health, or the brief fanned out to 2–5 candidates (best of N, each an agent and a model), files to attach, an optional title, "Start the first turn now", Create; an id that names no module asks before it becomes a new one.
+// New-session screen: the brief (with @-autocomplete and chips that insert module ids) or a GitHub issue to start from (then the brief is optional), the agent and model the first turn runs with their health, or the brief fanned out to 2–5 candidates (best of N, each an agent and a model), files to attach, an optional title, "Start the first turn now", Create; an id that names no module asks before it becomes a new one.
 import { type FormEvent, type KeyboardEvent, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { CreateSessionArgs, CreateSessionGroupArgs, SendMessageArgs, SessionView } from "../../api/types";
@@ -10,6 +10,7 @@ import { ModuleAutocomplete } from "../modules/ModuleAutocomplete";
 import { AgentChoice } from "./AgentChoice";
 import { CandidateRows } from "../groups/CandidateRows";
 import { candidateChoices, type CandidateRow, startRows } from "../../lib/candidates";
+import { IssuePicker } from "../issues/IssuePicker";
 import { unknownModuleIds } from "../../lib/mentions";
 import { useSettings } from "../../state/useSettings";
 import { kindOf, nameOf, precheck, readBase64, type Refusal } from "../../lib/attachments";
@@ -49,6 +50,11 @@ export function NewSession() {
   const { backend, dispatch } = useStore();
   const modules = useApp()?.workspace?.modules ?? [];
   const [brief, setBrief] = useState("");
+  /** "From a GitHub issue": the issue's address or number, sent as createSession's `issue`. */
+  const [fromIssue, setFromIssue] = useState(false);
+  const [issue, setIssue] = useState("");
+  const issueRef = fromIssue ? issue.trim() : "";
+  const ready = brief.trim() !== "" || issueRef !== "";
   const [title, setTitle] = useState("");
   const [startNow, setStartNow] = useState(true);
   const [held, setHeld] = useState<HeldFile[]>([]);
@@ -98,8 +104,9 @@ export function NewSession() {
   }
 
   async function submit() {
-    if (busy || !brief.trim()) return;
+    if (busy || !ready) return;
     const args: CreateSessionArgs = { brief: brief.trim() };
+    if (issueRef) args.issue = issueRef;
     if (title.trim()) args.title = title.trim();
     if (fanOut) await createGroup({ ...args, candidates: candidateChoices(rows, settings?.defaultDriver ?? "") });
     else await create(args);
@@ -141,7 +148,8 @@ export function NewSession() {
       return;
     }
     dispatch({ type: "sessionUpserted", session });
-    await attachAndStart(session, args.brief);
+    // From an issue, the engine wrote the brief (the typed text, then the issue): that is the first message.
+    await attachAndStart(session, args.issue ? session.brief : args.brief);
   }
 
   /** "Create": the same brief again, confirming the new modules. */
@@ -227,8 +235,28 @@ export function NewSession() {
         onKeyDown={onKeyDown}
         {...drop.dropProps}
       >
+        <div className="issue-source">
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-pressed={fromIssue}
+            onClick={() => setFromIssue((on) => !on)}
+            disabled={busy || fanOut}
+            title={fanOut ? "Racing several agents starts from a typed brief" : undefined}
+            data-testid="from-issue"
+          >
+            From a GitHub issue
+          </button>
+        </div>
+        {fromIssue && <IssuePicker value={issue} onChange={setIssue} disabled={busy} />}
         <label className="field-label" htmlFor="brief">
-          Brief
+          {fromIssue ? (
+            <>
+              Anything to add <span className="muted">(optional: the issue's title, body and comments follow it)</span>
+            </>
+          ) : (
+            "Brief"
+          )}
         </label>
         <textarea
           id="brief"
@@ -275,8 +303,12 @@ export function NewSession() {
             checked={fanOut}
             onChange={(e) => {
               setFanOut(e.target.checked);
-              // Candidates start with the brief alone (the hint below says so).
-              if (e.target.checked) setHeld([]);
+              // Candidates start with the brief alone (the hint below says so): no files, no issue
+              // (a group takes a typed brief).
+              if (e.target.checked) {
+                setHeld([]);
+                setFromIssue(false);
+              }
             }}
             disabled={busy}
           />
@@ -340,12 +372,7 @@ export function NewSession() {
           <a className="btn" href={paths.dashboard}>
             Cancel
           </a>
-          <button
-            type="submit"
-            className="btn btn-primary"
-            disabled={busy || !brief.trim()}
-            data-testid="create-session"
-          >
+          <button type="submit" className="btn btn-primary" disabled={busy || !ready} data-testid="create-session">
             {stage ?? (fanOut ? `Create ${rows.length} candidates` : "Create session")}
           </button>
         </div>

@@ -34,6 +34,7 @@ import { useSessionShortcuts } from "../shortcuts/useSessionShortcuts";
 import { useGates } from "../../state/useGates";
 import { usePreview } from "../../state/usePreview";
 import { useSettings } from "../../state/useSettings";
+import { SessionIssueLink } from "../issues/SessionIssueLink";
 
 const NO_MODULES: WorkspaceView["modules"] = [];
 
@@ -335,6 +336,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
                 <SessionBadges session={session} />
                 <SetupBadge setup={session.setup} />
                 <RelativeTime value={session.createdAt} prefix="created " />
+                <SessionIssueLink issue={session.issue} />
                 {session.model && <span className="muted small">{session.model}</span>}
                 <ReviewStates session={session} />
                 <NothingChanged session={session} />

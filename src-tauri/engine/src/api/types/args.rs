@@ -60,6 +60,12 @@ pub struct CreateSessionArgs {
     #[serde(default)]
     #[ts(optional)]
     pub create_modules: Option<Vec<String>>,
+    /// A GitHub issue to start from: its address (`https://github.com/owner/repo/issues/N`)
+    /// or a number (`12`, `#12`) of the delivery repository. Its title, body and comments
+    /// become the brief, after any text in `brief` (which may then be empty).
+    #[serde(default)]
+    #[ts(optional)]
+    pub issue: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -144,6 +144,8 @@ pub struct SessionView {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[ts(as = "Option<bool>", optional)]
     pub waiting: bool,
+    /// The GitHub issue the session started from; its pull request closes it.
+    pub issue: Option<IssueLink>,
 }
 
 /// Tokens and cost of a set of turns. `cost_usd` adds up what providers reported;

@@ -23,6 +23,13 @@ pub struct Pull {
     pub url: String,
 }
 
+/// A call GitHub did not answer with success: its status when it answered at all.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub status: Option<u16>,
+    pub message: String,
+}
+
 /// GitHub's REST API for one repository.
 pub struct Api {
     client: reqwest::Client,
@@ -81,7 +88,7 @@ impl Api {
         format!("/repos/{}/{}", self.owner, self.repo)
     }
 
-    /// One call: `(status, JSON)` for a 2xx answer, else GitHub's message.
+    /// One call: the JSON of a 2xx answer, else GitHub's message.
     async fn call(
         &self,
         method: reqwest::Method,
@@ -95,18 +102,67 @@ impl Api {
             url.push_str(&query);
         }
         let shown = format!("{method} {path}");
-        let mut request = self.client.request(method, &url);
+        self.send(method, &url, &shown, body).await.map(|(value, _)| value).map_err(|failure| failure.message)
+    }
+
+    /// One request to `url`: the JSON of a 2xx answer and its `Link: rel="next"` page,
+    /// else the status and GitHub's message (`shown` names the call, never the token).
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        shown: &str,
+        body: Option<Value>,
+    ) -> Result<(Value, Option<String>), Failure> {
+        let mut request = self.client.request(method, url);
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response = request.send().await.map_err(|e| format!("{shown}: {}", describe(&e)))?;
+        let response = request
+            .send()
+            .await
+            .map_err(|e| Failure { status: None, message: format!("{shown}: {}", describe(&e)) })?;
         let status = response.status();
+        let next = response.headers().get(reqwest::header::LINK).and_then(|v| v.to_str().ok()).and_then(next_link);
         let text = response.text().await.unwrap_or_default();
         let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         if status.is_success() {
-            return Ok(value);
+            return Ok((value, next));
         }
-        Err(format!("{shown} answered {}: {}", status.as_u16(), github_message(&value, &text)))
+        Err(Failure {
+            status: Some(status.as_u16()),
+            message: format!("{shown} answered {}: {}", status.as_u16(), github_message(&value, &text)),
+        })
+    }
+
+    /// `GET /repos/{owner}/{repo}{rest}?query`.
+    pub async fn get(&self, rest: &str, query: Option<String>) -> Result<Value, Failure> {
+        let path = format!("{}{rest}", self.repo_path());
+        let mut url = format!("{}{path}", self.root);
+        if let Some(query) = query {
+            url.push('?');
+            url.push_str(&query);
+        }
+        self.send(reqwest::Method::GET, &url, &format!("GET {path}"), None).await.map(|(value, _)| value)
+    }
+
+    /// Every item of a list under `/repos/{owner}/{repo}{rest}`, page after page by the
+    /// `Link` header, at most `pages` pages; `true` when more pages were left unread. A
+    /// next page on another origin than the API root is not followed (the token would go there).
+    pub async fn get_all(&self, rest: &str, query: &str, pages: usize) -> Result<(Vec<Value>, bool), Failure> {
+        let path = format!("{}{rest}", self.repo_path());
+        let shown = format!("GET {path}");
+        let mut url = format!("{}{path}?{query}", self.root);
+        let mut items = Vec::new();
+        for _ in 0..pages {
+            let (value, next) = self.send(reqwest::Method::GET, &url, &shown, None).await?;
+            items.extend(value.as_array().cloned().unwrap_or_default());
+            match next.filter(|next| next.starts_with(&format!("{}/", self.root))) {
+                Some(next) => url = next,
+                None => return Ok((items, false)),
+            }
+        }
+        Ok((items, true))
     }
 
     /// Whether the token may push to the repository (`permissions.push`).
@@ -152,6 +208,15 @@ impl Api {
             .await?;
         Ok(())
     }
+}
+
+/// The `rel="next"` address of a `Link` header (RFC 8288, as GitHub sends it).
+fn next_link(header: &str) -> Option<String> {
+    header.split(',').find_map(|link| {
+        let (url, params) = link.split_once(';')?;
+        let next = params.split(';').any(|p| p.trim().replace(' ', "") == "rel=\"next\"");
+        next.then(|| url.trim().trim_start_matches('<').trim_end_matches('>').to_string())
+    })
 }
 
 fn pull(value: &Value) -> Pull {
@@ -271,6 +336,13 @@ mod tests {
         let v = json!({"message": "Validation Failed", "errors": [{"message": "A pull request already exists for a:b."}, {"code": "invalid", "field": "base"}]});
         assert_eq!(github_message(&v, ""), "Validation Failed (A pull request already exists for a:b.; invalid base)");
         assert_eq!(github_message(&Value::Null, " Forbidden "), "Forbidden");
+    }
+
+    #[test]
+    fn next_pages() {
+        let link = "<http://h/r?page=1>; rel=\"prev\", <http://h/r?per_page=2&page=3>; rel=\"next\", <http://h/r?page=5>; rel=\"last\"";
+        assert_eq!(next_link(link).as_deref(), Some("http://h/r?per_page=2&page=3"));
+        assert_eq!(next_link("<http://h/r?page=1>; rel=\"prev\""), None);
     }
 
     #[test]

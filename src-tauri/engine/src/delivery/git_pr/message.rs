@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use super::{GateRow, GitPrInput, GitPrModule, SESSION_TRAILER};
+use crate::api::types::IssueLink;
 use crate::delivery::git::GitOutput;
 
 /// The branch a session's delivery pushes: `<prefix>/<module dir's last segment>-<first 8
@@ -198,12 +199,16 @@ pub(super) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
-/// The pull request's body: what changed, the gate table, the files, the specification
-/// hashes and the session id.
-pub fn pr_body(input: &GitPrInput) -> String {
+/// The pull request's body: what changed (and the issue it closes), the gate table, the
+/// files, the specification hashes and the session id. `base_repo` is the `owner/name` the
+/// pull request goes to.
+pub fn pr_body(input: &GitPrInput, base_repo: &str) -> String {
     let b = &input.body;
     let mut out = String::from("## What changed\n\n");
     out.push_str(if b.what_changed.trim().is_empty() { "(no description)" } else { b.what_changed.trim() });
+    if let Some(issue) = &b.closes {
+        out.push_str(&format!("\n\n{}", closing_line(issue, base_repo)));
+    }
     out.push_str("\n\n## Gates\n\n");
     if b.gates.is_empty() {
         out.push_str("No gate ran.\n");
@@ -237,6 +242,16 @@ pub fn pr_body(input: &GitPrInput) -> String {
     }
     out.push_str(&format!("\n---\nKiln session `{}`\n", input.session_id));
     out
+}
+
+/// `Closes #N`, or `Closes owner/name#N` when the issue is in another repository than
+/// the pull request's base (GitHub closes it on merge either way).
+pub fn closing_line(issue: &IssueLink, base_repo: &str) -> String {
+    if issue.repo.eq_ignore_ascii_case(base_repo) {
+        format!("Closes #{}", issue.number)
+    } else {
+        format!("Closes {}#{}", issue.repo, issue.number)
+    }
 }
 
 /// The web root for a compare link: `https://api.github.com` → `https://github.com`,
@@ -368,6 +383,19 @@ mod tests {
             commit_subject_for(&titled(Some("Add a fixture"), None, &root), &scoped),
             "feat(solo): add a fixture"
         );
+    }
+
+    #[test]
+    fn a_body_closes_the_issue_in_its_repository_or_another() {
+        let mut input = titled(Some("Keep the total"), Some("Keep it."), &[]);
+        input.body.what_changed = "Keep it.".into();
+        assert!(!pr_body(&input, "acme/shop").contains("Closes"));
+        let link =
+            |repo: &str| IssueLink { url: format!("https://github.com/{repo}/issues/7"), number: 7, repo: repo.into() };
+        input.body.closes = Some(link("acme/shop"));
+        assert!(pr_body(&input, "Acme/Shop").contains("Keep it.\n\nCloses #7\n"), "{}", pr_body(&input, "acme/shop"));
+        input.body.closes = Some(link("acme/tracker"));
+        assert!(pr_body(&input, "acme/shop").contains("\n\nCloses acme/tracker#7\n"));
     }
 
     #[test]

@@ -27,11 +27,11 @@ mod steps;
 
 use std::path::PathBuf;
 
-use crate::api::types::DeliverySettingsView;
+use crate::api::types::{DeliverySettingsView, IssueLink};
 use std::time::Duration;
 
-pub use message::branch_name;
-pub use policy::available;
+pub use message::{branch_name, web_root};
+pub use policy::{available, owner_repo};
 pub use steps::deliver;
 
 /// The trailer a Kiln commit carries; a remote branch whose tip has this session's is
@@ -79,6 +79,8 @@ pub struct GitPrBody {
     pub removed: Vec<String>,
     /// `(module id, SHA-256 of its specification)`.
     pub spec_hashes: Vec<(String, String)>,
+    /// The issue the session started from: the body closes it.
+    pub closes: Option<IssueLink>,
 }
 
 /// Everything one git-pr delivery needs, resolved by the delivery core. Its `Debug`

@@ -78,7 +78,7 @@ pub(super) async fn pull_request(
     let input = ctx.input;
     let s = &input.settings;
     let title = input.body.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| subject.to_string());
-    let body = pr_body(input);
+    let body = pr_body(input, &format!("{}/{}", ctx.owner, ctx.repo));
     let view = |url: String, number: Option<u64>, via: &str, created: bool| PullRequestView {
         url,
         number,

@@ -132,13 +132,19 @@ pub async fn open_when_released(engine: &Engine, path: &Path, limit: std::time::
 }
 
 pub async fn create(engine: &Engine, brief: &str) -> SessionView {
-    engine.create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules: None }).await.unwrap()
+    engine
+        .create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules: None, issue: None })
+        .await
+        .unwrap()
 }
 
 /// Creates a session whose brief names new modules, confirmed as `createModules`.
 pub async fn create_new(engine: &Engine, brief: &str, new_modules: &[&str]) -> SessionView {
     let create_modules = Some(new_modules.iter().map(|m| m.to_string()).collect());
-    engine.create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules }).await.unwrap()
+    engine
+        .create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules, issue: None })
+        .await
+        .unwrap()
 }
 
 /// Waits until the session's setup is no longer running.
