@@ -75,7 +75,6 @@ pub async fn get(pool: &SqlitePool, session: &str, id: i64) -> Result<Option<Scr
 }
 
 /// The session's newest screenshot taken after a turn (its current look), if any.
-#[allow(dead_code)] // read by the comparison of candidate sessions (issue 20), arriving next
 pub async fn latest_for_session(pool: &SqlitePool, session: &str) -> Result<Option<ScreenshotRow>> {
     Ok(sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM screenshots WHERE session_id = ? AND kind = 'turn' ORDER BY id DESC LIMIT 1"
@@ -89,6 +88,12 @@ pub async fn latest_for_session(pool: &SqlitePool, session: &str) -> Result<Opti
 pub async fn delete(pool: &SqlitePool, session: &str, id: i64) -> Result<()> {
     sqlx::query("DELETE FROM screenshots WHERE session_id = ? AND id = ?").bind(session).bind(id).execute(pool).await?;
     Ok(())
+}
+
+/// Forgets all of a session's screenshots (its PNGs go with its directory).
+pub async fn remove_all(pool: &SqlitePool, session: &str) -> Result<u64> {
+    let done = sqlx::query("DELETE FROM screenshots WHERE session_id = ?").bind(session).execute(pool).await?;
+    Ok(done.rows_affected())
 }
 
 /// The row as the API shows it.
