@@ -157,6 +157,14 @@ pub enum Endpoint {
     UpdatePull,
     /// `POST /repos/{owner}/{repo}/pulls/{number}/requested_reviewers`
     RequestReviewers,
+    /// `GET /repos/{owner}/{repo}/git/ref/heads/{branch}`
+    GetRef,
+    /// `POST /repos/{owner}/{repo}/git/refs`
+    CreateRef,
+    /// `GET /repos/{owner}/{repo}/contents/{path}`
+    GetContent,
+    /// `PUT /repos/{owner}/{repo}/contents/{path}`
+    PutContent,
 }
 
 /// A canned failure for the next call to an endpoint. It is answered after the request

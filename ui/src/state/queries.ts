@@ -34,6 +34,8 @@ export const keys = {
   live: (id: string) => ["ws", "live", id] as const,
   /** A session's terminals: running ones and recently exited ones. */
   terminals: (id: string) => ["ws", "terminals", id] as const,
+  /** A screenshot's PNG (get_screenshot): it never changes, so it is fetched once. */
+  screenshot: (id: string, shot: number) => ["ws", "screenshot", id, shot] as const,
 };
 
 /**

@@ -22,15 +22,20 @@ use crate::workspace::Workspace;
 /// worth holding the operator's first message for.
 const BEFORE_LIMIT: Duration = Duration::from_secs(25);
 
-/// Whether the workspace has a preview to capture (`[preview] command` or `root`).
+/// Whether the workspace has a preview (`[preview] command` or `root`).
 pub fn configured(ws: &Workspace) -> bool {
     super::kind(ws) != PreviewKind::None
+}
+
+/// Whether turns are shot: a preview, and `[preview] screenshots` not turned off.
+fn wanted(ws: &Workspace) -> bool {
+    configured(ws) && ws.config.preview.screenshots != Some(false)
 }
 
 /// Whether the session still needs its "before" look: a preview, no turn yet, no `turn`
 /// screenshot yet.
 pub async fn before_due(ws: &Workspace, id: &SessionId) -> Result<bool> {
-    if !configured(ws) || turns::latest(&ws.pool, id.as_str()).await?.is_some() {
+    if !wanted(ws) || turns::latest(&ws.pool, id.as_str()).await?.is_some() {
         return Ok(false);
     }
     Ok(screenshots::latest_for_session(&ws.pool, id.as_str()).await?.is_none())
@@ -51,7 +56,7 @@ pub async fn before(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId)
 
 /// Starts the `turn` screenshot of `module`'s page at `checkpoint`, in the background.
 pub fn after_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId, module: String, checkpoint: i64) {
-    if !configured(ws) {
+    if !wanted(ws) {
         return;
     }
     let (ws, events, id) = (ws.clone(), events.clone(), id.clone());

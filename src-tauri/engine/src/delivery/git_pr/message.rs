@@ -198,9 +198,9 @@ pub(super) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
-/// The pull request's body: what changed, the gate table, the files, the specification
-/// hashes and the session id.
-pub fn pr_body(input: &GitPrInput) -> String {
+/// The pull request's body: what changed, the gate table, the screenshots (when the
+/// workspace wants them), the files, the specification hashes and the session id.
+pub fn pr_body(input: &GitPrInput, screenshots: Option<&str>) -> String {
     let b = &input.body;
     let mut out = String::from("## What changed\n\n");
     out.push_str(if b.what_changed.trim().is_empty() { "(no description)" } else { b.what_changed.trim() });
@@ -218,6 +218,10 @@ pub fn pr_body(input: &GitPrInput) -> String {
                 g.duration_ms as f64 / 1000.0
             ));
         }
+    }
+    if let Some(section) = screenshots {
+        out.push('\n');
+        out.push_str(section);
     }
     out.push_str("\n## Files\n");
     for (title, list) in [("Added", &b.added), ("Modified", &b.modified), ("Removed", &b.removed)] {
