@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use crate::api::types::DeliverySettingsView;
 use std::time::Duration;
 
-pub use evidence::{Evidence, EvidenceMode, EvidenceShot, EVIDENCE_BRANCH};
+pub use evidence::{Evidence, EvidenceMode, EvidenceShot};
 pub use message::branch_name;
 pub use policy::available;
 pub use steps::deliver;
