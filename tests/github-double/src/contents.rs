@@ -27,7 +27,7 @@ fn ref_json(store: &Store, repo: usize, branch: &str, sha: &str) -> Value {
 
 /// `GET /repos/{owner}/{repo}/git/ref/heads/{branch}`
 pub fn get_ref(store: &Store, repo: usize, branch: &str) -> Answer {
-    match store.branch_sha(repo, branch) {
+    match store.ref_sha(repo, branch) {
         Some(sha) => Answer::json(200, ref_json(store, repo, branch, &sha)),
         None => not_found(DOC_GET_REF),
     }
@@ -46,7 +46,7 @@ pub fn create_ref(store: &mut Store, repo: usize, body: &Value) -> Result<Answer
     let Some(branch) = name.strip_prefix("refs/heads/").filter(|b| !b.is_empty()) else {
         return Err(error(422, "Reference name must start with 'refs/' and have at least two slashes.", doc));
     };
-    if store.branch_sha(repo, branch).is_some() {
+    if store.ref_sha(repo, branch).is_some() {
         return Err(error(422, "Reference already exists", doc));
     }
     if !store.knows_commit(repo, &sha) {
@@ -115,7 +115,7 @@ pub fn put(store: &mut Store, repo: usize, path: &str, body: &Value) -> Result<A
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(content.replace(['\n', '\r'], ""))
         .map_err(|_| error(422, "content is not valid Base64", doc))?;
-    let Some(parent) = store.branch_sha(repo, &branch) else {
+    let Some(parent) = store.ref_sha(repo, &branch) else {
         return Err(error(404, &format!("Branch {branch} not found"), doc));
     };
     let key = (branch.clone(), path.to_owned());

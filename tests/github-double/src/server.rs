@@ -14,6 +14,7 @@ use percent_encoding::percent_decode_str;
 use serde_json::{json, Value};
 
 use crate::config::{Endpoint, Fault, DEFAULT_API_VERSION, SUPPORTED_API_VERSIONS};
+use crate::contents::{self, DOC_CREATE_REF, DOC_GET_CONTENT, DOC_GET_REF, DOC_PUT_CONTENT};
 use crate::record::{credential, RecordedRequest};
 use crate::reply::{
     custom_error, error, not_found, Answer, DOC_CREATE_FORK, DOC_CREATE_PULL, DOC_GET_PULL, DOC_GET_REPO, DOC_GET_USER,
@@ -21,7 +22,6 @@ use crate::reply::{
     DOC_VERSIONS,
 };
 use crate::store::{user_id, Store};
-use crate::contents::{self, DOC_CREATE_REF, DOC_GET_CONTENT, DOC_GET_REF, DOC_PUT_CONTENT};
 use crate::{pulls, repos};
 
 pub(crate) struct Shared {

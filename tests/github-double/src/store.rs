@@ -148,6 +148,20 @@ impl Store {
         }
     }
 
+    /// A branch's tip as the refs and contents endpoints see it: one the API made or moved,
+    /// else one of the `git_dir`; without a `git_dir`, only the default branch (the pull
+    /// request endpoints, which take any name there, use [`Store::branch_sha`]).
+    pub fn ref_sha(&self, repo: usize, branch: &str) -> Option<String> {
+        let config = &self.repos[repo].config;
+        if config.git_dir.is_none()
+            && !self.repos[repo].api_branches.contains_key(branch)
+            && branch != config.default_branch
+        {
+            return None;
+        }
+        self.branch_sha(repo, branch)
+    }
+
     /// Whether `sha` is a commit of `repo`: a branch tip the API made or moved, or (with a
     /// `git_dir`) a commit there; without a `git_dir` any 40-hex id passes.
     pub fn knows_commit(&self, repo: usize, sha: &str) -> bool {

@@ -82,9 +82,10 @@ async fn refusals_change_nothing() {
         let (status, answer) = send(api(&github, Method::PUT, path).json(&body)).await;
         assert_eq!(status, expected, "{body}: {answer}");
     }
-    let (status, _) =
-        send(api(&github, Method::POST, "/repos/acme/shop/git/refs").json(&json!({"ref": "heads/x", "sha": "a".repeat(40)})))
-            .await;
+    let (status, _) = send(
+        api(&github, Method::POST, "/repos/acme/shop/git/refs").json(&json!({"ref": "heads/x", "sha": "a".repeat(40)})),
+    )
+    .await;
     assert_eq!(status, 422);
     let (status, _) = send(api(&github, Method::PUT, "/repos/acme/nope/contents/a.png").json(&json!({}))).await;
     assert_eq!(status, 404);

@@ -41,7 +41,7 @@ describe("Filmstrip", () => {
     renderWithStore(<Filmstrip session={session} />, b);
     const strip = screen.getByTestId("filmstrip");
     const thumbs = within(strip).getAllByTestId("screenshot-thumb");
-    expect(thumbs.map((t) => t.textContent)).toEqual(["Before", "Checkpoint 1"]);
+    expect(thumbs.map((t) => t.querySelector(".shot-thumb-caption")?.textContent)).toEqual(["Before", "Checkpoint 1"]);
     await waitFor(() => expect(within(thumbs[1]).getByRole("img").getAttribute("src")).toBe(`data:image/png;base64,${PNG}`));
     fireEvent.click(thumbs[1]);
     const dialog = await screen.findByRole("dialog");
