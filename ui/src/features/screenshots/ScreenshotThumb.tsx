@@ -34,7 +34,11 @@ export function ScreenshotThumb({ sessionId, shot, caption }: ScreenshotThumbPro
         {caption && <span className="shot-thumb-caption">{caption}</span>}
       </button>
       {open && (
-        <Modal title={`${shotLabel(shot)}: ${shot.moduleId ?? "the preview"}`} onClose={() => setOpen(false)} className="modal-shot">
+        <Modal
+          title={`${shotLabel(shot)}: ${shot.moduleId ?? "the preview"}`}
+          onClose={() => setOpen(false)}
+          className="modal-shot"
+        >
           {image.src ? (
             <img className="shot-large" src={image.src} alt={description} data-testid="screenshot-large" />
           ) : (

@@ -30,7 +30,10 @@ const session = makeSession({
 function backend() {
   return fakeBackend({
     get_session: () => session,
-    get_transcript: () => [makeEntry(1, { kind: "user", text: "Make it red" }), makeEntry(2, { kind: "handoff", text: "**engineer → none**" })],
+    get_transcript: () => [
+      makeEntry(1, { kind: "user", text: "Make it red" }),
+      makeEntry(2, { kind: "handoff", text: "**engineer → none**" }),
+    ],
     get_screenshot: (args) => ({ screenshot: shot(args.screenshotId, 0), pngBase64: PNG }),
   });
 }
@@ -42,13 +45,17 @@ describe("Filmstrip", () => {
     const strip = screen.getByTestId("filmstrip");
     const thumbs = within(strip).getAllByTestId("screenshot-thumb");
     expect(thumbs.map((t) => t.querySelector(".shot-thumb-caption")?.textContent)).toEqual(["Before", "Checkpoint 1"]);
-    await waitFor(() => expect(within(thumbs[1]).getByRole("img").getAttribute("src")).toBe(`data:image/png;base64,${PNG}`));
+    await waitFor(() =>
+      expect(within(thumbs[1]).getByRole("img").getAttribute("src")).toBe(`data:image/png;base64,${PNG}`),
+    );
     fireEvent.click(thumbs[1]);
     const dialog = await screen.findByRole("dialog");
     expect(within(dialog).getByTestId("screenshot-large").getAttribute("src")).toContain(PNG);
     expect(within(dialog).getByText("Checkpoint 1: app")).toBeTruthy();
     // Each PNG is fetched once, the large view from the cache.
-    const fetched = b.call.mock.calls.filter(([c]) => c === "get_screenshot").map(([, a]) => (a as { screenshotId: number }).screenshotId);
+    const fetched = b.call.mock.calls
+      .filter(([c]) => c === "get_screenshot")
+      .map(([, a]) => (a as { screenshotId: number }).screenshotId);
     expect(fetched.sort()).toEqual([1, 3]);
   });
 
