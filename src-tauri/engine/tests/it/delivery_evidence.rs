@@ -33,10 +33,12 @@ struct World {
 async fn world(delivery: &str) -> World {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
-    let preview = format!("root = \"modules/app/site\"\n\n[delivery]\ntargets = [\"workspace\", \"git-pr\"]\n{delivery}");
+    let preview =
+        format!("root = \"modules/app/site\"\n\n[delivery]\ntargets = [\"workspace\", \"git-pr\"]\n{delivery}");
     let remote = bare_remote(&root, "host", "the page", |seed| fill(seed, &preview));
     let token = format!("ghp_kilnshots{}", uuid::Uuid::new_v4().simple());
-    let github = GithubDouble::spawn(Config::new(token.clone()).repo(RepoConfig::new("kiln-test", "fx").git_dir(&remote)));
+    let github =
+        GithubDouble::spawn(Config::new(token.clone()).repo(RepoConfig::new("kiln-test", "fx").git_dir(&remote)));
     let engine = engine(&root.join("config"));
     open(&engine, &root.join("host")).await;
     engine

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use kiln_model_server::{ModelServer, Step};
-use serde_json::json;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
+use kiln_model_server::{ModelServer, Step};
+use serde_json::json;
 
 /// A one-module workspace previewed as static files: a page with a 120 x 40 button.
 fn workspace(dir: &Path) -> PathBuf {
@@ -37,11 +37,8 @@ pub fn fill(root: &Path, preview: &str) {
          <button id=\"buy\" style=\"width:120px;height:40px;margin:300px 0 0 50px\">Buy</button></body></html>",
     )
     .unwrap();
-    std::fs::write(
-        root.join("kiln.toml"),
-        format!("[modules]\nglobs = [\"modules/*\"]\n\n[preview]\n{preview}"),
-    )
-    .unwrap();
+    std::fs::write(root.join("kiln.toml"), format!("[modules]\nglobs = [\"modules/*\"]\n\n[preview]\n{preview}"))
+        .unwrap();
     std::fs::write(root.join(".gitignore"), ".kiln/\nnode_modules/\n").unwrap();
 }
 
@@ -240,7 +237,8 @@ async fn a_turn_that_changed_files_leaves_its_screenshot_after_the_before_one() 
 async fn a_failing_capture_is_said_once_and_the_turn_passes() {
     let tmp = tempfile::tempdir().unwrap();
     // A preview that never becomes ready: every capture fails.
-    let root = workspace_with(tmp.path(), "command = \"sleep 600\"\nready = \"never printed\"\nready_timeout_seconds = 1\n");
+    let root =
+        workspace_with(tmp.path(), "command = \"sleep 600\"\nready = \"never printed\"\nready_timeout_seconds = 1\n");
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &root).await;
     let mut script = red_button();

@@ -152,7 +152,8 @@ async fn upload<'a>(
         let url = match api.file_url(&path, EVIDENCE_BRANCH).await? {
             Some(url) => url,
             None => {
-                let png = std::fs::read(&shot.png).map_err(|e| format!("reading the {} screenshot: {e}", shot.label))?;
+                let png =
+                    std::fs::read(&shot.png).map_err(|e| format!("reading the {} screenshot: {e}", shot.label))?;
                 let message = format!("kiln: {} screenshot of session {session}", shot.label);
                 api.put_file(&path, EVIDENCE_BRANCH, &message, &png).await?
             }

@@ -163,11 +163,7 @@ pub(super) fn guardrail(
     }
     let counted = changed.iter().filter(|(_, p)| !evidence.contains(p)).count();
     if counted > input.max_changed_files {
-        problems.push(format!(
-            "{} files changed, more than max_changed_files = {}",
-            counted,
-            input.max_changed_files
-        ));
+        problems.push(format!("{} files changed, more than max_changed_files = {}", counted, input.max_changed_files));
     }
     if input.new_dependencies.len() > input.max_new_dependencies {
         problems.push(format!(
