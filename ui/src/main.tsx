@@ -14,6 +14,7 @@ import "./features/delivery/delivery.css";
 import "./features/setup/setup.css";
 import "./features/gates/gates.css";
 import "./features/checkpoints/checkpoints.css";
+import "./features/screenshots/screenshots.css";
 import "./features/modules/modules.css";
 import "./features/shortcuts/shortcuts.css";
 import "./features/attention/attention.css";

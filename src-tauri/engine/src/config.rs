@@ -178,6 +178,9 @@ pub struct PreviewConfig {
     pub idle_minutes: Option<f64>,
     /// Seconds a start may take to become ready (default 60).
     pub ready_timeout_seconds: Option<u64>,
+    /// Screenshots of the page before the first turn and after each turn that changed
+    /// files (default true).
+    pub screenshots: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -192,6 +195,12 @@ pub struct DeliveryConfig {
     pub build: Option<String>,
     pub max_changed_files: u32,
     pub max_new_dependencies: u32,
+    /// How a pull request carries the preview's before and after screenshots: `upload`
+    /// (to the `kiln/evidence` branch through the API), `commit` (into the pull request's
+    /// branch under `screenshots_path`) or `off`.
+    pub screenshots: String,
+    /// `screenshots = "commit"`: the workspace-relative directory they go under.
+    pub screenshots_path: String,
     pub git: DeliveryGitConfig,
 }
 
@@ -207,6 +216,8 @@ impl Default for DeliveryConfig {
             build: None,
             max_changed_files: 18,
             max_new_dependencies: 3,
+            screenshots: "upload".into(),
+            screenshots_path: ".github/kiln-screenshots".into(),
             git: DeliveryGitConfig::default(),
         }
     }
@@ -269,6 +280,12 @@ impl Config {
         if config.session.max_parallel_turns == Some(0) {
             return Err(invalid("`session.max_parallel_turns` must be at least 1".into()));
         }
+        let shots = config.delivery.screenshots.as_str();
+        if !["upload", "commit", "off"].contains(&shots) {
+            return Err(invalid(format!("`delivery.screenshots` must be upload, commit or off, not `{shots}`")));
+        }
+        crate::paths::relative(config.delivery.screenshots_path.trim_matches('/'))
+            .map_err(|e| invalid(format!("`delivery.screenshots_path`: {}", e.message)))?;
         for glob in &config.modules.globs {
             globset::Glob::new(glob).map_err(|e| invalid(format!("`modules.globs` entry `{glob}`: {e}")))?;
         }

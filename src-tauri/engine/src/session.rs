@@ -276,6 +276,8 @@ pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) 
         snapshot::remove_session_refs(&store, id.as_str())?
     };
     checkpoints::remove_all(&ws.pool, id.as_str()).await?;
+    // The screenshots show checkpoints that are gone; their PNGs went with the directory.
+    crate::store::screenshots::remove_all(&ws.pool, id.as_str()).await?;
     if !keep {
         records::remove(&ws.pool, id.as_str()).await?;
         events.emit(EventBody::SessionRemoved { session_id: id.to_string() });

@@ -103,9 +103,10 @@ fn router_with(
 
 /// What the page may load and who may frame it: the same policy as the desktop
 /// webview's, with `'self'` in place of the IPC origin. Frames only from the preview
-/// gateways, which listen on 127.0.0.1 (one port per running preview).
+/// gateways, which listen on 127.0.0.1 (one port per running preview). Images also from
+/// `data:`: the preview's screenshots arrive as base64 through the API (`get_screenshot`).
 const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; \
-     img-src 'self'; frame-src http://127.0.0.1:*; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+     img-src 'self' data:; frame-src http://127.0.0.1:*; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// Headers on every answer, refusals included: no framing, no sniffing, no referrer
 /// leaking a session's URL, and nothing from the API kept in a cache.

@@ -163,6 +163,14 @@ pub enum Endpoint {
     GetIssue,
     /// `GET /repos/{owner}/{repo}/issues/{number}/comments`
     ListIssueComments,
+    /// `GET /repos/{owner}/{repo}/git/ref/heads/{branch}`
+    GetRef,
+    /// `POST /repos/{owner}/{repo}/git/refs`
+    CreateRef,
+    /// `GET /repos/{owner}/{repo}/contents/{path}`
+    GetContent,
+    /// `PUT /repos/{owner}/{repo}/contents/{path}`
+    PutContent,
 }
 
 /// An issue a test puts in a repository ([`crate::GithubDouble::add_issue`]).

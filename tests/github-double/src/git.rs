@@ -37,3 +37,13 @@ pub fn is_ancestor(git_dir: &Path, ancestor: &str, descendant: &str) -> bool {
         .map(|status| status.success())
         .unwrap_or(false)
 }
+
+/// Whether `sha` names a commit in the repository.
+pub fn has_commit(git_dir: &Path, sha: &str) -> bool {
+    git(git_dir)
+        .args(["cat-file", "-e"])
+        .arg(format!("{sha}^{{commit}}"))
+        .status()
+        .map(|status| status.success())
+        .unwrap_or(false)
+}

@@ -60,6 +60,14 @@
 //! - `GET /repos/{owner}/{repo}/issues/{number}/comments?per_page=&page=` → 200 its comments,
 //!   oldest first, paged. Issues and comments are seeded with [`GithubDouble::add_issue`] and
 //!   [`GithubDouble::add_comment`]; issues and pull requests share numbers.
+//! - `GET /repos/{owner}/{repo}/git/ref/heads/{branch}` → 200 the reference `{ref, node_id,
+//!   url, object {sha, type, url}}`; `POST /repos/{owner}/{repo}/git/refs` `{ref, sha}` → 201
+//!   (422 `Reference already exists`, 422 `Object does not exist`).
+//! - `GET /repos/{owner}/{repo}/contents/{path}?ref=` → 200 a file put through the API;
+//!   `PUT /repos/{owner}/{repo}/contents/{path}` `{message, content (base64), branch?, sha?}`
+//!   → 201 `{content, commit}` (200 replacing a file; its `sha` missing → 422 `"sha" wasn't
+//!   supplied.`, stale → 409; an unknown branch → 404). Files and API-made branches live in
+//!   memory ([`GithubDouble::file`]); a `git_dir` is read, never written.
 //!
 //! Pull request JSON has GitHub's fields: `id`, `node_id`, `number`, `url`, `html_url`
 //! (both on the double's address), `state`, `title`, `body`, `draft`, `user {login}`,
@@ -78,6 +86,7 @@
 //! process) without starving it. It only binds 127.0.0.1 and stops when dropped.
 
 mod config;
+mod contents;
 mod git;
 mod issues;
 mod pulls;
@@ -176,6 +185,22 @@ impl GithubDouble {
         let index = known(&store, owner, repo);
         issues::comment(&mut store, index, number, comment)
             .unwrap_or_else(|| panic!("kiln-github-double: no issue #{number} in {owner}/{repo}"))
+    }
+
+    /// The bytes of `path` on `branch` of `owner/repo`, as put through the Contents API,
+    /// with the commit message it came with.
+    pub fn file(&self, owner: &str, repo: &str, branch: &str, path: &str) -> Option<(Vec<u8>, String)> {
+        let store = lock(&self.shared.store);
+        let index = store.find(owner, repo)?;
+        let file = store.repos[index].files.get(&(branch.to_owned(), path.to_owned()))?;
+        Some((file.bytes.clone(), file.message.clone()))
+    }
+
+    /// The files put through the Contents API on `branch` of `owner/repo`, by path.
+    pub fn files(&self, owner: &str, repo: &str, branch: &str) -> Vec<String> {
+        let store = lock(&self.shared.store);
+        let Some(index) = store.find(owner, repo) else { return Vec::new() };
+        store.repos[index].files.keys().filter(|(b, _)| b == branch).map(|(_, p)| p.clone()).collect()
     }
 
     /// Answers the next call to `endpoint` with `fault`; several queue up in order.

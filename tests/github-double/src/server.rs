@@ -14,6 +14,7 @@ use percent_encoding::percent_decode_str;
 use serde_json::{json, Value};
 
 use crate::config::{Endpoint, Fault, DEFAULT_API_VERSION, SUPPORTED_API_VERSIONS};
+use crate::contents::{self, DOC_CREATE_REF, DOC_GET_CONTENT, DOC_GET_REF, DOC_PUT_CONTENT};
 use crate::record::{credential, RecordedRequest};
 use crate::reply::{
     custom_error, error, not_found, Answer, DOC_CREATE_FORK, DOC_CREATE_PULL, DOC_GET_ISSUE, DOC_GET_PULL,
@@ -142,7 +143,21 @@ fn route(store: &mut Store, method: &Method, uri: &Uri, body: &Value) -> Answer 
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     let query = uri.query().unwrap_or_default();
 
+    // A branch name or a file path is the rest of the path, slashes and all.
+    let rest = |from: usize| segments.get(from..).map(|s| s.join("/")).unwrap_or_default();
     let (endpoint, doc, repo, number) = match (method.as_str(), segments.as_slice()) {
+        ("GET", ["repos", owner, name, "git", "ref", "heads", _, ..]) => {
+            (Endpoint::GetRef, DOC_GET_REF, Some((*owner, *name)), None)
+        }
+        ("POST", ["repos", owner, name, "git", "refs"]) => {
+            (Endpoint::CreateRef, DOC_CREATE_REF, Some((*owner, *name)), None)
+        }
+        ("GET", ["repos", owner, name, "contents", _, ..]) => {
+            (Endpoint::GetContent, DOC_GET_CONTENT, Some((*owner, *name)), None)
+        }
+        ("PUT", ["repos", owner, name, "contents", _, ..]) => {
+            (Endpoint::PutContent, DOC_PUT_CONTENT, Some((*owner, *name)), None)
+        }
         ("GET", ["user"]) => (Endpoint::GetUser, DOC_GET_USER, None, None),
         ("GET", ["repos", owner, name]) => (Endpoint::GetRepo, DOC_GET_REPO, Some((*owner, *name)), None),
         ("POST", ["repos", owner, name, "forks"]) => {
@@ -196,6 +211,10 @@ fn route(store: &mut Store, method: &Method, uri: &Uri, body: &Value) -> Answer 
         Endpoint::ListIssues => issues::list(store, repo, query, uri.path()),
         Endpoint::GetIssue => issues::get(store, repo, number),
         Endpoint::ListIssueComments => issues::comments(store, repo, number, query, uri.path()),
+        Endpoint::GetRef => Ok(contents::get_ref(store, repo, &rest(6))),
+        Endpoint::CreateRef => contents::create_ref(store, repo, body),
+        Endpoint::GetContent => Ok(contents::get(store, repo, &rest(4), query)),
+        Endpoint::PutContent => contents::put(store, repo, &rest(4), body),
     };
     result.unwrap_or_else(|refusal| refusal)
 }

@@ -1,7 +1,7 @@
 //! The double's state (repositories, their pull requests and issues, queued faults) and how
 //! it is rendered as GitHub's JSON: users, repositories and pull requests (issues: `issues.rs`).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
@@ -28,6 +28,10 @@ pub(crate) struct Repo {
     pub id: u64,
     pub pulls: Vec<Pull>,
     pub issues: Vec<Issue>,
+    /// Branches made or moved through the API (`git/refs`, `contents`), by name: their tip.
+    pub api_branches: BTreeMap<String, String>,
+    /// Files put through the Contents API, by `(branch, path)`.
+    pub files: BTreeMap<(String, String), StoredFile>,
 }
 
 pub(crate) struct Issue {
@@ -48,6 +52,17 @@ pub(crate) struct Comment {
     pub author: String,
     pub body: String,
     pub created_at: String,
+}
+
+/// A file committed through the Contents API.
+#[derive(Clone)]
+pub(crate) struct StoredFile {
+    /// Its blob's id.
+    pub sha: String,
+    pub bytes: Vec<u8>,
+    pub base64: String,
+    /// The commit message it was put with.
+    pub message: String,
 }
 
 pub(crate) struct Pull {
@@ -99,7 +114,14 @@ impl Store {
             return index;
         }
         let id = 700_000_001 + self.repos.len() as u64;
-        self.repos.push(Repo { config, id, pulls: Vec::new(), issues: Vec::new() });
+        self.repos.push(Repo {
+            config,
+            id,
+            pulls: Vec::new(),
+            issues: Vec::new(),
+            api_branches: BTreeMap::new(),
+            files: BTreeMap::new(),
+        });
         self.repos.len() - 1
     }
 
@@ -143,10 +165,39 @@ impl Store {
     /// The commit a branch of `repo` points at: the real one when the repository has a
     /// git directory, else a stable made-up sha.
     pub fn branch_sha(&self, repo: usize, branch: &str) -> Option<String> {
+        if let Some(sha) = self.repos[repo].api_branches.get(branch) {
+            return Some(sha.clone());
+        }
         let config = &self.repos[repo].config;
         match &config.git_dir {
             Some(git_dir) => git::branch_sha(git_dir, branch),
             None => Some(fake_sha(&format!("{}:{branch}", config.full_name()))),
+        }
+    }
+
+    /// A branch's tip as the refs and contents endpoints see it: one the API made or moved,
+    /// else one of the `git_dir`; without a `git_dir`, only the default branch (the pull
+    /// request endpoints, which take any name there, use [`Store::branch_sha`]).
+    pub fn ref_sha(&self, repo: usize, branch: &str) -> Option<String> {
+        let config = &self.repos[repo].config;
+        if config.git_dir.is_none()
+            && !self.repos[repo].api_branches.contains_key(branch)
+            && branch != config.default_branch
+        {
+            return None;
+        }
+        self.branch_sha(repo, branch)
+    }
+
+    /// Whether `sha` is a commit of `repo`: a branch tip the API made or moved, or (with a
+    /// `git_dir`) a commit there; without a `git_dir` any 40-hex id passes.
+    pub fn knows_commit(&self, repo: usize, sha: &str) -> bool {
+        if self.repos[repo].api_branches.values().any(|tip| tip == sha) {
+            return true;
+        }
+        match &self.repos[repo].config.git_dir {
+            Some(git_dir) => git::has_commit(git_dir, sha),
+            None => sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
         }
     }
 
@@ -294,7 +345,7 @@ pub(crate) fn user_id(login: &str) -> u64 {
 }
 
 /// 40 hex digits derived from `seed`.
-fn fake_sha(seed: &str) -> String {
+pub(crate) fn fake_sha(seed: &str) -> String {
     let mut sha = String::new();
     let mut salt = 0u8;
     while sha.len() < 40 {

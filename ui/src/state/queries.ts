@@ -42,6 +42,8 @@ export const keys = {
   issue: (reference: string) => ["ws", "issue", reference] as const,
   /** A session's terminals: running ones and recently exited ones. */
   terminals: (id: string) => ["ws", "terminals", id] as const,
+  /** A screenshot's PNG (get_screenshot): it never changes, so it is fetched once. */
+  screenshot: (id: string, shot: number) => ["ws", "screenshot", id, shot] as const,
 };
 
 /**

@@ -78,6 +78,7 @@ export function makeSession(overrides: Partial<SessionView> = {}): SessionView {
     deletedAt: null,
     attachments: [],
     checkpoints: [],
+    screenshots: [],
     pendingRole: null,
     usage: { total: makeTotals(), byRole: [] },
     reviews: [],

@@ -77,9 +77,11 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
     let planning = ws.planning.get::<Planning>(id.as_str());
     let setting_up = ws.running.lock().unwrap().contains_key(id.as_str());
     // `Some(planner)` or `Some(None)` (setup only) means the turn must wait.
+    // The "before" look is shot before the first turn changes anything.
+    let before = crate::preview::evidence::before_due(ws, &id).await?;
     let wait_for = match planning {
         Some(planning) => Some(Some(planning)),
-        None => setting_up.then_some(None),
+        None => (setting_up || before).then_some(None),
     };
     match wait_for {
         Some(planning) => {
@@ -92,6 +94,9 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
                 }
                 while ws.running.lock().unwrap().contains_key(start.id.as_str()) {
                     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+                if before {
+                    crate::preview::evidence::before(&ws, &events, &start.id).await;
                 }
                 // Stop during planning or setup takes the waiting message off the queue.
                 if !ws.queued.lock().unwrap().contains(start.id.as_str()) {

@@ -234,6 +234,11 @@ pub(super) async fn decide(
             .filter(|m| m.directory == "." || end.changed.iter().any(|p| p.starts_with(&format!("{}/", m.directory))))
             .cloned()
             .collect();
+        // The look after the turn, shot off the chain's path while the gates run.
+        let shown = touched.iter().find(|m| m.id == module.id).or(touched.first());
+        if let (Some(shown), Some(checkpoint)) = (shown, end.checkpoint) {
+            crate::preview::evidence::after_turn(ws, events, id, shown.id.clone(), checkpoint);
+        }
         let outcomes = crate::gates::run_all(ws, events, id, &session, &touched).await?;
         if let Some(failed) = outcomes.iter().find(|o| o.status == GateStatus::Failed) {
             return fix(ws, events, turn, &session, failed, &roles).await;

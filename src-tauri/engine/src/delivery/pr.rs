@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use super::git_pr::{GateRow, GitPrBody, GitPrInput, GitPrModule};
+use super::git_pr::{Evidence, EvidenceMode, EvidenceShot, GateRow, GitPrBody, GitPrInput, GitPrModule};
 use super::plan::{ModuleChanges, StepSpec};
 use super::{Applied, Context, StepSink, Target, TargetPlan};
 use crate::api::types::*;
@@ -159,7 +159,36 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
             .collect(),
         closes: ctx.session.issue.clone(),
     };
+    input.evidence = evidence(ctx).await?;
     Ok(input)
+}
+
+/// The session's before (checkpoint 0) and after (its newest turn) screenshots, and how
+/// `[delivery] screenshots` wants them carried.
+async fn evidence(ctx: &Context) -> Result<Evidence> {
+    let ws = &ctx.ws;
+    let d = &ws.config.delivery;
+    let turn_shots: Vec<ScreenshotView> =
+        ctx.session.screenshots.iter().filter(|s| s.kind == ScreenshotKind::Turn).cloned().collect();
+    let before = turn_shots.iter().find(|s| s.checkpoint == Some(0));
+    let after = turn_shots.iter().rev().find(|s| s.checkpoint.is_some_and(|c| c > 0));
+    let shots = [("before", before), ("after", after)]
+        .into_iter()
+        .filter_map(|(label, shot)| {
+            let shot = shot?;
+            Some(EvidenceShot {
+                label,
+                checkpoint: shot.checkpoint.unwrap_or(0),
+                png: crate::preview::shots::file(ws, &ctx.id, shot.id),
+            })
+        })
+        .collect();
+    Ok(Evidence {
+        mode: EvidenceMode::parse(&d.screenshots).unwrap_or_default(),
+        path: d.screenshots_path.trim_matches('/').to_string(),
+        preview: crate::preview::evidence::configured(ws),
+        shots,
+    })
 }
 
 /// `<prefix>/<module-dir>-<session id prefix>`: the first module's directory's last part,

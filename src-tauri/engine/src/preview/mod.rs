@@ -6,6 +6,7 @@
 //! Without a command, `[preview] root` is served as static files.
 
 pub mod capture;
+pub mod evidence;
 pub mod gateway;
 pub mod shots;
 mod supervisor;

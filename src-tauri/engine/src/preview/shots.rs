@@ -42,6 +42,18 @@ pub struct Take<'a> {
 /// Captures the session's preview (starting it when it is not running, and waiting until it
 /// is ready) and keeps the screenshot, bound to the working copy's current checkpoint.
 pub async fn take(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId, t: Take<'_>) -> Result<ScreenshotView> {
+    take_at(ws, events, id, t, None).await
+}
+
+/// `take`, bound to `checkpoint` when given: a turn's screenshot belongs to the turn's
+/// checkpoint even when the next turn has taken another by the time it is shot.
+pub async fn take_at(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    id: &SessionId,
+    t: Take<'_>,
+    checkpoint: Option<i64>,
+) -> Result<ScreenshotView> {
     let session = crate::session::view(ws, id).await?;
     let path = match t.path {
         Some(path) => path.to_string(),
@@ -54,7 +66,7 @@ pub async fn take(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId, t
     super::start(ws, events, id).await?;
     let url = ready_url(ws, id, &path).await?;
     let shot = capture::capture(&url, t.viewport, &t.frame).await?;
-    let checkpoint = session.checkpoints.iter().find(|c| c.current).map(|c| c.sequence);
+    let checkpoint = checkpoint.or_else(|| session.checkpoints.iter().find(|c| c.current).map(|c| c.sequence));
     let shot_id = screenshots::insert(
         &ws.pool,
         NewScreenshot {

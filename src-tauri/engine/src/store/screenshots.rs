@@ -90,6 +90,12 @@ pub async fn delete(pool: &SqlitePool, session: &str, id: i64) -> Result<()> {
     Ok(())
 }
 
+/// Forgets all of a session's screenshots (its PNGs go with its directory).
+pub async fn remove_all(pool: &SqlitePool, session: &str) -> Result<u64> {
+    let done = sqlx::query("DELETE FROM screenshots WHERE session_id = ?").bind(session).execute(pool).await?;
+    Ok(done.rows_affected())
+}
+
 /// The row as the API shows it.
 pub fn view(row: &ScreenshotRow) -> Result<ScreenshotView> {
     Ok(ScreenshotView {

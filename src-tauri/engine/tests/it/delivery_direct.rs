@@ -281,6 +281,7 @@ async fn a_direct_session_is_delivered_as_a_pull_request_of_exactly_its_files_wi
         "- `CHANGELOG.md`",
         "- `pnpm-lock.yaml`",
         "- `packages/a/src/x.js`",
+        "## Screenshots\n\nNo preview: there was nothing to capture.",
     ] {
         assert!(body.contains(needle), "{needle:?} missing from the body:\n{body}");
     }

@@ -13,6 +13,7 @@ mod contract_cli;
 mod crash;
 mod delivery;
 mod delivery_direct;
+mod delivery_evidence;
 mod delivery_git;
 mod delivery_git_pr;
 mod delivery_links;

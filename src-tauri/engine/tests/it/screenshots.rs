@@ -1,16 +1,33 @@
 //! Screenshots of a session's preview through real headless Chromium: the page, one element
 //! and a region, each a PNG of the size asked, kept with the session and read back; refusals
-//! change nothing.
+//! change nothing. The preview as evidence: a turn that changed files leaves a `turn`
+//! screenshot bound to its checkpoint, after the "before" one at checkpoint 0; a capture
+//! that fails is said once and the turn passes; clean-up keeps screenshots, deletion does not.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::common::*;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
+use kiln_model_server::{ModelServer, Step};
+use serde_json::json;
 
 /// A one-module workspace previewed as static files: a page with a 120 x 40 button.
 fn workspace(dir: &Path) -> PathBuf {
+    workspace_with(dir, "root = \"modules/app/site\"\n")
+}
+
+/// The same workspace, its `[preview]` table's body given.
+fn workspace_with(dir: &Path, preview: &str) -> PathBuf {
     let root = dir.join("fx");
+    fill(&root, preview);
+    root
+}
+
+/// Writes the workspace's files into `root`: `preview` is its `[preview]` table's body (and
+/// may go on with more tables).
+pub fn fill(root: &Path, preview: &str) {
     std::fs::create_dir_all(root.join("modules/app/site")).unwrap();
     std::fs::write(root.join("package.json"), r#"{"name":"fx","private":true,"workspaces":["modules/*"]}"#).unwrap();
     std::fs::write(root.join("modules/app/package.json"), r#"{"name":"app","version":"1.0.0"}"#).unwrap();
@@ -20,12 +37,9 @@ fn workspace(dir: &Path) -> PathBuf {
          <button id=\"buy\" style=\"width:120px;height:40px;margin:300px 0 0 50px\">Buy</button></body></html>",
     )
     .unwrap();
-    std::fs::write(
-        root.join("kiln.toml"),
-        "[modules]\nglobs = [\"modules/*\"]\n\n[preview]\nroot = \"modules/app/site\"\n",
-    )
-    .unwrap();
-    root
+    std::fs::write(root.join("kiln.toml"), format!("[modules]\nglobs = [\"modules/*\"]\n\n[preview]\n{preview}"))
+        .unwrap();
+    std::fs::write(root.join(".gitignore"), ".kiln/\nnode_modules/\n").unwrap();
 }
 
 fn capture(id: &str) -> CapturePreviewArgs {
@@ -45,7 +59,7 @@ fn png_size(png: &[u8]) -> (u32, u32) {
     (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()))
 }
 
-async fn image(engine: &Engine, id: &str, shot: i64) -> Vec<u8> {
+pub async fn image(engine: &Engine, id: &str, shot: i64) -> Vec<u8> {
     use base64::Engine as _;
     let image = engine.get_screenshot(ScreenshotArgs { session_id: id.into(), screenshot_id: shot }).await.unwrap();
     base64::engine::general_purpose::STANDARD.decode(image.png_base64).unwrap()
@@ -121,4 +135,135 @@ async fn refusals_keep_nothing() {
         .join("screenshots")
         .read_dir()
         .is_ok_and(|mut d| d.next().is_some()));
+}
+
+/// A turn of Kiln's own loop (scripted) that makes the button red, then a passing review.
+pub fn red_button() -> Vec<Step> {
+    vec![
+        Step::tool(
+            "write_file",
+            json!({"path": "modules/app/site/index.html", "content": "<!doctype html><html><body style=\"margin:0;background:#c00\"><h1>Shop</h1></body></html>"}),
+        ),
+        Step::text("Made it red.\nHANDOFF: none - done"),
+        Step::text("Looked.\nREVIEW: pass - fine"),
+    ]
+}
+
+pub async fn say(engine: &Engine, id: &str, text: &str) {
+    let message = SendMessageArgs {
+        session_id: id.into(),
+        text: text.into(),
+        role: None,
+        module: None,
+        driver: None,
+        model: None,
+    };
+    engine.send_message(message).await.unwrap();
+}
+
+/// Waits (at most `limit`) until the session holds `n` screenshots of the kind `turn`.
+pub async fn turn_shots(engine: &Engine, id: &str, n: usize, limit: Duration) -> Vec<ScreenshotView> {
+    let deadline = Instant::now() + limit;
+    loop {
+        let view = engine.get_session(SessionIdArgs { session_id: id.into() }).await.unwrap();
+        let shots: Vec<ScreenshotView> =
+            view.screenshots.into_iter().filter(|s| s.kind == ScreenshotKind::Turn).collect();
+        if shots.len() >= n {
+            return shots;
+        }
+        assert!(Instant::now() < deadline, "only {} turn screenshot(s) after {limit:?}: {shots:?}", shots.len());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+pub async fn system_lines(engine: &Engine, id: &str) -> Vec<String> {
+    let all = engine
+        .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
+        .await
+        .unwrap();
+    all.into_iter().filter(|e| e.kind == EntryKind::System).map(|e| e.text).collect()
+}
+
+fn pixel_is_red(png: &[u8]) -> bool {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    // A pixel below the heading, in the middle of the page.
+    let at = (400 * info.width as usize + 640) * channels;
+    buf[at] > 150 && buf[at + 1] < 60 && buf[at + 2] < 60
+}
+
+#[tokio::test]
+async fn a_turn_that_changed_files_leaves_its_screenshot_after_the_before_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = workspace(tmp.path());
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &root).await;
+    let server = ModelServer::start(red_button()).await;
+    use_scripted_model(&engine, &server, false).await;
+    let s = create(&engine, "In app make the page red").await;
+    wait_setup(&engine, &s.id).await;
+    say(&engine, &s.id, "Make the page red").await;
+    let settled = wait_settled(&engine, &s.id, Duration::from_secs(90)).await;
+    assert_eq!(settled.state, SessionState::Review, "{:#?}", system_lines(&engine, &s.id).await);
+
+    let shots = turn_shots(&engine, &s.id, 2, Duration::from_secs(60)).await;
+    let turn_checkpoint = settled.checkpoints.iter().map(|c| c.sequence).max().unwrap();
+    assert!(turn_checkpoint >= 1, "{:?}", settled.checkpoints);
+    assert_eq!(shots.iter().map(|s| s.checkpoint).collect::<Vec<_>>(), vec![Some(0), Some(turn_checkpoint)]);
+    assert_eq!(shots[1].module_id.as_deref(), Some("app"));
+    assert_eq!((shots[1].width, shots[1].height), (1280, 800));
+    // The before shows the white page, the after the red one.
+    assert!(!pixel_is_red(&image(&engine, &s.id, shots[0].id).await));
+    assert!(pixel_is_red(&image(&engine, &s.id, shots[1].id).await));
+    let lines = system_lines(&engine, &s.id).await;
+    assert!(!lines.iter().any(|l| l.contains("No screenshot")), "{lines:#?}");
+
+    // Clean-up of the archived session keeps its screenshots; deleting it forgets them.
+    engine.archive_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap();
+    engine.clean_up(CleanUpArgs { apply: Some(true) }).await.unwrap();
+    assert_eq!(png_size(&image(&engine, &s.id, shots[1].id).await), (1280, 800));
+    let args = DeleteSessionArgs { session_id: s.id.clone(), stop: None, keep_transcript: Some(true) };
+    engine.delete_session(args).await.unwrap();
+    let view = engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert!(view.screenshots.is_empty(), "{:?}", view.screenshots);
+    let gone = engine.get_screenshot(ScreenshotArgs { session_id: s.id.clone(), screenshot_id: shots[1].id }).await;
+    assert_eq!(gone.unwrap_err().code, ErrorCode::ScreenshotNotFound);
+}
+
+#[tokio::test]
+async fn a_failing_capture_is_said_once_and_the_turn_passes() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A preview that never becomes ready: every capture fails.
+    let root =
+        workspace_with(tmp.path(), "command = \"sleep 600\"\nready = \"never printed\"\nready_timeout_seconds = 1\n");
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &root).await;
+    let mut script = red_button();
+    script.truncate(2);
+    script.push(Step::text("Looked.\nREVIEW: pass - fine"));
+    let server = ModelServer::start(script).await;
+    use_scripted_model(&engine, &server, false).await;
+    let s = create(&engine, "In app make the page red").await;
+    wait_setup(&engine, &s.id).await;
+    say(&engine, &s.id, "Make the page red").await;
+    let settled = wait_settled(&engine, &s.id, Duration::from_secs(90)).await;
+    assert_eq!(settled.state, SessionState::Review, "{:#?}", system_lines(&engine, &s.id).await);
+    // The turn's own capture fails quickly (the preview has crashed by then): wait for the
+    // session's view to stop changing rather than for a line that must not come.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let said = loop {
+        let lines = system_lines(&engine, &s.id).await;
+        let said: Vec<String> = lines.into_iter().filter(|l| l.starts_with("No screenshot of the preview")).collect();
+        if !said.is_empty() || Instant::now() >= deadline {
+            break said;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(said.len(), 1, "{said:#?}");
+    let view = engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert!(view.screenshots.is_empty(), "{:?}", view.screenshots);
+    assert_eq!(view.state, SessionState::Review);
 }

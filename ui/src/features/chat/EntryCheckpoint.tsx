@@ -1,5 +1,6 @@
-// Under a transcript entry that closed a turn with a checkpoint: its number, its name (the message that led to it), whether the working copy is at it now, and "Restore to here".
-import type { CheckpointView, SessionView } from "../../api/types";
+// Under a transcript entry that closed a turn with a checkpoint: its number, its name (the message that led to it), whether the working copy is at it now, the preview's look after the turn, and "Restore to here".
+import type { CheckpointView, ScreenshotView, SessionView } from "../../api/types";
+import { ScreenshotThumb } from "../screenshots/ScreenshotThumb";
 import { CheckpointRestore } from "../checkpoints/CheckpointRestore";
 import { Icon } from "../../components/Icon";
 
@@ -19,9 +20,11 @@ export interface EntryCheckpointProps {
   checkpoint: CheckpointView;
   closed?: boolean;
   onRestored?: () => void;
+  /** The preview after this turn, when it was captured. */
+  screenshot?: ScreenshotView;
 }
 
-export function EntryCheckpoint({ session, checkpoint, closed, onRestored }: EntryCheckpointProps) {
+export function EntryCheckpoint({ session, checkpoint, closed, onRestored, screenshot }: EntryCheckpointProps) {
   return (
     <div className="entry-checkpoint" data-testid="entry-checkpoint" data-sequence={checkpoint.sequence}>
       <span className="entry-checkpoint-label">
@@ -37,6 +40,7 @@ export function EntryCheckpoint({ session, checkpoint, closed, onRestored }: Ent
           </span>
         )}
       </span>
+      {screenshot && <ScreenshotThumb sessionId={session.id} shot={screenshot} />}
       <CheckpointRestore
         sessionId={session.id}
         checkpoint={checkpoint}

@@ -1,8 +1,9 @@
-// The session's details: its modules (and adding one), checkpoints, handoffs, usage and brief; beside the work on a wide window, in a drawer on a narrow one.
+// The session's details: its modules (and adding one), checkpoints and the preview's filmstrip, handoffs, usage and brief; beside the work on a wide window, in a drawer on a narrow one.
 import type { SessionView, TranscriptEntry, ModuleInfo } from "../../api/types";
 import { AddModule } from "./AddModule";
 import { AutoContinueToggle } from "./AutoContinueToggle";
 import { CheckpointList } from "../checkpoints/CheckpointList";
+import { Filmstrip } from "../screenshots/Filmstrip";
 import { SessionModules } from "./SessionModules";
 import { UsagePanel } from "./UsagePanel";
 
@@ -23,6 +24,7 @@ export function SessionDetails({ session, entries, workspaceModules, open, onRes
       {open && <AddModule session={session} modules={workspaceModules} />}
       <h2 className="section-title">Checkpoints</h2>
       <CheckpointList session={session} closed={!open} onRestored={onRestored} entries={entries} />
+      <Filmstrip session={session} />
       <h2 className="section-title">Handoffs</h2>
       <AutoContinueToggle session={session} />
       <h2 className="section-title">Usage</h2>

@@ -24,6 +24,7 @@ import { lifecycleOf, SessionBadges, SetupBadge } from "../../components/StateBa
 import { type TabSpec, Tabs } from "../../components/Tabs";
 import { TranscriptView } from "../chat/TranscriptView";
 import { lastGateEntryId } from "../../lib/gates";
+import { shotsByCheckpoint } from "../../lib/screenshots";
 import { loadPreviewLayout, type PreviewLayout, savePreviewLayout } from "../../lib/layout";
 import { NARROW_SESSION, useMediaQuery } from "../../lib/useMediaQuery";
 import { navigate, paths } from "../../router";
@@ -151,13 +152,22 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
     () => ({ comments: session?.reviewComments ?? [], running: session?.running ?? false, closed }),
     [session?.reviewComments, session?.running, closed],
   );
+  const shots = useMemo(() => shotsByCheckpoint(session?.screenshots), [session?.screenshots]);
   const footerOf = useCallback(
     (entry: TranscriptEntry) => {
       const checkpoint = byEntry.get(entry.id);
       if (!session || !checkpoint) return null;
-      return <EntryCheckpoint session={session} checkpoint={checkpoint} closed={closed} onRestored={onRestored} />;
+      return (
+        <EntryCheckpoint
+          session={session}
+          checkpoint={checkpoint}
+          closed={closed}
+          onRestored={onRestored}
+          screenshot={shots.get(checkpoint.sequence)}
+        />
+      );
     },
-    [byEntry, session, closed, onRestored],
+    [byEntry, shots, session, closed, onRestored],
   );
 
   const back = (

@@ -96,13 +96,34 @@ impl Api {
         query: Option<String>,
         body: Option<Value>,
     ) -> Result<Value, String> {
+        let (url, shown) = self.address(&method, path, query);
+        self.send(method, &url, &shown, body).await.map(|(value, _)| value).map_err(|failure| failure.message)
+    }
+
+    /// `call`, with a 404 answered as `None` (a branch or file that is not there yet).
+    async fn call_found(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        query: Option<String>,
+        body: Option<Value>,
+    ) -> Result<Option<Value>, String> {
+        let (url, shown) = self.address(&method, path, query);
+        match self.send(method, &url, &shown, body).await {
+            Ok((value, _)) => Ok(Some(value)),
+            Err(Failure { status: Some(404), .. }) => Ok(None),
+            Err(failure) => Err(failure.message),
+        }
+    }
+
+    /// The URL of `path` (with `query`) on the API, and how a message names the call.
+    fn address(&self, method: &reqwest::Method, path: &str, query: Option<String>) -> (String, String) {
         let mut url = format!("{}{path}", self.root);
         if let Some(query) = query {
             url.push('?');
             url.push_str(&query);
         }
-        let shown = format!("{method} {path}");
-        self.send(method, &url, &shown, body).await.map(|(value, _)| value).map_err(|failure| failure.message)
+        (url, format!("{method} {path}"))
     }
 
     /// One request to `url`: the JSON of a 2xx answer and its `Link: rel="next"` page,
@@ -197,6 +218,46 @@ impl Api {
             json!({"title": title, "head": branch, "base": base, "body": body, "maintainer_can_modify": true});
         let value = self.call(reqwest::Method::POST, &path, None, Some(payload)).await?;
         Ok(pull(&value))
+    }
+
+    /// Makes `branch` from `from`'s tip unless it exists (`GET`/`POST .../git/refs`).
+    pub async fn ensure_branch(&self, branch: &str, from: &str) -> Result<(), String> {
+        let get = reqwest::Method::GET;
+        let path = |b: &str| format!("{}/git/ref/heads/{}", self.repo_path(), b);
+        if self.call_found(get.clone(), &path(branch), None, None).await?.is_some() {
+            return Ok(());
+        }
+        let base = self.call(get, &path(from), None, None).await?;
+        let sha = base.pointer("/object/sha").and_then(Value::as_str).ok_or("the base branch has no commit")?;
+        let refs = format!("{}/git/refs", self.repo_path());
+        let payload = json!({"ref": format!("refs/heads/{branch}"), "sha": sha});
+        self.call(reqwest::Method::POST, &refs, None, Some(payload)).await?;
+        Ok(())
+    }
+
+    /// The web address of `path` on `branch`, if the file is there (`GET .../contents/{path}`).
+    pub async fn file_url(&self, path: &str, branch: &str) -> Result<Option<String>, String> {
+        let query = form_urlencoded::Serializer::new(String::new()).append_pair("ref", branch).finish();
+        let found = self.call_found(reqwest::Method::GET, &self.contents_path(path), Some(query), None).await?;
+        Ok(found.and_then(|v| v.get("html_url").and_then(Value::as_str).map(String::from)))
+    }
+
+    /// Commits `bytes` as the new file `path` on `branch` (`PUT .../contents/{path}`) and
+    /// answers its web address.
+    pub async fn put_file(&self, path: &str, branch: &str, message: &str, bytes: &[u8]) -> Result<String, String> {
+        use base64::Engine as _;
+        let content = base64::engine::general_purpose::STANDARD.encode(bytes);
+        let payload = json!({"message": message, "content": content, "branch": branch});
+        let value = self.call(reqwest::Method::PUT, &self.contents_path(path), None, Some(payload)).await?;
+        value.pointer("/content/html_url").and_then(Value::as_str).map(String::from).ok_or("no html_url".into())
+    }
+
+    fn contents_path(&self, path: &str) -> String {
+        let segments: Vec<String> = path
+            .split('/')
+            .map(|s| percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string())
+            .collect();
+        format!("{}/contents/{}", self.repo_path(), segments.join("/"))
     }
 
     /// Asks `reviewers` (users, and `org/team` for teams) to review pull request `number`.

@@ -200,9 +200,9 @@ pub(super) fn cell(text: &str) -> String {
 }
 
 /// The pull request's body: what changed (and the issue it closes), the gate table, the
-/// files, the specification hashes and the session id. `base_repo` is the `owner/name` the
-/// pull request goes to.
-pub fn pr_body(input: &GitPrInput, base_repo: &str) -> String {
+/// screenshots (when the workspace wants them), the files, the specification hashes and the
+/// session id. `base_repo` is the `owner/name` the pull request goes to.
+pub fn pr_body(input: &GitPrInput, base_repo: &str, screenshots: Option<&str>) -> String {
     let b = &input.body;
     let mut out = String::from("## What changed\n\n");
     out.push_str(if b.what_changed.trim().is_empty() { "(no description)" } else { b.what_changed.trim() });
@@ -223,6 +223,10 @@ pub fn pr_body(input: &GitPrInput, base_repo: &str) -> String {
                 g.duration_ms as f64 / 1000.0
             ));
         }
+    }
+    if let Some(section) = screenshots {
+        out.push('\n');
+        out.push_str(section);
     }
     out.push_str("\n## Files\n");
     for (title, list) in [("Added", &b.added), ("Modified", &b.modified), ("Removed", &b.removed)] {
@@ -389,13 +393,17 @@ mod tests {
     fn a_body_closes_the_issue_in_its_repository_or_another() {
         let mut input = titled(Some("Keep the total"), Some("Keep it."), &[]);
         input.body.what_changed = "Keep it.".into();
-        assert!(!pr_body(&input, "acme/shop").contains("Closes"));
+        assert!(!pr_body(&input, "acme/shop", None).contains("Closes"));
         let link =
             |repo: &str| IssueLink { url: format!("https://github.com/{repo}/issues/7"), number: 7, repo: repo.into() };
         input.body.closes = Some(link("acme/shop"));
-        assert!(pr_body(&input, "Acme/Shop").contains("Keep it.\n\nCloses #7\n"), "{}", pr_body(&input, "acme/shop"));
+        assert!(
+            pr_body(&input, "Acme/Shop", None).contains("Keep it.\n\nCloses #7\n"),
+            "{}",
+            pr_body(&input, "acme/shop", None)
+        );
         input.body.closes = Some(link("acme/tracker"));
-        assert!(pr_body(&input, "acme/shop").contains("\n\nCloses acme/tracker#7\n"));
+        assert!(pr_body(&input, "acme/shop", None).contains("\n\nCloses acme/tracker#7\n"));
     }
 
     #[test]

@@ -16,8 +16,10 @@
 //! The parts: `steps` is the run in order, `landing` the work in the worktree (files,
 //! commands, the lease, the undo), `pull_request` opening or updating the pull request;
 //! `policy` is what may be delivered and where a token may go; `message` words the
-//! branch, the commit and the pull request; `github` talks to GitHub's API and `gh`.
+//! branch, the commit and the pull request; `github` talks to GitHub's API and `gh`;
+//! `evidence` puts the preview's before and after screenshots in the pull request.
 
+mod evidence;
 pub mod github;
 mod landing;
 mod message;
@@ -30,6 +32,7 @@ use std::path::PathBuf;
 use crate::api::types::{DeliverySettingsView, IssueLink};
 use std::time::Duration;
 
+pub use evidence::{Evidence, EvidenceMode, EvidenceShot};
 pub use message::{branch_name, web_root};
 pub use policy::{available, owner_repo};
 pub use steps::deliver;
@@ -128,6 +131,8 @@ pub struct GitPrInput {
     /// The provider token for `settings.api_url`, opened.
     pub token: Option<String>,
     pub body: GitPrBody,
+    /// The before and after screenshots of the preview, and how the pull request carries them.
+    pub evidence: Evidence,
     /// Another git (a path from Settings; a test's recording wrapper). `None`: `git` on PATH.
     pub git_program: Option<PathBuf>,
     /// Extra variables for every git process (tests point `HOME` at an empty directory).
@@ -181,6 +186,7 @@ impl GitPrInput {
             settings,
             token: None,
             body: GitPrBody::default(),
+            evidence: Evidence::default(),
             git_program: None,
             git_env: Vec::new(),
             gh_program: None,

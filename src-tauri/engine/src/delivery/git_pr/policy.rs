@@ -127,6 +127,9 @@ pub(super) fn guardrail(
         .collect();
     let lockfiles: Vec<String> = input.lockfiles.iter().map(|l| ctx.repo_path(l)).collect();
     let root_files: BTreeSet<String> = input.root_files.iter().map(|f| ctx.repo_path(f)).collect();
+    // `[delivery] screenshots = "commit"`: exactly these, and not counted as the change's files.
+    let evidence: BTreeSet<String> =
+        input.evidence.committed(&input.session_id).iter().map(|(rel, _)| ctx.repo_path(rel)).collect();
     let by_enable: BTreeSet<&str> = enabled.iter().filter_map(|e| e.split_once('\0').map(|(_, p)| p)).collect();
     let mut outside = Vec::new();
     let mut report = Vec::new();
@@ -137,6 +140,8 @@ pub(super) fn guardrail(
             "lockfile"
         } else if root_files.contains(path) {
             "outside the modules, changed by the session"
+        } else if evidence.contains(path) {
+            "screenshot of the preview"
         } else if by_enable.contains(path.as_str()) {
             "written by enable"
         } else {
@@ -156,12 +161,9 @@ pub(super) fn guardrail(
             outside.join(", ")
         ));
     }
-    if changed.len() > input.max_changed_files {
-        problems.push(format!(
-            "{} files changed, more than max_changed_files = {}",
-            changed.len(),
-            input.max_changed_files
-        ));
+    let counted = changed.iter().filter(|(_, p)| !evidence.contains(p)).count();
+    if counted > input.max_changed_files {
+        problems.push(format!("{} files changed, more than max_changed_files = {}", counted, input.max_changed_files));
     }
     if input.new_dependencies.len() > input.max_new_dependencies {
         problems.push(format!(

@@ -78,7 +78,8 @@ pub(super) async fn pull_request(
     let input = ctx.input;
     let s = &input.settings;
     let title = input.body.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| subject.to_string());
-    let body = pr_body(input, &format!("{}/{}", ctx.owner, ctx.repo));
+    let (screenshots, shown) = super::evidence::section(ctx, api).await;
+    let body = pr_body(input, &format!("{}/{}", ctx.owner, ctx.repo), screenshots.as_deref());
     let view = |url: String, number: Option<u64>, via: &str, created: bool| PullRequestView {
         url,
         number,
@@ -88,7 +89,7 @@ pub(super) async fn pull_request(
     };
 
     if let Some(api) = api {
-        let mut out = Vec::new();
+        let mut out: Vec<String> = [shown].into_iter().filter(|l| !l.is_empty()).collect();
         let existing = api
             .find_open(&ctx.branch, &s.base)
             .await

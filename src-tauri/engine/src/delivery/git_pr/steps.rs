@@ -231,7 +231,11 @@ pub(super) async fn run(ctx: &Ctx<'_>, undo: &mut Undo) -> Result<PullRequestVie
     // copy and removals
     steps.start("copy", "Copy the session's files and apply its removals", None);
     match copy_files(ctx) {
-        Ok(out) => steps.pass("copy", &out),
+        Ok(out) => match super::evidence::write_committed(ctx) {
+            Ok(shots) if shots.is_empty() => steps.pass("copy", &out),
+            Ok(shots) => steps.pass("copy", &format!("{out}\n{shots}")),
+            Err(e) => return Err(steps.stop("copy", ErrorCode::Internal, &e, "")),
+        },
         Err(e) => return Err(steps.stop("copy", e.code, &e.message, "")),
     }
 

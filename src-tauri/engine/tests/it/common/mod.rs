@@ -49,13 +49,14 @@ pub fn shop_copy(dir: &Path) -> PathBuf {
     dest
 }
 
-/// The shop of `shop_copy` with no install step: sessions start ready, and no setup entries
-/// interleave with what a test counts.
+/// The shop of `shop_copy` with no install step and no screenshots of its preview: sessions
+/// start ready, and no setup entries or captures interleave with what a test counts.
 pub fn without_setup(shop: &Path) {
     let path = shop.join("kiln.toml");
     let text = std::fs::read_to_string(&path)
         .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"")
+        .replace("[preview]\n", "[preview]\nscreenshots = false\n");
     std::fs::write(path, text).unwrap();
 }
 
