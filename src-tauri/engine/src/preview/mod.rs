@@ -7,6 +7,7 @@
 
 pub mod capture;
 pub mod gateway;
+pub mod pointed;
 pub mod shots;
 mod supervisor;
 

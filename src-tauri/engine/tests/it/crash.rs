@@ -124,7 +124,8 @@ async fn child() {
                 module: None,
                 driver: None,
                 model: None,
-            };
+                context: None,
+};
             engine.send_message(args).await.unwrap();
         }
         "create" => {

@@ -104,7 +104,8 @@ async fn the_engineer_fixes_a_bug_anywhere_and_the_detected_gates_run() {
             module: None,
             driver: None,
             model: None,
-        })
+            context: None,
+})
         .await
         .unwrap();
     let s = settled(&w, &s.id).await;
@@ -189,7 +190,8 @@ async fn a_turn_that_changes_nothing_offers_no_review() {
             module: None,
             driver: None,
             model: None,
-        })
+            context: None,
+})
         .await
         .unwrap();
     let s = settled(&w, &s.id).await;
@@ -217,7 +219,8 @@ async fn a_transcript_is_read_newest_first_in_windows_that_join_up() {
             module: None,
             driver: None,
             model: None,
-        })
+            context: None,
+})
         .await
         .unwrap();
     settled(&w, &s.id).await;

@@ -371,7 +371,8 @@ async fn stop_ends_a_running_setup_and_the_message_waiting_for_it() {
             module: None,
             driver: None,
             model: None,
-        })
+            context: None,
+})
         .await
         .unwrap();
     let started = Instant::now();
@@ -415,7 +416,8 @@ async fn retry_runs_the_blocked_turn_again_as_it_ran() {
             module: None,
             driver: None,
             model: None,
-        })
+            context: None,
+})
         .await
         .unwrap();
     let blocked = wait_settled(&w.engine, &s.id, Duration::from_secs(30)).await;
@@ -515,7 +517,8 @@ async fn checkpoints_are_named_by_the_message_and_the_current_one_is_marked() {
                 module: None,
                 driver: None,
                 model: None,
-            })
+                context: None,
+})
             .await
             .unwrap();
         wait_settled(&w.engine, &s.id, Duration::from_secs(30)).await;
