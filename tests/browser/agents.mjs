@@ -8,11 +8,12 @@ import { ROOT, tempDir } from "./harness.mjs";
 
 export const MODEL_SERVER = process.env.KILN_MODEL_SERVER_BIN ?? path.join(ROOT, "target/debug/kiln-model-server");
 
-/** Starts the scripted model server on a free port with `steps`; resolves with its base URL. */
-export function startModelServer(steps) {
+/** Starts the scripted model server on a free port with `steps` (and `args`, e.g. `--record FILE`);
+ * resolves with its base URL. */
+export function startModelServer(steps, args = []) {
   const script = path.join(tempDir("kiln-model-script-"), "script.json");
   fs.writeFileSync(script, JSON.stringify(steps));
-  const child = spawn(MODEL_SERVER, ["--port", "0", "--script", script], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(MODEL_SERVER, ["--port", "0", "--script", script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the model server did not start: ${out}`)), 30_000);

@@ -1,6 +1,8 @@
-//! `kiln-model-server --port N --script FILE.json [--aside MARKER=TEXT]...`: the scripted
-//! model server on its own, for pointing a CLI at it by hand; each `--aside` answers the
-//! requests holding MARKER with TEXT beside the script (`kiln_model_server::Aside`). Logs each request to stderr; Ctrl-C stops it.
+//! `kiln-model-server --port N --script FILE.json [--aside MARKER=TEXT]... [--record FILE]`: the
+//! scripted model server on its own, for pointing a CLI at it by hand; each `--aside` answers the
+//! requests holding MARKER with TEXT beside the script (`kiln_model_server::Aside`). Logs each
+//! request to stderr, and with `--record` appends it to FILE as one JSON line (method, path,
+//! body), so a test in another language can read what a prompt carried; Ctrl-C stops it.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,10 +10,10 @@ use std::process::ExitCode;
 use kiln_double_support::command_line::{port_value, serve_until_killed, usage_error};
 use kiln_model_server::{load_script, Aside, ModelServer, Step};
 
-const USAGE: &str = "kiln-model-server [--port N] --script FILE.json [--aside MARKER=TEXT]...";
+const USAGE: &str = "kiln-model-server [--port N] --script FILE.json [--aside MARKER=TEXT]... [--record FILE]";
 
 fn main() -> ExitCode {
-    let (port, script, asides) = match parse_args(std::env::args().skip(1)) {
+    let (port, script, asides, record) = match parse_args(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(message) => return usage_error(&message, USAGE),
     };
@@ -28,14 +30,35 @@ fn main() -> ExitCode {
         ModelServer::spawn_with_asides(port, steps, asides),
         ModelServer::base_url,
         ModelServer::requests,
-        |request| format!("{} {}", request.method, request.path),
+        // Called once per request, in order, as the log line is written.
+        move |request| {
+            if let Some(file) = &record {
+                append(file, &serde_json::json!({ "method": request.method, "path": request.path, "body": request.body }));
+            }
+            format!("{} {}", request.method, request.path)
+        },
     )
 }
 
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(u16, PathBuf, Vec<Aside>), String> {
+fn append(file: &std::path::Path, line: &serde_json::Value) {
+    use std::io::Write;
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .and_then(|mut f| f.write_all(format!("{line}\n").as_bytes()));
+    if let Err(e) = written {
+        eprintln!("kiln-model-server: recording to {}: {e}", file.display());
+    }
+}
+
+type Args = (u16, PathBuf, Vec<Aside>, Option<PathBuf>);
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut port = 0;
     let mut script = None;
     let mut asides = Vec::new();
+    let mut record = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--port" => port = port_value(args.next())?,
@@ -45,8 +68,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(u16, PathBuf, V
                 let (marker, text) = value.split_once('=').ok_or("--aside needs MARKER=TEXT")?;
                 asides.push(Aside::new(marker, Step::text(text)));
             }
+            "--record" => record = Some(PathBuf::from(args.next().ok_or("--record needs a file")?)),
             other => return Err(format!("unknown argument: {other}")),
         }
     }
-    Ok((port, script.ok_or("--script is required")?, asides))
+    Ok((port, script.ok_or("--script is required")?, asides, record))
 }

@@ -596,7 +596,15 @@ role?: string,
 /**
  * The composer's module picker: this turn only.
  */
-module?: string, driver?: string, model?: string, };
+module?: string, driver?: string, model?: string, 
+/**
+ * What the operator pointed at in the preview, for this turn's prompt (at most 8).
+ */
+context?: Array<PointedContext>, };
+
+export type PointedChip = { screenshotId: number, kind: ScreenshotKind, pagePath: string, selector: string | null, };
+
+export type PointedContext = { screenshotId: number, pagePath: string, selector?: string, html?: string, styles?: { [key in string]?: string }, };
 
 export type ServeMode = "loopback" | "self-hosted";
 
@@ -761,7 +769,11 @@ required: string | null, ok: boolean,
  */
 message: string | null, };
 
-export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, };
+export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, 
+/**
+ * An operator message's chips: what was pointed at in the preview with it.
+ */
+context?: Array<PointedChip>, };
 
 export type Transport = "desktop" | "serve";
 
