@@ -76,6 +76,10 @@ unavailable: number,
  */
 refused: number, };
 
+export type CapturePreviewArgs = { sessionId: string, moduleId?: string, path?: string, selector?: string, region?: CaptureRegion, viewportWidth?: number, viewportHeight?: number, };
+
+export type CaptureRegion = { x: number, y: number, width: number, height: number, };
+
 export type CheckpointView = { sequence: number, at: string, 
 /**
  * A name for people, unique within the session: the operator message that led to
@@ -305,7 +309,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
@@ -493,6 +497,22 @@ newPackages: Array<string>,
  */
 enable: boolean, };
 
+export type PointedChip = { screenshotId: number, kind: ScreenshotKind, pagePath: string, selector: string | null, };
+
+export type PointedContext = { screenshotId: number, 
+/**
+ * The page's path on the preview's origin.
+ */
+pagePath: string, selector?: string, 
+/**
+ * The element's outer HTML, trimmed by the picking script.
+ */
+html?: string, 
+/**
+ * Computed styles of the element, by property name.
+ */
+styles?: { [key in string]: string }, };
+
 export type PreviewKind = "command" | "static" | "none";
 
 export type PreviewState = "stopped" | "starting" | "ready" | "restarting" | "crashed";
@@ -588,6 +608,22 @@ gates: { [key in string]: string }, };
 
 export type SaveSpecArgs = { sessionId: string, moduleId: string, text: string, };
 
+export type ScreenshotArgs = { sessionId: string, screenshotId: number, };
+
+export type ScreenshotImage = { screenshot: ScreenshotView, pngBase64: string, };
+
+export type ScreenshotKind = "turn" | "page" | "element" | "region";
+
+export type ScreenshotView = { id: number, kind: ScreenshotKind, 
+/**
+ * The checkpoint the working copy was at when it was taken (0: the session's start).
+ */
+checkpoint: number | null, moduleId: string | null, 
+/**
+ * The page's path on the preview's origin.
+ */
+pagePath: string, width: number, height: number, takenAt: string, };
+
 export type SendMessageArgs = { sessionId: string, text: string, 
 /**
  * The composer's role picker: this turn only.
@@ -601,10 +637,6 @@ module?: string, driver?: string, model?: string,
  * What the operator pointed at in the preview, for this turn's prompt (at most 8).
  */
 context?: Array<PointedContext>, };
-
-export type PointedChip = { screenshotId: number, kind: ScreenshotKind, pagePath: string, selector: string | null, };
-
-export type PointedContext = { screenshotId: number, pagePath: string, selector?: string, html?: string, styles?: { [key in string]?: string }, };
 
 export type ServeMode = "loopback" | "self-hosted";
 
@@ -653,7 +685,12 @@ changed: boolean,
  * The agent's permission requests waiting for the operator (cards in the chat), oldest
  * first; absent when none waits, which is most of the time.
  */
-permissions?: Array<PermissionCard>, };
+permissions?: Array<PermissionCard>, 
+/**
+ * Screenshots of the session's preview, oldest first: after turns (the filmstrip) and
+ * captured by the operator. Absent when there are none.
+ */
+screenshots?: Array<ScreenshotView>, };
 
 export type SettingsView = { defaultDriver: string, 
 /**
@@ -1026,4 +1063,14 @@ export interface CommandMap {
    * waits (answered, or its turn ended), INVALID_INPUT for an option the agent did not offer.
    */
   answer_permission: { args: AnswerPermissionArgs; result: SessionView };
+  /**
+   * Captures the session's preview (starting it when it is not running): the page, one element
+   * (`selector`) or a rectangle (`region`), and keeps the screenshot with the session (its view's
+   * `screenshots`). CAPTURE_UNAVAILABLE without Chromium, CAPTURE_FAILED when the page does not
+   * load or no element matches, PREVIEW_NOT_CONFIGURED, NOT_ALLOWED_IN_MODE in self-hosted mode,
+   * INVALID_INPUT, MODULE_NOT_FOUND; refused for a closed or deleted session.
+   */
+  capture_preview: { args: CapturePreviewArgs; result: ScreenshotView };
+  /** A screenshot of the session with its PNG (base64). SCREENSHOT_NOT_FOUND. */
+  get_screenshot: { args: ScreenshotArgs; result: ScreenshotImage };
 }
