@@ -79,7 +79,9 @@ export function reducer(state: State, action: UiAction): State {
     case "setIncludeArchived":
       return state.includeArchived === action.value ? state : { ...state, includeArchived: action.value };
     case "pointedAdded": {
-      const items = (state.pointed[action.sessionId] ?? []).filter((i) => i.screenshot.id !== action.item.screenshot.id);
+      const items = (state.pointed[action.sessionId] ?? []).filter(
+        (i) => i.screenshot.id !== action.item.screenshot.id,
+      );
       return withPointed(state, action.sessionId, [...items, action.item].slice(-MAX_POINTED));
     }
     case "pointedRemoved": {

@@ -206,7 +206,12 @@ export function Composer({ session, settings, preset }: ComposerProps) {
       />
       <PointedChips
         sessionId={session.id}
-        items={pointed.map((p) => ({ ...p.context, kind: p.screenshot.kind, width: p.screenshot.width, height: p.screenshot.height }))}
+        items={pointed.map((p) => ({
+          ...p.context,
+          kind: p.screenshot.kind,
+          width: p.screenshot.width,
+          height: p.screenshot.height,
+        }))}
         onRemove={(screenshotId) => dispatch({ type: "pointedRemoved", sessionId: session.id, screenshotId })}
         disabled={busy}
       />

@@ -22,7 +22,7 @@ const picked = {
   kiln: "picked",
   kind: "element",
   selector: "#buy",
-  html: "<button id=\"buy\">Buy</button>",
+  html: '<button id="buy">Buy</button>',
   htmlCut: false,
   styles: { color: "red" },
   rect: { x: 50, y: 300, width: 120, height: 40 },

@@ -212,7 +212,11 @@ export function PreviewToolbar(props: PreviewToolbarProps) {
           (
             [
               ["element", "Pick element", "Click an element of the page to send it with your next message"],
-              ["region", "Capture region", "Drag a rectangle over the page to send its screenshot with your next message"],
+              [
+                "region",
+                "Capture region",
+                "Drag a rectangle over the page to send its screenshot with your next message",
+              ],
             ] as const
           ).map(([mode, label, title]) => (
             <button

@@ -49,8 +49,12 @@ export function usePick(
     post({ kiln: "pick", mode: "cancel" });
   }, [post]);
 
-  // Another page in the frame knows nothing of the pick.
-  useEffect(() => setMode(null), [resetKey]);
+  // Another page in the frame knows nothing of the pick (state adjusted while rendering, as React advises).
+  const [pageKey, setPageKey] = useState(resetKey);
+  if (pageKey !== resetKey) {
+    setPageKey(resetKey);
+    setMode(null);
+  }
 
   useEffect(() => {
     const onMessage = (e: MessageEvent) => {
