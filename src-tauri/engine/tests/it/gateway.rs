@@ -831,6 +831,10 @@ async fn the_picking_script_is_added_to_documents_and_nothing_else() {
     // The application's own reads of the page (fetch, XHR) get it as it is.
     let read = fetch(port, "GET", "/page", &[("cookie", &cookie), ("sec-fetch-dest", "empty")]).await;
     assert_eq!(read.body, PAGE);
+    // A webview that sends no Sec-Fetch-Dest: a navigation asks for HTML first, a fetch does not.
+    let navigation = [("cookie", cookie.as_str()), ("accept", "text/html,application/xhtml+xml,*/*;q=0.8")];
+    assert_eq!(fetch(port, "GET", "/page", &navigation).await.body, with_tag(PAGE, "<head>"));
+    assert_eq!(fetch(port, "GET", "/page", &[("cookie", &cookie), ("accept", "*/*")]).await.body, PAGE);
 
     let streamed = fetch(port, "GET", "/streamed", &frame).await;
     assert_eq!(

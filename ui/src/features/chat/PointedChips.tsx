@@ -1,7 +1,8 @@
 // Chips of what the operator pointed at in the preview: a thumbnail of the screenshot and the element's selector (or "Region"), with remove while it waits in the composer.
+import { useEffect, useRef, useState } from "react";
 import type { ScreenshotKind } from "../../api/types";
 import { pointedLabel } from "../../lib/pointed";
-import { useScreenshotUrl } from "../../state/useScreenshot";
+import { useScreenshotPng } from "../../state/useScreenshot";
 import { Icon } from "../../components/Icon";
 
 export interface PointedChipItem {
@@ -13,12 +14,45 @@ export interface PointedChipItem {
   height?: number;
 }
 
-function Thumbnail({ sessionId, screenshotId }: { sessionId: string; screenshotId: number }) {
-  const url = useScreenshotUrl(sessionId, screenshotId);
-  return url ? (
-    <img className="pointed-thumb" src={url} alt="" data-testid="pointed-thumb" />
-  ) : (
-    <span className="pointed-thumb pointed-thumb-empty" aria-hidden="true" />
+/**
+ * The screenshot drawn on a canvas: the page's policy allows images from Kiln's own origin only
+ * (`img-src 'self'`, no `data:` or `blob:`), and a bitmap decoded from the bytes is no load.
+ */
+function Thumbnail({ sessionId, screenshotId, label }: { sessionId: string; screenshotId: number; label: string }) {
+  const png = useScreenshotPng(sessionId, screenshotId);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const [drawn, setDrawn] = useState(false);
+  useEffect(() => {
+    if (!png || typeof createImageBitmap !== "function") return;
+    let current = true;
+    const bytes = Uint8Array.from(atob(png), (c) => c.charCodeAt(0));
+    createImageBitmap(new Blob([bytes], { type: "image/png" }))
+      .then((bitmap) => {
+        const target = canvas.current;
+        const context = target?.getContext("2d");
+        if (!current || !target || !context) return;
+        // Cover the thumbnail, centred, as object-fit: cover would.
+        const scale = Math.max(target.width / bitmap.width, target.height / bitmap.height);
+        const [w, h] = [bitmap.width * scale, bitmap.height * scale];
+        context.drawImage(bitmap, (target.width - w) / 2, (target.height - h) / 2, w, h);
+        setDrawn(true);
+      })
+      .catch(() => {});
+    return () => {
+      current = false;
+    };
+  }, [png]);
+  return (
+    <canvas
+      ref={canvas}
+      className="pointed-thumb"
+      width={80}
+      height={52}
+      role="img"
+      aria-label={`Screenshot of ${label}`}
+      data-testid="pointed-thumb"
+      data-drawn={drawn ? "true" : undefined}
+    />
   );
 }
 
@@ -44,7 +78,7 @@ export function PointedChips({ sessionId, items, onRemove, disabled = false }: P
             data-kind={item.kind}
             title={`${label} on ${item.pagePath}`}
           >
-            <Thumbnail sessionId={sessionId} screenshotId={item.screenshotId} />
+            <Thumbnail sessionId={sessionId} screenshotId={item.screenshotId} label={label} />
             <code className="pointed-label">{label}</code>
             {onRemove && (
               <button

@@ -53,8 +53,9 @@
     e.preventDefault();
     e.stopImmediatePropagation();
   }
+  // The width the page lays out in (without a scrollbar): screenshots are taken without one.
   function viewport() {
-    return { width: window.innerWidth, height: window.innerHeight };
+    return { width: document.documentElement.clientWidth || window.innerWidth, height: window.innerHeight };
   }
   function page() {
     return window.location.pathname + window.location.search;

@@ -43,10 +43,15 @@ pub(super) fn script() -> Response<Body> {
 }
 
 /// Whether the request loads a document into a frame or a tab (`Sec-Fetch-Dest`), the
-/// only answers the tag is added to.
+/// only answers the tag is added to. A browser that sends no `Sec-Fetch-Dest` (an older
+/// webview) is judged by what a navigation asks for first: `Accept: text/html…`.
 pub(super) fn wants_script(method: &Method, headers: &HeaderMap) -> bool {
-    let dest = headers.get("sec-fetch-dest").and_then(|v| v.to_str().ok()).unwrap_or("");
-    method == Method::GET && (dest.eq_ignore_ascii_case("document") || dest.eq_ignore_ascii_case("iframe"))
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_ascii_lowercase);
+    let document = match text("sec-fetch-dest") {
+        Some(dest) => dest == "document" || dest == "iframe",
+        None => text("accept").is_some_and(|accept| accept.starts_with("text/html")),
+    };
+    method == Method::GET && document
 }
 
 /// Asks the application for a body the tag can be added to.
