@@ -33,7 +33,10 @@ fn main() -> ExitCode {
         // Called once per request, in order, as the log line is written.
         move |request| {
             if let Some(file) = &record {
-                append(file, &serde_json::json!({ "method": request.method, "path": request.path, "body": request.body }));
+                append(
+                    file,
+                    &serde_json::json!({ "method": request.method, "path": request.path, "body": request.body }),
+                );
             }
             format!("{} {}", request.method, request.path)
         },

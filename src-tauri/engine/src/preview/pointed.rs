@@ -40,7 +40,9 @@ pub struct Pointed {
 /// too large, SCREENSHOT_NOT_FOUND for a screenshot that is not this session's.
 pub async fn check(ws: &Workspace, id: &SessionId, context: &[PointedContext]) -> Result<Vec<Pointed>> {
     if context.len() > MAX_ITEMS {
-        return Err(ApiError::invalid(format!("a message carries at most {MAX_ITEMS} things pointed at in the preview")));
+        return Err(ApiError::invalid(format!(
+            "a message carries at most {MAX_ITEMS} things pointed at in the preview"
+        )));
     }
     let mut checked = Vec::with_capacity(context.len());
     for item in context {
@@ -82,7 +84,8 @@ fn check_sizes(item: &PointedContext) -> Result<()> {
     }
     if let Some(styles) = &item.styles {
         let too_long = |text: &String| text.len() > MAX_STYLE_TEXT || text.chars().any(char::is_control);
-        if styles.len() > MAX_STYLES || styles.iter().any(|(name, value)| name.is_empty() || too_long(name) || too_long(value))
+        if styles.len() > MAX_STYLES
+            || styles.iter().any(|(name, value)| name.is_empty() || too_long(name) || too_long(value))
         {
             return Err(ApiError::invalid(format!(
                 "a picked element carries at most {MAX_STYLES} styles, each at most {MAX_STYLE_TEXT} characters on one line"

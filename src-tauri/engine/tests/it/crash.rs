@@ -125,7 +125,7 @@ async fn child() {
                 driver: None,
                 model: None,
                 context: None,
-};
+            };
             engine.send_message(args).await.unwrap();
         }
         "create" => {

@@ -105,7 +105,7 @@ async fn the_engineer_fixes_a_bug_anywhere_and_the_detected_gates_run() {
             driver: None,
             model: None,
             context: None,
-})
+        })
         .await
         .unwrap();
     let s = settled(&w, &s.id).await;
@@ -191,7 +191,7 @@ async fn a_turn_that_changes_nothing_offers_no_review() {
             driver: None,
             model: None,
             context: None,
-})
+        })
         .await
         .unwrap();
     let s = settled(&w, &s.id).await;
@@ -220,7 +220,7 @@ async fn a_transcript_is_read_newest_first_in_windows_that_join_up() {
             driver: None,
             model: None,
             context: None,
-})
+        })
         .await
         .unwrap();
     settled(&w, &s.id).await;

@@ -11,8 +11,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use http_body_util::combinators::UnsyncBoxBody;
 use futures_util::StreamExt;
+use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::{Bytes, Frame, Incoming};
 use hyper::service::service_fn;
@@ -789,7 +789,8 @@ async fn start_pick_app() -> (u16, Log) {
                     answer(200, &[("content-type", "text/html"), ("content-encoding", "gzip")], "GZIPPED")
                 }
                 "/streamed" => {
-                    let pieces = ["<!doctype html><html><he", "ad lang=\"en\"><title>t</title></head>", "<body>x</body>"];
+                    let pieces =
+                        ["<!doctype html><html><he", "ad lang=\"en\"><title>t</title></head>", "<body>x</body>"];
                     let frames = futures_util::stream::iter(pieces)
                         .map(|p| Ok::<_, Infallible>(Frame::data(Bytes::from_static(p.as_bytes()))));
                     let mut response = Response::new(StreamBody::new(frames).boxed_unsync());
@@ -842,7 +843,9 @@ async fn the_picking_script_is_added_to_documents_and_nothing_else() {
         format!("<!doctype html><html><head lang=\"en\">{TAG}<title>t</title></head><body>x</body>")
     );
 
-    for (path, body) in [("/data.json", r#"{"<head>":1}"#), ("/app.js", "let head = '<head>';"), ("/missing", "not here")] {
+    for (path, body) in
+        [("/data.json", r#"{"<head>":1}"#), ("/app.js", "let head = '<head>';"), ("/missing", "not here")]
+    {
         let reply = fetch(port, "GET", path, &frame).await;
         assert_eq!(reply.body, body, "{path}");
     }

@@ -372,7 +372,7 @@ async fn stop_ends_a_running_setup_and_the_message_waiting_for_it() {
             driver: None,
             model: None,
             context: None,
-})
+        })
         .await
         .unwrap();
     let started = Instant::now();
@@ -417,7 +417,7 @@ async fn retry_runs_the_blocked_turn_again_as_it_ran() {
             driver: None,
             model: None,
             context: None,
-})
+        })
         .await
         .unwrap();
     let blocked = wait_settled(&w.engine, &s.id, Duration::from_secs(30)).await;
@@ -518,7 +518,7 @@ async fn checkpoints_are_named_by_the_message_and_the_current_one_is_marked() {
                 driver: None,
                 model: None,
                 context: None,
-})
+            })
             .await
             .unwrap();
         wait_settled(&w.engine, &s.id, Duration::from_secs(30)).await;

@@ -71,7 +71,7 @@ async fn a_provider_echoing_the_key_leaves_it_nowhere() {
             driver: None,
             model: None,
             context: None,
-})
+        })
         .await
         .unwrap();
     let settled = wait_settled(&engine, &s.id, Duration::from_secs(30)).await;

@@ -187,7 +187,8 @@ async fn what_the_operator_pointed_at_goes_into_the_next_prompt() {
     let prompt: String =
         messages.as_array().unwrap().iter().filter_map(|m| m["content"].as_str()).collect::<Vec<_>>().join("\n");
     let copy = format!("reference/attachments/preview/screenshot-{}.png", shot.id);
-    for expected in ["Make this button red", "The element `#buy` on the page `/`", &copy, "````html", "`color: rgb(0, 0, 0)`"]
+    for expected in
+        ["Make this button red", "The element `#buy` on the page `/`", &copy, "````html", "`color: rgb(0, 0, 0)`"]
     {
         assert!(prompt.contains(expected), "{expected} not in {prompt}");
     }

@@ -65,7 +65,7 @@ async fn send(w: &World, id: &str, text: &str) -> SessionView {
             driver: None,
             model: None,
             context: None,
-})
+        })
         .await
         .unwrap()
 }

@@ -31,8 +31,8 @@ function Thumbnail({ sessionId, screenshotId, label }: { sessionId: string; scre
         const target = canvas.current;
         const context = target?.getContext("2d");
         if (!current || !target || !context) return;
-        // Cover the thumbnail, centred, as object-fit: cover would.
-        const scale = Math.max(target.width / bitmap.width, target.height / bitmap.height);
+        // The whole screenshot, centred, as object-fit: contain would (an element is often wide and flat).
+        const scale = Math.min(target.width / bitmap.width, target.height / bitmap.height);
         const [w, h] = [bitmap.width * scale, bitmap.height * scale];
         context.drawImage(bitmap, (target.width - w) / 2, (target.height - h) / 2, w, h);
         setDrawn(true);
