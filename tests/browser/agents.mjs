@@ -10,12 +10,14 @@ export const MODEL_SERVER = process.env.KILN_MODEL_SERVER_BIN ?? path.join(ROOT,
 
 /**
  * Starts the scripted model server on a free port with `steps`; resolves with its base URL. With `record` (a file path),
- * it appends every request it gets to that file (`recordedRequests` reads them).
+ * it appends every request it gets to that file (`recordedRequests` reads them). `options` may also be an array of
+ * extra arguments for the server (e.g. `["--record", file]`).
  */
-export function startModelServer(steps, { record } = {}) {
+export function startModelServer(steps, options = {}) {
+  const { record, args: extra = [] } = Array.isArray(options) ? { args: options } : options;
   const script = path.join(tempDir("kiln-model-script-"), "script.json");
   fs.writeFileSync(script, JSON.stringify(steps));
-  const args = ["--port", "0", "--script", script, ...(record ? ["--record", record] : [])];
+  const args = ["--port", "0", "--script", script, ...(record ? ["--record", record] : []), ...extra];
   const child = spawn(MODEL_SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolve, reject) => {

@@ -138,7 +138,7 @@ fn copy_dir(ws: &Workspace, id: &SessionId) -> Result<PathBuf> {
 /// Writes `bytes` as a new regular file at `path` (its directory made first). Whatever
 /// is already there, a link included, is removed first and the file is created with
 /// `create_new`, which never follows a link: the bytes land at `path` and nowhere else.
-fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::create_dir_all(path.parent().expect("has a parent"))?;
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => {

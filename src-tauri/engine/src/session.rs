@@ -70,8 +70,35 @@ pub async fn record_as(
     role: Option<&str>,
     text: &str,
 ) -> Result<TranscriptEntry> {
-    let entry =
-        transcript::append(&ws.pool, NewEntry { session: id.as_str(), kind, module, role, text, at: &now() }).await?;
+    let entry = transcript::append(
+        &ws.pool,
+        NewEntry { session: id.as_str(), kind, module, role, text, at: &now(), context: None },
+    )
+    .await?;
+    events.emit(EventBody::Transcript { entry: entry.clone() });
+    Ok(entry)
+}
+
+/// Records an operator message with what was pointed at in the preview with it.
+pub async fn record_message(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    module: &str,
+    text: &str,
+    context: &[PointedChip],
+) -> Result<TranscriptEntry> {
+    let chips = (!context.is_empty()).then_some(context);
+    let new = NewEntry {
+        session: id.as_str(),
+        kind: EntryKind::User,
+        module: Some(module),
+        role: None,
+        text,
+        at: &now(),
+        context: chips,
+    };
+    let entry = transcript::append(&ws.pool, new).await?;
     events.emit(EventBody::Transcript { entry: entry.clone() });
     Ok(entry)
 }

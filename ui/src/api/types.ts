@@ -605,6 +605,22 @@ newPackages: Array<string>,
  */
 enable: boolean, };
 
+export type PointedChip = { screenshotId: number, kind: ScreenshotKind, pagePath: string, selector: string | null, };
+
+export type PointedContext = { screenshotId: number, 
+/**
+ * The page's path on the preview's origin.
+ */
+pagePath: string, selector?: string, 
+/**
+ * The element's outer HTML, trimmed by the picking script.
+ */
+html?: string, 
+/**
+ * Computed styles of the element, by property name.
+ */
+styles?: { [key in string]: string }, };
+
 export type PreviewKind = "command" | "static" | "none";
 
 export type PreviewState = "stopped" | "starting" | "ready" | "restarting" | "crashed";
@@ -757,7 +773,11 @@ role?: string,
 /**
  * The composer's module picker: this turn only.
  */
-module?: string, driver?: string, model?: string, };
+module?: string, driver?: string, model?: string, 
+/**
+ * What the operator pointed at in the preview, for this turn's prompt (at most 8).
+ */
+context?: Array<PointedContext>, };
 
 export type SendReviewArgs = { sessionId: string, 
 /**
@@ -955,7 +975,11 @@ required: string | null, ok: boolean,
  */
 message: string | null, };
 
-export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, };
+export type TranscriptEntry = { id: number, sessionId: string, kind: EntryKind, module: string | null, role: string | null, text: string, createdAt: string, 
+/**
+ * An operator message's chips: what was pointed at in the preview with it.
+ */
+context?: Array<PointedChip>, };
 
 export type Transport = "desktop" | "serve";
 

@@ -55,3 +55,32 @@ describe("reducer", () => {
     expect(reducer(state, { type: "setIncludeArchived", value: true })).toBe(state);
   });
 });
+
+describe("what was pointed at in the preview", () => {
+  const item = (id: number) => ({
+    screenshot: {
+      id,
+      kind: "element" as const,
+      checkpoint: 0,
+      moduleId: null,
+      pagePath: "/",
+      width: 10,
+      height: 10,
+      takenAt: "2026-01-01T00:00:00Z",
+    },
+    context: { screenshotId: id, pagePath: "/", selector: `#e${id}` },
+  });
+
+  it("adds once per screenshot, removes one, clears the session's, and keeps at most eight", () => {
+    let state = reducer(initialState, { type: "pointedAdded", sessionId: "s1", item: item(1) });
+    state = reducer(state, { type: "pointedAdded", sessionId: "s1", item: item(1) });
+    state = reducer(state, { type: "pointedAdded", sessionId: "s1", item: item(2) });
+    expect(state.pointed.s1.map((i) => i.screenshot.id)).toEqual([1, 2]);
+    state = reducer(state, { type: "pointedRemoved", sessionId: "s1", screenshotId: 1 });
+    expect(state.pointed.s1.map((i) => i.screenshot.id)).toEqual([2]);
+    state = reducer(state, { type: "pointedCleared", sessionId: "s1" });
+    expect(state.pointed).toEqual({});
+    for (let id = 1; id <= 10; id++) state = reducer(state, { type: "pointedAdded", sessionId: "s2", item: item(id) });
+    expect(state.pointed.s2.map((i) => i.screenshot.id)).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});

@@ -1,6 +1,7 @@
 // UI-local state (composer drafts, "Show archived") and the pure helpers over sessions and transcripts; server state lives in the query cache (queries.ts).
 import type { KilnError } from "../api/backend";
 import type { SessionView, TranscriptEntry } from "../api/types";
+import { MAX_POINTED, type PointedItem } from "../lib/pointed";
 
 /** Text waiting in a session's composer (e.g. a brief whose first turn did not start), with why. */
 export interface Draft {
@@ -14,14 +15,26 @@ export interface State {
   /** Composer drafts by session id: the composer starts from one, leaves unsent text in one when it goes away, clears it on send. */
   drafts: Record<string, Draft>;
   includeArchived: boolean;
+  /** What was picked in a session's preview, waiting in its composer for the next message. */
+  pointed: Record<string, PointedItem[]>;
 }
 
 export type UiAction =
   | { type: "draftSet"; sessionId: string; draft: Draft }
   | { type: "draftCleared"; sessionId: string }
-  | { type: "setIncludeArchived"; value: boolean };
+  | { type: "setIncludeArchived"; value: boolean }
+  | { type: "pointedAdded"; sessionId: string; item: PointedItem }
+  | { type: "pointedRemoved"; sessionId: string; screenshotId: number }
+  | { type: "pointedCleared"; sessionId: string };
 
-export const initialState: State = { drafts: {}, includeArchived: false };
+export const initialState: State = { drafts: {}, includeArchived: false, pointed: {} };
+
+function withPointed(state: State, sessionId: string, items: PointedItem[]): State {
+  const pointed = { ...state.pointed };
+  if (items.length) pointed[sessionId] = items;
+  else delete pointed[sessionId];
+  return { ...state, pointed };
+}
 
 function time(iso: string): number {
   const t = Date.parse(iso);
@@ -65,6 +78,19 @@ export function reducer(state: State, action: UiAction): State {
     }
     case "setIncludeArchived":
       return state.includeArchived === action.value ? state : { ...state, includeArchived: action.value };
+    case "pointedAdded": {
+      const items = (state.pointed[action.sessionId] ?? []).filter(
+        (i) => i.screenshot.id !== action.item.screenshot.id,
+      );
+      return withPointed(state, action.sessionId, [...items, action.item].slice(-MAX_POINTED));
+    }
+    case "pointedRemoved": {
+      const items = state.pointed[action.sessionId] ?? [];
+      const kept = items.filter((i) => i.screenshot.id !== action.screenshotId);
+      return kept.length === items.length ? state : withPointed(state, action.sessionId, kept);
+    }
+    case "pointedCleared":
+      return action.sessionId in state.pointed ? withPointed(state, action.sessionId, []) : state;
     default:
       return state;
   }

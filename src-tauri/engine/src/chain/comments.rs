@@ -25,6 +25,7 @@ pub async fn send_review(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Send
         module: None,
         driver: None,
         model: None,
+        context: None,
     };
     match send_message(ws, events, message).await {
         Ok(view) => Ok(view),

@@ -61,8 +61,10 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
     };
     let driver_id = args.driver.clone().or(session.driver.clone());
     let driver = crate::drivers::registry::resolve(ws, driver_id.as_deref()).await?;
+    let pointed = crate::preview::pointed::check(ws, &id, args.context.as_deref().unwrap_or_default()).await?;
+    crate::preview::pointed::copy(ws, &id, &pointed)?;
 
-    record_as(ws, events, &id, EntryKind::User, Some(&module.id), None, text).await?;
+    session::record_message(ws, events, &id, &module.id, text, &crate::preview::pointed::chips(&pointed)).await?;
     let start = Start {
         id: id.clone(),
         module,
@@ -71,6 +73,7 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
         driver,
         model: args.model.or(session.model.clone()),
         text: text.to_string(),
+        pointed: crate::preview::pointed::note(&pointed),
     };
     // The first message waits for the planner agent and the session's setup, in the
     // background so the composer is free at once; its turn starts when they are done.
@@ -126,6 +129,8 @@ struct Start {
     driver: Arc<dyn crate::drivers::Driver>,
     model: Option<String>,
     text: String,
+    /// What the operator pointed at in the preview, worded for the prompt (not for routing).
+    pointed: Option<String>,
 }
 
 impl Start {
@@ -165,7 +170,10 @@ impl Start {
             route,
             self.driver.clone(),
             self.model.clone(),
-            self.text.clone(),
+            match &self.pointed {
+                Some(note) => format!("{}\n\n{note}", self.text),
+                None => self.text.clone(),
+            },
             0,
         )
         .await

@@ -78,6 +78,7 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
             module: None,
             driver: Some(driver.clone()),
             model: model.clone(),
+            context: None,
         };
         // The candidates exist from here on: one whose message cannot start says so in its
         // own transcript and the others go on.

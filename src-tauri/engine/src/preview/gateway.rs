@@ -6,12 +6,14 @@
 //! (`/__kiln/enter` turns the secret into the cookie) or the cookie check, the cookie
 //! isolation (`cookies`), then the upstream: the application (`proxy`, composed with
 //! the connected application by `bridge` under `/api/`) or the files (`static_files`).
+//! Documents loaded into a frame or a tab get the picking script's tag (`pick`).
 //! HTTP is parsed by hyper on both sides; nothing here reads raw bytes. A client gets
 //! `listening::HEADER_READ_TIMEOUT` to send its headers, and a gateway keeps at most
 //! `listening::MAX_CONNECTIONS` connections open.
 
 mod bridge;
 mod cookies;
+mod pick;
 mod proxy;
 mod reply;
 mod static_files;
@@ -225,7 +227,24 @@ async fn handle(shared: Arc<Shared>, peer: SocketAddr, mut request: Request<Inco
     }
     // Only admitted requests count as use, so a foreign page cannot keep it running.
     shared.activity.touch();
+    if request.uri().path() == pick::SCRIPT_PATH {
+        return pick::script();
+    }
     cookies::for_app(request.headers_mut(), shared.port);
+    let document = pick::wants_script(request.method(), request.headers());
+    if document {
+        pick::ask_identity(request.headers_mut());
+    }
+    let answer = upstream(&shared, peer, &host, request).await;
+    if document {
+        pick::inject(answer)
+    } else {
+        answer
+    }
+}
+
+/// The answer of the application (composed with the bridge) or of the static files.
+async fn upstream(shared: &Arc<Shared>, peer: SocketAddr, host: &str, request: Request<Incoming>) -> Response<Body> {
     match &shared.upstream {
         Upstream::Static(dir) => static_files::serve(dir, &request).await,
         Upstream::App(app_port) => {
@@ -234,10 +253,10 @@ async fn handle(shared: Arc<Shared>, peer: SocketAddr, mut request: Request<Inco
             };
             let composed = shared.bridge.as_ref().filter(|_| bridge::applies(request.uri().path()));
             let Some(bridge) = composed else {
-                return proxy::forward(&shared, peer, &host, app_port, request).await.unwrap_or_else(|page| page);
+                return proxy::forward(shared, peer, host, app_port, request).await.unwrap_or_else(|page| page);
             };
             let asked = bridge::Asked::of(&request);
-            match proxy::forward(&shared, peer, &host, app_port, request).await {
+            match proxy::forward(shared, peer, host, app_port, request).await {
                 Ok(answer) => bridge.compose(&shared.activity, asked, answer).await,
                 Err(page) => page,
             }

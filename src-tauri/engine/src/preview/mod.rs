@@ -8,6 +8,7 @@
 pub mod capture;
 pub mod evidence;
 pub mod gateway;
+pub mod pointed;
 pub mod shots;
 mod supervisor;
 

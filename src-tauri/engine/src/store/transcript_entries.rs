@@ -3,7 +3,7 @@
 use sqlx::{FromRow, SqlitePool};
 
 use super::{enum_text, parse_enum};
-use crate::api::types::{EntryKind, TranscriptEntry};
+use crate::api::types::{EntryKind, PointedChip, TranscriptEntry};
 use crate::error::Result;
 
 #[derive(FromRow)]
@@ -15,6 +15,8 @@ struct EntryRow {
     role: Option<String>,
     text: String,
     created_at: String,
+    /// JSON of an operator message's `PointedChip`s.
+    context: Option<String>,
 }
 
 impl EntryRow {
@@ -27,6 +29,8 @@ impl EntryRow {
             role: self.role,
             text: self.text,
             created_at: self.created_at,
+            // A list that no longer reads shows no chips rather than failing the transcript.
+            context: self.context.and_then(|json| serde_json::from_str::<Vec<PointedChip>>(&json).ok()),
         })
     }
 }
@@ -38,14 +42,17 @@ pub struct NewEntry<'a> {
     pub role: Option<&'a str>,
     pub text: &'a str,
     pub at: &'a str,
+    /// An operator message's chips.
+    pub context: Option<&'a [PointedChip]>,
 }
 
 /// Appends an entry with every secret redacted: what an agent or a provider said may
 /// echo a key, and the transcript is stored, shown and replayed to later turns.
 pub async fn append(pool: &SqlitePool, e: NewEntry<'_>) -> Result<TranscriptEntry> {
     let text = crate::redact::redact(e.text);
+    let context = e.context.map(|chips| serde_json::to_string(chips).expect("chips are JSON"));
     let row: EntryRow = sqlx::query_as(
-        "INSERT INTO transcript_entries (session_id, kind, module_id, role, text, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
+        "INSERT INTO transcript_entries (session_id, kind, module_id, role, text, created_at, context) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
     )
     .bind(e.session)
     .bind(enum_text(e.kind))
@@ -53,6 +60,7 @@ pub async fn append(pool: &SqlitePool, e: NewEntry<'_>) -> Result<TranscriptEntr
     .bind(e.role)
     .bind(text.as_ref())
     .bind(e.at)
+    .bind(context)
     .fetch_one(pool)
     .await?;
     row.into_entry()

@@ -124,6 +124,7 @@ async fn child() {
                 module: None,
                 driver: None,
                 model: None,
+                context: None,
             };
             engine.send_message(args).await.unwrap();
         }

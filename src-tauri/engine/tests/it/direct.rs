@@ -104,6 +104,7 @@ async fn the_engineer_fixes_a_bug_anywhere_and_the_detected_gates_run() {
             module: None,
             driver: None,
             model: None,
+            context: None,
         })
         .await
         .unwrap();
@@ -189,6 +190,7 @@ async fn a_turn_that_changes_nothing_offers_no_review() {
             module: None,
             driver: None,
             model: None,
+            context: None,
         })
         .await
         .unwrap();
@@ -217,6 +219,7 @@ async fn a_transcript_is_read_newest_first_in_windows_that_join_up() {
             module: None,
             driver: None,
             model: None,
+            context: None,
         })
         .await
         .unwrap();

@@ -11,6 +11,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::{Bytes, Frame, Incoming};
@@ -753,5 +754,150 @@ async fn request_bodies_stream_to_the_app() {
         tokio::time::timeout(Duration::from_secs(5), response.into_body().collect()).await.unwrap().unwrap().to_bytes();
     assert_eq!(answered, "first");
     drop(chunks);
+    gateway.stop().await;
+}
+
+/// An application for the picking script: an HTML page, one that streams its head in
+/// pieces, one under a Content-Security-Policy, one compressed unless asked for identity,
+/// one compressed whatever it is asked, JSON, a script and an image.
+async fn start_pick_app() -> (u16, Log) {
+    let (listener, port) = bind().await;
+    let seen: Log = Arc::default();
+    let log = seen.clone();
+    serve(listener, move |request: Request<Incoming>| {
+        let log = log.clone();
+        async move {
+            log.lock().unwrap().push(Seen {
+                method: request.method().to_string(),
+                target: request.uri().to_string(),
+                headers: request.headers().clone(),
+            });
+            let html = [("content-type", "text/html; charset=utf-8")];
+            let identity = request.headers().get("accept-encoding").is_some_and(|v| v == "identity");
+            match request.uri().path() {
+                "/page" => answer(200, &html, PAGE),
+                "/csp" => answer(
+                    200,
+                    &[
+                        ("content-type", "text/html"),
+                        ("content-security-policy", "default-src 'self'; script-src 'nonce-app'; img-src *"),
+                    ],
+                    PAGE,
+                ),
+                "/compressed" if identity => answer(200, &html, PAGE),
+                "/compressed" | "/always-compressed" => {
+                    answer(200, &[("content-type", "text/html"), ("content-encoding", "gzip")], "GZIPPED")
+                }
+                "/streamed" => {
+                    let pieces =
+                        ["<!doctype html><html><he", "ad lang=\"en\"><title>t</title></head>", "<body>x</body>"];
+                    let frames = futures_util::stream::iter(pieces)
+                        .map(|p| Ok::<_, Infallible>(Frame::data(Bytes::from_static(p.as_bytes()))));
+                    let mut response = Response::new(StreamBody::new(frames).boxed_unsync());
+                    response.headers_mut().insert("content-type", "text/html".parse().unwrap());
+                    response
+                }
+                "/data.json" => answer(200, &[("content-type", "application/json")], r#"{"<head>":1}"#),
+                "/app.js" => answer(200, &[("content-type", "text/javascript")], "let head = '<head>';"),
+                "/logo.png" => answer(200, &[("content-type", "image/png")], "\u{89}PNG<head>"),
+                _ => answer(404, &[("content-type", "text/plain")], "not here"),
+            }
+        }
+    });
+    (port, seen)
+}
+
+const PAGE: &str = "<!doctype html><html><head><title>Shop</title></head><body><button>Buy</button></body></html>";
+const TAG: &str = r#"<script src="/__kiln/pick.js"></script>"#;
+
+fn with_tag(page: &str, after: &str) -> String {
+    let at = page.find(after).unwrap() + after.len();
+    format!("{}{TAG}{}", &page[..at], &page[at..])
+}
+
+#[tokio::test]
+async fn the_picking_script_is_added_to_documents_and_nothing_else() {
+    let (app_port, seen) = start_pick_app().await;
+    let (upstream, _port) = app_upstream(app_port);
+    let (gateway, _) = gateway(upstream, None).await;
+    let port = gateway.port;
+    let cookie = enter(&gateway).await;
+    let frame = [("cookie", cookie.as_str()), ("sec-fetch-dest", "iframe")];
+
+    let page = fetch(port, "GET", "/page", &frame).await;
+    assert_eq!(page.body, with_tag(PAGE, "<head>"));
+    assert_eq!(page.header("content-length"), page.body.len().to_string(), "the length counts the tag");
+    let tab = fetch(port, "GET", "/page", &[("cookie", &cookie), ("sec-fetch-dest", "document")]).await;
+    assert_eq!(tab.body, with_tag(PAGE, "<head>"));
+    // The application's own reads of the page (fetch, XHR) get it as it is.
+    let read = fetch(port, "GET", "/page", &[("cookie", &cookie), ("sec-fetch-dest", "empty")]).await;
+    assert_eq!(read.body, PAGE);
+    // A webview that sends no Sec-Fetch-Dest: a navigation asks for HTML first, a fetch does not.
+    let navigation = [("cookie", cookie.as_str()), ("accept", "text/html,application/xhtml+xml,*/*;q=0.8")];
+    assert_eq!(fetch(port, "GET", "/page", &navigation).await.body, with_tag(PAGE, "<head>"));
+    assert_eq!(fetch(port, "GET", "/page", &[("cookie", &cookie), ("accept", "*/*")]).await.body, PAGE);
+
+    let streamed = fetch(port, "GET", "/streamed", &frame).await;
+    assert_eq!(
+        streamed.body,
+        format!("<!doctype html><html><head lang=\"en\">{TAG}<title>t</title></head><body>x</body>")
+    );
+
+    for (path, body) in
+        [("/data.json", r#"{"<head>":1}"#), ("/app.js", "let head = '<head>';"), ("/missing", "not here")]
+    {
+        let reply = fetch(port, "GET", path, &frame).await;
+        assert_eq!(reply.body, body, "{path}");
+    }
+    let image = fetch(port, "GET", "/logo.png", &frame).await;
+    assert!(!image.body.contains("pick.js"));
+
+    // A document is asked for uncompressed; an application that compresses anyway is passed on.
+    let compressed = fetch(port, "GET", "/compressed", &[("accept-encoding", "gzip, br"), frame[0], frame[1]]).await;
+    assert_eq!((compressed.header("content-encoding"), compressed.body.clone()), ("", with_tag(PAGE, "<head>")));
+    let asked = seen_at(&seen, "/compressed");
+    assert_eq!(asked[0].headers["accept-encoding"], "identity");
+    let always = fetch(port, "GET", "/always-compressed", &frame).await;
+    assert_eq!((always.header("content-encoding"), always.body.as_str()), ("gzip", "GZIPPED"));
+
+    // A policy that limits scripts lets this one in by a nonce, and nothing else changes.
+    let csp = fetch(port, "GET", "/csp", &frame).await;
+    let policy = csp.header("content-security-policy").to_string();
+    let nonce = policy.split("'nonce-").nth(2).and_then(|n| n.split('\'').next()).expect(&policy).to_string();
+    assert_eq!(policy, format!("default-src 'self'; script-src 'nonce-app' 'nonce-{nonce}'; img-src *"));
+    assert!(csp.body.contains(&format!(r#"<script src="/__kiln/pick.js" nonce="{nonce}"></script>"#)), "{}", csp.body);
+    assert_eq!(csp.header("content-length"), csp.body.len().to_string());
+    gateway.stop().await;
+}
+
+#[tokio::test]
+async fn the_picking_script_is_the_gateways_own_and_only_for_its_view() {
+    let (app_port, seen) = start_pick_app().await;
+    let (upstream, _port) = app_upstream(app_port);
+    let (gateway, _) = gateway(upstream, None).await;
+    let refused = fetch(gateway.port, "GET", "/__kiln/pick.js", &[]).await;
+    assert_eq!(refused.status, 401);
+    assert!(!refused.body.contains("postMessage"));
+    let cookie = enter(&gateway).await;
+    let script = fetch(gateway.port, "GET", "/__kiln/pick.js", &[("cookie", &cookie)]).await;
+    assert_eq!((script.status, script.header("content-type")), (200, "text/javascript; charset=utf-8"));
+    assert!(script.body.contains("window.parent.postMessage"), "{}", script.body);
+    assert!(seen_at(&seen, "/__kiln/pick.js").is_empty(), "never asked of the application");
+    gateway.stop().await;
+}
+
+#[tokio::test]
+async fn static_documents_get_the_picking_script_too() {
+    let site = tempfile::tempdir().unwrap();
+    std::fs::write(site.path().join("index.html"), PAGE).unwrap();
+    std::fs::write(site.path().join("app.js"), "let head = '<head>';").unwrap();
+    let (gateway, _) = gateway(Upstream::Static(site.path().into()), None).await;
+    let cookie = enter(&gateway).await;
+    let frame = [("cookie", cookie.as_str()), ("sec-fetch-dest", "iframe")];
+    let home = fetch(gateway.port, "GET", "/", &frame).await;
+    assert_eq!(home.body, with_tag(PAGE, "<head>"));
+    assert_eq!(home.header("content-length"), home.body.len().to_string());
+    assert_eq!(fetch(gateway.port, "GET", "/app.js", &frame).await.body, "let head = '<head>';");
+    assert_eq!(std::fs::read_to_string(site.path().join("index.html")).unwrap(), PAGE, "the file is untouched");
     gateway.stop().await;
 }

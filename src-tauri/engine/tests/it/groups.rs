@@ -76,6 +76,7 @@ impl World {
             module: None,
             driver: None,
             model: None,
+            context: None,
         };
         self.engine.send_message(args).await.unwrap();
     }

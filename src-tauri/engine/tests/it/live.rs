@@ -371,6 +371,7 @@ async fn stop_ends_a_running_setup_and_the_message_waiting_for_it() {
             module: None,
             driver: None,
             model: None,
+            context: None,
         })
         .await
         .unwrap();
@@ -415,6 +416,7 @@ async fn retry_runs_the_blocked_turn_again_as_it_ran() {
             module: None,
             driver: None,
             model: None,
+            context: None,
         })
         .await
         .unwrap();
@@ -516,6 +518,7 @@ async fn checkpoints_are_named_by_the_message_and_the_current_one_is_marked() {
                 module: None,
                 driver: None,
                 model: None,
+                context: None,
             })
             .await
             .unwrap();

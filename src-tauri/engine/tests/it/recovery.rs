@@ -136,6 +136,7 @@ async fn a_truncated_stat_cache_moves_the_copy_aside_lists_what_differs_and_rebu
             module: None,
             driver: Some("no-such-driver".into()),
             model: None,
+            context: None,
         })
         .await
         .unwrap_err();

@@ -70,6 +70,7 @@ async fn a_provider_echoing_the_key_leaves_it_nowhere() {
             module: None,
             driver: None,
             model: None,
+            context: None,
         })
         .await
         .unwrap();

@@ -79,7 +79,15 @@ async fn settled_review(engine: &Engine, id: &str) -> SessionView {
 }
 
 fn message(id: &str, text: &str) -> SendMessageArgs {
-    SendMessageArgs { session_id: id.into(), text: text.into(), role: None, module: None, driver: None, model: None }
+    SendMessageArgs {
+        session_id: id.into(),
+        text: text.into(),
+        role: None,
+        module: None,
+        driver: None,
+        model: None,
+        context: None,
+    }
 }
 
 fn add(id: &str, path: &str, start: i64, end: i64, body: &str) -> AddReviewCommentArgs {

@@ -157,6 +157,7 @@ pub async fn say(engine: &Engine, id: &str, text: &str) {
         module: None,
         driver: None,
         model: None,
+        context: None,
     };
     engine.send_message(message).await.unwrap();
 }
@@ -266,4 +267,90 @@ async fn a_failing_capture_is_said_once_and_the_turn_passes() {
     let view = engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     assert!(view.screenshots.is_empty(), "{:?}", view.screenshots);
     assert_eq!(view.state, SessionState::Review);
+}
+
+fn message(id: &str, text: &str, context: Vec<PointedContext>) -> SendMessageArgs {
+    SendMessageArgs {
+        session_id: id.into(),
+        text: text.into(),
+        role: None,
+        module: None,
+        driver: None,
+        model: None,
+        context: Some(context),
+    }
+}
+
+/// A picked element goes with the next message: the prompt the model is sent names its
+/// selector, page, HTML, styles and screenshot, whose copy the agent can read; the operator
+/// message shows it as a chip. Refusals record nothing and send nothing.
+#[tokio::test]
+async fn what_the_operator_pointed_at_goes_into_the_next_prompt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = workspace(tmp.path());
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &root).await;
+    let server = kiln_model_server::ModelServer::start(vec![kiln_model_server::Step::text(
+        "Looked at it.\nHANDOFF: none - done",
+    )])
+    .await;
+    use_scripted_model(&engine, &server, false).await;
+    let s = create(&engine, "In app make the button red").await;
+    wait_setup(&engine, &s.id).await;
+    let shot =
+        engine.capture_preview(CapturePreviewArgs { selector: Some("#buy".into()), ..capture(&s.id) }).await.unwrap();
+    let html = "<button id=\"buy\" style=\"width:120px\">Buy ```now```</button>";
+    let picked = PointedContext {
+        screenshot_id: shot.id,
+        page_path: "/".into(),
+        selector: Some("#buy".into()),
+        html: Some(html.into()),
+        styles: Some([("color".to_string(), "rgb(0, 0, 0)".to_string())].into()),
+    };
+
+    let refusals = [
+        (vec![PointedContext { screenshot_id: shot.id + 100, ..picked.clone() }], ErrorCode::ScreenshotNotFound),
+        (vec![picked.clone(); 9], ErrorCode::InvalidInput),
+        (vec![PointedContext { html: Some("x".repeat(9000)), ..picked.clone() }], ErrorCode::InvalidInput),
+        (vec![PointedContext { page_path: "//evil.example/".into(), ..picked.clone() }], ErrorCode::InvalidInput),
+    ];
+    for (context, code) in refusals {
+        let err = engine.send_message(message(&s.id, "Make it red", context)).await.unwrap_err();
+        assert_eq!(err.code, code, "{err:?}");
+    }
+    let workdir = root.join(".kiln/sessions").join(&s.id).join("workspace");
+    assert!(!workdir.join("reference/attachments/preview").exists(), "nothing copied for a refused message");
+    let before = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
+    assert!(before.iter().all(|e| e.kind != EntryKind::User), "a refused message is not recorded");
+    assert!(server.requests().is_empty());
+
+    engine.send_message(message(&s.id, "Make this button red", vec![picked])).await.unwrap();
+    wait_settled(&engine, &s.id, std::time::Duration::from_secs(60)).await;
+    let messages = server.requests()[0].body["messages"].clone();
+    let prompt: String =
+        messages.as_array().unwrap().iter().filter_map(|m| m["content"].as_str()).collect::<Vec<_>>().join("\n");
+    let copy = format!("reference/attachments/preview/screenshot-{}.png", shot.id);
+    for expected in
+        ["Make this button red", "The element `#buy` on the page `/`", &copy, "````html", "`color: rgb(0, 0, 0)`"]
+    {
+        assert!(prompt.contains(expected), "{expected} not in {prompt}");
+    }
+    assert!(prompt.contains(&format!("````html\n{html}\n````")), "the HTML, whole: {prompt}");
+
+    assert_eq!(std::fs::read(workdir.join(&copy)).unwrap(), image(&engine, &s.id, shot.id).await);
+    let transcript = engine
+        .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
+    let user = transcript.iter().find(|e| e.kind == EntryKind::User).unwrap();
+    assert_eq!(user.text, "Make this button red", "the message itself, without the note");
+    let chips = user.context.clone().unwrap();
+    assert_eq!(chips.len(), 1);
+    assert_eq!(
+        (chips[0].screenshot_id, chips[0].kind, chips[0].selector.as_deref(), chips[0].page_path.as_str()),
+        (shot.id, ScreenshotKind::Element, Some("#buy"), "/")
+    );
 }

@@ -64,6 +64,7 @@ async fn send(w: &World, id: &str, text: &str) -> SessionView {
             module: None,
             driver: None,
             model: None,
+            context: None,
         })
         .await
         .unwrap()

@@ -9,6 +9,7 @@ import { useApp } from "../../state/useApp";
 import { useSessionAttachments } from "../../state/useAttachments";
 import { AttachButton } from "./AttachButton";
 import { AttachmentChips, AttachmentRefusals } from "./AttachmentChips";
+import { PointedChips } from "./PointedChips";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { InlineCode } from "../../components/InlineCode";
 import { ModuleAutocomplete } from "../modules/ModuleAutocomplete";
@@ -56,6 +57,8 @@ export function Composer({ session, settings, preset }: ComposerProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<KilnError | null>(() => draft?.error ?? null);
   const attachments = useSessionAttachments(session);
+  // Picked in the preview (features/preview/usePick.ts), sent with the next message.
+  const pointed = state.pointed[session.id] ?? [];
   const sendKey = useSendKey();
 
   // Leaving the session keeps unsent text as its draft.
@@ -106,9 +109,11 @@ export function Composer({ session, settings, preset }: ComposerProps) {
     if (module) args.module = module;
     if (chosenDriver) args.driver = chosenDriver;
     if (model.trim()) args.model = model.trim();
+    if (pointed.length) args.context = pointed.map((p) => p.context);
     try {
       const updated = await backend.call("send_message", args);
       dispatch({ type: "sessionUpserted", session: updated });
+      if (pointed.length) dispatch({ type: "pointedCleared", sessionId: session.id });
       setNote(null);
       attachments.dismiss();
       if (clearAfter) {
@@ -198,6 +203,17 @@ export function Composer({ session, settings, preset }: ComposerProps) {
         uploads={attachments.uploads}
         onRemove={attachments.remove}
         disabled={closed !== null}
+      />
+      <PointedChips
+        sessionId={session.id}
+        items={pointed.map((p) => ({
+          ...p.context,
+          kind: p.screenshot.kind,
+          width: p.screenshot.width,
+          height: p.screenshot.height,
+        }))}
+        onRemove={(screenshotId) => dispatch({ type: "pointedRemoved", sessionId: session.id, screenshotId })}
+        disabled={busy}
       />
       <AttachmentRefusals refusals={attachments.refusals} />
       {note && (

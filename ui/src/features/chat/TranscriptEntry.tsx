@@ -6,6 +6,7 @@ import { gateOutcome, parseHandoff } from "../../lib/transcript";
 import { Icon, type IconName } from "../../components/Icon";
 import { Md } from "../../components/Markdown";
 import { RelativeTime } from "../../components/RelativeTime";
+import { PointedChips } from "./PointedChips";
 
 // The parsers live in lib/transcript.ts (the folding uses them too); re-exported for the entry views' callers.
 export { gateOutcome, parseHandoff, type Handoff } from "../../lib/transcript";
@@ -70,6 +71,7 @@ function UserEntry({ entry }: { entry: TranscriptEntry }) {
   return (
     <Shell entry={entry} className="">
       <div className="bubble">{entry.text}</div>
+      {entry.context && <PointedChips sessionId={entry.sessionId} items={entry.context} />}
       <div className="bubble-meta">
         {entry.role && <span>to {roleName(entry.role)}</span>}
         {entry.module && <code className="module-id">{entry.module}</code>}

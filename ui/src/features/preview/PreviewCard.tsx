@@ -1,5 +1,5 @@
-// The preview card: the session's application, its state, log and controls; docked beside the chat, in its own tab, or filling the window.
-import { useEffect, useState } from "react";
+// The preview card: the session's application, its state, log and controls (picking an element or a region included); docked beside the chat, in its own tab, or filling the window.
+import { useEffect, useRef, useState } from "react";
 import type { SessionModule } from "../../api/types";
 import type { PreviewLayout } from "../../lib/layout";
 import { openExternal } from "../../lib/openExternal";
@@ -8,8 +8,11 @@ import type { PreviewHandle } from "../../state/usePreview";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { PreviewToolbar } from "./PreviewToolbar";
 import { PreviewViewport } from "./PreviewViewport";
+import { PickBar } from "./PickBar";
+import { usePick } from "./usePick";
 
 export interface PreviewCardProps {
+  sessionId: string;
   handle: PreviewHandle;
   modules: SessionModule[];
   /** The selected module: its first screen shows, and the diff is filtered to it. */
@@ -23,6 +26,7 @@ export interface PreviewCardProps {
 }
 
 export function PreviewCard({
+  sessionId,
   handle,
   modules,
   moduleId,
@@ -40,15 +44,18 @@ export function PreviewCard({
   const liveUrl = preview && frameShown(preview) ? url : null;
   // Before any answer: starting, unless the start was refused.
   const state = preview?.state ?? (error ? "stopped" : "starting");
+  const frame = useRef<HTMLIFrameElement>(null);
+  const pick = usePick(sessionId, moduleId, frame, preview?.origin ?? null, `${url}#${reloads}#${liveUrl !== null}`);
 
   useEffect(() => {
     if (!fullScreen) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") setFullScreen(false);
+      // Escape while picking cancels the pick only.
+      if (e.key === "Escape" && !pick.mode) setFullScreen(false);
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [fullScreen]);
+  }, [fullScreen, pick.mode]);
 
   const bridge = preview?.bridge ?? null;
   return (
@@ -76,7 +83,11 @@ export function PreviewCard({
         onRestart={() => void handle.restart()}
         onClose={onClose}
         busy={busy !== null}
+        picking={pick.mode}
+        onPick={(mode) => (pick.mode === mode ? pick.cancel() : pick.start(mode))}
+        pickDisabled={!liveUrl || pick.capturing}
       />
+      <PickBar pick={pick} />
       {error && (
         <div className="preview-error">
           <ErrorMessage error={error} testId="preview-error" />
@@ -95,6 +106,8 @@ export function PreviewCard({
         reloads={reloads}
         moduleId={moduleId}
         logShown={logShown}
+        frameRef={frame}
+        picking={pick.mode !== null}
       />
       {bridge && (
         <p className="preview-bridge small muted" data-testid="preview-bridge">

@@ -2,6 +2,7 @@
 import { useEffect, useId, useRef, useState } from "react";
 import type { PreviewState, SessionModule } from "../../api/types";
 import type { PreviewLayout } from "../../lib/layout";
+import type { PickMode } from "../../lib/pointed";
 import { STATE_LABELS } from "../../lib/preview";
 import { Icon } from "../../components/Icon";
 
@@ -33,6 +34,11 @@ export interface PreviewToolbarProps {
   onRestart: () => void;
   onClose: () => void;
   busy: boolean;
+  /** What the frame waits for: an element, a region, or nothing. */
+  picking?: PickMode | null;
+  /** Starts picking (or cancels the same pick); absent: no picking offered. */
+  onPick?: (mode: PickMode) => void;
+  pickDisabled?: boolean;
 }
 
 interface Action {
@@ -202,6 +208,30 @@ export function PreviewToolbar(props: PreviewToolbarProps) {
         >
           Reload
         </button>
+        {props.onPick &&
+          (
+            [
+              ["element", "Pick element", "Click an element of the page to send it with your next message"],
+              [
+                "region",
+                "Capture region",
+                "Drag a rectangle over the page to send its screenshot with your next message",
+              ],
+            ] as const
+          ).map(([mode, label, title]) => (
+            <button
+              key={mode}
+              type="button"
+              className="btn btn-small"
+              aria-pressed={props.picking === mode}
+              onClick={() => props.onPick?.(mode)}
+              disabled={props.pickDisabled && props.picking !== mode}
+              title={title}
+              data-testid={mode === "element" ? "preview-pick" : "preview-region"}
+            >
+              {label}
+            </button>
+          ))}
         {actions.map((a) => (
           <button
             key={a.key}

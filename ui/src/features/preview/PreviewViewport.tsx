@@ -1,5 +1,5 @@
 // The preview card's body: the application's frame when it answers, else what is happening (starting, crashed with why, stopped), and the log.
-import { useEffect, useRef } from "react";
+import { type RefObject, useEffect, useRef } from "react";
 import type { PreviewView } from "../../api/types";
 import { frameShown, lastLines } from "../../lib/preview";
 import { Loading } from "../../components/Loading";
@@ -14,6 +14,10 @@ export interface PreviewViewportProps {
   reloads: number;
   moduleId: string;
   logShown: boolean;
+  /** The application's frame, for picking in it. */
+  frameRef?: RefObject<HTMLIFrameElement | null>;
+  /** The frame waits for a pick: it is outlined. */
+  picking?: boolean;
 }
 
 /** The last lines of the process's output, kept scrolled to the end. */
@@ -56,7 +60,16 @@ function Placeholder({ preview, refused }: { preview: PreviewView | null; refuse
   return <Loading label="Waiting for the gateway…" />;
 }
 
-export function PreviewViewport({ preview, refused = false, url, reloads, moduleId, logShown }: PreviewViewportProps) {
+export function PreviewViewport({
+  preview,
+  refused = false,
+  url,
+  reloads,
+  moduleId,
+  logShown,
+  frameRef,
+  picking = false,
+}: PreviewViewportProps) {
   const showFrame = preview !== null && url !== null && frameShown(preview);
   // A crash always shows its log; otherwise the Log button asks for it.
   const log = preview && (logShown || preview.state === "crashed") ? preview.log : null;
@@ -66,7 +79,8 @@ export function PreviewViewport({ preview, refused = false, url, reloads, module
         {showFrame ? (
           <iframe
             key={`${url}#${reloads}`}
-            className="preview-frame"
+            ref={frameRef}
+            className={picking ? "preview-frame preview-frame-picking" : "preview-frame"}
             src={url}
             title={`Preview of ${moduleId}`}
             // Everything an application needs, but never navigating Kiln's own window away.

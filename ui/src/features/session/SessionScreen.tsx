@@ -209,6 +209,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
 
   const previewCard = previewOpen && (
     <PreviewCard
+      sessionId={session.id}
       handle={preview}
       modules={session.modules}
       moduleId={previewModule}

@@ -134,6 +134,10 @@ pub struct SendMessageArgs {
     #[serde(default)]
     #[ts(optional)]
     pub model: Option<String>,
+    /// What the operator pointed at in the preview, for this turn's prompt (at most 8).
+    #[serde(default)]
+    #[ts(optional)]
+    pub context: Option<Vec<PointedContext>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -26,6 +26,10 @@ pub struct TranscriptEntry {
     pub role: Option<String>,
     pub text: String,
     pub created_at: String,
+    /// An operator message's chips: what was pointed at in the preview with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub context: Option<Vec<PointedChip>>,
 }
 
 /// What changed, streamed to every open view (Tauri channel or server-sent events).

@@ -159,3 +159,35 @@ pub struct CapturePreviewArgs {
     #[ts(optional)]
     pub viewport_height: Option<u32>,
 }
+
+/// Something the operator pointed at in the preview, sent with a message (`send_message`'s
+/// `context`): a picked element (its selector, trimmed outer HTML and computed styles) or a
+/// dragged region, with the screenshot `capture_preview` took of it in this session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PointedContext {
+    pub screenshot_id: i64,
+    /// The page's path on the preview's origin.
+    pub page_path: String,
+    #[serde(default)]
+    #[ts(optional)]
+    pub selector: Option<String>,
+    /// The element's outer HTML, trimmed by the picking script.
+    #[serde(default)]
+    #[ts(optional)]
+    pub html: Option<String>,
+    /// Computed styles of the element, by property name.
+    #[serde(default)]
+    #[ts(optional)]
+    pub styles: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// What an operator message shows of what was pointed at with it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PointedChip {
+    pub screenshot_id: i64,
+    pub kind: ScreenshotKind,
+    pub page_path: String,
+    pub selector: Option<String>,
+}
