@@ -88,6 +88,8 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("api::types", "modules"),
     ("attachments", "error"),
     ("config", "error"),
+    // `[delivery] screenshots_path` is checked as a relative path when kiln.toml is read.
+    ("config", "paths"),
     ("events", "api::types"),
     ("events", "clock"),
     ("events", "redact"),

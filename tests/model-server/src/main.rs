@@ -61,7 +61,6 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut record = None;
     let mut script = None;
     let mut asides = Vec::new();
-    let mut record = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--port" => port = port_value(args.next())?,
@@ -72,7 +71,6 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                 let (marker, text) = value.split_once('=').ok_or("--aside needs MARKER=TEXT")?;
                 asides.push(Aside::new(marker, Step::text(text)));
             }
-            "--record" => record = Some(PathBuf::from(args.next().ok_or("--record needs a file")?)),
             other => return Err(format!("unknown argument: {other}")),
         }
     }

@@ -46,17 +46,22 @@ pub fn shop_copy(dir: &Path) -> PathBuf {
     let src = repo_root().join("examples/shop");
     let dest = dir.join("shop");
     copy_tree(&src, &dest);
+    // No screenshots after its turns: each would start the shop's preview and a Chromium, which
+    // outlive a dropped engine. The tests of screenshots (`screenshots`, `delivery_evidence`)
+    // use workspaces of their own.
+    let config = dest.join("kiln.toml");
+    let text = std::fs::read_to_string(&config).unwrap().replace("[preview]\n", "[preview]\nscreenshots = false\n");
+    std::fs::write(config, text).unwrap();
     dest
 }
 
-/// The shop of `shop_copy` with no install step and no screenshots of its preview: sessions
-/// start ready, and no setup entries or captures interleave with what a test counts.
+/// The shop of `shop_copy` with no install step: sessions start ready, and no setup entries
+/// interleave with what a test counts.
 pub fn without_setup(shop: &Path) {
     let path = shop.join("kiln.toml");
     let text = std::fs::read_to_string(&path)
         .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"")
-        .replace("[preview]\n", "[preview]\nscreenshots = false\n");
+        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(path, text).unwrap();
 }
 
