@@ -99,7 +99,13 @@ describe("pick an element in the preview", { timeout: TEST_TIMEOUT * 3 }, () => 
     await heading.waitFor();
 
     // Pick: the card says so, the click picks the heading and never reaches the app.
-    await page.locator("[data-testid=preview-pick]").click();
+    // Beside the chat the card is narrow: Pick sits in its More menu with the other actions.
+    if (await page.locator("[data-testid=preview-pick]").isVisible()) {
+      await page.locator("[data-testid=preview-pick]").click();
+    } else {
+      await page.locator("[data-testid=preview-more]").click();
+      await page.locator("[data-testid=preview-menu-pick]").click();
+    }
     await page.locator('[data-testid=pick-bar][data-mode="element"]').waitFor();
     await heading.hover();
     await page.screenshot({ path: path.join(ARTIFACTS, "pick-hover.png") });

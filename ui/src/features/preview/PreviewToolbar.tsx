@@ -52,15 +52,37 @@ interface Action {
 
 function actionsOf(props: PreviewToolbarProps): Action[] {
   const { url, busy, layout, onLayoutChange } = props;
-  const list: Action[] = [
-    {
-      key: "log-toggle",
-      label: "Log",
-      title: "The application's output",
-      onClick: props.onToggleLog,
-      pressed: props.logShown,
-    },
-  ];
+  const list: Action[] = [];
+  // Picking folds into More with the other actions when the card is narrow.
+  const { onPick } = props;
+  if (onPick) {
+    const picks = [
+      ["pick", "element", "Pick", "Pick element: click an element of the page to send it with your next message"],
+      [
+        "region",
+        "region",
+        "Region",
+        "Capture region: drag a rectangle over the page to send its screenshot with your next message",
+      ],
+    ] as const;
+    for (const [key, mode, label, title] of picks) {
+      list.push({
+        key,
+        label,
+        title,
+        onClick: () => onPick(mode),
+        pressed: props.picking === mode,
+        disabled: props.pickDisabled && props.picking !== mode,
+      });
+    }
+  }
+  list.push({
+    key: "log-toggle",
+    label: "Log",
+    title: "The application's output",
+    onClick: props.onToggleLog,
+    pressed: props.logShown,
+  });
   // Full screen covers both places, so where the card docks is chosen outside it.
   if (layout && onLayoutChange && !props.fullScreen) {
     list.push(
@@ -208,30 +230,6 @@ export function PreviewToolbar(props: PreviewToolbarProps) {
         >
           Reload
         </button>
-        {props.onPick &&
-          (
-            [
-              ["element", "Pick element", "Click an element of the page to send it with your next message"],
-              [
-                "region",
-                "Capture region",
-                "Drag a rectangle over the page to send its screenshot with your next message",
-              ],
-            ] as const
-          ).map(([mode, label, title]) => (
-            <button
-              key={mode}
-              type="button"
-              className="btn btn-small"
-              aria-pressed={props.picking === mode}
-              onClick={() => props.onPick?.(mode)}
-              disabled={props.pickDisabled && props.picking !== mode}
-              title={title}
-              data-testid={mode === "element" ? "preview-pick" : "preview-region"}
-            >
-              {label}
-            </button>
-          ))}
         {actions.map((a) => (
           <button
             key={a.key}
