@@ -183,6 +183,10 @@ async function main() {
     recursive: true,
     filter: (src) => !path.relative(example, src).split(path.sep).some((p) => p === "node_modules" || p === ".kiln"),
   });
+  // No screenshots after turns: a capture starts the shop's preview in the working copy, and
+  // this test counts the working copy's processes to see the terminal's shell end.
+  const toml = path.join(workspace, "kiln.toml");
+  fs.writeFileSync(toml, fs.readFileSync(toml, "utf8").replace("[preview]\n", "[preview]\nscreenshots = false\n"));
   // Whatever the test's end, nothing of the workspace may outlive it: an app killed by the
   // cleanup after a failure has no chance to stop its turns (claude runs in a group of its own).
   closeAtEnd(() => {
