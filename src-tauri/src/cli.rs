@@ -51,6 +51,19 @@ pub enum Command {
         /// Serve the UI from this directory instead of the embedded copy.
         #[arg(long, env = "KILN_UI_DIR")]
         ui_dir: Option<PathBuf>,
+        /// Keep the workspace's records on this PostgreSQL database (`postgres://…`)
+        /// instead of `.kiln/kiln.db`, so several hosts can serve one team's sessions.
+        #[arg(long, env = "KILN_DATABASE_URL")]
+        database: Option<String>,
+        /// Keep checkpoint objects, attachments and delivery artifacts in this
+        /// S3-compatible bucket (`s3://bucket/prefix`; endpoint, region and credentials
+        /// from the usual AWS_* variables), with `.kiln/store.git` a cache of it.
+        #[arg(long, env = "KILN_OBJECTS_URL")]
+        objects: Option<String>,
+        /// Check the database, the bucket and the migrations, print what was found and
+        /// exit (0 when all is well) instead of serving.
+        #[arg(long)]
+        check: bool,
     },
     /// Make, list and revoke the access tokens of self-hosted servers.
     Token {

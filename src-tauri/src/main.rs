@@ -16,23 +16,34 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         None => kiln_app::desktop::run(cli.workspace),
-        Some(Command::Serve { host, port, mode, workspace, allow_agent_commands, allow_terminals, ui_dir }) => {
-            match kiln_app::cli::Mode::for_host(mode, host) {
-                Ok(mode) => kiln_app::serve::run(kiln_app::serve::ServeOptions {
-                    host,
-                    port,
-                    mode,
-                    workspace,
-                    allow_agent_commands,
-                    allow_terminals,
-                    ui_dir,
-                }),
-                Err(e) => {
-                    eprintln!("kiln: {e}");
-                    std::process::exit(2);
-                }
+        Some(Command::Serve {
+            host,
+            port,
+            mode,
+            workspace,
+            allow_agent_commands,
+            allow_terminals,
+            ui_dir,
+            database,
+            objects,
+            check,
+        }) => match kiln_app::cli::Mode::for_host(mode, host) {
+            Ok(mode) => kiln_app::serve::run(kiln_app::serve::ServeOptions {
+                host,
+                port,
+                mode,
+                workspace,
+                allow_agent_commands,
+                allow_terminals,
+                ui_dir,
+                backing: kiln_engine::backing::Backing { database, objects },
+                check,
+            }),
+            Err(e) => {
+                eprintln!("kiln: {e}");
+                std::process::exit(2);
             }
-        }
+        },
         Some(Command::Token { action }) => std::process::exit(kiln_app::cli::token(action)),
         Some(Command::Session { workspace, action }) => std::process::exit(kiln_app::cli::session(workspace, action)),
         Some(Command::Detect { workspace, json }) => std::process::exit(kiln_app::cli::detect(workspace, json)),

@@ -18,6 +18,10 @@ pub struct ServeOptions {
     pub allow_terminals: bool,
     /// Serve the UI from this directory instead of the copy embedded in the binary.
     pub ui_dir: Option<std::path::PathBuf>,
+    /// Where the workspace's records and objects live (`--database`, `--objects`).
+    pub backing: kiln_engine::backing::Backing,
+    /// `--check`: verify the backing stores, print what was found and exit.
+    pub check: bool,
 }
 
 pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
@@ -38,7 +42,8 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
                 allow_agent_commands: options.allow_agent_commands,
                 allow_terminals: options.allow_terminals,
             })
-            .remembering_in(recent),
+            .remembering_in(recent)
+            .backed_by(options.backing.clone()),
         );
         if let Some(path) = options.workspace {
             engine

@@ -27,6 +27,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("sandbox", 0),
     ("secrets", 0),
     ("attachments", 0),
+    ("backing", 0),
     ("pause", 0),
     // 1 records
     ("snapshot", 1),

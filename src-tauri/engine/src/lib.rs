@@ -11,6 +11,7 @@ pub mod api;
 pub(crate) mod approval;
 pub(crate) mod attach;
 pub(crate) mod attachments;
+pub mod backing;
 pub(crate) mod chain;
 pub(crate) mod checkpoint;
 pub(crate) mod clock;

@@ -54,6 +54,8 @@ pub struct Workspace {
     /// desktop; in self-hosted mode only when the operator started the server with
     /// `--allow-agent-commands`, since a command is a shell for whoever holds a token.
     pub agent_commands: bool,
+    /// Where its records and objects live.
+    pub backing: crate::backing::Backing,
     /// This process's hold on the workspace (`.kiln/engine.lock`), shared by a reopening
     /// of the same workspace and released when the last of them is dropped.
     pub lock: Arc<WorkspaceLock>,
@@ -74,7 +76,13 @@ impl Workspace {
     /// process already holds on the workspace it has open: reopening that workspace keeps
     /// it, any other takes the new workspace's own lock (`WORKSPACE_IN_USE` when another
     /// process has it).
-    pub async fn open(path: &str, kind: HolderKind, held: Option<&Arc<WorkspaceLock>>) -> Result<Workspace> {
+    /// `backing` says where its records and objects live (the default: beside it).
+    pub async fn open(
+        path: &str,
+        kind: HolderKind,
+        held: Option<&Arc<WorkspaceLock>>,
+        backing: &crate::backing::Backing,
+    ) -> Result<Workspace> {
         if path.trim().is_empty() {
             return Err(ApiError::invalid("give the path of the workspace to open"));
         }
@@ -109,7 +117,7 @@ impl Workspace {
         if let Some(git) = &git {
             exclude_kiln_dir(&git.common_dir)?;
         }
-        let pool = crate::store::open(&kiln.join("kiln.db")).await?;
+        let pool = crate::store::open(&kiln.join("kiln.db"), backing.database.as_deref()).await?;
         // Its own slots at its config's limit; an engine hands it the engine's (`api::Engine`).
         let slots = Arc::new(crate::slots::Slots::default());
         slots.set_limit(config.session.parallel_turns(cores()));
@@ -133,6 +141,7 @@ impl Workspace {
             permissions: Default::default(),
             mode: Default::default(),
             agent_commands: true,
+            backing: backing.clone(),
             lock,
         })
     }

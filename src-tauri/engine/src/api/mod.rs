@@ -109,6 +109,8 @@ pub struct Engine {
     terminals: crate::terminal::Terminals,
     /// The turn slots every workspace this engine opens shares (`[session] max_parallel_turns`).
     slots: Arc<crate::slots::Slots>,
+    /// Where the workspaces it opens keep their records and objects (`backed_by`).
+    backing: crate::backing::Backing,
 }
 
 /// How many recent workspaces the list keeps.
@@ -128,7 +130,15 @@ impl Engine {
             holder,
             terminals: crate::terminal::Terminals::default(),
             slots: Default::default(),
+            backing: Default::default(),
         }
+    }
+
+    /// The same engine, keeping its workspaces' records and objects where `backing` says
+    /// (`kiln serve --database … --objects …`) instead of beside them.
+    pub fn backed_by(mut self, backing: crate::backing::Backing) -> Engine {
+        self.backing = backing;
+        self
     }
 
     /// The same engine, keeping its recent workspaces in `recent` (the app's file).
@@ -254,7 +264,8 @@ impl Engine {
         let current = self.workspace.read().unwrap().clone();
         // Reopening the open workspace keeps this process's lock on it; another workspace
         // takes its own, and the one open now lets its lock go once nothing of it is left.
-        let mut opened = Workspace::open(&args.path, self.holder, current.as_ref().map(|c| &c.lock)).await?;
+        let mut opened =
+            Workspace::open(&args.path, self.holder, current.as_ref().map(|c| &c.lock), &self.backing).await?;
         opened.mode = self.options.mode;
         opened.agent_commands = self.agent_commands();
         self.share_slots(&mut opened);
@@ -535,7 +546,7 @@ impl Engine {
         crate::detect::save(&ws, &args)?;
         crate::preview::stop_all(&ws, &self.events).await;
         let root = ws.root.display().to_string();
-        let mut reopened = Workspace::open(&root, self.holder, Some(&ws.lock)).await?;
+        let mut reopened = Workspace::open(&root, self.holder, Some(&ws.lock), &self.backing).await?;
         reopened.mode = self.options.mode;
         reopened.agent_commands = self.agent_commands();
         self.share_slots(&mut reopened);

@@ -29,8 +29,12 @@ use crate::error::{ApiError, Result};
 
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
-/// Opens (creating when missing) the workspace's database and brings its schema up to date.
-pub async fn open(path: &Path) -> Result<SqlitePool> {
+/// Opens (creating when missing) the workspace's database and brings its schema up to date:
+/// `path` (SQLite beside the workspace) unless `database` names a PostgreSQL server's.
+pub async fn open(path: &Path, database: Option<&str>) -> Result<SqlitePool> {
+    if let Some(url) = database {
+        return Err(ApiError::invalid(format!("records on `{}` are not supported yet", crate::backing::shown(url))));
+    }
     open_with(path, &MIGRATOR).await
 }
 
