@@ -30,6 +30,13 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(2);
     }
     let runtime = tokio::runtime::Runtime::new()?;
+    if options.check {
+        let found = runtime.block_on(kiln_engine::check_backing(&options.backing));
+        for finding in &found {
+            println!("{} {}", if finding.ok { "ok    " } else { "FAILED" }, finding.line);
+        }
+        std::process::exit(if found.iter().all(|f| f.ok) { 0 } else { 1 });
+    }
     runtime.block_on(async move {
         let config_dir = crate::config_dir();
         let access = Arc::new(Access::open(&config_dir).await.map_err(|e| format!("the access store: {}", e.message))?);

@@ -88,6 +88,8 @@ pub enum ErrorCode {
     GroupNotFound,
     /// No such issue in the repository (or the token may not see it).
     IssueNotFound,
+    /// The records' database (`kiln serve --database`) cannot be reached or used.
+    DatabaseUnavailable,
     Internal,
 }
 
@@ -145,6 +147,7 @@ impl ErrorCode {
             NothingToSend => "NOTHING_TO_SEND",
             GroupNotFound => "GROUP_NOT_FOUND",
             IssueNotFound => "ISSUE_NOT_FOUND",
+            DatabaseUnavailable => "DATABASE_UNAVAILABLE",
             Internal => "INTERNAL",
         }
     }

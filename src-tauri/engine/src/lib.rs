@@ -68,7 +68,7 @@ pub(crate) mod workspace_lock;
 pub mod testing;
 
 pub use api::types;
-pub use api::{Activity, Engine, EngineOptions, RecentWorkspaces, OPERATIONS};
+pub use api::{check_backing, Activity, Engine, EngineOptions, Finding, RecentWorkspaces, OPERATIONS};
 pub use error::{ApiError, ErrorCode, Result};
 pub use terminal::TerminalAttachment;
 

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use regex::Regex;
-use sqlx::SqlitePool;
 
 use crate::api::types::{DiffView, WorkspaceView};
 use crate::config::{self, Config};
@@ -26,7 +25,8 @@ pub struct Workspace {
     pub modules: Vec<ModuleInfo>,
     /// The git work tree holding the workspace, and the workspace's path inside it.
     pub git: Option<GitHost>,
-    pub pool: SqlitePool,
+    /// The records: SQLite beside the workspace, or the team's PostgreSQL.
+    pub pool: crate::store::Db,
     /// Processes running per session (setup now, turns later), to report and stop them.
     pub running: Mutex<HashMap<String, Running>>,
     /// The turn running per session, to stop or supersede it.

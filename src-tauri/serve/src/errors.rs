@@ -93,6 +93,8 @@ pub fn http_status(code: ErrorCode) -> u16 {
         NothingToSend => 409,
         GroupNotFound => 404,
         IssueNotFound => 404,
+        // The server is up but its records are not: a gateway's "the service behind me failed".
+        DatabaseUnavailable => 503,
         Internal => 500,
     }
 }

@@ -4,11 +4,13 @@
 //! drift.
 
 mod activity;
+mod check;
 mod operations;
 mod recovery;
 pub mod types;
 
 pub use activity::Activity;
+pub use check::{check_backing, Finding};
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
@@ -262,6 +264,16 @@ impl Engine {
             }
         }
         let current = self.workspace.read().unwrap().clone();
+        if let (Some(_), Some(current)) = (&self.backing.database, &current) {
+            // A team's database holds one workspace's records: another workspace's would mix in.
+            let asked = std::path::Path::new(args.path.trim()).canonicalize().ok();
+            if asked.as_deref() != Some(current.root.as_path()) {
+                return Err(ApiError::new(
+                    ErrorCode::NotAllowedInMode,
+                    "a server on a team database (--database) serves only the workspace it opened first",
+                ));
+            }
+        }
         // Reopening the open workspace keeps this process's lock on it; another workspace
         // takes its own, and the one open now lets its lock go once nothing of it is left.
         let mut opened =

@@ -26,7 +26,7 @@ pub struct Interrupted {
 
 impl Interrupted {
     /// Reads it; call before `store::turns::close_orphans`.
-    pub async fn read(pool: &sqlx::SqlitePool) -> Result<Interrupted> {
+    pub async fn read(pool: &crate::store::Db) -> Result<Interrupted> {
         Ok(Interrupted {
             sessions: records::ids_in_state(pool, SessionState::Running).await?,
             turns: crate::store::turns::running(pool).await?,

@@ -2,7 +2,9 @@
 //! their names for people.
 
 use git2::Oid;
-use sqlx::{FromRow, SqlitePool};
+use sqlx::FromRow;
+
+use super::{on, on_tx, Db, Tx};
 
 use crate::api::types::CheckpointView;
 use crate::error::{ApiError, Result};
@@ -28,21 +30,21 @@ pub struct NewCheckpoint<'a> {
 }
 
 /// Writes checkpoint 0, the starting point (inside the caller's transaction).
-pub async fn insert_start(tx: &mut sqlx::SqliteConnection, session: &str, commit: &str, at: &str) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO checkpoints (session_id, sequence, commit_id, label, created_at) VALUES (?, 0, ?, 'the starting point', ?)",
+pub async fn insert_start(tx: &mut Tx<'_>, session: &str, commit: &str, at: &str) -> Result<()> {
+    on_tx!(tx => sqlx::query(
+        "INSERT INTO checkpoints (session_id, sequence, commit_id, label, created_at) VALUES ($1, 0, $2, 'the starting point', $3)",
     )
     .bind(session)
     .bind(commit)
     .bind(at)
-    .execute(tx)
-    .await?;
+    .execute(&mut **tx)
+    .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
-pub async fn insert(pool: &SqlitePool, c: NewCheckpoint<'_>) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO checkpoints (session_id, sequence, commit_id, label, role, module_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+pub async fn insert(pool: &Db, c: NewCheckpoint<'_>) -> Result<()> {
+    on!(pool => sqlx::query(
+        "INSERT INTO checkpoints (session_id, sequence, commit_id, label, role, module_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
     .bind(c.session)
     .bind(c.sequence)
@@ -52,53 +54,55 @@ pub async fn insert(pool: &SqlitePool, c: NewCheckpoint<'_>) -> Result<()> {
     .bind(c.module)
     .bind(c.at)
     .execute(pool)
-    .await?;
+    .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// The latest checkpoint's sequence and commit.
-pub async fn latest(pool: &SqlitePool, session: &str) -> Result<(i64, String)> {
-    let row: Option<(i64, String)> = sqlx::query_as(
-        "SELECT sequence, commit_id FROM checkpoints WHERE session_id = ? ORDER BY sequence DESC LIMIT 1",
+pub async fn latest(pool: &Db, session: &str) -> Result<(i64, String)> {
+    let row: Option<(i64, String)> = on!(pool => sqlx::query_as(
+        "SELECT sequence, commit_id FROM checkpoints WHERE session_id = $1 ORDER BY sequence DESC LIMIT 1",
     )
     .bind(session)
     .fetch_optional(pool)
-    .await?;
+    .await)?;
     row.ok_or_else(|| ApiError::internal("checkpoints", format!("session {session} has no checkpoint")))
 }
 
 /// Every checkpoint of a session (sequence, commit, label), in order.
-pub async fn list(pool: &SqlitePool, session: &str) -> Result<Vec<(i64, String, String)>> {
-    Ok(sqlx::query_as("SELECT sequence, commit_id, label FROM checkpoints WHERE session_id = ? ORDER BY sequence")
+pub async fn list(pool: &Db, session: &str) -> Result<Vec<(i64, String, String)>> {
+    Ok(
+        on!(pool => sqlx::query_as("SELECT sequence, commit_id, label FROM checkpoints WHERE session_id = $1 ORDER BY sequence")
         .bind(session)
         .fetch_all(pool)
-        .await?)
+        .await)?,
+    )
 }
 
 /// The commit and label of checkpoint `sequence`, if the session has it.
-pub async fn get(pool: &SqlitePool, session: &str, sequence: i64) -> Result<Option<(String, String)>> {
-    Ok(sqlx::query_as("SELECT commit_id, label FROM checkpoints WHERE session_id = ? AND sequence = ?")
+pub async fn get(pool: &Db, session: &str, sequence: i64) -> Result<Option<(String, String)>> {
+    Ok(on!(pool => sqlx::query_as("SELECT commit_id, label FROM checkpoints WHERE session_id = $1 AND sequence = $2")
         .bind(session)
         .bind(sequence)
         .fetch_optional(pool)
-        .await?)
+        .await)?)
 }
 
 /// The commit of checkpoint `sequence`, or with `None` of the latest one.
-pub async fn commit(pool: &SqlitePool, session: &str, sequence: Option<i64>) -> Result<Option<String>> {
+pub async fn commit(pool: &Db, session: &str, sequence: Option<i64>) -> Result<Option<String>> {
     Ok(match sequence {
         Some(sequence) => {
-            sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence = ?")
+            on!(pool => sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = $1 AND sequence = $2")
                 .bind(session)
                 .bind(sequence)
                 .fetch_optional(pool)
-                .await?
+                .await)?
         }
         None => {
-            sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = ? ORDER BY sequence DESC LIMIT 1")
+            on!(pool => sqlx::query_scalar("SELECT commit_id FROM checkpoints WHERE session_id = $1 ORDER BY sequence DESC LIMIT 1")
                 .bind(session)
                 .fetch_optional(pool)
-                .await?
+                .await)?
         }
     })
 }
@@ -106,65 +110,65 @@ pub async fn commit(pool: &SqlitePool, session: &str, sequence: Option<i64>) -> 
 /// The commit a module's diff (and delivery) starts from. The checkpoint cap never
 /// prunes the start, but may prune a late module's join point; no turn wrote in the
 /// module before it joined, so the nearest earlier checkpoint holds the same files.
-pub async fn base_commit(pool: &SqlitePool, session: &str, sequence: i64) -> Result<Oid> {
-    let commit: Option<String> = sqlx::query_scalar(
-        "SELECT commit_id FROM checkpoints WHERE session_id = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1",
+pub async fn base_commit(pool: &Db, session: &str, sequence: i64) -> Result<Oid> {
+    let commit: Option<String> = on!(pool => sqlx::query_scalar(
+        "SELECT commit_id FROM checkpoints WHERE session_id = $1 AND sequence <= $2 ORDER BY sequence DESC LIMIT 1",
     )
     .bind(session)
     .bind(sequence)
     .fetch_optional(pool)
-    .await?;
+    .await)?;
     let commit = commit
         .ok_or_else(|| ApiError::internal("checkpoints", format!("session {session} has no checkpoint {sequence}")))?;
     Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))
 }
 
-pub async fn remove(pool: &SqlitePool, session: &str, sequence: i64) -> Result<()> {
-    sqlx::query("DELETE FROM checkpoints WHERE session_id = ? AND sequence = ?")
+pub async fn remove(pool: &Db, session: &str, sequence: i64) -> Result<()> {
+    on!(pool => sqlx::query("DELETE FROM checkpoints WHERE session_id = $1 AND sequence = $2")
         .bind(session)
         .bind(sequence)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Forgets a deleted session's restore points (their commits are gone from the store).
-pub async fn remove_all(pool: &SqlitePool, session: &str) -> Result<()> {
-    sqlx::query("DELETE FROM checkpoints WHERE session_id = ?").bind(session).execute(pool).await?;
+pub async fn remove_all(pool: &Db, session: &str) -> Result<()> {
+    on!(pool => sqlx::query("DELETE FROM checkpoints WHERE session_id = $1").bind(session).execute(pool).await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Points checkpoint `sequence` at a rewritten commit (same tree, new parent).
-pub async fn set_commit(pool: &SqlitePool, session: &str, sequence: i64, commit: &str) -> Result<()> {
-    sqlx::query("UPDATE checkpoints SET commit_id = ? WHERE session_id = ? AND sequence = ?")
+pub async fn set_commit(pool: &Db, session: &str, sequence: i64, commit: &str) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE checkpoints SET commit_id = $1 WHERE session_id = $2 AND sequence = $3")
         .bind(commit)
         .bind(session)
         .bind(sequence)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Ties a checkpoint to the transcript entry that closes its turn.
-pub async fn link_entry(pool: &SqlitePool, session: &str, sequence: i64, entry: i64) -> Result<()> {
-    sqlx::query("UPDATE checkpoints SET entry_id = ? WHERE session_id = ? AND sequence = ?")
+pub async fn link_entry(pool: &Db, session: &str, sequence: i64, entry: i64) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE checkpoints SET entry_id = $1 WHERE session_id = $2 AND sequence = $3")
         .bind(entry)
         .bind(session)
         .bind(sequence)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// A session's checkpoints as shown, `current` (else the latest) marked as the one the
 /// working copy is now.
-pub async fn views(pool: &SqlitePool, session: &str, current: Option<i64>) -> Result<Vec<CheckpointView>> {
-    let rows: Vec<CheckpointRow> = sqlx::query_as(
-        "SELECT entry_id, sequence, label, role, module_id, created_at FROM checkpoints WHERE session_id = ? ORDER BY sequence",
+pub async fn views(pool: &Db, session: &str, current: Option<i64>) -> Result<Vec<CheckpointView>> {
+    let rows: Vec<CheckpointRow> = on!(pool => sqlx::query_as(
+        "SELECT entry_id, sequence, label, role, module_id, created_at FROM checkpoints WHERE session_id = $1 ORDER BY sequence",
     )
     .bind(session)
     .fetch_all(pool)
-    .await?;
+    .await)?;
     let operator = super::transcript_entries::operator_messages(pool, session).await?;
     let current = current.or(rows.last().map(|c| c.sequence));
     Ok(name_checkpoints(rows, &operator, current))

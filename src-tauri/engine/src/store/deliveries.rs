@@ -1,14 +1,14 @@
 //! The `deliveries` table: one row per attempt to deliver a session, its steps and what
 //! landed stored as JSON, redacted (`crate::redact`) as its steps hold command output.
 
-use sqlx::SqlitePool;
+use super::{on, Db};
 
 use super::{enum_text, parse_enum};
 use crate::api::types::DeliveryRun;
 use crate::error::{ApiError, Result};
 
-pub async fn insert(pool: &SqlitePool, run: &DeliveryRun, plan_id: &str) -> Result<()> {
-    sqlx::query("INSERT INTO deliveries (id, session_id, target, state, plan_id, steps, landed, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+pub async fn insert(pool: &Db, run: &DeliveryRun, plan_id: &str) -> Result<()> {
+    on!(pool => sqlx::query("INSERT INTO deliveries (id, session_id, target, state, plan_id, steps, landed, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
         .bind(&run.id)
         .bind(&run.session_id)
         .bind(enum_text(run.target))
@@ -18,12 +18,12 @@ pub async fn insert(pool: &SqlitePool, run: &DeliveryRun, plan_id: &str) -> Resu
         .bind(json(&run.landed))
         .bind(&run.started_at)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
-pub async fn update(pool: &SqlitePool, run: &DeliveryRun) -> Result<()> {
-    sqlx::query("UPDATE deliveries SET state = ?, steps = ?, landed = ?, pull_request = ?, error = ?, ended_at = ? WHERE id = ?")
+pub async fn update(pool: &Db, run: &DeliveryRun) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE deliveries SET state = $1, steps = $2, landed = $3, pull_request = $4, error = $5, ended_at = $6 WHERE id = $7")
         .bind(enum_text(run.state))
         .bind(json(&run.steps))
         .bind(json(&run.landed))
@@ -32,7 +32,7 @@ pub async fn update(pool: &SqlitePool, run: &DeliveryRun) -> Result<()> {
         .bind(&run.ended_at)
         .bind(&run.id)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
@@ -44,14 +44,24 @@ fn json<T: serde::Serialize>(value: &T) -> String {
 }
 
 /// The session's latest run, if it was ever delivered or tried.
-pub async fn latest(pool: &SqlitePool, session: &str) -> Result<Option<DeliveryRun>> {
+pub async fn latest(pool: &Db, session: &str) -> Result<Option<DeliveryRun>> {
     #[allow(clippy::type_complexity)]
-    let row: Option<(String, String, String, String, String, Option<String>, Option<String>, String, Option<String>)> = sqlx::query_as(
-        "SELECT id, target, state, steps, landed, pull_request, error, started_at, ended_at FROM deliveries WHERE session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1",
+    let row: Option<(
+        String,
+        String,
+        String,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        String,
+        Option<String>,
+    )> = on!(pool => sqlx::query_as(
+        "SELECT id, target, state, steps, landed, pull_request, error, started_at, ended_at FROM deliveries WHERE session_id = $1 ORDER BY started_at DESC, rowid DESC LIMIT 1",
     )
     .bind(session)
     .fetch_optional(pool)
-    .await?;
+    .await)?;
     let Some((run_id, target, state, steps, landed, pull_request, error, started_at, ended_at)) = row else {
         return Ok(None);
     };
@@ -74,14 +84,14 @@ fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
 }
 
 /// Marks the session's runs still stored as running failed with `error`.
-pub async fn fail_running(pool: &SqlitePool, session: &str, error: &ApiError, at: &str) -> Result<()> {
-    sqlx::query(
-        "UPDATE deliveries SET state = 'failed', error = ?, ended_at = ? WHERE session_id = ? AND state = 'running'",
+pub async fn fail_running(pool: &Db, session: &str, error: &ApiError, at: &str) -> Result<()> {
+    on!(pool => sqlx::query(
+        "UPDATE deliveries SET state = 'failed', error = $1, ended_at = $2 WHERE session_id = $3 AND state = 'running'",
     )
     .bind(json(error))
     .bind(at)
     .bind(session)
     .execute(pool)
-    .await?;
+    .await.map(|done| done.rows_affected()))?;
     Ok(())
 }

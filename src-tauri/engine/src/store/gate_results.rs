@@ -1,6 +1,6 @@
 //! The `gate_results` table: the result of each setup or gate run, output redacted.
 
-use sqlx::SqlitePool;
+use super::{on, Db};
 
 use super::parse_enum;
 use crate::api::types::GateResultView;
@@ -22,10 +22,10 @@ pub struct GateRecord<'a> {
 }
 
 /// Stores a gate's result, its output redacted: a command may print a key or token.
-pub async fn insert(pool: &SqlitePool, g: GateRecord<'_>) -> Result<()> {
+pub async fn insert(pool: &Db, g: GateRecord<'_>) -> Result<()> {
     let (head, tail) = (crate::redact::redact(g.head), crate::redact::redact(g.tail));
-    sqlx::query(
-        "INSERT INTO gate_results (session_id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    on!(pool => sqlx::query(
+        "INSERT INTO gate_results (session_id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
     )
     .bind(g.session)
     .bind(g.module)
@@ -39,19 +39,19 @@ pub async fn insert(pool: &SqlitePool, g: GateRecord<'_>) -> Result<()> {
     .bind(tail.as_ref())
     .bind(g.at)
     .execute(pool)
-    .await?;
+    .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// The latest result of every gate of a session, by module and gate.
-pub async fn latest(pool: &SqlitePool, session: &str) -> Result<Vec<GateResultView>> {
+pub async fn latest(pool: &Db, session: &str) -> Result<Vec<GateResultView>> {
     #[allow(clippy::type_complexity)]
-    let rows: Vec<(i64, Option<String>, String, String, String, String, Option<i64>, i64, String, String, String)> = sqlx::query_as(
-        "SELECT id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at FROM gate_results g WHERE session_id = ?1 AND id = (SELECT MAX(id) FROM gate_results h WHERE h.session_id = ?1 AND h.gate = g.gate AND h.module_id IS g.module_id) ORDER BY module_id, gate",
+    let rows: Vec<(i64, Option<String>, String, String, String, String, Option<i64>, i64, String, String, String)> = on!(pool => sqlx::query_as(
+        "SELECT id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at FROM gate_results g WHERE session_id = $1 AND id = (SELECT MAX(id) FROM gate_results h WHERE h.session_id = $1 AND h.gate = g.gate AND h.module_id IS NOT DISTINCT FROM g.module_id) ORDER BY module_id, gate",
     )
     .bind(session)
     .fetch_all(pool)
-    .await?;
+    .await)?;
     rows.into_iter()
         .map(|(id, module, gate, command, source, status, exit_code, duration_ms, head, tail, at)| {
             Ok(GateResultView {

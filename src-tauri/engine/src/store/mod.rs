@@ -1,11 +1,15 @@
-//! The workspace's records: `.kiln/kiln.db` through sqlx (SQLite in WAL mode), with
-//! the schema in embedded migrations. All of the engine's SQL lives here, one file per
-//! table, each query behind a named function; the store imports nothing but the base.
+//! The workspace's records: `.kiln/kiln.db` through sqlx (SQLite in WAL mode), or a team's
+//! PostgreSQL database (`kiln serve --database`), with each schema in embedded migrations
+//! kept equal by a test. All of the engine's SQL lives here, one file per table, each query
+//! behind a named function written once for both engines (`$1` placeholders, which SQLite
+//! reads too, and SQL both speak); the store imports nothing but the base.
 
 pub mod attachments;
+pub mod check;
 pub mod checkpoints;
 pub mod deliveries;
 pub mod gate_results;
+pub mod postgres;
 pub mod resume_ids;
 pub mod review_comments;
 pub mod reviews;
@@ -18,24 +22,109 @@ pub mod spec_approvals;
 pub mod transcript_entries;
 pub mod turns;
 
+/// Runs `$body` with `$pool` bound to the concrete pool of whichever engine `$pool` is:
+/// each query is written once and compiled for both.
+macro_rules! on {
+    ($pool:ident => $body:expr) => {
+        match $pool {
+            $crate::store::Db::Sqlite($pool) => $body,
+            $crate::store::Db::Postgres($pool) => $body,
+        }
+    };
+}
+pub(crate) use on;
+
+/// `on!` for a transaction: `$tx` bound to the concrete transaction (`&mut **$tx` is its
+/// connection).
+macro_rules! on_tx {
+    ($tx:ident => $body:expr) => {
+        match $tx {
+            $crate::store::Tx::Sqlite($tx) => $body,
+            $crate::store::Tx::Postgres($tx) => $body,
+        }
+    };
+}
+pub(crate) use on_tx;
+
 use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::SqlitePool;
+use sqlx::{PgPool, SqlitePool};
 
 use crate::error::{ApiError, Result};
 
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
+/// The records' connection pool: SQLite beside the workspace, or a team's PostgreSQL.
+#[derive(Clone, Debug)]
+pub enum Db {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+impl Db {
+    /// Which engine holds the records, as `kiln serve --check` and errors name it.
+    pub fn engine(&self) -> &'static str {
+        match self {
+            Db::Sqlite(_) => "SQLite",
+            Db::Postgres(_) => "PostgreSQL",
+        }
+    }
+
+    /// A transaction on either engine; dropped without `commit`, it rolls back.
+    pub async fn begin(&self) -> Result<Tx<'static>> {
+        Ok(match self {
+            Db::Sqlite(pool) => Tx::Sqlite(pool.begin().await?),
+            Db::Postgres(pool) => Tx::Postgres(pool.begin().await?),
+        })
+    }
+
+    /// Runs one statement whose parameters are all text, on either engine: for the tests'
+    /// door (`testing`), which sets up states no operation reaches.
+    pub async fn execute_text(&self, sql: &str, params: &[&str]) -> Result<u64> {
+        let pool = self;
+        Ok(on!(pool => {
+            let mut query = sqlx::query(sql);
+            for p in params {
+                query = query.bind(*p);
+            }
+            query.execute(pool).await.map(|done| done.rows_affected())
+        })?)
+    }
+
+    pub async fn close(&self) {
+        match self {
+            Db::Sqlite(pool) => pool.close().await,
+            Db::Postgres(pool) => pool.close().await,
+        }
+    }
+}
+
+/// A transaction of `Db::begin`.
+pub enum Tx<'c> {
+    Sqlite(sqlx::Transaction<'c, sqlx::Sqlite>),
+    Postgres(sqlx::Transaction<'c, sqlx::Postgres>),
+}
+
+impl Tx<'_> {
+    pub async fn commit(self) -> Result<()> {
+        match self {
+            Tx::Sqlite(tx) => tx.commit().await?,
+            Tx::Postgres(tx) => tx.commit().await?,
+        }
+        Ok(())
+    }
+}
+
 /// Opens (creating when missing) the workspace's database and brings its schema up to date:
 /// `path` (SQLite beside the workspace) unless `database` names a PostgreSQL server's.
-pub async fn open(path: &Path, database: Option<&str>) -> Result<SqlitePool> {
-    if let Some(url) = database {
-        return Err(ApiError::invalid(format!("records on `{}` are not supported yet", crate::backing::shown(url))));
+pub async fn open(path: &Path, database: Option<&str>) -> Result<Db> {
+    match database {
+        Some(url) => Ok(Db::Postgres(postgres::open(url).await?)),
+        None => Ok(Db::Sqlite(open_with(path, &MIGRATOR).await?)),
     }
-    open_with(path, &MIGRATOR).await
 }
 
 /// Opens (creating when missing) a database with `migrator`'s schema.

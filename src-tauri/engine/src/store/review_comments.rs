@@ -1,7 +1,7 @@
 //! The `review_comments` table: the operator's comments on lines of a session's diff, with
 //! where each stands (open, sent with a turn, addressed, resolved).
 
-use sqlx::SqlitePool;
+use super::{on, Db};
 
 use crate::api::types::{ReviewCommentState, ReviewCommentView};
 use crate::error::Result;
@@ -55,10 +55,10 @@ pub struct NewComment<'a> {
 
 /// Stores a new open comment. The operator's words and the quoted code are redacted as
 /// the transcript that will carry them is.
-pub async fn insert(pool: &SqlitePool, c: NewComment<'_>) -> Result<()> {
-    sqlx::query(
+pub async fn insert(pool: &Db, c: NewComment<'_>) -> Result<()> {
+    on!(pool => sqlx::query(
         "INSERT INTO review_comments (id, session_id, path, start_line, end_line, quote, body, state, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(c.id)
     .bind(c.session)
@@ -71,79 +71,78 @@ pub async fn insert(pool: &SqlitePool, c: NewComment<'_>) -> Result<()> {
     .bind(c.at)
     .bind(c.at)
     .execute(pool)
-    .await?;
+    .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// A session's comments, oldest first.
-pub async fn list(pool: &SqlitePool, session: &str) -> Result<Vec<ReviewCommentView>> {
-    let rows: Vec<Row> = sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM review_comments WHERE session_id = ? ORDER BY created_at, rowid"
+pub async fn list(pool: &Db, session: &str) -> Result<Vec<ReviewCommentView>> {
+    let rows: Vec<Row> = on!(pool => sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM review_comments WHERE session_id = $1 ORDER BY created_at, rowid"
     ))
     .bind(session)
     .fetch_all(pool)
-    .await?;
+    .await)?;
     rows.into_iter().map(Row::view).collect()
 }
 
 /// One comment of a session, if it has it.
-pub async fn get(pool: &SqlitePool, session: &str, id: &str) -> Result<Option<ReviewCommentView>> {
-    let row: Option<Row> =
-        sqlx::query_as(&format!("SELECT {COLUMNS} FROM review_comments WHERE session_id = ? AND id = ?"))
+pub async fn get(pool: &Db, session: &str, id: &str) -> Result<Option<ReviewCommentView>> {
+    let row: Option<Row> = on!(pool => sqlx::query_as(&format!("SELECT {COLUMNS} FROM review_comments WHERE session_id = $1 AND id = $2"))
             .bind(session)
             .bind(id)
             .fetch_optional(pool)
-            .await?;
+            .await)?;
     row.map(Row::view).transpose()
 }
 
-pub async fn set_body(pool: &SqlitePool, session: &str, id: &str, body: &str, at: &str) -> Result<()> {
-    sqlx::query("UPDATE review_comments SET body = ?, updated_at = ? WHERE session_id = ? AND id = ?")
+pub async fn set_body(pool: &Db, session: &str, id: &str, body: &str, at: &str) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE review_comments SET body = $1, updated_at = $2 WHERE session_id = $3 AND id = $4")
         .bind(crate::redact::redact(body).as_ref())
         .bind(at)
         .bind(session)
         .bind(id)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Sets where a comment stands, with the note that explains it (or none).
 pub async fn set_state(
-    pool: &SqlitePool,
+    pool: &Db,
     session: &str,
     id: &str,
     state: ReviewCommentState,
     note: Option<&str>,
     at: &str,
 ) -> Result<()> {
-    sqlx::query("UPDATE review_comments SET state = ?, note = ?, updated_at = ? WHERE session_id = ? AND id = ?")
+    on!(pool => sqlx::query("UPDATE review_comments SET state = $1, note = $2, updated_at = $3 WHERE session_id = $4 AND id = $5")
         .bind(enum_text(state))
         .bind(note)
         .bind(at)
         .bind(session)
         .bind(id)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
-pub async fn remove(pool: &SqlitePool, session: &str, id: &str) -> Result<()> {
-    sqlx::query("DELETE FROM review_comments WHERE session_id = ? AND id = ?")
+pub async fn remove(pool: &Db, session: &str, id: &str) -> Result<()> {
+    on!(pool => sqlx::query("DELETE FROM review_comments WHERE session_id = $1 AND id = $2")
         .bind(session)
         .bind(id)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Marks every open comment of the session sent, read against checkpoint `checkpoint`;
 /// answers them, as they were sent. One statement, so a comment added meanwhile is either
 /// in the prompt and sent, or neither.
-pub async fn send_open(pool: &SqlitePool, session: &str, checkpoint: i64, at: &str) -> Result<Vec<ReviewCommentView>> {
-    let rows: Vec<Row> = sqlx::query_as(&format!(
-        "UPDATE review_comments SET state = ?, sent_checkpoint = ?, turn_id = NULL, note = NULL, updated_at = ?
-         WHERE session_id = ? AND state = ? RETURNING {COLUMNS}"
+pub async fn send_open(pool: &Db, session: &str, checkpoint: i64, at: &str) -> Result<Vec<ReviewCommentView>> {
+    let rows: Vec<Row> = on!(pool => sqlx::query_as(&format!(
+        "UPDATE review_comments SET state = $1, sent_checkpoint = $2, turn_id = NULL, note = NULL, updated_at = $3
+         WHERE session_id = $4 AND state = $5 RETURNING {COLUMNS}"
     ))
     .bind(enum_text(ReviewCommentState::Sent))
     .bind(checkpoint)
@@ -151,20 +150,19 @@ pub async fn send_open(pool: &SqlitePool, session: &str, checkpoint: i64, at: &s
     .bind(session)
     .bind(enum_text(ReviewCommentState::Open))
     .fetch_all(pool)
-    .await?;
+    .await)?;
     let mut views = rows.into_iter().map(Row::view).collect::<Result<Vec<_>>>()?;
     views.sort_by(|a, b| a.created_at.cmp(&b.created_at));
     Ok(views)
 }
 
 /// The comments sent and waiting for their turn's end, with the checkpoint each was sent at.
-pub async fn in_flight(pool: &SqlitePool, session: &str) -> Result<Vec<(ReviewCommentView, Option<i64>)>> {
-    let rows: Vec<(String, Option<i64>)> =
-        sqlx::query_as("SELECT id, sent_checkpoint FROM review_comments WHERE session_id = ? AND state = ?")
+pub async fn in_flight(pool: &Db, session: &str) -> Result<Vec<(ReviewCommentView, Option<i64>)>> {
+    let rows: Vec<(String, Option<i64>)> = on!(pool => sqlx::query_as("SELECT id, sent_checkpoint FROM review_comments WHERE session_id = $1 AND state = $2")
             .bind(session)
             .bind(enum_text(ReviewCommentState::Sent))
             .fetch_all(pool)
-            .await?;
+            .await)?;
     let mut out = Vec::new();
     for (id, checkpoint) in rows {
         if let Some(view) = get(pool, session, &id).await? {
@@ -185,10 +183,10 @@ pub struct Outcome<'a> {
     pub at: &'a str,
 }
 
-pub async fn settle(pool: &SqlitePool, session: &str, o: Outcome<'_>) -> Result<()> {
-    sqlx::query(
-        "UPDATE review_comments SET state = ?, turn_id = ?, start_line = ?, end_line = ?, note = ?, updated_at = ?
-         WHERE session_id = ? AND id = ?",
+pub async fn settle(pool: &Db, session: &str, o: Outcome<'_>) -> Result<()> {
+    on!(pool => sqlx::query(
+        "UPDATE review_comments SET state = $1, turn_id = $2, start_line = $3, end_line = $4, note = $5, updated_at = $6
+         WHERE session_id = $7 AND id = $8",
     )
     .bind(enum_text(o.state))
     .bind(o.turn_id)
@@ -199,19 +197,19 @@ pub async fn settle(pool: &SqlitePool, session: &str, o: Outcome<'_>) -> Result<
     .bind(session)
     .bind(o.id)
     .execute(pool)
-    .await?;
+    .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Every comment still marked sent, in any session, goes back to open with `note`: for a
 /// process opening the workspace, when no turn of it can be running.
-pub async fn reopen_stranded(pool: &SqlitePool, note: &str, at: &str) -> Result<u64> {
-    let done = sqlx::query("UPDATE review_comments SET state = ?, note = ?, updated_at = ? WHERE state = ?")
+pub async fn reopen_stranded(pool: &Db, note: &str, at: &str) -> Result<u64> {
+    let done = on!(pool => sqlx::query("UPDATE review_comments SET state = $1, note = $2, updated_at = $3 WHERE state = $4")
         .bind(enum_text(ReviewCommentState::Open))
         .bind(note)
         .bind(at)
         .bind(enum_text(ReviewCommentState::Sent))
         .execute(pool)
-        .await?;
-    Ok(done.rows_affected())
+        .await.map(|done| done.rows_affected()))?;
+    Ok(done)
 }

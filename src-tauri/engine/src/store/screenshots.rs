@@ -2,7 +2,7 @@
 //! the checkpoint it belongs to, the page, its size). The PNG itself is a file in the
 //! session's directory, named by the row's id.
 
-use sqlx::SqlitePool;
+use super::{on, Db};
 
 use super::{enum_text, parse_enum};
 use crate::api::types::{ScreenshotKind, ScreenshotView};
@@ -38,10 +38,10 @@ pub struct NewScreenshot<'a> {
 const COLUMNS: &str = "id, kind, checkpoint, module_id, page_path, width, height, taken_at";
 
 /// Records a screenshot and answers its id (the PNG is written under that id after).
-pub async fn insert(pool: &SqlitePool, s: NewScreenshot<'_>) -> Result<i64> {
-    let (id,): (i64,) = sqlx::query_as(
+pub async fn insert(pool: &Db, s: NewScreenshot<'_>) -> Result<i64> {
+    let (id,): (i64,) = on!(pool => sqlx::query_as(
         "INSERT INTO screenshots (session_id, kind, checkpoint, module_id, page_path, width, height, bytes, taken_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
     )
     .bind(s.session)
     .bind(enum_text(s.kind))
@@ -53,47 +53,47 @@ pub async fn insert(pool: &SqlitePool, s: NewScreenshot<'_>) -> Result<i64> {
     .bind(s.bytes as i64)
     .bind(s.at)
     .fetch_one(pool)
-    .await?;
+    .await)?;
     Ok(id)
 }
 
 /// A session's screenshots, oldest first.
-pub async fn list(pool: &SqlitePool, session: &str) -> Result<Vec<ScreenshotRow>> {
-    Ok(sqlx::query_as(&format!("SELECT {COLUMNS} FROM screenshots WHERE session_id = ? ORDER BY id"))
+pub async fn list(pool: &Db, session: &str) -> Result<Vec<ScreenshotRow>> {
+    Ok(on!(pool => sqlx::query_as(&format!("SELECT {COLUMNS} FROM screenshots WHERE session_id = $1 ORDER BY id"))
         .bind(session)
         .fetch_all(pool)
-        .await?)
+        .await)?)
 }
 
 /// One of a session's screenshots.
-pub async fn get(pool: &SqlitePool, session: &str, id: i64) -> Result<Option<ScreenshotRow>> {
-    Ok(sqlx::query_as(&format!("SELECT {COLUMNS} FROM screenshots WHERE session_id = ? AND id = ?"))
+pub async fn get(pool: &Db, session: &str, id: i64) -> Result<Option<ScreenshotRow>> {
+    Ok(on!(pool => sqlx::query_as(&format!("SELECT {COLUMNS} FROM screenshots WHERE session_id = $1 AND id = $2"))
         .bind(session)
         .bind(id)
         .fetch_optional(pool)
-        .await?)
+        .await)?)
 }
 
 /// The session's newest screenshot taken after a turn (its current look), if any.
-pub async fn latest_for_session(pool: &SqlitePool, session: &str) -> Result<Option<ScreenshotRow>> {
-    Ok(sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM screenshots WHERE session_id = ? AND kind = 'turn' ORDER BY id DESC LIMIT 1"
+pub async fn latest_for_session(pool: &Db, session: &str) -> Result<Option<ScreenshotRow>> {
+    Ok(on!(pool => sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM screenshots WHERE session_id = $1 AND kind = 'turn' ORDER BY id DESC LIMIT 1"
     ))
     .bind(session)
     .fetch_optional(pool)
-    .await?)
+    .await)?)
 }
 
 /// Forgets a record whose PNG could not be written.
-pub async fn delete(pool: &SqlitePool, session: &str, id: i64) -> Result<()> {
-    sqlx::query("DELETE FROM screenshots WHERE session_id = ? AND id = ?").bind(session).bind(id).execute(pool).await?;
+pub async fn delete(pool: &Db, session: &str, id: i64) -> Result<()> {
+    on!(pool => sqlx::query("DELETE FROM screenshots WHERE session_id = $1 AND id = $2").bind(session).bind(id).execute(pool).await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Forgets all of a session's screenshots (its PNGs go with its directory).
-pub async fn remove_all(pool: &SqlitePool, session: &str) -> Result<u64> {
-    let done = sqlx::query("DELETE FROM screenshots WHERE session_id = ?").bind(session).execute(pool).await?;
-    Ok(done.rows_affected())
+pub async fn remove_all(pool: &Db, session: &str) -> Result<u64> {
+    let done = on!(pool => sqlx::query("DELETE FROM screenshots WHERE session_id = $1").bind(session).execute(pool).await.map(|done| done.rows_affected()))?;
+    Ok(done)
 }
 
 /// The row as the API shows it.

@@ -1,6 +1,8 @@
 //! The `session_modules` table: the modules a session works on, in the order they joined.
 
-use sqlx::{FromRow, SqlitePool};
+use sqlx::FromRow;
+
+use super::{on, on_tx, Db, Tx};
 
 use super::{enum_text, parse_enum};
 use crate::api::types::SessionModule;
@@ -16,13 +18,13 @@ struct ModuleRow {
 }
 
 /// A session's modules, `modules[0]` first.
-pub async fn list(pool: &SqlitePool, session: &str) -> Result<Vec<SessionModule>> {
-    let rows: Vec<ModuleRow> = sqlx::query_as(
-        "SELECT module_id, directory, kind, joined_at, base_sequence FROM session_modules WHERE session_id = ? ORDER BY position",
+pub async fn list(pool: &Db, session: &str) -> Result<Vec<SessionModule>> {
+    let rows: Vec<ModuleRow> = on!(pool => sqlx::query_as(
+        "SELECT module_id, directory, kind, joined_at, base_sequence FROM session_modules WHERE session_id = $1 ORDER BY position",
     )
     .bind(session)
     .fetch_all(pool)
-    .await?;
+    .await)?;
     rows.into_iter()
         .map(|m| {
             Ok(SessionModule {
@@ -37,9 +39,9 @@ pub async fn list(pool: &SqlitePool, session: &str) -> Result<Vec<SessionModule>
 }
 
 /// Writes a module at `position` (inside the caller's transaction).
-pub async fn insert(tx: &mut sqlx::SqliteConnection, session: &str, position: i64, m: &SessionModule) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO session_modules (session_id, position, module_id, directory, kind, joined_at, base_sequence) VALUES (?, ?, ?, ?, ?, ?, ?)",
+pub async fn insert(tx: &mut Tx<'_>, session: &str, position: i64, m: &SessionModule) -> Result<()> {
+    on_tx!(tx => sqlx::query(
+        "INSERT INTO session_modules (session_id, position, module_id, directory, kind, joined_at, base_sequence) VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
     .bind(session)
     .bind(position)
@@ -48,15 +50,17 @@ pub async fn insert(tx: &mut sqlx::SqliteConnection, session: &str, position: i6
     .bind(enum_text(m.kind))
     .bind(&m.joined_at)
     .bind(m.base_sequence)
-    .execute(tx)
-    .await?;
+    .execute(&mut **tx)
+    .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// The position after the session's last module.
-pub async fn next_position(tx: &mut sqlx::SqliteConnection, session: &str) -> Result<i64> {
-    Ok(sqlx::query_scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM session_modules WHERE session_id = ?")
+pub async fn next_position(tx: &mut Tx<'_>, session: &str) -> Result<i64> {
+    Ok(
+        on_tx!(tx => sqlx::query_scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM session_modules WHERE session_id = $1")
         .bind(session)
-        .fetch_one(tx)
-        .await?)
+        .fetch_one(&mut **tx)
+        .await)?,
+    )
 }

@@ -1,7 +1,9 @@
 //! The `sessions` table: a session's own facts, and its whole view read together with
 //! the tables that hang off it.
 
-use sqlx::{FromRow, SqlitePool};
+use sqlx::FromRow;
+
+use super::{on, on_tx, Db, Tx};
 
 use super::{attachments, checkpoints, enum_text, parse_enum, resume_ids, screenshots, session_modules, turns};
 use crate::api::types::*;
@@ -36,9 +38,9 @@ struct SessionRow {
 }
 
 /// The session's whole view, tombstones included; `SESSION_NOT_FOUND` when no record.
-pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionView> {
+pub async fn load(pool: &Db, id: &str, running: bool) -> Result<SessionView> {
     let row: Option<SessionRow> =
-        sqlx::query_as("SELECT * FROM sessions WHERE id = ?").bind(id).fetch_optional(pool).await?;
+        on!(pool => sqlx::query_as("SELECT * FROM sessions WHERE id = $1").bind(id).fetch_optional(pool).await)?;
     let row =
         row.ok_or_else(|| ApiError::new(ErrorCode::SessionNotFound, format!("no session {id} in this workspace")))?;
     let modules = session_modules::list(pool, id).await?;
@@ -89,26 +91,26 @@ pub async fn load(pool: &SqlitePool, id: &str, running: bool) -> Result<SessionV
 }
 
 /// Which checkpoint the working copy is now: `None` for the latest.
-pub async fn set_current_checkpoint(pool: &SqlitePool, session: &str, sequence: Option<i64>) -> Result<()> {
-    sqlx::query("UPDATE sessions SET current_checkpoint = ? WHERE id = ?")
+pub async fn set_current_checkpoint(pool: &Db, session: &str, sequence: Option<i64>) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET current_checkpoint = $1 WHERE id = $2")
         .bind(sequence)
         .bind(session)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Which checkpoint the working copy is now (`Some(None)` for the latest); `None` when
 /// there is no such session.
-pub async fn current_checkpoint(pool: &SqlitePool, session: &str) -> Result<Option<Option<i64>>> {
-    Ok(sqlx::query_scalar("SELECT current_checkpoint FROM sessions WHERE id = ?")
+pub async fn current_checkpoint(pool: &Db, session: &str) -> Result<Option<Option<i64>>> {
+    Ok(on!(pool => sqlx::query_scalar("SELECT current_checkpoint FROM sessions WHERE id = $1")
         .bind(session)
         .fetch_optional(pool)
-        .await?)
+        .await)?)
 }
 
 /// The commits of checkpoint 0 and of the current checkpoint, to tell whether anything changed.
-pub async fn base_and_current_commits(pool: &SqlitePool, session: &str) -> Result<Option<(String, String)>> {
+pub async fn base_and_current_commits(pool: &Db, session: &str) -> Result<Option<(String, String)>> {
     let Some(current) = current_checkpoint(pool, session).await? else { return Ok(None) };
     let base = checkpoints::commit(pool, session, Some(0)).await?;
     let now = checkpoints::commit(pool, session, current).await?;
@@ -116,13 +118,13 @@ pub async fn base_and_current_commits(pool: &SqlitePool, session: &str) -> Resul
 }
 
 /// Ids of sessions, newest first. Archived, rejected and deleted ones only when asked.
-pub async fn list_ids(pool: &SqlitePool, include_archived: bool) -> Result<Vec<String>> {
+pub async fn list_ids(pool: &Db, include_archived: bool) -> Result<Vec<String>> {
     let sql = if include_archived {
         "SELECT id FROM sessions ORDER BY created_at DESC, id"
     } else {
         "SELECT id FROM sessions WHERE archived_at IS NULL AND rejected_at IS NULL AND deleted_at IS NULL ORDER BY created_at DESC, id"
     };
-    Ok(sqlx::query_scalar(sql).fetch_all(pool).await?)
+    Ok(on!(pool => sqlx::query_scalar(sql).fetch_all(pool).await)?)
 }
 
 pub struct NewSession<'a> {
@@ -136,10 +138,11 @@ pub struct NewSession<'a> {
 }
 
 /// Writes a new session with its modules and checkpoint 0 in one transaction.
-pub async fn insert(pool: &SqlitePool, s: NewSession<'_>) -> Result<()> {
+pub async fn insert(pool: &Db, s: NewSession<'_>) -> Result<()> {
     let mut tx = pool.begin().await?;
-    sqlx::query(
-        "INSERT INTO sessions (id, kind, title, brief, state, setup, created_at, updated_at) VALUES (?, ?, ?, ?, 'planning', 'none', ?, ?)",
+    let t = &mut tx;
+    on_tx!(t => sqlx::query(
+        "INSERT INTO sessions (id, kind, title, brief, state, setup, created_at, updated_at) VALUES ($1, $2, $3, $4, 'planning', 'none', $5, $6)",
     )
     .bind(s.id)
     .bind(enum_text(s.kind))
@@ -147,8 +150,8 @@ pub async fn insert(pool: &SqlitePool, s: NewSession<'_>) -> Result<()> {
     .bind(s.brief)
     .bind(s.at)
     .bind(s.at)
-    .execute(&mut *tx)
-    .await?;
+    .execute(&mut **t)
+    .await.map(|done| done.rows_affected()))?;
     for (position, m) in s.modules.iter().enumerate() {
         session_modules::insert(&mut tx, s.id, position as i64, m).await?;
     }
@@ -158,48 +161,49 @@ pub async fn insert(pool: &SqlitePool, s: NewSession<'_>) -> Result<()> {
 }
 
 /// Links the session to the GitHub issue it started from.
-pub async fn set_issue(pool: &SqlitePool, session: &str, issue: &IssueLink) -> Result<()> {
-    sqlx::query("UPDATE sessions SET issue_url = ?, issue_number = ?, issue_repo = ? WHERE id = ?")
+pub async fn set_issue(pool: &Db, session: &str, issue: &IssueLink) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET issue_url = $1, issue_number = $2, issue_repo = $3 WHERE id = $4")
         .bind(&issue.url)
         .bind(issue.number)
         .bind(&issue.repo)
         .bind(session)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Appends a module after the existing ones (`modules[0]` never changes).
-pub async fn add_module(pool: &SqlitePool, session: &str, m: &SessionModule) -> Result<()> {
+pub async fn add_module(pool: &Db, session: &str, m: &SessionModule) -> Result<()> {
     let mut tx = pool.begin().await?;
     let position = session_modules::next_position(&mut tx, session).await?;
     session_modules::insert(&mut tx, session, position, m).await?;
-    sqlx::query("UPDATE sessions SET updated_at = ? WHERE id = ?")
+    let t = &mut tx;
+    on_tx!(t => sqlx::query("UPDATE sessions SET updated_at = $1 WHERE id = $2")
         .bind(&m.joined_at)
         .bind(session)
-        .execute(&mut *tx)
-        .await?;
+        .execute(&mut **t)
+        .await.map(|done| done.rows_affected()))?;
     tx.commit().await?;
     Ok(())
 }
 
-pub async fn set_state(pool: &SqlitePool, session: &str, state: SessionState, at: &str) -> Result<()> {
-    sqlx::query("UPDATE sessions SET state = ?, updated_at = ? WHERE id = ?")
+pub async fn set_state(pool: &Db, session: &str, state: SessionState, at: &str) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET state = $1, updated_at = $2 WHERE id = $3")
         .bind(enum_text(state))
         .bind(at)
         .bind(session)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
-pub async fn set_setup(pool: &SqlitePool, session: &str, setup: SetupState, at: &str) -> Result<()> {
-    sqlx::query("UPDATE sessions SET setup = ?, updated_at = ? WHERE id = ?")
+pub async fn set_setup(pool: &Db, session: &str, setup: SetupState, at: &str) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET setup = $1, updated_at = $2 WHERE id = $3")
         .bind(enum_text(setup))
         .bind(at)
         .bind(session)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
@@ -222,104 +226,106 @@ impl Flag {
 }
 
 /// Sets (`Some(at)`) or clears (`None`) a lifecycle flag.
-pub async fn set_flag(pool: &SqlitePool, session: &str, flag: Flag, value: Option<&str>, at: &str) -> Result<()> {
+pub async fn set_flag(pool: &Db, session: &str, flag: Flag, value: Option<&str>, at: &str) -> Result<()> {
     let sql = format!("UPDATE sessions SET {} = ?, updated_at = ? WHERE id = ?", flag.column());
-    sqlx::query(&sql).bind(value).bind(at).bind(session).execute(pool).await?;
+    on!(pool => sqlx::query(&sql).bind(value).bind(at).bind(session).execute(pool).await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Removes the record and everything hanging off it (`keepTranscript: false`).
-pub async fn remove(pool: &SqlitePool, session: &str) -> Result<()> {
-    sqlx::query("DELETE FROM sessions WHERE id = ?").bind(session).execute(pool).await?;
+pub async fn remove(pool: &Db, session: &str) -> Result<()> {
+    on!(pool => sqlx::query("DELETE FROM sessions WHERE id = $1").bind(session).execute(pool).await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Renames a session; with `at`, the change counts as an update.
-pub async fn set_title(pool: &SqlitePool, session: &str, title: &str, at: Option<&str>) -> Result<()> {
-    sqlx::query("UPDATE sessions SET title = ?, updated_at = COALESCE(?, updated_at) WHERE id = ?")
+pub async fn set_title(pool: &Db, session: &str, title: &str, at: Option<&str>) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET title = $1, updated_at = COALESCE($2, updated_at) WHERE id = $3")
         .bind(title)
         .bind(at)
         .bind(session)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
-pub async fn set_auto_continue(pool: &SqlitePool, session: &str, on: bool, at: &str) -> Result<()> {
-    sqlx::query("UPDATE sessions SET auto_continue = ?, updated_at = ? WHERE id = ?")
+pub async fn set_auto_continue(pool: &Db, session: &str, on: bool, at: &str) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET auto_continue = $1, updated_at = $2 WHERE id = $3")
         .bind(on)
         .bind(at)
         .bind(session)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// The role the next operator message goes to when none is picked.
-pub async fn pending_role(pool: &SqlitePool, session: &str) -> Result<Option<String>> {
-    Ok(sqlx::query_scalar("SELECT pending_role FROM sessions WHERE id = ?").bind(session).fetch_one(pool).await?)
+pub async fn pending_role(pool: &Db, session: &str) -> Result<Option<String>> {
+    Ok(
+        on!(pool => sqlx::query_scalar("SELECT pending_role FROM sessions WHERE id = $1").bind(session).fetch_one(pool).await)?,
+    )
 }
 
-pub async fn set_pending_role(pool: &SqlitePool, session: &str, role: Option<&str>) -> Result<()> {
-    sqlx::query("UPDATE sessions SET pending_role = ? WHERE id = ?").bind(role).bind(session).execute(pool).await?;
+pub async fn set_pending_role(pool: &Db, session: &str, role: Option<&str>) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET pending_role = $1 WHERE id = $2").bind(role).bind(session).execute(pool).await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Marks the session delivered into the workspace.
-pub async fn set_delivered(pool: &SqlitePool, session: &str, at: &str) -> Result<()> {
-    sqlx::query("UPDATE sessions SET state = ?, delivered_at = ?, updated_at = ? WHERE id = ?")
+pub async fn set_delivered(pool: &Db, session: &str, at: &str) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET state = $1, delivered_at = $2, updated_at = $3 WHERE id = $4")
         .bind(enum_text(SessionState::Delivered))
         .bind(at)
         .bind(at)
         .bind(session)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// A turn starting: the session records who runs and is running (inside the turn's
 /// transaction).
-pub async fn set_running(tx: &mut sqlx::SqliteConnection, t: &super::turns::NewTurn<'_>) -> Result<()> {
-    sqlx::query("UPDATE sessions SET role = ?, driver = ?, model = ?, chain_depth = ?, state = 'running', updated_at = ? WHERE id = ?")
+pub async fn set_running(tx: &mut Tx<'_>, t: &super::turns::NewTurn<'_>) -> Result<()> {
+    on_tx!(tx => sqlx::query("UPDATE sessions SET role = $1, driver = $2, model = $3, chain_depth = $4, state = 'running', updated_at = $5 WHERE id = $6")
         .bind(t.role)
         .bind(t.driver)
         .bind(t.model)
         .bind(t.chain_index)
         .bind(t.at)
         .bind(t.session)
-        .execute(tx)
-        .await?;
+        .execute(&mut **tx)
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// When Kiln starts no turn runs: a running session is blocked, and a planner cut short
 /// leaves the rules' classification, which stands on its own.
-pub async fn settle_after_restart(pool: &SqlitePool, at: &str) -> Result<()> {
-    sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = ? WHERE state = 'running'")
+pub async fn settle_after_restart(pool: &Db, at: &str) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = $1 WHERE state = 'running'")
         .bind(at)
         .execute(pool)
-        .await?;
-    sqlx::query("UPDATE sessions SET state = 'editing', updated_at = ? WHERE state = 'planning'")
+        .await.map(|done| done.rows_affected()))?;
+    on!(pool => sqlx::query("UPDATE sessions SET state = 'editing', updated_at = $1 WHERE state = 'planning'")
         .bind(at)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Sessions stored in `state`: read before `settle_after_restart` so the next start can
 /// say what it settled (a turn, its checkpoint or gates under way; a planner at work).
-pub async fn ids_in_state(pool: &SqlitePool, state: SessionState) -> Result<Vec<String>> {
-    Ok(sqlx::query_scalar("SELECT id FROM sessions WHERE state = ? ORDER BY created_at, id")
+pub async fn ids_in_state(pool: &Db, state: SessionState) -> Result<Vec<String>> {
+    Ok(on!(pool => sqlx::query_scalar("SELECT id FROM sessions WHERE state = $1 ORDER BY created_at, id")
         .bind(enum_text(state))
         .fetch_all(pool)
-        .await?)
+        .await)?)
 }
 
 /// Every session that is not deleted, with whether it is closed (archived or rejected).
-pub async fn not_deleted(pool: &SqlitePool) -> Result<Vec<(String, bool)>> {
-    Ok(sqlx::query_as(
+pub async fn not_deleted(pool: &Db) -> Result<Vec<(String, bool)>> {
+    Ok(on!(pool => sqlx::query_as(
         "SELECT id, (archived_at IS NOT NULL OR rejected_at IS NOT NULL) FROM sessions WHERE deleted_at IS NULL ORDER BY created_at, id",
     )
     .fetch_all(pool)
-    .await?)
+    .await)?)
 }

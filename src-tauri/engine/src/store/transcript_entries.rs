@@ -1,6 +1,8 @@
 //! Transcript entries: appended as things happen, read back in order.
 
-use sqlx::{FromRow, SqlitePool};
+use sqlx::FromRow;
+
+use super::{on, Db};
 
 use super::{enum_text, parse_enum};
 use crate::api::types::{EntryKind, PointedChip, TranscriptEntry};
@@ -48,11 +50,11 @@ pub struct NewEntry<'a> {
 
 /// Appends an entry with every secret redacted: what an agent or a provider said may
 /// echo a key, and the transcript is stored, shown and replayed to later turns.
-pub async fn append(pool: &SqlitePool, e: NewEntry<'_>) -> Result<TranscriptEntry> {
+pub async fn append(pool: &Db, e: NewEntry<'_>) -> Result<TranscriptEntry> {
     let text = crate::redact::redact(e.text);
     let context = e.context.map(|chips| serde_json::to_string(chips).expect("chips are JSON"));
-    let row: EntryRow = sqlx::query_as(
-        "INSERT INTO transcript_entries (session_id, kind, module_id, role, text, created_at, context) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
+    let row: EntryRow = on!(pool => sqlx::query_as(
+        "INSERT INTO transcript_entries (session_id, kind, module_id, role, text, created_at, context) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *",
     )
     .bind(e.session)
     .bind(enum_text(e.kind))
@@ -62,44 +64,44 @@ pub async fn append(pool: &SqlitePool, e: NewEntry<'_>) -> Result<TranscriptEntr
     .bind(e.at)
     .bind(context)
     .fetch_one(pool)
-    .await?;
+    .await)?;
     row.into_entry()
 }
 
 /// Entries of a session in order, those after entry `after` when given.
-pub async fn list(pool: &SqlitePool, session: &str, after: Option<i64>) -> Result<Vec<TranscriptEntry>> {
+pub async fn list(pool: &Db, session: &str, after: Option<i64>) -> Result<Vec<TranscriptEntry>> {
     list_window(pool, session, after, None, None).await
 }
 
 /// Entries of a session in order: those after `after` and before `before` when given, and
 /// of those only the newest `last` when given.
 pub async fn list_window(
-    pool: &SqlitePool,
+    pool: &Db,
     session: &str,
     after: Option<i64>,
     before: Option<i64>,
     last: Option<u32>,
 ) -> Result<Vec<TranscriptEntry>> {
     // Newest first under the limit (SQLite's LIMIT -1 is none), then back in order.
-    let rows: Vec<EntryRow> = sqlx::query_as(
-        "SELECT * FROM (SELECT * FROM transcript_entries WHERE session_id = ? AND id > ? AND id < ?
-           ORDER BY id DESC LIMIT ?) ORDER BY id",
+    let rows: Vec<EntryRow> = on!(pool => sqlx::query_as(
+        "SELECT * FROM (SELECT * FROM transcript_entries WHERE session_id = $1 AND id > $2 AND id < $3
+           ORDER BY id DESC LIMIT $4) ORDER BY id",
     )
     .bind(session)
     .bind(after.unwrap_or(0))
     .bind(before.unwrap_or(i64::MAX))
     .bind(last.map_or(-1, i64::from))
     .fetch_all(pool)
-    .await?;
+    .await)?;
     rows.into_iter().map(EntryRow::into_entry).collect()
 }
 
 /// The operator's messages of a session (id, text, time), in order: checkpoints are named by them.
-pub async fn operator_messages(pool: &SqlitePool, session: &str) -> Result<Vec<(i64, String, String)>> {
-    Ok(sqlx::query_as(
-        "SELECT id, text, created_at FROM transcript_entries WHERE session_id = ? AND kind = 'user' ORDER BY id",
+pub async fn operator_messages(pool: &Db, session: &str) -> Result<Vec<(i64, String, String)>> {
+    Ok(on!(pool => sqlx::query_as(
+        "SELECT id, text, created_at FROM transcript_entries WHERE session_id = $1 AND kind = 'user' ORDER BY id",
     )
     .bind(session)
     .fetch_all(pool)
-    .await?)
+    .await)?)
 }

@@ -1,7 +1,7 @@
 //! The `turns` table: each turn an agent ran, with what it spent.
 
+use super::{on, on_tx, Db};
 use serde::{Deserialize, Serialize};
-use sqlx::SqlitePool;
 
 use crate::api::types::{RoleUsage, UsageTotals, UsageView};
 use crate::error::Result;
@@ -47,17 +47,20 @@ pub struct TurnRecord {
     pub review: bool,
 }
 
-pub async fn latest(pool: &SqlitePool, session: &str) -> Result<Option<TurnRecord>> {
-    Ok(sqlx::query_as("SELECT module_id, role, driver, model, chain_index, prompt, review FROM turns WHERE session_id = ? ORDER BY id DESC LIMIT 1")
+pub async fn latest(pool: &Db, session: &str) -> Result<Option<TurnRecord>> {
+    Ok(
+        on!(pool => sqlx::query_as("SELECT module_id, role, driver, model, chain_index, prompt, review FROM turns WHERE session_id = $1 ORDER BY id DESC LIMIT 1")
         .bind(session)
         .fetch_optional(pool)
-        .await?)
+        .await)?,
+    )
 }
 
-pub async fn start(pool: &SqlitePool, t: NewTurn<'_>) -> Result<i64> {
+pub async fn start(pool: &Db, t: NewTurn<'_>) -> Result<i64> {
     let mut tx = pool.begin().await?;
-    let id: i64 = sqlx::query_scalar(
-        "INSERT INTO turns (session_id, module_id, role, driver, model, chain_index, status, started_at, prompt, review) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?) RETURNING id",
+    let t2 = &mut tx;
+    let id: i64 = on_tx!(t2 => sqlx::query_scalar(
+        "INSERT INTO turns (session_id, module_id, role, driver, model, chain_index, status, started_at, prompt, review) VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, $9) RETURNING id",
     )
     .bind(t.session)
     .bind(t.module)
@@ -68,8 +71,8 @@ pub async fn start(pool: &SqlitePool, t: NewTurn<'_>) -> Result<i64> {
     .bind(t.at)
     .bind(t.prompt)
     .bind(t.review)
-    .fetch_one(&mut *tx)
-    .await?;
+    .fetch_one(&mut **t2)
+    .await)?;
     super::sessions::set_running(&mut tx, &t).await?;
     tx.commit().await?;
     Ok(id)
@@ -77,9 +80,9 @@ pub async fn start(pool: &SqlitePool, t: NewTurn<'_>) -> Result<i64> {
 
 /// Adds a usage report to a turn. A turn's cost stays unknown (NULL) unless the
 /// provider reported one; known amounts add up.
-pub async fn add_usage(pool: &SqlitePool, turn: i64, u: &Usage) -> Result<()> {
-    sqlx::query(
-        "UPDATE turns SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?, cost_usd = CASE WHEN ? IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + ? END WHERE id = ?",
+pub async fn add_usage(pool: &Db, turn: i64, u: &Usage) -> Result<()> {
+    on!(pool => sqlx::query(
+        "UPDATE turns SET input_tokens = input_tokens + $1, output_tokens = output_tokens + $2, cache_read_tokens = cache_read_tokens + $3, cache_write_tokens = cache_write_tokens + $4, cost_usd = CASE WHEN $5 IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + $6 END WHERE id = $7",
     )
     .bind(u.input_tokens as i64)
     .bind(u.output_tokens as i64)
@@ -89,29 +92,29 @@ pub async fn add_usage(pool: &SqlitePool, turn: i64, u: &Usage) -> Result<()> {
     .bind(u.cost_usd)
     .bind(turn)
     .execute(pool)
-    .await?;
+    .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
-pub async fn finish(pool: &SqlitePool, turn: i64, status: &str, at: &str) -> Result<()> {
-    sqlx::query("UPDATE turns SET status = ?, ended_at = ? WHERE id = ?")
+pub async fn finish(pool: &Db, turn: i64, status: &str, at: &str) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE turns SET status = $1, ended_at = $2 WHERE id = $3")
         .bind(status)
         .bind(at)
         .bind(turn)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     Ok(())
 }
 
 /// Turns a stop or a crash left marked running: when Kiln starts, none can be, and
 /// their sessions settle (`sessions::settle_after_restart`).
-pub async fn close_orphans(pool: &SqlitePool, at: &str) -> Result<u64> {
-    let done = sqlx::query("UPDATE turns SET status = 'stopped', ended_at = ? WHERE status = 'running'")
+pub async fn close_orphans(pool: &Db, at: &str) -> Result<u64> {
+    let done = on!(pool => sqlx::query("UPDATE turns SET status = 'stopped', ended_at = $1 WHERE status = 'running'")
         .bind(at)
         .execute(pool)
-        .await?;
+        .await.map(|done| done.rows_affected()))?;
     super::sessions::settle_after_restart(pool, at).await?;
-    Ok(done.rows_affected())
+    Ok(done)
 }
 
 /// One role's row of `usage`: role, turns, input, output, cache read and cache write tokens,
@@ -119,13 +122,14 @@ pub async fn close_orphans(pool: &SqlitePool, at: &str) -> Result<u64> {
 type RoleUsageRow = (String, i64, i64, i64, i64, i64, Option<f64>, i64);
 
 /// Usage of a session's turns (or, with `None`, of every session's), in total and per role.
-pub async fn usage(pool: &SqlitePool, session: Option<&str>) -> Result<UsageView> {
-    let rows: Vec<RoleUsageRow> = sqlx::query_as(
-        "SELECT role, COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens), SUM(cost_usd), SUM(CASE WHEN cost_usd IS NULL THEN 1 ELSE 0 END) FROM turns WHERE ?1 IS NULL OR session_id = ?1 GROUP BY role ORDER BY role",
+pub async fn usage(pool: &Db, session: Option<&str>) -> Result<UsageView> {
+    let rows: Vec<RoleUsageRow> = on!(pool => sqlx::query_as(
+        // PostgreSQL sums BIGINTs as NUMERIC: the casts keep both engines' sums integers.
+        "SELECT role, COUNT(*), CAST(SUM(input_tokens) AS BIGINT), CAST(SUM(output_tokens) AS BIGINT), CAST(SUM(cache_read_tokens) AS BIGINT), CAST(SUM(cache_write_tokens) AS BIGINT), SUM(cost_usd), COUNT(*) - COUNT(cost_usd) FROM turns WHERE $1 IS NULL OR session_id = $1 GROUP BY role ORDER BY role",
     )
     .bind(session)
     .fetch_all(pool)
-    .await?;
+    .await)?;
     let mut view = UsageView::default();
     for (role, turns, input, output, cache_read, cache_write, cost, unknown) in rows {
         let usage = UsageTotals {
@@ -154,30 +158,32 @@ pub async fn usage(pool: &SqlitePool, session: Option<&str>) -> Result<UsageView
 }
 
 /// The role that last worked on a module, if any did.
-pub async fn last_role(pool: &SqlitePool, session: &str, module: &str) -> Result<Option<String>> {
-    Ok(sqlx::query_scalar("SELECT role FROM turns WHERE session_id = ? AND module_id = ? ORDER BY id DESC LIMIT 1")
+pub async fn last_role(pool: &Db, session: &str, module: &str) -> Result<Option<String>> {
+    Ok(
+        on!(pool => sqlx::query_scalar("SELECT role FROM turns WHERE session_id = $1 AND module_id = $2 ORDER BY id DESC LIMIT 1")
         .bind(session)
         .bind(module)
         .fetch_optional(pool)
-        .await?)
+        .await)?,
+    )
 }
 
 /// A turn still marked running: (session, role, module). Read before `close_orphans`, so
 /// the next start can say which turn Kiln stopping cut short.
-pub async fn running(pool: &SqlitePool) -> Result<Vec<(String, String, String)>> {
-    Ok(sqlx::query_as("SELECT session_id, role, module_id FROM turns WHERE status = 'running' ORDER BY id")
+pub async fn running(pool: &Db) -> Result<Vec<(String, String, String)>> {
+    Ok(on!(pool => sqlx::query_as("SELECT session_id, role, module_id FROM turns WHERE status = 'running' ORDER BY id")
         .fetch_all(pool)
-        .await?)
+        .await)?)
 }
 
 /// When the session's turns ran: the first start and the last end (`None` while one runs
 /// or before any).
-pub async fn turn_span(pool: &SqlitePool, session: &str) -> Result<(Option<String>, Option<String>, bool)> {
-    let (first, last, running): (Option<String>, Option<String>, i64) = sqlx::query_as(
-        "SELECT MIN(started_at), MAX(ended_at), COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0) FROM turns WHERE session_id = ?",
+pub async fn turn_span(pool: &Db, session: &str) -> Result<(Option<String>, Option<String>, bool)> {
+    let (first, last, running): (Option<String>, Option<String>, i64) = on!(pool => sqlx::query_as(
+        "SELECT MIN(started_at), MAX(ended_at), COUNT(CASE WHEN status = 'running' THEN 1 END) FROM turns WHERE session_id = $1",
     )
     .bind(session)
     .fetch_one(pool)
-    .await?;
+    .await)?;
     Ok((first, last, running > 0))
 }

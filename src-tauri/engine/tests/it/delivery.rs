@@ -280,9 +280,11 @@ async fn a_missing_or_stale_review_and_a_failed_or_skipped_gate_block_delivery()
     // A skipped gate blocks: skipped is not success. Runs no longer skip a gate that has a
     // command, but a result stored as skipped (by an older Kiln) still blocks.
     let ws = w.engine.workspace().unwrap();
-    sqlx::query("UPDATE gate_results SET status = 'skipped' WHERE session_id = ? AND module_id = '@shop/cart' AND gate = 'tests'")
-        .bind(&cart.id)
-        .execute(&ws.pool)
+    ws.pool
+        .execute_text(
+            "UPDATE gate_results SET status = 'skipped' WHERE session_id = $1 AND module_id = '@shop/cart' AND gate = 'tests'",
+            &[&cart.id],
+        )
         .await
         .unwrap();
     let p = plan(&w, &cart.id).await;

@@ -1,0 +1,75 @@
+//! The records on a team's PostgreSQL server (`kiln serve --database postgres://…`): the
+//! pool and the PostgreSQL migrations, which a test keeps equal to the SQLite ones.
+
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::PgPool;
+
+use crate::error::{ApiError, ErrorCode, Result};
+
+pub static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-postgres");
+
+/// Connects to `url` and brings its schema up to date (sqlx holds an advisory lock while it
+/// migrates, so hosts started together apply each migration once). DATABASE_UNAVAILABLE when
+/// the server cannot be reached or refuses us; the password never appears in the message.
+pub async fn open(url: &str) -> Result<PgPool> {
+    let shown = crate::backing::shown(url);
+    let options: PgConnectOptions = url
+        .parse()
+        .map_err(|e| ApiError::invalid(format!("`{shown}` is not a PostgreSQL URL: {}", redacted(e, url))))?;
+    let pool = PgPoolOptions::new()
+        // Turns, gates, streams and the UI's reads of one host share these.
+        .max_connections(16)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(options)
+        .await
+        .map_err(|e| unavailable(&shown, url, e))?;
+    PG_MIGRATOR.run(&pool).await.map_err(|e| unavailable(&shown, url, e))?;
+    hold(&pool, url).await?;
+    Ok(pool)
+}
+
+/// The advisory lock a host holds on the database while it serves it (any 64-bit key of ours).
+const HOST_LOCK: i64 = 0x6b69_6c6e_686f_7374; // "kilnhost"
+
+/// The connections holding `HOST_LOCK`, one per database this process serves, kept for the
+/// process's life: a reopened workspace keeps its hold.
+static HELD: std::sync::Mutex<Vec<(String, sqlx::PgConnection)>> = std::sync::Mutex::new(Vec::new());
+
+/// Takes this host's hold on the database. Until sessions are leased host by host, one host
+/// serves a database at a time: a second would take the first's running turns for orphans.
+/// WORKSPACE_IN_USE when another host holds it.
+async fn hold(pool: &PgPool, url: &str) -> Result<()> {
+    if HELD.lock().unwrap().iter().any(|(held, _)| held == url) {
+        return Ok(());
+    }
+    let mut conn = pool.acquire().await?;
+    let taken: bool =
+        sqlx::query_scalar("SELECT pg_try_advisory_lock($1)").bind(HOST_LOCK).fetch_one(&mut *conn).await?;
+    if !taken {
+        return Err(ApiError::new(
+            ErrorCode::WorkspaceInUse,
+            format!(
+                "another Kiln host is serving the database at `{}`; one host serves a database at a time",
+                crate::backing::shown(url)
+            ),
+        ));
+    }
+    // Out of the pool for good: the lock lives as long as this connection.
+    HELD.lock().unwrap().push((url.to_string(), conn.detach()));
+    Ok(())
+}
+
+pub(crate) fn unavailable(shown: &str, url: &str, e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(ErrorCode::DatabaseUnavailable, format!("the database at `{shown}`: {}", redacted(e, url)))
+}
+
+/// An error's text with the URL's password taken out, should the driver have quoted it.
+fn redacted(e: impl std::fmt::Display, url: &str) -> String {
+    let text = e.to_string();
+    match url.split_once("://").and_then(|(_, rest)| rest.split('@').next()).and_then(|u| u.split_once(':')) {
+        Some((_, password)) if !password.is_empty() => text.replace(password, "***"),
+        _ => text,
+    }
+}
