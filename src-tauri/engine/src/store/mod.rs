@@ -6,6 +6,7 @@ pub mod attachments;
 pub mod checkpoints;
 pub mod deliveries;
 pub mod gate_results;
+pub mod postgres;
 pub mod resume_ids;
 pub mod review_comments;
 pub mod reviews;
