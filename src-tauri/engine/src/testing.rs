@@ -195,6 +195,10 @@ pub mod snapshot {
 
 /// tests/it: settings.
 pub mod store {
+    /// tests/it: store_schema (both schemas, compared).
+    pub use crate::store::postgres::PG_MIGRATOR;
+    pub use crate::store::MIGRATOR;
+
     pub mod settings {
         pub use crate::store::settings::{get_setting, set_setting};
     }

@@ -45,6 +45,7 @@ mod scope;
 mod screenshots;
 mod settings;
 mod snapshot;
+mod store_schema;
 mod terminal;
 mod turns;
 mod types;

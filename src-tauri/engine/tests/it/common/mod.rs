@@ -1,10 +1,12 @@
 //! Shared pieces of the engine's integration tests: an engine on a temp config dir,
 //! the fixture workspaces, a reader of a directory tree's files, and the git fixtures of
 //! the delivery tests (git run by hand, a bare remote, a `git` that records its runs),
-//! and the process environment all tests share (`environment`).
+//! the process environment all tests share (`environment`), and the PostgreSQL server of the
+//! tests that need one (`postgres`).
 
 pub mod contract;
 pub mod environment;
+pub mod postgres;
 
 pub use environment::git_recorder;
 

@@ -1,0 +1,7 @@
+-- Issue 15: a blocked turn can be retried as it ran (its prompt and whether it was a
+-- review are kept with it), and the checkpoint the working copy is now (the one most
+-- recently taken or restored to; NULL means the latest) is known. PostgreSQL's copy of
+-- migrations/0008_retry_and_current_checkpoint.sql (`review` is a bool in the store).
+ALTER TABLE turns ADD COLUMN prompt TEXT;
+ALTER TABLE turns ADD COLUMN review BOOLEAN NOT NULL DEFAULT FALSE;
+ALTER TABLE sessions ADD COLUMN current_checkpoint BIGINT;
