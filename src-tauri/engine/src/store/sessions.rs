@@ -227,7 +227,7 @@ impl Flag {
 
 /// Sets (`Some(at)`) or clears (`None`) a lifecycle flag.
 pub async fn set_flag(pool: &Db, session: &str, flag: Flag, value: Option<&str>, at: &str) -> Result<()> {
-    let sql = format!("UPDATE sessions SET {} = ?, updated_at = ? WHERE id = ?", flag.column());
+    let sql = format!("UPDATE sessions SET {} = $1, updated_at = $2 WHERE id = $3", flag.column());
     on!(pool => sqlx::query(&sql).bind(value).bind(at).bind(session).execute(pool).await.map(|done| done.rows_affected()))?;
     Ok(())
 }

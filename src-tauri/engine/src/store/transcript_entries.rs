@@ -82,15 +82,16 @@ pub async fn list_window(
     before: Option<i64>,
     last: Option<u32>,
 ) -> Result<Vec<TranscriptEntry>> {
-    // Newest first under the limit (SQLite's LIMIT -1 is none), then back in order.
+    // Newest first under the limit (none: the largest, as neither engine takes -1 alike),
+    // then back in order.
     let rows: Vec<EntryRow> = on!(pool => sqlx::query_as(
         "SELECT * FROM (SELECT * FROM transcript_entries WHERE session_id = $1 AND id > $2 AND id < $3
-           ORDER BY id DESC LIMIT $4) ORDER BY id",
+           ORDER BY id DESC LIMIT $4) AS newest ORDER BY id",
     )
     .bind(session)
     .bind(after.unwrap_or(0))
     .bind(before.unwrap_or(i64::MAX))
-    .bind(last.map_or(-1, i64::from))
+    .bind(last.map_or(i64::MAX, i64::from))
     .fetch_all(pool)
     .await)?;
     rows.into_iter().map(EntryRow::into_entry).collect()

@@ -23,14 +23,36 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
+/// An engine on `config_dir`, its records in SQLite beside the workspace — or, when
+/// `KILN_TEST_RECORDS=postgres`, in a fresh database of the test PostgreSQL cluster, so the
+/// same tests run against both engines.
 pub fn engine(config_dir: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions {
+    let engine = Engine::new(EngineOptions {
         config_dir: config_dir.to_path_buf(),
         transport: Transport::Serve,
         mode: kiln_engine::types::ServeMode::Loopback,
         allow_agent_commands: false,
         allow_terminals: false,
-    }))
+    });
+    Arc::new(if on_postgres() {
+        engine.backed_by(kiln_engine::backing::Backing { database: Some(test_database()), objects: None })
+    } else {
+        engine
+    })
+}
+
+/// The test database of the engines a test makes: a fresh one for its first, the same one for
+/// an engine it makes again on the workspace (the tests of restarts). A test runs on a thread of
+/// its own, so the thread names the test.
+fn test_database() -> String {
+    static DATABASES: std::sync::Mutex<BTreeMap<String, String>> = std::sync::Mutex::new(BTreeMap::new());
+    let test = format!("{:?}", std::thread::current().id());
+    DATABASES.lock().unwrap().entry(test).or_insert_with(postgres::fresh_database).clone()
+}
+
+/// Whether this run keeps the engines' records on PostgreSQL (`KILN_TEST_RECORDS=postgres`).
+pub fn on_postgres() -> bool {
+    std::env::var("KILN_TEST_RECORDS").is_ok_and(|v| v == "postgres")
 }
 
 /// Builds the git fixture (tests/fixtures/git-workspace.sh) at `dir`.
