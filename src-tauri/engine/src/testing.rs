@@ -198,6 +198,8 @@ pub mod store {
     /// tests/it: store_schema (both schemas, compared).
     pub use crate::store::postgres::PG_MIGRATOR;
     pub use crate::store::MIGRATOR;
+    /// tests/it: team_records (another host's hold, taken by hand).
+    pub use crate::store::postgres::HOST_LOCK;
 
     pub mod settings {
         pub use crate::store::settings::{get_setting, set_setting};

@@ -31,7 +31,7 @@ pub async fn open(url: &str) -> Result<PgPool> {
 }
 
 /// The advisory lock a host holds on the database while it serves it (any 64-bit key of ours).
-const HOST_LOCK: i64 = 0x6b69_6c6e_686f_7374; // "kilnhost"
+pub const HOST_LOCK: i64 = 0x6b69_6c6e_686f_7374; // "kilnhost"
 
 /// The connections holding `HOST_LOCK`, one per database this process serves, kept for the
 /// process's life: a reopened workspace keeps its hold.

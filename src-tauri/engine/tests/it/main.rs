@@ -46,6 +46,7 @@ mod screenshots;
 mod settings;
 mod snapshot;
 mod store_schema;
+mod team_records;
 mod terminal;
 mod turns;
 mod types;
