@@ -59,7 +59,13 @@ type Schema = BTreeMap<String, Table>;
 async fn postgres_migrations_give_sqlites_schema() {
     let sqlite_versions: Vec<_> = MIGRATOR.iter().map(|m| (m.version, m.description.to_string())).collect();
     let pg_versions: Vec<_> = PG_MIGRATOR.iter().map(|m| (m.version, m.description.to_string())).collect();
-    assert_eq!(pg_versions, sqlite_versions, "migrations-postgres/ must list the SQLite migrations' versions and names");
+    let unmatched: Vec<String> = sqlite_versions
+        .iter()
+        .filter(|m| !pg_versions.contains(m))
+        .map(|(v, d)| format!("SQLite's {v:04} `{d}` has no PostgreSQL twin"))
+        .chain(pg_versions.iter().filter(|m| !sqlite_versions.contains(m)).map(|(v, d)| format!("PostgreSQL's {v:04} `{d}` has no SQLite twin")))
+        .collect();
+    assert!(unmatched.is_empty(), "migrations-postgres/ must list the SQLite migrations' versions and names:\n  {}", unmatched.join("\n  "));
 
     let dir = tempfile::tempdir().unwrap();
     let sqlite = kiln_engine::open_database(&dir.path().join("kiln.db"), &MIGRATOR).await.unwrap();
@@ -393,8 +399,16 @@ fn differences(expected: &Schema, actual: &Schema) -> Vec<String> {
     for (name, want) in expected {
         let Some(have) = actual.get(name) else { continue };
         let names = |t: &Table| t.columns.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
-        if names(want) != names(have) {
-            out.push(format!("{name}: columns SQLite {:?}, PostgreSQL {:?}", names(want), names(have)));
+        let (want_names, have_names) = (names(want), names(have));
+        for column in want_names.iter().filter(|c| !have_names.contains(c)) {
+            out.push(format!("{name}.{column} is missing on PostgreSQL"));
+        }
+        for column in have_names.iter().filter(|c| !want_names.contains(c)) {
+            out.push(format!("{name}.{column} is only on PostgreSQL"));
+        }
+        let common = |a: &[String], b: &[String]| a.iter().filter(|c| b.contains(c)).cloned().collect::<Vec<_>>();
+        if common(&want_names, &have_names) != common(&have_names, &want_names) {
+            out.push(format!("{name}: columns in order SQLite {want_names:?}, PostgreSQL {have_names:?}"));
         }
         for w in &want.columns {
             let Some(h) = have.columns.iter().find(|h| h.name == w.name) else { continue };
