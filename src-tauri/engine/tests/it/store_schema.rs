@@ -63,9 +63,18 @@ async fn postgres_migrations_give_sqlites_schema() {
         .iter()
         .filter(|m| !pg_versions.contains(m))
         .map(|(v, d)| format!("SQLite's {v:04} `{d}` has no PostgreSQL twin"))
-        .chain(pg_versions.iter().filter(|m| !sqlite_versions.contains(m)).map(|(v, d)| format!("PostgreSQL's {v:04} `{d}` has no SQLite twin")))
+        .chain(
+            pg_versions
+                .iter()
+                .filter(|m| !sqlite_versions.contains(m))
+                .map(|(v, d)| format!("PostgreSQL's {v:04} `{d}` has no SQLite twin")),
+        )
         .collect();
-    assert!(unmatched.is_empty(), "migrations-postgres/ must list the SQLite migrations' versions and names:\n  {}", unmatched.join("\n  "));
+    assert!(
+        unmatched.is_empty(),
+        "migrations-postgres/ must list the SQLite migrations' versions and names:\n  {}",
+        unmatched.join("\n  ")
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let sqlite = kiln_engine::open_database(&dir.path().join("kiln.db"), &MIGRATOR).await.unwrap();
@@ -74,13 +83,12 @@ async fn postgres_migrations_give_sqlites_schema() {
     PG_MIGRATOR.run(&pg).await.unwrap();
     let actual = pg_schema(&pg).await;
 
-    assert!(expected.len() >= 15 && expected["sessions"].columns.len() >= 20, "the SQLite schema was read: {expected:?}");
-    let differences = differences(&expected, &actual);
     assert!(
-        differences.is_empty(),
-        "the PostgreSQL schema differs from SQLite's:\n  {}",
-        differences.join("\n  ")
+        expected.len() >= 15 && expected["sessions"].columns.len() >= 20,
+        "the SQLite schema was read: {expected:?}"
     );
+    let differences = differences(&expected, &actual);
+    assert!(differences.is_empty(), "the PostgreSQL schema differs from SQLite's:\n  {}", differences.join("\n  "));
     pg.close().await;
 }
 
@@ -106,7 +114,10 @@ async fn postgres_migrations_run_again_or_at_once_safely() {
     for run in runs {
         run.await.unwrap().unwrap();
     }
-    assert_eq!(applied(&url).await.iter().map(|m| m.0).collect::<Vec<_>>(), applied_once.iter().map(|m| m.0).collect::<Vec<_>>());
+    assert_eq!(
+        applied(&url).await.iter().map(|m| m.0).collect::<Vec<_>>(),
+        applied_once.iter().map(|m| m.0).collect::<Vec<_>>()
+    );
     let pool = PgPool::connect(&url).await.unwrap();
     let differences = differences(&reference, &pg_schema(&pool).await);
     assert!(differences.is_empty(), "concurrent migrations gave another schema:\n  {}", differences.join("\n  "));
@@ -136,10 +147,11 @@ async fn postgres_migrations_run_again_or_at_once_safely() {
     advisory.sort();
     assert_eq!(advisory, [false, true], "one migrator holds the advisory lock and one waits: {waits:?}");
     assert!(runs.iter().all(|r| !r.is_finished()), "neither migrator got past our lock");
-    let tables: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public'")
-        .fetch_one(&mut *holder)
-        .await
-        .unwrap();
+    let tables: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public'")
+            .fetch_one(&mut *holder)
+            .await
+            .unwrap();
     assert_eq!(tables, 1, "only sqlx's own table exists while the migrators wait");
     holder.rollback().await.unwrap();
     for run in runs {
@@ -195,13 +207,12 @@ async fn sqlite_schema(pool: &SqlitePool) -> Schema {
     let mut schema = Schema::new();
     for (name, sql) in tables {
         let mut table = Table::default();
-        let columns = sqlx::query(
-            r#"SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid"#,
-        )
-        .bind(&name)
-        .fetch_all(pool)
-        .await
-        .unwrap();
+        let columns =
+            sqlx::query(r#"SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid"#)
+                .bind(&name)
+                .fetch_all(pool)
+                .await
+                .unwrap();
         let mut primary_key = Vec::new();
         for c in columns {
             let column: String = c.get(0);
@@ -237,12 +248,13 @@ async fn sqlite_schema(pool: &SqlitePool) -> Schema {
             column.generated = column.declared.eq_ignore_ascii_case("INTEGER") && sql.contains("AUTOINCREMENT");
         }
 
-        let keys: Vec<(i64, String, String, Option<String>, String)> =
-            sqlx::query_as(r#"SELECT id, "table", "from", "to", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq"#)
-                .bind(&name)
-                .fetch_all(pool)
-                .await
-                .unwrap();
+        let keys: Vec<(i64, String, String, Option<String>, String)> = sqlx::query_as(
+            r#"SELECT id, "table", "from", "to", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq"#,
+        )
+        .bind(&name)
+        .fetch_all(pool)
+        .await
+        .unwrap();
         let mut by_id: BTreeMap<i64, ForeignKey> = BTreeMap::new();
         for (id, to_table, from, to, on_delete) in keys {
             let key = by_id.entry(id).or_insert_with(|| ForeignKey {
@@ -357,7 +369,8 @@ async fn pg_schema(pool: &PgPool) -> Schema {
                     });
                 }
                 "c" => {
-                    let column = check_column.captures(&definition).map(|c| c[1].to_string()).unwrap_or(definition.clone());
+                    let column =
+                        check_column.captures(&definition).map(|c| c[1].to_string()).unwrap_or(definition.clone());
                     table.checks.insert((column, literals(&definition)));
                 }
                 other => panic!("{name}: a constraint of kind {other} the comparison does not know: {definition}"),
@@ -423,7 +436,10 @@ fn differences(expected: &Schema, actual: &Schema) -> Vec<String> {
                 out.push(format!("{column}: default SQLite {:?}, PostgreSQL {:?}", w.default, h.default));
             }
             if w.generated != h.generated {
-                out.push(format!("{column}: AUTOINCREMENT on SQLite {}, identity on PostgreSQL {}", w.generated, h.generated));
+                out.push(format!(
+                    "{column}: AUTOINCREMENT on SQLite {}, identity on PostgreSQL {}",
+                    w.generated, h.generated
+                ));
             }
         }
         if want.primary_key != have.primary_key {
@@ -439,7 +455,13 @@ fn differences(expected: &Schema, actual: &Schema) -> Vec<String> {
     out
 }
 
-fn set_differences<T: Ord + std::fmt::Debug>(out: &mut Vec<String>, table: &str, what: &str, want: &BTreeSet<T>, have: &BTreeSet<T>) {
+fn set_differences<T: Ord + std::fmt::Debug>(
+    out: &mut Vec<String>,
+    table: &str,
+    what: &str,
+    want: &BTreeSet<T>,
+    have: &BTreeSet<T>,
+) {
     for missing in want.difference(have) {
         out.push(format!("{table}: {what} {missing:?} is missing on PostgreSQL"));
     }

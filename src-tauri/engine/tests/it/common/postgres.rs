@@ -66,7 +66,9 @@ fn start() -> Cluster {
         .args(["-U", SUPERUSER, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"])
         .current_dir(&root);
     as_owner(&mut initdb, owner);
-    let out = initdb.output().unwrap_or_else(|e| panic!("initdb ({}): {e}; scripts/deps installs postgresql", initdb.get_program().to_string_lossy()));
+    let out = initdb.output().unwrap_or_else(|e| {
+        panic!("initdb ({}): {e}; scripts/deps installs postgresql", initdb.get_program().to_string_lossy())
+    });
     assert!(out.status.success(), "initdb: {}", String::from_utf8_lossy(&out.stderr));
     let cluster = (0..3)
         .find_map(|_| {
@@ -184,7 +186,8 @@ fn remove_stale_clusters() {
     let Ok(entries) = fs::read_dir(std::env::temp_dir()) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(DIR_PREFIX)).and_then(|p| p.parse::<libc::pid_t>().ok())
+        let Some(pid) =
+            name.to_str().and_then(|n| n.strip_prefix(DIR_PREFIX)).and_then(|p| p.parse::<libc::pid_t>().ok())
         else {
             continue;
         };
