@@ -55,6 +55,9 @@ struct Table {
 
 type Schema = BTreeMap<String, Table>;
 
+/// A PostgreSQL constraint: kind, columns, referenced table and columns, ON DELETE, definition.
+type ConstraintRow = (String, Vec<String>, Option<String>, Vec<String>, String, String);
+
 #[tokio::test]
 async fn postgres_migrations_give_sqlites_schema() {
     let sqlite_versions: Vec<_> = MIGRATOR.iter().map(|m| (m.version, m.description.to_string())).collect();
@@ -332,7 +335,7 @@ async fn pg_schema(pool: &PgPool) -> Schema {
         }
 
         // Every constraint, its columns and those it references in key order.
-        let constraints: Vec<(String, Vec<String>, Option<String>, Vec<String>, String, String)> = sqlx::query_as(
+        let constraints: Vec<ConstraintRow> = sqlx::query_as(
             "SELECT c.contype::text,
                     ARRAY(SELECT a.attname::text FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
                           JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i),
