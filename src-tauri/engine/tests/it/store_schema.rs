@@ -92,7 +92,39 @@ async fn postgres_migrations_give_sqlites_schema() {
     );
     let differences = differences(&expected, &actual);
     assert!(differences.is_empty(), "the PostgreSQL schema differs from SQLite's:\n  {}", differences.join("\n  "));
+
+    // SQLite's implicit rowid exists on PostgreSQL where the store's queries use it: an
+    // identity column, always generated (no insert can set it), after the table's own.
+    let rowid: Vec<(String, String, bool)> = sqlx::query_as(
+        "SELECT c.table_name::text, c.identity_generation::text,
+                c.ordinal_position = (SELECT MAX(ordinal_position) FROM information_schema.columns l
+                                      WHERE l.table_schema = 'public' AND l.table_name = c.table_name)
+         FROM information_schema.columns c
+         WHERE c.table_schema = 'public' AND c.column_name = $1 ORDER BY 1",
+    )
+    .bind(ROWID)
+    .fetch_all(&pg)
+    .await
+    .unwrap();
+    let expected: Vec<_> = tables_ordered_by_rowid().into_iter().map(|t| (t, "ALWAYS".to_string(), true)).collect();
+    assert!(!expected.is_empty(), "the store's queries were read");
+    assert_eq!(
+        rowid, expected,
+        "PostgreSQL's rowid columns: (table, generated, last) against the store's use of rowid"
+    );
     pg.close().await;
+}
+
+/// The tables whose rows the store's queries (`src/store/*.rs`) put in `rowid` order.
+fn tables_ordered_by_rowid() -> BTreeSet<String> {
+    let query = Regex::new(r#"FROM (\w+)[^"]*?\browid\b"#).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store");
+    let mut tables = BTreeSet::new();
+    for file in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        tables.extend(query.captures_iter(&text).map(|c| c[1].to_string()));
+    }
+    tables
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
