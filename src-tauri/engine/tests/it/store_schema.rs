@@ -55,13 +55,28 @@ struct Table {
 
 type Schema = BTreeMap<String, Table>;
 
+/// A PostgreSQL constraint: kind, columns, referenced table and columns, ON DELETE, definition.
+type ConstraintRow = (String, Vec<String>, Option<String>, Vec<String>, String, String);
+
 #[tokio::test]
 async fn postgres_migrations_give_sqlites_schema() {
     let sqlite_versions: Vec<_> = MIGRATOR.iter().map(|m| (m.version, m.description.to_string())).collect();
     let pg_versions: Vec<_> = PG_MIGRATOR.iter().map(|m| (m.version, m.description.to_string())).collect();
-    assert_eq!(
-        pg_versions, sqlite_versions,
-        "migrations-postgres/ must list the SQLite migrations' versions and names"
+    let unmatched: Vec<String> = sqlite_versions
+        .iter()
+        .filter(|m| !pg_versions.contains(m))
+        .map(|(v, d)| format!("SQLite's {v:04} `{d}` has no PostgreSQL twin"))
+        .chain(
+            pg_versions
+                .iter()
+                .filter(|m| !sqlite_versions.contains(m))
+                .map(|(v, d)| format!("PostgreSQL's {v:04} `{d}` has no SQLite twin")),
+        )
+        .collect();
+    assert!(
+        unmatched.is_empty(),
+        "migrations-postgres/ must list the SQLite migrations' versions and names:\n  {}",
+        unmatched.join("\n  ")
     );
 
     let dir = tempfile::tempdir().unwrap();
@@ -77,7 +92,39 @@ async fn postgres_migrations_give_sqlites_schema() {
     );
     let differences = differences(&expected, &actual);
     assert!(differences.is_empty(), "the PostgreSQL schema differs from SQLite's:\n  {}", differences.join("\n  "));
+
+    // SQLite's implicit rowid exists on PostgreSQL where the store's queries use it: an
+    // identity column, always generated (no insert can set it), after the table's own.
+    let rowid: Vec<(String, String, bool)> = sqlx::query_as(
+        "SELECT c.table_name::text, c.identity_generation::text,
+                c.ordinal_position = (SELECT MAX(ordinal_position) FROM information_schema.columns l
+                                      WHERE l.table_schema = 'public' AND l.table_name = c.table_name)
+         FROM information_schema.columns c
+         WHERE c.table_schema = 'public' AND c.column_name = $1 ORDER BY 1",
+    )
+    .bind(ROWID)
+    .fetch_all(&pg)
+    .await
+    .unwrap();
+    let expected: Vec<_> = tables_ordered_by_rowid().into_iter().map(|t| (t, "ALWAYS".to_string(), true)).collect();
+    assert!(!expected.is_empty(), "the store's queries were read");
+    assert_eq!(
+        rowid, expected,
+        "PostgreSQL's rowid columns: (table, generated, last) against the store's use of rowid"
+    );
     pg.close().await;
+}
+
+/// The tables whose rows the store's queries (`src/store/*.rs`) put in `rowid` order.
+fn tables_ordered_by_rowid() -> BTreeSet<String> {
+    let query = Regex::new(r#"FROM (\w+)[^"]*?\browid\b"#).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store");
+    let mut tables = BTreeSet::new();
+    for file in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        tables.extend(query.captures_iter(&text).map(|c| c[1].to_string()));
+    }
+    tables
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -320,7 +367,7 @@ async fn pg_schema(pool: &PgPool) -> Schema {
         }
 
         // Every constraint, its columns and those it references in key order.
-        let constraints: Vec<(String, Vec<String>, Option<String>, Vec<String>, String, String)> = sqlx::query_as(
+        let constraints: Vec<ConstraintRow> = sqlx::query_as(
             "SELECT c.contype::text,
                     ARRAY(SELECT a.attname::text FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
                           JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i),
@@ -400,8 +447,16 @@ fn differences(expected: &Schema, actual: &Schema) -> Vec<String> {
     for (name, want) in expected {
         let Some(have) = actual.get(name) else { continue };
         let names = |t: &Table| t.columns.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
-        if names(want) != names(have) {
-            out.push(format!("{name}: columns SQLite {:?}, PostgreSQL {:?}", names(want), names(have)));
+        let (want_names, have_names) = (names(want), names(have));
+        for column in want_names.iter().filter(|c| !have_names.contains(c)) {
+            out.push(format!("{name}.{column} is missing on PostgreSQL"));
+        }
+        for column in have_names.iter().filter(|c| !want_names.contains(c)) {
+            out.push(format!("{name}.{column} is only on PostgreSQL"));
+        }
+        let common = |a: &[String], b: &[String]| a.iter().filter(|c| b.contains(c)).cloned().collect::<Vec<_>>();
+        if common(&want_names, &have_names) != common(&have_names, &want_names) {
+            out.push(format!("{name}: columns in order SQLite {want_names:?}, PostgreSQL {have_names:?}"));
         }
         for w in &want.columns {
             let Some(h) = have.columns.iter().find(|h| h.name == w.name) else { continue };
