@@ -43,11 +43,12 @@ pub async fn insert(pool: &Db, g: GateRecord<'_>) -> Result<()> {
     Ok(())
 }
 
-/// The latest result of every gate of a session, by module and gate.
+/// The latest result of every gate of a session, by module and gate: the workspace's own gates
+/// (no module) first, which both engines agree on only when asked (PostgreSQL sorts NULL last).
 pub async fn latest(pool: &Db, session: &str) -> Result<Vec<GateResultView>> {
     #[allow(clippy::type_complexity)]
     let rows: Vec<(i64, Option<String>, String, String, String, String, Option<i64>, i64, String, String, String)> = on!(pool => sqlx::query_as(
-        "SELECT id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at FROM gate_results g WHERE session_id = $1 AND id = (SELECT MAX(id) FROM gate_results h WHERE h.session_id = $1 AND h.gate = g.gate AND h.module_id IS NOT DISTINCT FROM g.module_id) ORDER BY module_id, gate",
+        "SELECT id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at FROM gate_results g WHERE session_id = $1 AND id = (SELECT MAX(id) FROM gate_results h WHERE h.session_id = $1 AND h.gate = g.gate AND h.module_id IS NOT DISTINCT FROM g.module_id) ORDER BY module_id IS NOT NULL, module_id, gate",
     )
     .bind(session)
     .fetch_all(pool)
