@@ -67,6 +67,10 @@ pub enum Command {
     },
     /// Make, list and revoke the access tokens of self-hosted servers.
     Token {
+        /// The tokens of a team's hosts, kept in their PostgreSQL database (the one they
+        /// serve with `--database`) instead of this machine's `access.db`.
+        #[arg(long, env = "KILN_DATABASE_URL", global = true)]
+        database: Option<String>,
         #[command(subcommand)]
         action: TokenAction,
     },
@@ -131,10 +135,10 @@ pub enum TokenAction {
 }
 
 /// Runs a `kiln token` action; returns the process exit code.
-pub fn token(action: TokenAction) -> i32 {
+pub fn token(database: Option<String>, action: TokenAction) -> i32 {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     runtime.block_on(async move {
-        match token_action(action).await {
+        match token_action(database.as_deref(), action).await {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("kiln: {} [{}]", e.message, e.code.as_str());
@@ -144,9 +148,9 @@ pub fn token(action: TokenAction) -> i32 {
     })
 }
 
-async fn token_action(action: TokenAction) -> kiln_serve::errors::Result<()> {
+async fn token_action(database: Option<&str>, action: TokenAction) -> kiln_serve::errors::Result<()> {
     use kiln_serve::access::{now, parse_lifetime, rfc3339, Access};
-    let access = Access::open(&crate::config_dir()).await?;
+    let access = Access::open(&crate::config_dir(), database).await?;
     match action {
         TokenAction::Create { name, expires } => {
             let lifetime = expires.as_deref().map(parse_lifetime).transpose()?;

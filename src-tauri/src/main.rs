@@ -44,7 +44,7 @@ fn main() {
                 std::process::exit(2);
             }
         },
-        Some(Command::Token { action }) => std::process::exit(kiln_app::cli::token(action)),
+        Some(Command::Token { database, action }) => std::process::exit(kiln_app::cli::token(database, action)),
         Some(Command::Session { workspace, action }) => std::process::exit(kiln_app::cli::session(workspace, action)),
         Some(Command::Detect { workspace, json }) => std::process::exit(kiln_app::cli::detect(workspace, json)),
         Some(Command::Health) => std::process::exit(kiln_app::cli::health()),

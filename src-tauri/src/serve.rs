@@ -39,7 +39,9 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
     }
     runtime.block_on(async move {
         let config_dir = crate::config_dir();
-        let access = Arc::new(Access::open(&config_dir).await.map_err(|e| format!("the access store: {}", e.message))?);
+        let access = Arc::new(Access::open(&config_dir, options.backing.database.as_deref())
+                .await
+                .map_err(|e| format!("the access store: {} [{}]", e.message, e.code.as_str()))?);
         let recent = Arc::new(crate::recent::RecentFile::in_dir(config_dir.clone()));
         let engine = Arc::new(
             Engine::new(EngineOptions {

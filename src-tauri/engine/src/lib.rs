@@ -90,6 +90,8 @@ pub use sandbox::support as sandbox_support;
 /// kiln-serve's access store: a SQLite database with its own migrations, opened while
 /// holding the exclusive lock that serializes its migration between processes.
 pub use store::open_with as open_database;
+pub use store::postgres::open_in_schema as open_team_database;
+pub use store::{Db, Tx as DbTx};
 pub use workspace_lock::wait_exclusive;
 /// What a process names itself in a workspace's lock (`Engine::held_by`).
 pub use workspace_lock::HolderKind;

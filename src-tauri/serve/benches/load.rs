@@ -160,7 +160,7 @@ async fn start(root: &Path, config: &Path) -> Result<(Arc<Engine>, SocketAddr), 
         allow_terminals: false,
     }));
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await?;
-    let access = Arc::new(kiln_serve::access::Access::open(config).await.map_err(|e| e.message)?);
+    let access = Arc::new(kiln_serve::access::Access::open(config, None).await.map_err(|e| e.message)?);
     let assets = Arc::new(kiln_serve::DirAssets(std::env::temp_dir()));
     let (tx, rx) = tokio::sync::oneshot::channel();
     tokio::spawn(kiln_serve::serve(

@@ -2,7 +2,9 @@
 //! browser sessions they open (`POST /api/connect`). Both secrets are random 256-bit
 //! values shown once; `access.db` in the app's config directory keeps only their
 //! SHA-256, so reading it lets no one in. A browser session lasts 12 hours, or until
-//! its token expires or is revoked, whichever comes first.
+//! its token expires or is revoked, whichever comes first. A team's hosts (`--database`) keep
+//! both in the `kiln_access` schema of their shared PostgreSQL database instead, so a token or a
+//! browser's cookie holds on every host.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -13,7 +15,7 @@ use aes_gcm::aead::OsRng;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64URL;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
-use sqlx::SqlitePool;
+use kiln_engine::{on_db, on_db_tx, Db};
 use time::OffsetDateTime;
 
 use kiln_engine::types::ServeMode;
@@ -22,6 +24,9 @@ use kiln_engine::ApiError;
 use crate::errors::{HttpError, Result, TransportCode};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-access");
+static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-access-postgres");
+/// The schema of a team's database that holds the access tables, apart from the records.
+const PG_SCHEMA: &str = "kiln_access";
 
 pub const DB_FILE: &str = "access.db";
 /// Held while the access store's schema is brought up to date.
@@ -67,12 +72,16 @@ impl Connection {
 }
 
 pub struct Access {
-    pool: SqlitePool,
+    pool: Db,
 }
 
 impl Access {
-    /// Opens `<config_dir>/access.db`, creating it (private to the user) when missing.
-    pub async fn open(config_dir: &Path) -> Result<Access> {
+    /// Opens `<config_dir>/access.db`, creating it (private to the user) when missing; or, for
+    /// a team's hosts, the access tables of the PostgreSQL database at `database`.
+    pub async fn open(config_dir: &Path, database: Option<&str>) -> Result<Access> {
+        if let Some(url) = database {
+            return Ok(Access { pool: Db::Postgres(kiln_engine::open_team_database(url, PG_SCHEMA, &PG_MIGRATOR).await?) });
+        }
         std::fs::create_dir_all(config_dir)?;
         let path = config_dir.join(DB_FILE);
         // Every Kiln process of the user shares this store (servers, `kiln token`). sqlx
@@ -87,7 +96,7 @@ impl Access {
                 std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
             }
         }
-        Ok(Access { pool })
+        Ok(Access { pool: Db::Sqlite(pool) })
     }
 
     /// Makes a token; returns what `list` will show and the token itself, which is
@@ -105,24 +114,27 @@ impl Access {
             expires_at: lifetime.map(|l| now() + l.as_secs() as i64),
             revoked_at: None,
         };
-        sqlx::query("INSERT INTO access_tokens (id, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+        let pool = &self.pool;
+        on_db!(pool => sqlx::query("INSERT INTO access_tokens (id, name, hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)")
             .bind(&info.id)
             .bind(&info.name)
             .bind(hash(&token))
             .bind(info.created_at)
             .bind(info.expires_at)
-            .execute(&self.pool)
-            .await?;
+            .execute(pool)
+            .await
+            .map(|_| ()))?;
         Ok((info, token))
     }
 
     pub async fn list_tokens(&self) -> Result<Vec<TokenInfo>> {
         type Row = (String, String, i64, Option<i64>, Option<i64>);
-        let rows: Vec<Row> = sqlx::query_as(
+        let pool = &self.pool;
+        let rows: Vec<Row> = on_db!(pool => sqlx::query_as(
             "SELECT id, name, created_at, expires_at, revoked_at FROM access_tokens ORDER BY created_at, id",
         )
-        .fetch_all(&self.pool)
-        .await?;
+        .fetch_all(pool)
+        .await)?;
         Ok(rows
             .into_iter()
             .map(|(id, name, created_at, expires_at, revoked_at)| TokenInfo {
@@ -139,23 +151,27 @@ impl Access {
     pub async fn revoke_token(&self, id: &str) -> Result<()> {
         let at = now();
         let mut tx = self.pool.begin().await?;
-        let done = sqlx::query("UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?")
+        let t = &mut tx;
+        let done = on_db_tx!(t => sqlx::query("UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2")
             .bind(at)
             .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() == 0 {
+            .execute(&mut **t)
+            .await
+            .map(|done| done.rows_affected()))?;
+        if done == 0 {
             let shown: String = id.chars().take(40).collect();
             return Err(HttpError::new(
                 TransportCode::TokenInvalid,
                 format!("there is no token `{}`", shown.escape_debug()),
             ));
         }
-        sqlx::query("UPDATE browser_sessions SET ended_at = ? WHERE token_id = ? AND ended_at IS NULL")
+        let t = &mut tx;
+        on_db_tx!(t => sqlx::query("UPDATE browser_sessions SET ended_at = $1 WHERE token_id = $2 AND ended_at IS NULL")
             .bind(at)
             .bind(id)
-            .execute(&mut *tx)
-            .await?;
+            .execute(&mut **t)
+            .await
+            .map(|_| ()))?;
         tx.commit().await?;
         Ok(())
     }
@@ -174,11 +190,13 @@ impl Access {
                 ))
             }
             Some(token) => {
-                let row: Option<(String, Option<i64>, Option<i64>)> =
-                    sqlx::query_as("SELECT id, expires_at, revoked_at FROM access_tokens WHERE hash = ?")
-                        .bind(hash(token))
-                        .fetch_optional(&self.pool)
-                        .await?;
+                let pool = &self.pool;
+                let row: Option<(String, Option<i64>, Option<i64>)> = on_db!(pool => sqlx::query_as(
+                    "SELECT id, expires_at, revoked_at FROM access_tokens WHERE hash = $1"
+                )
+                .bind(hash(token))
+                .fetch_optional(pool)
+                .await)?;
                 match row {
                     Some((id, expires_at, None)) if expires_at.is_none_or(|e| e > now) => (Some(id), expires_at),
                     _ => {
@@ -193,16 +211,18 @@ impl Access {
         let lifetime_end = now + SESSION_LIFETIME.as_secs() as i64;
         let expires_at = token_expiry.map_or(lifetime_end, |e| e.min(lifetime_end));
         let secret = random_secret();
-        sqlx::query(
-            "INSERT INTO browser_sessions (hash, token_id, mode, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+        let pool = &self.pool;
+        on_db!(pool => sqlx::query(
+            "INSERT INTO browser_sessions (hash, token_id, mode, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(hash(&secret))
         .bind(token_id)
         .bind(mode_name(mode))
         .bind(now)
         .bind(expires_at)
-        .execute(&self.pool)
-        .await?;
+        .execute(pool)
+        .await
+        .map(|_| ()))?;
         Ok(Connection { secret, expires_at })
     }
 
@@ -222,35 +242,35 @@ impl Access {
             return Ok(HashSet::new());
         }
         let now = now();
-        let places = vec!["?"; secrets.len()].join(", ");
+        let n = secrets.len();
+        let places = (1..=n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
+        let (mode_at, now_at) = (n + 1, n + 2);
         let sql = format!(
             "SELECT s.hash FROM browser_sessions s LEFT JOIN access_tokens t ON t.id = s.token_id
-             WHERE s.hash IN ({places}) AND s.mode = ? AND s.ended_at IS NULL AND s.expires_at > ?
-               AND (s.token_id IS NULL OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?)))"
+             WHERE s.hash IN ({places}) AND s.mode = ${mode_at} AND s.ended_at IS NULL AND s.expires_at > ${now_at}
+               AND (s.token_id IS NULL OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ${now_at})))"
         );
-        let mut query = sqlx::query_as::<_, (String,)>(&sql);
-        for secret in secrets {
-            query = query.bind(hash(secret));
-        }
-        let live: HashSet<String> = query
-            .bind(mode_name(mode))
-            .bind(now)
-            .bind(now)
-            .fetch_all(&self.pool)
-            .await?
-            .into_iter()
-            .map(|r| r.0)
-            .collect();
+        let pool = &self.pool;
+        let rows: Vec<(String,)> = on_db!(pool => {
+            let mut query = sqlx::query_as(&sql);
+            for secret in secrets {
+                query = query.bind(hash(secret));
+            }
+            query.bind(mode_name(mode)).bind(now).fetch_all(pool).await
+        })?;
+        let live: HashSet<String> = rows.into_iter().map(|r| r.0).collect();
         Ok(secrets.iter().filter(|s| live.contains(&hash(s))).cloned().collect())
     }
 
     /// Ends a browser session; ending one that is already over is not an error.
     pub async fn disconnect(&self, secret: &str) -> Result<()> {
-        sqlx::query("UPDATE browser_sessions SET ended_at = ? WHERE hash = ? AND ended_at IS NULL")
+        let pool = &self.pool;
+        on_db!(pool => sqlx::query("UPDATE browser_sessions SET ended_at = $1 WHERE hash = $2 AND ended_at IS NULL")
             .bind(now())
             .bind(hash(secret))
-            .execute(&self.pool)
-            .await?;
+            .execute(pool)
+            .await
+            .map(|_| ()))?;
         Ok(())
     }
 }
@@ -320,7 +340,7 @@ mod tests {
 
     async fn access() -> (tempfile::TempDir, Access) {
         let dir = tempfile::tempdir().unwrap();
-        let access = Access::open(dir.path()).await.unwrap();
+        let access = Access::open(dir.path(), None).await.unwrap();
         (dir, access)
     }
 
@@ -396,7 +416,7 @@ mod tests {
         let conn = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap();
         assert!(conn.max_age() <= 60);
         // Expire the token by moving its end into the past.
-        sqlx::query("UPDATE access_tokens SET expires_at = ?").bind(now() - 1).execute(&access.pool).await.unwrap();
+        access.pool.execute_text("UPDATE access_tokens SET expires_at = CAST($1 AS BIGINT)", &[(now() - 1).to_string().as_str()]).await.unwrap();
         assert_eq!(
             access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap_err().code,
             TransportCode::NotConnected

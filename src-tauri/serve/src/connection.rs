@@ -266,7 +266,7 @@ mod tests {
 
     async fn connections() -> (tempfile::TempDir, Arc<Connections>) {
         let dir = tempfile::tempdir().unwrap();
-        let access = Arc::new(Access::open(dir.path()).await.unwrap());
+        let access = Arc::new(Access::open(dir.path(), None).await.unwrap());
         (dir, Arc::new(Connections::new(ServeMode::SelfHosted, 4320, access, Arc::new(Streams::new()))))
     }
 

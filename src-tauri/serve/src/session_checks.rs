@@ -93,7 +93,7 @@ mod tests {
     #[tokio::test]
     async fn checks_asked_together_each_get_their_own_answer() {
         let dir = tempfile::tempdir().unwrap();
-        let access = Arc::new(Access::open(dir.path()).await.unwrap());
+        let access = Arc::new(Access::open(dir.path(), None).await.unwrap());
         let live = access.connect(ServeMode::Loopback, None).await.unwrap().secret;
         let ended = access.connect(ServeMode::Loopback, None).await.unwrap().secret;
         access.disconnect(&ended).await.unwrap();

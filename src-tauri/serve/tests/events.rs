@@ -15,7 +15,7 @@ use tokio::net::TcpStream;
 async fn start(engine: Arc<Engine>, config: &std::path::Path) -> (SocketAddr, String) {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let assets = Arc::new(kiln_serve::DirAssets(std::env::temp_dir()));
-    let access = Arc::new(kiln_serve::access::Access::open(config).await.unwrap());
+    let access = Arc::new(kiln_serve::access::Access::open(config, None).await.unwrap());
     tokio::spawn(kiln_serve::serve(
         engine,
         assets,

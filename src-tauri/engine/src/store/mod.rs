@@ -22,29 +22,32 @@ pub mod spec_approvals;
 pub mod transcript_entries;
 pub mod turns;
 
-/// Runs `$body` with `$pool` bound to the concrete pool of whichever engine `$pool` is:
-/// each query is written once and compiled for both.
-macro_rules! on {
+/// Runs `$body` with `$pool` bound to the concrete pool of whichever engine the `Db` `$pool`
+/// is: each query is written once and compiled for both. Exported for kiln-serve's own records
+/// (its access store); the engine's queries say `on!`.
+#[macro_export]
+macro_rules! on_db {
     ($pool:ident => $body:expr) => {
         match $pool {
-            $crate::store::Db::Sqlite($pool) => $body,
-            $crate::store::Db::Postgres($pool) => $body,
+            $crate::Db::Sqlite($pool) => $body,
+            $crate::Db::Postgres($pool) => $body,
         }
     };
 }
-pub(crate) use on;
+pub(crate) use on_db as on;
 
-/// `on!` for a transaction: `$tx` bound to the concrete transaction (`&mut **$tx` is its
-/// connection).
-macro_rules! on_tx {
+/// `on_db!` for a transaction of `Db::begin`: `$tx` bound to the concrete transaction
+/// (`&mut **$tx` is its connection).
+#[macro_export]
+macro_rules! on_db_tx {
     ($tx:ident => $body:expr) => {
         match $tx {
-            $crate::store::Tx::Sqlite($tx) => $body,
-            $crate::store::Tx::Postgres($tx) => $body,
+            $crate::DbTx::Sqlite($tx) => $body,
+            $crate::DbTx::Postgres($tx) => $body,
         }
     };
 }
-pub(crate) use on_tx;
+pub(crate) use on_db_tx as on_tx;
 
 use std::path::Path;
 use std::str::FromStr;

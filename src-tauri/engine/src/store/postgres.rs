@@ -30,6 +30,35 @@ pub async fn open(url: &str) -> Result<PgPool> {
     Ok(pool)
 }
 
+/// Opens the tables of `migrator` in their own `schema` of the database at `url` (created when
+/// missing), with migrations of their own: kiln-serve's access store beside the records.
+pub async fn open_in_schema(url: &str, schema: &str, migrator: &sqlx::migrate::Migrator) -> Result<PgPool> {
+    let shown = crate::backing::shown(url);
+    assert!(schema.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "a schema name of ours");
+    let options: PgConnectOptions = url
+        .parse()
+        .map_err(|e| ApiError::invalid(format!("`{shown}` is not a PostgreSQL URL: {}", redacted(e, url))))?;
+    let pool = PgPoolOptions::new()
+        .max_connections(4)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(options.options([("search_path", schema)]))
+        .await
+        .map_err(|e| unavailable(&shown, url, e))?;
+    if let Err(e) = sqlx::query(&format!("CREATE SCHEMA IF NOT EXISTS {schema}")).execute(&pool).await {
+        // Two hosts creating it at once: one loses the race on the catalog, and finds it made.
+        let made: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_namespace WHERE nspname = $1")
+            .bind(schema)
+            .fetch_optional(&pool)
+            .await
+            .map_err(|e| unavailable(&shown, url, e))?;
+        if made.is_none() {
+            return Err(unavailable(&shown, url, e));
+        }
+    }
+    migrator.run(&pool).await.map_err(|e| unavailable(&shown, url, e))?;
+    Ok(pool)
+}
+
 /// The advisory lock a host holds on the database while it serves it (any 64-bit key of ours).
 pub const HOST_LOCK: i64 = 0x6b69_6c6e_686f_7374; // "kilnhost"
 
