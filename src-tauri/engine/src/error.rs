@@ -88,6 +88,9 @@ pub enum ErrorCode {
     GroupNotFound,
     /// No such issue in the repository (or the token may not see it).
     IssueNotFound,
+    /// The bucket `--objects` names cannot be used: a bad URL, an endpoint that does not
+    /// answer, credentials it refuses.
+    ObjectsUnavailable,
     Internal,
 }
 
@@ -145,6 +148,7 @@ impl ErrorCode {
             NothingToSend => "NOTHING_TO_SEND",
             GroupNotFound => "GROUP_NOT_FOUND",
             IssueNotFound => "ISSUE_NOT_FOUND",
+            ObjectsUnavailable => "OBJECTS_UNAVAILABLE",
             Internal => "INTERNAL",
         }
     }
