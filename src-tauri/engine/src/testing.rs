@@ -12,7 +12,12 @@ pub mod attachments {
 
 /// tests/it: checkpoints, diff, paths; benches/checkpoints.rs.
 pub mod checkpoint {
-    pub use crate::checkpoint::take;
+    pub use crate::checkpoint::{take, upload};
+}
+
+/// tests/it: objects.
+pub mod recover {
+    pub use crate::recover::bucket::present;
 }
 
 /// tests/it: detect, roles.

@@ -15,7 +15,7 @@ use std::time::Duration;
 use futures_util::TryStreamExt;
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::path::Path as Key;
-use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig};
+use object_store::{ClientConfigKey, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig};
 use sha2::{Digest, Sha256};
 
 use crate::backing::{shown, Backing};
@@ -68,8 +68,14 @@ impl Bucket {
         }
         // A bucket that does not answer is said within seconds, not after minutes of retries.
         let retry = RetryConfig { max_retries: 2, retry_timeout: Duration::from_secs(15), ..Default::default() };
-        let client = ClientOptions::new().with_connect_timeout(Duration::from_secs(5)).with_timeout(Duration::from_secs(120));
-        builder = builder.with_retry(retry).with_client_options(client);
+        builder = builder.with_retry(retry);
+        // Unless the environment says otherwise (set one by one: `with_client_options`
+        // would drop what the environment and the URL set, `allow_http` among them).
+        for (key, value) in [(ClientConfigKey::ConnectTimeout, "5s"), (ClientConfigKey::Timeout, "120s")] {
+            if builder.get_config_value(&AmazonS3ConfigKey::Client(key)).is_none() {
+                builder = builder.with_config(AmazonS3ConfigKey::Client(key), value);
+            }
+        }
         let endpoint = builder.get_config_value(&AmazonS3ConfigKey::Endpoint);
         let store = builder.build().map_err(|e| unavailable(url, e))?;
         Ok(Bucket {
@@ -91,7 +97,17 @@ impl Bucket {
     }
 
     fn failed(&self, doing: &str, e: object_store::Error) -> ApiError {
-        unavailable(&self.url, format!("{doing}: {e}"))
+        // The root cause (a refused connection, a TLS failure) is at the end of the chain.
+        let mut text = format!("{doing}: {e}");
+        let mut source = std::error::Error::source(&e);
+        while let Some(cause) = source {
+            let said = cause.to_string();
+            if !text.contains(&said) {
+                text.push_str(&format!(": {said}"));
+            }
+            source = cause.source();
+        }
+        unavailable(&self.url, text)
     }
 
     pub async fn put(&self, name: &str, bytes: Vec<u8>) -> Result<()> {

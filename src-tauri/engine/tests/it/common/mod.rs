@@ -5,6 +5,7 @@
 
 pub mod contract;
 pub mod environment;
+pub mod s3;
 
 pub use environment::git_recorder;
 

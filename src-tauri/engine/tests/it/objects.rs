@@ -1,0 +1,269 @@
+//! Objects in a bucket (SPEC §21), against a real S3-compatible server (`s3s-fs`) and real
+//! git: checkpoints go up as content-addressed packs with a manifest per session and
+//! hold everything a checkpoint needs by themselves; a workspace that lost `.kiln/store.git`
+//! and its working copy rebuilds both from the bucket; a second clone of the repository
+//! fetches a session's checkpoints by id (what failover uses); a bucket that does not
+//! answer is `OBJECTS_UNAVAILABLE` and changes nothing.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::common::s3::S3;
+use crate::common::*;
+use crate::recovery::{checkpoint, until, workdir};
+use kiln_engine::backing::Backing;
+use kiln_engine::objects::{packs, Bucket};
+use kiln_engine::testing::ids::SessionId;
+use kiln_engine::types::*;
+use kiln_engine::{Engine, ErrorCode};
+
+const FILE: &str = "modules/catalog/src/server/wishlist.js";
+
+/// The shop as a git repository (its objects are the store's alternate), no setup step.
+fn shop_repo(dir: &Path) -> PathBuf {
+    let shop = shop_copy(dir);
+    without_setup(&shop);
+    sh_git(&shop, &["init", "-q"]);
+    sh_git(&shop, &["add", "-A"]);
+    sh_git(&shop, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "the shop"]);
+    shop
+}
+
+fn backed(config: &Path, url: &str) -> Arc<Engine> {
+    let engine = Arc::try_unwrap(engine(config)).ok().expect("a fresh engine");
+    Arc::new(engine.backed_by(Backing { database: None, objects: Some(url.to_string()) }))
+}
+
+/// The files of `commit` in the bare store at `store`, written out under `dest`.
+fn checkpoint_files(store: &Path, commit: &str, dest: &Path) -> BTreeMap<String, Vec<u8>> {
+    let repo = kiln_engine::testing::snapshot::open_store(store, None).unwrap();
+    kiln_engine::testing::snapshot::materialize(&repo, git2::Oid::from_str(commit).unwrap(), dest).unwrap();
+    files(dest, &[])
+}
+
+fn store_ref(shop: &Path, name: &str) -> String {
+    let repo = git2::Repository::open_bare(shop.join(".kiln/store.git")).unwrap();
+    let found = repo.find_reference(name).unwrap().target().unwrap().to_string();
+    found
+}
+
+/// A session with two checkpoints after its start; the expected files of each, by sequence.
+struct Worked {
+    id: String,
+    expected: Vec<BTreeMap<String, Vec<u8>>>,
+}
+
+async fn two_checkpoints(engine: &Engine, shop: &Path, scratch: &Path) -> Worked {
+    let s = create(engine, "Wishlist in @shop/catalog").await;
+    let work = workdir(shop, &s.id);
+    write(&work.join(FILE), "export const wishlist = [];\n");
+    assert_eq!(checkpoint(engine, shop, &s.id, "the wishlist").await, 1);
+    write(&work.join(FILE), "export const wishlist = ['socks'];\n");
+    write(&work.join("modules/catalog/NOTES.md"), "notes\n");
+    assert_eq!(checkpoint(engine, shop, &s.id, "socks").await, 2);
+    let mut expected = Vec::new();
+    for sequence in 0..3 {
+        let commit = store_ref(shop, &format!("refs/kiln/{}/{sequence}", s.id));
+        expected.push(checkpoint_files(&shop.join(".kiln/store.git"), &commit, &scratch.join(format!("expected-{sequence}"))));
+    }
+    assert_eq!(expected[2].get(FILE).map(Vec::as_slice), Some(&b"export const wishlist = ['socks'];\n"[..]));
+    Worked { id: s.id, expected }
+}
+
+#[tokio::test]
+async fn checkpoints_go_up_as_content_addressed_packs_that_hold_everything_they_need() {
+    let s3 = S3::start();
+    let url = s3.bucket("packs");
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_repo(tmp.path());
+    let engine = backed(&tmp.path().join("config"), &url);
+    open(&engine, &shop).await;
+    let worked = two_checkpoints(&engine, &shop, tmp.path()).await;
+
+    let bucket = Bucket::open(&url).unwrap();
+    let manifest = packs::manifest(&bucket, &worked.id).await.unwrap().expect("a manifest");
+    let names: Vec<String> = (0..3).map(|n| format!("refs/kiln/{}/{n}", worked.id)).collect();
+    assert_eq!(manifest.refs.keys().cloned().collect::<Vec<_>>(), names);
+    for name in &names {
+        assert_eq!(manifest.refs[name], store_ref(&shop, name), "{name}");
+    }
+    // One pack per upload (the start, then each checkpoint), each named by its bytes' hash.
+    assert_eq!(manifest.packs.len(), 3, "{manifest:?}");
+    let mut listed = bucket.list("packs").await.unwrap();
+    listed.sort();
+    let mut named = manifest.packs.clone();
+    named.sort();
+    assert_eq!(listed, named);
+    for name in &manifest.packs {
+        let bytes = bucket.get(name).await.unwrap().unwrap();
+        assert_eq!(name, &format!("packs/{}.pack", kiln_engine::objects::sha256_hex(&bytes)));
+    }
+
+    // Nothing new: nothing sent. The same objects packed again: the same name, stored once.
+    let ws = engine.workspace().unwrap();
+    let id = SessionId::parse(&worked.id).unwrap();
+    let again = kiln_engine::testing::checkpoint::upload(&ws, &id).await.unwrap().unwrap();
+    assert_eq!(again.pack, None);
+    bucket.delete(&format!("sessions/{}/refs.json", worked.id)).await.unwrap();
+    let whole = kiln_engine::testing::checkpoint::upload(&ws, &id).await.unwrap().unwrap().pack.unwrap();
+    bucket.delete(&format!("sessions/{}/refs.json", worked.id)).await.unwrap();
+    let whole_again = kiln_engine::testing::checkpoint::upload(&ws, &id).await.unwrap().unwrap().pack.unwrap();
+    assert_eq!(whole, whole_again);
+    assert_eq!(bucket.list("packs").await.unwrap().len(), 4, "one more pack, stored once");
+
+    // The packs alone (no alternate to the user's repository) hold every checkpoint.
+    let alone = tmp.path().join("alone.git");
+    let repo = git2::Repository::init_bare(&alone).unwrap();
+    for name in bucket.list("packs").await.unwrap() {
+        let bytes = bucket.get(&name).await.unwrap().unwrap();
+        let odb = repo.odb().unwrap();
+        let mut writer = odb.packwriter().unwrap();
+        writer.write_all(&bytes).unwrap();
+        writer.commit().unwrap();
+    }
+    for (sequence, expected) in worked.expected.iter().enumerate() {
+        let commit = &manifest.refs[&names[sequence]];
+        let got = checkpoint_files(&alone, commit, &tmp.path().join(format!("alone-{sequence}")));
+        assert_eq!(&got, expected, "checkpoint {sequence} from the packs alone");
+    }
+
+    // What `kiln serve --check` prints.
+    let line = kiln_engine::objects::check(&Backing { database: None, objects: Some(url.clone()) }).await.unwrap();
+    assert!(line.contains("s3://packs/team") && line.contains(&format!("127.0.0.1:{}", s3.port)), "{line}");
+    assert!(line.contains("written, read back and deleted"), "{line}");
+}
+
+#[tokio::test]
+async fn a_workspace_that_lost_its_store_and_working_copy_rebuilds_them_from_the_bucket() {
+    let s3 = S3::start();
+    let url = s3.bucket("rebuild");
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_repo(tmp.path());
+    let engine = backed(&tmp.path().join("config"), &url);
+    open(&engine, &shop).await;
+    let worked = two_checkpoints(&engine, &shop, tmp.path()).await;
+    drop(engine);
+    let work = workdir(&shop, &worked.id);
+    let until_released = Instant::now() + Duration::from_secs(30);
+    while (std::fs::remove_dir_all(shop.join(".kiln/store.git")).is_err() || std::fs::remove_dir_all(&work).is_err())
+        && Instant::now() < until_released
+    {}
+    assert!(!work.exists() && !shop.join(".kiln/store.git").exists());
+
+    let engine = backed(&tmp.path().join("config2"), &url);
+    open_when_released(&engine, &shop, Duration::from_secs(30)).await;
+    until(Duration::from_secs(30), "the copy rebuilt at open", || async {
+        crate::recovery::system_entries(&engine, &worked.id).await.iter().any(|t| t.contains("was missing"))
+    })
+    .await;
+    let view = engine.get_session(SessionIdArgs { session_id: worked.id.clone() }).await.unwrap();
+    assert_eq!(view.checkpoints.iter().map(|c| c.sequence).collect::<Vec<_>>(), vec![0, 1, 2], "every checkpoint is back");
+    let skip = [".env", "reference"];
+    let strip = |mut m: BTreeMap<String, Vec<u8>>| {
+        m.retain(|k, _| !skip.iter().any(|s| k == s || k.starts_with(&format!("{s}/"))));
+        m
+    };
+    assert_eq!(strip(files(&work, &[])), worked.expected[2], "the working copy is checkpoint 2's");
+
+    engine.restore_checkpoint(RestoreCheckpointArgs { session_id: worked.id.clone(), sequence: 1 }).await.unwrap();
+    assert_eq!(strip(files(&work, &[])), worked.expected[1], "restored to checkpoint 1 exactly");
+
+    // The session goes on: its next checkpoint is 3, and it is in the bucket too.
+    write(&work.join(FILE), "export const wishlist = ['hats'];\n");
+    assert_eq!(checkpoint(&engine, &shop, &worked.id, "hats").await, 3);
+    let bucket = Bucket::open(&url).unwrap();
+    let manifest = packs::manifest(&bucket, &worked.id).await.unwrap().unwrap();
+    let third = format!("refs/kiln/{}/3", worked.id);
+    assert_eq!(manifest.refs.get(&third), Some(&store_ref(&shop, &third)));
+}
+
+#[tokio::test]
+async fn a_second_clone_with_the_same_bucket_fetches_a_session_by_id_and_materializes_it_exactly() {
+    let s3 = S3::start();
+    let url = s3.bucket("failover");
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_repo(tmp.path());
+    let engine = backed(&tmp.path().join("config"), &url);
+    open(&engine, &shop).await;
+    let worked = two_checkpoints(&engine, &shop, tmp.path()).await;
+
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    sh_git(&other, &["clone", "-q", shop.to_str().unwrap(), "shop"]);
+    let clone = other.join("shop");
+    let engine2 = backed(&tmp.path().join("config2"), &url);
+    open(&engine2, &clone).await;
+    let ws2 = engine2.workspace().unwrap();
+    let id = SessionId::parse(&worked.id).unwrap();
+    let fetched = kiln_engine::testing::recover::present(&ws2, &id).await.unwrap();
+    assert_eq!(fetched.refs, 3, "{fetched:?}");
+    assert_eq!(fetched.packs, 3, "{fetched:?}");
+    for (sequence, expected) in worked.expected.iter().enumerate() {
+        let name = format!("refs/kiln/{}/{sequence}", worked.id);
+        assert_eq!(store_ref(&clone, &name), store_ref(&shop, &name));
+        let got = checkpoint_files(&clone.join(".kiln/store.git"), &store_ref(&clone, &name), &other.join(format!("got-{sequence}")));
+        assert_eq!(&got, expected, "checkpoint {sequence} on the second clone");
+    }
+    // Asked again, there is nothing to fetch.
+    let again = kiln_engine::testing::recover::present(&ws2, &id).await.unwrap();
+    assert_eq!((again.packs, again.refs), (0, 0));
+}
+
+#[tokio::test]
+async fn a_bucket_that_does_not_answer_is_objects_unavailable_and_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_repo(tmp.path());
+    let port = crate::common::s3::free_port();
+    let url = format!("s3://nowhere/team?endpoint=http://127.0.0.1:{port}&allow_http=true");
+    let engine = backed(&tmp.path().join("config"), &url);
+    let started = Instant::now();
+    let err = engine.open_workspace(OpenWorkspaceArgs { path: shop.display().to_string() }).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::ObjectsUnavailable, "{err:?}");
+    assert!(err.message.contains("s3://nowhere/team"), "{}", err.message);
+    assert!(started.elapsed() < Duration::from_secs(60), "said within the retry limit");
+    assert!(!shop.join(".kiln").exists(), "nothing was written");
+    assert!(engine.workspace().is_err());
+
+    let check = kiln_engine::objects::check(&Backing { database: None, objects: Some(url) }).await.unwrap_err();
+    assert_eq!(check.code, ErrorCode::ObjectsUnavailable);
+    for bad in ["http://not-s3/x", "s3:///prefix", "s3://b/p?secret_access_key=x"] {
+        let err = Bucket::open(bad).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ObjectsUnavailable, "{bad}");
+    }
+}
+
+/// Prints what a bucket on loopback adds to a checkpoint (`--nocapture` shows it): ten
+/// one-file checkpoints with a bucket and ten without.
+#[tokio::test]
+async fn what_a_bucket_adds_to_a_checkpoint() {
+    let s3 = S3::start();
+    let url = s3.bucket("timing");
+    let mut medians = Vec::new();
+    for bucket in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let shop = shop_repo(tmp.path());
+        let engine = if bucket { backed(&tmp.path().join("config"), &url) } else { engine(&tmp.path().join("config")) };
+        open(&engine, &shop).await;
+        let s = create(&engine, "Wishlist in @shop/catalog").await;
+        let work = workdir(&shop, &s.id);
+        let mut took = Vec::new();
+        for n in 0..10 {
+            write(&work.join(FILE), &format!("export const wishlist = [{n}];\n"));
+            let started = Instant::now();
+            checkpoint(&engine, &shop, &s.id, "a change").await;
+            took.push(started.elapsed());
+        }
+        took.sort();
+        medians.push(took[took.len() / 2]);
+    }
+    eprintln!(
+        "checkpoint of one changed file, median of 10: {:?} without a bucket, {:?} with one on loopback (s3s-fs): {:?} added",
+        medians[0],
+        medians[1],
+        medians[1].saturating_sub(medians[0])
+    );
+    assert!(medians[1] < Duration::from_secs(5), "a checkpoint with a bucket on loopback stays quick: {medians:?}");
+}
