@@ -267,3 +267,91 @@ async fn what_a_bucket_adds_to_a_checkpoint() {
     );
     assert!(medians[1] < Duration::from_secs(5), "a checkpoint with a bucket on loopback stays quick: {medians:?}");
 }
+
+#[tokio::test]
+async fn a_checkpoint_the_bucket_does_not_take_is_kept_said_and_sent_with_the_next() {
+    let mut s3 = S3::start();
+    let url = s3.bucket("down");
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_repo(tmp.path());
+    let engine = backed(&tmp.path().join("config"), &url);
+    open(&engine, &shop).await;
+    let s = create(&engine, "Wishlist in @shop/catalog").await;
+    let work = workdir(&shop, &s.id);
+
+    s3.stop();
+    write(&work.join(FILE), "export const wishlist = [];\n");
+    assert_eq!(checkpoint(&engine, &shop, &s.id, "while the bucket is down").await, 1, "the checkpoint is taken");
+    let entries = crate::recovery::system_entries(&engine, &s.id).await;
+    let said = entries.iter().find(|t| t.contains("could not be copied to the bucket")).expect("the transcript says so");
+    assert!(said.starts_with("Checkpoint 1 is kept on this host"), "{said}");
+    assert!(said.contains("sent with the next checkpoint"), "{said}");
+
+    s3.start_again();
+    let bucket = Bucket::open(&url).unwrap();
+    let before = packs::manifest(&bucket, &s.id).await.unwrap().unwrap();
+    assert_eq!(before.refs.len(), 1, "only the start went up: {before:?}");
+    write(&work.join(FILE), "export const wishlist = ['back'];\n");
+    assert_eq!(checkpoint(&engine, &shop, &s.id, "the bucket is back").await, 2);
+    let after = packs::manifest(&bucket, &s.id).await.unwrap().unwrap();
+    for sequence in 0..3 {
+        let name = format!("refs/kiln/{}/{sequence}", s.id);
+        assert_eq!(after.refs.get(&name), Some(&store_ref(&shop, &name)), "{name} went up with the next checkpoint");
+    }
+    // And what went up rebuilds checkpoint 1 elsewhere: its objects are in the packs.
+    let alone = tmp.path().join("alone.git");
+    let repo = git2::Repository::init_bare(&alone).unwrap();
+    for name in &after.packs {
+        let bytes = bucket.get(name).await.unwrap().unwrap();
+        let odb = repo.odb().unwrap();
+        let mut writer = odb.packwriter().unwrap();
+        writer.write_all(&bytes).unwrap();
+        writer.commit().unwrap();
+    }
+    let one = &after.refs[&format!("refs/kiln/{}/1", s.id)];
+    let got = checkpoint_files(&alone, one, &tmp.path().join("one"));
+    assert_eq!(got.get(FILE).map(Vec::as_slice), Some(&b"export const wishlist = [];\n"[..]));
+}
+
+#[tokio::test]
+async fn attachments_and_screenshots_are_kept_by_content_and_come_back_from_the_bucket() {
+    let s3 = S3::start();
+    let url = s3.bucket("files");
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_repo(tmp.path());
+    let engine = backed(&tmp.path().join("config"), &url);
+    open(&engine, &shop).await;
+    let bucket = Bucket::open(&url).unwrap();
+    let bytes = b"# notes\nthe wishlist keeps socks\n".to_vec();
+    let attach = |session: &str| AddAttachmentArgs {
+        session_id: session.to_string(),
+        name: "notes.md".into(),
+        data_base64: base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes),
+    };
+    let s = create(&engine, "Wishlist in @shop/catalog").await;
+    let added = engine.add_attachment(attach(&s.id)).await.unwrap();
+    let other = create(&engine, "Wishlist in @shop/catalog").await;
+    engine.add_attachment(attach(&other.id)).await.unwrap();
+    let sha = kiln_engine::objects::sha256_hex(&bytes);
+    assert_eq!(bucket.list("attachments").await.unwrap(), vec![format!("attachments/{sha}")], "stored once");
+    let index = bucket.get(&format!("sessions/{}/attachments.json", s.id)).await.unwrap().unwrap();
+    assert!(String::from_utf8(index).unwrap().contains(&added.id));
+
+    // Lost on this host, original and copy: the rebuilt working copy has it from the bucket.
+    let session_dir = shop.join(".kiln/sessions").join(&s.id);
+    std::fs::remove_dir_all(session_dir.join("attachments")).unwrap();
+    std::fs::remove_dir_all(session_dir.join("workspace")).unwrap();
+    engine.get_diff(GetDiffArgs { session_id: s.id.clone(), module_id: None }).await.unwrap();
+    let copy = session_dir.join("workspace").join(kiln_engine::testing::attachments::IN_WORKDIR).join("notes.md");
+    assert_eq!(std::fs::read(&copy).unwrap(), bytes);
+    assert_eq!(std::fs::read(session_dir.join(format!("attachments/{}-notes.md", added.id))).unwrap(), bytes);
+
+    // A screenshot's PNG, kept twice (two captures of one page), is one object.
+    use kiln_engine::objects::files::{keep, recall, Kind};
+    let png = b"\x89PNG\r\n\x1a\n not really".to_vec();
+    keep(&bucket, &s.id, Kind::Screenshot, "1", png.clone()).await.unwrap();
+    keep(&bucket, &s.id, Kind::Screenshot, "2", png.clone()).await.unwrap();
+    assert_eq!(bucket.list("artifacts").await.unwrap().len(), 1);
+    assert_eq!(recall(&bucket, &s.id, Kind::Screenshot, "2").await.unwrap(), Some(png));
+    assert_eq!(recall(&bucket, &s.id, Kind::Screenshot, "3").await.unwrap(), None);
+}

@@ -44,25 +44,33 @@ impl S3 {
     pub fn start() -> S3 {
         let root = tempfile::tempdir().unwrap();
         let port = free_port();
-        let child = Command::new(binary())
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--access-key", CREDENTIALS[0].1, "--secret-key", CREDENTIALS[1].1])
-            .arg(root.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("s3s-fs runs (scripts/deps installs it)");
+        let child = spawn(root.path(), port);
         let mut s3 = S3 { child, root, port };
+        s3.wait_answering();
+        s3
+    }
+
+    /// Stops the server: the bucket does not answer until `start_again`.
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// The same server again: the same port, the same objects.
+    pub fn start_again(&mut self) {
+        self.child = spawn(self.root.path(), self.port);
+        self.wait_answering();
+    }
+
+    fn wait_answering(&mut self) {
         let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(status)) = s3.child.try_wait() {
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            if let Ok(Some(status)) = self.child.try_wait() {
                 panic!("s3s-fs exited before answering: {status}");
             }
-            assert!(Instant::now() < deadline, "s3s-fs never answered on port {port}");
+            assert!(Instant::now() < deadline, "s3s-fs never answered on port {}", self.port);
             std::thread::sleep(Duration::from_millis(25));
         }
-        s3
     }
 
     /// A new bucket, as the URL `--objects` takes (prefix `team`).
@@ -70,6 +78,18 @@ impl S3 {
         std::fs::create_dir_all(self.root.path().join(name)).unwrap();
         format!("s3://{name}/team?endpoint=http://127.0.0.1:{}&allow_http=true", self.port)
     }
+}
+
+fn spawn(root: &std::path::Path, port: u16) -> Child {
+    Command::new(binary())
+        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--access-key", CREDENTIALS[0].1, "--secret-key", CREDENTIALS[1].1])
+        .arg(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("s3s-fs runs (scripts/deps installs it)")
 }
 
 impl Drop for S3 {
