@@ -5,6 +5,11 @@
 //! hold them). Packs hold every object a checkpoint needs, those `store.git` reads from
 //! the user's repository through its alternate too, so another host's clone (or this one
 //! after losing `.kiln/store.git`) rebuilds it from the bucket alone.
+//!
+//! A session's start is mostly the repository as it is checked out, the same for every
+//! session started from it: its tree goes up once, as the pack of a *base* commit made
+//! only of that tree (no time in it, so every host makes the same one), named in
+//! `bases/<tree>.json`; each session's own packs leave it out.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -27,6 +32,16 @@ pub struct Manifest {
     pub refs: BTreeMap<String, String>,
     /// The packs (bucket names) that together hold every object the refs reach.
     pub packs: Vec<String>,
+    /// The base commits (see above) whose packs are among `packs`.
+    #[serde(default)]
+    pub bases: Vec<String>,
+}
+
+/// `bases/<tree>.json`: the base commit of a tree and the pack that holds it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Base {
+    commit: String,
+    pack: String,
 }
 
 /// What an upload sent.
@@ -66,6 +81,14 @@ pub async fn manifest(bucket: &Bucket, session: &str) -> Result<Option<Manifest>
 pub async fn push(bucket: &Bucket, store: &Path, writes: &tokio::sync::Mutex<()>, session: &str) -> Result<Pushed> {
     let _one = bucket.uploads.lock().await;
     let mut manifest = manifest(bucket, session).await?.unwrap_or_default();
+    if manifest.refs.is_empty() && manifest.bases.is_empty() {
+        if let Some(base) = base(bucket, store, writes, session).await? {
+            if !manifest.packs.contains(&base.pack) {
+                manifest.packs.push(base.pack);
+            }
+            manifest.bases.push(base.commit);
+        }
+    }
     let (refs, pack) = {
         let _guard = writes.lock().await;
         build(store, session, &manifest)?
@@ -98,7 +121,7 @@ fn build(store: &Path, session: &str, manifest: &Manifest) -> Result<(BTreeMap<S
             refs.insert(name.to_string(), target.to_string());
         }
     }
-    let uploaded: Vec<&String> = manifest.refs.values().collect();
+    let uploaded: Vec<&String> = manifest.refs.values().chain(&manifest.bases).collect();
     let mut walk = repo.revwalk()?;
     let mut new = false;
     for commit in refs.values().filter(|c| !uploaded.contains(c)) {
@@ -127,6 +150,52 @@ fn build(store: &Path, session: &str, manifest: &Manifest) -> Result<(BTreeMap<S
     let mut buf = git2::Buf::new();
     builder.write_buf(&mut buf)?;
     Ok((refs, Some(buf.to_vec())))
+}
+
+/// The base of the session's start (`refs/kiln/<id>/0`), in the bucket: found there when
+/// another session started from the same tree, else packed and sent now.
+async fn base(bucket: &Bucket, store: &Path, writes: &tokio::sync::Mutex<()>, session: &str) -> Result<Option<Base>> {
+    let (tree, commit) = {
+        let _guard = writes.lock().await;
+        let repo = Repository::open_bare(store)?;
+        let Ok(start) = repo.find_reference(&format!("refs/kiln/{session}/0")) else { return Ok(None) };
+        let tree = start.peel_to_tree()?.id();
+        (tree, base_commit(&repo, tree)?)
+    };
+    let name = format!("bases/{tree}.json");
+    if let Some(bytes) = bucket.get(&name).await? {
+        let known: Base = serde_json::from_slice(&bytes).map_err(|e| unavailable(&bucket.url, format!("{name} does not read: {e}")))?;
+        if known.commit == commit.to_string() && bucket.exists(&known.pack).await? {
+            remember(store, &known.pack)?;
+            return Ok(Some(known));
+        }
+    }
+    let pack = {
+        let _guard = writes.lock().await;
+        let repo = Repository::open_bare(store)?;
+        let mut builder = repo.packbuilder()?;
+        builder.set_threads(1);
+        builder.insert_commit(commit)?;
+        let mut buf = git2::Buf::new();
+        builder.write_buf(&mut buf)?;
+        buf.to_vec()
+    };
+    let pack = bucket.put_addressed("packs", ".pack", pack).await?;
+    remember(store, &pack)?;
+    let base = Base { commit: commit.to_string(), pack };
+    let text = serde_json::to_vec_pretty(&base).map_err(|e| ApiError::internal("base", e))?;
+    bucket.put(&name, text).await?;
+    Ok(Some(base))
+}
+
+/// The base commit of `tree`: the same bytes on every host (a fixed name and time), kept
+/// under `refs/kiln-bases/<tree>` so collecting the store never removes it.
+fn base_commit(repo: &Repository, tree: Oid) -> Result<Oid> {
+    let sig = git2::Signature::new("Kiln", "kiln@localhost", &git2::Time::new(0, 0))?;
+    let tree_object = repo.find_tree(tree)?;
+    let commit = repo.commit(None, &sig, &sig, "the base of sessions started from this tree", &tree_object, &[])?;
+    repo.reference(&format!("refs/kiln-bases/{tree}"), commit, true, "a base")?;
+    Ok(commit)
 }
 
 /// Makes the session's checkpoints in the bucket present in the bare store at `store`:

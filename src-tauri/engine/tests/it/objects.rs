@@ -90,8 +90,10 @@ async fn checkpoints_go_up_as_content_addressed_packs_that_hold_everything_they_
     for name in &names {
         assert_eq!(manifest.refs[name], store_ref(&shop, name), "{name}");
     }
-    // One pack per upload (the start, then each checkpoint), each named by its bytes' hash.
-    assert_eq!(manifest.packs.len(), 3, "{manifest:?}");
+    // The start's tree as a base pack, then one pack per upload (the start's commit, each
+    // checkpoint), each named by its bytes' hash.
+    assert_eq!(manifest.bases.len(), 1, "{manifest:?}");
+    assert_eq!(manifest.packs.len(), 4, "{manifest:?}");
     let mut listed = bucket.list("packs").await.unwrap();
     listed.sort();
     let mut named = manifest.packs.clone();
@@ -112,7 +114,17 @@ async fn checkpoints_go_up_as_content_addressed_packs_that_hold_everything_they_
     bucket.delete(&format!("sessions/{}/refs.json", worked.id)).await.unwrap();
     let whole_again = kiln_engine::testing::checkpoint::upload(&ws, &id).await.unwrap().unwrap().pack.unwrap();
     assert_eq!(whole, whole_again);
-    assert_eq!(bucket.list("packs").await.unwrap().len(), 4, "one more pack, stored once");
+    assert_eq!(bucket.list("packs").await.unwrap().len(), 5, "one more pack, stored once");
+
+    // A second session started from the same tree shares the base: one small pack more.
+    let second = create(&engine, "Wishlist in @shop/catalog").await;
+    let theirs = packs::manifest(&bucket, &second.id).await.unwrap().unwrap();
+    assert_eq!(theirs.bases, manifest.bases);
+    assert_eq!(bucket.list("packs").await.unwrap().len(), 6);
+    let own = theirs.packs.iter().find(|p| !manifest.packs.contains(p)).unwrap();
+    let own = bucket.get(own).await.unwrap().unwrap();
+    let base = bucket.get(&manifest.packs[0]).await.unwrap().unwrap();
+    assert!(own.len() * 10 < base.len(), "the session's own pack ({} bytes) leaves the base ({} bytes) out", own.len(), base.len());
 
     // The packs alone (no alternate to the user's repository) hold every checkpoint.
     let alone = tmp.path().join("alone.git");
@@ -200,7 +212,7 @@ async fn a_second_clone_with_the_same_bucket_fetches_a_session_by_id_and_materia
     let id = SessionId::parse(&worked.id).unwrap();
     let fetched = kiln_engine::testing::recover::present(&ws2, &id).await.unwrap();
     assert_eq!(fetched.refs, 3, "{fetched:?}");
-    assert_eq!(fetched.packs, 3, "{fetched:?}");
+    assert_eq!(fetched.packs, 4, "the base and three of the session's own: {fetched:?}");
     for (sequence, expected) in worked.expected.iter().enumerate() {
         let name = format!("refs/kiln/{}/{sequence}", worked.id);
         assert_eq!(store_ref(&clone, &name), store_ref(&shop, &name));
