@@ -56,7 +56,8 @@ pub async fn add(ws: &Workspace, events: &EventBus, args: AddAttachmentArgs) -> 
     }
     // With a bucket, the bytes are in it before the record names them.
     if let Some(bucket) = &ws.objects {
-        let kept = crate::objects::files::keep(bucket, id.as_str(), Kind::Attachment, &attachment_id, bytes.clone()).await;
+        let kept =
+            crate::objects::files::keep(bucket, id.as_str(), Kind::Attachment, &attachment_id, bytes.clone()).await;
         if let Err(e) = kept {
             let _ = std::fs::remove_file(&stored);
             let _ = std::fs::remove_file(&copy);

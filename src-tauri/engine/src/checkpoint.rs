@@ -78,7 +78,15 @@ async fn keep_or_say(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<()
             "Checkpoint {sequence} is kept on this host but could not be copied to the bucket ({}); it is sent with the next checkpoint.",
             e.message
         );
-        let entry = NewEntry { session: id.as_str(), kind: EntryKind::System, module: None, role: None, text: &text, at: &now(), context: None };
+        let entry = NewEntry {
+            session: id.as_str(),
+            kind: EntryKind::System,
+            module: None,
+            role: None,
+            text: &text,
+            at: &now(),
+            context: None,
+        };
         transcript::append(&ws.pool, entry).await?;
     }
     Ok(())

@@ -40,7 +40,9 @@ impl Kind {
 
 async fn read_index(bucket: &Bucket, name: &str) -> Result<BTreeMap<String, String>> {
     match bucket.get(name).await? {
-        Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| unavailable(&bucket.url, format!("{name} does not read: {e}"))),
+        Some(bytes) => {
+            serde_json::from_slice(&bytes).map_err(|e| unavailable(&bucket.url, format!("{name} does not read: {e}")))
+        }
         None => Ok(BTreeMap::new()),
     }
 }

@@ -61,7 +61,10 @@ impl Bucket {
         let mut builder = AmazonS3Builder::from_env().with_bucket_name(name);
         for (key, value) in form_urlencoded::parse(query.as_bytes()) {
             if !URL_KEYS.contains(&key.as_ref()) {
-                return Err(unavailable(url, format!("`{key}` is not a setting a bucket URL may carry ({})", URL_KEYS.join(", "))));
+                return Err(unavailable(
+                    url,
+                    format!("`{key}` is not a setting a bucket URL may carry ({})", URL_KEYS.join(", ")),
+                ));
             }
             let key: AmazonS3ConfigKey = key.parse().map_err(|e| unavailable(url, e))?;
             builder = builder.with_config(key, value);
@@ -111,7 +114,10 @@ impl Bucket {
     }
 
     pub async fn put(&self, name: &str, bytes: Vec<u8>) -> Result<()> {
-        self.store.put(&self.key(name), PutPayload::from(bytes)).await.map_err(|e| self.failed(&format!("writing {name}"), e))?;
+        self.store
+            .put(&self.key(name), PutPayload::from(bytes))
+            .await
+            .map_err(|e| self.failed(&format!("writing {name}"), e))?;
         Ok(())
     }
 
@@ -144,7 +150,10 @@ impl Bucket {
         let key = self.key(under);
         let metas: Vec<_> = self.store.list(Some(&key)).try_collect().await.map_err(|e| self.failed("listing", e))?;
         let strip = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
-        Ok(metas.into_iter().map(|m| m.location.as_ref().strip_prefix(&strip).unwrap_or(m.location.as_ref()).to_string()).collect())
+        Ok(metas
+            .into_iter()
+            .map(|m| m.location.as_ref().strip_prefix(&strip).unwrap_or(m.location.as_ref()).to_string())
+            .collect())
     }
 
     /// Stores `bytes` under `kind/<sha256>` + `suffix` unless the bucket has it already;
@@ -179,7 +188,9 @@ pub fn open(backing: &Backing) -> Result<Option<Arc<Bucket>>> {
 /// `kiln serve --check`: writes, reads back and deletes a probe object; one line of what
 /// it found (bucket, prefix, endpoint, objects under the prefix).
 pub async fn check(backing: &Backing) -> Result<String> {
-    let Some(bucket) = open(backing)? else { return Ok("objects: in .kiln/store.git beside the workspace (no bucket)".into()) };
+    let Some(bucket) = open(backing)? else {
+        return Ok("objects: in .kiln/store.git beside the workspace (no bucket)".into());
+    };
     let name = format!("probe/{}", uuid::Uuid::new_v4());
     let written = b"kiln probe".to_vec();
     bucket.put(&name, written.clone()).await?;

@@ -71,7 +71,9 @@ fn manifest_name(session: &str) -> String {
 /// The session's manifest, if the bucket has one.
 pub async fn manifest(bucket: &Bucket, session: &str) -> Result<Option<Manifest>> {
     let Some(bytes) = bucket.get(&manifest_name(session)).await? else { return Ok(None) };
-    serde_json::from_slice(&bytes).map(Some).map_err(|e| unavailable(&bucket.url, format!("the manifest of {session} does not read: {e}")))
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| unavailable(&bucket.url, format!("the manifest of {session} does not read: {e}")))
 }
 
 /// Uploads what the session's refs in the bare store at `store` reach and the bucket
@@ -164,7 +166,8 @@ async fn base(bucket: &Bucket, store: &Path, writes: &tokio::sync::Mutex<()>, se
     };
     let name = format!("bases/{tree}.json");
     if let Some(bytes) = bucket.get(&name).await? {
-        let known: Base = serde_json::from_slice(&bytes).map_err(|e| unavailable(&bucket.url, format!("{name} does not read: {e}")))?;
+        let known: Base = serde_json::from_slice(&bytes)
+            .map_err(|e| unavailable(&bucket.url, format!("{name} does not read: {e}")))?;
         if known.commit == commit.to_string() && bucket.exists(&known.pack).await? {
             remember(store, &known.pack)?;
             return Ok(Some(known));
@@ -207,7 +210,9 @@ pub async fn fetch(bucket: &Bucket, store: &Path, writes: &tokio::sync::Mutex<()
     let mut fetched = Fetched::default();
     let wanted = missing_packs(store, &manifest)?;
     for name in wanted {
-        let bytes = bucket.get(&name).await?.ok_or_else(|| unavailable(&bucket.url, format!("the manifest of {session} names {name}, which the bucket lacks")))?;
+        let bytes = bucket.get(&name).await?.ok_or_else(|| {
+            unavailable(&bucket.url, format!("the manifest of {session} names {name}, which the bucket lacks"))
+        })?;
         let _guard = writes.lock().await;
         index(store, &bytes)?;
         remember(store, &name)?;

@@ -15,10 +15,10 @@ use crate::api::types::{
     CapturePreviewArgs, PreviewState, ScreenshotArgs, ScreenshotImage, ScreenshotKind, ScreenshotView,
 };
 use crate::clock::now;
-use crate::objects::files::Kind;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
+use crate::objects::files::Kind;
 use crate::store::screenshots::{self, NewScreenshot};
 use crate::workspace::Workspace;
 
@@ -96,7 +96,9 @@ pub async fn take_at(
     // here either way (a bucket that is down costs other hosts its image, not this one).
     if let Some(bucket) = &ws.objects {
         let kept = Kind::Screenshot;
-        if let Err(e) = crate::objects::files::keep(bucket, id.as_str(), kept, &shot_id.to_string(), shot.png.clone()).await {
+        if let Err(e) =
+            crate::objects::files::keep(bucket, id.as_str(), kept, &shot_id.to_string(), shot.png.clone()).await
+        {
             tracing::warn!("screenshot {shot_id} of {id} not in the bucket: {}", e.message);
         }
     }

@@ -67,7 +67,11 @@ async fn two_checkpoints(engine: &Engine, shop: &Path, scratch: &Path) -> Worked
     let mut expected = Vec::new();
     for sequence in 0..3 {
         let commit = store_ref(shop, &format!("refs/kiln/{}/{sequence}", s.id));
-        expected.push(checkpoint_files(&shop.join(".kiln/store.git"), &commit, &scratch.join(format!("expected-{sequence}"))));
+        expected.push(checkpoint_files(
+            &shop.join(".kiln/store.git"),
+            &commit,
+            &scratch.join(format!("expected-{sequence}")),
+        ));
     }
     assert_eq!(expected[2].get(FILE).map(Vec::as_slice), Some(&b"export const wishlist = ['socks'];\n"[..]));
     Worked { id: s.id, expected }
@@ -124,7 +128,12 @@ async fn checkpoints_go_up_as_content_addressed_packs_that_hold_everything_they_
     let own = theirs.packs.iter().find(|p| !manifest.packs.contains(p)).unwrap();
     let own = bucket.get(own).await.unwrap().unwrap();
     let base = bucket.get(&manifest.packs[0]).await.unwrap().unwrap();
-    assert!(own.len() * 10 < base.len(), "the session's own pack ({} bytes) leaves the base ({} bytes) out", own.len(), base.len());
+    assert!(
+        own.len() * 10 < base.len(),
+        "the session's own pack ({} bytes) leaves the base ({} bytes) out",
+        own.len(),
+        base.len()
+    );
 
     // The packs alone (no alternate to the user's repository) hold every checkpoint.
     let alone = tmp.path().join("alone.git");
@@ -172,7 +181,11 @@ async fn a_workspace_that_lost_its_store_and_working_copy_rebuilds_them_from_the
     })
     .await;
     let view = engine.get_session(SessionIdArgs { session_id: worked.id.clone() }).await.unwrap();
-    assert_eq!(view.checkpoints.iter().map(|c| c.sequence).collect::<Vec<_>>(), vec![0, 1, 2], "every checkpoint is back");
+    assert_eq!(
+        view.checkpoints.iter().map(|c| c.sequence).collect::<Vec<_>>(),
+        vec![0, 1, 2],
+        "every checkpoint is back"
+    );
     let skip = [".env", "reference"];
     let strip = |mut m: BTreeMap<String, Vec<u8>>| {
         m.retain(|k, _| !skip.iter().any(|s| k == s || k.starts_with(&format!("{s}/"))));
@@ -216,7 +229,11 @@ async fn a_second_clone_with_the_same_bucket_fetches_a_session_by_id_and_materia
     for (sequence, expected) in worked.expected.iter().enumerate() {
         let name = format!("refs/kiln/{}/{sequence}", worked.id);
         assert_eq!(store_ref(&clone, &name), store_ref(&shop, &name));
-        let got = checkpoint_files(&clone.join(".kiln/store.git"), &store_ref(&clone, &name), &other.join(format!("got-{sequence}")));
+        let got = checkpoint_files(
+            &clone.join(".kiln/store.git"),
+            &store_ref(&clone, &name),
+            &other.join(format!("got-{sequence}")),
+        );
         assert_eq!(&got, expected, "checkpoint {sequence} on the second clone");
     }
     // Asked again, there is nothing to fetch.
@@ -295,7 +312,8 @@ async fn a_checkpoint_the_bucket_does_not_take_is_kept_said_and_sent_with_the_ne
     write(&work.join(FILE), "export const wishlist = [];\n");
     assert_eq!(checkpoint(&engine, &shop, &s.id, "while the bucket is down").await, 1, "the checkpoint is taken");
     let entries = crate::recovery::system_entries(&engine, &s.id).await;
-    let said = entries.iter().find(|t| t.contains("could not be copied to the bucket")).expect("the transcript says so");
+    let said =
+        entries.iter().find(|t| t.contains("could not be copied to the bucket")).expect("the transcript says so");
     assert!(said.starts_with("Checkpoint 1 is kept on this host"), "{said}");
     assert!(said.contains("sent with the next checkpoint"), "{said}");
 
