@@ -385,3 +385,43 @@ async fn attachments_and_screenshots_are_kept_by_content_and_come_back_from_the_
     assert_eq!(recall(&bucket, &s.id, Kind::Screenshot, "2").await.unwrap(), Some(png));
     assert_eq!(recall(&bucket, &s.id, Kind::Screenshot, "3").await.unwrap(), None);
 }
+
+#[tokio::test]
+async fn pruned_checkpoints_are_followed_by_the_manifest_and_still_rebuild_from_the_packs() {
+    let s3 = S3::start();
+    let url = s3.bucket("pruned");
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_repo(tmp.path());
+    let config = shop.join("kiln.toml");
+    let text = std::fs::read_to_string(&config).unwrap().replace("[session]\n", "[session]\nmax_checkpoints = 3\n");
+    std::fs::write(&config, text).unwrap();
+    let engine = backed(&tmp.path().join("config"), &url);
+    open(&engine, &shop).await;
+    let s = create(&engine, "Wishlist in @shop/catalog").await;
+    let work = workdir(&shop, &s.id);
+    for n in 1..=4 {
+        write(&work.join(FILE), &format!("export const wishlist = [{n}];\n"));
+        checkpoint(&engine, &shop, &s.id, &format!("change {n}")).await;
+    }
+    // Kept: the start and the newest two, re-parented onto the start (new commits).
+    let view = engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert_eq!(view.checkpoints.iter().map(|c| c.sequence).collect::<Vec<_>>(), vec![0, 3, 4]);
+    let bucket = Bucket::open(&url).unwrap();
+    let manifest = packs::manifest(&bucket, &s.id).await.unwrap().unwrap();
+    let kept: Vec<String> = [0, 3, 4].iter().map(|n| format!("refs/kiln/{}/{n}", s.id)).collect();
+    assert_eq!(manifest.refs.keys().cloned().collect::<Vec<_>>(), kept, "the manifest follows the pruning");
+    let alone = tmp.path().join("alone.git");
+    let repo = git2::Repository::init_bare(&alone).unwrap();
+    for name in &manifest.packs {
+        let bytes = bucket.get(name).await.unwrap().unwrap();
+        let odb = repo.odb().unwrap();
+        let mut writer = odb.packwriter().unwrap();
+        writer.write_all(&bytes).unwrap();
+        writer.commit().unwrap();
+    }
+    for (name, n) in kept[1..].iter().zip([3, 4]) {
+        assert_eq!(manifest.refs[name], store_ref(&shop, name));
+        let got = checkpoint_files(&alone, &manifest.refs[name], &tmp.path().join(format!("kept-{n}")));
+        assert_eq!(got.get(FILE).map(Vec::as_slice), Some(format!("export const wishlist = [{n}];\n").as_bytes()));
+    }
+}
