@@ -93,6 +93,8 @@ pub fn http_status(code: ErrorCode) -> u16 {
         NothingToSend => 409,
         GroupNotFound => 404,
         IssueNotFound => 404,
+        // The bucket behind the server does not answer: a gateway's failure, not the request's.
+        ObjectsUnavailable => 503,
         Internal => 500,
     }
 }

@@ -25,11 +25,14 @@ use crate::error::{ApiError, Result};
 /// (so it goes with the objects it speaks of).
 const KNOWN: &str = "kiln-bucket-packs";
 
+/// Ref name → commit id.
+type Refs = BTreeMap<String, String>;
+
 /// A session's manifest in the bucket.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     /// `refs/kiln/<id>/<sequence>` → commit id.
-    pub refs: BTreeMap<String, String>,
+    pub refs: Refs,
     /// The packs (bucket names) that together hold every object the refs reach.
     pub packs: Vec<String>,
     /// The base commits (see above) whose packs are among `packs`.
@@ -115,7 +118,7 @@ pub async fn push(bucket: &Bucket, store: &Path, writes: &tokio::sync::Mutex<()>
 
 /// The session's refs, and a pack of what they reach beyond the manifest's commits
 /// (`None` when there is nothing new). The store's handle is not `Send`: all git here.
-fn build(store: &Path, session: &str, manifest: &Manifest) -> Result<(BTreeMap<String, String>, Option<Vec<u8>>)> {
+fn build(store: &Path, session: &str, manifest: &Manifest) -> Result<(Refs, Option<Vec<u8>>)> {
     let repo = Repository::open_bare(store)?;
     let mut refs = BTreeMap::new();
     for reference in repo.references_glob(&format!("refs/kiln/{session}/*"))?.flatten() {
