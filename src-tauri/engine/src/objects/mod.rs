@@ -34,6 +34,9 @@ pub struct Bucket {
     pub endpoint: Option<String>,
     /// One upload of a session's manifest at a time (read, add, write).
     pub(crate) uploads: tokio::sync::Mutex<()>,
+    /// Said with every failure when the environment gives no key: the credentials were
+    /// then asked of the instance's metadata service, which the error is often about.
+    no_key: bool,
 }
 
 impl std::fmt::Debug for Bucket {
@@ -80,6 +83,7 @@ impl Bucket {
             }
         }
         let endpoint = builder.get_config_value(&AmazonS3ConfigKey::Endpoint);
+        let no_key = builder.get_config_value(&AmazonS3ConfigKey::AccessKeyId).is_none();
         let store = builder.build().map_err(|e| unavailable(url, e))?;
         Ok(Bucket {
             store: Arc::new(store),
@@ -87,6 +91,7 @@ impl Bucket {
             url: shown(url),
             endpoint,
             uploads: tokio::sync::Mutex::new(()),
+            no_key,
         })
     }
 
@@ -109,6 +114,11 @@ impl Bucket {
                 text.push_str(&format!(": {said}"));
             }
             source = cause.source();
+        }
+        if self.no_key {
+            text.push_str(
+                " (AWS_ACCESS_KEY_ID is not set, so credentials were asked of the instance metadata service)",
+            );
         }
         unavailable(&self.url, text)
     }
