@@ -20,6 +20,7 @@ use crate::clock::now;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
+use crate::objects::files::Kind;
 use crate::paths;
 use crate::session::{self, publish, record};
 use crate::store::attachments as records;
@@ -50,6 +51,16 @@ pub async fn add(ws: &Workspace, events: &EventBus, args: AddAttachmentArgs) -> 
     for path in [&stored, &copy] {
         if let Err(e) = write_new(path, &bytes) {
             let _ = std::fs::remove_file(&stored);
+            return Err(e);
+        }
+    }
+    // With a bucket, the bytes are in it before the record names them.
+    if let Some(bucket) = &ws.objects {
+        let kept =
+            crate::objects::files::keep(bucket, id.as_str(), Kind::Attachment, &attachment_id, bytes.clone()).await;
+        if let Err(e) = kept {
+            let _ = std::fs::remove_file(&stored);
+            let _ = std::fs::remove_file(&copy);
             return Err(e);
         }
     }
@@ -114,6 +125,14 @@ pub async fn restore_copies(ws: &Workspace, id: &SessionId, workdir: &Path) -> R
         let original = stored_dir(ws, id)?.join(format!("{}-{}", attachment.id, attachment.name));
         let bytes = match std::fs::read(&original) {
             Ok(bytes) => bytes,
+            // A host that never had it (or lost it) reads it from the bucket.
+            Err(e) if ws.objects.is_some() => match recall(ws, id, &attachment.id, &original).await {
+                Some(bytes) => bytes,
+                None => {
+                    tracing::warn!("attachment {} could not be read back, here or from the bucket: {e}", attachment.id);
+                    continue;
+                }
+            },
             Err(e) => {
                 tracing::warn!("attachment {} could not be read back: {e}", attachment.id);
                 continue;
@@ -123,6 +142,24 @@ pub async fn restore_copies(ws: &Workspace, id: &SessionId, workdir: &Path) -> R
         copied += 1;
     }
     Ok(copied)
+}
+
+/// The attachment's bytes from the bucket, kept again at `original` for next time.
+async fn recall(ws: &Workspace, id: &SessionId, attachment: &str, original: &Path) -> Option<Vec<u8>> {
+    let bucket = ws.objects.as_ref()?;
+    match crate::objects::files::recall(bucket, id.as_str(), Kind::Attachment, attachment).await {
+        Ok(Some(bytes)) => {
+            if let Err(e) = write_new(original, &bytes) {
+                tracing::warn!("keeping attachment {attachment} from the bucket: {}", e.message);
+            }
+            Some(bytes)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!("attachment {attachment} from the bucket: {}", e.message);
+            None
+        }
+    }
 }
 
 /// `sessions/<id>/attachments`, where the originals are kept.

@@ -16,6 +16,7 @@ use crate::session::{self, publish, record};
 use crate::snapshot;
 use crate::store::checkpoints::{self, NewCheckpoint};
 use crate::store::sessions as records;
+use crate::store::transcript_entries::{self as transcript, NewEntry};
 use crate::workspace::Workspace;
 
 /// Records `tree` as the session's next checkpoint; returns its sequence.
@@ -42,14 +43,53 @@ pub async fn take(
         crate::pause::pause_point("checkpoint.after-ref");
         commit
     };
+    // In the bucket before the record names it, when the bucket answers.
+    keep_or_say(ws, id, sequence).await?;
     let commit = commit.to_string();
     let at = now();
     let row = NewCheckpoint { session: id.as_str(), sequence, commit: &commit, label, role, module, at: &at };
     checkpoints::insert(&ws.pool, row).await?;
     // The working copy is the newest checkpoint again.
     records::set_current_checkpoint(&ws.pool, id.as_str(), None).await?;
-    prune(ws, id).await?;
+    if prune(ws, id).await? {
+        // The kept checkpoints are new commits now: the bucket's manifest follows them.
+        keep_or_say(ws, id, sequence).await?;
+    }
     Ok(sequence)
+}
+
+/// Sends the session's checkpoints the bucket lacks to it (`objects::packs::push`); a
+/// workspace without a bucket has nothing to do.
+pub async fn upload(ws: &Workspace, id: &SessionId) -> Result<Option<crate::objects::packs::Pushed>> {
+    let Some(bucket) = &ws.objects else { return Ok(None) };
+    let started = std::time::Instant::now();
+    let pushed = crate::objects::packs::push(bucket, &ws.store_path(), &ws.store_lock, id.as_str()).await?;
+    tracing::debug!("checkpoint objects of {id} to the bucket: {} bytes in {:?}", pushed.bytes, started.elapsed());
+    Ok(Some(pushed))
+}
+
+/// `upload`, where a failure loses nothing: the checkpoint stays in `store.git`, the
+/// transcript says so, and the next checkpoint's upload sends it along (it sends all the
+/// bucket lacks). The turn's work is never thrown away for a bucket that is down.
+async fn keep_or_say(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<()> {
+    if let Err(e) = upload(ws, id).await {
+        tracing::warn!("checkpoint {sequence} of {id} not in the bucket: {}", e.message);
+        let text = format!(
+            "Checkpoint {sequence} is kept on this host but could not be copied to the bucket ({}); it is sent with the next checkpoint.",
+            e.message
+        );
+        let entry = NewEntry {
+            session: id.as_str(),
+            kind: EntryKind::System,
+            module: None,
+            role: None,
+            text: &text,
+            at: &now(),
+            context: None,
+        };
+        transcript::append(&ws.pool, entry).await?;
+    }
+    Ok(())
 }
 
 /// An autosave during a running turn: a checkpoint only when the working copy differs
@@ -71,13 +111,14 @@ pub async fn autosave(ws: &Workspace, id: &SessionId, label: &str, role: &str, m
 
 /// Keeps at most `[session] max_checkpoints`, dropping the oldest but never the start,
 /// and collects what only they held: the kept checkpoints are re-parented onto the
-/// start (same trees, same order) so nothing reaches the dropped ones any more.
-async fn prune(ws: &Workspace, id: &SessionId) -> Result<()> {
+/// start (same trees, same order) so nothing reaches the dropped ones any more. Whether
+/// it dropped any.
+async fn prune(ws: &Workspace, id: &SessionId) -> Result<bool> {
     let cap = ws.config.session.max_checkpoints.max(2) as i64;
     let rows = checkpoints::list(&ws.pool, id.as_str()).await?;
     let excess = (rows.len() as i64 - cap).max(0) as usize;
     if excess == 0 {
-        return Ok(());
+        return Ok(false);
     }
     let _guard = ws.store_lock.lock().await;
     let (dropped, kept) = rows[1..].split_at(excess);
@@ -106,7 +147,7 @@ async fn prune(ws: &Workspace, id: &SessionId) -> Result<()> {
         checkpoints::set_commit(&ws.pool, id.as_str(), sequence, &commit.to_string()).await?;
     }
     collect(ws, id);
-    Ok(())
+    Ok(true)
 }
 
 /// Removes objects nothing reaches any more (`git prune`), under the store lock the

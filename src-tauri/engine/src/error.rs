@@ -90,6 +90,9 @@ pub enum ErrorCode {
     IssueNotFound,
     /// The records' database (`kiln serve --database`) cannot be reached or used.
     DatabaseUnavailable,
+    /// The bucket `--objects` names cannot be used: a bad URL, an endpoint that does not
+    /// answer, credentials it refuses.
+    ObjectsUnavailable,
     Internal,
 }
 
@@ -148,6 +151,7 @@ impl ErrorCode {
             GroupNotFound => "GROUP_NOT_FOUND",
             IssueNotFound => "ISSUE_NOT_FOUND",
             DatabaseUnavailable => "DATABASE_UNAVAILABLE",
+            ObjectsUnavailable => "OBJECTS_UNAVAILABLE",
             Internal => "INTERNAL",
         }
     }

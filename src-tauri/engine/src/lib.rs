@@ -35,6 +35,7 @@ pub mod listening;
 pub(crate) mod live;
 pub(crate) mod materialize;
 pub(crate) mod modules;
+pub mod objects;
 pub(crate) mod operator;
 pub(crate) mod paths;
 pub(crate) mod pause;

@@ -7,12 +7,17 @@
 
 /// tests/it: attachments.
 pub mod attachments {
-    pub use crate::attachments::{check, safe_name, Kind, MAX_BYTES, MAX_NAME_CHARS, MAX_PER_SESSION};
+    pub use crate::attachments::{check, safe_name, Kind, IN_WORKDIR, MAX_BYTES, MAX_NAME_CHARS, MAX_PER_SESSION};
 }
 
 /// tests/it: checkpoints, diff, paths; benches/checkpoints.rs.
 pub mod checkpoint {
-    pub use crate::checkpoint::take;
+    pub use crate::checkpoint::{take, upload};
+}
+
+/// tests/it: objects.
+pub mod recover {
+    pub use crate::recover::bucket::present;
 }
 
 /// tests/it: detect, roles.

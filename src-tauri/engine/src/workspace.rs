@@ -56,6 +56,9 @@ pub struct Workspace {
     pub agent_commands: bool,
     /// Where its records and objects live.
     pub backing: crate::backing::Backing,
+    /// The bucket `backing.objects` names, opened (and found to answer) when the
+    /// workspace was.
+    pub objects: Option<Arc<crate::objects::Bucket>>,
     /// This process's hold on the workspace (`.kiln/engine.lock`), shared by a reopening
     /// of the same workspace and released when the last of them is dropped.
     pub lock: Arc<WorkspaceLock>,
@@ -104,6 +107,11 @@ impl Workspace {
         let id_pattern = config.modules.id_pattern.as_deref().map(|p| Regex::new(p).expect("validated when parsed"));
         let modules = modules::discover(&root, &config)?;
         let git = git_host(&root);
+        // A bucket that does not answer is refused here, before anything is written.
+        let objects = crate::objects::open(backing)?;
+        if let Some(bucket) = &objects {
+            bucket.probe().await?;
+        }
 
         // Everything is valid: from here on the workspace gains its `.kiln/`.
         let kiln = root.join(".kiln");
@@ -142,6 +150,7 @@ impl Workspace {
             mode: Default::default(),
             agent_commands: true,
             backing: backing.clone(),
+            objects,
             lock,
         })
     }

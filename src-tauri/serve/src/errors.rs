@@ -95,6 +95,8 @@ pub fn http_status(code: ErrorCode) -> u16 {
         IssueNotFound => 404,
         // The server is up but its records are not: a gateway's "the service behind me failed".
         DatabaseUnavailable => 503,
+        // The bucket behind the server does not answer: a gateway's failure, not the request's.
+        ObjectsUnavailable => 503,
         Internal => 500,
     }
 }

@@ -58,6 +58,7 @@ export const ERROR_WORDS: Record<string, string> = {
   NOTHING_TO_SEND: "There is no open comment to send",
   GROUP_NOT_FOUND: "That group of candidates is not in this workspace",
   ISSUE_NOT_FOUND: "No such issue in that repository (or the token may not see it)",
+  OBJECTS_UNAVAILABLE: "The bucket for checkpoints and attachments cannot be reached",
   INTERNAL: "Something went wrong inside Kiln",
   // The UI's own: the request never reached Kiln.
   NETWORK: "Kiln cannot be reached",

@@ -42,6 +42,9 @@ async fn at_open_one(
     closed: bool,
     cut: &Interrupted,
 ) -> Result<()> {
+    // What the bucket holds and the store lacks first: reconciling without it would drop
+    // the records of checkpoints only the bucket has (so a failure here stops the rest).
+    recover::bucket::present(ws, id).await?;
     // The records first, so what follows knows the newest checkpoint.
     for note in recover::checkpoints::reconcile(ws, id).await? {
         crate::session::record(ws, events, id, crate::api::types::EntryKind::System, None, &note).await?;

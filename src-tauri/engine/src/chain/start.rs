@@ -73,6 +73,16 @@ pub async fn create_from(
             return Err(e);
         }
     };
+    // With a bucket, the start is in it before any record names the session; a bucket
+    // that does not take it refuses the session (nothing of it is kept).
+    if let Err(e) = crate::checkpoint::upload(ws, &id).await {
+        let _guard = ws.store_lock.lock().await;
+        if let Ok(store) = ws.open_store() {
+            let _ = snapshot::remove_session_refs(&store, id.as_str());
+        }
+        let _ = std::fs::remove_dir_all(ws.session_dir(&id));
+        return Err(e);
+    }
     ws.copy_session_files(&workdir);
 
     let modules: Vec<SessionModule> = selected

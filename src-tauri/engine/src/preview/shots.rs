@@ -18,6 +18,7 @@ use crate::clock::now;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
+use crate::objects::files::Kind;
 use crate::store::screenshots::{self, NewScreenshot};
 use crate::workspace::Workspace;
 
@@ -90,6 +91,16 @@ pub async fn take_at(
     if let Err(e) = written.await {
         screenshots::delete(&ws.pool, id.as_str(), shot_id).await?;
         return Err(ApiError::internal("writing the screenshot", e));
+    }
+    // A delivery artifact: in the bucket too, when there is one. The screenshot is kept
+    // here either way (a bucket that is down costs other hosts its image, not this one).
+    if let Some(bucket) = &ws.objects {
+        let kept = Kind::Screenshot;
+        if let Err(e) =
+            crate::objects::files::keep(bucket, id.as_str(), kept, &shot_id.to_string(), shot.png.clone()).await
+        {
+            tracing::warn!("screenshot {shot_id} of {id} not in the bucket: {}", e.message);
+        }
     }
     let row = screenshots::get(&ws.pool, id.as_str(), shot_id).await?.expect("just written");
     screenshots::view(&row)
@@ -183,7 +194,16 @@ pub async fn image(ws: &Workspace, args: ScreenshotArgs) -> Result<ScreenshotIma
         ApiError::new(ErrorCode::ScreenshotNotFound, format!("session {id} has no screenshot {}", args.screenshot_id))
     };
     let row = screenshots::get(&ws.pool, id.as_str(), args.screenshot_id).await?.ok_or_else(not_found)?;
-    let png = tokio::fs::read(file(ws, &id, row.id)).await.map_err(|_| not_found())?;
+    let png = match tokio::fs::read(file(ws, &id, row.id)).await {
+        Ok(png) => png,
+        // Taken on another host (or this one's copy lost): the bucket's, when it has it.
+        Err(_) => match &ws.objects {
+            Some(bucket) => crate::objects::files::recall(bucket, id.as_str(), Kind::Screenshot, &row.id.to_string())
+                .await?
+                .ok_or_else(not_found)?,
+            None => return Err(not_found()),
+        },
+    };
     Ok(ScreenshotImage {
         screenshot: screenshots::view(&row)?,
         png_base64: base64::engine::general_purpose::STANDARD.encode(png),

@@ -11,6 +11,7 @@
 //! follows or moves one (the operations refuse it, `PATH_NOT_ALLOWED`), the operator
 //! sorts it out.
 
+pub mod bucket;
 pub mod checkpoints;
 pub mod interrupted;
 

@@ -31,6 +31,7 @@ mod issues;
 mod lifecycle;
 mod live;
 mod materialize;
+mod objects;
 mod openai_driver;
 mod paths;
 mod permissions;

@@ -45,7 +45,7 @@ pub fn git_recorder() -> &'static GitRecorder {
 // system, one `sh` to find git, `set_var` and `atexit`.
 #[ctor::ctor(unsafe)]
 fn set_test_environment() {
-    for (key, value) in PLANTED {
+    for (key, value) in PLANTED.iter().chain(super::s3::CREDENTIALS) {
         std::env::set_var(key, value);
     }
     // In the system temp dir, which confined commands may write: their git records too.

@@ -7,6 +7,7 @@
 pub mod contract;
 pub mod environment;
 pub mod postgres;
+pub mod s3;
 
 pub use environment::git_recorder;
 
