@@ -176,6 +176,10 @@ fn module_named(path: &str) -> String {
     if first == "for_each_operation" {
         return "api::operations".into();
     }
+    // The records' pool types, exported at the crate root for kiln-serve's macros (`on_db!`).
+    if first == "Db" || first == "DbTx" {
+        return "store".into();
+    }
     // `crate::types` is lib.rs's re-export of `api::types`.
     if first == "types" {
         return "api::types".into();

@@ -14,8 +14,8 @@ use aes_gcm::aead::rand_core::RngCore;
 use aes_gcm::aead::OsRng;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64URL;
 use base64::Engine as _;
-use sha2::{Digest, Sha256};
 use kiln_engine::{on_db, on_db_tx, Db};
+use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use kiln_engine::types::ServeMode;
@@ -80,7 +80,9 @@ impl Access {
     /// a team's hosts, the access tables of the PostgreSQL database at `database`.
     pub async fn open(config_dir: &Path, database: Option<&str>) -> Result<Access> {
         if let Some(url) = database {
-            return Ok(Access { pool: Db::Postgres(kiln_engine::open_team_database(url, PG_SCHEMA, &PG_MIGRATOR).await?) });
+            return Ok(Access {
+                pool: Db::Postgres(kiln_engine::open_team_database(url, PG_SCHEMA, &PG_MIGRATOR).await?),
+            });
         }
         std::fs::create_dir_all(config_dir)?;
         let path = config_dir.join(DB_FILE);
@@ -416,7 +418,14 @@ mod tests {
         let conn = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap();
         assert!(conn.max_age() <= 60);
         // Expire the token by moving its end into the past.
-        access.pool.execute_text("UPDATE access_tokens SET expires_at = CAST($1 AS BIGINT)", &[(now() - 1).to_string().as_str()]).await.unwrap();
+        access
+            .pool
+            .execute_text(
+                "UPDATE access_tokens SET expires_at = CAST($1 AS BIGINT)",
+                &[(now() - 1).to_string().as_str()],
+            )
+            .await
+            .unwrap();
         assert_eq!(
             access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap_err().code,
             TransportCode::NotConnected

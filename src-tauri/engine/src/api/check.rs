@@ -12,9 +12,10 @@ pub async fn check_backing(backing: &Backing) -> Vec<Finding> {
     };
     found.push(match &backing.objects {
         None => Finding::ok("objects: .kiln/store.git beside the workspace (no --objects)"),
-        Some(url) => {
-            Finding::failed(format!("objects: `{}` cannot be checked by this build", crate::backing::shown(url)))
-        }
+        Some(_) => match crate::objects::check(backing).await {
+            Ok(line) => Finding::ok(line),
+            Err(e) => Finding::failed(format!("objects: {} [{}]", e.message, e.code.as_str())),
+        },
     });
     found
 }

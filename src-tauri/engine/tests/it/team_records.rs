@@ -116,10 +116,24 @@ async fn a_second_host_on_the_database_is_refused_until_the_first_lets_go() {
         }
     }
     let s = engine
-        .create_session(CreateSessionArgs { brief: "Speed up @shop/cart".into(), title: None, create_modules: None, issue: None })
+        .create_session(CreateSessionArgs {
+            brief: "Speed up @shop/cart".into(),
+            title: None,
+            create_modules: None,
+            issue: None,
+        })
         .await
         .unwrap();
-    assert_eq!(engine.list_sessions(ListSessionsArgs { include_archived: None }).await.unwrap().iter().filter(|v| v.id == s.id).count(), 1);
+    assert_eq!(
+        engine
+            .list_sessions(ListSessionsArgs { include_archived: None })
+            .await
+            .unwrap()
+            .iter()
+            .filter(|v| v.id == s.id)
+            .count(),
+        1
+    );
 
     // A second workspace on the same engine would mix its records into this database.
     let elsewhere = shop_copy(&tmp.path().join("b"));
