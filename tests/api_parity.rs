@@ -80,7 +80,7 @@ struct Http {
 impl Http {
     /// A loopback `kiln serve` router on port 4320, connected.
     async fn connected(engine: Arc<Engine>, assets: Arc<kiln_serve::DirAssets>, config: &Path) -> Http {
-        let access = Arc::new(kiln_serve::access::Access::open(config).await.unwrap());
+        let access = Arc::new(kiln_serve::access::Access::open(config, None).await.unwrap());
         let router =
             kiln_serve::router(engine, assets, kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access });
         let request = Request::post("/api/connect")
@@ -483,7 +483,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
 #[tokio::test]
 async fn http_refuses_foreign_hosts_and_cross_site_mutations() {
     let tmp = tempfile::tempdir().unwrap();
-    let access = Arc::new(kiln_serve::access::Access::open(tmp.path()).await.unwrap());
+    let access = Arc::new(kiln_serve::access::Access::open(tmp.path(), None).await.unwrap());
     let serving = kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access };
     let router = kiln_serve::router(engine(tmp.path()), Arc::new(kiln_serve::DirAssets(tmp.path().into())), serving);
     let send = |host: &str, headers: &[(&str, &str)]| {
