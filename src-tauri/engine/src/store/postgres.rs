@@ -14,18 +14,9 @@ pub static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-p
 /// migrates, so hosts started together apply each migration once). DATABASE_UNAVAILABLE when
 /// the server cannot be reached or refuses us; the password never appears in the message.
 pub async fn open(url: &str) -> Result<PgPool> {
-    let shown = crate::backing::shown(url);
-    let options: PgConnectOptions = url
-        .parse()
-        .map_err(|e| ApiError::invalid(format!("`{shown}` is not a PostgreSQL URL: {}", redacted(e, url))))?;
-    let pool = PgPoolOptions::new()
-        // Turns, gates, streams and the UI's reads of one host share these.
-        .max_connections(16)
-        .acquire_timeout(Duration::from_secs(10))
-        .connect_with(options)
-        .await
-        .map_err(|e| unavailable(&shown, url, e))?;
-    PG_MIGRATOR.run(&pool).await.map_err(|e| unavailable(&shown, url, e))?;
+    // Turns, gates, streams and the UI's reads of one host share these.
+    let pool = connect(url, 16, None).await?;
+    PG_MIGRATOR.run(&pool).await.map_err(|e| unavailable(&crate::backing::shown(url), url, e))?;
     hold(&pool, url).await?;
     Ok(pool)
 }
@@ -33,17 +24,9 @@ pub async fn open(url: &str) -> Result<PgPool> {
 /// Opens the tables of `migrator` in their own `schema` of the database at `url` (created when
 /// missing), with migrations of their own: kiln-serve's access store beside the records.
 pub async fn open_in_schema(url: &str, schema: &str, migrator: &sqlx::migrate::Migrator) -> Result<PgPool> {
-    let shown = crate::backing::shown(url);
     assert!(schema.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "a schema name of ours");
-    let options: PgConnectOptions = url
-        .parse()
-        .map_err(|e| ApiError::invalid(format!("`{shown}` is not a PostgreSQL URL: {}", redacted(e, url))))?;
-    let pool = PgPoolOptions::new()
-        .max_connections(4)
-        .acquire_timeout(Duration::from_secs(10))
-        .connect_with(options.options([("search_path", schema)]))
-        .await
-        .map_err(|e| unavailable(&shown, url, e))?;
+    let shown = crate::backing::shown(url);
+    let pool = connect(url, 4, Some(schema)).await?;
     if let Err(e) = sqlx::query(&format!("CREATE SCHEMA IF NOT EXISTS {schema}")).execute(&pool).await {
         // Two hosts creating it at once: one loses the race on the catalog, and finds it made.
         let made: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_namespace WHERE nspname = $1")
@@ -57,6 +40,23 @@ pub async fn open_in_schema(url: &str, schema: &str, migrator: &sqlx::migrate::M
     }
     migrator.run(&pool).await.map_err(|e| unavailable(&shown, url, e))?;
     Ok(pool)
+}
+
+/// A pool of at most `max` connections to `url`, its names looked up in `schema` when given.
+async fn connect(url: &str, max: u32, schema: Option<&str>) -> Result<PgPool> {
+    let shown = crate::backing::shown(url);
+    let mut options: PgConnectOptions = url
+        .parse()
+        .map_err(|e| ApiError::invalid(format!("`{shown}` is not a PostgreSQL URL: {}", redacted(e, url))))?;
+    if let Some(schema) = schema {
+        options = options.options([("search_path", schema)]);
+    }
+    PgPoolOptions::new()
+        .max_connections(max)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(options)
+        .await
+        .map_err(|e| unavailable(&shown, url, e))
 }
 
 /// The advisory lock a host holds on the database while it serves it (any 64-bit key of ours).
