@@ -68,14 +68,6 @@ pub enum Db {
 }
 
 impl Db {
-    /// Which engine holds the records, as `kiln serve --check` and errors name it.
-    pub fn engine(&self) -> &'static str {
-        match self {
-            Db::Sqlite(_) => "SQLite",
-            Db::Postgres(_) => "PostgreSQL",
-        }
-    }
-
     /// A transaction on either engine; dropped without `commit`, it rolls back.
     pub async fn begin(&self) -> Result<Tx<'static>> {
         Ok(match self {
@@ -84,8 +76,8 @@ impl Db {
         })
     }
 
-    /// Runs one statement whose parameters are all text, on either engine: for the tests'
-    /// door (`testing`), which sets up states no operation reaches.
+    /// Runs one statement whose parameters are all text, on either engine: for tests, which
+    /// set up states no operation reaches.
     pub async fn execute_text(&self, sql: &str, params: &[&str]) -> Result<u64> {
         let pool = self;
         Ok(on!(pool => {
@@ -95,13 +87,6 @@ impl Db {
             }
             query.execute(pool).await.map(|done| done.rows_affected())
         })?)
-    }
-
-    pub async fn close(&self) {
-        match self {
-            Db::Sqlite(pool) => pool.close().await,
-            Db::Postgres(pool) => pool.close().await,
-        }
     }
 }
 
