@@ -219,17 +219,32 @@ pub async fn wait_settled(engine: &Engine, id: &str, limit: std::time::Duration)
     }
 }
 
-/// Waits until the session's latest delivery run has ended, for at most `limit`.
+/// Waits until the session's latest delivery run has ended, for at most `limit`; a delivered
+/// one until its landing is recorded too (the session marked delivered, the transcript's
+/// "Delivered …" line), which the engine writes just after the run's last state.
 pub async fn delivery_finished(engine: &Engine, id: &str, limit: std::time::Duration) -> DeliveryRun {
     let deadline = std::time::Instant::now() + limit;
     loop {
         let run = engine.get_delivery(SessionIdArgs { session_id: id.into() }).await.unwrap().expect("a run");
-        if run.state != DeliveryState::Running {
+        if run.state != DeliveryState::Running
+            && (run.state != DeliveryState::Delivered || landed(engine, id, &run).await)
+        {
             return run;
         }
         assert!(std::time::Instant::now() < deadline, "the delivery never ended");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+}
+
+/// Whether the transcript holds the landing of `run`: a "Delivered …" line written at or after
+/// its end.
+async fn landed(engine: &Engine, id: &str, run: &DeliveryRun) -> bool {
+    let ended = run.ended_at.clone().unwrap_or_default();
+    let entries = engine
+        .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: Some(20) })
+        .await
+        .unwrap();
+    entries.iter().any(|e| e.kind == EntryKind::System && e.text.starts_with("Delivered ") && e.created_at >= ended)
 }
 
 /// Writes `text` to `path`, making its directories first.
