@@ -147,9 +147,12 @@ fn a_watched_checkpoint_is_what_a_full_read_gives() {
         change(&c);
         c.assert_right(step);
     }
-    // Only the steps after a doubt (the moved directory, the ignore file) scan.
+    // Alone, only the steps after a doubt (the moved directory, the ignore file) scan. The
+    // process's one watcher is shared with the tests running beside this one, whose bursts of
+    // files can overflow its queue, and an overflow rightly distrusts every watch: so most, not
+    // all but two, read only what changed. Each step's tree is checked exactly above either way.
     let trusted = watch::trusted_snapshots(&c.work) - before;
-    assert!(trusted >= steps.len() as u64 - 2, "{trusted} of {} snapshots read only what changed", steps.len());
+    assert!(trusted >= steps.len() as u64 / 2, "{trusted} of {} snapshots read only what changed", steps.len());
     // After the doubts above (a moved directory, an ignore file) the watch is trusted again.
     c.write("src/moved/part/file2.ts", "once more\n");
     let tree = c.assert_right("a last edit");
