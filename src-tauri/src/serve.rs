@@ -59,6 +59,11 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
                 .open_workspace(OpenWorkspaceArgs { path })
                 .await
                 .map_err(|e| format!("could not open the workspace: {} [{}]", e.message, e.code.as_str()))?;
+            // On a team's database, this host joins the others serving it (leases, events, work).
+            engine
+                .join_team()
+                .await
+                .map_err(|e| format!("could not join the team's hosts: {} [{}]", e.message, e.code.as_str()))?;
         }
         let assets: Arc<dyn kiln_serve::Assets> = match options.ui_dir {
             Some(dir) => Arc::new(kiln_serve::DirAssets(dir)),

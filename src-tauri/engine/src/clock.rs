@@ -7,6 +7,11 @@ pub fn now() -> String {
     stamp(OffsetDateTime::now_utc())
 }
 
+/// The stamp of `ago` before now, as `now` writes it.
+pub fn before_now(ago: std::time::Duration) -> String {
+    stamp(OffsetDateTime::now_utc() - ago)
+}
+
 /// `at` as `now` writes it: always three digits of milliseconds. RFC 3339 lets a writer leave
 /// out a zero fraction, but `…:58Z` sorts after `…:58.4Z` as text, so a record made on a whole
 /// second would sort after the others of its second (`ORDER BY created_at`).

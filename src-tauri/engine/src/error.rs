@@ -93,6 +93,9 @@ pub enum ErrorCode {
     /// The bucket `--objects` names cannot be used: a bad URL, an endpoint that does not
     /// answer, credentials it refuses.
     ObjectsUnavailable,
+    /// The host that owns the session (several hosts on one team database) did not answer
+    /// in time, and its lease has not expired yet: ask again in a few seconds.
+    HostUnavailable,
     Internal,
 }
 
@@ -152,6 +155,7 @@ impl ErrorCode {
             IssueNotFound => "ISSUE_NOT_FOUND",
             DatabaseUnavailable => "DATABASE_UNAVAILABLE",
             ObjectsUnavailable => "OBJECTS_UNAVAILABLE",
+            HostUnavailable => "HOST_UNAVAILABLE",
             Internal => "INTERNAL",
         }
     }

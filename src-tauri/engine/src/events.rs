@@ -13,6 +13,9 @@ const KEPT: usize = 4096;
 pub struct EventBus {
     ring: Mutex<Ring>,
     sender: broadcast::Sender<KilnEvent>,
+    /// Where a host on a team's database hands what it emits for the other hosts
+    /// (`api::hosts`): the body and whether it is kept.
+    outbox: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(EventBody, bool)>>,
 }
 
 struct Ring {
@@ -28,7 +31,11 @@ pub struct Subscription {
 
 impl Default for EventBus {
     fn default() -> Self {
-        EventBus { ring: Mutex::new(Ring { next_id: 1, kept: VecDeque::new() }), sender: broadcast::channel(1024).0 }
+        EventBus {
+            ring: Mutex::new(Ring { next_id: 1, kept: VecDeque::new() }),
+            sender: broadcast::channel(1024).0,
+            outbox: std::sync::OnceLock::new(),
+        }
     }
 }
 
@@ -46,8 +53,29 @@ impl EventBus {
         self.send(body, false)
     }
 
+    /// Hands every later event about sessions to `outbox` as well (the first call wins).
+    pub fn share_with(&self, outbox: tokio::sync::mpsc::UnboundedSender<(EventBody, bool)>) {
+        let _ = self.outbox.set(outbox);
+    }
+
+    /// `emit` (or, unkept, `emit_ephemeral`) for an event another host emitted: to this
+    /// host's views only, never back out.
+    pub fn relay(&self, body: EventBody, keep: bool) -> KilnEvent {
+        self.publish(crate::redact::redact_serde(body), keep)
+    }
+
     fn send(&self, body: EventBody, keep: bool) -> KilnEvent {
         let body = crate::redact::redact_serde(body);
+        if let Some(outbox) = self.outbox.get() {
+            // A terminal and the workspace a host opened are that host's own.
+            if !matches!(body, EventBody::Workspace { .. } | EventBody::Terminal { .. } | EventBody::Resync) {
+                let _ = outbox.send((body.clone(), keep));
+            }
+        }
+        self.publish(body, keep)
+    }
+
+    fn publish(&self, body: EventBody, keep: bool) -> KilnEvent {
         let mut ring = self.ring.lock().unwrap();
         let event = KilnEvent { id: ring.next_id, at: crate::clock::now(), body };
         ring.next_id += 1;

@@ -42,6 +42,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("permissions", 2),
     ("watch", 2),
     ("slots", 2),
+    ("hosts", 2),
     // 3 sessions
     ("attach", 3),
     ("checkpoint", 3),

@@ -27,6 +27,7 @@ pub(crate) mod events;
 pub(crate) mod gates;
 pub(crate) mod groups;
 pub(crate) mod handoff;
+pub(crate) mod hosts;
 pub(crate) mod ids;
 #[cfg(test)]
 mod layering;

@@ -200,8 +200,6 @@ pub mod snapshot {
 
 /// tests/it: settings.
 pub mod store {
-    /// tests/it: team_records (another host's hold, taken by hand).
-    pub use crate::store::postgres::HOST_LOCK;
     /// tests/it: store_schema (both schemas, compared).
     pub use crate::store::postgres::PG_MIGRATOR;
     pub use crate::store::MIGRATOR;

@@ -59,6 +59,8 @@ pub struct Workspace {
     /// The bucket `backing.objects` names, opened (and found to answer) when the
     /// workspace was.
     pub objects: Option<Arc<crate::objects::Bucket>>,
+    /// This host, and the sessions other hosts on the team's database run.
+    pub hosts: Arc<crate::hosts::Hosts>,
     /// This process's hold on the workspace (`.kiln/engine.lock`), shared by a reopening
     /// of the same workspace and released when the last of them is dropped.
     pub lock: Arc<WorkspaceLock>,
@@ -126,6 +128,7 @@ impl Workspace {
             exclude_kiln_dir(&git.common_dir)?;
         }
         let pool = crate::store::open(&kiln.join("kiln.db"), backing.database.as_deref()).await?;
+        let hosts = Arc::new(crate::hosts::Hosts::open(&kiln)?);
         // Its own slots at its config's limit; an engine hands it the engine's (`api::Engine`).
         let slots = Arc::new(crate::slots::Slots::default());
         slots.set_limit(config.session.parallel_turns(cores()));
@@ -151,6 +154,7 @@ impl Workspace {
             agent_commands: true,
             backing: backing.clone(),
             objects,
+            hosts,
             lock,
         })
     }
@@ -239,6 +243,7 @@ impl Workspace {
             || self.turns.contains(id)
             || self.planning.contains(id)
             || self.queued.lock().unwrap().contains(id)
+            || self.hosts.running_elsewhere(id)
     }
 }
 

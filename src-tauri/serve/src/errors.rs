@@ -97,6 +97,8 @@ pub fn http_status(code: ErrorCode) -> u16 {
         DatabaseUnavailable => 503,
         // The bucket behind the server does not answer: a gateway's failure, not the request's.
         ObjectsUnavailable => 503,
+        // The session's host did not answer: another server behind us failed.
+        HostUnavailable => 503,
         Internal => 500,
     }
 }

@@ -54,6 +54,7 @@ export const ERROR_WORDS: Record<string, string> = {
   CAPTURE_FAILED: "The screenshot could not be taken",
   SCREENSHOT_NOT_FOUND: "That screenshot is not in this session",
   DATABASE_UNAVAILABLE: "The server cannot reach its database",
+  HOST_UNAVAILABLE: "The server running this session did not answer; try again in a few seconds",
   COMMENT_NOT_FOUND: "That comment is gone: it was deleted",
   NOTHING_TO_SEND: "There is no open comment to send",
   GROUP_NOT_FOUND: "That group of candidates is not in this workspace",

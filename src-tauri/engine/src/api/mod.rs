@@ -5,6 +5,7 @@
 
 mod activity;
 mod check;
+mod hosts;
 mod operations;
 mod recovery;
 pub mod types;
@@ -39,8 +40,9 @@ macro_rules! define_dispatch {
         }
 
         impl Engine {
-            /// Runs an operation by name with JSON arguments: what both transports call.
-            pub async fn dispatch(&self, command: &str, args: serde_json::Value) -> Result<serde_json::Value> {
+            /// Runs an operation by name with JSON arguments on this host (`dispatch` routes
+            /// it to a session's owner first).
+            pub(crate) async fn dispatch_here(&self, command: &str, args: serde_json::Value) -> Result<serde_json::Value> {
                 match command {
                     $(stringify!($name) => {
                         let args: $args = parse_args(command, args)?;
@@ -113,6 +115,8 @@ pub struct Engine {
     slots: Arc<crate::slots::Slots>,
     /// Where the workspaces it opens keep their records and objects (`backed_by`).
     backing: crate::backing::Backing,
+    /// This host's part among the hosts of a team's database (`join_team`).
+    team: std::sync::OnceLock<Arc<hosts::Team>>,
 }
 
 /// How many recent workspaces the list keeps.
@@ -133,6 +137,7 @@ impl Engine {
             terminals: crate::terminal::Terminals::default(),
             slots: Default::default(),
             backing: Default::default(),
+            team: Default::default(),
         }
     }
 
@@ -188,6 +193,7 @@ impl Engine {
         }
         crate::preview::stop_all(&ws, &self.events).await;
         self.terminals.stop_all().await;
+        self.leave_team().await;
     }
 
     pub fn subscribe(&self, since: Option<u64>) -> Subscription {
@@ -286,23 +292,32 @@ impl Engine {
             Some(current) if current.root == opened.root => (current, None),
             _ => {
                 // No turn survives the process that ran it: one still marked running
-                // when this process opens the workspace was cut short.
+                // when this process opens the workspace was cut short. On a team's
+                // database, the sessions another host holds are that host's (or, when it
+                // stopped, the one taking them over's: `hosts`).
+                let elsewhere = hosts::leased_elsewhere(&opened).await?;
                 let cut = crate::recover::interrupted::Interrupted::read(&opened.pool).await?;
-                crate::store::turns::close_orphans(&opened.pool, &crate::clock::now()).await?;
-                // Nor does the turn review comments were sent with: they are open again.
-                crate::store::review_comments::reopen_stranded(
-                    &opened.pool,
-                    crate::review_comments::STRANDED,
-                    &crate::clock::now(),
-                )
-                .await?;
+                let at = crate::clock::now();
+                let stranded = crate::review_comments::STRANDED;
+                if elsewhere.is_empty() {
+                    crate::store::turns::close_orphans(&opened.pool, &at).await?;
+                    // Nor does the turn review comments were sent with: they are open again.
+                    crate::store::review_comments::reopen_stranded(&opened.pool, stranded, &at).await?;
+                } else {
+                    for (id, _) in crate::store::sessions::not_deleted(&opened.pool).await? {
+                        if !elsewhere.contains(&id) {
+                            crate::store::turns::close_orphans_of(&opened.pool, &id, &at).await?;
+                            crate::store::review_comments::reopen_stranded_of(&opened.pool, &id, stranded, &at).await?;
+                        }
+                    }
+                }
                 crate::settings::hold_secrets(&opened).await;
-                (Arc::new(opened), Some(cut))
+                (Arc::new(opened), Some((cut, elsewhere)))
             }
         };
-        if let Some(cut) = fresh {
+        if let Some((cut, elsewhere)) = fresh {
             // What Kiln stopping cut short is explained, and every working copy checked.
-            recovery::at_open(&ws, &self.events, cut).await?;
+            recovery::at_open(&ws, &self.events, cut, &elsewhere).await?;
         }
         let view = ws.view();
         self.remember(&view.root);

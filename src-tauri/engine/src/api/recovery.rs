@@ -16,9 +16,18 @@ use crate::workspace::Workspace;
 
 /// Starts the checks of a freshly opened workspace. Every session's lock is taken now,
 /// before this returns, so an operation arriving at once waits for its session's check.
-pub async fn at_open(ws: &Arc<Workspace>, events: &Arc<EventBus>, cut: Interrupted) -> Result<()> {
+/// The sessions in `elsewhere` are another host's, and left alone.
+pub async fn at_open(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    cut: Interrupted,
+    elsewhere: &std::collections::HashSet<String>,
+) -> Result<()> {
     let mut held = Vec::new();
     for (raw, closed) in records::not_deleted(&ws.pool).await? {
+        if elsewhere.contains(&raw) {
+            continue;
+        }
         let Ok(id) = SessionId::parse(&raw) else { continue };
         let guard = recover::lock(ws, &id).lock_owned().await;
         held.push((id, closed, guard));
@@ -26,7 +35,7 @@ pub async fn at_open(ws: &Arc<Workspace>, events: &Arc<EventBus>, cut: Interrupt
     let (ws, events) = (ws.clone(), events.clone());
     tokio::spawn(async move {
         for (id, closed, guard) in held {
-            if let Err(e) = at_open_one(&ws, &events, &id, closed, &cut).await {
+            if let Err(e) = recover_one(&ws, &events, &id, closed, &cut).await {
                 tracing::error!("recovering session {id}: {e}");
             }
             drop(guard);
@@ -35,7 +44,8 @@ pub async fn at_open(ws: &Arc<Workspace>, events: &Arc<EventBus>, cut: Interrupt
     Ok(())
 }
 
-async fn at_open_one(
+/// One session's recovery: at open, and when a host takes the session over from another.
+pub(super) async fn recover_one(
     ws: &Arc<Workspace>,
     events: &Arc<EventBus>,
     id: &SessionId,

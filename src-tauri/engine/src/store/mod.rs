@@ -9,6 +9,7 @@ pub mod check;
 pub mod checkpoints;
 pub mod deliveries;
 pub mod gate_results;
+pub mod hosts;
 pub mod postgres;
 pub mod resume_ids;
 pub mod review_comments;

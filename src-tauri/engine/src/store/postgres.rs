@@ -17,7 +17,6 @@ pub async fn open(url: &str) -> Result<PgPool> {
     // Turns, gates, streams and the UI's reads of one host share these.
     let pool = connect(url, 16, None).await?;
     PG_MIGRATOR.run(&pool).await.map_err(|e| unavailable(&crate::backing::shown(url), url, e))?;
-    hold(&pool, url).await?;
     Ok(pool)
 }
 
@@ -57,37 +56,6 @@ async fn connect(url: &str, max: u32, schema: Option<&str>) -> Result<PgPool> {
         .connect_with(options)
         .await
         .map_err(|e| unavailable(&shown, url, e))
-}
-
-/// The advisory lock a host holds on the database while it serves it (any 64-bit key of ours).
-pub const HOST_LOCK: i64 = 0x6b69_6c6e_686f_7374; // "kilnhost"
-
-/// The connections holding `HOST_LOCK`, one per database this process serves, kept for the
-/// process's life: a reopened workspace keeps its hold.
-static HELD: std::sync::Mutex<Vec<(String, sqlx::PgConnection)>> = std::sync::Mutex::new(Vec::new());
-
-/// Takes this host's hold on the database. Until sessions are leased host by host, one host
-/// serves a database at a time: a second would take the first's running turns for orphans.
-/// WORKSPACE_IN_USE when another host holds it.
-async fn hold(pool: &PgPool, url: &str) -> Result<()> {
-    if HELD.lock().unwrap().iter().any(|(held, _)| held == url) {
-        return Ok(());
-    }
-    let mut conn = pool.acquire().await?;
-    let taken: bool =
-        sqlx::query_scalar("SELECT pg_try_advisory_lock($1)").bind(HOST_LOCK).fetch_one(&mut *conn).await?;
-    if !taken {
-        return Err(ApiError::new(
-            ErrorCode::WorkspaceInUse,
-            format!(
-                "another Kiln host is serving the database at `{}`; one host serves a database at a time",
-                crate::backing::shown(url)
-            ),
-        ));
-    }
-    // Out of the pool for good: the lock lives as long as this connection.
-    HELD.lock().unwrap().push((url.to_string(), conn.detach()));
-    Ok(())
 }
 
 pub(crate) fn unavailable(shown: &str, url: &str, e: impl std::fmt::Display) -> ApiError {

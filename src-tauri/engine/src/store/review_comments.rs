@@ -213,3 +213,16 @@ pub async fn reopen_stranded(pool: &Db, note: &str, at: &str) -> Result<u64> {
         .await.map(|done| done.rows_affected()))?;
     Ok(done)
 }
+
+/// `reopen_stranded` for one session (a host taking it over).
+pub async fn reopen_stranded_of(pool: &Db, session: &str, note: &str, at: &str) -> Result<u64> {
+    let done = on!(pool => sqlx::query("UPDATE review_comments SET state = $1, note = $2, updated_at = $3 WHERE state = $4 AND session_id = $5")
+        .bind(enum_text(ReviewCommentState::Open))
+        .bind(note)
+        .bind(at)
+        .bind(enum_text(ReviewCommentState::Sent))
+        .bind(session)
+        .execute(pool)
+        .await.map(|done| done.rows_affected()))?;
+    Ok(done)
+}

@@ -312,6 +312,21 @@ pub async fn settle_after_restart(pool: &Db, at: &str) -> Result<()> {
     Ok(())
 }
 
+/// `settle_after_restart` for one session.
+pub async fn settle_after_restart_of(pool: &Db, session: &str, at: &str) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = $1 WHERE state = 'running' AND id = $2")
+        .bind(at)
+        .bind(session)
+        .execute(pool)
+        .await.map(|done| done.rows_affected()))?;
+    on!(pool => sqlx::query("UPDATE sessions SET state = 'editing', updated_at = $1 WHERE state = 'planning' AND id = $2")
+        .bind(at)
+        .bind(session)
+        .execute(pool)
+        .await.map(|done| done.rows_affected()))?;
+    Ok(())
+}
+
 /// Sessions stored in `state`: read before `settle_after_restart` so the next start can
 /// say what it settled (a turn, its checkpoint or gates under way; a planner at work).
 pub async fn ids_in_state(pool: &Db, state: SessionState) -> Result<Vec<String>> {

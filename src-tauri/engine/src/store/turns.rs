@@ -117,6 +117,18 @@ pub async fn close_orphans(pool: &Db, at: &str) -> Result<u64> {
     Ok(done)
 }
 
+/// `close_orphans` for one session: what a host taking the session over from one that
+/// stopped finds running there was cut short (several hosts, `api::hosts`).
+pub async fn close_orphans_of(pool: &Db, session: &str, at: &str) -> Result<u64> {
+    let done = on!(pool => sqlx::query("UPDATE turns SET status = 'stopped', ended_at = $1 WHERE status = 'running' AND session_id = $2")
+        .bind(at)
+        .bind(session)
+        .execute(pool)
+        .await.map(|done| done.rows_affected()))?;
+    super::sessions::settle_after_restart_of(pool, session, at).await?;
+    Ok(done)
+}
+
 /// One role's row of `usage`: role, turns, input, output, cache read and cache write tokens,
 /// cost, and the number of turns whose cost is unknown.
 type RoleUsageRow = (String, i64, i64, i64, i64, i64, Option<f64>, i64);

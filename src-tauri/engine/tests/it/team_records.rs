@@ -1,11 +1,10 @@
 //! A team's records on PostgreSQL (SPEC §21), beyond the engine suite's second run on it:
-//! `kiln serve --check` reading a database without changing it, and one host at a time on a
-//! database until sessions are leased.
+//! `kiln serve --check` reading a database without changing it, and one workspace per team
+//! database. Several hosts on one database: tests/team_hosts.rs, with real `kiln serve`s.
 
 use std::time::Duration;
 
 use kiln_engine::backing::Backing;
-use kiln_engine::testing::store::HOST_LOCK;
 use kiln_engine::types::*;
 use kiln_engine::{check_backing, Engine, EngineOptions, ErrorCode};
 use sqlx::{Connection, PgConnection};
@@ -87,34 +86,13 @@ async fn an_unreachable_database_is_refused_by_name_without_its_password() {
 }
 
 #[tokio::test]
-async fn a_second_host_on_the_database_is_refused_until_the_first_lets_go() {
+async fn a_team_database_holds_one_workspace_whose_sessions_every_host_lists() {
     let url = fresh_database();
-    // Another host's hold, taken by hand on a connection of its own.
-    let mut other = PgConnection::connect(&url).await.unwrap();
-    let taken: bool =
-        sqlx::query_scalar("SELECT pg_try_advisory_lock($1)").bind(HOST_LOCK).fetch_one(&mut other).await.unwrap();
-    assert!(taken);
-
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     without_setup(&shop);
     let engine = engine_on(&tmp.path().join("config"), &url);
-    let err = engine.open_workspace(OpenWorkspaceArgs { path: shop.display().to_string() }).await.unwrap_err();
-    assert_eq!(err.code, ErrorCode::WorkspaceInUse, "{err:?}");
-    assert!(err.message.contains("another Kiln host"), "{err:?}");
-
-    // The other host stops: its connection ends, and with it the hold.
-    other.close().await.unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        match engine.open_workspace(OpenWorkspaceArgs { path: shop.display().to_string() }).await {
-            Ok(_) => break,
-            Err(e) if e.code == ErrorCode::WorkspaceInUse && std::time::Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(100)).await
-            }
-            Err(e) => panic!("{e:?}"),
-        }
-    }
+    engine.open_workspace(OpenWorkspaceArgs { path: shop.display().to_string() }).await.unwrap();
     let s = engine
         .create_session(CreateSessionArgs {
             brief: "Speed up @shop/cart".into(),
