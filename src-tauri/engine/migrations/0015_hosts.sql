@@ -7,7 +7,7 @@ CREATE TABLE hosts (
     id            TEXT PRIMARY KEY,
     name          TEXT NOT NULL,
     started_at    TEXT NOT NULL,
-    heartbeat_ms  BIGINT NOT NULL
+    heartbeat_ms  INTEGER NOT NULL
 );
 
 -- The one host that runs a session's turns, gates and preview, until `expires_ms`; the owner
@@ -16,7 +16,7 @@ CREATE TABLE hosts (
 CREATE TABLE session_leases (
     session_id  TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
     host_id     TEXT NOT NULL,
-    expires_ms  BIGINT NOT NULL,
+    expires_ms  INTEGER NOT NULL,
     running     INTEGER NOT NULL,
     taken_at    TEXT NOT NULL
 );
@@ -29,7 +29,7 @@ CREATE TABLE host_events (
     host_id   TEXT NOT NULL,
     body      TEXT NOT NULL,
     kept      INTEGER NOT NULL,
-    at_ms     BIGINT NOT NULL
+    at_ms     INTEGER NOT NULL
 );
 
 -- Operations on a session asked of a host that does not own it, for its owner to run: taken
