@@ -15,18 +15,24 @@ pub struct Backing {
 
 /// `url` as it may be shown or logged: its password, if any, replaced by `***`.
 pub fn shown(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
-    let (authority, path) = match rest.find('/') {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _)) => format!("{scheme}://{user}:***@{host}{path}"),
-            None => url.to_string(),
-        },
+    match password(url) {
+        Some(secret) => {
+            // The password sits between the user's `:` and the host's `@`: replace it there only.
+            let (before, after) = url.split_at(secret.as_ptr() as usize - url.as_ptr() as usize);
+            format!("{before}***{}", &after[secret.len()..])
+        }
         None => url.to_string(),
     }
+}
+
+/// The password `url` carries (`scheme://user:password@host/…`), if any: what `shown` hides
+/// and what an error quoting the URL must not print (`store::postgres`).
+pub fn password(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    let (userinfo, _) = authority.rsplit_once('@')?;
+    let (_, secret) = userinfo.split_once(':')?;
+    Some(secret).filter(|s| !s.is_empty())
 }
 
 #[cfg(test)]
@@ -39,5 +45,8 @@ mod tests {
         assert_eq!(shown("postgres://kiln@db/team"), "postgres://kiln@db/team");
         assert_eq!(shown("s3://bucket/prefix"), "s3://bucket/prefix");
         assert_eq!(shown("not a url"), "not a url");
+        assert_eq!(shown("postgres://kiln:@db/team"), "postgres://kiln:@db/team");
+        // A password holding `@` or `/`-free text that repeats elsewhere is replaced where it is.
+        assert_eq!(shown("postgres://db:db@db/db"), "postgres://db:***@db/db");
     }
 }

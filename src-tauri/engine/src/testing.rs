@@ -221,5 +221,5 @@ pub mod workspace {
 
 /// tests/it: watch (the watcher's test hooks).
 pub mod watch {
-    pub use crate::watch::{drop_events, stop, trusted, trusted_snapshots};
+    pub use crate::watch::{distrusted_by_hub, drop_events, stop, trusted, trusted_snapshots};
 }

@@ -70,6 +70,10 @@ struct State {
     cookies_seen: u64,
     /// How many snapshots were given the changed paths (for the tests).
     trusted_snapshots: u64,
+    /// How often the whole watcher's trouble (an overflow of the kernel's queue, an error)
+    /// distrusted this watch while it was healthy: the snapshots other sessions' bursts cost
+    /// this one.
+    distrusted_by_hub: u64,
     /// Test hook: events are dropped until the next cookie, which then reports an
     /// overflow, as the kernel does when its queue is full.
     dropping: bool,
@@ -163,6 +167,7 @@ pub fn session(workdir: &Path, skip: &[&str]) -> Option<Arc<SessionWatch>> {
                 cookies_seen: 0,
                 dropping: false,
                 trusted_snapshots: 0,
+                distrusted_by_hub: 0,
             }),
             cookie_seen: Condvar::new(),
         })
@@ -215,6 +220,12 @@ pub fn drop_events(workdir: &Path) {
 /// Test hook: how many snapshots of `workdir` read only the changed paths.
 pub fn trusted_snapshots(workdir: &Path) -> u64 {
     find(workdir).map_or(0, |w| lock(&w.state).trusted_snapshots)
+}
+
+/// Test hook: how often trouble of the whole watcher (not of `workdir`'s own events)
+/// distrusted `workdir`'s watch while it was healthy.
+pub fn distrusted_by_hub(workdir: &Path) -> u64 {
+    find(workdir).map_or(0, |w| lock(&w.state).distrusted_by_hub)
 }
 
 /// Test hook: whether the next snapshot of `workdir` may read only the changed paths (a
@@ -363,7 +374,11 @@ impl Hub {
         tracing::warn!("file watcher: {why}; the next checkpoints read whole working copies");
         let sessions: Vec<Arc<SessionWatch>> = lock(&self.sessions).values().cloned().collect();
         for watch in sessions {
-            lock(&watch.state).healthy = false;
+            let mut state = lock(&watch.state);
+            if state.healthy {
+                state.distrusted_by_hub += 1;
+            }
+            state.healthy = false;
         }
     }
 }

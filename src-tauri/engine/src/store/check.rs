@@ -31,7 +31,7 @@ pub async fn database(url: &str) -> Vec<Finding> {
     let mut conn = match PgConnection::connect(url).await {
         Ok(conn) => conn,
         Err(e) => {
-            let e = super::postgres::unavailable(&shown, url, e);
+            let e = super::postgres::unavailable(url, e);
             return vec![Finding::failed(format!("records: {} [{}]", e.message, e.code.as_str()))];
         }
     };

@@ -16,7 +16,7 @@ pub static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-p
 pub async fn open(url: &str) -> Result<PgPool> {
     // Turns, gates, streams and the UI's reads of one host share these.
     let pool = connect(url, 16, None).await?;
-    PG_MIGRATOR.run(&pool).await.map_err(|e| unavailable(&crate::backing::shown(url), url, e))?;
+    PG_MIGRATOR.run(&pool).await.map_err(|e| unavailable(url, e))?;
     Ok(pool)
 }
 
@@ -24,7 +24,6 @@ pub async fn open(url: &str) -> Result<PgPool> {
 /// missing), with migrations of their own: kiln-serve's access store beside the records.
 pub async fn open_in_schema(url: &str, schema: &str, migrator: &sqlx::migrate::Migrator) -> Result<PgPool> {
     assert!(schema.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "a schema name of ours");
-    let shown = crate::backing::shown(url);
     let pool = connect(url, 4, Some(schema)).await?;
     if let Err(e) = sqlx::query(&format!("CREATE SCHEMA IF NOT EXISTS {schema}")).execute(&pool).await {
         // Two hosts creating it at once: one loses the race on the catalog, and finds it made.
@@ -32,12 +31,12 @@ pub async fn open_in_schema(url: &str, schema: &str, migrator: &sqlx::migrate::M
             .bind(schema)
             .fetch_optional(&pool)
             .await
-            .map_err(|e| unavailable(&shown, url, e))?;
+            .map_err(|e| unavailable(url, e))?;
         if made.is_none() {
-            return Err(unavailable(&shown, url, e));
+            return Err(unavailable(url, e));
         }
     }
-    migrator.run(&pool).await.map_err(|e| unavailable(&shown, url, e))?;
+    migrator.run(&pool).await.map_err(|e| unavailable(url, e))?;
     Ok(pool)
 }
 
@@ -55,18 +54,20 @@ async fn connect(url: &str, max: u32, schema: Option<&str>) -> Result<PgPool> {
         .acquire_timeout(Duration::from_secs(10))
         .connect_with(options)
         .await
-        .map_err(|e| unavailable(&shown, url, e))
+        .map_err(|e| unavailable(url, e))
 }
 
-pub(crate) fn unavailable(shown: &str, url: &str, e: impl std::fmt::Display) -> ApiError {
+/// DATABASE_UNAVAILABLE for the database at `url`, saying why without its password.
+pub(crate) fn unavailable(url: &str, e: impl std::fmt::Display) -> ApiError {
+    let shown = crate::backing::shown(url);
     ApiError::new(ErrorCode::DatabaseUnavailable, format!("the database at `{shown}`: {}", redacted(e, url)))
 }
 
 /// An error's text with the URL's password taken out, should the driver have quoted it.
 fn redacted(e: impl std::fmt::Display, url: &str) -> String {
     let text = e.to_string();
-    match url.split_once("://").and_then(|(_, rest)| rest.split('@').next()).and_then(|u| u.split_once(':')) {
-        Some((_, password)) if !password.is_empty() => text.replace(password, "***"),
-        _ => text,
+    match crate::backing::password(url) {
+        Some(secret) => text.replace(secret, "***"),
+        None => text,
     }
 }
