@@ -21,8 +21,12 @@ pub struct Hosts {
 }
 
 impl Hosts {
-    /// This host as `.kiln/host-id` names it, made when missing.
-    pub fn open(kiln_dir: &Path) -> Result<Hosts> {
+    /// This host as `.kiln/host-id` names it (made when missing) on a team's database;
+    /// alone, it needs no name and writes nothing.
+    pub fn open(kiln_dir: &Path, team: bool) -> Result<Hosts> {
+        if !team {
+            return Ok(Hosts { id: "local".into(), elsewhere: Mutex::new(HashSet::new()) });
+        }
         let path = kiln_dir.join(ID_FILE);
         let id = match std::fs::read_to_string(&path) {
             Ok(text) if valid(text.trim()) => text.trim().to_string(),

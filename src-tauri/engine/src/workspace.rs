@@ -128,7 +128,7 @@ impl Workspace {
             exclude_kiln_dir(&git.common_dir)?;
         }
         let pool = crate::store::open(&kiln.join("kiln.db"), backing.database.as_deref()).await?;
-        let hosts = Arc::new(crate::hosts::Hosts::open(&kiln)?);
+        let hosts = Arc::new(crate::hosts::Hosts::open(&kiln, backing.database.is_some())?);
         // Its own slots at its config's limit; an engine hands it the engine's (`api::Engine`).
         let slots = Arc::new(crate::slots::Slots::default());
         slots.set_limit(config.session.parallel_turns(cores()));

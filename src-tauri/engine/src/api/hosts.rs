@@ -341,7 +341,7 @@ async fn heartbeat(engine: Weak<Engine>, team: Arc<Team>) {
             tracing::error!("taking over the sessions of a host that stopped: {e}");
         }
         beats += 1;
-        if beats % 30 == 0 {
+        if beats.is_multiple_of(30) {
             let _ = records::prune_events(&team.pool, EVENTS_KEPT_MS).await;
             let day_ago = crate::clock::before_now(Duration::from_secs(24 * 60 * 60));
             let _ = records::prune_work(&team.pool, &day_ago).await;

@@ -2,7 +2,6 @@
 //! `kiln serve --check` reading a database without changing it, and one workspace per team
 //! database. Several hosts on one database: tests/team_hosts.rs, with real `kiln serve`s.
 
-
 use kiln_engine::backing::Backing;
 use kiln_engine::types::*;
 use kiln_engine::{check_backing, Engine, EngineOptions, ErrorCode};
