@@ -217,14 +217,9 @@ async fn take_over(team: &Team, session: &SessionId, from: &str) -> Result<()> {
     ws.hosts.heard(session.as_str(), false);
     let cut = crate::recover::interrupted::Interrupted::read(&ws.pool).await?;
     let at = now();
-    crate::store::turns::close_orphans_of(&ws.pool, session.as_str(), &at).await?;
-    crate::store::review_comments::reopen_stranded_of(
-        &ws.pool,
-        session.as_str(),
-        crate::review_comments::STRANDED,
-        &at,
-    )
-    .await?;
+    let only = Some(session.as_str());
+    crate::store::turns::close_orphans(&ws.pool, &at, only).await?;
+    crate::store::review_comments::reopen_stranded(&ws.pool, crate::review_comments::STRANDED, &at, only).await?;
     put_aside(ws, session);
     let record = crate::store::sessions::load(&ws.pool, session.as_str(), false).await?;
     let closed = record.archived_at.is_some() || record.rejected_at.is_some();

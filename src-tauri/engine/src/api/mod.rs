@@ -299,17 +299,16 @@ impl Engine {
                 let cut = crate::recover::interrupted::Interrupted::read(&opened.pool).await?;
                 let at = crate::clock::now();
                 let stranded = crate::review_comments::STRANDED;
-                if elsewhere.is_empty() {
-                    crate::store::turns::close_orphans(&opened.pool, &at).await?;
-                    // Nor does the turn review comments were sent with: they are open again.
-                    crate::store::review_comments::reopen_stranded(&opened.pool, stranded, &at).await?;
+                let mine: Vec<Option<String>> = if elsewhere.is_empty() {
+                    vec![None]
                 } else {
-                    for (id, _) in crate::store::sessions::not_deleted(&opened.pool).await? {
-                        if !elsewhere.contains(&id) {
-                            crate::store::turns::close_orphans_of(&opened.pool, &id, &at).await?;
-                            crate::store::review_comments::reopen_stranded_of(&opened.pool, &id, stranded, &at).await?;
-                        }
-                    }
+                    let all = crate::store::sessions::not_deleted(&opened.pool).await?;
+                    all.into_iter().map(|(id, _)| id).filter(|id| !elsewhere.contains(id)).map(Some).collect()
+                };
+                for only in mine.iter().map(Option::as_deref) {
+                    crate::store::turns::close_orphans(&opened.pool, &at, only).await?;
+                    // Nor does the turn review comments were sent with: they are open again.
+                    crate::store::review_comments::reopen_stranded(&opened.pool, stranded, &at, only).await?;
                 }
                 crate::settings::hold_secrets(&opened).await;
                 (Arc::new(opened), Some((cut, elsewhere)))

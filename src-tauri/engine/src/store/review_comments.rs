@@ -203,25 +203,14 @@ pub async fn settle(pool: &Db, session: &str, o: Outcome<'_>) -> Result<()> {
 
 /// Every comment still marked sent, in any session, goes back to open with `note`: for a
 /// process opening the workspace, when no turn of it can be running.
-pub async fn reopen_stranded(pool: &Db, note: &str, at: &str) -> Result<u64> {
-    let done = on!(pool => sqlx::query("UPDATE review_comments SET state = $1, note = $2, updated_at = $3 WHERE state = $4")
+/// With `only`, one session's.
+pub async fn reopen_stranded(pool: &Db, note: &str, at: &str, only: Option<&str>) -> Result<u64> {
+    let done = on!(pool => sqlx::query("UPDATE review_comments SET state = $1, note = $2, updated_at = $3 WHERE state = $4 AND ($5 IS NULL OR session_id = $5)")
         .bind(enum_text(ReviewCommentState::Open))
         .bind(note)
         .bind(at)
         .bind(enum_text(ReviewCommentState::Sent))
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
-    Ok(done)
-}
-
-/// `reopen_stranded` for one session (a host taking it over).
-pub async fn reopen_stranded_of(pool: &Db, session: &str, note: &str, at: &str) -> Result<u64> {
-    let done = on!(pool => sqlx::query("UPDATE review_comments SET state = $1, note = $2, updated_at = $3 WHERE state = $4 AND session_id = $5")
-        .bind(enum_text(ReviewCommentState::Open))
-        .bind(note)
-        .bind(at)
-        .bind(enum_text(ReviewCommentState::Sent))
-        .bind(session)
+        .bind(only)
         .execute(pool)
         .await.map(|done| done.rows_affected()))?;
     Ok(done)

@@ -300,28 +300,16 @@ pub async fn set_running(tx: &mut Tx<'_>, t: &super::turns::NewTurn<'_>) -> Resu
 
 /// When Kiln starts no turn runs: a running session is blocked, and a planner cut short
 /// leaves the rules' classification, which stands on its own.
-pub async fn settle_after_restart(pool: &Db, at: &str) -> Result<()> {
-    on!(pool => sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = $1 WHERE state = 'running'")
+/// With `only`, that session's alone.
+pub async fn settle_after_restart(pool: &Db, at: &str, only: Option<&str>) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = $1 WHERE state = 'running' AND ($2 IS NULL OR id = $2)")
         .bind(at)
+        .bind(only)
         .execute(pool)
         .await.map(|done| done.rows_affected()))?;
-    on!(pool => sqlx::query("UPDATE sessions SET state = 'editing', updated_at = $1 WHERE state = 'planning'")
+    on!(pool => sqlx::query("UPDATE sessions SET state = 'editing', updated_at = $1 WHERE state = 'planning' AND ($2 IS NULL OR id = $2)")
         .bind(at)
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
-    Ok(())
-}
-
-/// `settle_after_restart` for one session.
-pub async fn settle_after_restart_of(pool: &Db, session: &str, at: &str) -> Result<()> {
-    on!(pool => sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = $1 WHERE state = 'running' AND id = $2")
-        .bind(at)
-        .bind(session)
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
-    on!(pool => sqlx::query("UPDATE sessions SET state = 'editing', updated_at = $1 WHERE state = 'planning' AND id = $2")
-        .bind(at)
-        .bind(session)
+        .bind(only)
         .execute(pool)
         .await.map(|done| done.rows_affected()))?;
     Ok(())

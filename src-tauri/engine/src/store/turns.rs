@@ -108,24 +108,14 @@ pub async fn finish(pool: &Db, turn: i64, status: &str, at: &str) -> Result<()> 
 
 /// Turns a stop or a crash left marked running: when Kiln starts, none can be, and
 /// their sessions settle (`sessions::settle_after_restart`).
-pub async fn close_orphans(pool: &Db, at: &str) -> Result<u64> {
-    let done = on!(pool => sqlx::query("UPDATE turns SET status = 'stopped', ended_at = $1 WHERE status = 'running'")
+/// With `only`, one session's (a host taking it over from one that stopped, `api::hosts`).
+pub async fn close_orphans(pool: &Db, at: &str, only: Option<&str>) -> Result<u64> {
+    let done = on!(pool => sqlx::query("UPDATE turns SET status = 'stopped', ended_at = $1 WHERE status = 'running' AND ($2 IS NULL OR session_id = $2)")
         .bind(at)
+        .bind(only)
         .execute(pool)
         .await.map(|done| done.rows_affected()))?;
-    super::sessions::settle_after_restart(pool, at).await?;
-    Ok(done)
-}
-
-/// `close_orphans` for one session: what a host taking the session over from one that
-/// stopped finds running there was cut short (several hosts, `api::hosts`).
-pub async fn close_orphans_of(pool: &Db, session: &str, at: &str) -> Result<u64> {
-    let done = on!(pool => sqlx::query("UPDATE turns SET status = 'stopped', ended_at = $1 WHERE status = 'running' AND session_id = $2")
-        .bind(at)
-        .bind(session)
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
-    super::sessions::settle_after_restart_of(pool, session, at).await?;
+    super::sessions::settle_after_restart(pool, at, only).await?;
     Ok(done)
 }
 
