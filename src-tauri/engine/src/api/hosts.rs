@@ -26,6 +26,7 @@ use crate::api::Engine;
 use crate::clock::now;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
+use crate::hosts::LEASE_MS;
 use crate::ids::SessionId;
 use crate::store::hosts::{self as records, Taken};
 use crate::store::Db;
@@ -33,8 +34,6 @@ use crate::workspace::Workspace;
 
 /// How often a host renews its leases and looks for expired ones.
 const HEARTBEAT: Duration = Duration::from_secs(2);
-/// How long a lease holds without a heartbeat: five missed beats.
-const LEASE_MS: i64 = 10_000;
 /// How long a host asking the owner waits for the answer.
 const ASK_PATIENCE: Duration = Duration::from_secs(120);
 /// How long events stay in the shared stream (a host reads them within a second).
@@ -125,56 +124,56 @@ impl Engine {
                 }
             }
         }
-        let out = self.dispatch_here(command, args).await?;
-        if let (Some(team), "create_session") = (&team, command) {
-            // Its host from the start, so sessions spread over the hosts that made them.
-            if let Some(id) = out.get("id").and_then(Value::as_str) {
-                records::take(&team.pool, id, team.me(), LEASE_MS, &now()).await?;
-                team.held.lock().unwrap().insert(id.to_string());
-            }
-        }
-        Ok(out)
+        self.dispatch_here(command, args).await
     }
 }
 
 /// The host that owns `session` when it is another live one; otherwise this host takes the
 /// lease (taking the session over first when a host that stopped held it) and `None`.
 async fn owner_elsewhere(team: &Arc<Team>, session: &SessionId) -> Result<Option<String>> {
-    let taken = match records::take(&team.pool, session.as_str(), team.me(), LEASE_MS, &now()).await {
-        Ok(taken) => taken,
-        // No such session (the lease's key refers to it): the operation says so itself.
-        Err(e) => {
-            tracing::debug!("no lease for {session}: {e}");
-            return Ok(None);
-        }
-    };
-    match taken {
-        Taken::No { owner } => Ok(Some(owner)),
-        Taken::Yes { from } => {
-            team.held.lock().unwrap().insert(session.to_string());
-            if let Some(from) = from {
-                take_over(team, session, &from).await?;
-            }
-            Ok(None)
+    Ok(match take_lease(team, session).await? {
+        Taken::No { owner } => Some(owner),
+        // No such session: the operation, run here, says so itself.
+        Taken::Yes { .. } | Taken::NoSession => None,
+    })
+}
+
+/// Takes `session`'s lease for this host unless another live host holds it, and takes the
+/// session over when a host that stopped held it. Under the session's recovery lock, so an
+/// operation on it waits for the take-over rather than finding half a session.
+async fn take_lease(team: &Team, session: &SessionId) -> Result<Taken> {
+    let lock = crate::recover::lock(&team.ws, session);
+    let _guard = lock.lock().await;
+    let taken = records::take(&team.pool, session.as_str(), team.me(), LEASE_MS, &now()).await?;
+    if let Taken::Yes { from } = &taken {
+        team.held.lock().unwrap().insert(session.to_string());
+        if let Some(from) = from {
+            take_over(team, session, from).await?;
         }
     }
+    Ok(taken)
 }
 
 /// Asks `owner` to run `command` on `session` and waits for its answer. Should the owner
 /// stop meanwhile, the item waits for whoever takes the session over (this host's own
-/// monitor, perhaps); one it had taken is answered HOST_UNAVAILABLE.
+/// monitor, perhaps); one it had taken is answered HOST_UNAVAILABLE. An item nobody took
+/// in two minutes is withdrawn, and HOST_UNAVAILABLE.
 async fn ask(team: &Team, session: &SessionId, owner: &str, command: &str, args: &Value) -> Result<Value> {
     let id = records::ask(&team.pool, session.as_str(), command, &args.to_string(), team.me(), &now()).await?;
     tracing::debug!("asked {owner} to run {command} on {session} (item {id})");
-    let deadline = tokio::time::Instant::now() + ASK_PATIENCE;
+    let mut deadline = Some(tokio::time::Instant::now() + ASK_PATIENCE);
     let mut pause = Duration::from_millis(10);
     loop {
         if let Some(outcome) = records::outcome(&team.pool, id).await? {
             return answer(&outcome);
         }
-        if tokio::time::Instant::now() >= deadline {
-            records::withdraw(&team.pool, id).await?;
-            return Err(unavailable(owner));
+        if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+            if records::withdraw(&team.pool, id).await? {
+                return Err(unavailable(owner));
+            }
+            // Taken: it runs (gates may take minutes), and is answered by its owner, or as
+            // HOST_UNAVAILABLE by the host that notices the owner stopped (`monitor`).
+            deadline = None;
         }
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(Duration::from_millis(100));
@@ -210,10 +209,9 @@ fn answer(outcome: &str) -> Result<Value> {
 /// Takes `session` over from `from`, which stopped heartbeating: its checkpoints are fetched
 /// from the bucket, what was running is closed and explained, a working copy this host kept
 /// from an earlier time is put aside, and the copy is rebuilt from the newest checkpoint.
+/// The caller holds the session's recovery lock (`take_lease`).
 async fn take_over(team: &Team, session: &SessionId, from: &str) -> Result<()> {
     let (ws, events) = (&team.ws, &team.events);
-    let lock = crate::recover::lock(ws, session);
-    let _guard = lock.lock().await;
     ws.hosts.heard(session.as_str(), false);
     let cut = crate::recover::interrupted::Interrupted::read(&ws.pool).await?;
     let at = now();
@@ -360,13 +358,8 @@ async fn monitor(team: &Arc<Team>) -> Result<()> {
     let mut gone = HashSet::new();
     for (session, host) in records::expired(&team.pool).await? {
         let Ok(id) = SessionId::parse(&session) else { continue };
-        if let Taken::Yes { from: Some(from) } =
-            records::take(&team.pool, &session, team.me(), LEASE_MS, &now()).await?
-        {
-            team.held.lock().unwrap().insert(session.clone());
-            if let Err(e) = take_over(team, &id, &from).await {
-                tracing::error!("taking session {session} over from {from}: {e}");
-            }
+        if let Err(e) = take_lease(team, &id).await {
+            tracing::error!("taking session {session} over from {host}: {e}");
         }
         if host != team.me() {
             gone.insert(host);

@@ -113,6 +113,11 @@ pub async fn create_from(
         let _ = std::fs::remove_dir_all(ws.session_dir(&id));
         return Err(e);
     }
+    // On a team's database the host that makes a session owns it from the start, before
+    // anything of it runs, so no other host takes it for one left behind (`api::hosts`).
+    if let crate::store::Db::Postgres(pool) = &ws.pool {
+        crate::store::hosts::take(pool, id.as_str(), &ws.hosts.id, crate::hosts::LEASE_MS, &at).await?;
+    }
     if let Some(issue) = &issue {
         records::set_issue(&ws.pool, id.as_str(), issue).await?;
     }

@@ -61,12 +61,19 @@ pub enum Taken {
     Yes { from: Option<String> },
     /// Another host holds a live lease.
     No { owner: String },
+    /// There is no such session.
+    NoSession,
 }
 
 /// Takes `session`'s lease for `host` for `ttl_ms`, unless another host holds a live one. One
 /// statement under the row's lock, so of two hosts taking an expired lease at once one wins.
 pub async fn take(pool: &PgPool, session: &str, host: &str, ttl_ms: i64, at: &str) -> Result<Taken> {
     let mut tx = pool.begin().await?;
+    let exists: Option<i32> =
+        sqlx::query_scalar("SELECT 1 FROM sessions WHERE id = $1").bind(session).fetch_optional(&mut *tx).await?;
+    if exists.is_none() {
+        return Ok(Taken::NoSession);
+    }
     let current: Option<(String, bool)> = sqlx::query_as(&format!(
         "SELECT host_id, expires_ms > {NOW_MS} FROM session_leases WHERE session_id = $1 FOR UPDATE"
     ))
