@@ -9,6 +9,8 @@
 //! - A killed (SIGKILL) in the middle of a turn: B takes the lease over, rebuilds the working
 //!   copy from the bucket, closes the cut turn, and the session carries on there with
 //!   nothing lost or repeated;
+//! - A stopped on purpose (SIGTERM) hands its sessions on at once, without waiting for its
+//!   leases to run out;
 //! - 20 sessions over both hosts gate at once, each with its own result.
 
 #[allow(dead_code)]
@@ -284,6 +286,26 @@ fn killing_the_owner_mid_turn_hands_the_session_to_the_other_host_with_nothing_l
         assert_eq!(kept.map(|c| &c["label"]), Some(&old["label"]), "checkpoint {old} kept");
     }
     assert!(sequences.len() > checkpoints_before.as_array().unwrap().len(), "the third turn's checkpoint");
+}
+
+#[test]
+fn a_host_stopped_on_purpose_hands_its_sessions_on() {
+    let team = Team::new(writes("FIRST-TASK", "notes/first.txt", "first\n", "First note written."));
+    let mut a = team.host("a");
+    a.use_model(&team.model);
+    let b = team.host("b");
+    let id = a.create(&format!("Keep notes in {MODULE}"));
+    a.call("send_message", json!({ "sessionId": id, "text": format!("FIRST-TASK in {MODULE}") }));
+    a.wait_for(&id, "First note written.");
+
+    a.server.signal("TERM");
+    assert!(a.server.wait_exit(PATIENCE).is_some_and(|s| s.success()), "A stops cleanly: {}", a.server.output());
+    // Handed on (its leases let go, its row gone), not found dead once its leases ran out.
+    b.wait_for(&id, "was stopped and handed it on, so this host");
+    let text = shown(&b.transcript(&id));
+    assert!(!text.contains("stopped answering"), "{text}");
+    let copy = b.workspace.join(".kiln/sessions").join(&id).join("workspace");
+    assert_eq!(std::fs::read_to_string(copy.join("notes/first.txt")).unwrap(), "first\n");
 }
 
 #[test]

@@ -223,10 +223,12 @@ async fn take_over(team: &Team, session: &SessionId, from: &str) -> Result<()> {
     let closed = record.archived_at.is_some() || record.rejected_at.is_some();
     super::recovery::recover_one(ws, events, session, closed, &cut).await?;
     // Last, once the session is whole again here: what a reader sees the handover end with.
-    let text = format!(
-        "The host running this session ({from}) stopped answering, so this host ({}) took it over: it carries on here from the newest checkpoint.",
-        ws.hosts.id
-    );
+    let me = &ws.hosts.id;
+    let text = if records::registered(&team.pool, from).await? {
+        format!("The host running this session ({from}) stopped answering, so this host ({me}) took it over: it carries on here from the newest checkpoint.")
+    } else {
+        format!("The host running this session ({from}) was stopped and handed it on, so this host ({me}) took it over: it carries on here from the newest checkpoint.")
+    };
     crate::session::record(ws, events, session, EntryKind::System, None, &text).await?;
     tracing::info!("took session {session} over from {from}");
     Ok(())

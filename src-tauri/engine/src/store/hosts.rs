@@ -25,6 +25,14 @@ pub async fn register(pool: &PgPool, host: &str, name: &str, at: &str) -> Result
     Ok(())
 }
 
+/// Whether `host` still has its row: a host that stopped on purpose dropped it (`release`);
+/// one that died keeps it, with a heartbeat that stopped.
+pub async fn registered(pool: &PgPool, host: &str) -> Result<bool> {
+    let found: Option<i32> =
+        sqlx::query_scalar("SELECT 1 FROM hosts WHERE id = $1").bind(host).fetch_optional(pool).await?;
+    Ok(found.is_some())
+}
+
 /// The heartbeat: the host's row and every lease it holds are renewed for `ttl_ms`. What it
 /// still holds, so a lease another host took meanwhile is noticed.
 pub async fn heartbeat(pool: &PgPool, host: &str, ttl_ms: i64) -> Result<Vec<String>> {
