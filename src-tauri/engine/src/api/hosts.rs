@@ -49,6 +49,8 @@ pub(super) struct Team {
     /// Work items running here now, and how many may.
     working: AtomicUsize,
     limit: usize,
+    /// Set as the host stops: its heartbeat must not renew the leases it let go.
+    left: std::sync::atomic::AtomicBool,
 }
 
 impl Team {
@@ -93,6 +95,7 @@ impl Engine {
             held: Mutex::new(HashSet::new()),
             working: AtomicUsize::new(0),
             limit,
+            left: Default::default(),
         });
         if self.team.set(team.clone()).is_err() {
             return Ok(());
@@ -318,6 +321,9 @@ async fn heartbeat(engine: Weak<Engine>, team: Arc<Team>) {
     loop {
         tokio::time::sleep(HEARTBEAT).await;
         let Some(engine) = engine.upgrade() else { return };
+        if team.left.load(Ordering::SeqCst) {
+            return;
+        }
         match records::heartbeat(&team.pool, team.me(), LEASE_MS).await {
             Ok(held) => {
                 let held: HashSet<String> = held.into_iter().collect();
@@ -419,6 +425,7 @@ impl Engine {
     /// stops: part of `shutdown`.
     pub(super) async fn leave_team(&self) {
         if let Some(team) = self.team.get() {
+            team.left.store(true, Ordering::SeqCst);
             if let Err(e) = records::release(&team.pool, team.me()).await {
                 tracing::error!("letting this host's leases go: {e}");
             }

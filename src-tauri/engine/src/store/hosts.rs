@@ -42,7 +42,8 @@ pub async fn heartbeat(pool: &PgPool, host: &str, ttl_ms: i64) -> Result<Vec<Str
         .execute(&mut *tx)
         .await?;
     let held: Vec<String> = sqlx::query_scalar(&format!(
-        "UPDATE session_leases SET expires_ms = {NOW_MS} + $2 WHERE host_id = $1 RETURNING session_id"
+        "UPDATE session_leases SET expires_ms = {NOW_MS} + $2
+         WHERE host_id = $1 AND EXISTS (SELECT 1 FROM hosts WHERE id = $1) RETURNING session_id"
     ))
     .bind(host)
     .bind(ttl_ms)
@@ -73,21 +74,22 @@ pub enum Taken {
     NoSession,
 }
 
-/// Takes `session`'s lease for `host` for `ttl_ms`, unless another host holds a live one. One
-/// statement under the row's lock, so of two hosts taking an expired lease at once one wins.
+/// Takes `session`'s lease for `host` for `ttl_ms`, unless another host holds a live one. Under
+/// a lock of the session's own until commit (there may be no lease row yet to lock), so of two
+/// hosts taking a lease at once exactly one gets it.
 pub async fn take(pool: &PgPool, session: &str, host: &str, ttl_ms: i64, at: &str) -> Result<Taken> {
     let mut tx = pool.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtext('kiln-lease:' || $1))").bind(session).execute(&mut *tx).await?;
     let exists: Option<i32> =
         sqlx::query_scalar("SELECT 1 FROM sessions WHERE id = $1").bind(session).fetch_optional(&mut *tx).await?;
     if exists.is_none() {
         return Ok(Taken::NoSession);
     }
-    let current: Option<(String, bool)> = sqlx::query_as(&format!(
-        "SELECT host_id, expires_ms > {NOW_MS} FROM session_leases WHERE session_id = $1 FOR UPDATE"
-    ))
-    .bind(session)
-    .fetch_optional(&mut *tx)
-    .await?;
+    let current: Option<(String, bool)> =
+        sqlx::query_as(&format!("SELECT host_id, expires_ms > {NOW_MS} FROM session_leases WHERE session_id = $1"))
+            .bind(session)
+            .fetch_optional(&mut *tx)
+            .await?;
     let from = match current {
         Some((owner, true)) if owner != host => return Ok(Taken::No { owner }),
         Some((owner, _)) if owner != host => Some(owner),
@@ -151,9 +153,13 @@ pub async fn set_running(pool: &PgPool, session: &str, host: &str, running: bool
 /// Lets every lease of `host` expire now, and drops its row: a host stopping on purpose
 /// hands its sessions on at once instead of after the leases run out (the taker still
 /// closes and explains what the stop cut short).
+/// The row goes first, in one transaction: a heartbeat of the host racing it renews nothing
+/// once the row is gone (`heartbeat` renews only a registered host's leases).
 pub async fn release(pool: &PgPool, host: &str) -> Result<()> {
-    sqlx::query("UPDATE session_leases SET expires_ms = 0 WHERE host_id = $1").bind(host).execute(pool).await?;
-    sqlx::query("DELETE FROM hosts WHERE id = $1").bind(host).execute(pool).await?;
+    let mut tx = pool.begin().await?;
+    sqlx::query("DELETE FROM hosts WHERE id = $1").bind(host).execute(&mut *tx).await?;
+    sqlx::query("UPDATE session_leases SET expires_ms = 0 WHERE host_id = $1").bind(host).execute(&mut *tx).await?;
+    tx.commit().await?;
     Ok(())
 }
 
