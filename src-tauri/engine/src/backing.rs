@@ -46,7 +46,7 @@ mod tests {
         assert_eq!(shown("s3://bucket/prefix"), "s3://bucket/prefix");
         assert_eq!(shown("not a url"), "not a url");
         assert_eq!(shown("postgres://kiln:@db/team"), "postgres://kiln:@db/team");
-        // A password holding `@` or `/`-free text that repeats elsewhere is replaced where it is.
+        // A password that is also the user, host and path is replaced where it stands only.
         assert_eq!(shown("postgres://db:db@db/db"), "postgres://db:***@db/db");
     }
 }

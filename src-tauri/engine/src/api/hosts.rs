@@ -264,10 +264,15 @@ async fn publish(team: Arc<Team>, mut queued: tokio::sync::mpsc::UnboundedReceiv
                 Err(_) => break,
             }
         }
+        // The last word per session is what counts: one write each, not one per event.
+        let mut running = std::collections::HashMap::new();
         for (body, _) in &batch {
             if let EventBody::Session { session } = body {
-                let _ = records::set_running(&team.pool, &session.id, team.me(), session.running).await;
+                running.insert(session.id.as_str(), session.running);
             }
+        }
+        for (session, running) in running {
+            let _ = records::set_running(&team.pool, session, team.me(), running).await;
         }
         let texts: Vec<(String, bool)> = batch
             .iter()
@@ -330,7 +335,7 @@ async fn heartbeat(engine: Weak<Engine>, team: Arc<Team>) {
                 let lost: Vec<String> = team.held.lock().unwrap().difference(&held).cloned().collect();
                 *team.held.lock().unwrap() = held;
                 for session in lost {
-                    lose(&engine, &session).await;
+                    lose(&engine, &team, &session).await;
                 }
             }
             Err(e) => tracing::error!("the heartbeat of host {}: {e}", team.me()),
@@ -353,9 +358,9 @@ async fn heartbeat(engine: Weak<Engine>, team: Arc<Team>) {
 /// A session whose lease another host took while this one held it (this host missed its
 /// heartbeats, a stalled process or a cut network): its turn here stops, since the other
 /// host runs the session now.
-async fn lose(engine: &Engine, session: &str) {
+async fn lose(engine: &Engine, team: &Team, session: &str) {
     tracing::warn!("host lost the lease on session {session}: another host took it over");
-    if engine.team.get().is_some_and(|team| team.ws.turns.contains(session)) {
+    if team.ws.turns.contains(session) {
         let _ = engine.dispatch_here("stop_turn", json!({ "sessionId": session })).await;
     }
 }

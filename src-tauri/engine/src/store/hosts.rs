@@ -167,7 +167,7 @@ pub async fn release(pool: &PgPool, host: &str) -> Result<()> {
 
 /// Channel a host notifies after writing events, so the others read them at once.
 pub const EVENTS_CHANNEL: &str = "kiln_events";
-/// Channel a host notifies after queuing or finishing a work item.
+/// Channel a host notifies after queuing a work item, to wake the owners' workers.
 pub const WORK_CHANNEL: &str = "kiln_work";
 
 /// Writes `events` (JSON body, kept) as emitted by `host`, and wakes the other hosts.
@@ -271,17 +271,16 @@ pub async fn take_work(pool: &PgPool, host: &str, limit: i64) -> Result<Vec<Work
     Ok(items)
 }
 
-/// Stores an item's outcome (the operation's JSON result or error) and wakes the asker.
+/// Stores an item's outcome (the operation's JSON result or error), which the asker polls
+/// for (`outcome`). No notification: `WORK_CHANNEL` wakes the hosts' workers, and a finished
+/// item gives them nothing to take.
 pub async fn finish_work(pool: &PgPool, id: i64, outcome: &str, at: &str) -> Result<()> {
-    let mut tx = pool.begin().await?;
     sqlx::query("UPDATE work_items SET state = 'done', outcome = $2, finished_at = $3 WHERE id = $1")
         .bind(id)
         .bind(outcome)
         .bind(at)
-        .execute(&mut *tx)
+        .execute(pool)
         .await?;
-    sqlx::query("SELECT pg_notify($1, '')").bind(WORK_CHANNEL).execute(&mut *tx).await?;
-    tx.commit().await?;
     Ok(())
 }
 
