@@ -206,6 +206,7 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("send_message", json!({ "sessionId": "$id", "text": "  " })),
         ("stop_turn", json!({ "sessionId": "$id" })),
         ("retry_turn", json!({ "sessionId": "$id" })),
+        ("retry_setup", json!({ "sessionId": "$id" })),
         // No turn asks anything here: every request id is unknown.
         ("answer_permission", json!({ "sessionId": "$id", "requestId": "nope", "optionId": "allow-once" })),
         ("answer_permission", json!({ "sessionId": "../x", "requestId": "nope", "optionId": "allow-once" })),

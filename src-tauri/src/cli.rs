@@ -274,6 +274,15 @@ pub fn detection_text(view: &DetectionView) -> String {
             ));
         }
     }
+    // What setup, gates and the preview get of the user's environment (names; a secret's
+    // value is never printed).
+    for v in &view.environment {
+        let value = v.value.as_deref().map(|x| format!("={x}")).unwrap_or_else(|| " (value hidden)".into());
+        out.push_str(&format!("#   environment {}{value} — from {}\n", v.name, v.source));
+    }
+    for f in &view.config_files {
+        out.push_str(&format!("#   reads {f} (a copy; never written)\n"));
+    }
     out.push('\n');
     out.push_str(&view.toml);
     out
@@ -306,6 +315,20 @@ pub enum SessionAction {
         /// Remove the record and transcript too.
         #[arg(long)]
         purge: bool,
+    },
+    /// Deliver a session: print its delivery plan, and with `--apply` run it and wait for the
+    /// result. `--anyway "reason"` delivers past failing gates (never past a missing review
+    /// or a conflict); the reason goes into the transcript and the pull request.
+    Deliver {
+        id: String,
+        /// `workspace` or `git-pr`; default: the workspace's `[delivery] default`.
+        #[arg(long)]
+        target: Option<String>,
+        /// Deliver past the plan's gate blockers, for this reason.
+        #[arg(long, value_name = "REASON")]
+        anyway: Option<String>,
+        #[arg(long)]
+        apply: bool,
     },
     /// Remove the working copies of archived and rejected sessions, keeping their
     /// checkpoints (a copy with unsaved changes gets one first), attachments and
@@ -390,12 +413,66 @@ async fn session_action(engine: &Engine, workspace: String, action: SessionActio
                 .await?;
             println!("Deleted {} \"{}\".", session.id, session.title);
         }
+        SessionAction::Deliver { id, target, anyway, apply } => {
+            let target = match target.as_deref() {
+                None => None,
+                Some(t) => {
+                    Some(serde_json::from_value::<DeliveryTarget>(serde_json::Value::String(t.into())).map_err(
+                        |_| kiln_engine::ApiError::invalid(format!("unknown target `{t}`: workspace or git-pr")),
+                    )?)
+                }
+            };
+            let plan = engine.plan_delivery(PlanDeliveryArgs { session_id: id.clone(), target }).await?;
+            print!("{}", plan_text(&plan));
+            if !apply {
+                println!("Run again with --apply to deliver.");
+                return Ok(());
+            }
+            let args = DeliverArgs { session_id: id.clone(), target: plan.target, plan_id: plan.plan_id, anyway };
+            engine.deliver(args).await?;
+            // The run goes on in the background: wait for its end, reading it back.
+            let run = loop {
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                match engine.get_delivery(SessionIdArgs { session_id: id.clone() }).await? {
+                    Some(run) if run.state != DeliveryState::Running => break run,
+                    _ => {}
+                }
+            };
+            for step in &run.steps {
+                println!("{:?}: {}", step.state, step.title);
+            }
+            match (&run.pull_request, &run.error) {
+                (_, Some(e)) => return Err(kiln_engine::ApiError::new(e.code, e.message.clone())),
+                (Some(pr), None) => println!("Delivered as {} (branch {}).", pr.url, pr.branch),
+                (None, None) => println!("Delivered into the workspace: {} files landed.", run.landed.len()),
+            }
+        }
         SessionAction::CleanUp { apply } => {
             let done = engine.clean_up(CleanUpArgs { apply: Some(apply) }).await?;
             print!("{}", clean_up_text(&done));
         }
     }
     Ok(())
+}
+
+/// A delivery plan as `kiln session deliver` prints it.
+fn plan_text(plan: &DeliveryPlan) -> String {
+    let target =
+        serde_json::to_value(plan.target).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let mut out = format!("Delivery of {} to {target}", plan.session_id);
+    if let Some(branch) = &plan.branch {
+        out.push_str(&format!(" (branch {branch})"));
+    }
+    out.push('\n');
+    for m in &plan.modules {
+        let count = m.added.len() + m.overwritten.len() + m.deleted.len();
+        out.push_str(&format!("  {}: {count} files\n", m.module_id));
+    }
+    for b in &plan.blockers {
+        let kind = if b.overridable { "gate blocker (--anyway delivers past it)" } else { "blocker" };
+        out.push_str(&format!("  {kind}: {}\n", b.message));
+    }
+    out
 }
 
 /// What `kiln session clean-up` prints: a line per working copy, the skipped sessions

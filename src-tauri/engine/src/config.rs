@@ -20,6 +20,9 @@ pub struct Config {
     pub gates: BTreeMap<String, GateCommands>,
     pub preview: PreviewConfig,
     pub delivery: DeliveryConfig,
+    /// What the commands Kiln runs get of the user's environment beyond the rules
+    /// (`crate::sandbox::passing`).
+    pub environment: crate::sandbox::EnvironmentConfig,
 }
 
 /// `[workflow]`: how turns are taken in this workspace (ARCHITECTURE.md: Workflows and the chain).
@@ -286,6 +289,9 @@ impl Config {
         }
         crate::paths::relative(config.delivery.screenshots_path.trim_matches('/'))
             .map_err(|e| invalid(format!("`delivery.screenshots_path`: {}", e.message)))?;
+        if let Some(problem) = config.environment.problems().into_iter().next() {
+            return Err(invalid(problem));
+        }
         for glob in &config.modules.globs {
             globset::Glob::new(glob).map_err(|e| invalid(format!("`modules.globs` entry `{glob}`: {e}")))?;
         }

@@ -7,7 +7,10 @@
 //! only to the working copy) with the module's own binaries first on PATH, a timeout,
 //! in their own process group. A gate with
 //! no command is *not configured* (never a blocker); skipped is not success; a test
-//! suite that ran no test fails.
+//! suite that ran no test fails. A failure is judged against the session's base
+//! (`baseline`): one that was there before is *failing before*, never a blocker. When a
+//! module's dependencies fail, its other gates are *not run: setup failed*, not failures
+//! of their own.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -23,6 +26,9 @@ use crate::process;
 use crate::session::record;
 use crate::store::gate_results::{self, GateRecord};
 use crate::workspace::Workspace;
+
+mod baseline;
+mod failures;
 
 pub use crate::detect::MODULE_GATES;
 /// Output a failed gate hands to the fix turn.
@@ -74,7 +80,7 @@ impl Outcome {
 /// The scope gates run in (`crate::process::project_scope`): writing only to the working
 /// copy, with the module's own binaries, then the working copy's, first on PATH.
 fn scope(ws: &Workspace, id: &SessionId, workdir: &Path, dir: &Path) -> std::io::Result<crate::sandbox::Scope> {
-    process::project_scope(&ws.session_dir(id), &[workdir], &[dir, workdir], &[])
+    process::project_scope(&ws.session_dir(id), &[workdir], &[dir, workdir], &[], &ws.config.environment)
 }
 
 /// Runs one module gate; `changed` are the repository-relative files the session
@@ -269,6 +275,7 @@ pub async fn run_all(
     }
     outcomes.push(module_schema(ws, id, &session.modules));
     let changed = session_changes(ws, id).await;
+    let workdir = ws.session_workdir(id);
     for m in modules {
         // A module the session creates is read from the working copy, where it exists.
         let info = ws.module(&m.id).cloned().unwrap_or_else(|| {
@@ -283,14 +290,65 @@ pub async fn run_all(
                 },
             }
         });
+        // Why the module's gates cannot run: its dependencies did not install.
+        let mut setup_failed: Option<String> = None;
         for gate in MODULE_GATES {
-            outcomes.push(run_module_gate(ws, id, &info, gate, &changed).await);
+            if let Some(why) = &setup_failed {
+                outcomes.push(not_run(ws, &workdir, &info, gate, why));
+                continue;
+            }
+            let mut outcome = run_module_gate(ws, id, &info, gate, &changed).await;
+            if outcome.status == GateStatus::Failed {
+                let template = crate::detect::gate(&workdir, &ws.config, &info, gate).command.unwrap_or_default();
+                let failure = baseline::Failure { module: &info, template: &template, changed: &changed };
+                baseline::judge(ws, id, failure, &mut outcome).await;
+            }
+            if *gate == "dependencies" && matches!(outcome.status, GateStatus::Failed | GateStatus::FailingBefore) {
+                setup_failed = Some(first_line(&format!("{}\n{}", outcome.head, outcome.tail)));
+            }
+            outcomes.push(outcome);
         }
     }
     for o in &outcomes {
         save(ws, events, id, o).await?;
     }
     Ok(outcomes)
+}
+
+/// A gate that did not run because the module's dependencies failed to install: skipped
+/// (not success), with setup's error in one line, rather than a failure of its own
+/// (`vitest: not found`, an import of another copy of the package).
+fn not_run(ws: &Workspace, workdir: &Path, module: &ModuleInfo, gate: &str, why: &str) -> Outcome {
+    let detected = crate::detect::gate(workdir, &ws.config, module, gate);
+    let status = if detected.command.is_some() { GateStatus::Skipped } else { GateStatus::NotConfigured };
+    let note = match status {
+        GateStatus::Skipped => format!("not run: setup failed: {why}"),
+        _ => detected.hint.clone().unwrap_or_default(),
+    };
+    Outcome {
+        module: Some(module.id.clone()),
+        gate: gate.into(),
+        command: detected.command.unwrap_or_default(),
+        source: detected.source,
+        status,
+        exit_code: None,
+        duration_ms: 0,
+        head: note.clone(),
+        tail: String::new(),
+        note: Some(note),
+    }
+}
+
+/// The line of a command's output that says most about why it failed: the first that
+/// reads like an error, else the last that is not empty.
+pub fn first_line(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let error = lines.iter().find(|l| {
+        let lower = l.to_ascii_lowercase();
+        lower.starts_with("error") || lower.contains(" err!") || lower.contains("error:") || lower.starts_with("fatal")
+    });
+    let line = error.or(lines.last()).copied().unwrap_or("it exited with an error");
+    line.chars().take(200).collect()
 }
 
 /// The files the session has now that differ from its base (added, modified, renamed
@@ -321,6 +379,7 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) ->
     let status = match o.status {
         GateStatus::Passed => "passed",
         GateStatus::Failed => "failed",
+        GateStatus::FailingBefore => "failing-before",
         GateStatus::Skipped => "skipped",
         GateStatus::NotConfigured => "not-configured",
     };
@@ -338,12 +397,18 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) ->
             head: &o.head,
             tail: &o.tail,
             at: &now(),
+            note: o.note.as_deref().unwrap_or(""),
         },
     )
     .await?;
     let whom = o.module.as_deref().map(|m| format!(" in `{m}`")).unwrap_or_default();
-    let shown_status = if o.status == GateStatus::NotConfigured { "not configured" } else { status };
-    let mut text = format!("**{}** {shown_status}{whom}", o.gate);
+    let shown_status = match o.status {
+        GateStatus::NotConfigured => "not configured",
+        GateStatus::FailingBefore => "failing before",
+        GateStatus::Skipped if o.note.as_deref().is_some_and(|n| n.starts_with("not run")) => "",
+        _ => status,
+    };
+    let mut text = format!("**{}** {shown_status}{whom}", o.gate).replace("  ", " ");
     if let Some(note) = &o.note {
         text.push_str(&format!(": {note}"));
     }

@@ -93,6 +93,8 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("config", "error"),
     // `[delivery] screenshots_path` is checked as a relative path when kiln.toml is read.
     ("config", "paths"),
+    // `[environment]` is the sandbox's own vocabulary, read from kiln.toml.
+    ("config", "sandbox"),
     ("events", "api::types"),
     ("events", "clock"),
     ("events", "redact"),

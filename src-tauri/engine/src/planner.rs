@@ -42,6 +42,29 @@ impl Rules<'_> {
         self.classify_with(brief, &[])
     }
 
+    /// The direct workflow's reading: as `classify_with`, and a module id written as a plain
+    /// word (`Fix the false positives in ignore`, where `ignore` is a crate of the workspace)
+    /// selects it too, since there a word names a module only when it is exactly its id.
+    pub fn classify_direct(&self, brief: &str, create: &[String]) -> Result<Vec<Selection>> {
+        let named = self.classify_with(brief, create);
+        if !matches!(&named, Err(e) if e.code == ErrorCode::ModuleRequired) {
+            return named;
+        }
+        let word = Regex::new(r"[A-Za-z0-9_-]+").unwrap();
+        let mut selected: Vec<Selection> = Vec::new();
+        for m in word.find_iter(brief) {
+            if let Some(module) = self.modules.iter().find(|x| x.id == m.as_str()) {
+                if !selected.iter().any(|s| s.id == module.id) {
+                    selected.push(edit(module, "its id is a word of the brief".into()));
+                }
+            }
+        }
+        if selected.is_empty() {
+            return named;
+        }
+        Ok(selected)
+    }
+
     /// The modules the brief selects, in the order it names them; `create` holds the
     /// ids the operator confirmed as new modules.
     pub fn classify_with(&self, brief: &str, create: &[String]) -> Result<Vec<Selection>> {

@@ -151,6 +151,7 @@ async fn ask(
         resume_id: None,
         model: None,
         read_only: true,
+        environment: ws.config.environment.clone(),
     };
     let run = async { driver.run(request, sink).await.map_err(|e| NoAnswer::from(e.message)) };
     let collect = async {

@@ -26,7 +26,9 @@ use std::path::{Path, PathBuf};
 
 pub mod hidden;
 pub mod own_environment;
+pub mod passing;
 mod scope;
+pub use passing::EnvironmentConfig;
 pub use scope::Scope;
 
 /// Set to `1` to run without Landlock, as on a kernel that lacks it.
@@ -209,7 +211,11 @@ impl Confinement {
     /// The caches builds and tests write to, where `var` says they are (or under HOME).
     fn allow_caches(&mut self, var: &dyn Fn(&str) -> Option<PathBuf>) {
         self.allow_opt(var("XDG_CACHE_HOME"));
-        self.allow_opt(var("npm_config_cache"));
+        // The caches the user's own environment names (the same variable in either case
+        // for npm), which passed to the command (`passing`).
+        for key in ["npm_config_cache", "NPM_CONFIG_CACHE", "PIP_CACHE_DIR", "UV_CACHE_DIR", "YARN_CACHE_FOLDER"] {
+            self.allow_opt(var(key));
+        }
         self.allow_opt(var("COREPACK_HOME"));
         self.allow_opt(var("GOMODCACHE"));
         self.allow_opt(var("GOCACHE"));

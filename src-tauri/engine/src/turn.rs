@@ -374,6 +374,7 @@ async fn attempt(
         resume_id,
         model: plan.model.clone(),
         read_only: plan.role.read_only,
+        environment: log.ws.config.environment.clone(),
     };
     // Already boxed and pinned: owned here, so the `drop` below really ends the run.
     let mut driver_run = plan.driver.run(request, sink);

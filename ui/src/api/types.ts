@@ -62,7 +62,12 @@ export type ApproveSpecArgs = { sessionId: string, moduleId: string, };
 
 export type AttachmentView = { id: string, name: string, kind: string, size: number, addedAt: string, };
 
-export type Blocker = { code: ErrorCode, message: string, moduleId: string | null, paths: Array<string>, };
+export type Blocker = { code: ErrorCode, message: string, moduleId: string | null, paths: Array<string>, 
+/**
+ * A gate blocker, which the operator may deliver past with a written reason
+ * (`deliver`'s `anyway`); review, conflict and target guardrails are never overridable.
+ */
+overridable: boolean, };
 
 export type BridgeActivity = { url: string, 
 /**
@@ -238,7 +243,12 @@ candidates: Array<CandidateChoice>, };
 
 export type DeleteSessionArgs = { sessionId: string, stop?: boolean, keepTranscript?: boolean, };
 
-export type DeliverArgs = { sessionId: string, target: DeliveryTarget, planId: string, };
+export type DeliverArgs = { sessionId: string, target: DeliveryTarget, planId: string, 
+/**
+ * Deliver past the plan's gate blockers, for this reason (recorded in the transcript
+ * and the pull request). Refused when another kind of blocker stands.
+ */
+anyway?: string, };
 
 export type DeliveryPlan = { sessionId: string, target: DeliveryTarget, availableTargets: Array<TargetOption>, modules: Array<PlannedModule>, 
 /**
@@ -396,9 +406,14 @@ source: string, exitCode: number | null, durationMs: number, outputHead: string,
 /**
  * Empty when the whole output fit in the head.
  */
-outputTail: string, at: string, };
+outputTail: string, at: string, 
+/**
+ * The verdict in words beyond the status: "1 new failure: `name`", "3 failures, all
+ * there before this session", "not run: setup failed: …"; empty when there is none.
+ */
+note: string, };
 
-export type GateStatus = "passed" | "failed" | "skipped" | "not-configured";
+export type GateStatus = "passed" | "failed" | "failing-before" | "skipped" | "not-configured";
 
 export type GetDiffArgs = { sessionId: string, 
 /**
@@ -1107,6 +1122,7 @@ export interface CommandMap {
    * NOT_BLOCKED (409) unless the session is blocked, SESSION_RUNNING.
    */
   retry_turn: { args: SessionIdArgs; result: SessionView };
+  retry_setup: { args: SessionIdArgs; result: SessionView };
   /** SPEC_MISSING when the module has no SPEC.md yet. */
   approve_spec: { args: ApproveSpecArgs; result: SessionView };
   /** Each module's changes against its base, or one module's with moduleId. */

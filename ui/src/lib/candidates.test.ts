@@ -96,6 +96,14 @@ describe("a candidate in words", () => {
       ]),
     ).toBe(false);
     expect(gatesPass([])).toBe(false);
+    // A failure there before the session is no failure of this candidate, but no pass on its own either.
+    expect(
+      gatesPass([
+        { module: "m", gate: "tests", status: "failing-before", tests: { passed: 3, failed: 1 } },
+        { module: "m", gate: "typecheck", status: "passed", tests: null },
+      ]),
+    ).toBe(true);
+    expect(gatesPass([{ module: "m", gate: "tests", status: "failing-before", tests: null }])).toBe(false);
   });
 });
 

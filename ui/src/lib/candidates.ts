@@ -95,11 +95,14 @@ export function candidateState(c: Pick<CandidateView, "state" | "running" | "wai
   return words[c.state] ?? c.state;
 }
 
-/** Whether a gate list passes: every gate passed or is not configured, and at least one ran. */
+/**
+ * Whether a gate list passes: at least one gate passed, and every other is not configured or fails
+ * as it did before the session (no failure of this change; every candidate started from the same point).
+ */
 export function gatesPass(gates: CandidateGate[]): boolean {
   return (
     gates.some((g) => g.status === "passed") &&
-    gates.every((g) => g.status === "passed" || g.status === "not-configured")
+    gates.every((g) => g.status === "passed" || g.status === "not-configured" || g.status === "failing-before")
   );
 }
 

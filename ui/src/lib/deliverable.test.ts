@@ -1,8 +1,8 @@
-// Tests for what a session can deliver: changed or not, the nothing-changed words, and when Eject is primary.
+// Tests for what a session can deliver: changed or not, the nothing-changed words, when Eject is primary, and when a plan may be delivered anyway.
 import { describe, expect, it } from "vitest";
-import type { SessionView } from "../api/types";
+import type { Blocker, DeliveryPlan, SessionView } from "../api/types";
 import { makeCheckpoint, makeSession, makeTotals } from "../test/fixtures";
-import { ejectAction, nothingChangedText, sessionChanged } from "./deliverable";
+import { canDeliverAnyway, ejectAction, nothingChangedText, sessionChanged } from "./deliverable";
 
 const changedSession = (o: Partial<SessionView> = {}) =>
   makeSession({ state: "review", checkpoints: [makeCheckpoint(0), makeCheckpoint(1)], changed: true, ...o });
@@ -34,5 +34,19 @@ describe("deliverable", () => {
     expect(ejectAction(changedSession({ running: true })).primary).toBe(false);
     expect(ejectAction(makeSession({ state: "review", changed: false })).primary).toBe(false);
     expect(ejectAction(makeSession({ state: "review", changed: false })).reason).toMatch(/No changes yet/);
+  });
+
+  it("offers delivering anyway only when every blocker is a gate's", () => {
+    const blocker = (overridable: boolean): Blocker => ({
+      code: "DELIVERY_BLOCKED",
+      message: overridable ? "tests failed in @shop/cart" : "@shop/cart's review asks for changes",
+      moduleId: "@shop/cart",
+      paths: [],
+      overridable,
+    });
+    const plan = (blockers: Blocker[]) => ({ blockers }) as unknown as DeliveryPlan;
+    expect(canDeliverAnyway(plan([]))).toBe(false);
+    expect(canDeliverAnyway(plan([blocker(true), blocker(true)]))).toBe(true);
+    expect(canDeliverAnyway(plan([blocker(true), blocker(false)]))).toBe(false);
   });
 });

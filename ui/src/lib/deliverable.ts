@@ -1,4 +1,4 @@
-// Whether a session has anything to deliver: its files changed (SessionView.changed, derived from its checkpoints until the engine sends it), and when Eject is the primary action.
+// Whether a session has anything to deliver: its files changed (SessionView.changed, derived from its checkpoints until the engine sends it), when Eject is the primary action, and when a plan may be delivered anyway past its gate blockers.
 import type { DeliveryPlan, SessionView } from "../api/types";
 
 /**
@@ -43,4 +43,9 @@ export function ejectAction(session: SessionView): EjectAction {
 /** The plan lands no file in any module. */
 export function planIsEmpty(plan: DeliveryPlan): boolean {
   return plan.modules.every((m) => m.added.length + m.overwritten.length + m.deleted.length === 0);
+}
+
+/** The plan is blocked only by gates, which the operator may deliver past with a reason ("Deliver anyway"). */
+export function canDeliverAnyway(plan: DeliveryPlan): boolean {
+  return plan.blockers.length > 0 && plan.blockers.every((b) => b.overridable === true);
 }

@@ -1,5 +1,6 @@
 // Whether the gate results describe the files as they are now: not run yet (no module gate ran), stale (a restore came after them) or current.
 import type { GateResultView, TranscriptEntry } from "../api/types";
+import { gateRan } from "./gates";
 
 export type GateFreshness = "not-run" | "stale" | "current";
 
@@ -10,7 +11,7 @@ export function isRestoreEntry(entry: TranscriptEntry): boolean {
 
 /** Whether a module's own gate (dependencies, typecheck, tests…) ran: Kiln's working-copy checks alone are no pass. */
 export function moduleGateRan(gates: GateResultView[]): boolean {
-  return gates.some((g) => g.module !== null && (g.status === "passed" || g.status === "failed"));
+  return gates.some((g) => g.module !== null && gateRan(g.status));
 }
 
 /**

@@ -1,7 +1,16 @@
-// Tests for the gate helpers: grouping and order, counts, durations, head/tail output and the transcript's gate key.
+// Tests for the gate helpers: grouping and order, counts (failing before apart), status words (not run included), durations, head/tail output and the transcript's gate key.
 import { describe, expect, it } from "vitest";
 import { makeEntry, makeGate } from "../test/fixtures";
-import { countGates, formatDuration, gateOutput, groupGates, lastGateEntryId, statusLabel } from "./gates";
+import {
+  countGates,
+  formatDuration,
+  gateLabel,
+  gateNoteText,
+  gateOutput,
+  groupGates,
+  lastGateEntryId,
+  statusLabel,
+} from "./gates";
 
 describe("groupGates", () => {
   it("puts the working copy first, then the session's modules in order, each in gate order", () => {
@@ -31,8 +40,15 @@ describe("countGates", () => {
       makeGate(3, { status: "skipped" }),
       makeGate(4, { status: "skipped" }),
       makeGate(5, { status: "not-configured", gate: "lint" }),
+      makeGate(6, { status: "failing-before", gate: "typecheck" }),
     ];
-    expect(countGates(gates)).toEqual({ passed: 1, failed: 1, skipped: 2, "not-configured": 1 });
+    expect(countGates(gates)).toEqual({
+      passed: 1,
+      failed: 1,
+      "failing-before": 1,
+      skipped: 2,
+      "not-configured": 1,
+    });
   });
 });
 
@@ -40,6 +56,17 @@ describe("statusLabel", () => {
   it("reads not-configured as two words and keeps the others", () => {
     expect(statusLabel("not-configured")).toBe("not configured");
     expect(statusLabel("skipped")).toBe("skipped");
+    expect(statusLabel("failing-before")).toBe("failing before");
+  });
+
+  it("reads a skipped gate with a not-run note as not run, with the note's reason", () => {
+    const notRun = { status: "skipped" as const, note: "not run: setup failed: npm ERR! 404 left-pad" };
+    expect(gateLabel(notRun)).toBe("not run");
+    expect(gateNoteText(notRun)).toBe("setup failed: npm ERR! 404 left-pad");
+    expect(gateLabel({ status: "skipped", note: "" })).toBe("skipped");
+    const before = { status: "failing-before" as const, note: "3 failures, all there before this session" };
+    expect(gateLabel(before)).toBe("failing before");
+    expect(gateNoteText(before)).toBe("3 failures, all there before this session");
   });
 });
 

@@ -1,4 +1,4 @@
-// Gate helpers: results grouped per module (working copy first) in gate order, counts, status words, durations, output and the transcript's gate key.
+// Gate helpers: results grouped per module (working copy first) in gate order, counts, status words (a failure there before the session, a gate not run), durations, output and the transcript's gate key.
 import type { GateResultView, GateStatus, TranscriptEntry } from "../api/types";
 
 /** A module's gates in the order they run (ARCHITECTURE.md: Gates). */
@@ -45,14 +45,37 @@ export function groupGates(gates: GateResultView[], moduleOrder: string[] = []):
 }
 
 export function countGates(gates: GateResultView[]): GateCounts {
-  const counts: GateCounts = { passed: 0, failed: 0, skipped: 0, "not-configured": 0 };
+  const counts: GateCounts = { passed: 0, failed: 0, "failing-before": 0, skipped: 0, "not-configured": 0 };
   for (const g of gates) counts[g.status] += 1;
   return counts;
 }
 
-/** A status as words: "not-configured" reads "not configured". */
+/** A status as words: "not-configured" reads "not configured", "failing-before" "failing before". */
 export function statusLabel(status: GateStatus): string {
-  return status === "not-configured" ? "not configured" : status;
+  if (status === "not-configured") return "not configured";
+  if (status === "failing-before") return "failing before";
+  return status;
+}
+
+/** A skipped gate that did not run for a reason its note gives ("not run: setup failed: …"). */
+export function gateNotRun(gate: Pick<GateResultView, "status" | "note">): boolean {
+  return gate.status === "skipped" && /^not run\b/i.test(gate.note ?? "");
+}
+
+/** The status as the row says it: "not run" for a gate that did not run, else the status's words. */
+export function gateLabel(gate: Pick<GateResultView, "status" | "note">): string {
+  return gateNotRun(gate) ? "not run" : statusLabel(gate.status);
+}
+
+/** The verdict in words beside the status (a not-run gate's without its "not run: "); "" when there is none. */
+export function gateNoteText(gate: Pick<GateResultView, "status" | "note">): string {
+  const note = (gate.note ?? "").trim();
+  return gateNotRun(gate) ? note.replace(/^not run\s*:?\s*/i, "") : note;
+}
+
+/** Whether the gate's command ran (and so has a duration and output): a failure from before the session ran too. */
+export function gateRan(status: GateStatus): boolean {
+  return status === "passed" || status === "failed" || status === "failing-before";
 }
 
 /** "0 ms", "420 ms", "3.2 s", "2 min 5 s". */

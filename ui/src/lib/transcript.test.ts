@@ -1,9 +1,11 @@
-// Tests for the transcript folding: tool calls, gate runs, notes, errors once, protocol lines, put-back warnings, and nothing lost.
+// Tests for the transcript folding: tool calls, gate runs (failing before and not run included), notes, errors once, protocol lines, put-back warnings, and nothing lost.
 import { describe, expect, it } from "vitest";
 import type { TranscriptEntry } from "../api/types";
 import {
   diffStats,
   foldTranscript,
+  gateName,
+  gateOutcome,
   gatesSummary,
   type ErrorRow,
   type GatesRow,
@@ -234,6 +236,27 @@ describe("the parts", () => {
       e("gate", "**lint** not configured in `m`: add an eslint config"),
     ]) as GatesRow[];
     expect(gatesSummary(row)).toBe("gates: 1 passed, 1 skipped, 1 not configured");
+  });
+
+  it("reads a failure there before the session and a gate its failed setup kept from running, neither a failure", () => {
+    const e = entryMaker();
+    const text = {
+      before: "**tests** failing before in `m`: 3 failures, all there before this session",
+      notRun: "**typecheck** in `m`: not run: setup failed: npm ERR! 404 left-pad",
+      newFailure: "**lint** failed in `m`: 1 new failure: `x`; 2 more were there before this session",
+    };
+    expect(gateOutcome(text.before)).toBe("failing-before");
+    expect(gateName(text.before)).toBe("tests");
+    expect(gateOutcome(text.notRun)).toBe("not-run");
+    expect(gateName(text.notRun)).toBe("typecheck");
+    expect(gateOutcome(text.newFailure)).toBe("fail");
+    const [row] = foldTranscript([
+      e("gate", "**dependencies** passed in `m`"),
+      e("gate", text.before),
+      e("gate", text.notRun),
+    ]) as GatesRow[];
+    expect(gatesSummary(row)).toBe("gates: 1 passed, 1 failing before, 1 not run");
+    expect(row.failed).toEqual([]);
   });
 
   it("keeps a put-back line in view when no tool row carries its path", () => {

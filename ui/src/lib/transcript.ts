@@ -3,7 +3,8 @@ import type { TranscriptEntry } from "../api/types";
 import { splitCodes } from "./errorWords";
 
 export type ToolKind = "read" | "edit" | "execute" | "search" | "fetch" | "think" | "other";
-export type GateOutcome = "pass" | "fail" | "skipped" | "not-configured" | "unknown";
+/** "failing-before": it fails as it did at the session's start (no failure of the change); "not-run": skipped because its setup failed. */
+export type GateOutcome = "pass" | "fail" | "failing-before" | "skipped" | "not-run" | "not-configured" | "unknown";
 
 interface RowBase {
   /** Stable across updates: the first entry's id (of the row as it first appeared). */
@@ -61,7 +62,10 @@ export interface GatesRow extends RowBase {
   fixBy: string | null;
   passed: number;
   failed: string[];
+  /** Gates failing as they did before the session: no failure of the change. */
+  failingBefore: number;
   skipped: number;
+  notRun: number;
   notConfigured: number;
 }
 
@@ -114,10 +118,13 @@ const CHANGE_KINDS = ["add", "update", "delete", "added", "updated", "deleted", 
 /** "**kind** `title`" (a call) or "**change** `path`" (a file change). */
 const BOLD_CODE = /^\s*\*\*([a-z-]+)\*\*\s+`([^\n]*)`\s*$/;
 const RESULT = /^\s*↳\s*(done|failed)\b/i;
-const GATE_HEAD = /^\s*\*\*([^*\n]+)\*\*\s+(passed|failed|skipped|not[- ]configured)\b/i;
+const GATE_HEAD = /^\s*\*\*([^*\n]+)\*\*\s+(passed|failed|failing[- ]before|skipped|not[- ]configured)\b/i;
+/** A gate its failed setup kept from running (gates.rs): "**tests** in `@shop/cart`: not run: setup failed: …". */
+const GATE_NOT_RUN = /^\s*\*\*([^*\n]+)\*\*(?:\s+in\s+`[^`\n]*`)?\s*:\s*not run\b/i;
 const HEAD_OUTCOME: Record<string, GateOutcome> = {
   passed: "pass",
   failed: "fail",
+  "failing-before": "failing-before",
   skipped: "skipped",
   "not-configured": "not-configured",
 };
@@ -205,8 +212,9 @@ export function diffStats(output: string | null): { added: number; removed: numb
   return { added, removed, diff: output };
 }
 
-/** A gate entry's outcome, from the engine's "**gate** passed|failed|skipped|not configured …" head, else its words and marks. */
+/** A gate entry's outcome, from the engine's "**gate** passed|failed|failing before|skipped|not configured …" (or "…: not run") head, else its words and marks. */
 export function gateOutcome(text: string): GateOutcome {
+  if (GATE_NOT_RUN.test(text)) return "not-run";
   const head = GATE_HEAD.exec(text);
   if (head) return HEAD_OUTCOME[head[2].toLowerCase().replace(" ", "-")];
   const t = text.replace(/\b0\s+(failed|failures?|errors?)\b/gi, "");
@@ -216,7 +224,7 @@ export function gateOutcome(text: string): GateOutcome {
 }
 
 export function gateName(text: string): string {
-  const head = GATE_HEAD.exec(text);
+  const head = GATE_HEAD.exec(text) ?? GATE_NOT_RUN.exec(text);
   return head ? head[1].replace(/`/g, "").trim() : "gate";
 }
 
@@ -402,7 +410,9 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
                 fixBy: null,
                 passed: 0,
                 failed: [],
+                failingBefore: 0,
                 skipped: 0,
+                notRun: 0,
                 notConfigured: 0,
               };
         if (row !== prev) {
@@ -418,7 +428,9 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
         row.gates.push(item);
         if (item.outcome === "pass") row.passed++;
         else if (item.outcome === "fail") row.failed.push(item.name);
+        else if (item.outcome === "failing-before") row.failingBefore++;
         else if (item.outcome === "skipped") row.skipped++;
+        else if (item.outcome === "not-run") row.notRun++;
         else if (item.outcome === "not-configured") row.notConfigured++;
         break;
       }
@@ -553,14 +565,23 @@ export function rowStartsRoleGroup(rows: Row[], i: number): boolean {
   return prev.role !== r.role || prev.module !== r.module;
 }
 
-/** The gate run's one line: "gates: 5 passed, 1 failed (tests)". */
+/** The gate run's one line: "gates: 5 passed, 1 failed (tests), 1 failing before". */
 export function gatesSummary(row: GatesRow): string {
   const parts: string[] = [];
   if (row.passed) parts.push(`${row.passed} passed`);
   if (row.failed.length) parts.push(`${row.failed.length} failed (${row.failed.join(", ")})`);
+  if (row.failingBefore) parts.push(`${row.failingBefore} failing before`);
   if (row.skipped) parts.push(`${row.skipped} skipped`);
+  if (row.notRun) parts.push(`${row.notRun} not run`);
   if (row.notConfigured) parts.push(`${row.notConfigured} not configured`);
-  const unknown = row.gates.length - row.passed - row.failed.length - row.skipped - row.notConfigured;
+  const unknown =
+    row.gates.length -
+    row.passed -
+    row.failed.length -
+    row.failingBefore -
+    row.skipped -
+    row.notRun -
+    row.notConfigured;
   if (unknown) parts.push(`${unknown} other`);
   return `gates: ${parts.join(", ") || "none"}`;
 }

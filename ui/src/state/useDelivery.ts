@@ -1,8 +1,9 @@
-// A session's delivery: its plan (plan_delivery, a query per target: re-planned on demand, when reviews change, and when a confirmation was of a stale plan), the confirmation (deliver) and the latest run (get_delivery, kept live by `delivery` events).
+// A session's delivery: its plan (plan_delivery, a query per target: re-planned on demand, when reviews change, and when a confirmation was of a stale plan), the confirmation (deliver, or deliver past the gate blockers with a reason) and the latest run (get_delivery, kept live by `delivery` events).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { DeliveryPlan, DeliveryRun, DeliveryTarget } from "../api/types";
+import { canDeliverAnyway } from "../lib/deliverable";
 import { applyAnswer, keys, updatesOf } from "./queries";
 import { useBackend } from "./store";
 
@@ -29,8 +30,11 @@ export interface DeliveryHandle {
   confirming: boolean;
   confirmError: KilnError | null;
   replan: (target?: DeliveryTarget, note?: string | null) => Promise<void>;
-  /** Delivers the plan shown; true when a run started. */
-  confirm: () => Promise<boolean>;
+  /**
+   * Delivers the plan shown; true when a run started. With `anyway` (the reason), delivers past the plan's
+   * blockers when every one is a gate blocker (`overridable`).
+   */
+  confirm: (anyway?: string) => Promise<boolean>;
 }
 
 export function useDelivery(sessionId: string): DeliveryHandle {
@@ -77,10 +81,11 @@ export function useDelivery(sessionId: string): DeliveryHandle {
   );
 
   const delivering = useMutation({
-    mutationFn: async (current: DeliveryPlan) => {
+    mutationFn: async ({ current, anyway }: { current: DeliveryPlan; anyway?: string }) => {
       await client.cancelQueries({ queryKey: runKey, exact: true });
       const since = updatesOf(client, runKey);
-      const run = await backend.call("deliver", { sessionId, target: current.target, planId: current.planId });
+      const args = { sessionId, target: current.target, planId: current.planId };
+      const run = await backend.call("deliver", anyway === undefined ? args : { ...args, anyway });
       // A `delivery` event about the run that came meanwhile is at least as new as this answer.
       applyAnswer(client, runKey, run, since);
       return run;
@@ -88,19 +93,23 @@ export function useDelivery(sessionId: string): DeliveryHandle {
   });
   const { mutateAsync } = delivering;
 
-  const confirm = useCallback(async () => {
-    const current = planRef.current;
-    if (!current || current.blockers.length > 0) return false;
-    try {
-      await mutateAsync(current);
-      return true;
-    } catch (e) {
-      const error = toKilnError(e);
-      if (error.code === "PLAN_STALE") await replan(current.target, STALE_NOTE);
-      else if (REPLAN_ON.has(error.code)) await replan(current.target);
-      return false;
-    }
-  }, [mutateAsync, replan]);
+  const confirm = useCallback(
+    async (anyway?: string) => {
+      const current = planRef.current;
+      if (!current) return false;
+      if (anyway === undefined ? current.blockers.length > 0 : !canDeliverAnyway(current)) return false;
+      try {
+        await mutateAsync({ current, anyway });
+        return true;
+      } catch (e) {
+        const error = toKilnError(e);
+        if (error.code === "PLAN_STALE") await replan(current.target, STALE_NOTE);
+        else if (REPLAN_ON.has(error.code)) await replan(current.target);
+        return false;
+      }
+    },
+    [mutateAsync, replan],
+  );
 
   const confirmError = delivering.error ? toKilnError(delivering.error) : null;
   return {

@@ -218,6 +218,7 @@ export function makeGate(id: number, overrides: Partial<GateResultView> = {}): G
     outputHead: "ok 1 - adds an item\n",
     outputTail: "",
     at: "2025-01-01T10:20:00Z",
+    note: "",
     ...overrides,
   };
 }

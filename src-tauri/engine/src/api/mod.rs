@@ -414,6 +414,12 @@ impl Engine {
         crate::chain::retry_turn(&self.workspace()?, &self.events, args).await
     }
 
+    /// Runs the session's failed setup again.
+    pub async fn retry_setup(&self, args: SessionIdArgs) -> Result<SessionView> {
+        self.ready(&args.session_id).await?;
+        crate::chain::start::retry_setup(&self.workspace()?, &self.events, args).await
+    }
+
     pub async fn approve_spec(&self, args: ApproveSpecArgs) -> Result<SessionView> {
         self.ready(&args.session_id).await?;
         crate::chain::approve_spec(&self.workspace()?, &self.events, args).await

@@ -53,6 +53,10 @@ macro_rules! for_each_operation {
             /// Runs again the turn that blocked the session: same module, role, driver, model and prompt.
             /// NOT_BLOCKED (409) unless the session is blocked, SESSION_RUNNING.
             retry_turn(SessionIdArgs) -> SessionView;
+            /// Runs the session's setup (its dependencies' install) again after it failed; the gates that
+            /// did not run for it run with the next turn or "Check modules". SESSION_RUNNING while a turn or
+            /// the setup runs; INVALID_INPUT when the setup did not fail.
+            retry_setup(SessionIdArgs) -> SessionView;
             /// SPEC_MISSING when the module has no SPEC.md yet.
             approve_spec(ApproveSpecArgs) -> SessionView;
             /// Each module's changes against its base, or one module's with moduleId.

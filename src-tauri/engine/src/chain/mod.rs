@@ -352,6 +352,10 @@ async fn begin(
         Some(note) => format!("{note}\n\n{prompt}"),
         None => prompt,
     };
+    let prompt = match setup_failed_note(ws, id, &session).await? {
+        Some(note) => format!("{note}\n\n{prompt}"),
+        None => prompt,
+    };
     let routed = format!("Routed to **{}**: {reason}.", role.name);
     record(ws, events, id, EntryKind::System, Some(&module.id), &routed).await?;
     let plan = TurnPlan {
@@ -367,6 +371,21 @@ async fn begin(
         review: false,
     };
     turn::start(ws.clone(), events.clone(), plan, after_turn).await
+}
+
+/// What the agent is told when the session's setup failed: the command and its error in
+/// one line, since the cause may be the agent's own (a lockfile, a manifest).
+async fn setup_failed_note(ws: &Workspace, id: &SessionId, session: &SessionView) -> Result<Option<String>> {
+    if session.setup != SetupState::Failed {
+        return Ok(None);
+    }
+    let latest = crate::gates::latest(ws, SessionIdArgs { session_id: id.to_string() }).await?;
+    let Some(setup) = latest.iter().find(|g| g.gate == "dependencies" && g.module.is_none()) else { return Ok(None) };
+    let why = crate::gates::first_line(&format!("{}\n{}", setup.output_head, setup.output_tail));
+    Ok(Some(format!(
+        "Note from Kiln: the session's setup (`{}`) failed: {why}\nThe gates that need the dependencies will not run until it passes. The cause may be in the repository (a lockfile or manifest out of step) or in this machine's environment; fix it when it is the repository's.",
+        setup.command
+    )))
 }
 
 /// The role's instruction and the session context the driver receives.

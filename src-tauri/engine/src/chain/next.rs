@@ -417,8 +417,13 @@ pub(super) async fn fix(
         return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await;
     }
     let command = if failed.command.is_empty() { "(no command)".to_string() } else { failed.command.clone() };
+    // Which failures are the agent's own: the rest were there before the session.
+    let verdict = match failed.note.as_deref() {
+        Some(note) if !note.is_empty() => format!("\n\nCompared with the session's starting point: {note}. Fix what your change broke; failures that were there before are not yours to fix."),
+        _ => String::new(),
+    };
     let prompt = format!(
-        "The `{}` gate failed in `{whom}` after your turn. Fix it before anything else.\n\nCommand: `{command}`\n\nOutput (the first {} characters):\n```\n{}\n```",
+        "The `{}` gate failed in `{whom}` after your turn. Fix it before anything else.\n\nCommand: `{command}`{verdict}\n\nOutput (the first {} characters):\n```\n{}\n```",
         failed.gate,
         crate::gates::FIX_OUTPUT,
         failed.output_start()

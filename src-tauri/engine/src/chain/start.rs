@@ -48,7 +48,11 @@ pub async fn create_from(
         return Err(ApiError::invalid(format!("the title is longer than {MAX_TITLE} characters")));
     }
     let rules = Rules { modules: &ws.modules, id_pattern: ws.id_pattern.as_ref(), globs: &ws.config.modules.globs };
-    let selected = rules.classify_with(brief, args.create_modules.as_deref().unwrap_or(&[]))?;
+    let create = args.create_modules.as_deref().unwrap_or(&[]);
+    let selected = match ws.config.workflow() {
+        Workflow::Direct => rules.classify_direct(brief, create)?,
+        Workflow::Specs => rules.classify_with(brief, create)?,
+    };
 
     let id = SessionId::new();
     let at = now();
@@ -179,6 +183,24 @@ pub(crate) async fn setup_again(ws: &Arc<Workspace>, events: &Arc<EventBus>, id:
     setup(ws, events, id).await
 }
 
+/// `retry_setup`: the setup that failed, run again on the operator's word (after they
+/// installed a missing toolchain, fixed their registry settings, or the agent fixed the
+/// lockfile).
+pub async fn retry_setup(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {
+    let (id, session) = crate::session::live(ws, &args.session_id).await?;
+    crate::session::refuse_closed(&session)?;
+    if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, "retry the setup when the session stops"));
+    }
+    if session.setup != SetupState::Failed {
+        return Err(ApiError::invalid("the session's setup did not fail: there is nothing to retry"));
+    }
+    if !setup(ws, events, &id).await? {
+        return Err(ApiError::invalid("the session has no setup step (nothing to install was detected)"));
+    }
+    crate::session::view(ws, &id).await
+}
+
 /// A title from a brief's (or an issue title's) first line, at most 72 characters.
 pub fn title_from(brief: &str) -> String {
     let line = brief.lines().next().unwrap_or(brief).trim();
@@ -242,7 +264,7 @@ async fn start_setup(
         // The install runs the repository's scripts (npm's, a setup.py), which the agent
         // may have written: scoped like gates, writing only to the working copy and the
         // package caches.
-        let scope = crate::sandbox::Scope::new(&ws.session_dir(&id), &[&dir], &[], &[]);
+        let scope = crate::sandbox::Scope::new(&ws.session_dir(&id), &[&dir], &[], &[], &ws.config.environment);
         let outcome = match scope {
             Ok(scope) => {
                 crate::process::run_scoped(&command, &dir, &scope, SETUP_TIMEOUT, move |running| {
@@ -354,6 +376,7 @@ async fn record_setup(
         head: &end.head,
         tail: &end.tail,
         at: &at,
+        note: "",
     };
     gate_results::insert(&ws.pool, row).await?;
     record(ws, events, id, EntryKind::Gate, None, &end.text).await?;

@@ -51,6 +51,16 @@ pub struct Context {
     pub restart_needed: bool,
     pub redactor: crate::redact::Redactor,
     pub settings: DeliverySettingsView,
+    /// The operator's reason for delivering past the plan's gate blockers, and those blockers.
+    pub anyway: Option<Anyway>,
+}
+
+/// Delivering past gate blockers: who decided is the operator, the reason is theirs.
+#[derive(Debug, Clone)]
+pub struct Anyway {
+    pub reason: String,
+    /// The blockers' messages as the plan showed them.
+    pub blockers: Vec<String>,
 }
 
 /// A target's own part of a plan.

@@ -249,7 +249,13 @@ pub fn gate_names(ws: &Workspace, session: &SessionView, latest: &[GateResultVie
 }
 
 fn blocked(message: String, module: Option<&str>) -> Blocker {
-    Blocker { code: ErrorCode::DeliveryBlocked, message, module_id: module.map(str::to_string), paths: Vec::new() }
+    Blocker {
+        code: ErrorCode::DeliveryBlocked,
+        message,
+        module_id: module.map(str::to_string),
+        paths: Vec::new(),
+        overridable: false,
+    }
 }
 
 /// What the changes themselves block: a session that changed no file has nothing to
@@ -291,6 +297,7 @@ pub fn session_file_blockers(workdir: &Path, changes: &[ModuleChanges]) -> Vec<B
                 message: format!("`{path}` {what}: delivery carries regular files only; replace it with the file it stands for, or remove it"),
                 module_id: Some(c.module.id.clone()),
                 paths: vec![path.clone()],
+                overridable: false,
             });
         }
     }
@@ -323,6 +330,7 @@ pub fn destination_blockers(root: &Path, changes: &[ModuleChanges]) -> Vec<Block
                     message,
                     module_id: Some(c.module.id.clone()),
                     paths: vec![path.clone()],
+                    overridable: false,
                 }),
             }
         }
@@ -335,9 +343,10 @@ pub fn destination_blockers(root: &Path, changes: &[ModuleChanges]) -> Vec<Block
 }
 
 /// Review and gate blockers, the same for every target: each module needs a current
-/// passing review, and every gate's latest result must be `passed` or `not-configured`
-/// (no command applies: never a blocker); missing, failed or skipped block (skipped is
-/// not success).
+/// passing review, and every gate's latest result must be `passed`, `not-configured` (no
+/// command applies) or `failing-before` (it fails the same way at the session's base);
+/// missing, failed or skipped block (skipped is not success). Gate blockers are
+/// overridable: the operator may deliver past them with a reason.
 /// `latest` is every gate's latest result in the session.
 pub async fn common_blockers(
     ws: &Workspace,
@@ -364,13 +373,18 @@ pub async fn common_blockers(
     for (module, gate) in wanted {
         let result = latest.iter().find(|r| r.gate == gate && r.module.as_deref() == module);
         let whom = module.map(|m| format!(" in `{m}`")).unwrap_or_default();
-        let why = match result.map(|r| r.status) {
-            Some(GateStatus::Passed | GateStatus::NotConfigured) => continue,
-            None => format!("the `{gate}` gate{whom} has not run: check the modules"),
-            Some(GateStatus::Failed) => format!("the `{gate}` gate{whom} failed"),
-            Some(GateStatus::Skipped) => format!("the `{gate}` gate{whom} was skipped (skipped is not success)"),
+        let note = result.map(|r| r.note.as_str()).filter(|n| !n.is_empty());
+        let why = match (result.map(|r| r.status), note) {
+            (Some(GateStatus::Passed | GateStatus::NotConfigured | GateStatus::FailingBefore), _) => continue,
+            (None, _) => format!("the `{gate}` gate{whom} has not run: check the modules"),
+            (Some(GateStatus::Failed), Some(note)) => format!("the `{gate}` gate{whom} failed: {note}"),
+            (Some(GateStatus::Failed), None) => format!("the `{gate}` gate{whom} failed"),
+            (Some(GateStatus::Skipped), Some(note)) => format!("the `{gate}` gate{whom} did not run ({note})"),
+            (Some(GateStatus::Skipped), None) => {
+                format!("the `{gate}` gate{whom} was skipped (skipped is not success)")
+            }
         };
-        out.push(blocked(why, module));
+        out.push(Blocker { overridable: true, ..blocked(why, module) });
     }
     Ok(out)
 }

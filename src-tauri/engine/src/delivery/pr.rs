@@ -103,6 +103,7 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
     let d = &ws.config.delivery;
     let workdir = ws.session_workdir(&ctx.id);
     let mut input = GitPrInput::new(&git.workdir, ctx.id.to_string(), ctx.settings.clone());
+    input.environment = ws.config.environment.clone();
     input.session_dir = ctx.ws.session_dir(&ctx.id);
     input.workspace_dir = git.prefix.trim_end_matches('/').into();
     for c in &ctx.changes {
@@ -141,7 +142,10 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
             .map(|g| GateRow {
                 module: g.module.clone(),
                 gate: g.gate.clone(),
-                status: super::run::gate_status_text(g.status).into(),
+                status: match g.note.as_str() {
+                    "" => super::run::gate_status_text(g.status).into(),
+                    note => format!("{} ({note})", super::run::gate_status_text(g.status)),
+                },
                 duration_ms: g.duration_ms.max(0) as u64,
             })
             .collect(),
@@ -158,6 +162,7 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
             })
             .collect(),
         closes: ctx.session.issue.clone(),
+        anyway: ctx.anyway.as_ref().map(|a| (a.reason.clone(), a.blockers.clone())),
     };
     input.evidence = evidence(ctx).await?;
     Ok(input)

@@ -19,6 +19,9 @@ use crate::ids::SessionId;
 use crate::store::{deliveries, parse_enum};
 use crate::workspace::Workspace;
 
+/// The longest reason for delivering past failing gates.
+const MAX_REASON: usize = 2000;
+
 /// Sessions with a run going in this process: a row still `running` without one here
 /// was cut short by a crash.
 static ACTIVE: Mutex<Option<HashSet<String>>> = Mutex::new(None);
@@ -126,6 +129,13 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
             format!("session {id} was already delivered into the workspace"),
         ));
     }
+    let reason = match args.anyway.as_deref().map(str::trim) {
+        Some("") => return Err(ApiError::invalid("say why you deliver past the failing gates: the reason is empty")),
+        Some(r) if r.chars().count() > MAX_REASON => {
+            return Err(ApiError::invalid(format!("the reason is longer than {MAX_REASON} characters")))
+        }
+        other => other.map(str::to_string),
+    };
     let Planned { plan, steps, changes, settings } = build(ws, &id, &session, Some(args.target)).await?;
     if let Some(option) = plan.available_targets.iter().find(|o| o.target == args.target && !o.available) {
         return Err(ApiError::new(
@@ -133,7 +143,17 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
             option.reason.clone().unwrap_or_else(|| "the target cannot be used".into()),
         ));
     }
-    if !plan.blockers.is_empty() {
+    // Gate blockers give way to the operator's written reason; nothing else does.
+    let anyway = match &reason {
+        Some(reason) if !plan.blockers.is_empty() && plan.blockers.iter().all(|b| b.overridable) => {
+            Some(super::Anyway {
+                reason: reason.clone(),
+                blockers: plan.blockers.iter().map(|b| b.message.clone()).collect(),
+            })
+        }
+        _ => None,
+    };
+    if !plan.blockers.is_empty() && anyway.is_none() {
         let code = if plan.blockers.iter().any(|b| b.code == ErrorCode::DeliveryConflict) {
             ErrorCode::DeliveryConflict
         } else {
@@ -150,7 +170,13 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
                     }
                 })
                 .collect();
-        return Err(ApiError::new(code, text.join("; ")));
+        let hard: Vec<&Blocker> = plan.blockers.iter().filter(|b| !b.overridable).collect();
+        let past = if reason.is_some() && !hard.is_empty() {
+            " (a reason delivers past failing gates only; these are not gates)"
+        } else {
+            ""
+        };
+        return Err(ApiError::new(code, format!("{}{past}", text.join("; "))));
     }
     if plan.plan_id != args.plan_id {
         return Err(ApiError::new(
@@ -183,6 +209,15 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
         error: None,
     };
     deliveries::insert(&ws.pool, &run, &plan.plan_id).await?;
+    if let Some(anyway) = &anyway {
+        let list: Vec<String> = anyway.blockers.iter().map(|b| format!("- {b}")).collect();
+        let text = format!(
+            "**Delivering past the gate blockers**, as the operator decided: {}\n\n{}",
+            anyway.reason,
+            list.join("\n")
+        );
+        crate::session::record(ws, events, &id, EntryKind::System, None, &text).await?;
+    }
     set_active(id.as_str(), true);
     events.emit(EventBody::Delivery { run: run.clone() });
 
@@ -197,6 +232,7 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
         restart_needed: plan.restart_needed,
         redactor: redactor(ws).await?,
         settings,
+        anyway,
     };
     let first = run.clone();
     tokio::spawn(async move {
@@ -277,7 +313,8 @@ async fn landed(ctx: &Context, run: &DeliveryRun) -> Result<()> {
 }
 
 /// The first step of every target: every gate of every module, now. Anything but
-/// `passed` or `not-configured` (a failure, or a gate that was skipped) stops the run.
+/// `passed`, `not-configured` or `failing-before` (a failure, or a gate that was skipped)
+/// stops the run, unless the operator delivers past the gate blockers (`Context::anyway`).
 pub async fn gates_step(ctx: &Context, sink: &dyn StepSink) -> Result<()> {
     sink.start("gates", "Run every gate", None);
     let outcomes = crate::gates::run_all(&ctx.ws, &ctx.events, &ctx.id, &ctx.session, &ctx.session.modules).await?;
@@ -286,7 +323,7 @@ pub async fn gates_step(ctx: &Context, sink: &dyn StepSink) -> Result<()> {
     for o in &outcomes {
         let whom = o.module.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
         table.push_str(&format!("{}{whom}: {}\n", o.gate, gate_status_text(o.status)));
-        if !matches!(o.status, GateStatus::Passed | GateStatus::NotConfigured) {
+        if !matches!(o.status, GateStatus::Passed | GateStatus::NotConfigured | GateStatus::FailingBefore) {
             bad.push((format!("{}{whom}", o.gate), o));
         }
     }
@@ -297,6 +334,11 @@ pub async fn gates_step(ctx: &Context, sink: &dyn StepSink) -> Result<()> {
     let mut output = table;
     for (name, o) in &bad {
         output.push_str(&format!("\n{name}: {}\n{}", o.note.clone().unwrap_or_default(), o.output_start()));
+    }
+    if let Some(anyway) = &ctx.anyway {
+        output.push_str(&format!("\nDelivered past these, as the operator decided: {}", anyway.reason));
+        sink.pass("gates", &ctx.redactor.redact(output.trim_end()));
+        return Ok(());
     }
     sink.fail("gates", &ctx.redactor.redact(output.trim_end()));
     let names: Vec<&str> = bad.iter().map(|(n, _)| n.as_str()).collect();
@@ -309,6 +351,7 @@ pub fn gate_status_text(status: GateStatus) -> &'static str {
     match status {
         GateStatus::Passed => "passed",
         GateStatus::Failed => "failed",
+        GateStatus::FailingBefore => "failing before",
         GateStatus::Skipped => "skipped",
         GateStatus::NotConfigured => "not configured",
     }

@@ -203,6 +203,7 @@ fn conflict_blocker(paths: Vec<String>) -> Blocker {
         ),
         module_id: None,
         paths,
+        overridable: false,
     }
 }
 
@@ -461,5 +462,5 @@ async fn hook(
 /// they may write there: Landlock cannot leave its `.kiln` out of a writable directory.
 fn scope(ctx: &Context) -> std::io::Result<crate::sandbox::Scope> {
     let root = &ctx.ws.root;
-    process::project_scope(&ctx.ws.session_dir(&ctx.id), &[root], &[root], &[])
+    process::project_scope(&ctx.ws.session_dir(&ctx.id), &[root], &[root], &[], &ctx.ws.config.environment)
 }

@@ -11,7 +11,13 @@ pub fn rust(repo: &Repo, gate: &str) -> Result<Found, String> {
         "dependencies" => {
             Ok(Found::new(format!("{}{{ cargo fetch --offline || cargo fetch; }}", lock_dir(repo)), "Cargo.toml"))
         }
-        "typecheck" => Ok(Found::new(format!("cargo check -p {id} --all-targets"), manifest)),
+        "typecheck" => Ok(match nightly_benches(repo) {
+            Some(bench) => Found::new(
+                format!("cargo check -p {id} {STABLE_TARGETS}"),
+                format!("Cargo.toml; benches left out: `{bench}` needs a nightly toolchain (#![feature])"),
+            ),
+            None => Found::new(format!("cargo check -p {id} --all-targets"), manifest),
+        }),
         "tests" => Ok(Found::new(format!("cargo test -p {id}"), manifest)),
         "format" => Ok(Found::new(format!("cargo fmt -p {id} --check"), "Cargo.toml: rustfmt")),
         "lint" => {
@@ -27,12 +33,37 @@ pub fn rust(repo: &Repo, gate: &str) -> Result<Found, String> {
                         .then(|| "[lints.clippy] in Cargo.toml".into())
                 });
             match configured {
-                Some(source) => Ok(Found::new(format!("cargo clippy -p {id} --all-targets -- -D warnings"), source)),
+                Some(source) => {
+                    let targets = if nightly_benches(repo).is_some() { STABLE_TARGETS } else { "--all-targets" };
+                    Ok(Found::new(format!("cargo clippy -p {id} {targets} -- -D warnings"), source))
+                }
                 None => Err("clippy is not configured (no clippy.toml or [lints.clippy])".into()),
             }
         }
         _ => Err(String::new()),
     }
+}
+
+/// Every target but the benches.
+const STABLE_TARGETS: &str = "--lib --bins --tests --examples";
+
+/// A bench of the module that builds only on nightly (`#![feature(…)]`, as `#![feature(test)]`
+/// for the built-in bench harness), when the repository does not pin a nightly toolchain:
+/// `--all-targets` would fail on the stable toolchain whatever the change.
+fn nightly_benches(repo: &Repo) -> Option<String> {
+    let pinned = |name: &str| repo.read_root(name).or_else(|| repo.read_module(name));
+    if ["rust-toolchain.toml", "rust-toolchain"].iter().any(|f| pinned(f).is_some_and(|t| t.contains("nightly"))) {
+        return None;
+    }
+    let benches = std::fs::read_dir(repo.dir.join("benches")).ok()?;
+    let mut names: Vec<std::path::PathBuf> = benches.flatten().map(|e| e.path()).collect();
+    names.sort();
+    names.into_iter().find_map(|path| {
+        let file = if path.is_dir() { path.join("main.rs") } else { path.clone() };
+        let text = std::fs::read_to_string(&file).ok()?;
+        let gated = text.lines().any(|l| l.trim_start().starts_with("#![feature("));
+        gated.then(|| format!("benches/{}", path.file_name().unwrap_or_default().to_string_lossy()))
+    })
 }
 
 /// Cargo fetches for the whole workspace from the directory holding `Cargo.lock`.

@@ -65,7 +65,50 @@ fn view_at(
         modules,
         setup,
         toml,
+        environment: environment(&config.environment),
+        config_files: std::env::var_os("HOME")
+            .map(std::path::PathBuf::from)
+            .map(|home| {
+                crate::sandbox::passing::HOME_FILES
+                    .iter()
+                    .filter(|f| home.join(f).is_file())
+                    .map(|f| format!("~/{f}"))
+                    .collect()
+            })
+            .unwrap_or_default(),
     })
+}
+
+/// The user's variables that pass to the commands, then what `[environment] set` gives;
+/// a secret-looking value is never shown.
+fn environment(config: &crate::sandbox::EnvironmentConfig) -> Vec<PassedVariable> {
+    use crate::sandbox::passing::{looks_secret, passes};
+    let mut host: Vec<(String, String)> = std::env::vars().filter(|(k, _)| passes(k, config)).collect();
+    host.sort();
+    let mut out: Vec<PassedVariable> = host
+        .into_iter()
+        .filter(|(k, _)| !config.set.contains_key(k))
+        .map(|(name, value)| {
+            let named =
+                config.pass.iter().any(|p| p == &name || p.strip_suffix('*').is_some_and(|x| name.starts_with(x)));
+            PassedVariable {
+                value: (!looks_secret(&name) && !has_userinfo(&value)).then_some(value),
+                source: if named { "kiln.toml [environment] pass" } else { "your environment" }.into(),
+                name,
+            }
+        })
+        .collect();
+    out.extend(config.set.iter().map(|(name, value)| PassedVariable {
+        name: name.clone(),
+        value: (!looks_secret(name) && !has_userinfo(value)).then(|| value.clone()),
+        source: "kiln.toml [environment] set".into(),
+    }));
+    out
+}
+
+/// An address with a password in it (`https://user:secret@host/`), whose value is hidden.
+fn has_userinfo(value: &str) -> bool {
+    value.split("://").nth(1).and_then(|rest| rest.split('/').next()).is_some_and(|host| host.contains('@'))
 }
 
 /// Writes the edited set-up as the workspace's `kiln.toml` and returns its path; the

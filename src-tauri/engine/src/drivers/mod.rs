@@ -45,6 +45,9 @@ pub struct TurnRequest {
     pub model: Option<String>,
     /// A read-only turn (the planner, a review) may not change files.
     pub read_only: bool,
+    /// What the commands Kiln runs for the agent get of the user's environment
+    /// (`kiln.toml [environment]`).
+    pub environment: crate::sandbox::EnvironmentConfig,
 }
 
 /// Where a running driver reports: its events, and its process group so a stop can

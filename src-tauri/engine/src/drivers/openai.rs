@@ -150,7 +150,7 @@ impl OpenAiDriver {
         emit(DriverEvent::SessionStarted { resume_id: resume_id.clone(), model: Some(model.clone()) });
         let toolbox =
             match Toolbox::new(&request.workdir, &request.session_dir, request.read_only, self.command_timeout) {
-                Ok(toolbox) => toolbox.with_commands(self.commands),
+                Ok(toolbox) => toolbox.with_commands(self.commands).with_environment(request.environment.clone()),
                 Err(e) => return failed(format!("the working copy {} cannot be used: {e}", request.workdir.display())),
             };
         conversation.push(Message::User { content: request.prompt.clone() });

@@ -107,6 +107,7 @@ pub struct Toolbox {
     read_only: bool,
     command_timeout: Duration,
     commands: CommandPolicy,
+    environment: crate::sandbox::EnvironmentConfig,
 }
 
 /// What the model reads when it calls `run_command` under "no commands".
@@ -129,7 +130,14 @@ impl Toolbox {
             read_only,
             command_timeout,
             commands: CommandPolicy::Workdir,
+            environment: Default::default(),
         })
+    }
+
+    /// The same tools, whose commands get the user's environment as `environment` says.
+    pub fn with_environment(mut self, environment: crate::sandbox::EnvironmentConfig) -> Toolbox {
+        self.environment = environment;
+        self
     }
 
     /// The same tools under the command policy `commands`.
@@ -167,7 +175,10 @@ impl Toolbox {
         }
         let result = if name == "run_command" {
             match string(input, "command") {
-                Ok(line) => Ok(command::run(self.root.path(), &self.session_dir, line, self.command_timeout).await),
+                Ok(line) => {
+                    Ok(command::run(self.root.path(), &self.session_dir, line, self.command_timeout, &self.environment)
+                        .await)
+                }
                 Err(e) => Err(e),
             }
         } else {

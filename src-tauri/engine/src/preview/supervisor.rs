@@ -183,7 +183,13 @@ async fn once(job: &mut Job) -> std::io::Result<Ended> {
     // The server is the agent's code: scoped like gates, writing only to the working copy.
     let extra = [("PORT".to_string(), port.to_string())];
     let session_dir = job.ws.session_dir(&job.session_id);
-    let scope = crate::process::project_scope(&session_dir, &[&job.workdir], &[&job.workdir], &extra)?;
+    let scope = crate::process::project_scope(
+        &session_dir,
+        &[&job.workdir],
+        &[&job.workdir],
+        &extra,
+        &job.ws.config.environment,
+    )?;
     let mut child = spawn(&job.command, &job.workdir, &scope)?;
     let started = Instant::now();
     job.preview.set(&job.events, |s| {

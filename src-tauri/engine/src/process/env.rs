@@ -86,6 +86,7 @@ pub fn project_scope(
     writable: &[&Path],
     projects: &[&Path],
     extra: &[(String, String)],
+    environment: &crate::sandbox::EnvironmentConfig,
 ) -> std::io::Result<crate::sandbox::Scope> {
     let node: Vec<PathBuf> = projects.iter().map(|p| p.join("node_modules/.bin")).collect();
     let python: Vec<PathBuf> = projects.iter().map(|p| p.join(".venv/bin")).collect();
@@ -94,7 +95,7 @@ pub fn project_scope(
     let mut vars: Vec<(String, String)> =
         venv.map(|v| ("VIRTUAL_ENV".to_string(), v.display().to_string())).into_iter().collect();
     vars.extend(extra.iter().cloned());
-    crate::sandbox::Scope::new(session_dir, writable, &bins, &vars)
+    crate::sandbox::Scope::new(session_dir, writable, &bins, &vars, environment)
 }
 
 /// Kiln's own variables: `KILN_CONFIG_DIR` would lead a command to the access tokens,

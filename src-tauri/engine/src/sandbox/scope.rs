@@ -2,12 +2,14 @@
 //! loop's `run_command`, the preview server and delivery hooks. They all run code the
 //! agent may have written, so each gets the same scope:
 //!
-//! - an environment built from an allowlist, never Kiln's own: no provider keys, no
-//!   `KILN_*` variables (so `KILN_CONFIG_DIR` does not lead to the access tokens), no
-//!   agent-socket or cloud credentials;
+//! - the user's environment minus secrets (`super::passing`): toolchain configuration by
+//!   prefix and name, never a secret-looking name or `KILN_*` (so `KILN_CONFIG_DIR` does
+//!   not lead to the access tokens) unless `[environment] pass` names it, no agent socket;
+//!   Kiln adds only what running without a terminal needs (no pager, no git prompt);
 //! - a session-scoped `HOME` and temporary directory (`.kiln/sessions/<id>/home` and
-//!   `tmp`, mode 0700), so `~/.config`, shell start-up files and the agents' logins are
-//!   not where the command looks;
+//!   `tmp`, mode 0700), so shell start-up files and the agents' logins are not where the
+//!   command looks, with a copy of the user's tool configuration files (`.npmrc`, pip's,
+//!   uv's, `.gitconfig`…) in it: read as in the user's terminal, never written;
 //! - the toolchains and package caches the real home holds (`~/.cargo`, `~/.rustup`,
 //!   `~/go`, `~/.npm`, `~/.cache`, pnpm's store, `~/.local` for Python's user site)
 //!   named explicitly, so moving `HOME` does not make installs and builds go online;
@@ -20,44 +22,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::passing::EnvironmentConfig;
 use super::Confinement;
-
-/// Variables passed through unchanged when Kiln has them: locale, identity, and what
-/// tools need to find their toolchain, a proxy or a certificate store.
-const PASSED: &[&str] = &[
-    "LANG",
-    "LANGUAGE",
-    "LC_ALL",
-    "LC_CTYPE",
-    "LC_MESSAGES",
-    "TZ",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "RUSTUP_TOOLCHAIN",
-    "JAVA_HOME",
-    "GOROOT",
-    "GOFLAGS",
-    "GOPROXY",
-    "GONOSUMDB",
-    "GOPRIVATE",
-    "PNPM_HOME",
-    "PYENV_ROOT",
-    "PYENV_VERSION",
-    "UV_CACHE_DIR",
-    "PIP_CACHE_DIR",
-    "PIP_INDEX_URL",
-    "npm_config_registry",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-    "NODE_EXTRA_CA_CERTS",
-    "http_proxy",
-    "https_proxy",
-    "no_proxy",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "NO_PROXY",
-];
 
 /// Locations under the real home that tools find through `HOME` by default: each is
 /// set explicitly (to Kiln's value, else the default when it exists) so the command,
@@ -88,24 +54,29 @@ pub struct Scope {
 impl Scope {
     /// A scope for a command of the session whose directory is `session_dir` (its home
     /// and temporary directory are made there), working in and allowed to write
-    /// `writable`, with `bins` first on PATH and `extra` set last.
+    /// `writable`, with `bins` first on PATH, `extra` set, and the user's environment
+    /// passed and set as `environment` says (`super::passing`).
     pub fn new(
         session_dir: &Path,
         writable: &[&Path],
         bins: &[PathBuf],
         extra: &[(String, String)],
+        environment: &EnvironmentConfig,
     ) -> std::io::Result<Scope> {
-        Scope::with_host(session_dir, writable, bins, extra, &|key| std::env::var(key).ok())
+        let host: Vec<(String, String)> = std::env::vars().collect();
+        Scope::with_host(session_dir, writable, bins, extra, environment, &host)
     }
 
-    /// `new`, reading Kiln's own environment through `host` (for tests).
+    /// `new`, with Kiln's own environment given as `host` (for tests).
     fn with_host(
         session_dir: &Path,
         writable: &[&Path],
         bins: &[PathBuf],
         extra: &[(String, String)],
-        host: &dyn Fn(&str) -> Option<String>,
+        environment: &EnvironmentConfig,
+        host_env: &[(String, String)],
     ) -> std::io::Result<Scope> {
+        let host = |key: &str| host_env.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         let home = session_dir.join("home");
         let tmp = session_dir.join("tmp");
         for dir in [&home, &tmp] {
@@ -117,27 +88,24 @@ impl Scope {
         }
         let path = std::env::join_paths(path).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
         let text = |p: &Path| p.to_string_lossy().into_owned();
+        // Only what running without a terminal needs; nothing a project's tests observe
+        // (`CI`, `TERM`, `NO_COLOR` come from the user, or from `[environment]`).
         let mut env: Vec<(String, String)> = vec![
-            ("PATH".into(), path),
-            ("HOME".into(), text(&home)),
-            ("TMPDIR".into(), text(&tmp)),
-            ("TMP".into(), text(&tmp)),
-            ("TEMP".into(), text(&tmp)),
-            ("CI".into(), "1".into()),
-            ("TERM".into(), "dumb".into()),
-            ("NO_COLOR".into(), "1".into()),
             // Nothing may wait for a terminal: git asking for a password, a pager.
             ("GIT_TERMINAL_PROMPT".into(), "0".into()),
             ("PAGER".into(), "cat".into()),
             ("GIT_PAGER".into(), "cat".into()),
-            // Go keeps to the toolchain installed here; corepack fetches a package
-            // manager without asking (there is no one to answer).
+            // Go keeps to the toolchain installed here and corepack fetches a package
+            // manager without asking (there is no one to answer), unless the user says
+            // otherwise in their own environment.
             ("GOTOOLCHAIN".into(), "local".into()),
             ("COREPACK_ENABLE_DOWNLOAD_PROMPT".into(), "0".into()),
         ];
-        for key in PASSED {
-            if let Some(value) = host(key).filter(|v| !v.is_empty()) {
-                env.push((key.to_string(), value));
+        for (key, value) in super::passing::passed(host_env.iter().map(|(k, v)| (k.as_str(), v.as_str())), environment)
+        {
+            if !value.is_empty() {
+                env.retain(|(k, _)| *k != key);
+                env.push((key, value));
             }
         }
         let real_home = host("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).filter(|h| h.is_absolute());
@@ -145,15 +113,28 @@ impl Scope {
             let value = host(key).filter(|v| Path::new(v).is_absolute()).map(PathBuf::from);
             let value = value.or_else(|| real_home.as_ref().map(|h| h.join(default)).filter(|p| p.exists()));
             if let Some(value) = value {
+                env.retain(|(k, _)| k != key);
                 env.push((key.to_string(), text(&value)));
             }
         }
-        if let Some(gocache) = host("GOCACHE").filter(|v| Path::new(v).is_absolute()) {
-            env.push(("GOCACHE".into(), gocache));
+        // Kiln's own, last: the home, the temporary directory and the PATH are the session's.
+        env.retain(|(k, _)| !super::passing::RESERVED.contains(&k.as_str()));
+        env.extend([
+            ("PATH".into(), path),
+            ("HOME".into(), text(&home)),
+            ("TMPDIR".into(), text(&tmp)),
+            ("TMP".into(), text(&tmp)),
+            ("TEMP".into(), text(&tmp)),
+        ]);
+        let set = environment.set.iter().filter(|(k, _)| !super::passing::RESERVED.contains(&k.as_str()));
+        for (key, value) in extra.iter().cloned().chain(set.map(|(k, v)| (k.clone(), v.clone()))) {
+            env.retain(|(k, _)| *k != key);
+            env.push((key, value));
         }
-        for (key, value) in extra {
-            env.retain(|(k, _)| k != key);
-            env.push((key.clone(), value.clone()));
+        // The user's tool configuration, where the tools look for it under HOME; a copy, so
+        // the user's own files are never written.
+        if let Some(real_home) = &real_home {
+            super::passing::copy_home_files(real_home, &home)?;
         }
         let mut confinement = Confinement::for_commands(&env);
         for dir in writable {
@@ -226,7 +207,8 @@ mod tests {
         let real = tmp.path().join("real-home");
         std::fs::create_dir_all(real.join(".cargo")).unwrap();
         std::fs::create_dir_all(real.join(".npm")).unwrap();
-        let host_env = [
+        std::fs::write(real.join(".npmrc"), "registry=http://127.0.0.1:9/\n").unwrap();
+        let host_env: Vec<(String, String)> = [
             ("PATH", "/usr/bin:/bin"),
             ("HOME", real.to_str().unwrap()),
             ("LANG", "C.UTF-8"),
@@ -235,16 +217,52 @@ mod tests {
             ("AWS_SECRET_ACCESS_KEY", "aws-secret"),
             ("SSH_AUTH_SOCK", "/run/agent.sock"),
             ("XDG_CONFIG_HOME", "/home/op/.config"),
-        ];
-        let host = |key: &str| host_env.iter().find(|(k, _)| *k == key).map(|(_, v)| v.to_string());
+            ("PUPPETEER_SKIP_DOWNLOAD", "1"),
+            ("NPM_CONFIG_REGISTRY", "http://127.0.0.1:9/"),
+            ("NPM_TOKEN", "npm-secret"),
+            ("FORCE_COLOR", "1"),
+            ("CARGO_TARGET_DIR", "/shared/target"),
+            ("PROJECT_MODE", "fast"),
+            ("TMPDIR", "/elsewhere"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
         let session = tmp.path().join("session");
         let work = session.join("workspace");
         let bins = [work.join("node_modules/.bin")];
-        let scope = Scope::with_host(&session, &[&work], &bins, &[("PORT".into(), "4000".into())], &host).unwrap();
-        for key in ["KILN_CONFIG_DIR", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "SSH_AUTH_SOCK", "XDG_CONFIG_HOME"]
-        {
+        let environment = EnvironmentConfig {
+            pass: vec!["PROJECT_*".into()],
+            set: [("GREETING".to_string(), "hello".to_string()), ("FORCE_COLOR".to_string(), "0".to_string())]
+                .into_iter()
+                .collect(),
+        };
+        let extra = [("PORT".to_string(), "4000".to_string())];
+        let scope = Scope::with_host(&session, &[&work], &bins, &extra, &environment, &host_env).unwrap();
+        for key in [
+            "KILN_CONFIG_DIR",
+            "ANTHROPIC_API_KEY",
+            "AWS_SECRET_ACCESS_KEY",
+            "SSH_AUTH_SOCK",
+            "XDG_CONFIG_HOME",
+            "NPM_TOKEN",
+            "CARGO_TARGET_DIR",
+        ] {
             assert_eq!(get(&scope, key), None, "{key} leaked");
         }
+        // Nothing Kiln adds changes what a project's tests observe.
+        for key in ["CI", "TERM", "NO_COLOR"] {
+            assert_eq!(get(&scope, key), None, "{key} was added by Kiln");
+        }
+        // The user's toolchain configuration passes; `[environment]` passes and sets.
+        assert_eq!(get(&scope, "PUPPETEER_SKIP_DOWNLOAD"), Some("1"));
+        assert_eq!(get(&scope, "NPM_CONFIG_REGISTRY"), Some("http://127.0.0.1:9/"));
+        assert_eq!(get(&scope, "PROJECT_MODE"), Some("fast"));
+        assert_eq!(get(&scope, "GREETING"), Some("hello"));
+        assert_eq!(get(&scope, "FORCE_COLOR"), Some("0"), "set wins over the user's value");
+        // The user's .npmrc is read where npm looks, from a copy.
+        assert_eq!(std::fs::read_to_string(scope.home().join(".npmrc")).unwrap(), "registry=http://127.0.0.1:9/\n");
+        assert_eq!(scope.env().iter().filter(|(k, _)| k == "TMPDIR").count(), 1);
         assert_eq!(get(&scope, "HOME"), Some(session.join("home").to_str().unwrap()));
         assert_eq!(get(&scope, "TMPDIR"), Some(session.join("tmp").to_str().unwrap()));
         assert_eq!(get(&scope, "LANG"), Some("C.UTF-8"));
@@ -275,6 +293,6 @@ mod tests {
         let session = tmp.path().join("session");
         std::fs::create_dir_all(&session).unwrap();
         std::os::unix::fs::symlink(tmp.path(), session.join("home")).unwrap();
-        assert!(Scope::new(&session, &[], &[], &[]).is_err());
+        assert!(Scope::new(&session, &[], &[], &[], &EnvironmentConfig::default()).is_err());
     }
 }

@@ -3,8 +3,9 @@
 //! - `shell`: the user's shell (`$SHELL`, else bash, else sh) as a session's commands run
 //!   (`crate::process::project_scope`): the session's cleared environment and home, writing
 //!   only to the working copy and the session's home and temporary directory, Kiln's own
-//!   state not even readable. The variables that keep a gate's output plain (`NO_COLOR`,
-//!   `CI`, `PAGER=cat`, no git prompts) are left out, since a person is at this terminal.
+//!   state not even readable. What Kiln sets for unattended commands (`PAGER=cat`, no git
+//!   prompts) is left out, since a person is at this terminal; the user's own `CI` or
+//!   `NO_COLOR`, when they have them, stay.
 //! - `claude` / `codex`: the agent's CLI as the drivers build it for a turn (the binary
 //!   from Settings or the usual places, their variables over the operator's environment,
 //!   their confinement), resuming the session's conversation when it has one.
@@ -19,8 +20,9 @@ use crate::error::Result;
 use crate::ids::SessionId;
 use crate::workspace::Workspace;
 
-/// The variables a scope sets for unattended commands, which an interactive shell leaves out.
-const UNATTENDED: &[&str] = &["NO_COLOR", "CI", "PAGER", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "TERM"];
+/// The variables a scope sets for unattended commands, which an interactive shell leaves out
+/// (`TERM` and `COLORTERM` are the terminal's own, set below).
+const UNATTENDED: &[&str] = &["PAGER", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "TERM", "COLORTERM"];
 
 /// Whose environment the program starts from.
 pub enum Base {
@@ -54,7 +56,13 @@ pub async fn prepare(
 ) -> Result<Launch> {
     match kind {
         TerminalKind::Shell => {
-            let scope = crate::process::project_scope(&ws.session_dir(id), &[workdir], &[workdir], &[])?;
+            let scope = crate::process::project_scope(
+                &ws.session_dir(id),
+                &[workdir],
+                &[workdir],
+                &[],
+                &ws.config.environment,
+            )?;
             let mut env: Vec<(String, String)> =
                 scope.env().iter().filter(|(k, _)| !UNATTENDED.contains(&k.as_str())).cloned().collect();
             env.extend(terminal_vars());

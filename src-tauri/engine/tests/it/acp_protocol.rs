@@ -66,6 +66,7 @@ impl Setup {
             resume_id: None,
             model: None,
             read_only: false,
+            environment: Default::default(),
         }
     }
 

@@ -135,7 +135,7 @@ async fn child() {
             let plan =
                 engine.plan_delivery(PlanDeliveryArgs { session_id: session.clone(), target: None }).await.unwrap();
             assert!(plan.blockers.is_empty(), "{:#?}", plan.blockers);
-            let args = DeliverArgs { session_id: session, target: plan.target, plan_id: plan.plan_id };
+            let args = DeliverArgs { session_id: session, target: plan.target, plan_id: plan.plan_id, anyway: None };
             engine.deliver(args).await.unwrap();
         }
         other => panic!("no crash action `{other}`"),
@@ -419,7 +419,7 @@ async fn killed_mid_copy_of_a_workspace_delivery_the_next_start_explains_it_and_
 
     let plan = engine.plan_delivery(PlanDeliveryArgs { session_id: id.clone(), target: None }).await.unwrap();
     assert!(plan.blockers.is_empty(), "what already landed is no conflict: {:#?}", plan.blockers);
-    let args = DeliverArgs { session_id: id.clone(), target: plan.target, plan_id: plan.plan_id };
+    let args = DeliverArgs { session_id: id.clone(), target: plan.target, plan_id: plan.plan_id, anyway: None };
     engine.deliver(args).await.unwrap();
     let run = delivery_finished(&engine, &id, Duration::from_secs(60)).await;
     assert_eq!(run.state, DeliveryState::Delivered, "{:#?}", run.error);

@@ -87,6 +87,7 @@ async fn deliver(w: &World, plan: &DeliveryPlan) -> kiln_engine::Result<Delivery
             session_id: plan.session_id.clone(),
             target: plan.target,
             plan_id: plan.plan_id.clone(),
+            anyway: None,
         })
         .await
 }

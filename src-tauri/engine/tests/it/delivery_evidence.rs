@@ -74,7 +74,12 @@ impl World {
             .unwrap();
         assert!(plan.blockers.is_empty(), "{:#?}", plan.blockers);
         self.engine
-            .deliver(DeliverArgs { session_id: self.id.clone(), target: plan.target, plan_id: plan.plan_id.clone() })
+            .deliver(DeliverArgs {
+                session_id: self.id.clone(),
+                target: plan.target,
+                plan_id: plan.plan_id.clone(),
+                anyway: None,
+            })
             .await
             .unwrap();
         let run = delivery_finished(&self.engine, &self.id, Duration::from_secs(120)).await;

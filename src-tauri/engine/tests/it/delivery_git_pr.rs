@@ -130,6 +130,7 @@ impl Fixture {
             removed: vec!["modules/cart/test/routes.test.js".into()],
             spec_hashes: vec![("@shop/wishlist".into(), "5f1d0c3b9e2a4c7d8e6f".into())],
             closes: None,
+            anyway: None,
         };
         input.git_program = Some(self.git.clone());
         input.git_env = vec![

@@ -103,6 +103,7 @@ impl World {
                 session_id: plan.session_id.clone(),
                 target: plan.target,
                 plan_id: plan.plan_id.clone(),
+                anyway: None,
             })
             .await
     }

@@ -133,6 +133,7 @@ impl World {
                 session_id: plan.session_id.clone(),
                 target: plan.target,
                 plan_id: plan.plan_id.clone(),
+                anyway: None,
             })
             .await
     }
@@ -508,7 +509,12 @@ async fn git_pr_is_unavailable_with_a_reason_outside_a_git_repository() {
         .await
         .unwrap();
     let err = engine
-        .deliver(DeliverArgs { session_id: s.id.clone(), target: DeliveryTarget::GitPr, plan_id: asked.plan_id })
+        .deliver(DeliverArgs {
+            session_id: s.id.clone(),
+            target: DeliveryTarget::GitPr,
+            plan_id: asked.plan_id,
+            anyway: None,
+        })
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::TargetUnavailable, "{err:?}");

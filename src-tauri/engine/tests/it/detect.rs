@@ -116,7 +116,24 @@ fn npm_jest_cargo_python_go_and_make() {
         Some("cargo clippy -p tally-core --all-targets -- -D warnings")
     );
     assert_eq!(source(&view, "tally-core", "lint"), "[lints.clippy] in Cargo.toml");
+    assert_eq!(command(&view, "tally-core", "typecheck").as_deref(), Some("cargo check -p tally-core --all-targets"));
     assert_eq!(view.setup.unwrap().command, "{ cargo fetch --offline || cargo fetch; }");
+    // A bench that needs nightly (`#![feature(test)]`) is left out on a repository that
+    // pins no nightly toolchain, and the source says why; a pinned nightly keeps it.
+    write(&cargo.join("crates/core/benches/speed.rs"), "#![feature(test)]\nextern crate test;\n");
+    let view = detect::detect_path(&cargo).unwrap();
+    assert_eq!(
+        command(&view, "tally-core", "typecheck").as_deref(),
+        Some("cargo check -p tally-core --lib --bins --tests --examples")
+    );
+    assert!(source(&view, "tally-core", "typecheck").contains("`benches/speed.rs` needs a nightly toolchain"));
+    assert_eq!(
+        command(&view, "tally-core", "lint").as_deref(),
+        Some("cargo clippy -p tally-core --lib --bins --tests --examples -- -D warnings")
+    );
+    write(&cargo.join("rust-toolchain.toml"), "[toolchain]\nchannel = \"nightly-2026-01-01\"\n");
+    let view = detect::detect_path(&cargo).unwrap();
+    assert_eq!(command(&view, "tally-core", "typecheck").as_deref(), Some("cargo check -p tally-core --all-targets"));
 
     let python = tmp.path().join("python");
     write(&python.join("pyproject.toml"), "[project]\nname = \"wordfreq\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\n\n[project.optional-dependencies]\ntest = [\"pytest\"]\n\n[tool.ruff]\nline-length = 100\n");

@@ -292,7 +292,12 @@ async fn the_pull_request_of_a_session_from_an_issue_closes_it() {
         .unwrap();
     assert!(plan.blockers.is_empty(), "{:#?}", plan.blockers);
     w.engine
-        .deliver(DeliverArgs { session_id: s.id.clone(), target: plan.target, plan_id: plan.plan_id.clone() })
+        .deliver(DeliverArgs {
+            session_id: s.id.clone(),
+            target: plan.target,
+            plan_id: plan.plan_id.clone(),
+            anyway: None,
+        })
         .await
         .unwrap();
     let run = delivery_finished(&w.engine, &s.id, Duration::from_secs(120)).await;

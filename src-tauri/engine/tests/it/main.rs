@@ -7,6 +7,7 @@ mod common;
 mod acp_protocol;
 mod acp_settings;
 mod attachments;
+mod baseline;
 mod checkpoints;
 mod contract_acp;
 mod contract_cli;

@@ -28,6 +28,7 @@ fn request(workdir: &Path, prompt: &str) -> TurnRequest {
         resume_id: None,
         model: None,
         read_only: false,
+        environment: Default::default(),
     }
 }
 

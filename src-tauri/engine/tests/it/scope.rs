@@ -269,7 +269,7 @@ async fn a_command_working_inside_kilns_state_sees_its_own_directory_only() {
     std::fs::write(worktree.join("package.json"), "{}").unwrap();
     std::fs::write(kiln.join("kiln.db"), "SQLite format 3").unwrap();
     sandbox::hidden::hide(&kiln);
-    let scope = sandbox::Scope::new(&session, &[&worktree], &[], &[]).unwrap();
+    let scope = sandbox::Scope::new(&session, &[&worktree], &[], &[], &Default::default()).unwrap();
     let line = "cat package.json && echo made > made.txt && cat made.txt; cat ../../kiln.db 2>/dev/null && echo READ\"\"-DATABASE";
     let out = kiln_engine::testing::process::run_scoped(line, &worktree, &scope, TIMEOUT, |_| {}).await.unwrap();
     assert!(out.head.contains("{}") && out.head.contains("made"), "{out:?}");

@@ -13,8 +13,14 @@ use crate::common::postgres::fresh_database;
 
 /// Columns the store binds and reads as `bool`: INTEGER on SQLite, BOOLEAN on PostgreSQL
 /// (sqlx-postgres decodes a bool from nothing else). Every other INTEGER is a BIGINT.
-const BOOLEAN_COLUMNS: &[&str] =
-    &["sessions.auto_continue", "turns.review", "reviews.passed", "session_leases.running", "host_events.kept"];
+const BOOLEAN_COLUMNS: &[&str] = &[
+    "sessions.auto_continue",
+    "turns.review",
+    "reviews.passed",
+    "session_leases.running",
+    "host_events.kept",
+    "gate_baselines.passed",
+];
 
 /// The columns PostgreSQL adds to stand for SQLite's implicit `rowid`, which the store
 /// orders `deliveries` and `review_comments` by.

@@ -1,4 +1,4 @@
-// Tests for transcript entry rendering by kind (user, agent, tool, handoff, system, gate) and its parsers.
+// Tests for transcript entry rendering by kind (user, agent, tool, handoff, system, gate: failing before and not run included) and its parsers.
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { makeEntry } from "../../test/fixtures";
@@ -85,6 +85,34 @@ describe("parsers", () => {
 });
 
 describe("EntryView by kind", () => {
+  it("draws a failure there before the session amber as failing before, and a gate kept from running as not run", () => {
+    const { unmount } = render(
+      <EntryView
+        entry={makeEntry(1, {
+          kind: "gate",
+          text: "**tests** failing before in `@shop/cart`: 3 failures, all there before this session",
+        })}
+      />,
+    );
+    let entry = screen.getByTestId("entry");
+    expect(entry).toHaveAttribute("data-outcome", "failing-before");
+    expect(entry).toHaveClass("entry-gate-failing-before");
+    expect(entry.querySelector(".entry-outcome")).toHaveTextContent("failing before");
+    unmount();
+
+    render(
+      <EntryView
+        entry={makeEntry(2, {
+          kind: "gate",
+          text: "**typecheck** in `@shop/cart`: not run: setup failed: npm ERR! 404",
+        })}
+      />,
+    );
+    entry = screen.getByTestId("entry");
+    expect(entry).toHaveAttribute("data-outcome", "not-run");
+    expect(entry.querySelector(".entry-outcome")).toHaveTextContent("not run");
+  });
+
   it("draws user messages as plain-text bubbles", () => {
     render(<EntryView entry={makeEntry(1, { kind: "user", text: "Use <b>bold</b> coupons" })} />);
     const entry = screen.getByTestId("entry");

@@ -181,13 +181,17 @@ function SystemEntry({ entry }: { entry: TranscriptEntry }) {
 const OUTCOME_LABEL = {
   pass: "passed",
   fail: "failed",
+  "failing-before": "failing before",
   skipped: "skipped",
+  "not-run": "not run",
   "not-configured": "not configured",
 } as const;
 const OUTCOME_ICON: Record<keyof typeof OUTCOME_LABEL | "unknown", IconName> = {
   pass: "check",
   fail: "cross",
+  "failing-before": "alert",
   skipped: "skip",
+  "not-run": "skip",
   "not-configured": "dash",
   unknown: "gate",
 };

@@ -90,16 +90,18 @@ function NoticeRowView({ row }: { row: NoticeRow }) {
 function GatesRowView({ row }: { row: GatesRow }) {
   const [open, setOpen] = useState(false);
   const failed = row.failed.length > 0;
+  // Failures there before the session alone: amber, neither a failure of the change nor a pass.
+  const before = !failed && row.failingBefore > 0;
   return (
     <div
-      className={`chat-gates ${failed ? "gates-failed" : "gates-passed"}`}
+      className={`chat-gates ${failed ? "gates-failed" : before ? "gates-before" : "gates-passed"}`}
       data-testid="entry"
       data-kind="gate"
       data-row="gates"
-      data-outcome={failed ? "fail" : "pass"}
+      data-outcome={failed ? "fail" : before ? "failing-before" : "pass"}
     >
       <Fold open={open} onToggle={() => setOpen((o) => !o)} testId="gates-toggle">
-        <Icon name={failed ? "cross" : "check"} className="entry-icon" size={14} />
+        <Icon name={failed ? "cross" : before ? "alert" : "check"} className="entry-icon" size={14} />
         <span className="gates-summary" data-testid="gate-run-summary">
           {gatesSummary(row)}
         </span>

@@ -1,4 +1,4 @@
-// What stops a delivery, shown first: each blocker in words (its code on hover), message and paths, with "Run review" for a module whose review is missing, stale or asks for changes, and "Run gates" otherwise.
+// What stops a delivery, shown first: each blocker in words (its code on hover), message and paths, marked when it is a failing gate one may deliver past, with "Run review" for a module whose review is missing, stale or asks for changes, and "Run gates" otherwise.
 import { useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { Blocker, SessionView } from "../../api/types";
@@ -61,12 +61,22 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
               data-testid="blocker"
               data-code={b.code}
               data-module={b.moduleId ?? ""}
+              data-overridable={b.overridable || undefined}
             >
               <div className="blocker-head">
                 <strong className="blocker-words" title={b.code}>
                   {errorWords(b.code)}
                 </strong>
                 {b.moduleId && <code className="module-id">{b.moduleId}</code>}
+                {b.overridable && (
+                  <span
+                    className="badge badge-warn"
+                    title="A failing gate: you may deliver past it with a written reason"
+                    data-testid="blocker-overridable"
+                  >
+                    failing gate: can deliver anyway
+                  </span>
+                )}
                 <span className="blocker-message">
                   <InlineCode text={b.message} />
                 </span>
@@ -106,7 +116,21 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
           );
         })}
       </ul>
+      <OverrideNote blockers={blockers} />
       {error && <ErrorMessage error={error} />}
     </div>
+  );
+}
+
+/** Which blockers can be delivered past: all (failing gates alone), some (the others must be cleared first) or none. */
+function OverrideNote({ blockers }: { blockers: Blocker[] }) {
+  const gates = blockers.filter((b) => b.overridable).length;
+  if (gates === 0) return null;
+  return (
+    <p className="small blockers-override" data-testid="blockers-override">
+      {gates === blockers.length
+        ? "Only failing gates block this delivery: you can deliver anyway, with a reason."
+        : "Failing gates can be delivered past with a reason, but the other blockers cannot: clear them first."}
+    </p>
   );
 }

@@ -1,8 +1,8 @@
-// Tests for the eject screen: the plan per module, blockers and Run review, the target choice, confirm with the planId, live steps from events, the done screen's link, PLAN_STALE and a failed run's Retry.
+// Tests for the eject screen: the plan per module, blockers and Run review, Deliver anyway past gate blockers only, the target choice, confirm with the planId, live steps from events, the done screen's link, PLAN_STALE and a failed run's Retry.
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { KilnError } from "../../api/backend";
-import type { DeliveryPlan, DeliveryRun, DeliveryStep, KilnEvent, ReviewView } from "../../api/types";
+import type { Blocker, DeliveryPlan, DeliveryRun, DeliveryStep, KilnEvent, ReviewView } from "../../api/types";
 import { fakeBackend, makeSession } from "../../test/fixtures";
 import { renderWithStore } from "../../test/render";
 import { EjectScreen } from "./EjectScreen";
@@ -228,6 +228,7 @@ describe("EjectScreen", () => {
                   message: "@shop/cart's review is stale: its files changed since",
                   moduleId: "@shop/cart",
                   paths: [],
+                  overridable: false,
                 },
               ]
             : [],
@@ -266,6 +267,89 @@ describe("EjectScreen", () => {
     await waitFor(() => expect(backend.call.mock.calls.filter((c) => c[0] === "plan_delivery").length).toBe(plans + 1));
     await waitFor(() => expect(screen.queryByTestId("blocker")).toBeNull());
     expect(screen.getByTestId("confirm-delivery")).toBeEnabled();
+  });
+
+  const gateBlocker: Blocker = {
+    code: "DELIVERY_BLOCKED",
+    message: "tests failed in `@shop/cart`: 1 new failure: `applies a coupon`",
+    moduleId: "@shop/cart",
+    paths: [],
+    overridable: true,
+  };
+  const reviewBlocker: Blocker = {
+    code: "DELIVERY_BLOCKED",
+    message: "@shop/coupons's review asks for changes",
+    moduleId: "@shop/coupons",
+    paths: [],
+    overridable: false,
+  };
+  const reviewed = makeSession({ reviews: [review("@shop/cart"), review("@shop/coupons", { passed: false })] });
+
+  it("offers Deliver anyway when only gates block: it asks why, and delivers with the reason", async () => {
+    const backend = setup(makePlan({ planId: "plan-7", blockers: [gateBlocker] }), reviewed);
+    const blocker = await screen.findByTestId("blocker");
+    expect(within(blocker).getByTestId("blocker-overridable")).toHaveTextContent("can deliver anyway");
+    expect(screen.getByTestId("blockers-override")).toHaveTextContent("Only failing gates block this delivery");
+    expect(screen.getByTestId("confirm-delivery")).toBeDisabled();
+    expect(screen.queryByTestId("deliver-anyway-form")).toBeNull();
+
+    fireEvent.click(screen.getByTestId("deliver-anyway"));
+    const reason = screen.getByLabelText("Why deliver past the failing gates?");
+    expect(reason).toBeRequired();
+    expect(reason).toHaveAttribute("maxLength", "2000");
+    const go = screen.getByTestId("confirm-deliver-anyway");
+    // A reason is required: blank is not one.
+    expect(go).toBeDisabled();
+    fireEvent.change(reason, { target: { value: "   " } });
+    expect(go).toBeDisabled();
+    fireEvent.click(go);
+    expect(backend.call).not.toHaveBeenCalledWith("deliver", expect.anything());
+
+    fireEvent.change(reason, { target: { value: "  the coupon test fails on main too  " } });
+    expect(go).toBeEnabled();
+    fireEvent.click(go);
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("deliver", {
+        sessionId: "s1",
+        target: "workspace",
+        planId: "plan-7",
+        anyway: "the coupon test fails on main too",
+      }),
+    );
+    expect(await screen.findAllByTestId("delivery-step")).toHaveLength(2);
+  });
+
+  it("offers no Deliver anyway while a review or conflict blocks too, and marks only the gate blocker", async () => {
+    setup(makePlan({ blockers: [gateBlocker, reviewBlocker] }), reviewed);
+    const blockers = await screen.findAllByTestId("blocker");
+    expect(blockers.map((b) => within(b).queryByTestId("blocker-overridable") !== null)).toEqual([true, false]);
+    expect(screen.getByTestId("blockers-override")).toHaveTextContent("the other blockers cannot");
+    expect(screen.queryByTestId("deliver-anyway")).toBeNull();
+    expect(screen.getByTestId("confirm-delivery")).toBeDisabled();
+  });
+
+  it("offers no Deliver anyway for review blockers alone", async () => {
+    setup(makePlan({ blockers: [reviewBlocker] }), reviewed);
+    await screen.findByTestId("blocker");
+    expect(screen.queryByTestId("blocker-overridable")).toBeNull();
+    expect(screen.queryByTestId("blockers-override")).toBeNull();
+    expect(screen.queryByTestId("deliver-anyway")).toBeNull();
+  });
+
+  it("shows the engine's refusal of Deliver anyway in words, with its code", async () => {
+    const backend = setup(makePlan({ blockers: [gateBlocker] }), reviewed);
+    backend.handle({
+      deliver: () => {
+        throw new KilnError("INVALID_INPUT", "the reason to deliver anyway is empty");
+      },
+    });
+    fireEvent.click(await screen.findByTestId("deliver-anyway"));
+    fireEvent.change(screen.getByTestId("deliver-anyway-reason"), { target: { value: "known flake" } });
+    fireEvent.click(screen.getByTestId("confirm-deliver-anyway"));
+    const error = await screen.findByTestId("confirm-error");
+    expect(error).toHaveTextContent("the reason to deliver anyway is empty");
+    expect(error).toHaveTextContent("INVALID_INPUT");
+    expect(screen.queryByTestId("delivery-step")).toBeNull();
   });
 
   it("confirms with the plan's planId, then shows the steps as delivery events update them, and the done screen with the pull request link", async () => {

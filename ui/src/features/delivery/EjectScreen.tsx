@@ -1,6 +1,7 @@
-// Eject (#/session/<id>/deliver): the delivery plan with its blockers and target choice (or that nothing changed), one confirmation, then the live steps and the done or failed screen.
+// Eject (#/session/<id>/deliver): the delivery plan with its blockers and target choice (or that nothing changed), one confirmation (or, when only failing gates block it, Deliver anyway with a reason), then the live steps and the done or failed screen.
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { toKilnError } from "../../api/backend";
+import { DeliverAnywayForm } from "./DeliverAnyway";
 import { DeliveryBlockers } from "./DeliveryBlockers";
 import { DeliveryDone } from "./DeliveryDone";
 import { DeliveryPlanView } from "./DeliveryPlanView";
@@ -10,7 +11,7 @@ import { Loading } from "../../components/Loading";
 import { ReviewStates } from "../session/ReviewStates";
 import { TargetChoice } from "./TargetChoice";
 import { reviewsKey } from "../../lib/reviews";
-import { nothingChangedText, planIsEmpty } from "../../lib/deliverable";
+import { canDeliverAnyway, nothingChangedText, planIsEmpty } from "../../lib/deliverable";
 import { paths } from "../../router";
 import { useDelivery } from "../../state/useDelivery";
 import { useSession } from "../../state/sessions";
@@ -24,6 +25,8 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
   const { plan, run, replan } = delivery;
   // "run" once a run is shown (one was going on or finished, or this screen started one); Retry goes back to the plan.
   const [view, setView] = useState<"plan" | "run" | null>(null);
+  // The Deliver anyway form is open (it is offered only while every blocker is a gate's).
+  const [anyway, setAnyway] = useState(false);
   useEffect(() => {
     if (view === null && run !== undefined) setView(run ? "run" : "plan");
   }, [run, view]);
@@ -44,8 +47,11 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
     </a>
   );
 
-  async function confirm() {
-    if (await delivery.confirm()) setView("run");
+  async function confirm(reason?: string) {
+    if (await delivery.confirm(reason)) {
+      setAnyway(false);
+      setView("run");
+    }
   }
 
   function retry() {
@@ -99,6 +105,8 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
     const nothing = planIsEmpty(plan)
       ? ((session && nothingChangedText(session)) ?? "No file differs from the workspace")
       : null;
+    const overridable = canDeliverAnyway(plan) && nothing === null;
+    const busy = delivery.planning || delivery.confirming;
     body = (
       <>
         {delivery.note && (
@@ -122,16 +130,36 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
           <DeliveryBlockers session={session} blockers={plan.blockers} onChecked={() => void replan(plan.target)} />
         )}
         <DeliveryPlanView plan={plan} />
-        {delivery.confirmError && <ErrorMessage error={delivery.confirmError} testId="confirm-error" />}
+        {delivery.confirmError && !(overridable && anyway) && (
+          <ErrorMessage error={delivery.confirmError} testId="confirm-error" />
+        )}
         <div className="form-actions eject-actions">
-          {blocked && <span className="muted small">Clear the blockers above to deliver.</span>}
+          {blocked && (
+            <span className="muted small">
+              {overridable
+                ? "Clear the blockers above to deliver, or deliver anyway with a reason."
+                : "Clear the blockers above to deliver."}
+            </span>
+          )}
           <a className="btn" href={paths.session(sessionId)}>
             Cancel
           </a>
+          {overridable && (
+            <button
+              type="button"
+              className="btn"
+              aria-expanded={anyway}
+              onClick={() => setAnyway((open) => !open)}
+              data-testid="deliver-anyway"
+              title="Deliver past the failing gates, with a written reason"
+            >
+              Deliver anyway
+            </button>
+          )}
           <button
             type="button"
             className="btn btn-primary"
-            disabled={blocked || nothing !== null || delivery.planning || delivery.confirming}
+            disabled={blocked || nothing !== null || busy}
             onClick={() => void confirm()}
             data-testid="confirm-delivery"
           >
@@ -142,6 +170,14 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
                 : "Confirm: deliver into the workspace"}
           </button>
         </div>
+        {overridable && anyway && (
+          <DeliverAnywayForm
+            busy={busy}
+            error={delivery.confirmError}
+            onConfirm={(reason) => void confirm(reason)}
+            onCancel={() => setAnyway(false)}
+          />
+        )}
       </>
     );
   }

@@ -1,7 +1,7 @@
-// One gate's latest result: status (passed, failed, a neutral "skipped" or "not configured" with its hint), name, duration, command and where it came from, time, and its output behind a toggle.
+// One gate's latest result: status (passed, failed, an amber "failing before" for a failure there before the session, a neutral "skipped", "not run" or "not configured" with its hint), name, duration, command and where it came from, time, the verdict's note, and its output behind a toggle.
 import { useId, useState } from "react";
 import type { GateResultView, GateStatus } from "../../api/types";
-import { formatDuration, gateOutput, statusLabel } from "../../lib/gates";
+import { formatDuration, gateLabel, gateNoteText, gateNotRun, gateOutput, gateRan } from "../../lib/gates";
 import { Icon, type IconName } from "../../components/Icon";
 import { InlineCode } from "../../components/InlineCode";
 import { RelativeTime } from "../../components/RelativeTime";
@@ -9,17 +9,36 @@ import { RelativeTime } from "../../components/RelativeTime";
 const STATUS_ICON: Record<GateStatus, IconName> = {
   passed: "check",
   failed: "cross",
+  "failing-before": "alert",
   skipped: "skip",
   "not-configured": "dash",
 };
 
-/** The status pill; each status has its own class, so neither a skipped nor a not-configured gate takes the passed (or failed) look. */
-export function GateStatusLabel({ status }: { status: GateStatus }) {
+/**
+ * The status pill; each status has its own class, so neither a skipped nor a not-configured gate takes the passed
+ * (or failed) look, and a failure there before the session is not red. `note` tells a gate that was not run.
+ */
+export function GateStatusLabel({ status, note = "" }: { status: GateStatus; note?: string }) {
+  const notRun = gateNotRun({ status, note });
   return (
-    <span className={`gate-status gate-status-${status}`} data-testid="gate-status">
+    <span
+      className={`gate-status gate-status-${status}${notRun ? " gate-status-not-run" : ""}`}
+      data-testid="gate-status"
+    >
       <Icon name={STATUS_ICON[status]} size={13} />
-      {statusLabel(status)}
+      {gateLabel({ status, note })}
     </span>
+  );
+}
+
+/** The verdict in words under the gate: which failures are new, which were there before, why it did not run. */
+export function GateNote({ gate }: { gate: GateResultView }) {
+  const text = gateNoteText(gate);
+  if (!text) return null;
+  return (
+    <p className={`gate-note gate-note-${gate.status} small`} data-testid="gate-note">
+      <InlineCode text={text} />
+    </p>
   );
 }
 
@@ -66,7 +85,7 @@ export function GateOutput({ gate }: { gate: GateResultView }) {
 export function GateRow({ gate }: { gate: GateResultView }) {
   const [open, setOpen] = useState(false);
   const outputId = useId();
-  const ran = gate.status === "passed" || gate.status === "failed";
+  const ran = gateRan(gate.status);
   // A gate with no command has no output to show: the engine puts its hint where the output goes.
   if (gate.status === "not-configured") {
     const hint = gate.outputHead.trim();
@@ -93,6 +112,7 @@ export function GateRow({ gate }: { gate: GateResultView }) {
             <RelativeTime value={gate.at} />
           </span>
         </div>
+        {(gate.note ?? "").trim() !== hint && <GateNote gate={gate} />}
       </li>
     );
   }
@@ -104,7 +124,7 @@ export function GateRow({ gate }: { gate: GateResultView }) {
       data-gate={gate.gate}
     >
       <div className="gate-head">
-        <GateStatusLabel status={gate.status} />
+        <GateStatusLabel status={gate.status} note={gate.note} />
         <span className="gate-name" data-testid="gate-name">
           {gate.gate}
         </span>
@@ -121,7 +141,7 @@ export function GateRow({ gate }: { gate: GateResultView }) {
           <GateSource source={gate.source} />
         </span>
         <span className="gate-meta small">
-          {gate.status === "failed" && gate.exitCode !== null && (
+          {(gate.status === "failed" || gate.status === "failing-before") && gate.exitCode !== null && (
             <span className="gate-exit">exit {gate.exitCode}</span>
           )}
           <span className="gate-duration" data-testid="gate-duration">
@@ -141,6 +161,7 @@ export function GateRow({ gate }: { gate: GateResultView }) {
           Output
         </button>
       </div>
+      <GateNote gate={gate} />
       <div id={outputId} hidden={!open}>
         {open && <GateOutput gate={gate} />}
       </div>

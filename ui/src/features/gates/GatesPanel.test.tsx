@@ -1,4 +1,4 @@
-// Tests for the Gates tab: rows grouped per module with their status (skipped never looks passed), output head…tail, Check modules, errors and refetches.
+// Tests for the Gates tab: rows grouped per module with their status (skipped never looks passed, failing before never failed), notes, not-run gates, output head…tail, Check modules, errors and refetches.
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import type { GateResultView } from "../../api/types";
@@ -188,6 +188,83 @@ describe("GatesPanel", () => {
     expect(screen.getByTestId("gates-summary")).not.toHaveTextContent(/failed/);
   });
 
+  it("renders a failing-before gate as its own state with its note, never counted as failed", async () => {
+    const before = makeGate(8, {
+      module: "@shop/cart",
+      gate: "tests",
+      status: "failing-before",
+      exitCode: 1,
+      outputHead: "not ok 2 - applies a coupon\n",
+      note: "2 failures, all there before this session",
+    });
+    const passing = results.filter((g) => g.status === "passed" && !(g.module === "@shop/cart" && g.gate === "tests"));
+    renderWithStore(<Harness />, fakeBackend({ get_gates: () => [...passing, before] }));
+    await screen.findAllByTestId("gate-row");
+
+    const tests = row("@shop/cart", "tests");
+    expect(tests).toHaveAttribute("data-status", "failing-before");
+    expect(tests).toHaveClass("gate-row-failing-before");
+    expect(tests).not.toHaveClass("gate-row-failed");
+    const status = within(tests).getByTestId("gate-status");
+    expect(status).toHaveTextContent("failing before");
+    expect(status).toHaveClass("gate-status-failing-before");
+    expect(status).not.toHaveClass("gate-status-failed");
+    expect(within(tests).getByTestId("gate-note")).toHaveTextContent("2 failures, all there before this session");
+    // It ran: its duration and exit code show.
+    expect(within(tests).getByTestId("gate-duration")).toHaveTextContent("3.2 s");
+    expect(tests).toHaveTextContent("exit 1");
+    const cart = screen.getAllByTestId("gate-group").find((g) => g.getAttribute("data-module") === "@shop/cart")!;
+    expect(within(cart).getByRole("heading")).not.toHaveClass("gate-group-failed");
+    expect(screen.getByTestId("gates-summary")).toHaveTextContent("3 passed · 1 failing before");
+    expect(screen.getByTestId("gates-summary")).not.toHaveTextContent(/failed/);
+  });
+
+  it("shows a failed gate's note: which failures are new, which were there before", async () => {
+    const failed = makeGate(8, {
+      gate: "tests",
+      status: "failed",
+      exitCode: 1,
+      note: "1 new failure: `tests::adds`; 2 more were there before this session",
+    });
+    renderWithStore(<Harness />, fakeBackend({ get_gates: () => [failed] }));
+    const note = await screen.findByTestId("gate-note");
+    expect(note).toHaveTextContent("1 new failure: tests::adds; 2 more were there before this session");
+    expect(within(note).getByText("tests::adds").tagName).toBe("CODE");
+    expect(screen.getByTestId("gates-summary")).toHaveTextContent("1 failed");
+  });
+
+  it("reads not run, with why, for a gate its failed setup kept from running", async () => {
+    const deps = makeGate(8, {
+      gate: "dependencies",
+      status: "failed",
+      command: "npm ci",
+      exitCode: 1,
+      outputHead: "npm ERR! 404 left-pad",
+    });
+    const why = "not run: setup failed: npm ERR! 404 left-pad";
+    const tests = makeGate(9, {
+      gate: "tests",
+      status: "skipped",
+      exitCode: null,
+      durationMs: 0,
+      outputHead: why,
+      note: why,
+    });
+    renderWithStore(<Harness />, fakeBackend({ get_gates: () => [deps, tests] }));
+    await screen.findAllByTestId("gate-row");
+
+    const skipped = row("@shop/cart", "tests");
+    expect(skipped).toHaveAttribute("data-status", "skipped");
+    const status = within(skipped).getByTestId("gate-status");
+    expect(status).toHaveTextContent("not run");
+    expect(status).not.toHaveTextContent("skipped");
+    expect(status).toHaveClass("gate-status-skipped", "gate-status-not-run");
+    expect(within(skipped).getByTestId("gate-note")).toHaveTextContent("setup failed: npm ERR! 404 left-pad");
+    expect(within(skipped).getByTestId("gate-duration")).toHaveTextContent("—");
+    // A plain skipped gate has no note.
+    expect(within(row("@shop/cart", "dependencies")).queryByTestId("gate-note")).toBeNull();
+  });
+
   it("toggles the output: head, then …, then the tail; the head alone when the tail is empty", async () => {
     renderWithStore(<Harness />, fakeBackend({ get_gates: () => results }));
     await screen.findAllByTestId("gate-row");
@@ -368,6 +445,19 @@ describe("Gates tab in the session", () => {
 
     fireEvent.click(screen.getByTestId("tab-chat"));
     expect(screen.getByTestId("gates-panel")).not.toBeVisible();
+  });
+
+  it("counts gates failing before on the label apart from failures, never as a pass", async () => {
+    const answer = [makeGate(1, { gate: "typecheck" }), makeGate(2, { status: "failing-before", exitCode: 1 })];
+    const backend = fakeBackend({ get_session: () => session, get_transcript: () => [], get_gates: () => answer });
+    renderWithStore(<SessionScreen sessionId="s1" />, backend);
+    await waitFor(() =>
+      expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "failing-before"),
+    );
+    expect(screen.getByTestId("tab-gates-summary")).toHaveTextContent("1");
+    expect(screen.getByTestId("tab-gates-summary")).toHaveClass("tab-badge-before");
+    expect(screen.getByTestId("tab-gates-summary")).not.toHaveClass("tab-badge-failed");
+    expect(screen.getByTestId("tab-gates")).toHaveAccessibleName("Gates 1 failing before");
   });
 
   it("shows a check on the label when every gate that ran passed, and not run for skipped gates alone", async () => {

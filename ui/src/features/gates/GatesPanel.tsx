@@ -1,4 +1,4 @@
-// The Gates tab: each gate's latest result grouped per module (the working copy's first), counts, and "Check modules" (check_modules); a not-configured gate is neutral, never a failure; "not run yet" until a module gate ran, and after a restore.
+// The Gates tab: each gate's latest result grouped per module (the working copy's first), counts, and "Check modules" (check_modules); a not-configured gate is neutral and a failure there before the session amber, never a failure of the change; "not run yet" until a module gate ran, and after a restore.
 import type { ReactNode } from "react";
 import type { TranscriptEntry } from "../../api/types";
 import type { GateCounts, GateGroup } from "../../lib/gates";
@@ -43,9 +43,11 @@ function FreshnessNote({ freshness, empty }: { freshness: GateFreshness; empty: 
   );
 }
 
-/** "5 passed · 1 failed · 2 skipped · 1 not configured", leaving out zeros. */
+/** "5 passed · 1 failed · 1 failing before · 2 skipped · 1 not configured", leaving out zeros. */
 export function GateCountsText({ counts }: { counts: GateCounts }) {
-  const parts = (["passed", "failed", "skipped", "not-configured"] as const).filter((s) => counts[s] > 0);
+  const parts = (["passed", "failed", "failing-before", "skipped", "not-configured"] as const).filter(
+    (s) => counts[s] > 0,
+  );
   return (
     <span className="gates-summary small" data-testid="gates-summary">
       {parts.map((s, i) => (

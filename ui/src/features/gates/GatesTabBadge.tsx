@@ -1,4 +1,4 @@
-// The Gates tab's compact summary: a red count of failed gates, a green check when a module gate ran and every gate that ran passed, a spinner while checking, a neutral dash when the gates have not run (yet, or since a restore).
+// The Gates tab's compact summary: a red count of failed gates, an amber count of gates failing as they did before the session, a green check when a module gate ran and every gate that ran passed, a spinner while checking, a neutral dash when the gates have not run (yet, or since a restore).
 import type { GateResultView, TranscriptEntry } from "../../api/types";
 import { countGates } from "../../lib/gates";
 import { gateFreshness } from "../../lib/gateFreshness";
@@ -36,7 +36,7 @@ export function GatesTabBadge({ gates, checking = false, entries }: GatesTabBadg
       </span>
     );
   }
-  const { passed, failed } = countGates(gates);
+  const { passed, failed, "failing-before": before } = countGates(gates);
   if (failed > 0) {
     return (
       <span
@@ -47,6 +47,20 @@ export function GatesTabBadge({ gates, checking = false, entries }: GatesTabBadg
       >
         {failed}
         <span className="sr-only"> failed</span>
+      </span>
+    );
+  }
+  // Failures there before the session block nothing, but they are no pass either.
+  if (before > 0) {
+    return (
+      <span
+        className="tab-badge tab-badge-before"
+        data-testid="tab-gates-summary"
+        data-state="failing-before"
+        title={`${before} failing before: the failures were there before this session`}
+      >
+        {before}
+        <span className="sr-only"> failing before</span>
       </span>
     );
   }

@@ -1,5 +1,5 @@
 // One candidate's column of the comparison: its agent, state (waiting included), change size, gates with test counts, review verdicts, tokens and cost, elapsed time and newest screenshot, with Open (its session) and Pick.
-import type { CandidateView } from "../../api/types";
+import type { CandidateView, GateStatus } from "../../api/types";
 import { Badge } from "../../components/StateBadge";
 import {
   agentLabel,
@@ -10,13 +10,15 @@ import {
   gatesPass,
   testsLabel,
 } from "../../lib/candidates";
+import { statusLabel } from "../../lib/gates";
 import { costNote, formatCost, formatTokens } from "../../lib/usage";
 import { paths } from "../../router";
 import { CandidateScreenshot } from "./CandidateScreenshot";
 
-const STATUS_TONE: Record<string, string> = {
+const STATUS_TONE: Record<GateStatus, string> = {
   passed: "success",
   failed: "danger",
+  "failing-before": "warn",
   skipped: "warn",
   "not-configured": "muted",
 };
@@ -71,7 +73,7 @@ export function CandidateColumn({ candidate: c, picked, decided, picking, onPick
                   data-gate={g.gate}
                   data-status={g.status}
                 >
-                  <Badge tone={STATUS_TONE[g.status] ?? "neutral"}>{g.status}</Badge> <span>{g.gate}</span>
+                  <Badge tone={STATUS_TONE[g.status] ?? "neutral"}>{statusLabel(g.status)}</Badge> <span>{g.gate}</span>
                   {g.module && <code className="muted small"> {g.module}</code>}
                   {testsLabel(g) && (
                     <span className="small" data-testid="candidate-tests">

@@ -1,6 +1,7 @@
-// Tests for the running bar: Stop while planning and during setup (and from Ctrl/⌘+.), and Retry on a blocked session.
+// Tests for the running bar: Stop while planning and during setup (and from Ctrl/⌘+.), Retry on a blocked session, and Retry setup after a failed setup.
 import { act, fireEvent, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
+import { keys } from "../../state/queries";
 import { emitShortcut } from "../shortcuts/bus";
 import { fakeBackend, makePermissionCard, makeSession } from "../../test/fixtures";
 import { renderWithStore } from "../../test/render";
@@ -56,5 +57,40 @@ describe("RunningBar", () => {
       fakeBackend(),
     );
     expect(screen.queryByTestId("retry-turn")).toBeNull();
+  });
+
+  it("offers Retry setup when the setup failed and nothing runs, and shows the session it returns", async () => {
+    const failed = makeSession({ state: "editing", setup: "failed" });
+    const backend = fakeBackend({ retry_setup: () => ({ ...failed, setup: "running" }) });
+    const { client } = renderWithStore(<RunningBar session={failed} entries={[]} />, backend);
+    expect(screen.getByTestId("setup-failed")).toHaveTextContent("Setup failed");
+    fireEvent.click(screen.getByTestId("retry-setup"));
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("retry_setup", { sessionId: "s1" }));
+    await waitFor(() => expect(client.getQueryData(keys.session("s1"))).toMatchObject({ setup: "running" }));
+  });
+
+  it("offers no Retry setup while the session runs, nor after a setup that passed", () => {
+    const { unmount } = renderWithStore(
+      <RunningBar session={makeSession({ state: "running", running: true, setup: "failed" })} entries={[]} />,
+      fakeBackend(),
+    );
+    expect(screen.queryByTestId("retry-setup")).toBeNull();
+    unmount();
+    renderWithStore(
+      <RunningBar session={makeSession({ state: "editing", setup: "passed" })} entries={[]} />,
+      fakeBackend(),
+    );
+    expect(screen.queryByTestId("retry-setup")).toBeNull();
+  });
+
+  it("shows the engine's refusal of Retry setup", async () => {
+    const backend = fakeBackend({
+      retry_setup: () => {
+        throw { code: "SESSION_RUNNING", message: "retry the setup when the session stops" };
+      },
+    });
+    renderWithStore(<RunningBar session={makeSession({ state: "editing", setup: "failed" })} entries={[]} />, backend);
+    fireEvent.click(screen.getByTestId("retry-setup"));
+    expect(await screen.findByTestId("error")).toHaveTextContent("retry the setup when the session stops");
   });
 });

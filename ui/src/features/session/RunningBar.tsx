@@ -1,4 +1,4 @@
-// While the session works (planning, setup or a turn): who is working, the time since it started, and Stop (stop_turn, also Ctrl/⌘+.). When a turn blocked the session: Retry (retry_turn).
+// While the session works (planning, setup or a turn): who is working, the time since it started, and Stop (stop_turn, also Ctrl/⌘+.). When a turn blocked the session: Retry (retry_turn); when its setup failed: Retry setup (SetupFailedBar).
 import { useEffect, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { SessionView, TranscriptEntry } from "../../api/types";
@@ -8,6 +8,7 @@ import { useStore } from "../../state/store";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { lifecycleOf } from "../../components/StateBadge";
 import { asksPermission, isActive } from "../attention/attention";
+import { SetupFailedBar } from "./SetupFailedBar";
 import { useShortcut } from "../shortcuts/bus";
 
 export function RunningBar({ session, entries }: { session: SessionView; entries: TranscriptEntry[] | undefined }) {
@@ -16,8 +17,17 @@ export function RunningBar({ session, entries }: { session: SessionView; entries
   const sawIdle = useRef(false);
   if (!active) sawIdle.current = true;
   if (active) return <WorkingBar session={session} entries={entries} startedHere={sawIdle.current} />;
-  if (session.state === "blocked" && lifecycleOf(session) === null) return <BlockedBar session={session} />;
-  return null;
+  if (lifecycleOf(session) !== null) return null;
+  // A delivered session's setup is not retried.
+  const setupFailed = session.setup === "failed" && !session.deliveredAt && session.state !== "delivered";
+  const blocked = session.state === "blocked";
+  if (!setupFailed && !blocked) return null;
+  return (
+    <>
+      {setupFailed && <SetupFailedBar session={session} />}
+      {blocked && <BlockedBar session={session} />}
+    </>
+  );
 }
 
 /** What the session is doing now, in words. */

@@ -40,6 +40,11 @@ pub struct DeliverArgs {
     pub session_id: String,
     pub target: DeliveryTarget,
     pub plan_id: String,
+    /// Deliver past the plan's gate blockers, for this reason (recorded in the transcript
+    /// and the pull request). Refused when another kind of blocker stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub anyway: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -57,6 +57,9 @@ pub struct Blocker {
     pub message: String,
     pub module_id: Option<String>,
     pub paths: Vec<String>,
+    /// A gate blocker, which the operator may deliver past with a written reason
+    /// (`deliver`'s `anyway`); review, conflict and target guardrails are never overridable.
+    pub overridable: bool,
 }
 
 /// What delivering the session to a target will do; `plan_id` binds a confirmation to it.

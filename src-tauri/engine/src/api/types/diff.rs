@@ -101,8 +101,14 @@ pub struct DiffView {
 #[serde(rename_all = "kebab-case")]
 pub enum GateStatus {
     Passed,
+    /// It fails because of the session's change (it passes at the session's base, or
+    /// fails there with fewer tests): a blocker, handed back to the agent.
     Failed,
-    /// It has a command and did not run: not success, it blocks delivery.
+    /// It fails the same way at the session's base: there before the session, shown as
+    /// such, never a blocker.
+    FailingBefore,
+    /// It has a command and did not run (`note` says why: setup failed…): not success,
+    /// it blocks delivery.
     Skipped,
     /// No command applies (none detected, none configured): shown with a hint, never a blocker.
     NotConfigured,
@@ -126,4 +132,7 @@ pub struct GateResultView {
     /// Empty when the whole output fit in the head.
     pub output_tail: String,
     pub at: String,
+    /// The verdict in words beyond the status: "1 new failure: `name`", "3 failures, all
+    /// there before this session", "not run: setup failed: …"; empty when there is none.
+    pub note: String,
 }

@@ -30,6 +30,22 @@ pub struct DetectionView {
     pub setup: Option<DetectedCommand>,
     /// The same, as the `kiln.toml` that "Save as kiln.toml" writes.
     pub toml: String,
+    /// What the commands Kiln runs (setup, gates, the preview, terminals) get of the
+    /// user's environment, by name, in order.
+    pub environment: Vec<PassedVariable>,
+    /// The user's tool configuration files (under the home) the commands read from a copy.
+    pub config_files: Vec<String>,
+}
+
+/// One variable the commands Kiln runs get.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PassedVariable {
+    pub name: String,
+    /// Null for a value kept from view: a secret-looking name the user passed on purpose.
+    pub value: Option<String>,
+    /// `your environment`, `kiln.toml [environment] pass` or `kiln.toml [environment] set`.
+    pub source: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

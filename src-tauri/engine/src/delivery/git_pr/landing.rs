@@ -77,7 +77,7 @@ pub(super) fn copy_files(ctx: &Ctx<'_>) -> Result<String> {
 /// session's cleared environment and home and the worktree's binaries first on PATH.
 pub(super) fn command_scope(ctx: &Ctx<'_>, dir: &Path) -> std::io::Result<crate::sandbox::Scope> {
     let writable = [ctx.worktree.as_path()];
-    process::project_scope(&ctx.input.session_dir, &writable, &[dir], &[])
+    process::project_scope(&ctx.input.session_dir, &writable, &[dir], &[], &ctx.input.environment)
 }
 
 pub(super) async fn command_step(

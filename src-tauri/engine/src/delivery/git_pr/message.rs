@@ -224,6 +224,14 @@ pub fn pr_body(input: &GitPrInput, base_repo: &str, screenshots: Option<&str>) -
             ));
         }
     }
+    if let Some((reason, blockers)) = &b.anyway {
+        out.push_str("\n**Delivered past failing gates**, as the operator decided: ");
+        out.push_str(reason.trim());
+        out.push('\n');
+        for blocker in blockers {
+            out.push_str(&format!("- {}\n", blocker.replace('\n', " ")));
+        }
+    }
     if let Some(section) = screenshots {
         out.push('\n');
         out.push_str(section);
@@ -322,6 +330,26 @@ mod tests {
         input.brief = brief.map(str::to_string);
         input.modules = modules.to_vec();
         input
+    }
+
+    #[test]
+    fn a_delivery_past_failing_gates_says_so_with_the_reason() {
+        let mut input = titled(Some("Faster adder"), None, &[module("calc", ".", false)]);
+        input.body.gates = vec![GateRow {
+            module: Some("calc".into()),
+            gate: "tests".into(),
+            status: "failed (1 new failure: `adds`)".into(),
+            duration_ms: 1200,
+        }];
+        let plain = pr_body(&input, "acme/calc", None);
+        assert!(!plain.contains("Delivered past"), "{plain}");
+        input.body.anyway =
+            Some(("the adder test is flaky upstream".into(), vec!["the `tests` gate in `calc` failed".into()]));
+        let body = pr_body(&input, "acme/calc", None);
+        assert!(body
+            .contains("**Delivered past failing gates**, as the operator decided: the adder test is flaky upstream"));
+        assert!(body.contains("- the `tests` gate in `calc` failed\n"), "{body}");
+        assert!(body.contains("| calc | tests | failed (1 new failure: `adds`) | 1.2 s |"), "{body}");
     }
 
     #[test]

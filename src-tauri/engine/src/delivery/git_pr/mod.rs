@@ -84,6 +84,8 @@ pub struct GitPrBody {
     pub spec_hashes: Vec<(String, String)>,
     /// The issue the session started from: the body closes it.
     pub closes: Option<IssueLink>,
+    /// Delivered past failing gates: the operator's reason and the blockers it went past.
+    pub anyway: Option<(String, Vec<String>)>,
 }
 
 /// Everything one git-pr delivery needs, resolved by the delivery core. Its `Debug`
@@ -101,6 +103,8 @@ pub struct GitPrInput {
     /// Where `install` and `typecheck` get their home and temporary directory
     /// (`crate::sandbox::Scope`): the session's directory; by default beside the worktree.
     pub session_dir: PathBuf,
+    /// What those commands get of the user's environment (`kiln.toml [environment]`).
+    pub environment: crate::sandbox::EnvironmentConfig,
     pub session_id: String,
     /// The files to land: `(workspace-relative path, Some(file in the session's working
     /// copy) | None for a deletion)`.
@@ -169,6 +173,7 @@ impl GitPrInput {
             worktree_dir: host_repo.join(".kiln/worktrees").join(&session_id),
             session_dir: host_repo.join(".kiln/worktrees").join(format!("{session_id}.session")),
             host_repo,
+            environment: Default::default(),
             workspace_dir: PathBuf::new(),
             session_id,
             files: Vec::new(),

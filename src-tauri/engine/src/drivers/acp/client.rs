@@ -35,6 +35,8 @@ const READ_BYTES: u64 = 8 * 1024 * 1024;
 pub struct Client {
     pub workdir: Workdir,
     pub session_dir: PathBuf,
+    /// What the agent's terminals get of the user's environment.
+    pub environment: crate::sandbox::EnvironmentConfig,
     pub read_only: bool,
     pub commands: CommandPolicy,
     /// Taken at the end of the turn (`close`), so the engine's stream ends even if the SDK
@@ -52,6 +54,7 @@ impl Client {
     pub fn new(
         workdir: Workdir,
         session_dir: PathBuf,
+        environment: crate::sandbox::EnvironmentConfig,
         read_only: bool,
         commands: CommandPolicy,
         events: mpsc::UnboundedSender<DriverEvent>,
@@ -62,6 +65,7 @@ impl Client {
             updates: Mutex::new(Updates::new(workdir.clone())),
             workdir,
             session_dir,
+            environment,
             read_only,
             commands,
             events: Mutex::new(Some(events)),
@@ -185,7 +189,10 @@ impl Client {
             Some(cwd) => self.workdir.confine(cwd).map_err(|e| invalid(e.message))?,
             None => self.workdir.path().to_path_buf(),
         };
-        let id = self.terminals.create(params, &cwd, self.workdir.path(), &self.session_dir).map_err(invalid)?;
+        let id = self
+            .terminals
+            .create(params, &cwd, self.workdir.path(), &self.session_dir, &self.environment)
+            .map_err(invalid)?;
         // The agent usually announces the command as its own tool call; when it did not,
         // the transcript still shows what ran.
         if !self.updates().open_command() {

@@ -67,6 +67,7 @@ pub async fn run(driver: AcpDriver, request: TurnRequest, sink: TurnSink) -> Res
     let client = Arc::new(Client::new(
         Workdir::new(&request.workdir),
         request.session_dir.clone(),
+        request.environment.clone(),
         request.read_only,
         driver.commands,
         events,

@@ -63,7 +63,14 @@ pub struct Terminals {
 impl Terminals {
     /// Starts `params` (`command`, `args`, `env`, `cwd`, `outputByteLimit`) in `cwd`, which
     /// the caller has confined to the working copy. Returns the terminal's id.
-    pub fn create(&self, params: &Value, cwd: &Path, workdir: &Path, session_dir: &Path) -> Result<String, String> {
+    pub fn create(
+        &self,
+        params: &Value,
+        cwd: &Path,
+        workdir: &Path,
+        session_dir: &Path,
+        environment: &crate::sandbox::EnvironmentConfig,
+    ) -> Result<String, String> {
         let command = params["command"].as_str().filter(|c| !c.trim().is_empty()).ok_or("no command")?;
         let args: Vec<String> =
             params["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(String::from)).collect();
@@ -73,7 +80,7 @@ impl Terminals {
             .flatten()
             .filter_map(|v| Some((v["name"].as_str()?.to_string(), v["value"].as_str()?.to_string())))
             .collect();
-        let scope = crate::sandbox::Scope::new(session_dir, &[workdir], &[], &env)
+        let scope = crate::sandbox::Scope::new(session_dir, &[workdir], &[], &env, environment)
             .map_err(|e| format!("could not prepare the command's home: {e}"))?;
         let prepared = scope.confinement().prepare().map_err(|e| format!("could not confine the command: {e}"))?;
         // A whole command line in `command` (no `args`) is a shell's to split.

@@ -12,8 +12,14 @@ use std::time::Duration;
 use super::ToolOutcome;
 use crate::process;
 
-pub async fn run(workdir: &Path, session_dir: &Path, command: &str, timeout: Duration) -> ToolOutcome {
-    let scope = match crate::sandbox::Scope::new(session_dir, &[workdir], &[], &[]) {
+pub async fn run(
+    workdir: &Path,
+    session_dir: &Path,
+    command: &str,
+    timeout: Duration,
+    environment: &crate::sandbox::EnvironmentConfig,
+) -> ToolOutcome {
+    let scope = match crate::sandbox::Scope::new(session_dir, &[workdir], &[], &[], environment) {
         Ok(scope) => scope,
         Err(e) => return ToolOutcome::failed(format!("could not prepare the command's home: {e}")),
     };

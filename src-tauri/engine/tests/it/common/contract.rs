@@ -83,6 +83,7 @@ impl Session {
             resume_id,
             model: Some(model.into()),
             read_only: false,
+            environment: Default::default(),
         }
     }
 }

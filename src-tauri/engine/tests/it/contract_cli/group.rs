@@ -209,7 +209,12 @@ async fn three_real_agents_race_one_brief_and_the_picked_one_is_delivered() {
         .unwrap();
     assert!(plan.blockers.is_empty(), "{:#?}", plan.blockers);
     engine
-        .deliver(DeliverArgs { session_id: winner.clone(), target: plan.target, plan_id: plan.plan_id.clone() })
+        .deliver(DeliverArgs {
+            session_id: winner.clone(),
+            target: plan.target,
+            plan_id: plan.plan_id.clone(),
+            anyway: None,
+        })
         .await
         .unwrap();
     let run = delivery_finished(&engine, &winner, Duration::from_secs(120)).await;
