@@ -340,7 +340,16 @@ setup: DetectedCommand | null,
 /**
  * The same, as the `kiln.toml` that "Save as kiln.toml" writes.
  */
-toml: string, };
+toml: string, 
+/**
+ * What the commands Kiln runs (setup, gates, the preview, terminals) get of the
+ * user's environment, by name, in order.
+ */
+environment: Array<PassedVariable>, 
+/**
+ * The user's tool configuration files (under the home) the commands read from a copy.
+ */
+configFiles: Array<string>, };
 
 export type DiffGroup = "module" | "other-module" | "outside";
 
@@ -550,6 +559,16 @@ cols?: number | null,
 rows?: number | null, };
 
 export type OpenWorkspaceArgs = { path: string, };
+
+export type PassedVariable = { name: string, 
+/**
+ * Null for a value kept from view: a secret-looking name the user passed on purpose.
+ */
+value: string | null, 
+/**
+ * `your environment`, `kiln.toml [environment] pass` or `kiln.toml [environment] set`.
+ */
+source: string, };
 
 export type PermissionCard = { 
 /**
@@ -1122,6 +1141,11 @@ export interface CommandMap {
    * NOT_BLOCKED (409) unless the session is blocked, SESSION_RUNNING.
    */
   retry_turn: { args: SessionIdArgs; result: SessionView };
+  /**
+   * Runs the session's setup (its dependencies' install) again after it failed; the gates that
+   * did not run for it run with the next turn or "Check modules". SESSION_RUNNING while a turn or
+   * the setup runs; INVALID_INPUT when the setup did not fail.
+   */
   retry_setup: { args: SessionIdArgs; result: SessionView };
   /** SPEC_MISSING when the module has no SPEC.md yet. */
   approve_spec: { args: ApproveSpecArgs; result: SessionView };

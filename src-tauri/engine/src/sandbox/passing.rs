@@ -169,7 +169,8 @@ pub fn passes(key: &str, config: &EnvironmentConfig) -> bool {
     if config.names(key) {
         return true;
     }
-    if key.starts_with("KILN_") || NEVER.contains(&key) || (looks_secret(key) && !NOT_SECRET.contains(&key)) {
+    // Kiln's own, whatever the prefix (`LC_KILN_…` would otherwise pass as a locale).
+    if key.contains("KILN_") || NEVER.contains(&key) || (looks_secret(key) && !NOT_SECRET.contains(&key)) {
         return false;
     }
     NAMES.contains(&key) || PREFIXES.iter().any(|p| key.starts_with(p)) || is_go_variable(key)
@@ -352,6 +353,7 @@ mod tests {
             "GH_TOKEN",
             "PUPPETEER_SIGNING_KEY",
             "KILN_CONFIG_DIR",
+            "LC_KILN_TEST",
             "CARGO_TARGET_DIR",
             "SSH_AUTH_SOCK",
             "DATABASE_URL",

@@ -13,7 +13,7 @@ use kiln_engine::types::*;
 /// `t_old.sh` fails at the base. `deps` says whether the dependencies step (a `check`
 /// target standing in for the typecheck, which needs them) can install.
 fn repository(root: &Path, deps_fail: bool) {
-    write(&root.join("Makefile"), "test:\n\tsh run-tests.sh\n\ncheck:\n\ttest -f .deps-installed\n");
+    write(&root.join("Makefile"), "test:\n\tsh run-tests.sh\n\ntypecheck:\n\ttest -f .deps-installed\n");
     write(
         &root.join("run-tests.sh"),
         "n=0; bad=0\nfor t in tests/t_*.sh; do n=$((n+1)); name=$(basename \"$t\" .sh)\n  if sh \"$t\"; then echo \"ok $n - $name\"; else echo \"not ok $n - $name\"; bad=1; fi\ndone\nexit $bad\n",
