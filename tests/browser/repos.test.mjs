@@ -14,12 +14,11 @@
 // KILN_REPOS=name,name runs only those fixtures.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { ARTIFACTS, ROOT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
+import { ARTIFACTS, ROOT, cleanUp, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
 import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
+import { clip, explain, git, homeWithCaches, makeRepository, strip, until } from "./repositories.mjs";
 
 const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const FIXTURES = path.join(ROOT, "tests/fixtures/repos");
@@ -38,26 +37,6 @@ const ONLY = (process.env.KILN_REPOS ?? "").split(",").filter(Boolean);
 const FIXTURE_TIMEOUT = 600_000;
 const TO_REVIEW = 420_000;
 const TO_DELIVERED = 240_000;
-
-/** The caches a developer's home holds, linked into a test's own HOME so that the agent CLIs
- * write nothing into the real one, while corepack (pnpm), pnpm's store, npm's cache, rustup and
- * cargo, and pyenv are found as on the developer's machine. Go's build cache is not linked: it
- * stays under the temp dir, where codex's workspace-write sandbox lets `go test` write. */
-const CACHES = [".cache/node/corepack", ".cache/pnpm", ".local/share/pnpm", ".npm", ".cargo", ".rustup", ".pyenv"];
-
-function homeWithCaches() {
-  const home = tempDir("kiln-repos-home-");
-  const real = os.homedir();
-  for (const rel of CACHES) {
-    const target = path.join(real, rel);
-    if (!fs.existsSync(target)) continue;
-    fs.mkdirSync(path.dirname(path.join(home, rel)), { recursive: true });
-    fs.symlinkSync(target, path.join(home, rel));
-  }
-  // Who commits the delivery, as in any developer's ~/.gitconfig.
-  fs.writeFileSync(path.join(home, ".gitconfig"), "[user]\n\tname = Repo Tester\n\temail = repo-tester@example.invalid\n");
-  return home;
-}
 
 /** A CODEX_HOME whose config points codex at the scripted server with everything that would
  * reach elsewhere off (as src-tauri/engine/tests/it/contract_cli.rs does with -c settings). Under
@@ -93,21 +72,6 @@ function codexHome(t, modelUrl) {
     ].join("\n"),
   );
   return dir;
-}
-
-const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0" };
-const git = (cwd, ...args) => execFileSync("git", args, { cwd, env: GIT_ENV, encoding: "utf8" });
-
-/** The fixture in a temp dir named after it, with a bare `origin` holding its main. */
-function makeRepository(fixture) {
-  const dir = tempDir("kiln-repos-");
-  const workspace = path.join(dir, fixture.name);
-  execFileSync(path.join(FIXTURES, `${fixture.name}.sh`), [workspace], { stdio: "pipe" });
-  const remote = path.join(dir, "origin.git");
-  git(dir, "init", "-q", "--bare", "-b", "main", remote);
-  git(workspace, "remote", "add", "origin", remote);
-  git(workspace, "push", "-q", "origin", "main");
-  return { workspace, remote };
 }
 
 /** What the scripted model answers, in order: the planner agent, the engineer's turn (edit the
@@ -148,41 +112,6 @@ function script(fixture, driver) {
   return [planner, ...work, done, review, review];
 }
 
-const strip = (s) => String(s ?? "").replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
-const clip = (s, n) => (s.length > n ? `${s.slice(0, n)}… (${s.length - n} more)` : s);
-
-/** The session, its transcript's tail and its gates, to say what happened when a check fails. */
-async function explain(url, id) {
-  const lines = [];
-  try {
-    const s = await api(url, "get_session", { sessionId: id });
-    lines.push(`session: state ${s.state}, running ${s.running}, setup ${s.setup}, role ${s.role}, driver ${s.driver}, modules ${JSON.stringify(s.modules.map((m) => m.id))}, reviews ${JSON.stringify(s.reviews.map((r) => ({ module: r.moduleId, passed: r.passed, stale: r.stale })))}`);
-    const entries = await api(url, "get_transcript", { sessionId: id });
-    lines.push(`transcript (last ${Math.min(entries.length, 40)} of ${entries.length}):`);
-    for (const e of entries.slice(-40)) lines.push(`  [${e.kind}${e.role ? ` ${e.role}` : ""}${e.module ? ` ${e.module}` : ""}] ${clip(strip(e.text), 1200).replace(/\n/g, "\n    ")}`);
-    const gates = await api(url, "get_gates", { sessionId: id });
-    lines.push("gates:");
-    for (const g of gates) {
-      lines.push(`  ${g.module ?? "(session)"} ${g.gate}: ${g.status} \`${g.command}\` (from ${g.source}, exit ${g.exitCode}, ${g.durationMs} ms)`);
-      if (g.status !== "passed" && g.status !== "not-configured") lines.push(`    ${clip(strip(`${g.outputHead}\n${g.outputTail}`).trim(), 2500).replace(/\n/g, "\n    ")}`);
-    }
-  } catch (e) {
-    lines.push(`(could not read the session: ${e.message})`);
-  }
-  return lines.join("\n");
-}
-
-/** Polls `check` until it returns a value; a deadline, never a sleep-and-hope. */
-async function until(what, check, timeout, why) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${timeout / 1000} s waiting for ${what}\n${await why()}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
 /** The workspace module holding the fix: the one whose directory is the longest prefix of it. */
 function moduleOf(modules, file) {
   const holds = (m) => m.directory === "." || file.startsWith(`${m.directory.replace(/\/$/, "")}/`);
@@ -208,7 +137,7 @@ describe("any repository, out of the box: chat to delivery with no kiln.toml", {
       assert.ok(driver, `no driver chosen for fixture ${fixture.name}: add it to DRIVER`);
       const started = Date.now();
       const took = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
-      const { workspace, remote } = makeRepository(fixture);
+      const { workspace, remote } = makeRepository(path.join(FIXTURES, `${fixture.name}.sh`));
       assert.ok(!fs.existsSync(path.join(workspace, "kiln.toml")), "the fixture has a kiln.toml");
 
       const model = await startModelServer(script(fixture, driver));

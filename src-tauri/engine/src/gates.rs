@@ -120,7 +120,9 @@ pub async fn run_module_gate(
         let hint = detected.hint.unwrap_or_else(|| format!("no {gate} command applies to this module"));
         return outcome(String::new(), detected.source, GateStatus::NotConfigured, hint.clone(), Some(hint));
     };
-    let Some(command) = crate::detect::with_changed(&template, changed) else {
+    // A file-scoped gate checks the module's own changed files, not another module's.
+    let changed = module_files(changed, &module.directory);
+    let Some(command) = crate::detect::with_changed(&template, &changed) else {
         let note = Some("none of the files it checks changed".to_string());
         return outcome(template, detected.source, GateStatus::Passed, String::new(), note);
     };
@@ -300,7 +302,8 @@ pub async fn run_all(
             let mut outcome = run_module_gate(ws, id, &info, gate, &changed).await;
             if outcome.status == GateStatus::Failed {
                 let template = crate::detect::gate(&workdir, &ws.config, &info, gate).command.unwrap_or_default();
-                let failure = baseline::Failure { module: &info, template: &template, changed: &changed };
+                let own = module_files(&changed, &info.directory);
+                let failure = baseline::Failure { module: &info, template: &template, changed: &own };
                 baseline::judge(ws, id, failure, &mut outcome).await;
             }
             if *gate == "dependencies" && matches!(outcome.status, GateStatus::Failed | GateStatus::FailingBefore) {
@@ -313,6 +316,16 @@ pub async fn run_all(
         save(ws, events, id, o).await?;
     }
     Ok(outcomes)
+}
+
+/// Of the session's changed files (repository-relative), those inside the module's directory.
+pub fn module_files(changed: &[String], directory: &str) -> Vec<String> {
+    let dir = directory.trim_start_matches("./").trim_end_matches('/');
+    if dir.is_empty() || dir == "." {
+        return changed.to_vec();
+    }
+    let prefix = format!("{dir}/");
+    changed.iter().filter(|f| f.starts_with(&prefix)).cloned().collect()
 }
 
 /// A gate that did not run because the module's dependencies failed to install: skipped

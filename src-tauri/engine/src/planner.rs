@@ -44,7 +44,9 @@ impl Rules<'_> {
 
     /// The direct workflow's reading: as `classify_with`, and a module id written as a plain
     /// word (`Fix the false positives in ignore`, where `ignore` is a crate of the workspace)
-    /// selects it too, since there a word names a module only when it is exactly its id.
+    /// selects it too, since there a word names a module only when it is exactly its id. A
+    /// brief that names none selects none (never `MODULE_REQUIRED`): the session starts on the
+    /// repository and modules join as the agent changes them.
     pub fn classify_direct(&self, brief: &str, create: &[String]) -> Result<Vec<Selection>> {
         let named = self.classify_with(brief, create);
         if !matches!(&named, Err(e) if e.code == ErrorCode::ModuleRequired) {
@@ -58,9 +60,6 @@ impl Rules<'_> {
                     selected.push(edit(module, "its id is a word of the brief".into()));
                 }
             }
-        }
-        if selected.is_empty() {
-            return named;
         }
         Ok(selected)
     }
@@ -262,6 +261,13 @@ fn is_file_name(token: &str) -> bool {
 /// when the planner agent will amend it.
 pub fn describe(selected: &[Selection], agent_follows: bool) -> String {
     let mut text = String::from("**Planner** — ");
+    if selected.is_empty() {
+        text.push_str("the brief names no module: the session starts on the whole repository, and each module joins when the agent changes it.");
+        if agent_follows {
+            text.push_str("\n\nThe planner agent is looking at the brief now.");
+        }
+        return text;
+    }
     let parts: Vec<String> = selected
         .iter()
         .map(|s| match s.kind {

@@ -18,6 +18,27 @@ use crate::workspace::Workspace;
 /// data and the virtual environment Kiln's setup makes, whatever the ignore files say.
 const SKIPPED: &[&str] = &["node_modules", ".git", ".kiln", "target", ".venv"];
 
+/// What a review and a delivery cover: the session's modules, or the repository itself while
+/// none has joined, so a change outside every module is still reviewed before it lands.
+pub fn covered(session: &SessionView) -> Vec<SessionModule> {
+    if session.modules.is_empty() {
+        vec![repository(session)]
+    } else {
+        session.modules.clone()
+    }
+}
+
+/// The whole repository as a session's module (`(repository)`, directory `.`).
+pub fn repository(session: &SessionView) -> SessionModule {
+    SessionModule {
+        id: OUTSIDE_MODULES_ID.to_string(),
+        directory: ".".into(),
+        kind: ModuleChange::Edit,
+        joined_at: session.created_at.clone(),
+        base_sequence: 0,
+    }
+}
+
 /// SHA-256 over the module's files in the session's working copy, as a checkpoint sees
 /// them (ignored files left out, so a test run's caches do not make a review stale):
 /// each relative path and content in path order, a link by what it says, so a rename,
@@ -121,7 +142,7 @@ pub async fn list(ws: &Workspace, id: &SessionId, session: &SessionView) -> Resu
     let rows = reviews::list(&ws.pool, id.as_str()).await?;
     let mut out = Vec::new();
     for (module_id, digest, passed, summary, report, created_at) in rows {
-        let current = match session.modules.iter().find(|m| m.id == module_id) {
+        let current = match covered(session).iter().find(|m| m.id == module_id) {
             Some(module) => module_digest(ws, id, module).ok(),
             None => None,
         };

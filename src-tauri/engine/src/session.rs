@@ -18,6 +18,12 @@ use crate::store::transcript_entries::{self as transcript, NewEntry};
 use crate::workspace::Workspace;
 pub(crate) const MAX_TITLE: usize = 120;
 
+/// The module a turn starts in when none is asked for: the session's first, else (a direct
+/// session whose brief named none, before any module joined) the repository itself.
+pub fn primary(session: &SessionView) -> SessionModule {
+    session.modules.first().cloned().unwrap_or_else(|| crate::review::repository(session))
+}
+
 pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
     let mut session = records::load(&ws.pool, id.as_str(), ws.is_running(id.as_str())).await?;
     if session.deleted_at.is_none() {

@@ -262,6 +262,13 @@ export function makeDetection(overrides: Partial<DetectionView> = {}): Detection
     ],
     setup: { command: "npm ci --offline", source: "package-lock.json" },
     toml: '[workflow]\nmode = "direct"\n\n[session]\nsetup = "npm ci --offline"\n\n[gates.node]\ntests = "npm test"\n',
+    environment: [
+      { name: "LANG", value: "en_US.UTF-8", source: "your environment" },
+      { name: "NPM_CONFIG_REGISTRY", value: "https://registry.npmjs.org/", source: "your environment" },
+      { name: "NPM_TOKEN", value: null, source: "kiln.toml [environment] pass" },
+      { name: "PUPPETEER_SKIP_DOWNLOAD", value: "1", source: "kiln.toml [environment] set" },
+    ],
+    configFiles: ["~/.npmrc"],
     ...overrides,
   };
 }

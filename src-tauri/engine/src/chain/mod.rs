@@ -50,7 +50,7 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
         Some(m) => session.modules.iter().find(|x| &x.id == m).cloned().ok_or_else(|| {
             ApiError::new(ErrorCode::ModuleNotFound, format!("`{m}` is not a module of this session; add it first"))
         })?,
-        None => session.modules[0].clone(),
+        None => session::primary(&session),
     };
     let roles = ws.roles()?;
     let picked = match &args.role {
@@ -274,7 +274,7 @@ pub async fn retry_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sessi
 
 /// The module of a session an operation names, or `MODULE_NOT_FOUND`.
 fn session_module(session: &SessionView, module_id: &str) -> Result<SessionModule> {
-    session.modules.iter().find(|m| m.id == module_id).cloned().ok_or_else(|| {
+    crate::review::covered(session).into_iter().find(|m| m.id == module_id).ok_or_else(|| {
         ApiError::new(ErrorCode::ModuleNotFound, format!("`{module_id}` is not a module of this session"))
     })
 }
@@ -410,9 +410,14 @@ fn instructions(role: &Role, session: &SessionView, module: &SessionModule, role
             targets.join(", ")
         )
     };
+    let start = if modules.is_empty() {
+        "No module of the workspace is in this session yet: each one you change joins it.".to_string()
+    } else {
+        format!("Modules of this session: {}. This turn starts in `{}` (`{}`).", modules.join(", "), module.id, module.directory)
+    };
     format!(
-        "{}\n\n## Kiln session\nYou are the {} ({}). The request: {}\n\nModules of this session: {}. This turn starts in `{}` (`{}`); your current directory is the root of the session's working copy.\n{where_}\n\n{handoff}",
-        role.instruction, role.name, role.id, session.brief, modules.join(", "), module.id, module.directory,
+        "{}\n\n## Kiln session\nYou are the {} ({}). The request: {}\n\n{start} Your current directory is the root of the session's working copy.\n{where_}\n\n{handoff}",
+        role.instruction, role.name, role.id, session.brief,
     )
 }
 

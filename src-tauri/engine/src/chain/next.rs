@@ -336,7 +336,7 @@ pub(super) async fn decide(
 /// session in the direct workflow, where one engineer made one change across them.
 pub(super) fn reviewed_together(ws: &Workspace, session: &SessionView, module: &SessionModule) -> Vec<SessionModule> {
     match ws.config.workflow() {
-        Workflow::Direct => session.modules.clone(),
+        Workflow::Direct => crate::review::covered(session),
         Workflow::Specs => vec![module.clone()],
     }
 }

@@ -99,7 +99,8 @@ pub async fn create_from(
             base_sequence: 0,
         })
         .collect();
-    let kind = if modules[0].kind == ModuleChange::New { SessionKind::NewModule } else { SessionKind::EditModule };
+    let new = modules.first().is_some_and(|m| m.kind == ModuleChange::New);
+    let kind = if new { SessionKind::NewModule } else { SessionKind::EditModule };
     let inserted = records::insert(
         &ws.pool,
         NewSession {
@@ -130,8 +131,8 @@ pub async fn create_from(
         true => crate::drivers::registry::resolve(ws, None).await.ok(),
         false => None,
     };
-    record(ws, events, &id, EntryKind::System, Some(&modules[0].id), &planner::describe(&selected, agent.is_some()))
-        .await?;
+    let primary = modules.first().map(|m| m.id.as_str());
+    record(ws, events, &id, EntryKind::System, primary, &planner::describe(&selected, agent.is_some())).await?;
     match agent {
         Some(driver) => crate::planner_agent::start(
             ws.clone(),

@@ -355,7 +355,7 @@ pub async fn common_blockers(
     latest: &[GateResultView],
 ) -> Result<Vec<Blocker>> {
     let mut out = Vec::new();
-    for m in &session.modules {
+    for m in &crate::review::covered(session) {
         if !crate::review::current_pass(ws, id, m).await? {
             let stored = session.reviews.iter().find(|r| r.module_id == m.id);
             let why = match stored {
@@ -403,7 +403,7 @@ pub fn plan_id(
     plan.plan_id = String::new();
     let mut hash = Sha256::new();
     hash.update(serde_json::to_vec(&plan).map_err(|e| ApiError::internal("plan", e))?);
-    for m in &session.modules {
+    for m in &crate::review::covered(session) {
         hash.update([0]);
         hash.update(crate::review::module_digest(ws, id, m)?.as_bytes());
     }

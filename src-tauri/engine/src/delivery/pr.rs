@@ -142,10 +142,8 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
             .map(|g| GateRow {
                 module: g.module.clone(),
                 gate: g.gate.clone(),
-                status: match g.note.as_str() {
-                    "" => super::run::gate_status_text(g.status).into(),
-                    note => format!("{} ({note})", super::run::gate_status_text(g.status)),
-                },
+                status: super::run::gate_status_text(g.status).into(),
+                note: g.note.clone(),
                 duration_ms: g.duration_ms.max(0) as u64,
             })
             .collect(),

@@ -116,16 +116,16 @@ pub fn python(repo: &Repo, gate: &str) -> Result<Found, String> {
         }
         "format" => {
             if pyproject.contains("[tool.ruff") || has(&["ruff.toml", ".ruff.toml"]) {
-                Ok(Found::new("ruff format --check {changed:py}", "ruff configuration: on the changed files"))
+                Ok(Found::new(format!("{}ruff format --check {{changed:py}}", repo.to_root()), "ruff configuration: on the changed files"))
             } else if pyproject.contains("[tool.black]") {
-                Ok(Found::new("black --check {changed:py}", "pyproject.toml [tool.black]: on the changed files"))
+                Ok(Found::new(format!("{}black --check {{changed:py}}", repo.to_root()), "pyproject.toml [tool.black]: on the changed files"))
             } else {
                 Err("the project configures no formatter (ruff or black)".into())
             }
         }
         "lint" => {
             if pyproject.contains("[tool.ruff") || has(&["ruff.toml", ".ruff.toml"]) {
-                Ok(Found::new("ruff check {changed:py}", "ruff configuration: on the changed files"))
+                Ok(Found::new(format!("{}ruff check {{changed:py}}", repo.to_root()), "ruff configuration: on the changed files"))
             } else {
                 Err("the project configures no linter (ruff)".into())
             }
@@ -173,8 +173,9 @@ pub fn go(repo: &Repo, gate: &str) -> Result<Found, String> {
         "dependencies" => Ok(Found::new("{ GOFLAGS=-mod=mod GOPROXY=off go mod download || go mod download; }", "go.mod")),
         "typecheck" => Ok(Found::new("go vet ./...", "go.mod: go vet")),
         "tests" => Ok(Found::new("go test ./...", "go.mod: go test")),
+        // `{changed}` is relative to the repository root, so gofmt runs from there.
         "format" => Ok(Found::new(
-            "files=$(gofmt -l {changed:go}) && [ -z \"$files\" ] || { echo \"not gofmt-formatted:\"; echo \"$files\"; exit 1; }",
+            format!("{}files=$(gofmt -l {{changed:go}}) && [ -z \"$files\" ] || {{ echo \"not gofmt-formatted:\"; echo \"$files\"; exit 1; }}", repo.to_root()),
             "go.mod: gofmt on the changed files",
         )),
         "lint" => {

@@ -74,7 +74,13 @@ fn module(id: &str, dir: &str, new: bool) -> GitPrModule {
 }
 
 fn gate(module: Option<&str>, gate: &str, status: &str) -> GateRow {
-    GateRow { module: module.map(String::from), gate: gate.into(), status: status.into(), duration_ms: 1500 }
+    GateRow {
+        module: module.map(String::from),
+        gate: gate.into(),
+        status: status.into(),
+        duration_ms: 1500,
+        note: String::new(),
+    }
 }
 
 impl Fixture {

@@ -245,3 +245,82 @@ async fn a_transcript_is_read_newest_first_in_windows_that_join_up() {
     assert_eq!(err.code, ErrorCode::InvalidInput, "{err:?}");
     assert_eq!(ids(window(None, None, None).await.unwrap()), all, "a refused read changes nothing");
 }
+
+async fn send(w: &World, id: &str, text: &str) {
+    w.engine
+        .send_message(SendMessageArgs {
+            session_id: id.into(),
+            text: text.into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: None,
+            context: None,
+        })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_brief_that_names_no_module_starts_on_the_repository_and_modules_join() {
+    let w = world(vec![
+        write_file("packages/sum/index.js", "exports.sum = (a, b) => a + b;\n"),
+        write_file("packages/sum/test/sum.test.js", FIXED_TEST),
+        Step::text("Fixed the sum.\nHANDOFF: none - fixed"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
+    ])
+    .await;
+    // No module named, in a workspace of two: no MODULE_REQUIRED, no module yet.
+    let s = create(&w.engine, "Big sums come out one too high").await;
+    assert!(s.modules.is_empty(), "{:#?}", s.modules);
+    let systems = entries(&w, &s.id, EntryKind::System).await;
+    assert!(systems.iter().any(|t| t.contains("the brief names no module")), "{systems:#?}");
+    wait_setup(&w.engine, &s.id).await;
+    send(&w, &s.id, "Fix it").await;
+    let s = settled(&w, &s.id).await;
+    // The module the turn changed joined; its gates ran; the review covered it.
+    assert_eq!(s.modules.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["@numbers/sum"]);
+    assert_eq!(s.state, SessionState::Review, "{:#?}", entries(&w, &s.id, EntryKind::System).await);
+    let gates = w.engine.get_gates(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert!(gates.iter().any(|g| g.module.as_deref() == Some("@numbers/sum") && g.gate == "tests" && g.status == GateStatus::Passed));
+    let plan = w
+        .engine
+        .plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::Workspace) })
+        .await
+        .unwrap();
+    assert!(plan.blockers.is_empty(), "{:#?}", plan.blockers);
+}
+
+#[tokio::test]
+async fn a_change_outside_every_module_is_reviewed_as_the_repository() {
+    let w = world(vec![
+        write_file("CHANGELOG.md", "# Changelog\n\n- big sums are right\n"),
+        Step::text("Noted it.\nHANDOFF: none - noted"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
+    ])
+    .await;
+    let s = create(&w.engine, "Note the sum fix in the changelog").await;
+    assert!(s.modules.is_empty());
+    wait_setup(&w.engine, &s.id).await;
+    send(&w, &s.id, "Go").await;
+    let s = settled(&w, &s.id).await;
+    assert!(s.modules.is_empty(), "no module changed: none joined");
+    assert_eq!(s.state, SessionState::Review, "{:#?}", entries(&w, &s.id, EntryKind::System).await);
+    let review: Vec<_> = s.reviews.iter().map(|r| (r.module_id.as_str(), r.passed, r.stale)).collect();
+    assert_eq!(review, [("(repository)", true, false)]);
+    let plan = w
+        .engine
+        .plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::Workspace) })
+        .await
+        .unwrap();
+    assert!(plan.blockers.is_empty(), "{:#?}", plan.blockers);
+    // An edit after the review makes it stale, and the plan says the repository needs one.
+    let workdir = w.repo.join(".kiln/sessions").join(&s.id).join("workspace");
+    std::fs::write(workdir.join("CHANGELOG.md"), "# Changelog\n\n- edited after the review\n").unwrap();
+    let plan = w
+        .engine
+        .plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::Workspace) })
+        .await
+        .unwrap();
+    assert!(plan.blockers.iter().any(|b| b.message.contains("`(repository)`") && !b.overridable), "{:#?}", plan.blockers);
+}

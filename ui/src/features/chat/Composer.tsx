@@ -243,6 +243,8 @@ export function Composer({ session, settings, preset }: ComposerProps) {
             disabled={disabled || session.modules.length === 0}
             data-testid="module-picker"
           >
+            {/* A direct session whose brief named no module works on the whole repository until one joins. */}
+            {session.modules.length === 0 && <option value="">Whole repository</option>}
             {session.modules.map((m, i) => (
               <option key={m.id} value={m.id}>
                 {i === 0 ? `${m.id} (primary)` : m.id}

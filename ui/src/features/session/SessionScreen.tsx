@@ -365,7 +365,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
                   Preview
                 </button>
               )}
-              {lifecycleOf(session) === null && session.modules.length > 0 && <EjectButton session={session} />}
+              {lifecycleOf(session) === null && <EjectButton session={session} />}
               <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
               {detailsInDrawer && (
                 <button

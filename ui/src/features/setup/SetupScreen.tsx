@@ -1,4 +1,4 @@
-// Workspace set-up: what Kiln detected in the repository (workflow, toolchains, setup command, every module's gate commands with their sources), editable, saved as kiln.toml (save_config) or left as detected.
+// Workspace set-up: what Kiln detected in the repository (workflow, toolchains, setup command, the environment its commands get, every module's gate commands with their sources), editable, saved as kiln.toml (save_config) or left as detected.
 import { useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { DetectedGate, DetectedModule, DetectionView, ToolchainCheck } from "../../api/types";
@@ -21,6 +21,7 @@ import { navigate, paths } from "../../router";
 import { useStore } from "../../state/store";
 import { useApp } from "../../state/useApp";
 import { useDetection } from "../../state/useDetection";
+import { SetupEnvironment } from "./SetupEnvironment";
 
 export function SetupScreen() {
   const workspace = useApp()?.workspace ?? null;
@@ -193,6 +194,8 @@ function SetupFormView({ root, detection, justSaved, onSaved }: SetupFormProps) 
               : "No install step detected: sessions start without one."}
         </p>
       </div>
+
+      <SetupEnvironment environment={detection.environment} configFiles={detection.configFiles} />
 
       <h2 className="section-title">Modules and their gates</h2>
       {detection.modules.length === 0 ? (

@@ -49,6 +49,9 @@ pub fn commit_subject(modules: &[GitPrModule]) -> String {
 pub(super) fn gate_counts(gates: &[GateRow]) -> String {
     let count = |s: &str| gates.iter().filter(|g| g.status == s).count();
     let mut text = format!("{} passed, {} failed, {} skipped", count("passed"), count("failed"), count("skipped"));
+    if count("failing before") > 0 {
+        text.push_str(&format!(", {} failing before the change", count("failing before")));
+    }
     if count("not configured") > 0 {
         text.push_str(&format!(", {} not configured", count("not configured")));
     }
@@ -188,8 +191,11 @@ pub fn commit_message(input: &GitPrInput, subject: &str) -> String {
             "- {}{}: {}\n",
             g.module.as_deref().map(|m| format!("{m} ")).unwrap_or_default(),
             g.gate,
-            g.status
+            g.result()
         ));
+    }
+    if let Some((reason, _)) = &input.body.anyway {
+        text.push_str(&format!("\nDelivered past failing gates, as the operator decided: {}\n", reason.trim()));
     }
     text.push_str(&format!("\n{SESSION_TRAILER}: {}\n", input.session_id));
     text
@@ -219,7 +225,7 @@ pub fn pr_body(input: &GitPrInput, base_repo: &str, screenshots: Option<&str>) -
                 "| {} | {} | {} | {:.1} s |\n",
                 cell(g.module.as_deref().unwrap_or("(workspace)")),
                 cell(&g.gate),
-                cell(&g.status),
+                cell(&g.result()),
                 g.duration_ms as f64 / 1000.0
             ));
         }
@@ -338,8 +344,9 @@ mod tests {
         input.body.gates = vec![GateRow {
             module: Some("calc".into()),
             gate: "tests".into(),
-            status: "failed (1 new failure: `adds`)".into(),
+            status: "failed".into(),
             duration_ms: 1200,
+            note: "1 new failure: `adds`".into(),
         }];
         let plain = pr_body(&input, "acme/calc", None);
         assert!(!plain.contains("Delivered past"), "{plain}");
@@ -350,6 +357,8 @@ mod tests {
             .contains("**Delivered past failing gates**, as the operator decided: the adder test is flaky upstream"));
         assert!(body.contains("- the `tests` gate in `calc` failed\n"), "{body}");
         assert!(body.contains("| calc | tests | failed (1 new failure: `adds`) | 1.2 s |"), "{body}");
+        let commit = commit_message(&input, "Faster adder");
+        assert!(commit.contains("Delivered past failing gates, as the operator decided: the adder test is flaky upstream"));
     }
 
     #[test]
@@ -447,12 +456,14 @@ mod tests {
                 gate: "tests".into(),
                 status: "passed".into(),
                 duration_ms: 1,
+                note: String::new(),
             },
             GateRow {
                 module: Some("@shop/catalog".into()),
                 gate: "lint".into(),
                 status: "not configured".into(),
                 duration_ms: 0,
+                note: String::new(),
             },
         ];
         let message = commit_message(&input, "feat(catalog): show ratings");

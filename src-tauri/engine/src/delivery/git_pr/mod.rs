@@ -63,9 +63,21 @@ pub struct GateRow {
     /// `None` for a workspace gate.
     pub module: Option<String>,
     pub gate: String,
-    /// `passed`, `failed`, `skipped` or `not configured`.
+    /// `passed`, `failed`, `failing before`, `skipped` or `not configured`.
     pub status: String,
     pub duration_ms: u64,
+    /// The verdict in words ("1 new failure: `adds`"); empty for none.
+    pub note: String,
+}
+
+impl GateRow {
+    /// The status with its note, as the table and the commit show it.
+    pub fn result(&self) -> String {
+        match self.note.trim() {
+            "" => self.status.clone(),
+            note => format!("{} ({note})", self.status),
+        }
+    }
 }
 
 /// What the pull request (and the commit) say.

@@ -138,8 +138,9 @@ pub async fn deliver(input: GitPrInput, sink: &dyn StepSink) -> Result<PullReque
 /// Checks the input and works out the names; nothing runs.
 pub(super) fn prepare<'a>(input: &'a GitPrInput, steps: Steps<'a>) -> Result<Ctx<'a>> {
     let s = &input.settings;
-    if input.modules.is_empty() {
-        return Err(ApiError::invalid("a delivery needs at least one module"));
+    // A direct session may have changed only files outside every module.
+    if input.modules.is_empty() && input.root_files.is_empty() {
+        return Err(ApiError::invalid("a delivery needs at least one module or changed file"));
     }
     for (what, name) in [("remote", &s.remote), ("base branch", &s.base), ("branch prefix", &s.branch_prefix)] {
         check_branch_part(name)
