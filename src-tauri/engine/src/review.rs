@@ -8,7 +8,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::api::types::{ReviewView, SessionModule, SessionView};
+use crate::api::types::{ModuleChange, ReviewView, SessionModule, SessionView, OUTSIDE_MODULES_ID};
 use crate::error::Result;
 use crate::ids::SessionId;
 use crate::store::reviews::{self, NewReview};

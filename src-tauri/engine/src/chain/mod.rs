@@ -413,7 +413,12 @@ fn instructions(role: &Role, session: &SessionView, module: &SessionModule, role
     let start = if modules.is_empty() {
         "No module of the workspace is in this session yet: each one you change joins it.".to_string()
     } else {
-        format!("Modules of this session: {}. This turn starts in `{}` (`{}`).", modules.join(", "), module.id, module.directory)
+        format!(
+            "Modules of this session: {}. This turn starts in `{}` (`{}`).",
+            modules.join(", "),
+            module.id,
+            module.directory
+        )
     };
     format!(
         "{}\n\n## Kiln session\nYou are the {} ({}). The request: {}\n\n{start} Your current directory is the root of the session's working copy.\n{where_}\n\n{handoff}",

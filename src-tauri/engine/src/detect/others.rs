@@ -116,16 +116,25 @@ pub fn python(repo: &Repo, gate: &str) -> Result<Found, String> {
         }
         "format" => {
             if pyproject.contains("[tool.ruff") || has(&["ruff.toml", ".ruff.toml"]) {
-                Ok(Found::new(format!("{}ruff format --check {{changed:py}}", repo.to_root()), "ruff configuration: on the changed files"))
+                Ok(Found::new(
+                    format!("{}ruff format --check {{changed:py}}", repo.to_root()),
+                    "ruff configuration: on the changed files",
+                ))
             } else if pyproject.contains("[tool.black]") {
-                Ok(Found::new(format!("{}black --check {{changed:py}}", repo.to_root()), "pyproject.toml [tool.black]: on the changed files"))
+                Ok(Found::new(
+                    format!("{}black --check {{changed:py}}", repo.to_root()),
+                    "pyproject.toml [tool.black]: on the changed files",
+                ))
             } else {
                 Err("the project configures no formatter (ruff or black)".into())
             }
         }
         "lint" => {
             if pyproject.contains("[tool.ruff") || has(&["ruff.toml", ".ruff.toml"]) {
-                Ok(Found::new(format!("{}ruff check {{changed:py}}", repo.to_root()), "ruff configuration: on the changed files"))
+                Ok(Found::new(
+                    format!("{}ruff check {{changed:py}}", repo.to_root()),
+                    "ruff configuration: on the changed files",
+                ))
             } else {
                 Err("the project configures no linter (ruff)".into())
             }

@@ -282,7 +282,9 @@ async fn a_brief_that_names_no_module_starts_on_the_repository_and_modules_join(
     assert_eq!(s.modules.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["@numbers/sum"]);
     assert_eq!(s.state, SessionState::Review, "{:#?}", entries(&w, &s.id, EntryKind::System).await);
     let gates = w.engine.get_gates(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
-    assert!(gates.iter().any(|g| g.module.as_deref() == Some("@numbers/sum") && g.gate == "tests" && g.status == GateStatus::Passed));
+    assert!(gates
+        .iter()
+        .any(|g| g.module.as_deref() == Some("@numbers/sum") && g.gate == "tests" && g.status == GateStatus::Passed));
     let plan = w
         .engine
         .plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::Workspace) })
@@ -322,5 +324,9 @@ async fn a_change_outside_every_module_is_reviewed_as_the_repository() {
         .plan_delivery(PlanDeliveryArgs { session_id: s.id.clone(), target: Some(DeliveryTarget::Workspace) })
         .await
         .unwrap();
-    assert!(plan.blockers.iter().any(|b| b.message.contains("`(repository)`") && !b.overridable), "{:#?}", plan.blockers);
+    assert!(
+        plan.blockers.iter().any(|b| b.message.contains("`(repository)`") && !b.overridable),
+        "{:#?}",
+        plan.blockers
+    );
 }

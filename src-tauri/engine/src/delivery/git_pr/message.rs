@@ -358,7 +358,9 @@ mod tests {
         assert!(body.contains("- the `tests` gate in `calc` failed\n"), "{body}");
         assert!(body.contains("| calc | tests | failed (1 new failure: `adds`) | 1.2 s |"), "{body}");
         let commit = commit_message(&input, "Faster adder");
-        assert!(commit.contains("Delivered past failing gates, as the operator decided: the adder test is flaky upstream"));
+        assert!(
+            commit.contains("Delivered past failing gates, as the operator decided: the adder test is flaky upstream")
+        );
     }
 
     #[test]
