@@ -35,7 +35,8 @@ const READ_BYTES: u64 = 8 * 1024 * 1024;
 pub struct Client {
     pub workdir: Workdir,
     pub session_dir: PathBuf,
-    /// What the agent's terminals get of the user's environment.
+    /// What the agent's terminals get of the user's environment (`[environment]`; none
+    /// until the turn sets it).
     pub environment: crate::sandbox::EnvironmentConfig,
     pub read_only: bool,
     pub commands: CommandPolicy,
@@ -54,7 +55,6 @@ impl Client {
     pub fn new(
         workdir: Workdir,
         session_dir: PathBuf,
-        environment: crate::sandbox::EnvironmentConfig,
         read_only: bool,
         commands: CommandPolicy,
         events: mpsc::UnboundedSender<DriverEvent>,
@@ -65,7 +65,7 @@ impl Client {
             updates: Mutex::new(Updates::new(workdir.clone())),
             workdir,
             session_dir,
-            environment,
+            environment: Default::default(),
             read_only,
             commands,
             events: Mutex::new(Some(events)),

@@ -64,16 +64,17 @@ pub async fn run(driver: AcpDriver, request: TurnRequest, sink: TurnSink) -> Res
     let (Some(stdin), Some(stdout)) = (child.inner.stdin.take(), child.inner.stdout.take()) else {
         return Err(crate::error::ApiError::internal("starting the agent", "its stdin or stdout is missing"));
     };
-    let client = Arc::new(Client::new(
+    let mut client = Client::new(
         Workdir::new(&request.workdir),
         request.session_dir.clone(),
-        request.environment.clone(),
         request.read_only,
         driver.commands,
         events,
         operator,
         stop,
-    ));
+    );
+    client.environment = request.environment.clone();
+    let client = Arc::new(client);
     let transport = ByteStreams::new(stdin.compat_write(), stdout.compat());
     let ending = converse(client.clone(), transport, &request, driver.id).await;
     client.terminals.kill_all();
