@@ -376,6 +376,8 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "INVALID_INPUT",
             "INVALID_INPUT",
             "NOT_BLOCKED",
+            // retry_setup on a session whose setup did not fail
+            "INVALID_INPUT",
             "PERMISSION_NOT_FOUND",
             "INVALID_SESSION_ID",
             "PATH_NOT_ALLOWED",

@@ -232,6 +232,13 @@ func TestMax(t *testing.T) {
     await page.locator("[data-testid=transcript]").waitFor();
     await page.getByText(/failing before/).first().waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, "baseline-failing-before.png"), fullPage: true });
+    // The gates panel, at a laptop's and a phone's width: the state and its note in words.
+    for (const [width, height] of [[900, 700], [390, 844]]) {
+      await page.setViewportSize({ width, height });
+      await page.locator("[data-testid=tab-gates]").click();
+      await page.getByText(/same way at the session's base|there before this session/).first().waitFor();
+      await page.screenshot({ path: path.join(ARTIFACTS, `baseline-gates-${width}.png`), fullPage: true });
+    }
     assert.deepEqual(errors, []);
 
     const run = await deliverPr(url, id);
@@ -278,6 +285,11 @@ func TestMax(t *testing.T) {
     await page.locator("[data-testid=deliver-anyway]").click();
     await page.locator("[data-testid=deliver-anyway-reason]").fill(reason);
     await page.screenshot({ path: path.join(ARTIFACTS, "baseline-deliver-anyway.png"), fullPage: true });
+    for (const [width, height] of [[900, 700], [390, 844]]) {
+      await page.setViewportSize({ width, height });
+      await page.locator("[data-testid=deliver-anyway-reason]").scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(ARTIFACTS, `baseline-deliver-anyway-${width}.png`) });
+    }
     await page.locator("[data-testid=confirm-deliver-anyway]").click();
     const run = await finished(url, id);
     assert.equal(run.state, "delivered", `${JSON.stringify(run.error)}\n${await why()}`);

@@ -197,6 +197,11 @@ async fn remove(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Opt
         let bytes = copy_bytes(&session_dir).unwrap_or(0);
         // `remove_dir_all` removes a link inside, never what it points to.
         std::fs::remove_dir_all(session_dir.join("workspace"))?;
+        // The copy of the session's base its failing gates were compared on (`gates::baseline`).
+        match std::fs::remove_dir_all(session_dir.join(crate::workspace::BASELINE_DIR)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
         match std::fs::remove_file(session_dir.join("index")) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}

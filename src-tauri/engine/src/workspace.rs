@@ -17,6 +17,9 @@ use crate::process::Running;
 use crate::registry::{Memo, Registry};
 use crate::workspace_lock::{HolderKind, WorkspaceLock};
 
+/// The directory inside a session's own that holds the copy of its base (`Workspace::baseline_dir`).
+pub const BASELINE_DIR: &str = "baseline";
+
 pub struct Workspace {
     pub root: PathBuf,
     pub config_path: Option<PathBuf>,
@@ -192,6 +195,11 @@ impl Workspace {
     /// `.kiln/sessions/<id>`; the id type guarantees it is one plain path segment.
     pub fn session_dir(&self, id: &SessionId) -> PathBuf {
         self.sessions_dir().join(id.as_str())
+    }
+
+    /// Where a session's base is copied to compare its failing gates with (`gates::baseline`).
+    pub fn baseline_dir(&self, id: &SessionId) -> PathBuf {
+        self.session_dir(id).join(BASELINE_DIR)
     }
 
     pub fn session_workdir(&self, id: &SessionId) -> PathBuf {

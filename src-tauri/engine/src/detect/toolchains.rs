@@ -1,7 +1,8 @@
 //! The toolchains a workspace needs and what this machine has: each module's runtime
 //! and package manager, its version (`node --version`, `go version`…) and the version
-//! the repository asks for (`go 1.23` in go.mod, `rust-version`, `requires-python`,
-//! `engines.node`). A missing or too old one is named with what to install.
+//! the repository asks for (`go 1.23` in go.mod, `rust-version` or a version in
+//! `rust-toolchain.toml`, `requires-python` or `.python-version`, `engines.node` or `.nvmrc`).
+//! A missing or too old one is named with what to install.
 
 use crate::process::{Command, Env};
 use std::path::Path;
@@ -24,8 +25,9 @@ pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
         match module.toolchain {
             Toolchain::Node => {
                 let engines = |text: Option<String>| json(text)["engines"]["node"].as_str().map(str::to_string);
-                let wanted =
-                    engines(repo.read_module("package.json")).or_else(|| engines(repo.read_root("package.json")));
+                let wanted = engines(repo.read_module("package.json"))
+                    .or_else(|| engines(repo.read_root("package.json")))
+                    .or_else(|| pinned(&repo, &[".nvmrc", ".node-version"]));
                 add(tool(
                     "node",
                     &["--version"],
@@ -45,12 +47,22 @@ pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
             }
             Toolchain::Rust => {
                 let manifest = repo.read_module("Cargo.toml").unwrap_or_default();
-                let wanted = toml_string(&manifest, "rust-version");
+                let channel = |name: &str| {
+                    let text = repo.read_module(name).or_else(|| repo.read_root(name))?;
+                    toml_string(&text, "channel").or_else(|| text.lines().next().map(|l| l.trim().to_string()))
+                };
+                let wanted = toml_string(&manifest, "rust-version").or_else(|| {
+                    // A channel that is a version (`1.80`), not `stable` or `nightly-…`.
+                    ["rust-toolchain.toml", "rust-toolchain"]
+                        .iter()
+                        .find_map(|f| channel(f))
+                        .filter(|c| c.starts_with(|ch: char| ch.is_ascii_digit()))
+                });
                 add(tool("cargo", &["--version"], wanted, "the Rust toolchain (https://rustup.rs)"));
             }
             Toolchain::Python => {
                 let pyproject = repo.read_module("pyproject.toml").unwrap_or_default();
-                let wanted = toml_string(&pyproject, "requires-python");
+                let wanted = toml_string(&pyproject, "requires-python").or_else(|| pinned(&repo, &[".python-version"]));
                 add(tool(
                     "python3",
                     &["--version"],
@@ -77,6 +89,16 @@ pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
         }
     }
     out
+}
+
+/// A version file's version (`v20.11.0` → `20.11.0`), from the module's directory or the
+/// root; an alias (`lts/*`, `system`) says no version.
+fn pinned(repo: &Repo, files: &[&str]) -> Option<String> {
+    files.iter().find_map(|f| {
+        let text = repo.read_module(f).or_else(|| repo.read_root(f))?;
+        let line = text.lines().next()?.trim().trim_start_matches('v').to_string();
+        line.starts_with(|c: char| c.is_ascii_digit()).then_some(line)
+    })
 }
 
 /// The first toolchain that stops a session's setup, as a sentence naming what to install.

@@ -1,7 +1,8 @@
 //! A failed gate judged against the session's base (ARCHITECTURE.md: Gates): the same command
-//! runs on checkpoint 0 in a scratch working copy (`.kiln/baselines/<tree>/workspace`, set up
-//! once like a session), and the result is kept per base tree and command, so later turns and
-//! other sessions from the same base reuse it. A gate that fails the same way at the base is
+//! runs on checkpoint 0 in a scratch working copy (`.kiln/sessions/<id>/baseline/workspace`,
+//! set up once like the session; it goes with the session's directory, and disk clean-up
+//! removes it with the working copy), and the result is kept per base tree and command, so
+//! later turns and other sessions from the same base reuse it without running it again. A gate that fails the same way at the base is
 //! *failing before* and never blocks; for runners that name their tests (and gates that name
 //! files) the failing sets are compared, so one new failure among old ones is still new.
 
@@ -95,7 +96,7 @@ async fn compare(ws: &Workspace, id: &SessionId, failure: &Failure<'_>, outcome:
     {
         Some(kept) => kept,
         None => {
-            let ran = run_at_base(ws, commit, &tree_id, failure, &command).await?;
+            let ran = run_at_base(ws, id, commit, failure, &command).await?;
             let at = now();
             gate_results::keep_baseline(&ws.pool, &tree_id, &failure.module.id, &outcome.gate, &command, &ran, &at)
                 .await
@@ -176,19 +177,21 @@ async fn base(ws: &Workspace, id: &SessionId) -> Result<(git2::Oid, git2::Oid), 
 /// Runs `command` in the base's scratch copy (made and set up on first use).
 async fn run_at_base(
     ws: &Workspace,
+    id: &SessionId,
     commit: git2::Oid,
-    tree: &str,
     failure: &Failure<'_>,
     command: &str,
 ) -> Result<Baseline, String> {
     let _one = RUNNING.lock().await;
-    let dir = ws.kiln_dir().join("baselines").join(tree);
+    let session_dir = ws.session_dir(id);
+    let dir = ws.baseline_dir(id);
     let workdir = dir.join("workspace");
-    prepare(ws, commit, &dir, &workdir).await?;
+    prepare(ws, commit, &session_dir, &dir, &workdir).await?;
     let module_dir = crate::paths::confine(&workdir, &failure.module.directory).map_err(|e| e.message)?;
     let timeout = Duration::from_secs(ws.config.session.gate_timeout_seconds.max(1));
-    let scope = crate::process::project_scope(&dir, &[&workdir], &[&module_dir, &workdir], &[], &ws.config.environment)
-        .map_err(|e| e.to_string())?;
+    let scope =
+        crate::process::project_scope(&session_dir, &[&workdir], &[&module_dir, &workdir], &[], &ws.config.environment)
+            .map_err(|e| e.to_string())?;
     let ran =
         crate::process::run_scoped(command, &module_dir, &scope, timeout, |_| {}).await.map_err(|e| e.to_string())?;
     if ran.timed_out {
@@ -206,7 +209,13 @@ async fn run_at_base(
 
 /// Makes the scratch copy of the base and runs the workspace's setup in it, once per tree.
 /// A setup that fails at the base makes every comparison on it unsound, so it is an error.
-async fn prepare(ws: &Workspace, commit: git2::Oid, dir: &Path, workdir: &PathBuf) -> Result<(), String> {
+async fn prepare(
+    ws: &Workspace,
+    commit: git2::Oid,
+    session_dir: &Path,
+    dir: &Path,
+    workdir: &PathBuf,
+) -> Result<(), String> {
     let marker = dir.join(SET_UP);
     if let Ok(text) = std::fs::read_to_string(&marker) {
         return match text.lines().next() {
@@ -228,7 +237,7 @@ async fn prepare(ws: &Workspace, commit: git2::Oid, dir: &Path, workdir: &PathBu
     let verdict = match crate::detect::setup(workdir, &ws.config, &ws.modules) {
         None => "passed\n".to_string(),
         Some(setup) => {
-            let scope = crate::process::project_scope(dir, &[workdir], &[workdir], &[], &ws.config.environment)
+            let scope = crate::process::project_scope(session_dir, &[workdir], &[workdir], &[], &ws.config.environment)
                 .map_err(|e| e.to_string())?;
             let ran = crate::process::run_scoped(&setup.command, workdir, &scope, Duration::from_secs(15 * 60), |_| {})
                 .await

@@ -59,6 +59,9 @@ async fn a_failure_there_before_the_session_blocks_nothing_and_a_new_one_is_name
     let tests = gate(&results, "tests");
     assert_eq!(tests.status, GateStatus::FailingBefore, "{tests:#?}");
     assert_eq!(tests.note, "1 failure, there before this session");
+    // The base was compared in a copy of its own, inside the session's directory.
+    let base = workdir.parent().unwrap().join("baseline/workspace");
+    assert_eq!(std::fs::read_to_string(base.join("tests/t_adds.sh")).unwrap(), "test $((1 + 1)) -eq 2\n");
     let plan = engine.plan_delivery(PlanDeliveryArgs { session_id: id.clone(), target: None }).await.unwrap();
     assert!(!plan.blockers.iter().any(|b| b.message.contains("`tests`")), "{:#?}", plan.blockers);
 

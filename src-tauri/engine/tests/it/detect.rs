@@ -180,6 +180,29 @@ fn an_old_toolchain_is_named_with_what_to_install() {
     assert_eq!(go.required.as_deref(), Some("1.999"));
     let message = go.message.clone().unwrap();
     assert!(message.contains("go 1.999") && message.contains("install Go"), "{message}");
+
+    // The version files a repository pins its toolchains with are read and shown.
+    let node = tmp.path().join("node");
+    write(&node.join("package.json"), r#"{"name": "pinned", "scripts": {"test": "node --test"}}"#);
+    write(&node.join("package-lock.json"), "{}\n");
+    write(&node.join(".nvmrc"), "v999.1.0\n");
+    let view = detect::detect_path(&node).unwrap();
+    let found = view.toolchains.iter().find(|t| t.name == "node").unwrap();
+    assert_eq!(found.required.as_deref(), Some("999.1.0"));
+    assert!(!found.ok && found.message.as_deref().unwrap().contains("node 999.1.0"), "{found:#?}");
+    let python = tmp.path().join("python");
+    write(&python.join("pyproject.toml"), "[project]\nname = \"pinned\"\nversion = \"0.1.0\"\n");
+    write(&python.join(".python-version"), "3.8\n");
+    let view = detect::detect_path(&python).unwrap();
+    let found = view.toolchains.iter().find(|t| t.name == "python3").unwrap();
+    assert_eq!((found.required.as_deref(), found.ok), (Some("3.8"), true), "{found:#?}");
+    write(&python.join(".python-version"), "system\n");
+    let view = detect::detect_path(&python).unwrap();
+    assert_eq!(
+        view.toolchains.iter().find(|t| t.name == "python3").unwrap().required,
+        None,
+        "an alias pins no version"
+    );
 }
 
 #[test]
