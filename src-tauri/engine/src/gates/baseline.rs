@@ -2,9 +2,12 @@
 //! runs on checkpoint 0 in a scratch working copy (`.kiln/sessions/<id>/baseline/workspace`,
 //! set up once like the session; it goes with the session's directory, and disk clean-up
 //! removes it with the working copy), and the result is kept per base tree and command, so
-//! later turns and other sessions from the same base reuse it without running it again. A gate that fails the same way at the base is
-//! *failing before* and never blocks; for runners that name their tests (and gates that name
-//! files) the failing sets are compared, so one new failure among old ones is still new.
+//! later turns and other sessions from the same base reuse it without running it again.
+//!
+//! A gate that fails the same way at the base is *failing before* and never blocks. For
+//! runners that name their tests (and gates that name files) the failing sets are compared, so
+//! one new failure among old ones is still new, and a run that names none where the base named
+//! some (the change broke the build) is new too.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -111,7 +114,13 @@ async fn compare(ws: &Workspace, id: &SessionId, failure: &Failure<'_>, outcome:
         };
         return Ok(Verdict::New(note));
     }
-    let base_failing: Option<BTreeSet<String>> = base.failing.as_deref().and_then(|j| serde_json::from_str(j).ok());
+    // An empty set names nothing, as no set does.
+    let base_failing: Option<BTreeSet<String>> = base
+        .failing
+        .as_deref()
+        .and_then(|j| serde_json::from_str::<BTreeSet<String>>(j).ok())
+        .filter(|s| !s.is_empty());
+    let now_failing = now_failing.filter(|s| !s.is_empty());
     match (now_failing, base_failing) {
         (Some(now), Some(before)) => {
             let new: BTreeSet<String> = now.difference(&before).cloned().collect();
@@ -126,12 +135,18 @@ async fn compare(ws: &Workspace, id: &SessionId, failure: &Failure<'_>, outcome:
                 Ok(Verdict::New(note))
             }
         }
-        // A file gate whose current output names no changed file, or a test run that names
-        // none: it fails at the base as well, and nothing says the change added to it.
-        (None, _) if !file_scoped || failure.changed.len() == at_base.len() => {
+        // The base named failures and now nothing is named: it fails another way (a build
+        // that no longer compiles, a runner that no longer starts).
+        (None, Some(before)) => Ok(Verdict::New(format!(
+            "it fails another way than at the session's base, where {} failed",
+            names(&before)
+        ))),
+        // Neither names anything: it fails at the base as well, and nothing says the change
+        // added to it, unless it checks files this session added.
+        (None, None) if !file_scoped || failure.changed.len() == at_base.len() => {
             Ok(Verdict::Before("it fails the same way at the session's base".into()))
         }
-        (None, _) => Ok(Verdict::New("it fails, and it checks files this session added".into())),
+        (None, None) => Ok(Verdict::New("it fails, and it checks files this session added".into())),
         (Some(now), None) => Ok(Verdict::New(format!(
             "{}; the base fails too, but its output names no test to compare",
             new_failures_note(&now)
@@ -154,12 +169,17 @@ fn all_before_note(n: usize) -> String {
     }
 }
 
-fn new_failures_note(names: &BTreeSet<String>) -> String {
-    let shown: Vec<String> = names.iter().take(5).map(|n| format!("`{n}`")).collect();
-    let more = names.len().saturating_sub(shown.len());
+fn new_failures_note(failing: &BTreeSet<String>) -> String {
+    let what = if failing.len() == 1 { "1 new failure".to_string() } else { format!("{} new failures", failing.len()) };
+    format!("{what}: {}", names(failing))
+}
+
+/// The first five names in backticks, and how many more.
+fn names(failing: &BTreeSet<String>) -> String {
+    let shown: Vec<String> = failing.iter().take(5).map(|n| format!("`{n}`")).collect();
+    let more = failing.len().saturating_sub(shown.len());
     let more = if more > 0 { format!(" and {more} more") } else { String::new() };
-    let what = if names.len() == 1 { "1 new failure".to_string() } else { format!("{} new failures", names.len()) };
-    format!("{what}: {}{more}", shown.join(", "))
+    format!("{}{more}", shown.join(", "))
 }
 
 /// Checkpoint 0's commit and tree.

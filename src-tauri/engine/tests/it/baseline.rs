@@ -96,6 +96,15 @@ async fn a_failure_there_before_the_session_blocks_nothing_and_a_new_one_is_name
     assert_eq!(err.code, kiln_engine::ErrorCode::InvalidInput);
     assert!(engine.get_delivery(SessionIdArgs { session_id: id.clone() }).await.unwrap().is_none());
 
+    // A change that breaks the runner names no test where the base named one: new, not before.
+    write(&workdir.join("run-tests.sh"), "echo 'syntax error near unexpected token' >&2; exit 2\n");
+    let results = engine.check_modules(SessionIdArgs { session_id: id.clone() }).await.unwrap();
+    let tests = gate(&results, "tests");
+    assert_eq!(tests.status, GateStatus::Failed, "{tests:#?}");
+    assert_eq!(tests.note, "it fails another way than at the session's base, where `t_old` failed");
+    std::fs::copy(workdir.parent().unwrap().join("baseline/workspace/run-tests.sh"), workdir.join("run-tests.sh"))
+        .unwrap();
+
     // A new test file has no base: its failure is new even though the base fails too.
     write(&workdir.join("tests/t_adds.sh"), "test $((2 + 2)) -eq 4\n");
     write(&workdir.join("tests/t_subtracts.sh"), "test $((2 - 2)) -eq 1\n");
