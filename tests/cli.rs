@@ -57,6 +57,16 @@ async fn session_commands_are_dry_runs_unless_applied() {
     };
     assert!(ok && out.contains(&s.id) && out.contains("Speed up the app"), "{out}{err}");
 
+    // Deliver: the plan, and nothing runs without --apply; a reason goes past gates only.
+    let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "deliver", &s.id]);
+    assert!(ok && out.contains(&format!("Delivery of {}", s.id)) && out.contains("blocker: "), "{out}");
+    assert!(out.contains("Run again with --apply"), "{out}");
+    let args = ["session", "--workspace", &ws, "deliver", &s.id, "--anyway", "it is urgent", "--apply"];
+    let (ok, _, err) = kiln(&config, &args);
+    assert!(!ok && err.contains("[DELIVERY_BLOCKED]") && err.contains("not gates"), "{err}");
+    let (ok, _, err) = kiln(&config, &["session", "--workspace", &ws, "deliver", &s.id, "--target", "nope"]);
+    assert!(!ok && err.contains("[INVALID_INPUT]"), "{err}");
+
     let (ok, out, _) = kiln(&config, &["session", "--workspace", &ws, "archive", &s.id]);
     assert!(ok && out.starts_with("Would archive"), "{out}");
     let (_, out, _) = kiln(&config, &["session", "--workspace", &ws, "list"]);

@@ -83,7 +83,8 @@ fn view_at(
 /// a secret-looking value is never shown.
 fn environment(config: &crate::sandbox::EnvironmentConfig) -> Vec<PassedVariable> {
     use crate::sandbox::passing::{looks_secret, passes};
-    let mut host: Vec<(String, String)> = std::env::vars().filter(|(k, _)| passes(k, config)).collect();
+    let mut host: Vec<(String, String)> =
+        crate::sandbox::passing::host_variables().into_iter().filter(|(k, _)| passes(k, config)).collect();
     host.sort();
     let mut out: Vec<PassedVariable> = host
         .into_iter()

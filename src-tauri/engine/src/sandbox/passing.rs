@@ -183,6 +183,12 @@ fn is_go_variable(key: &str) -> bool {
         .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
 }
 
+/// Kiln's own environment as text: a variable whose name or value is not UTF-8 is left out
+/// (`std::env::vars` would panic on it).
+pub fn host_variables() -> Vec<(String, String)> {
+    std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect()
+}
+
 /// The user's variables that pass, in the order given.
 pub fn passed<'a>(
     host: impl IntoIterator<Item = (&'a str, &'a str)>,

@@ -63,7 +63,7 @@ impl Scope {
         extra: &[(String, String)],
         environment: &EnvironmentConfig,
     ) -> std::io::Result<Scope> {
-        let host: Vec<(String, String)> = std::env::vars().collect();
+        let host = super::passing::host_variables();
         Scope::with_host(session_dir, writable, bins, extra, environment, &host)
     }
 
