@@ -1,13 +1,13 @@
 // Gates that judge the change (issue 31): repositories whose history is not spotless, with no
 // kiln.toml, carried from the brief to a git-pr branch through `kiln serve` with the real claude
-// CLI against the scripted model server (tests/fixtures/messy):
+// and codex CLIs against the scripted model server (tests/fixtures/messy):
 // - a Cargo workspace whose bench needs nightly, with a brief that names no module directory
 //   (only the crate, as a word): typecheck leaves the bench out, and the branch carries the fix;
-// - a Go module whose changed file was never gofmt-formatted: `format` is "failing before" and
-//   blocks nothing;
-// - a Makefile project whose tests already fail, where the change breaks one more: blocked and
-//   named, then Deliver anyway in the page with a reason, which the pull request (the GitHub
-//   double) and the commit carry;
+// - a Go module whose changed file was never gofmt-formatted (codex): `format` is "failing
+//   before" and blocks nothing;
+// - a Makefile project whose tests already fail, where the change breaks one more (codex):
+//   blocked and named, then Deliver anyway in the page with a reason, which the pull request
+//   (the GitHub double) and the commit carry;
 // and, without an agent, the user's environment reaching setup: a pnpm postinstall that passes
 // only with PUPPETEER_SKIP_DOWNLOAD in kiln serve's environment, and an npm postinstall that
 // passes only with the registry the user's ~/.npmrc names. Screenshots go to tests/artifacts.
@@ -20,7 +20,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ARTIFACTS, ROOT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
 import { MODEL_SERVER, api, recordedRequests, startModelServer } from "./agents.mjs";
-import { explain, git, homeWithCaches, makeRepository, until } from "./repositories.mjs";
+import { codexHome, explain, git, homeWithCaches, makeRepository, until } from "./repositories.mjs";
 
 const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const MESSY = path.join(ROOT, "tests/fixtures/messy");
@@ -62,18 +62,30 @@ const read = (file) => ({ tool: "Read", arguments: { file_path: file } });
 const writeFile = (file, content) => ({ tool: "Write", arguments: { file_path: file, content } });
 const bash = (command) => ({ tool: "Bash", arguments: { command, description: "Run the tests" } });
 
-/** A fixture's repository, a model server with `steps`, and kiln serve on it with claude. */
-async function serve(t, name, steps, extraEnv = {}, modelOptions = {}) {
+/** The tool calls that write `files` ({file, content, existing}) and run `command`: claude's
+ * Read (of a file that exists), Write and Bash, or codex's `exec_command` (a heredoc, then the
+ * command), as each CLI offers them (tests/browser/repos.test.mjs does the same). */
+function edits(driver, files, command) {
+  if (driver === "claude") {
+    return [...files.flatMap((f) => [...(f.existing ? [read(f.file)] : []), writeFile(f.file, f.content)]), bash(command)];
+  }
+  const write = (f) => ({ tool: "exec_command", arguments: { cmd: `cat > ${f.file} <<'KILN_EOF'\n${f.content}KILN_EOF` } });
+  return [...files.map(write), { tool: "exec_command", arguments: { cmd: command } }];
+}
+
+/** A fixture's repository, a model server with `steps`, and kiln serve on it with `driver`. */
+async function serve(t, name, steps, extraEnv = {}, modelOptions = {}, driver = "claude") {
   const { workspace, remote } = makeRepository(path.join(MESSY, `${name}.sh`));
   assert.ok(!fs.existsSync(path.join(workspace, "kiln.toml")), "the fixture has a kiln.toml");
   const model = await startModelServer(steps, modelOptions);
   t.after(() => stopServer(model.child));
   const env = { HOME: homeWithCaches(), ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-test", GOTOOLCHAIN: "local", ...extraEnv };
+  if (driver === "codex") Object.assign(env, { CODEX_HOME: codexHome(t, CLI_DIR, model.url), SCRIPTED_MODEL_KEY: "test-key" });
   const { url, child } = await startServer({ workspace, env });
   t.after(() => stopServer(child));
   await api(url, "update_settings", {
-    defaultDriver: "claude",
-    claudePath: path.join(CLI_DIR, "node_modules/.bin/claude"),
+    defaultDriver: driver,
+    [`${driver}Path`]: path.join(CLI_DIR, "node_modules/.bin", driver),
     deliveryRepository: `fixtures/${name}`,
   });
   return { url, remote };
@@ -131,7 +143,9 @@ describe("gates that judge the change, on repositories as they are", { timeout: 
   before(async () => {
     const devices = fs.readFileSync("/proc/self/net/dev", "utf8").split("\n").slice(2).map((l) => l.split(":")[0].trim()).filter(Boolean);
     assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
-    assert.ok(CLI_DIR && fs.existsSync(path.join(CLI_DIR, "node_modules/.bin/claude")), "no claude CLI: run scripts/deps");
+    for (const cli of ["claude", "codex"]) {
+      assert.ok(CLI_DIR && fs.existsSync(path.join(CLI_DIR, "node_modules/.bin", cli)), `no ${cli} CLI: run scripts/deps`);
+    }
     assert.ok(fs.existsSync(MODEL_SERVER) && fs.existsSync(GITHUB_DOUBLE), "cargo build --workspace first");
     await launchBrowser();
   });
@@ -162,7 +176,7 @@ mod tests {
 }
 `
       : assert.fail("the cargo-bench fixture changed: update the fix here");
-    const steps = script([read(file), writeFile(file, fixed), bash("cargo test -p tally")], "Fixed and tested.\n\nHANDOFF: none - fixed the count", []);
+    const steps = script(edits("claude", [{ file, content: fixed, existing: true }], "cargo test -p tally"), "Fixed and tested.\n\nHANDOFF: none - fixed the count", []);
     const { url, remote } = await serve(t, "cargo-bench", steps);
     const { id, why, gates } = await toReview(url, "Fix the word count in tally: two spaces in a row count as an extra word");
     const session = await api(url, "get_session", { sessionId: id });
@@ -177,7 +191,7 @@ mod tests {
     assert.deepEqual(delivered(remote).files, [file]);
   });
 
-  test("a Go module whose changed file was unformatted before: format is failing before", { timeout: TIMEOUT }, async (t) => {
+  test("a Go module whose changed file was unformatted before (codex): format is failing before", { timeout: TIMEOUT }, async (t) => {
     const file = "calc/calc.go";
     const fixed = `// Package calc adds up a ledger.
 package calc
@@ -217,8 +231,9 @@ func TestMax(t *testing.T) {
 	}
 }
 `;
-    const steps = script([read(file), writeFile(file, fixed), read(test), writeFile(test, tests), bash("go test ./...")], "Fixed Sum and tested it.\n\nHANDOFF: none - fixed Sum", []);
-    const { url, remote } = await serve(t, "go-unformatted", steps);
+    const calls = edits("codex", [{ file, content: fixed, existing: true }, { file: test, content: tests, existing: true }], "go test ./...");
+    const steps = script(calls, "Fixed Sum and tested it.\n\nHANDOFF: none - fixed Sum", []);
+    const { url, remote } = await serve(t, "go-unformatted", steps, {}, {}, "codex");
     const { id, why, gates } = await toReview(url, "calc.Sum skips the first value: fix it");
     const format = gate(gates, "format");
     assert.equal(format.status, "failing-before", await why());
@@ -246,19 +261,27 @@ func TestMax(t *testing.T) {
     assert.deepEqual(delivered(remote).files, [file, test].sort());
   });
 
-  test("tests that failed before and one more after the change: blocked, named, then Deliver anyway", { timeout: TIMEOUT }, async (t) => {
+  test("tests that failed before and one more after the change (codex): blocked, named, then Deliver anyway", { timeout: TIMEOUT }, async (t) => {
     const file = "lib/calc.sh";
     // The fix of mul, with add broken by mistake.
     const changed = "# Arithmetic for the shop's receipts.\nadd() { echo $(($1 - $2)); }\nmul() { echo $(($1 * $2)); }\n";
     const newTest = "tests/t_mul.sh";
+    const calls = edits(
+      "codex",
+      [
+        { file, content: changed, existing: true },
+        { file: newTest, content: '. lib/calc.sh\ntest "$(mul 2 3)" = 6\n', existing: false },
+      ],
+      "make test",
+    );
     const steps = script(
-      [read(file), writeFile(file, changed), writeFile(newTest, ". lib/calc.sh\ntest \"$(mul 2 3)\" = 6\n"), bash("make test")],
+      calls,
       "mul multiplies now.\n\nHANDOFF: none - fixed mul",
       // The fix turn the failed gate starts: the agent leaves it to the operator.
       [{ text: "The failing tests need a decision about `add` that is not mine to make.\n\nHANDOFF: none - left to the operator" }],
     );
     const record = path.join(tempDir("kiln-baseline-record-"), "requests.jsonl");
-    const { url, remote } = await serve(t, "make-failing", steps, {}, { record });
+    const { url, remote } = await serve(t, "make-failing", steps, {}, { record }, "codex");
     const github = await startGithub("acme/receipts", remote);
     t.after(() => stopServer(github.child));
     await api(url, "update_settings", { deliveryRepository: "acme/receipts", deliveryApiUrl: github.url, deliveryToken: TOKEN });

@@ -18,7 +18,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ARTIFACTS, ROOT, cleanUp, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
 import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
-import { clip, explain, git, homeWithCaches, makeRepository, strip, until } from "./repositories.mjs";
+import { clip, codexHome, explain, git, homeWithCaches, makeRepository, strip, until } from "./repositories.mjs";
 
 const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const FIXTURES = path.join(ROOT, "tests/fixtures/repos");
@@ -37,42 +37,6 @@ const ONLY = (process.env.KILN_REPOS ?? "").split(",").filter(Boolean);
 const FIXTURE_TIMEOUT = 600_000;
 const TO_REVIEW = 420_000;
 const TO_DELIVERED = 240_000;
-
-/** A CODEX_HOME whose config points codex at the scripted server with everything that would
- * reach elsewhere off (as src-tauri/engine/tests/it/contract_cli.rs does with -c settings). Under
- * the CLI directory, not the temp dir: codex refuses to put its helper binaries there. */
-function codexHome(t, modelUrl) {
-  const homes = path.join(CLI_DIR, "homes");
-  fs.mkdirSync(homes, { recursive: true });
-  const dir = fs.mkdtempSync(path.join(homes, "codex-repos-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  fs.writeFileSync(
-    path.join(dir, "config.toml"),
-    [
-      'model = "gpt-5.5"',
-      'model_provider = "kiln"',
-      "",
-      "[model_providers.kiln]",
-      'name = "kiln"',
-      `base_url = "${modelUrl}/v1"`,
-      'wire_api = "responses"',
-      'env_key = "SCRIPTED_MODEL_KEY"',
-      "",
-      "[analytics]",
-      "enabled = false",
-      "",
-      "[otel]",
-      'metrics_exporter = "none"',
-      "",
-      "[features]",
-      "plugins = false",
-      "remote_plugin = false",
-      "apps = false",
-      "",
-    ].join("\n"),
-  );
-  return dir;
-}
 
 /** What the scripted model answers, in order: the planner agent, the engineer's turn (edit the
  * source, add the test, run the tests, hand off), and the read-only auto-review (a spare one in
@@ -143,7 +107,7 @@ describe("any repository, out of the box: chat to delivery with no kiln.toml", {
       const model = await startModelServer(script(fixture, driver));
       t.after(() => stopServer(model.child));
       const env = { HOME: homeWithCaches(), ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-test", GOTOOLCHAIN: "local" };
-      if (driver === "codex") Object.assign(env, { CODEX_HOME: codexHome(t, model.url), SCRIPTED_MODEL_KEY: "test-key" });
+      if (driver === "codex") Object.assign(env, { CODEX_HOME: codexHome(t, CLI_DIR, model.url), SCRIPTED_MODEL_KEY: "test-key" });
       const { url, child } = await startServer({ workspace, env });
       t.after(() => stopServer(child));
 

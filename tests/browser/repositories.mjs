@@ -28,6 +28,42 @@ export function homeWithCaches() {
   return home;
 }
 
+/** A CODEX_HOME whose config points codex at the scripted server with everything that would
+ * reach elsewhere off (as src-tauri/engine/tests/it/contract_cli.rs does with -c settings). Under
+ * the CLI directory, not the temp dir: codex refuses to put its helper binaries there. */
+export function codexHome(t, cliDir, modelUrl) {
+  const homes = path.join(cliDir, "homes");
+  fs.mkdirSync(homes, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(homes, "codex-repos-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(
+    path.join(dir, "config.toml"),
+    [
+      'model = "gpt-5.5"',
+      'model_provider = "kiln"',
+      "",
+      "[model_providers.kiln]",
+      'name = "kiln"',
+      `base_url = "${modelUrl}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "SCRIPTED_MODEL_KEY"',
+      "",
+      "[analytics]",
+      "enabled = false",
+      "",
+      "[otel]",
+      'metrics_exporter = "none"',
+      "",
+      "[features]",
+      "plugins = false",
+      "remote_plugin = false",
+      "apps = false",
+      "",
+    ].join("\n"),
+  );
+  return dir;
+}
+
 export const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0" };
 export const git = (cwd, ...args) => execFileSync("git", args, { cwd, env: GIT_ENV, encoding: "utf8" });
 
