@@ -70,9 +70,9 @@ struct State {
     cookies_seen: u64,
     /// How many snapshots were given the changed paths (for the tests).
     trusted_snapshots: u64,
-    /// How often the whole watcher's trouble (an overflow of the kernel's queue, an error)
-    /// distrusted this watch while it was healthy: the snapshots other sessions' bursts cost
-    /// this one.
+    /// How often the whole watcher's trouble (an overflow of the kernel's queue, an error,
+    /// its one thread too busy to see a cookie in time) distrusted this watch while it was
+    /// healthy: the snapshots other sessions' bursts and a loaded machine cost this one.
     distrusted_by_hub: u64,
     /// Test hook: events are dropped until the next cookie, which then reports an
     /// overflow, as the kernel does when its queue is full.
@@ -264,6 +264,11 @@ impl SessionWatch {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 tracing::warn!("the watcher did not see its cookie in time; reading the whole working copy");
+                // The one events thread was behind (other sessions' bursts, a loaded machine):
+                // the watcher's trouble, not this watch's.
+                if state.healthy {
+                    state.distrusted_by_hub += 1;
+                }
                 state.healthy = false;
                 break;
             }

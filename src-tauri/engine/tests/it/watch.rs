@@ -149,9 +149,10 @@ fn a_watched_checkpoint_is_what_a_full_read_gives() {
         c.assert_right(step);
     }
     // Only the steps after a doubt (the moved directory, the ignore file) scan, and those after
-    // an overflow of the process's one watcher: it is shared with the tests running beside this
-    // one, whose bursts of files can overflow its queue, and an overflow rightly distrusts every
-    // watch. The watch counts those, so every other step must read only what changed.
+    // the process's one watcher's trouble: it is shared with the tests running beside this one,
+    // whose bursts of files can overflow its queue or keep its thread from seeing a cookie in
+    // time on a loaded machine, and either rightly distrusts the watch. The watch counts those,
+    // so every other step must read only what changed.
     let trusted = watch::trusted_snapshots(&c.work) - before;
     let overflowed = watch::distrusted_by_hub(&c.work) - hub_before;
     assert!(
