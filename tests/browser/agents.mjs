@@ -1,5 +1,5 @@
-// Helpers for browser tests that run turns: the scripted model server binary on a free
-// port, and calls to the engine's API the way Kiln's own page makes them.
+// Helpers for browser tests that run turns: the scripted model server and the GitHub double
+// on free ports, and calls to the engine's API the way Kiln's own page makes them.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -18,10 +18,22 @@ export function startModelServer(steps, options = {}) {
   const script = path.join(tempDir("kiln-model-script-"), "script.json");
   fs.writeFileSync(script, JSON.stringify(steps));
   const args = ["--port", "0", "--script", script, ...(record ? ["--record", record] : []), ...extra];
-  const child = spawn(MODEL_SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
+  return startListening(MODEL_SERVER, args, "the model server");
+}
+
+export const GITHUB_DOUBLE = process.env.KILN_GITHUB_DOUBLE_BIN ?? path.join(ROOT, "target/debug/kiln-github-double");
+
+/** Starts the GitHub double with `args` (`--token`, `--repo`, `--issues`) on a free port; resolves with its URL. */
+export function startGithub(args) {
+  return startListening(GITHUB_DOUBLE, ["--port", "0", ...args], "the GitHub double");
+}
+
+/** Starts `program` and resolves with `{url, child}` once it prints `listening on <url>`. */
+function startListening(program, args, what) {
+  const child = spawn(program, args, { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the model server did not start: ${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${out}`)), 30_000);
     child.stdout.on("data", (d) => {
       out += d;
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
@@ -30,7 +42,7 @@ export function startModelServer(steps, options = {}) {
         resolve({ url: m[1], child });
       }
     });
-    child.on("exit", (code) => reject(new Error(`the model server exited (${code}): ${out}`)));
+    child.on("exit", (code) => reject(new Error(`${what} exited (${code}): ${out}`)));
   });
 }
 

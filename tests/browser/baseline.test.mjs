@@ -15,38 +15,17 @@
 // Runs in a loopback-only network namespace (scripts/test), after scripts/deps.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { ARTIFACTS, ROOT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { MODEL_SERVER, api, recordedRequests, startModelServer } from "./agents.mjs";
+import { GITHUB_DOUBLE, MODEL_SERVER, api, recordedRequests, startGithub, startModelServer } from "./agents.mjs";
 import { codexHome, explain, git, homeWithCaches, makeRepository, until } from "./repositories.mjs";
 
 const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const MESSY = path.join(ROOT, "tests/fixtures/messy");
-const GITHUB_DOUBLE = process.env.KILN_GITHUB_DOUBLE_BIN ?? path.join(ROOT, "target/debug/kiln-github-double");
 const TOKEN = "ghp_kilnBaselineTest0123456789abcdef";
 const TIMEOUT = 600_000;
 const TO_REVIEW = 420_000;
-
-/** Starts the GitHub double serving `repo` from the bare repository `gitDir`. */
-function startGithub(repo, gitDir) {
-  const args = ["--port", "0", "--token", TOKEN, "--repo", `${repo}=${gitDir}`];
-  const child = spawn(GITHUB_DOUBLE, args, { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the GitHub double did not start: ${out}`)), 30_000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], child });
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`the GitHub double exited (${code}): ${out}`)));
-  });
-}
 
 /** The scripted model's answers: the planner agent (no module named), the engineer's tool calls
  * and closing line, then `after` (a fix turn's answer, reviews). */
@@ -282,7 +261,7 @@ func TestMax(t *testing.T) {
     );
     const record = path.join(tempDir("kiln-baseline-record-"), "requests.jsonl");
     const { url, remote } = await serve(t, "make-failing", steps, {}, { record }, "codex");
-    const github = await startGithub("acme/receipts", remote);
+    const github = await startGithub(["--token", TOKEN, "--repo", `acme/receipts=${remote}`]);
     t.after(() => stopServer(github.child));
     await api(url, "update_settings", { deliveryRepository: "acme/receipts", deliveryApiUrl: github.url, deliveryToken: TOKEN });
     const { id, why, gates } = await toReview(url, "mul in lib/calc.sh adds instead of multiplying: fix it");

@@ -5,34 +5,18 @@
 // the session's header links to the issue.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { api } from "./agents.mjs";
+import { GITHUB_DOUBLE, api, startGithub } from "./agents.mjs";
 import { ARTIFACTS, ROOT, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
 
-const GITHUB_DOUBLE = process.env.KILN_GITHUB_DOUBLE_BIN ?? path.join(ROOT, "target/debug/kiln-github-double");
 const TOKEN = "ghp_kilnBrowserIssue0123456789abcdef";
 
-/** Starts the GitHub double on a free port with `issues` seeded; resolves with its URL. */
-function startGithub(issues) {
+/** Starts the GitHub double with `issues` seeded; resolves with its URL. */
+function startGithubWith(issues) {
   const file = path.join(tempDir("kiln-github-issues-"), "issues.json");
   fs.writeFileSync(file, JSON.stringify(issues));
-  const args = ["--port", "0", "--token", TOKEN, "--repo", "acme/shop", "--issues", file];
-  const child = spawn(GITHUB_DOUBLE, args, { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the GitHub double did not start: ${out}`)), 30_000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], child });
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`the GitHub double exited (${code}): ${out}`)));
-  });
+  return startGithub(["--token", TOKEN, "--repo", "acme/shop", "--issues", file]);
 }
 
 describe("A session from a GitHub issue in kiln serve", () => {
@@ -43,7 +27,7 @@ describe("A session from a GitHub issue in kiln serve", () => {
   after(cleanUp);
 
   test("pick an open issue, see its title, create: the brief holds the issue and the header links it", { timeout: TEST_TIMEOUT }, async (t) => {
-    const github = await startGithub([
+    const github = await startGithubWith([
       { repo: "acme/shop", title: "Old and done", closed: true },
       {
         repo: "acme/shop",

@@ -90,8 +90,7 @@ fn environment(config: &crate::sandbox::EnvironmentConfig) -> Vec<PassedVariable
         .into_iter()
         .filter(|(k, _)| !config.set.contains_key(k))
         .map(|(name, value)| {
-            let named =
-                config.pass.iter().any(|p| p == &name || p.strip_suffix('*').is_some_and(|x| name.starts_with(x)));
+            let named = config.names(&name);
             PassedVariable {
                 value: (!looks_secret(&name) && !has_userinfo(&value)).then_some(value),
                 source: if named { "kiln.toml [environment] pass" } else { "your environment" }.into(),

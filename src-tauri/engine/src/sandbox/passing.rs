@@ -58,7 +58,7 @@ impl EnvironmentConfig {
     }
 
     /// Whether the user named `key` in `pass`.
-    fn names(&self, key: &str) -> bool {
+    pub fn names(&self, key: &str) -> bool {
         self.pass.iter().any(|p| match p.strip_suffix('*') {
             Some(prefix) => key.starts_with(prefix),
             None => p == key,

@@ -96,18 +96,7 @@ async fn the_engineer_fixes_a_bug_anywhere_and_the_detected_gates_run() {
     assert_eq!(s.modules.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["@numbers/sum"]);
     let setup = wait_setup(&w.engine, &s.id).await;
     assert_eq!(setup.setup, SetupState::Passed, "{:#?}", entries(&w, &s.id, EntryKind::Gate).await);
-    w.engine
-        .send_message(SendMessageArgs {
-            session_id: s.id.clone(),
-            text: "Fix it".into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: None,
-            context: None,
-        })
-        .await
-        .unwrap();
+    send(&w, &s.id, "Fix it").await;
     let s = settled(&w, &s.id).await;
 
     let systems = entries(&w, &s.id, EntryKind::System).await;
@@ -182,18 +171,7 @@ async fn a_turn_that_changes_nothing_offers_no_review() {
     .await;
     let s = create(&w.engine, "Check the sum in @numbers/sum").await;
     wait_setup(&w.engine, &s.id).await;
-    w.engine
-        .send_message(SendMessageArgs {
-            session_id: s.id.clone(),
-            text: "Check it".into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: None,
-            context: None,
-        })
-        .await
-        .unwrap();
+    send(&w, &s.id, "Check it").await;
     let s = settled(&w, &s.id).await;
     let systems = entries(&w, &s.id, EntryKind::System).await;
     assert!(systems.last().unwrap().contains("changed no file"), "{systems:#?}");
@@ -211,18 +189,7 @@ async fn a_transcript_is_read_newest_first_in_windows_that_join_up() {
     let w = world(vec![Step::text("The sum looks right to me.\nHANDOFF: none - nothing to do")]).await;
     let s = create(&w.engine, "Check the sum in @numbers/sum").await;
     wait_setup(&w.engine, &s.id).await;
-    w.engine
-        .send_message(SendMessageArgs {
-            session_id: s.id.clone(),
-            text: "Check it".into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: None,
-            context: None,
-        })
-        .await
-        .unwrap();
+    send(&w, &s.id, "Check it").await;
     settled(&w, &s.id).await;
     let window = |after: Option<i64>, before: Option<i64>, last: Option<u32>| {
         w.engine.get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after, before, last })
