@@ -103,6 +103,8 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("modules", "error"),
     ("paths", "error"),
     ("process", "sandbox"),
+    // The user's home files are copied into a session's home beneath a handle of it.
+    ("sandbox", "paths"),
     ("redact", "process"),
     ("roles", "config"),
     ("roles", "error"),

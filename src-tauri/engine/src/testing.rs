@@ -100,9 +100,10 @@ pub mod drivers {
         pub use crate::drivers::tools::{Toolbox, NO_COMMANDS};
     }
 
-    /// tests/it: acp_protocol (the driver, and the operator's seat a test takes).
+    /// tests/it: acp_protocol (the driver, and the operator's seat a test takes), links (the
+    /// client's `fs/*`).
     pub mod acp {
-        pub use crate::drivers::acp::{AcpCommand, AcpDriver};
+        pub use crate::drivers::acp::{AcpCommand, AcpDriver, Client, Workdir};
         pub use crate::drivers::permission::{AskFuture, Operator, PermissionAsk};
     }
 }
@@ -221,5 +222,5 @@ pub mod workspace {
 
 /// tests/it: watch (the watcher's test hooks).
 pub mod watch {
-    pub use crate::watch::{distrusted_by_hub, drop_events, stop, trusted, trusted_snapshots};
+    pub use crate::watch::{doubts, drop_events, stop, trusted, trusted_snapshots, Doubt};
 }

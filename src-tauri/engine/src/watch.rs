@@ -31,6 +31,19 @@ const COOKIE_WAIT: Duration = Duration::from_secs(2);
 const MAX_DIRTY: usize = 20_000;
 /// The cookie files' names in the session's directory: this, then a number.
 const COOKIE: &str = ".kiln-watch-cookie-";
+/// How many doubts a watch remembers.
+const DOUBTS: usize = 64;
+
+/// Why a healthy watch stopped being trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Doubt {
+    /// The whole watcher's trouble: the kernel's queue overflowed, an error, a bug in
+    /// handling an event, or its one thread too busy to see a cookie in time.
+    Watcher(&'static str),
+    /// This working copy's own: a moved directory, an ignore file, the copy replaced, a
+    /// directory that could not be watched, too many changes, a test's dropped events.
+    Own(&'static str),
+}
 
 /// What a snapshot may rely on.
 pub enum Changes {
@@ -70,10 +83,10 @@ struct State {
     cookies_seen: u64,
     /// How many snapshots were given the changed paths (for the tests).
     trusted_snapshots: u64,
-    /// How often the whole watcher's trouble (an overflow of the kernel's queue, an error,
-    /// its one thread too busy to see a cookie in time) distrusted this watch while it was
-    /// healthy: the snapshots other sessions' bursts and a loaded machine cost this one.
-    distrusted_by_hub: u64,
+    /// Why this watch was distrusted while healthy, the latest last (at most `DOUBTS`): the
+    /// tests tell the whole watcher's trouble (other sessions' bursts, a loaded machine)
+    /// from this watch's own doubts, and a failure names them.
+    doubts: Vec<Doubt>,
     /// Test hook: events are dropped until the next cookie, which then reports an
     /// overflow, as the kernel does when its queue is full.
     dropping: bool,
@@ -134,7 +147,7 @@ fn hub() -> Option<Arc<Hub>> {
             // A bug here must not leave every snapshot waiting for its cookie in vain.
             let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| events.handle(event)));
             if handled.is_err() {
-                events.distrust_all("handling an event failed");
+                events.distrust_all("handling an event failed", None);
             }
         }
     });
@@ -167,7 +180,7 @@ pub fn session(workdir: &Path, skip: &[&str]) -> Option<Arc<SessionWatch>> {
                 cookies_seen: 0,
                 dropping: false,
                 trusted_snapshots: 0,
-                distrusted_by_hub: 0,
+                doubts: Vec::new(),
             }),
             cookie_seen: Condvar::new(),
         })
@@ -222,10 +235,22 @@ pub fn trusted_snapshots(workdir: &Path) -> u64 {
     find(workdir).map_or(0, |w| lock(&w.state).trusted_snapshots)
 }
 
-/// Test hook: how often trouble of the whole watcher (not of `workdir`'s own events)
-/// distrusted `workdir`'s watch while it was healthy.
-pub fn distrusted_by_hub(workdir: &Path) -> u64 {
-    find(workdir).map_or(0, |w| lock(&w.state).distrusted_by_hub)
+/// Test hook: why `workdir`'s watch was distrusted while healthy (the latest last).
+pub fn doubts(workdir: &Path) -> Vec<Doubt> {
+    find(workdir).map_or(Vec::new(), |w| lock(&w.state).doubts.clone())
+}
+
+impl State {
+    /// Distrusts the watch until it is watched afresh, remembering why.
+    fn doubt(&mut self, why: Doubt) {
+        if self.healthy {
+            if self.doubts.len() == DOUBTS {
+                self.doubts.remove(0);
+            }
+            self.doubts.push(why);
+        }
+        self.healthy = false;
+    }
 }
 
 /// Test hook: whether the next snapshot of `workdir` may read only the changed paths (a
@@ -266,10 +291,7 @@ impl SessionWatch {
                 tracing::warn!("the watcher did not see its cookie in time; reading the whole working copy");
                 // The one events thread was behind (other sessions' bursts, a loaded machine):
                 // the watcher's trouble, not this watch's.
-                if state.healthy {
-                    state.distrusted_by_hub += 1;
-                }
-                state.healthy = false;
+                state.doubt(Doubt::Watcher("its cookie was not seen in time"));
                 break;
             }
             state = self.cookie_seen.wait_timeout(state, left).map(|(s, _)| s).unwrap_or_else(|e| e.into_inner().0);
@@ -331,20 +353,32 @@ impl SessionWatch {
             }
         }
         let mut watcher = lock(&hub.watcher);
-        let mut healthy = true;
-        for path in &wanted {
-            if let Err(e) = watcher.watch(path, RecursiveMode::NonRecursive) {
-                tracing::warn!("watching {}: {e}; checkpoints read the whole working copy", path.display());
-                healthy = false;
-                break;
-            }
-        }
+        let failed = wanted
+            .iter()
+            .find_map(|path| watcher.watch(path, RecursiveMode::NonRecursive).err().and_then(|e| unwatched(path, e)));
         for gone in state.watched.difference(&wanted) {
             let _ = watcher.unwatch(gone);
         }
         state.watched = wanted;
-        state.healthy = healthy;
-        healthy
+        state.healthy = true;
+        if let Some(doubt) = failed {
+            state.doubt(doubt);
+        }
+        failed.is_none()
+    }
+}
+
+/// Why a directory that could not be watched is a doubt; `None` when it is gone already
+/// (before the watch, or between the watch and notify's own look at it).
+fn unwatched(path: &Path, e: notify::Error) -> Option<Doubt> {
+    match &e.kind {
+        notify::ErrorKind::PathNotFound => None,
+        notify::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound => None,
+        notify::ErrorKind::MaxFilesWatch => Some(Doubt::Watcher("the system's limit of watches was reached")),
+        _ => {
+            tracing::warn!("watching {}: {e}; checkpoints read the whole working copy", path.display());
+            Some(Doubt::Own("a directory could not be watched"))
+        }
     }
 }
 
@@ -358,8 +392,8 @@ impl Hub {
     fn handle(&self, event: notify::Result<Event>) {
         let event = match event {
             Ok(event) if !event.need_rescan() => event,
-            Ok(_) => return self.distrust_all("the kernel's event queue overflowed"),
-            Err(e) => return self.distrust_all(&e.to_string()),
+            Ok(_) => return self.distrust_all("the kernel's event queue overflowed", None),
+            Err(e) => return self.distrust_all("an error", Some(&e.to_string())),
         };
         if matches!(event.kind, EventKind::Access(_)) {
             return; // opened or closed: no change (a write's own event came first)
@@ -375,15 +409,11 @@ impl Hub {
         }
     }
 
-    fn distrust_all(&self, why: &str) {
-        tracing::warn!("file watcher: {why}; the next checkpoints read whole working copies");
+    fn distrust_all(&self, why: &'static str, detail: Option<&str>) {
+        tracing::warn!("file watcher: {why} {}; the next checkpoints read whole working copies", detail.unwrap_or(""));
         let sessions: Vec<Arc<SessionWatch>> = lock(&self.sessions).values().cloned().collect();
         for watch in sessions {
-            let mut state = lock(&watch.state);
-            if state.healthy {
-                state.distrusted_by_hub += 1;
-            }
-            state.healthy = false;
+            lock(&watch.state).doubt(Doubt::Watcher(why));
         }
     }
 }
@@ -395,12 +425,12 @@ impl SessionWatch {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if let (Some(n), EventKind::Create(_)) = (name.strip_prefix(COOKIE).and_then(|n| n.parse().ok()), kind) {
                 if std::mem::take(&mut state.dropping) {
-                    state.healthy = false;
+                    state.doubt(Doubt::Own("its events were dropped (a test)"));
                 }
                 state.cookies_seen = state.cookies_seen.max(n);
                 self.cookie_seen.notify_all();
             } else if path == self.workdir && replaced(kind) {
-                state.healthy = false; // the working copy itself was moved, removed or replaced
+                state.doubt(Doubt::Own("the working copy itself was moved, removed or replaced"));
             }
             return;
         }
@@ -411,24 +441,24 @@ impl SessionWatch {
         let rel = rel.to_string_lossy().into_owned();
         if rel.is_empty() {
             if replaced(kind) {
-                state.healthy = false;
+                state.doubt(Doubt::Own("the working copy itself was moved, removed or replaced"));
             }
             return;
         }
         if snapshot::is_ignore_file(&rel) {
-            state.healthy = false;
+            state.doubt(Doubt::Own("an ignore file changed"));
             return;
         }
         match kind {
             EventKind::Create(CreateKind::Folder) => {
                 state.dirty.insert(rel.clone());
-                if !self.watch_new_dir(hub, &mut state, &rel) {
-                    state.healthy = false;
+                if let Err(doubt) = self.watch_new_dir(hub, &mut state, &rel) {
+                    state.doubt(doubt);
                 }
             }
             // A moved directory's watches would name it by its old path.
             EventKind::Modify(ModifyKind::Name(_)) if state.watched.contains(path) || path.is_dir() => {
-                state.healthy = false;
+                state.doubt(Doubt::Own("a directory was moved"));
             }
             EventKind::Remove(RemoveKind::Folder) => {
                 state.watched.retain(|w| !w.starts_with(path));
@@ -439,7 +469,7 @@ impl SessionWatch {
             }
         }
         if state.dirty.len() > MAX_DIRTY {
-            state.healthy = false;
+            state.doubt(Doubt::Own("too many paths changed"));
             state.dirty.clear();
         }
     }
@@ -447,26 +477,24 @@ impl SessionWatch {
     /// Watches a directory made after the working copy was watched, and those in it. It
     /// is watched before it is read, so nothing made in it is missed; what was made
     /// before is read whole, since the directory itself is dirty.
-    fn watch_new_dir(&self, hub: &Hub, state: &mut State, rel: &str) -> bool {
+    fn watch_new_dir(&self, hub: &Hub, state: &mut State, rel: &str) -> Result<(), Doubt> {
         state.rules.forget(rel);
         if state.rules.excluded(rel, true) {
-            return true;
+            return Ok(());
         }
         let path = self.workdir.join(rel);
         if let Err(e) = lock(&hub.watcher).watch(&path, RecursiveMode::NonRecursive) {
             // Gone already: its removal is an event of its own.
-            return matches!(e.kind, notify::ErrorKind::PathNotFound);
+            return unwatched(&path, e).map_or(Ok(()), Err);
         }
         state.watched.insert(path.clone());
-        let Ok(read) = std::fs::read_dir(&path) else { return true };
+        let Ok(read) = std::fs::read_dir(&path) else { return Ok(()) };
         for entry in read.flatten() {
             if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
-                if !self.watch_new_dir(hub, state, &format!("{rel}/{name}")) {
-                    return false;
-                }
+                self.watch_new_dir(hub, state, &format!("{rel}/{name}"))?;
             }
         }
-        true
+        Ok(())
     }
 }

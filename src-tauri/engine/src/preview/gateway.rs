@@ -21,7 +21,7 @@ mod static_files;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,14 +35,22 @@ use subtle::ConstantTimeEq;
 use tokio::sync::{mpsc, watch};
 
 use crate::error::Result;
+use crate::paths::beneath::Beneath;
 use reply::Body;
 
 /// What the gateway answers from.
 pub enum Upstream {
     /// The application on `127.0.0.1:<port>`; `None` while it is starting or restarting.
     App(tokio::sync::watch::Receiver<Option<u16>>),
-    /// Files under this directory of the session's working copy.
-    Static(PathBuf),
+    /// Files under this directory of the session's working copy, held open.
+    Static(Arc<Beneath>),
+}
+
+impl Upstream {
+    /// Static files under `dir` (Kiln's own path to it), held open from now on.
+    pub fn files(dir: &Path) -> std::io::Result<Upstream> {
+        Ok(Upstream::Static(Arc::new(Beneath::open(dir)?)))
+    }
 }
 
 /// The connected application, for `data = "bridge"`.
@@ -368,7 +376,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("index.html"), "<p>hi</p>").unwrap();
         let options = GatewayOptions {
-            upstream: Upstream::Static(dir.path().into()),
+            upstream: Upstream::files(dir.path()).unwrap(),
             bridge: None,
             activity: Default::default(),
         };

@@ -21,6 +21,7 @@ use crate::api::types::{BridgeActivity, ModuleUrl, PreviewKind, PreviewState, Pr
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
+use crate::paths::beneath::Beneath;
 use crate::workspace::Workspace;
 
 /// Lines of the process's output kept for the UI.
@@ -182,7 +183,13 @@ pub async fn start(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) 
     let upstream = match kind {
         PreviewKind::Static => {
             let root = ws.config.preview.root.clone().unwrap_or_default();
-            Upstream::Static(crate::paths::confine(&workdir, root.trim())?)
+            // Held open beneath the working copy's handle: whatever the agent's commands
+            // swap for a link later, requests resolve beneath this directory.
+            let relative = crate::paths::relative(root.trim())?;
+            let opened = Beneath::open(&workdir).and_then(|copy| copy.sub(&relative)).map_err(|e| {
+                crate::paths::refused(root.trim(), &format!("the preview's root cannot be opened: {e}"))
+            })?;
+            Upstream::Static(Arc::new(opened))
         }
         _ => Upstream::App(port_rx),
     };

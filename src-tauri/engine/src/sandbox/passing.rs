@@ -14,9 +14,6 @@
 //!   where the tool looks and can never write the user's own.
 
 use std::collections::BTreeMap;
-use std::ffi::CString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 /// `[environment]` of `kiln.toml` (and the same in the user's settings).
@@ -223,7 +220,7 @@ pub const HOME_FILES: &[&str] = &[
 /// beneath a handle of it without following links: the session's commands may write there,
 /// and a link they planted must never lead a copy out. Returns the files copied.
 pub fn copy_home_files(real_home: &Path, home: &Path) -> std::io::Result<Vec<&'static str>> {
-    let root = open_dir(libc::AT_FDCWD, home, false)?;
+    let root = crate::paths::beneath::Beneath::open(home)?;
     let mut copied = Vec::new();
     for rel in HOME_FILES {
         let source = real_home.join(rel);
@@ -232,70 +229,10 @@ pub fn copy_home_files(real_home: &Path, home: &Path) -> std::io::Result<Vec<&'s
         if !std::fs::metadata(&source).is_ok_and(|m| m.is_file()) {
             continue;
         }
-        write_beneath(&root, Path::new(rel), &content)?;
+        root.replace(Path::new(rel), &content, 0o600)?;
         copied.push(*rel);
     }
     Ok(copied)
-}
-
-fn c_path(path: &Path) -> std::io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes()).map_err(|_| std::io::Error::other("a path with a NUL byte"))
-}
-
-/// Opens the directory `name` beneath `at` (a link is refused), making it first when
-/// `create`.
-fn open_dir(at: libc::c_int, name: &Path, create: bool) -> std::io::Result<OwnedFd> {
-    let c = c_path(name)?;
-    if create {
-        // SAFETY: `c` is a NUL-terminated path; `at` is an open directory or AT_FDCWD.
-        let made = unsafe { libc::mkdirat(at, c.as_ptr(), 0o700) };
-        if made != 0 {
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::EEXIST) {
-                return Err(e);
-            }
-        }
-    }
-    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-    // SAFETY: as above; the returned descriptor is owned by the `OwnedFd`.
-    let fd = unsafe { libc::openat(at, c.as_ptr(), flags) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: `fd` was just opened and is owned by nothing else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-/// Writes `content` as the file `rel` beneath `root`: every directory on the way opened
-/// without following links, whatever is at the file's place removed (a link itself, never
-/// its target) and the file made new, exclusively.
-fn write_beneath(root: &OwnedFd, rel: &Path, content: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let parts: Vec<&std::ffi::OsStr> = rel.iter().collect();
-    let Some((name, dirs)) = parts.split_last() else { return Ok(()) };
-    let mut held: Option<OwnedFd> = None;
-    for dir in dirs {
-        let at = held.as_ref().unwrap_or(root).as_raw_fd();
-        held = Some(open_dir(at, Path::new(dir), true)?);
-    }
-    let dir = held.as_ref().unwrap_or(root).as_raw_fd();
-    let c = c_path(Path::new(name))?;
-    // SAFETY: `dir` is an open directory, `c` a NUL-terminated name within it.
-    if unsafe { libc::unlinkat(dir, c.as_ptr(), 0) } != 0 {
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::ENOENT) {
-            return Err(e);
-        }
-    }
-    let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-    // SAFETY: as above; the descriptor is owned by the `File`.
-    let fd = unsafe { libc::openat(dir, c.as_ptr(), flags, 0o600 as libc::c_uint) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: `fd` was just opened and is owned by nothing else.
-    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
-    file.write_all(content)
 }
 
 #[cfg(test)]

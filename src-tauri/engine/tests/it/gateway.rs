@@ -614,7 +614,7 @@ async fn static_files_stay_inside_their_root() {
     std::fs::create_dir_all(root.join("trap")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.join("trap/index.html")).unwrap();
 
-    let (gateway, _) = gateway(Upstream::Static(root.clone()), None).await;
+    let (gateway, _) = gateway(Upstream::files(&root).unwrap(), None).await;
     let port = gateway.port;
     assert_eq!(fetch(port, "GET", "/", &[]).await.status, 401, "the same admission rules");
     let cookie = enter(&gateway).await;
@@ -660,7 +660,7 @@ async fn a_directory_without_its_slash_moves_within_the_preview_never_to_another
     std::fs::create_dir_all(root.join("sub/deeper")).unwrap();
     std::fs::write(root.join("evil.example/index.html"), "<h1>a directory</h1>").unwrap();
 
-    let (gateway, _) = gateway(Upstream::Static(root.clone()), None).await;
+    let (gateway, _) = gateway(Upstream::files(&root).unwrap(), None).await;
     let port = gateway.port;
     let cookie = enter(&gateway).await;
     let with = [("cookie", cookie.as_str())];
@@ -891,7 +891,7 @@ async fn static_documents_get_the_picking_script_too() {
     let site = tempfile::tempdir().unwrap();
     std::fs::write(site.path().join("index.html"), PAGE).unwrap();
     std::fs::write(site.path().join("app.js"), "let head = '<head>';").unwrap();
-    let (gateway, _) = gateway(Upstream::Static(site.path().into()), None).await;
+    let (gateway, _) = gateway(Upstream::files(site.path()).unwrap(), None).await;
     let cookie = enter(&gateway).await;
     let frame = [("cookie", cookie.as_str()), ("sec-fetch-dest", "iframe")];
     let home = fetch(gateway.port, "GET", "/", &frame).await;

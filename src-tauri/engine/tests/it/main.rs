@@ -30,6 +30,7 @@ mod gateway;
 mod groups;
 mod issues;
 mod lifecycle;
+mod links;
 mod live;
 mod materialize;
 mod objects;

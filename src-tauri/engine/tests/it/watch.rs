@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use kiln_engine::testing::confine::{snapshot_workdir, NOT_SNAPSHOTTED};
 use kiln_engine::testing::snapshot::{snapshot, Source};
-use kiln_engine::testing::watch;
+use kiln_engine::testing::watch::{self, Doubt};
 
 /// A session's layout: `<tmp>/session/workspace`, its stat cache at `<tmp>/session/index`.
 struct Copy {
@@ -143,23 +143,24 @@ fn a_watched_checkpoint_is_what_a_full_read_gives() {
         }),
     ));
     let before = watch::trusted_snapshots(&c.work);
-    let hub_before = watch::distrusted_by_hub(&c.work);
+    let doubts_before = watch::doubts(&c.work).len();
     for (step, change) in &steps {
         change(&c);
         c.assert_right(step);
     }
-    // Only the steps after a doubt (the moved directory, the ignore file) scan, and those after
-    // the process's one watcher's trouble: it is shared with the tests running beside this one,
-    // whose bursts of files can overflow its queue or keep its thread from seeing a cookie in
-    // time on a loaded machine, and either rightly distrusts the watch. The watch counts those,
-    // so every other step must read only what changed.
-    let trusted = watch::trusted_snapshots(&c.work) - before;
-    let overflowed = watch::distrusted_by_hub(&c.work) - hub_before;
+    // Only the steps after a doubt scan: the moved directory and the ignore file are this
+    // copy's own; the process's one watcher is shared with the tests running beside this
+    // one, whose bursts of files can overflow its queue, or keep its thread from seeing a
+    // cookie in time on a loaded machine, and either rightly distrusts the watch. Every
+    // scan has a doubt before it, and no other doubt of its own.
+    let scanned = steps.len() as u64 - (watch::trusted_snapshots(&c.work) - before);
+    let doubts = watch::doubts(&c.work).split_off(doubts_before);
+    let expected = [Doubt::Own("a directory was moved"), Doubt::Own("an ignore file changed")];
     assert!(
-        trusted + 2 + overflowed >= steps.len() as u64,
-        "{trusted} of {} snapshots read only what changed, {overflowed} after the watcher's own trouble",
-        steps.len()
+        doubts.iter().all(|d| matches!(d, Doubt::Watcher(_)) || expected.contains(d)),
+        "only a moved directory and an ignore file are this copy's doubts: {doubts:?}"
     );
+    assert!(scanned <= doubts.len() as u64, "{scanned} of {} snapshots scanned after {doubts:?}", steps.len());
     // After the doubts above (a moved directory, an ignore file) the watch is trusted again.
     c.write("src/moved/part/file2.ts", "once more\n");
     let tree = c.assert_right("a last edit");

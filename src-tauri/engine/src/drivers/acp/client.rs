@@ -21,6 +21,7 @@ use super::workdir::Workdir;
 use crate::api::types::CommandPolicy;
 use crate::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus};
 use crate::drivers::permission::{Operator, PermissionAsk};
+use crate::paths::beneath::Written;
 
 /// A request Kiln refuses: a JSON-RPC error code and its message.
 pub type Refusal = (i32, String);
@@ -132,12 +133,12 @@ impl Client {
 
     fn read(&self, params: &Value) -> Result<Value, Refusal> {
         let raw = params["path"].as_str().unwrap_or_default();
-        let path = self.workdir.confine(raw).map_err(|e| invalid(e.message))?;
-        let size = std::fs::metadata(&path).map_err(|e| invalid(format!("cannot read `{raw}`: {e}")))?.len();
-        if size > READ_BYTES {
-            return Err(invalid(format!("`{raw}` is too large to read ({size} bytes)")));
-        }
-        let bytes = std::fs::read(&path).map_err(|e| invalid(format!("cannot read `{raw}`: {e}")))?;
+        let (beneath, path) = self.workdir.beneath(raw).map_err(|e| invalid(e.message))?;
+        let bytes = beneath.read(&path, READ_BYTES).map_err(|e| match e.kind() {
+            std::io::ErrorKind::FileTooLarge => invalid(format!("`{raw}` is too large to read ({e})")),
+            _ if crate::paths::beneath::is_refusal(&e) => invalid(e.to_string()),
+            _ => invalid(format!("cannot read `{raw}`: {e}")),
+        })?;
         let text = String::from_utf8_lossy(&bytes);
         // `line` counts from 1; `limit` is a number of lines.
         let first = params["line"].as_u64().unwrap_or(1).max(1) as usize;
@@ -160,17 +161,13 @@ impl Client {
             return Err(invalid(format!("refused `{raw}`: this turn is read-only and changes no files")));
         }
         let content = params["content"].as_str().ok_or_else(|| invalid("no `content` to write".into()))?;
-        let path = self.workdir.confine(raw).map_err(|e| invalid(e.message))?;
-        if path.is_dir() {
-            return Err(invalid(format!("`{raw}` is a directory")));
-        }
-        let existed = path.symlink_metadata().is_ok();
-        let io = |e: std::io::Error| invalid(format!("cannot write `{raw}`: {e}"));
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(io)?;
-        }
-        std::fs::write(&path, content).map_err(io)?;
-        let change = if existed { FileChangeKind::Update } else { FileChangeKind::Add };
+        let (beneath, path) = self.workdir.beneath(raw).map_err(|e| invalid(e.message))?;
+        let written = beneath.write(&path, content.as_bytes()).map_err(|e| match e.kind() {
+            std::io::ErrorKind::IsADirectory => invalid(format!("`{raw}` is a directory")),
+            _ if crate::paths::beneath::is_refusal(&e) => invalid(e.to_string()),
+            _ => invalid(format!("cannot write `{raw}`: {e}")),
+        })?;
+        let change = if written == Written::Replaced { FileChangeKind::Update } else { FileChangeKind::Add };
         let events = self.updates().wrote(self.workdir.shown(raw), change);
         self.emit(events);
         Ok(json!({}))

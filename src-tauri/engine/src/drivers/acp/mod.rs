@@ -21,6 +21,9 @@ mod terminal;
 mod updates;
 mod workdir;
 
+pub use client::Client;
+pub use workdir::Workdir;
+
 use std::path::PathBuf;
 
 use crate::api::types::CommandPolicy;

@@ -1,10 +1,14 @@
 //! ACP names files by absolute paths; Kiln confines every path it did not make with
-//! `crate::paths::confine`, which takes paths relative to a root. Here an agent's path
-//! becomes one relative to the session's working copy (as the turn was given it, or by its
-//! real path), and is then confined: outside the working copy, `.git`, `.kiln` or a link
-//! leading out are refused.
+//! `crate::paths`, which takes paths relative to a root. Here an agent's path becomes one
+//! relative to the session's working copy (as the turn was given it, or by its real path),
+//! is checked by its text, and is then opened beneath a handle of the working copy
+//! (`crate::paths::beneath`): outside the working copy, `.git`, `.kiln` or a link leading
+//! out are refused, and so is a write through any link, however the tree changes meanwhile.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::paths::beneath::Beneath;
 
 use crate::error::Result;
 
@@ -12,12 +16,15 @@ use crate::error::Result;
 pub struct Workdir {
     given: PathBuf,
     real: PathBuf,
+    /// The working copy held open when the session started (none when it could not be).
+    beneath: Option<Arc<Beneath>>,
 }
 
 impl Workdir {
     pub fn new(given: &Path) -> Workdir {
         let real = given.canonicalize().unwrap_or_else(|_| given.to_path_buf());
-        Workdir { given: given.to_path_buf(), real }
+        let beneath = Beneath::open(&real).ok().map(Arc::new);
+        Workdir { given: given.to_path_buf(), real, beneath }
     }
 
     pub fn path(&self) -> &Path {
@@ -46,6 +53,18 @@ impl Workdir {
         let relative =
             self.relative(raw).ok_or_else(|| crate::paths::refused(raw, "it is outside the session's working copy"))?;
         crate::paths::confine(&self.real, &relative)
+    }
+
+    /// `raw` checked as a name inside the working copy, relative to it, with the handle to
+    /// open it beneath.
+    pub fn beneath(&self, raw: &str) -> Result<(&Beneath, PathBuf)> {
+        let relative =
+            self.relative(raw).ok_or_else(|| crate::paths::refused(raw, "it is outside the session's working copy"))?;
+        let relative = crate::paths::relative(&relative)?;
+        let beneath = self.beneath.as_deref().ok_or_else(|| {
+            crate::paths::refused(raw, "the session's working copy could not be opened when the session started")
+        })?;
+        Ok((beneath, relative))
     }
 
     /// `raw` as the transcript shows it: relative when inside, else as the agent sent it.

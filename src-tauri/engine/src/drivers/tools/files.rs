@@ -1,15 +1,15 @@
 //! The file tools: read (in pages), write, edit by exact replacement, list a directory.
-//! Every path goes through `Root::resolve` first, so each of them stays inside the
-//! working copy.
+//! Every name is checked by `Root::resolve`, then opened beneath the working copy's
+//! handle, so each of them stays inside the working copy whatever is swapped meanwhile.
 
-use std::fs;
-use std::path::Path;
+use std::io::ErrorKind;
 
 use serde_json::Value;
 
 use super::confine::{is_private, Root};
 use super::{string, ToolOutcome, ToolResult};
 use crate::drivers::events::FileChangeKind;
+use crate::paths::beneath::Written;
 
 /// Lines a read returns when the model gives no `limit`.
 const READ_LINES: u64 = 2000;
@@ -23,15 +23,14 @@ const LIST_ENTRIES: usize = 1000;
 pub fn read(root: &Root, input: &Value) -> ToolResult {
     let raw = string(input, "path")?;
     let path = root.resolve(raw)?;
-    let size = fs::metadata(&path).map_err(|e| io_error(raw, e))?.len();
-    if size > READ_BYTES {
-        return Err(format!(
-            "`{raw}` is too large to read ({size} bytes); use grep or run_command (head, sed -n) to look into it"
-        ));
-    }
-    let bytes = fs::read(&path).map_err(|e| io_error(raw, e))?;
+    let bytes = root.beneath().read(&path, READ_BYTES).map_err(|e| match e.kind() {
+        ErrorKind::FileTooLarge => {
+            format!("`{raw}` is too large to read ({e}); use grep or run_command (head, sed -n) to look into it")
+        }
+        _ => io_error(raw, e),
+    })?;
     if is_binary(&bytes) {
-        return Ok(ToolOutcome::completed(format!("`{raw}` is a binary file ({size} bytes); not shown")));
+        return Ok(ToolOutcome::completed(format!("`{raw}` is a binary file ({} bytes); not shown", bytes.len())));
     }
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
@@ -66,16 +65,12 @@ pub fn write(root: &Root, input: &Value) -> ToolResult {
     let raw = string(input, "path")?;
     let content = string(input, "content")?;
     let path = root.resolve(raw)?;
-    let existed = path.symlink_metadata().is_ok();
-    if path.is_dir() {
-        return Err(format!("`{raw}` is a directory"));
-    }
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|e| io_error(raw, e))?;
-    }
-    fs::write(&path, content).map_err(|e| io_error(raw, e))?;
+    let written = root.beneath().write(&path, content.as_bytes()).map_err(|e| match e.kind() {
+        ErrorKind::IsADirectory => format!("`{raw}` is a directory"),
+        _ => io_error(raw, e),
+    })?;
     let relative = root.relative(&path);
-    let change = if existed { FileChangeKind::Update } else { FileChangeKind::Add };
+    let change = if written == Written::Replaced { FileChangeKind::Update } else { FileChangeKind::Add };
     Ok(ToolOutcome {
         change: Some((relative.clone(), change)),
         ..ToolOutcome::completed(format!("wrote {} bytes to {relative}", content.len()))
@@ -90,13 +85,15 @@ pub fn edit(root: &Root, input: &Value) -> ToolResult {
         return Err("`old_string` is empty; to create a file use write_file".into());
     }
     let path = root.resolve(raw)?;
-    let text = fs::read_to_string(&path).map_err(|e| io_error(raw, e))?;
+    let bytes = root.beneath().read(&path, READ_BYTES).map_err(|e| io_error(raw, e))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("`{raw}` is not UTF-8 text; edit_file changes text only"))?;
     match text.matches(old).count() {
         0 => Err(format!(
             "`old_string` was not found in `{raw}`; read the file and copy the text exactly, whitespace included"
         )),
         1 => {
-            fs::write(&path, text.replacen(old, new, 1)).map_err(|e| io_error(raw, e))?;
+            root.beneath().write(&path, text.replacen(old, new, 1).as_bytes()).map_err(|e| io_error(raw, e))?;
             let relative = root.relative(&path);
             Ok(ToolOutcome {
                 change: Some((relative.clone(), FileChangeKind::Update)),
@@ -112,7 +109,9 @@ pub fn edit(root: &Root, input: &Value) -> ToolResult {
 pub fn list(root: &Root, input: &Value) -> ToolResult {
     let raw = input["path"].as_str().unwrap_or(".");
     let path = root.resolve(raw)?;
-    let mut names: Vec<String> = fs::read_dir(&path)
+    let mut names: Vec<String> = root
+        .beneath()
+        .read_dir(&path)
         .map_err(|e| io_error(raw, e))?
         .flatten()
         .filter(|entry| !is_private(&entry.file_name()))
@@ -143,11 +142,10 @@ pub fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8192)].contains(&0)
 }
 
-fn io_error(raw: &str, e: std::io::Error) -> String {
-    format!("`{raw}`: {e}")
-}
-
-/// For tools that walk: whether `path` (a real path inside `root`) is a directory.
-pub fn is_dir(path: &Path) -> bool {
-    path.metadata().is_ok_and(|m| m.is_dir())
+pub fn io_error(raw: &str, e: std::io::Error) -> String {
+    if crate::paths::beneath::is_refusal(&e) {
+        e.to_string()
+    } else {
+        format!("`{raw}`: {e}")
+    }
 }

@@ -2,7 +2,6 @@
 //! with the `ignore` crate, so `.gitignore`d files (build output, dependencies) stay out
 //! of the answers, and neither follows symbolic links, so neither leaves it.
 
-use std::fs;
 use std::path::Path;
 
 use globset::GlobBuilder;
@@ -11,7 +10,7 @@ use regex::RegexBuilder;
 use serde_json::Value;
 
 use super::confine::{is_private, Root};
-use super::files::{is_binary, is_dir};
+use super::files::{io_error, is_binary};
 use super::{string, ToolOutcome, ToolResult};
 
 /// Paths a glob answers at most.
@@ -55,12 +54,15 @@ pub fn glob(root: &Root, input: &Value) -> ToolResult {
 pub fn grep(root: &Root, input: &Value) -> ToolResult {
     let pattern = string(input, "pattern")?;
     let regex = RegexBuilder::new(pattern).build().map_err(|e| format!("bad regular expression: {e}"))?;
-    let start = root.resolve(input["path"].as_str().unwrap_or("."))?;
+    let raw = input["path"].as_str().unwrap_or(".");
+    let start = root.resolve(raw)?;
+    let opened = root.beneath().open_read(&start).and_then(|f| f.metadata()).map_err(|e| io_error(raw, e))?;
     let candidates: Box<dyn Iterator<Item = _>> =
-        if is_dir(&start) { Box::new(files(&start)) } else { Box::new(std::iter::once(start)) };
+        if opened.is_dir() { Box::new(files(&root.path().join(&start))) } else { Box::new(std::iter::once(start)) };
     let mut matches = Vec::new();
     'files: for path in candidates {
-        let Some(text) = searchable(&path) else { continue };
+        // The walk only names files; each is read beneath the working copy's handle.
+        let Some(text) = searchable(root, &path) else { continue };
         for (number, line) in text.lines().enumerate() {
             if regex.is_match(line) {
                 if matches.len() == GREP_MATCHES {
@@ -79,11 +81,9 @@ pub fn grep(root: &Root, input: &Value) -> ToolResult {
 }
 
 /// A file's text, unless it is too large or binary.
-fn searchable(path: &Path) -> Option<String> {
-    if fs::metadata(path).ok()?.len() > GREP_FILE_BYTES {
-        return None;
-    }
-    let bytes = fs::read(path).ok()?;
+fn searchable(root: &Root, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(root.path()).unwrap_or(path);
+    let bytes = root.beneath().read(relative, GREP_FILE_BYTES).ok()?;
     (!is_binary(&bytes)).then(|| String::from_utf8_lossy(&bytes).into_owned())
 }
 

@@ -1,7 +1,8 @@
-//! The static preview: files of `[preview] root` in the session's working copy. The URL
-//! path goes through `paths::confine` like every name Kiln did not make itself, so
-//! `..`, `.git`, `.kiln` and links leading out are refused (404), and the file is
-//! opened without following a link planted after that check.
+//! The static preview: files of `[preview] root` in the session's working copy, held open
+//! since the preview started. The URL path is checked by `paths::relative` like every
+//! name Kiln did not make itself, then opened beneath that handle (`paths::beneath`), so
+//! `..`, `.git`, `.kiln` and links leading out are refused (404), however the tree is
+//! changed meanwhile.
 
 use std::path::Path;
 
@@ -15,9 +16,9 @@ use hyper::{Method, Request, Response, StatusCode};
 use percent_encoding::percent_decode_str;
 
 use super::reply::{self, Body, BoxError};
-use crate::paths;
+use crate::paths::{self, beneath::Beneath};
 
-pub(super) async fn serve(root: &Path, request: &Request<Incoming>) -> Response<Body> {
+pub(super) async fn serve(root: &Beneath, request: &Request<Incoming>) -> Response<Body> {
     let head = request.method() == Method::HEAD;
     if request.method() != Method::GET && !head {
         let mut refused =
@@ -31,8 +32,9 @@ pub(super) async fn serve(root: &Path, request: &Request<Incoming>) -> Response<
         "" => ".".to_string(),
         relative => relative.to_string(),
     };
-    let Ok(mut file) = paths::confine(root, &relative) else { return not_found() };
-    let Ok(mut metadata) = tokio::fs::metadata(&file).await else { return not_found() };
+    let Ok(mut file) = paths::relative(&relative) else { return not_found() };
+    let Ok(mut opened) = root.open_read(&file) else { return not_found() };
+    let Ok(mut metadata) = opened.metadata() else { return not_found() };
     if metadata.is_dir() {
         if !raw.ends_with('/') {
             // So the page's relative links resolve inside the directory. The location is
@@ -46,20 +48,16 @@ pub(super) async fn serve(root: &Path, request: &Request<Incoming>) -> Response<
             moved.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
             return moved;
         }
-        // `index.html` itself may be a link leading out: confined again.
-        let Ok(index) = paths::confine(root, &format!("{relative}/index.html")) else { return not_found() };
-        let Ok(index_metadata) = tokio::fs::metadata(&index).await else { return not_found() };
-        (file, metadata) = (index, index_metadata);
+        file.push("index.html");
+        let Ok(index) = root.open_read(&file) else { return not_found() };
+        let Ok(index_metadata) = index.metadata() else { return not_found() };
+        (opened, metadata) = (index, index_metadata);
     }
+    // The length of what was opened: nothing is looked at by name after the open.
     if !metadata.is_file() {
         return not_found();
     }
-    let Ok(opened) = open_no_follow(&file).await else { return not_found() };
-    // The length of what was opened, not of what was looked at before.
-    let Ok(metadata) = opened.metadata().await else { return not_found() };
-    if !metadata.is_file() {
-        return not_found();
-    }
+    let opened = tokio::fs::File::from_std(opened);
 
     let body = if head {
         reply::empty()
@@ -87,16 +85,6 @@ fn directory_location(raw: &str) -> String {
 
 fn not_found() -> Response<Body> {
     reply::page(StatusCode::NOT_FOUND, "Not found", "There is no such file in the preview.", false)
-}
-
-/// Opens for reading, refusing a link in the last place (where a link could have been
-/// put since `confine` resolved the path).
-async fn open_no_follow(file: &Path) -> std::io::Result<tokio::fs::File> {
-    let mut options = tokio::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    options.custom_flags(libc::O_NOFOLLOW);
-    options.open(file).await
 }
 
 /// The Content-Type by extension, by the rule every listener of Kiln's shares.

@@ -15,6 +15,8 @@
 //!
 //! `.` alone names the root itself; dotted names such as `.eslintrc` are ordinary.
 
+pub mod beneath;
+
 use std::ffi::OsStr;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
