@@ -101,3 +101,56 @@ async fn session_commands_are_dry_runs_unless_applied() {
     let (ok, _, err) = kiln(&config, &["session", "--workspace", &ws, "archive", &s.id, "--apply"]);
     assert!(!ok && err.contains("SESSION_DELETED"), "{err}");
 }
+
+/// No secret on a command line (issue 32, finding 3): every process on the machine reads
+/// `/proc/<pid>/cmdline`, so a database or bucket URL with a password is refused there,
+/// with exit code 2 and the ways that keep it off (the variable, a password file); the
+/// refusal itself never prints the password. The same URL in the environment is taken.
+#[test]
+fn a_password_on_the_command_line_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("config");
+    let url = "postgres://kiln:hunter2@127.0.0.1:1/team";
+    for args in [
+        vec!["serve", "--check", "--database", url],
+        vec!["serve", "--check", &format!("--database={url}")],
+        vec!["token", "list", "--database", url],
+        vec!["serve", "--check", "--objects", "s3://key:hunter2@bucket/kiln"],
+    ] {
+        let out =
+            Command::new(env!("CARGO_BIN_EXE_kiln")).args(&args).env("KILN_CONFIG_DIR", &config).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("command line") && stderr.contains("_URL"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("hunter2"), "{args:?} printed the password: {stderr}");
+    }
+    // From the environment, or with the password in a file, the URL gets past the command
+    // line (and then fails to connect, on a port where nothing listens), never printed.
+    let secret = tmp.path().join("db-password");
+    std::fs::write(&secret, "hunter2\n").unwrap();
+    for (args, env) in [
+        (vec!["token", "list"], Some(url)),
+        (
+            vec![
+                "token",
+                "list",
+                "--database",
+                "postgres://kiln@127.0.0.1:1/team",
+                "--database-password-file",
+                secret.to_str().unwrap(),
+            ],
+            None,
+        ),
+    ] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kiln"));
+        command.args(&args).env("KILN_CONFIG_DIR", &config).env_remove("KILN_DATABASE_URL");
+        if let Some(url) = env {
+            command.env("KILN_DATABASE_URL", url);
+        }
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(!stderr.contains("command line"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("hunter2"), "{args:?} printed the password: {stderr}");
+    }
+}

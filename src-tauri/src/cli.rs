@@ -55,6 +55,10 @@ pub enum Command {
         /// instead of `.kiln/kiln.db`, so several hosts can serve one team's sessions.
         #[arg(long, env = "KILN_DATABASE_URL")]
         database: Option<String>,
+        /// The database's password, read from this file's first line (a URL on the
+        /// command line may not carry one: every process here can read a command line).
+        #[arg(long, env = "KILN_DATABASE_PASSWORD_FILE")]
+        database_password_file: Option<PathBuf>,
         /// Keep checkpoint objects, attachments and delivery artifacts in this
         /// S3-compatible bucket (`s3://bucket/prefix`; endpoint, region and credentials
         /// from the usual AWS_* variables), with `.kiln/store.git` a cache of it.
@@ -71,6 +75,9 @@ pub enum Command {
         /// serve with `--database`) instead of this machine's `access.db`.
         #[arg(long, env = "KILN_DATABASE_URL", global = true)]
         database: Option<String>,
+        /// The database's password, read from this file's first line.
+        #[arg(long, env = "KILN_DATABASE_PASSWORD_FILE", global = true)]
+        database_password_file: Option<PathBuf>,
         #[command(subcommand)]
         action: TokenAction,
     },
@@ -96,6 +103,44 @@ pub enum Command {
         #[command(subcommand)]
         action: SessionAction,
     },
+}
+
+/// Refuses a secret written on the command line, where every process on the machine can
+/// read it (`/proc/<pid>/cmdline`, `ps`): a URL with a password given as `--database` or
+/// `--objects`. The same URL in `KILN_DATABASE_URL` (which Kiln hides from its own
+/// `/proc/<pid>/environ`), or its password in a file, is fine.
+pub fn no_secret_on_the_command_line(matches: &clap::ArgMatches) -> Result<(), String> {
+    let Some((_, sub)) = matches.subcommand() else { return Ok(()) };
+    for (id, variable) in [("database", "KILN_DATABASE_URL"), ("objects", "KILN_OBJECTS_URL")] {
+        let Ok(Some(url)) = sub.try_get_one::<String>(id) else { continue };
+        if sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+            && kiln_engine::backing::password(url).is_some()
+        {
+            return Err(format!(
+                "--{id} {} carries a password on the command line, where every process on this machine can read it; \
+                 give the URL in {variable} instead{}",
+                kiln_engine::backing::shown(url),
+                if id == "database" {
+                    ", or leave the password out and give it with --database-password-file <file> or PostgreSQL's PGPASSFILE"
+                } else {
+                    ", or the bucket's keys in the AWS_* variables"
+                }
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The database URL with the password from `password_file` (its first line) put in.
+pub fn database_url(database: Option<String>, password_file: Option<PathBuf>) -> Result<Option<String>, String> {
+    let (Some(url), Some(file)) = (&database, password_file) else { return Ok(database) };
+    let text =
+        std::fs::read_to_string(&file).map_err(|e| format!("--database-password-file {}: {e}", file.display()))?;
+    let secret = text.lines().next().unwrap_or_default();
+    if secret.is_empty() {
+        return Err(format!("--database-password-file {}: the first line is empty", file.display()));
+    }
+    kiln_engine::backing::with_password(url, secret).map(Some).map_err(|e| format!("--database: {e}"))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -35,9 +35,34 @@ pub fn password(url: &str) -> Option<&str> {
     Some(secret).filter(|s| !s.is_empty())
 }
 
+/// `url` with `secret` as its password (percent-encoded), for a password read from a file
+/// (`--database-password-file`) rather than written on a command line. A URL that has no
+/// user (`postgres://host/db`) gets none: the password goes with PostgreSQL's own default.
+pub fn with_password(url: &str, secret: &str) -> Result<String, String> {
+    if password(url).is_some() {
+        return Err("the URL already carries a password; give it in one place".into());
+    }
+    let (scheme, rest) = url.split_once("://").ok_or("not a URL (scheme://…)")?;
+    let encoded = percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC).to_string();
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    Ok(match rest[..authority_end].rsplit_once('@') {
+        Some((user, _)) => format!("{scheme}://{user}:{encoded}@{}", &rest[user.len() + 1..]),
+        None => format!("{scheme}://:{encoded}@{rest}"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::shown;
+    use super::{password, shown, with_password};
+
+    #[test]
+    fn a_password_from_a_file_goes_into_the_url_encoded() {
+        let url = with_password("postgres://kiln@db.example:5432/team", "p@ss:w/rd").unwrap();
+        assert_eq!(url, "postgres://kiln:p%40ss%3Aw%2Frd@db.example:5432/team");
+        assert_eq!(password(&url), Some("p%40ss%3Aw%2Frd"));
+        assert!(with_password("postgres://kiln:x@db/team", "y").is_err());
+        assert_eq!(with_password("postgres://db/team", "y").unwrap(), "postgres://:y@db/team");
+    }
 
     #[test]
     fn a_password_is_never_shown() {

@@ -33,6 +33,11 @@ const MAX_DIRTY: usize = 20_000;
 const COOKIE: &str = ".kiln-watch-cookie-";
 /// How many doubts a watch remembers.
 const DOUBTS: usize = 64;
+/// Events waiting for the events thread at most: past this the watcher is behind, and
+/// what it dropped is an overflow (memory stays bounded whatever an agent does).
+const QUEUE: usize = 16_384;
+/// One warning line per subject per this long, with the count of those held back.
+const WARN_EVERY: Duration = Duration::from_secs(60);
 
 /// Why a healthy watch stopped being trusted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,6 +126,39 @@ fn dir_id(path: &Path) -> Option<(u64, u64)> {
 
 static HUB: Mutex<Option<Arc<Hub>>> = Mutex::new(None);
 
+/// The warnings' last lines, by subject (a session's directory, or the watcher itself):
+/// when each was written and how many were held back since.
+static WARNED: Mutex<Option<HashMap<String, (Instant, u64)>>> = Mutex::new(None);
+
+/// Logs `message` about `subject` unless a line about it was written less than
+/// `WARN_EVERY` ago; the next line says how many were held back. An agent renaming a
+/// directory in a loop makes a doubt per rename, not a log line per rename.
+/// Whether the line was written.
+fn warn(subject: &str, message: std::fmt::Arguments<'_>) -> bool {
+    let mut warned = lock(&WARNED);
+    let warned = warned.get_or_insert_with(HashMap::new);
+    let now = Instant::now();
+    match warned.get_mut(subject) {
+        Some((at, held)) if now.duration_since(*at) < WARN_EVERY => {
+            *held += 1;
+            false
+        }
+        entry => {
+            let held = entry.map_or(0, |(_, held)| *held);
+            if held > 0 {
+                tracing::warn!("{message} (and {held} more like it about {subject} in the last minute)");
+            } else {
+                tracing::warn!("{message}");
+            }
+            warned.insert(subject.to_string(), (now, 0));
+            if warned.len() > 1024 {
+                warned.retain(|_, (at, _)| now.duration_since(*at) < WARN_EVERY);
+            }
+            true
+        }
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -132,8 +170,20 @@ fn hub() -> Option<Arc<Hub>> {
     if let Some(hub) = &*slot {
         return Some(hub.clone());
     }
-    let (tx, rx) = mpsc::channel();
-    let watcher = match INotifyWatcher::new(tx, notify::Config::default()) {
+    let (tx, rx) = mpsc::sync_channel(QUEUE);
+    // notify's thread never waits for ours: an event that does not fit is dropped and
+    // counted, and the events thread reports the loss as the kernel reports its own.
+    let lost = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let losing = lost.clone();
+    let handler = move |event: notify::Result<Event>| {
+        if let Err(mpsc::TrySendError::Full(_)) = tx.try_send(event) {
+            if losing.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 0 {
+                // Wakes the events thread even if every later event is dropped too.
+                let _ = tx.try_send(Ok(Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan)));
+            }
+        }
+    };
+    let watcher = match INotifyWatcher::new(handler, notify::Config::default()) {
         Ok(w) => w,
         Err(e) => {
             tracing::warn!("no file watcher ({e}); checkpoints read the whole working copy");
@@ -144,6 +194,9 @@ fn hub() -> Option<Arc<Hub>> {
     let events = hub.clone();
     let spawned = std::thread::Builder::new().name("kiln-watch".into()).spawn(move || {
         for event in rx {
+            if lost.swap(0, std::sync::atomic::Ordering::Relaxed) > 0 {
+                events.distrust_all("its queue was full and events were dropped", None);
+            }
             // A bug here must not leave every snapshot waiting for its cookie in vain.
             let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| events.handle(event)));
             if handled.is_err() {
@@ -280,7 +333,10 @@ impl SessionWatch {
         };
         let cookie = self.dir.join(format!("{COOKIE}{n}"));
         if let Err(e) = std::fs::write(&cookie, b"") {
-            tracing::warn!("the watcher's cookie could not be written ({e}); reading the whole working copy");
+            warn(
+                &self.dir.display().to_string(),
+                format_args!("the watcher's cookie could not be written ({e}); reading the whole working copy"),
+            );
             return Changes::Untrusted;
         }
         let deadline = Instant::now() + COOKIE_WAIT;
@@ -288,7 +344,10 @@ impl SessionWatch {
         while state.cookies_seen < n {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                tracing::warn!("the watcher did not see its cookie in time; reading the whole working copy");
+                warn(
+                    &self.dir.display().to_string(),
+                    format_args!("the watcher did not see its cookie in time; reading the whole working copy"),
+                );
                 // The one events thread was behind (other sessions' bursts, a loaded machine):
                 // the watcher's trouble, not this watch's.
                 state.doubt(Doubt::Watcher("its cookie was not seen in time"));
@@ -376,7 +435,10 @@ fn unwatched(path: &Path, e: notify::Error) -> Option<Doubt> {
         notify::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound => None,
         notify::ErrorKind::MaxFilesWatch => Some(Doubt::Watcher("the system's limit of watches was reached")),
         _ => {
-            tracing::warn!("watching {}: {e}; checkpoints read the whole working copy", path.display());
+            warn(
+                "a directory that could not be watched",
+                format_args!("watching {}: {e}; checkpoints read the whole working copy", path.display()),
+            );
             Some(Doubt::Own("a directory could not be watched"))
         }
     }
@@ -410,7 +472,13 @@ impl Hub {
     }
 
     fn distrust_all(&self, why: &'static str, detail: Option<&str>) {
-        tracing::warn!("file watcher: {why} {}; the next checkpoints read whole working copies", detail.unwrap_or(""));
+        warn(
+            "the file watcher",
+            format_args!(
+                "file watcher: {why} {}; the next checkpoints read whole working copies",
+                detail.unwrap_or("")
+            ),
+        );
         let sessions: Vec<Arc<SessionWatch>> = lock(&self.sessions).values().cloned().collect();
         for watch in sessions {
             lock(&watch.state).doubt(Doubt::Watcher(why));
@@ -496,5 +564,19 @@ impl SessionWatch {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_storm_of_warnings_writes_one_line_per_subject_a_minute() {
+        let written = (0..10_000).filter(|i| warn("a storm", format_args!("rename {i}"))).count();
+        assert_eq!(written, 1);
+        assert!(warn("another subject", format_args!("its own first line")));
+        let held = lock(&WARNED).as_ref().unwrap()["a storm"].1;
+        assert_eq!(held, 9_999);
     }
 }

@@ -148,6 +148,10 @@ impl Command {
         match self.separation {
             Separation::Group => {
                 self.cmd.process_group(0);
+                // SAFETY: `supervise` is written for a `pre_exec` closure (see there).
+                unsafe {
+                    self.cmd.pre_exec(|| super::reaper::supervise());
+                }
             }
             Separation::Session => {
                 // SAFETY: setsid(2) is async-signal-safe and touches no memory of ours.

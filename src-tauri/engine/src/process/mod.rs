@@ -3,8 +3,8 @@
 //! the agent CLIs, git and gh, a session's terminals (`pty`), and the two synchronous checks (toolchain versions during
 //! detection, the store's `git prune`). Here, and nowhere else, a command gets its environment
 //! (`env`), its own process group, its output kept as head and tail in bounded memory
-//! (`capture`), its timeout, and the kill of its whole group and what left it (`Running::kill`,
-//! `tree`).
+//! (`capture`), its timeout, a reaper that outlives it to kill whatever it left behind
+//! (`reaper`), and the kill of its whole group and what left it (`Running::kill`, `tree`).
 //!
 //! Session commands run `sh -c` in the session's working copy. They run on code the agent
 //! may have written, so they run scoped (`run_scoped`): a cleared environment, a session
@@ -14,6 +14,7 @@ mod capture;
 mod command;
 mod env;
 mod pty;
+mod reaper;
 mod tree;
 
 use std::path::Path;
@@ -41,6 +42,9 @@ impl Outcome {
     }
 }
 
+/// How many times a kill reads the stopped tree for strays it has not stopped yet.
+const STOP_ROUNDS: usize = 32;
+
 /// A started command: its process group id, to stop it from elsewhere.
 pub struct Running {
     pub pgid: i32,
@@ -62,13 +66,35 @@ impl Running {
         if self.pgid <= 1 {
             return;
         }
-        // Read before the group goes: a stray's parent link to it ends with its parent.
-        let strays = tree::strays_of_group(self.pgid);
+        // A kill stops the whole tree first, so nothing in it forks or leaves while it is
+        // read: the group (with the command's reaper, to which every orphan goes), then
+        // the strays found below it, until no new one turns up.
+        let stop = if signal == libc::SIGKILL { libc::SIGSTOP } else { signal };
         // SAFETY: kill(2) with a negative pid signals the group we created.
         unsafe {
-            libc::kill(-self.pgid, signal);
+            libc::kill(-self.pgid, stop);
         }
-        tree::signal_each(&strays, signal);
+        let mut strays: Vec<i32> = Vec::new();
+        for _ in 0..STOP_ROUNDS {
+            // Read while the reaper lives: a stray's parent link ends with its parent.
+            let found: Vec<i32> =
+                tree::strays_of_group(self.pgid).into_iter().filter(|pid| !strays.contains(pid)).collect();
+            if found.is_empty() {
+                break;
+            }
+            tree::signal_each(&found, stop);
+            strays.extend(found);
+            if stop != libc::SIGSTOP {
+                break;
+            }
+        }
+        if stop != signal {
+            // SAFETY: as above.
+            unsafe {
+                libc::kill(-self.pgid, signal);
+            }
+            tree::signal_each(&strays, signal);
+        }
     }
 }
 
@@ -155,6 +181,60 @@ mod tests {
         assert!(out.passed());
         assert_eq!(out.head.len(), HEAD_BYTES);
         assert!(out.tail.ends_with("END\n"), "{:?}", &out.tail[out.tail.len() - 10..]);
+    }
+
+    /// The pid a command wrote to `file`, once it is there.
+    fn pid_in(file: &Path) -> i32 {
+        let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        text.trim().parse().unwrap_or_else(|_| panic!("not a pid: {text:?}"))
+    }
+
+    /// Whether `pid` still runs (a zombie has ended).
+    fn alive(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| !stat.contains(") Z "))
+    }
+
+    /// A daemon the way the review's test made one: `setsid` and a double fork, so it is
+    /// nobody's descendant once its parent exits. The command ending is its end too: Kiln
+    /// waits for the command's reaper, which waits until everything it adopted is gone.
+    #[tokio::test]
+    async fn a_double_forked_daemon_ends_with_its_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("daemon.pid");
+        let cmd =
+            format!("setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > {}' ; echo started", pid.display());
+        let out = run(&cmd, dir.path(), &[], Duration::from_secs(20), |_| {}).await.unwrap();
+        assert!(out.passed() && out.head.contains("started"), "{out:?}");
+        let daemon = pid_in(&pid);
+        assert!(!alive(daemon), "the daemon {daemon} outlived its command");
+    }
+
+    /// The same daemon left by a command that is stopped (a gate's timeout, Stop): the
+    /// kill reads the stopped tree below the reaper, where the daemon went.
+    #[tokio::test]
+    async fn a_double_forked_daemon_goes_with_a_killed_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("daemon.pid");
+        let cmd =
+            format!("setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > {}'; sleep 60", pid.display());
+        let out = run(&cmd, dir.path(), &[], Duration::from_millis(1500), |_| {}).await.unwrap();
+        assert!(out.timed_out, "{out:?}");
+        let daemon = pid_in(&pid);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while alive(daemon) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!alive(daemon), "the daemon {daemon} outlived its stopped command");
+    }
+
+    /// The command's own end is what Kiln reports: its exit code, or the signal it died of.
+    #[tokio::test]
+    async fn the_reaper_ends_as_its_command_did() {
+        let dir = tempfile::tempdir().unwrap();
+        let code = run("exit 7", dir.path(), &[], Duration::from_secs(20), |_| {}).await.unwrap();
+        assert_eq!(code.exit_code, Some(7));
+        let signalled = run("kill -TERM $$", dir.path(), &[], Duration::from_secs(20), |_| {}).await.unwrap();
+        assert!(signalled.killed && signalled.exit_code.is_none(), "{signalled:?}");
     }
 
     #[tokio::test]

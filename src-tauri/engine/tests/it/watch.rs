@@ -276,3 +276,32 @@ async fn a_session_is_watched_until_archived_and_restores_through_the_watch() {
     engine.archive_session(StopArgs { session_id: s.id.clone(), stop: None }).await.unwrap();
     assert!(!watch::trusted(&work), "an archived session is no longer watched");
 }
+
+/// An agent renaming a directory in a loop (issue 32, finding 5): the watcher's queue and
+/// its doubts stay bounded, each snapshot meanwhile is still the full read's tree, and once
+/// the storm ends the watch is trusted again.
+#[test]
+fn a_rename_storm_leaves_the_watch_right_and_trusted_again() {
+    let c = Copy::new();
+    c.assert_right("the first checkpoint");
+    let (a, b) = (c.path("storm-a"), c.path("storm-b"));
+    std::fs::create_dir_all(a.join("inner")).unwrap();
+    std::fs::write(a.join("inner/file.ts"), "x\n").unwrap();
+    c.assert_right("before the storm");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    let mut renames = 0u64;
+    while std::time::Instant::now() < deadline {
+        for _ in 0..500 {
+            std::fs::rename(&a, &b).unwrap();
+            std::fs::rename(&b, &a).unwrap();
+            renames += 2;
+        }
+        c.assert_right("during the storm");
+    }
+    c.write("after.ts", "after\n");
+    c.assert_right("after the storm");
+    c.write("after.ts", "once more\n");
+    c.assert_right("a calm edit");
+    assert!(watch::trusted(&c.work), "the watch is trusted again after {renames} renames");
+    assert!(watch::doubts(&c.work).len() <= 64, "the doubts kept are bounded");
+}
