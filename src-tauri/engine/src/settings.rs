@@ -320,9 +320,10 @@ pub async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<Settings
         if !path.is_empty() && !std::path::Path::new(path).is_absolute() {
             return Err(ApiError::invalid(format!("`{path}` must be an absolute path")));
         }
+        crate::paths::program_outside(&ws.root, path)?;
     }
 
-    let acp = presets::check(ws.mode, &args)?;
+    let acp = presets::check(ws.mode, &ws.root, &args)?;
 
     let new_url = clean(&args.openai_base_url);
     if let Some(url) = new_url.as_deref().filter(|u| !u.is_empty()) {

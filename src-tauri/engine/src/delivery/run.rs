@@ -30,13 +30,14 @@ fn active(session: &str) -> bool {
     ACTIVE.lock().unwrap().as_ref().is_some_and(|s| s.contains(session))
 }
 
-fn set_active(session: &str, on: bool) {
+/// Marks the session's delivery running (false when one already was) or over.
+fn set_active(session: &str, on: bool) -> bool {
     let mut guard = ACTIVE.lock().unwrap();
     let set = guard.get_or_insert_with(HashSet::new);
     if on {
-        set.insert(session.to_string());
+        set.insert(session.to_string())
     } else {
-        set.remove(session);
+        set.remove(session)
     }
 }
 
@@ -208,17 +209,29 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
         landed: Vec::new(),
         error: None,
     };
-    deliveries::insert(&ws.pool, &run, &plan.plan_id).await?;
-    if let Some(anyway) = &anyway {
-        let list: Vec<String> = anyway.blockers.iter().map(|b| format!("- {b}")).collect();
-        let text = format!(
-            "**Delivering past the gate blockers**, as the operator decided: {}\n\n{}",
-            anyway.reason,
-            list.join("\n")
-        );
-        crate::session::record(ws, events, &id, EntryKind::System, None, &text).await?;
+    // Active before the run is stored: a reader seeing a running run with no task behind
+    // it would close it as cut short (`close_orphan`), and the page reads as soon as the
+    // transcript below is published.
+    if !set_active(id.as_str(), true) {
+        return Err(ApiError::new(ErrorCode::SessionRunning, "a delivery of this session is running"));
     }
-    set_active(id.as_str(), true);
+    let stored = async {
+        deliveries::insert(&ws.pool, &run, &plan.plan_id).await?;
+        if let Some(anyway) = &anyway {
+            let list: Vec<String> = anyway.blockers.iter().map(|b| format!("- {b}")).collect();
+            let text = format!(
+                "**Delivering past the gate blockers**, as the operator decided: {}\n\n{}",
+                anyway.reason,
+                list.join("\n")
+            );
+            crate::session::record(ws, events, &id, EntryKind::System, None, &text).await?;
+        }
+        Ok::<(), ApiError>(())
+    };
+    if let Err(e) = stored.await {
+        set_active(id.as_str(), false);
+        return Err(e);
+    }
     events.emit(EventBody::Delivery { run: run.clone() });
 
     let ctx = Context {

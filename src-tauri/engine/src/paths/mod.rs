@@ -190,6 +190,29 @@ fn is_ignorable(c: char) -> bool {
     matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
 }
 
+/// Refuses a program to run (an agent CLI's path, an ACP command) that lives in the
+/// workspace, `.kiln` and every session's working copy included: what an agent writes
+/// there would run outside its confinement, with the operator's whole environment, the
+/// next time Kiln starts it. Links are followed: a link from elsewhere into the
+/// workspace is refused too.
+pub fn program_outside(workspace: &Path, program: &str) -> Result<()> {
+    let path = Path::new(program);
+    if program.is_empty() || !path.is_absolute() {
+        return Ok(()); // a name found on PATH, or nothing
+    }
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let root = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
+    if real.starts_with(&root) || path.starts_with(workspace) {
+        return Err(ApiError::new(
+            ErrorCode::PathNotAllowed,
+            format!(
+                "`{program}` is inside the workspace, where agents write: a program Kiln runs must live outside it (install it, or give the path of an installed copy)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The refusal, naming the path (short, control characters escaped) and why.
 pub fn refused(raw: &str, why: &str) -> ApiError {
     let shown: String = raw.chars().take(120).collect();

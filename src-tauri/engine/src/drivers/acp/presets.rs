@@ -328,7 +328,7 @@ pub struct Update {
     paths: Option<BTreeMap<String, String>>,
 }
 
-pub fn check(mode: ServeMode, args: &UpdateSettingsArgs) -> Result<Update> {
+pub fn check(mode: ServeMode, workspace: &Path, args: &UpdateSettingsArgs) -> Result<Update> {
     let given = args.acp_custom_command.is_some() || args.acp_custom_env.is_some() || args.acp_paths.is_some();
     if given && mode != ServeMode::Loopback {
         return Err(ApiError::new(ErrorCode::NotAllowedInMode, "a self-hosted server runs no local ACP agents"));
@@ -338,7 +338,8 @@ pub fn check(mode: ServeMode, args: &UpdateSettingsArgs) -> Result<Update> {
         if line.contains(['\n', '\r', '\0']) {
             return Err(ApiError::invalid("the custom ACP command is one line"));
         }
-        split_command(line)?;
+        let (program, _) = split_command(line)?;
+        crate::paths::program_outside(workspace, &program)?;
     }
     if let Some(lines) = &args.acp_custom_env {
         parse_env(lines)?;
@@ -356,6 +357,7 @@ pub fn check(mode: ServeMode, args: &UpdateSettingsArgs) -> Result<Update> {
             if !path.is_empty() && !Path::new(path).is_absolute() {
                 return Err(ApiError::invalid(format!("the path for {id}, `{path}`, must be an absolute path")));
             }
+            crate::paths::program_outside(workspace, path)?;
         }
     }
     Ok(Update { command, env: args.acp_custom_env.clone(), paths: args.acp_paths.clone() })
@@ -452,17 +454,51 @@ mod tests {
     #[test]
     fn a_self_hosted_server_takes_no_acp_settings_and_bad_ones_are_refused() {
         let args = UpdateSettingsArgs { acp_custom_command: Some("agent acp".into()), ..Default::default() };
-        assert_eq!(check(ServeMode::SelfHosted, &args).err().map(|e| e.code), Some(ErrorCode::NotAllowedInMode));
-        assert!(check(ServeMode::Loopback, &args).is_ok());
+        assert_eq!(
+            check(ServeMode::SelfHosted, Path::new("/nonexistent-workspace"), &args).err().map(|e| e.code),
+            Some(ErrorCode::NotAllowedInMode)
+        );
+        assert!(check(ServeMode::Loopback, Path::new("/nonexistent-workspace"), &args).is_ok());
         let paths = |id: &str, path: &str| UpdateSettingsArgs {
             acp_paths: Some([(id.to_string(), path.to_string())].into()),
             ..Default::default()
         };
-        assert!(check(ServeMode::Loopback, &paths("acp:gemini", "/opt/gemini")).is_ok());
-        assert!(check(ServeMode::Loopback, &paths("acp:gemini", "")).is_ok());
+        assert!(check(ServeMode::Loopback, Path::new("/nonexistent-workspace"), &paths("acp:gemini", "/opt/gemini"))
+            .is_ok());
+        assert!(check(ServeMode::Loopback, Path::new("/nonexistent-workspace"), &paths("acp:gemini", "")).is_ok());
         for (id, path) in [("acp:gemini", "gemini"), ("acp:custom", "/x"), ("claude", "/x")] {
-            let err = check(ServeMode::Loopback, &paths(id, path)).err().expect("refused");
+            let err = check(ServeMode::Loopback, Path::new("/nonexistent-workspace"), &paths(id, path))
+                .err()
+                .expect("refused");
             assert_eq!(err.code, ErrorCode::InvalidInput, "{id} {path}");
         }
+    }
+
+    /// A program in the workspace (a working copy, `.kiln`, or a link into them) is
+    /// something an agent may have written: it is never a program Kiln runs.
+    #[test]
+    fn a_program_inside_the_workspace_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(ws.join(".kiln/sessions/a/workspace")).unwrap();
+        let inside = ws.join(".kiln/sessions/a/workspace/agent");
+        std::fs::write(&inside, "#!/bin/sh\n").unwrap();
+        std::os::unix::fs::symlink(&inside, tmp.path().join("innocent")).unwrap();
+        let custom = |line: String| UpdateSettingsArgs { acp_custom_command: Some(line), ..Default::default() };
+        for line in [
+            format!("{} acp", inside.display()),
+            format!("'{}' --stdio", tmp.path().join("innocent").display()),
+            format!("{}/node_modules/.bin/agent", ws.display()),
+        ] {
+            let err = check(ServeMode::Loopback, &ws, &custom(line.clone())).err().expect("refused");
+            assert_eq!(err.code, ErrorCode::PathNotAllowed, "{line}: {}", err.message);
+        }
+        let preset = UpdateSettingsArgs {
+            acp_paths: Some([("acp:gemini".to_string(), inside.display().to_string())].into()),
+            ..Default::default()
+        };
+        assert_eq!(check(ServeMode::Loopback, &ws, &preset).err().map(|e| e.code), Some(ErrorCode::PathNotAllowed));
+        assert!(check(ServeMode::Loopback, &ws, &custom("gemini --experimental-acp".into())).is_ok());
+        assert!(check(ServeMode::Loopback, &ws, &custom("/usr/bin/env gemini".into())).is_ok());
     }
 }
