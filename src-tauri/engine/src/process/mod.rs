@@ -66,35 +66,38 @@ impl Running {
         if self.pgid <= 1 {
             return;
         }
+        if signal != libc::SIGKILL {
+            // Read before the group goes: a stray's parent link to it ends with its parent.
+            let strays = tree::strays_of_group(self.pgid);
+            // SAFETY: kill(2) with a negative pid signals the group we created.
+            unsafe {
+                libc::kill(-self.pgid, signal);
+            }
+            tree::signal_each(&strays, signal);
+            return;
+        }
         // A kill stops the whole tree first, so nothing in it forks or leaves while it is
         // read: the group (with the command's reaper, to which every orphan goes), then
-        // the strays found below it, until no new one turns up.
-        let stop = if signal == libc::SIGKILL { libc::SIGSTOP } else { signal };
+        // the strays found below it, until no new one turns up; then kills them all.
         // SAFETY: kill(2) with a negative pid signals the group we created.
         unsafe {
-            libc::kill(-self.pgid, stop);
+            libc::kill(-self.pgid, libc::SIGSTOP);
         }
         let mut strays: Vec<i32> = Vec::new();
         for _ in 0..STOP_ROUNDS {
-            // Read while the reaper lives: a stray's parent link ends with its parent.
             let found: Vec<i32> =
                 tree::strays_of_group(self.pgid).into_iter().filter(|pid| !strays.contains(pid)).collect();
             if found.is_empty() {
                 break;
             }
-            tree::signal_each(&found, stop);
+            tree::signal_each(&found, libc::SIGSTOP);
             strays.extend(found);
-            if stop != libc::SIGSTOP {
-                break;
-            }
         }
-        if stop != signal {
-            // SAFETY: as above.
-            unsafe {
-                libc::kill(-self.pgid, signal);
-            }
-            tree::signal_each(&strays, signal);
+        // SAFETY: as above.
+        unsafe {
+            libc::kill(-self.pgid, libc::SIGKILL);
         }
+        tree::signal_each(&strays, libc::SIGKILL);
     }
 }
 
