@@ -132,8 +132,8 @@ static WARNED: Mutex<Option<HashMap<String, (Instant, u64)>>> = Mutex::new(None)
 
 /// Logs `message` about `subject` unless a line about it was written less than
 /// `WARN_EVERY` ago; the next line says how many were held back. An agent renaming a
-/// directory in a loop makes a doubt per rename, not a log line per rename.
-/// Whether the line was written.
+/// directory in a loop makes a doubt per rename, not a log line per rename. Says whether
+/// the line was written.
 fn warn(subject: &str, message: std::fmt::Arguments<'_>) -> bool {
     let mut warned = lock(&WARNED);
     let warned = warned.get_or_insert_with(HashMap::new);
@@ -175,12 +175,10 @@ fn hub() -> Option<Arc<Hub>> {
     // counted, and the events thread reports the loss as the kernel reports its own.
     let lost = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let losing = lost.clone();
+    // A full queue has events for that thread to take, so it sees the loss at the next one.
     let handler = move |event: notify::Result<Event>| {
         if let Err(mpsc::TrySendError::Full(_)) = tx.try_send(event) {
-            if losing.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 0 {
-                // Wakes the events thread even if every later event is dropped too.
-                let _ = tx.try_send(Ok(Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan)));
-            }
+            losing.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
     };
     let watcher = match INotifyWatcher::new(handler, notify::Config::default()) {
