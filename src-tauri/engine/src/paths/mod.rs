@@ -200,9 +200,7 @@ pub fn program_outside(workspace: &Path, program: &str) -> Result<()> {
     if program.is_empty() || !path.is_absolute() {
         return Ok(()); // a name found on PATH, or nothing
     }
-    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let root = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
-    if real.starts_with(&root) || path.starts_with(workspace) {
+    if resolved(path).starts_with(resolved(workspace)) {
         return Err(ApiError::new(
             ErrorCode::PathNotAllowed,
             format!(
@@ -211,6 +209,25 @@ pub fn program_outside(workspace: &Path, program: &str) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// `path` as the file system resolves it: its longest existing part through its links,
+/// the rest (not there yet) by its names, `..` taking one back.
+fn resolved(path: &Path) -> PathBuf {
+    for ancestor in path.ancestors() {
+        let Ok(mut real) = ancestor.canonicalize() else { continue };
+        for part in path.strip_prefix(ancestor).unwrap_or(Path::new("")).components() {
+            match part {
+                Component::ParentDir => {
+                    real.pop();
+                }
+                Component::Normal(name) => real.push(name),
+                _ => {}
+            }
+        }
+        return real;
+    }
+    path.to_path_buf()
 }
 
 /// The refusal, naming the path (short, control characters escaped) and why.

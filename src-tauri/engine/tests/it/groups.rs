@@ -324,7 +324,7 @@ async fn refused_groups_and_picks_change_nothing() {
         assert_eq!(err.code, code, "{args:?}: {err:?}");
     }
     // A missing agent CLI is the driver's own refusal.
-    let missing = w.repo.join("no-such-claude").display().to_string();
+    let missing = w.repo.with_file_name("no-such-claude").display().to_string();
     w.engine.update_settings(UpdateSettingsArgs { claude_path: Some(missing), ..Default::default() }).await.unwrap();
     let with_claude = vec![
         CandidateChoice { driver: "openai-compatible".into(), model: None },

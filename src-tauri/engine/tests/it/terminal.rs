@@ -381,7 +381,7 @@ async fn an_agent_terminal_runs_its_cli_as_the_driver_would() {
         |path: &Path| UpdateSettingsArgs { claude_path: Some(path.display().to_string()), ..Default::default() };
     let args = OpenTerminalArgs { session_id: s.id.clone(), kind: TerminalKind::Claude, cols: None, rows: None };
     // A CLI that is not there is the drivers' error.
-    f.engine.update_settings(settings(&f.root.join("no-such-claude"))).await.unwrap();
+    f.engine.update_settings(settings(&f.root.join("..").join("no-such-claude"))).await.unwrap();
     assert_eq!(f.engine.open_terminal(args.clone()).await.unwrap_err().code, ErrorCode::DriverNotFound);
     assert!(f.engine.list_terminals(SessionIdArgs { session_id: s.id.clone() }).await.unwrap().is_empty());
     write(&claude, "#!/bin/sh\necho \"args:[$*] term:$TERM telemetry:$DISABLE_TELEMETRY at:$(pwd -P)\"\nsleep 30\n");

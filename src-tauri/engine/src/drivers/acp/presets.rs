@@ -500,5 +500,10 @@ mod tests {
         assert_eq!(check(ServeMode::Loopback, &ws, &preset).err().map(|e| e.code), Some(ErrorCode::PathNotAllowed));
         assert!(check(ServeMode::Loopback, &ws, &custom("gemini --experimental-acp".into())).is_ok());
         assert!(check(ServeMode::Loopback, &ws, &custom("/usr/bin/env gemini".into())).is_ok());
+        // Beside the workspace, spelt through it, is outside; not there yet, inside, is not.
+        let beside = format!("{}/../agent", ws.display());
+        assert!(check(ServeMode::Loopback, &ws, &custom(beside)).is_ok());
+        let inside_later = format!("{}/bin/../later/agent", ws.display());
+        assert!(check(ServeMode::Loopback, &ws, &custom(inside_later)).is_err());
     }
 }
