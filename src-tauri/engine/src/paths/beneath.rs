@@ -45,7 +45,7 @@ impl Beneath {
     pub fn open(root: &Path) -> std::io::Result<Beneath> {
         let dir = open_at(libc::AT_FDCWD, root, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW)
             .map_err(|e| explained(root, e))?;
-        let real = std::fs::read_link(format!("/proc/self/fd/{}", dir.as_raw_fd()))?;
+        let real = std::fs::read_link(opened_path(&dir))?;
         Ok(Beneath { dir, real })
     }
 
@@ -56,7 +56,7 @@ impl Beneath {
         if !dir.metadata()?.is_dir() {
             return Err(Error::new(ErrorKind::NotADirectory, format!("`{}` is not a directory", rel.display())));
         }
-        let real = std::fs::read_link(format!("/proc/self/fd/{}", dir.as_raw_fd()))?;
+        let real = std::fs::read_link(opened_path(&dir))?;
         Ok(Beneath { dir: OwnedFd::from(dir), real })
     }
 
@@ -108,9 +108,7 @@ impl Beneath {
     /// The entries of the directory `rel`, read through its handle.
     pub fn read_dir(&self, rel: &Path) -> std::io::Result<std::fs::ReadDir> {
         let dir = self.open_read(rel)?;
-        // The descriptor's own entry in /proc names the directory opened, whatever its
-        // path has become since.
-        std::fs::read_dir(format!("/proc/self/fd/{}", dir.as_raw_fd()))
+        std::fs::read_dir(opened_path(&dir))
     }
 
     /// Writes `bytes` as the file `rel`, making the directories on the way. An existing
@@ -118,11 +116,7 @@ impl Beneath {
     /// anywhere on the way, is refused.
     pub fn write(&self, rel: &Path, bytes: &[u8]) -> std::io::Result<Written> {
         let (dir, name) = self.parent_of(rel, true)?;
-        let c = c_path(name)?;
-        let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
-        // SAFETY: `dir` is an open directory, `c` a NUL-terminated plain name, `stat` is written by the call.
-        let existed =
-            unsafe { libc::fstatat(dir.as_raw_fd(), c.as_ptr(), stat.as_mut_ptr(), libc::AT_SYMLINK_NOFOLLOW) } == 0;
+        let existed = mode_at(dir.as_raw_fd(), Path::new(name)).is_some();
         let flags =
             libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY;
         let fd = open_at(dir.as_raw_fd(), Path::new(name), flags).map_err(|e| explained(rel, e))?;
@@ -179,7 +173,7 @@ impl Beneath {
 
     /// Refuses a file opened through a link that led into `.git` or `.kiln`.
     fn refuse_private(&self, file: &File, rel: &Path) -> std::io::Result<()> {
-        let opened = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+        let opened = std::fs::read_link(opened_path(file))?;
         let inside = opened.strip_prefix(&self.real).map_err(|_| refused(rel, "it leads outside its root"))?;
         if inside.iter().any(super::is_private) {
             return Err(refused(rel, "it leads into `.git` or `.kiln`, which are off limits"));
@@ -265,12 +259,22 @@ fn open_dir(at: libc::c_int, name: &Path, create: bool) -> std::io::Result<Owned
 
 /// Whether `name` in `at` is a symbolic link itself.
 fn is_link(at: libc::c_int, name: &Path) -> bool {
-    let Ok(c) = c_path(name) else { return false };
+    mode_at(at, name).is_some_and(|mode| mode & libc::S_IFMT == libc::S_IFLNK)
+}
+
+/// The mode of `name` in `at` itself (a link is not followed), when it exists.
+fn mode_at(at: libc::c_int, name: &Path) -> Option<libc::mode_t> {
+    let c = c_path(name).ok()?;
     let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: `c` is NUL-terminated, `at` an open directory, `stat` written by the call.
     let found = unsafe { libc::fstatat(at, c.as_ptr(), stat.as_mut_ptr(), libc::AT_SYMLINK_NOFOLLOW) } == 0;
     // SAFETY: the call succeeded, so `stat` is initialised.
-    found && unsafe { stat.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFLNK
+    found.then(|| unsafe { stat.assume_init() }.st_mode)
+}
+
+/// The path the kernel names for what `fd` opened, whatever its path has become since.
+fn opened_path(fd: &impl AsRawFd) -> PathBuf {
+    PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()))
 }
 
 /// `openat2(at, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`, retried while the

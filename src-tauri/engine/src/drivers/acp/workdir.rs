@@ -50,21 +50,22 @@ impl Workdir {
 
     /// The real location of `raw`, confined to the working copy.
     pub fn confine(&self, raw: &str) -> Result<PathBuf> {
-        let relative =
-            self.relative(raw).ok_or_else(|| crate::paths::refused(raw, "it is outside the session's working copy"))?;
-        crate::paths::confine(&self.real, &relative)
+        crate::paths::confine(&self.real, &self.inside(raw)?)
     }
 
     /// `raw` checked as a name inside the working copy, relative to it, with the handle to
     /// open it beneath.
     pub fn beneath(&self, raw: &str) -> Result<(&Beneath, PathBuf)> {
-        let relative =
-            self.relative(raw).ok_or_else(|| crate::paths::refused(raw, "it is outside the session's working copy"))?;
-        let relative = crate::paths::relative(&relative)?;
+        let relative = crate::paths::relative(&self.inside(raw)?)?;
         let beneath = self.beneath.as_deref().ok_or_else(|| {
             crate::paths::refused(raw, "the session's working copy could not be opened when the session started")
         })?;
         Ok((beneath, relative))
+    }
+
+    /// `relative`, or the refusal of a path outside the working copy.
+    fn inside(&self, raw: &str) -> Result<String> {
+        self.relative(raw).ok_or_else(|| crate::paths::refused(raw, "it is outside the session's working copy"))
     }
 
     /// `raw` as the transcript shows it: relative when inside, else as the agent sent it.
