@@ -81,12 +81,14 @@ impl Http {
     /// A loopback `kiln serve` router on port 4320, connected.
     async fn connected(engine: Arc<Engine>, assets: Arc<kiln_serve::DirAssets>, config: &Path) -> Http {
         let access = Arc::new(kiln_serve::access::Access::open(config, None).await.unwrap());
-        let router =
-            kiln_serve::router(engine, assets, kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access });
+        let token = Arc::new(kiln_serve::server_token::ServerToken::new());
+        let body = serde_json::json!({ "token": token.secret() }).to_string();
+        let serving = kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access, token: Some(token) };
+        let router = kiln_serve::router(engine, assets, serving);
         let request = Request::post("/api/connect")
             .header("host", "127.0.0.1:4320")
             .header("x-kiln", "1")
-            .body(Body::from("{}"))
+            .body(Body::from(body))
             .unwrap();
         let response = router.clone().oneshot(request).await.unwrap();
         assert_eq!(response.status(), 200);
@@ -487,7 +489,7 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
 async fn http_refuses_foreign_hosts_and_cross_site_mutations() {
     let tmp = tempfile::tempdir().unwrap();
     let access = Arc::new(kiln_serve::access::Access::open(tmp.path(), None).await.unwrap());
-    let serving = kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access };
+    let serving = kiln_serve::Serving { port: 4320, mode: ServeMode::Loopback, access, token: None };
     let router = kiln_serve::router(engine(tmp.path()), Arc::new(kiln_serve::DirAssets(tmp.path().into())), serving);
     let send = |host: &str, headers: &[(&str, &str)]| {
         let mut req = Request::post("/api/get_state").header("host", host);
@@ -496,8 +498,9 @@ async fn http_refuses_foreign_hosts_and_cross_site_mutations() {
         }
         router.clone().oneshot(req.body(Body::from("{}")).unwrap())
     };
-    assert_eq!(send("127.0.0.1:4320", &[("x-kiln", "1")]).await.unwrap().status(), 200);
-    assert_eq!(send("localhost:4320", &[("x-kiln", "1")]).await.unwrap().status(), 200);
+    // Past the guard, the connection check answers: 401 until a browser connects.
+    assert_eq!(send("127.0.0.1:4320", &[("x-kiln", "1")]).await.unwrap().status(), 401);
+    assert_eq!(send("localhost:4320", &[("x-kiln", "1")]).await.unwrap().status(), 401);
     for (host, headers, code) in [
         ("evil.example:4320", vec![("x-kiln", "1")], "HOST_NOT_ALLOWED"),
         ("127.0.0.1:9999", vec![("x-kiln", "1")], "HOST_NOT_ALLOWED"),

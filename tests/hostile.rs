@@ -106,7 +106,7 @@ enum After {
     Attachment { session: String, name: String },
     /// The session's directory went, and only it: nothing outside `.kiln` changed.
     Deleted { session: String },
-    /// Self-hosted `GET /api/state` unconnected: the error and the mode, nothing else.
+    /// `GET /api/state` unconnected: the error and the mode, nothing else.
     StateOnly,
     /// A state answer in this mode, connected or not; unchanged.
     State { mode: &'static str, connected: bool },
@@ -160,9 +160,12 @@ struct Run {
 impl Run {
     fn start(mode: Mode) -> Run {
         let fx = fixture();
-        let token = (mode == Mode::SelfHosted).then(|| create_token(&fx.config, "hostile-main", None));
+        let access_token = (mode == Mode::SelfHosted).then(|| create_token(&fx.config, "hostile-main", None));
         let server = Server::start(&fx, mode.name());
         assert_eq!(server.mode, mode.name(), "the mode `kiln serve` reports");
+        // Loopback connects with the server's own token, self-hosted with an access token.
+        let token = access_token.or_else(|| server.token.clone());
+        assert!(token.is_some(), "a loopback server prints a link with its token");
         let port = server.port;
         let resp = connect_req(port, token.as_deref()).send(port).unwrap();
         assert_eq!(resp.status, 200, "connect: {}", resp.text());
@@ -360,7 +363,7 @@ impl Run {
                 let keys: Vec<&String> = body.as_object().map(|o| o.keys().collect()).unwrap_or_default();
                 let error_keys: Vec<&String> =
                     body["error"].as_object().map(|o| o.keys().collect()).unwrap_or_default();
-                if keys != ["error", "mode"] || error_keys != ["code", "message"] || body["mode"] != "self-hosted" {
+                if keys != ["error", "mode"] || error_keys != ["code", "message"] || body["mode"] != self.mode.name() {
                     self.fail(format!("{name}: expected only the error and the mode: {got}"));
                 }
                 let root = self.fx.workspace.display().to_string();
@@ -707,14 +710,9 @@ impl Run {
                 NOT_CONNECTED,
             ),
             both("GET /api/anything, not connected", self.get("/api/get_settings"), NOT_CONNECTED),
-            case("GET /api/state, not connected", self.get("/api/state"), Status(200), NOT_CONNECTED).after(
-                if self.mode == Mode::Loopback {
-                    After::State { mode: "loopback", connected: false }
-                } else {
-                    After::StateOnly
-                },
-            ),
-            case("POST /api/get_state, not connected", self.anon("get_state", json!({})), Status(200), NOT_CONNECTED),
+            // Loopback is no trust boundary: an unconnected page learns only that it must connect.
+            both("GET /api/state, not connected", self.get("/api/state"), NOT_CONNECTED).after(After::StateOnly),
+            both("POST /api/get_state, not connected", self.anon("get_state", json!({})), NOT_CONNECTED),
             both("the UI needs no connection", Req::new("GET", "/").header("Host", &host(p)), Status(200)),
             both("an unknown operation, connected", self.api("no_such_op", json!({})), Code(404, "UNKNOWN_COMMAND")),
             case(
@@ -1122,12 +1120,6 @@ impl Run {
         // Expired (the token's end, not the 12 hours).
         std::thread::sleep(Duration::from_secs(3).saturating_sub(created.elapsed()));
         expect_401(self, "a cookie whose token expired", &c_expiring);
-        if self.mode == Mode::Loopback {
-            let r = self.send(&self.get("/api/state").header("Cookie", &c_expiring));
-            if r.json()["connected"] != false {
-                self.fail(format!("GET /api/state with an expired cookie: {}", r.text()));
-            }
-        }
 
         // Connects with tokens that no longer open anything (four failures: under the limit).
         let bogus = format!("kiln_{}", "A".repeat(43));
@@ -1148,13 +1140,10 @@ impl Run {
                 self.fail(format!("connect with a {what} token sets a cookie: {:?}", r.headers));
             }
         }
+        // Loopback is no trust boundary: without a token, neither mode connects.
         let r = self.send(&connect_req(p, None));
-        let (want, code) = match self.mode {
-            Mode::Loopback => (200, None),
-            Mode::SelfHosted => (401, Some("TOKEN_INVALID")),
-        };
-        if r.status != want || r.code().as_deref() != code {
-            self.fail(format!("connect without a token: expected {want} {code:?}, got {} {}", r.status, r.text()));
+        if r.status != 401 || r.code().as_deref() != Some("TOKEN_INVALID") {
+            self.fail(format!("connect without a token: expected 401 TOKEN_INVALID, got {} {}", r.status, r.text()));
         }
 
         // The main connection outlived all of that (and the cross-site disconnect).
@@ -1166,8 +1155,16 @@ impl Run {
         let mut secrets =
             vec![expiring.clone(), revocable.clone(), secret, c_revoked.split_once('=').unwrap().1.to_string()];
         secrets.extend(self.token.clone());
+        // A loopback server's own token is in its file by design (the user's scripts read
+        // it there), and nowhere else.
+        let own_file = cfg.join(format!("loopback-{p}.token"));
+        let server_token = if self.mode == Mode::Loopback { self.token.clone() } else { None };
         for s in secrets {
-            let found = snapshot::files_containing(&cfg, s.as_bytes());
+            let mut found = snapshot::files_containing(&cfg, s.as_bytes());
+            if server_token.as_ref() == Some(&s) {
+                assert!(found.contains(&own_file), "the server's token is not in {}", own_file.display());
+                found.retain(|f| *f != own_file);
+            }
             if !found.is_empty() {
                 self.fail(format!("a token or cookie secret is stored in plain text in {found:?}"));
             }
@@ -1292,7 +1289,7 @@ fn a_tampered_sealed_secret_is_refused() {
     let db = fx.workspace.join(".kiln/kiln.db");
     let start = |fx: &Fixture| -> (Server, String) {
         let server = Server::start(fx, "loopback");
-        let r = connect_req(server.port, None).send(server.port).unwrap();
+        let r = connect_req(server.port, server.token.as_deref()).send(server.port).unwrap();
         assert_eq!(r.status, 200, "connect: {}", r.text());
         let cookie = cookie_of(&r, server.port).unwrap();
         (server, cookie)

@@ -3,7 +3,8 @@
 //! OpenAI-compatible driver at a model of their own (the scripted model server) whose
 //! `run_command` tries what the review reproduced: print its environment and, through
 //! `/proc`, the server's; read the access store; mint a token with `kiln token create`
-//! through the server's own binary; write outside the session. Without
+//! through the server's own binary; write outside the session; drive the server's API
+//! without a token, or with a loopback server's token read from its file. Without
 //! `--allow-agent-commands` no command runs at all; with it (and in loopback mode, where
 //! commands always run) the command runs scoped, and every one of those attempts fails:
 //! after the turn the access store holds only the operator's token. The real `kiln serve`
@@ -33,10 +34,24 @@ use server::{create_token, fixture, kiln, Fixture, Server, BIN};
 const PATIENCE: Duration = Duration::from_secs(60);
 
 /// The model's command: every escape the review tried, each printing a marker when it
-/// worked (spelt with quotes inside, so the command line itself does not show them).
-fn attack(fx: &Fixture) -> String {
+/// worked (spelt with quotes inside, so the command line itself does not show them). The
+/// server listens on `port` of loopback: the command tries to drive it without a token, and
+/// with a loopback server's token read from its file.
+fn attack(fx: &Fixture, port: u16) -> String {
     let config = fx.config.display();
     let outside = fx.outside.display();
+    let connect = |token: &str| {
+        format!(
+            "fetch(\"http://127.0.0.1:{port}/api/connect\",{{method:\"POST\",headers:{{\"x-kiln\":\"1\"}},body:JSON.stringify({{token:{token}}})}})"
+        )
+    };
+    let api = format!(
+        "node -e '{}.then(r=>console.log(\"BARE-\"+r.status))'; \
+         node -e 'fetch(\"http://127.0.0.1:{port}/api/state\").then(r=>console.log(\"STATE-\"+r.status))'; \
+         node -e 'let t;try{{t=require(\"fs\").readFileSync(\"{config}/loopback-{port}.token\",\"utf8\").trim()}}catch(e){{console.log(\"TOKEN-\"+e.code);process.exit(0)}}console.log(\"READ\"+\"-TOKEN\");{}.then(r=>r.status===200&&console.log(\"CONNECTED\"+\"-TOKEN\"))'; ",
+        connect("undefined"),
+        connect("t"),
+    );
     format!(
         "echo \"CONFIG=${{KILN_CONFIG_DIR:-unset}}\"; \
          tr '\\0' '\\n' < /proc/$PPID/environ 2>/dev/null | grep -q KILN_CONFIG_DIR && echo READ\"\"-ENVIRON; \
@@ -44,19 +59,19 @@ fn attack(fx: &Fixture) -> String {
          KILN_CONFIG_DIR='{config}' /proc/$PPID/exe token create --name backdoor 2>&1 | grep -q '^kiln_' && echo MINTED\"\"-PROC; \
          KILN_CONFIG_DIR='{config}' '{BIN}' token create --name backdoor 2>&1 | grep -q '^kiln_' && echo MINTED\"\"-BIN; \
          echo x > '{outside}/shell.txt' 2>/dev/null && echo WROTE\"\"-OUTSIDE; \
-         echo RAN-TO-THE-END"
+         {api}echo RAN-TO-THE-END"
     )
 }
 
 /// A server in `mode` (with `extra` arguments) and a connection to it (with `token` in
-/// self-hosted mode).
+/// self-hosted mode, the server's own in loopback).
 fn serve(fx: &Fixture, mode: &str, token: Option<&str>, extra: &[&str]) -> (Server, String) {
     let ws = fx.workspace.display().to_string();
     let ui = fx.ui.display().to_string();
     let mut args = vec!["serve", "--port", "0", "--mode", mode, "--workspace", &ws, "--ui-dir", &ui];
     args.extend(extra);
     let server = Server::spawn(&fx.config, &args, &[]).unwrap_or_else(|e| panic!("kiln serve: {e}"));
-    let r = connect_req(server.port, token).send(server.port).unwrap();
+    let r = connect_req(server.port, token.or(server.token.as_deref())).send(server.port).unwrap();
     assert_eq!(r.status, 200, "connect: {}", r.text());
     let cookie = cookie_of(&r, server.port).unwrap();
     (server, cookie)
@@ -130,9 +145,11 @@ fn direct_fixture() -> Fixture {
 fn a_self_hosted_token_runs_no_command_unless_the_operator_allows_it() {
     let fx = direct_fixture();
     let token = create_token(&fx.config, "operator", None);
-    let model =
-        ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
     let (server, cookie) = serve(&fx, "self-hosted", Some(&token), &[]);
+    let model = ModelServer::spawn(vec![
+        Step::tool("run_command", json!({ "command": attack(&fx, server.port) })),
+        Step::text("done"),
+    ]);
     assert!(server.output().contains("Agents run no commands here"), "{}", server.output());
     let settings = call(&server, &cookie, "get_settings", json!({}));
     assert_eq!(
@@ -155,8 +172,6 @@ fn where_agent_commands_run_they_are_a_scoped_shell_and_no_more() {
     for mode in ["self-hosted", "loopback"] {
         let fx = direct_fixture();
         let token = create_token(&fx.config, "operator", None);
-        let model =
-            ModelServer::spawn(vec![Step::tool("run_command", json!({ "command": attack(&fx) })), Step::text("done")]);
         let (server, cookie) = if mode == "self-hosted" {
             let (server, cookie) = serve(&fx, mode, Some(&token), &["--allow-agent-commands"]);
             assert!(server.output().contains("a token is worth a shell"), "{}", server.output());
@@ -164,8 +179,18 @@ fn where_agent_commands_run_they_are_a_scoped_shell_and_no_more() {
         } else {
             serve(&fx, mode, None, &[])
         };
+        let model = ModelServer::spawn(vec![
+            Step::tool("run_command", json!({ "command": attack(&fx, server.port) })),
+            Step::text("done"),
+        ]);
         let transcript = one_turn(&server, &cookie, &model);
         attempts_failed(&fx, &model, &transcript);
+        if mode == "loopback" {
+            // The token's file is there, and the command could not read it.
+            let answer = model.requests()[1].body.to_string();
+            assert!(fx.config.join(format!("loopback-{}.token", server.port)).exists());
+            assert!(answer.contains("TOKEN-EACCES"), "the token file was not refused: {answer}");
+        }
     }
 }
 
@@ -175,7 +200,19 @@ fn attempts_failed(fx: &Fixture, model: &ModelServer, transcript: &str) {
     let answer = model.requests()[1].body.to_string();
     assert!(answer.contains("RAN-TO-THE-END"), "the command did not run to its end: {answer}\n{transcript}");
     assert!(answer.contains("CONFIG=unset"), "Kiln's config directory leaked: {answer}");
-    for marker in ["READ-ENVIRON", "READ-ACCESS", "MINTED-PROC", "MINTED-BIN", "WROTE-OUTSIDE"] {
+    // The attempts on the API ran (each says what it was answered), and none got in.
+    assert!(answer.contains("BARE-401") && answer.contains("STATE-401"), "the API let a command in: {answer}");
+    for marker in [
+        "READ-ENVIRON",
+        "READ-ACCESS",
+        "MINTED-PROC",
+        "MINTED-BIN",
+        "WROTE-OUTSIDE",
+        "CONNECTED-BARE",
+        "READ-STATE",
+        "READ-TOKEN",
+        "CONNECTED-TOKEN",
+    ] {
         assert!(!answer.contains(marker), "{marker}: {answer}");
     }
     let list = tokens(&fx.config);

@@ -36,10 +36,12 @@ const BRIEF: &str = "Add a wishlist to @shop/catalog";
 const PATIENCE: Duration = Duration::from_secs(20);
 const MODES: [&str; 2] = ["loopback", "self-hosted"];
 
-/// A server in `mode` and the cookie of a connection to it (with `token` in self-hosted).
+/// A server in `mode`, the token that connects to it (an access token in self-hosted, the
+/// server's own in loopback) and the cookie of a connection.
 fn start(fx: &Fixture, mode: &str, env: &[(&str, &str)]) -> (Server, Option<String>, String) {
     let token = (mode == "self-hosted").then(|| create_token(&fx.config, "transport-main", None));
     let server = Server::start_with(fx, mode, env);
+    let token = token.or_else(|| server.token.clone());
     let cookie = connect(&server, token.as_deref());
     (server, token, cookie)
 }

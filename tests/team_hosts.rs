@@ -117,7 +117,7 @@ impl Team {
         let mut env: Vec<(&str, &str)> = s3::CREDENTIALS.to_vec();
         env.push(("RUST_LOG", "kiln_engine=info"));
         let server = Server::spawn(&config, &args, &env).unwrap_or_else(|e| panic!("host {name}: {e}"));
-        let r = connect_req(server.port, None).send(server.port).unwrap();
+        let r = connect_req(server.port, server.token.as_deref()).send(server.port).unwrap();
         assert_eq!(r.status, 200, "connect to {name}: {}", r.text());
         let cookie = cookie_of(&r, server.port).unwrap();
         Host { server, cookie, workspace }

@@ -51,6 +51,10 @@ pub enum Command {
         /// Serve the UI from this directory instead of the embedded copy.
         #[arg(long, env = "KILN_UI_DIR")]
         ui_dir: Option<PathBuf>,
+        /// Loopback: open the server in the default browser, connected (through a file
+        /// holding the link, so its token is on no command line).
+        #[arg(long)]
+        open: bool,
         /// Keep the workspace's records on this PostgreSQL database (`postgres://…`)
         /// instead of `.kiln/kiln.db`, so several hosts can serve one team's sessions.
         #[arg(long, env = "KILN_DATABASE_URL")]

@@ -2,6 +2,7 @@
 //! all thin adapters over `kiln_engine::Engine`.
 
 pub mod background;
+pub mod browser;
 pub mod cli;
 pub mod commands;
 pub mod desktop;

@@ -34,6 +34,7 @@ fn main() {
             allow_agent_commands,
             allow_terminals,
             ui_dir,
+            open,
             database,
             database_password_file,
             objects,
@@ -47,6 +48,7 @@ fn main() {
                 allow_agent_commands,
                 allow_terminals,
                 ui_dir,
+                open,
                 backing: kiln_engine::backing::Backing {
                     database: kiln_app::cli::database_url(database, database_password_file)
                         .unwrap_or_else(|e| refuse(&e)),

@@ -18,6 +18,8 @@ pub struct ServeOptions {
     pub allow_terminals: bool,
     /// Serve the UI from this directory instead of the copy embedded in the binary.
     pub ui_dir: Option<std::path::PathBuf>,
+    /// Loopback: open the server in the default browser (`--open`).
+    pub open: bool,
     /// Where the workspace's records and objects live (`--database`, `--objects`).
     pub backing: kiln_engine::backing::Backing,
     /// `--check`: verify the backing stores, print what was found and exit.
@@ -39,6 +41,7 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
     }
     runtime.block_on(async move {
         let config_dir = crate::config_dir();
+        let token_dir = config_dir.clone();
         let access = Arc::new(Access::open(&config_dir, options.backing.database.as_deref())
                 .await
                 .map_err(|e| format!("the access store: {} [{}]", e.message, e.code.as_str()))?);
@@ -73,10 +76,25 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
         let mode = options.mode;
         let agent_commands = options.allow_agent_commands;
         let terminals = options.allow_terminals;
-        kiln_serve::serve(engine, assets, addr, mode, access, |bound| {
+        let open = options.open;
+        let mut opener = None;
+        kiln_serve::serve(engine, assets, addr, mode, access, token_dir.clone(), |ready| {
+            let bound = ready.addr;
             let host = if bound.ip().is_ipv6() { format!("[{}]", bound.ip()) } else { bound.ip().to_string() };
+            let base = format!("http://{host}:{}/", bound.port());
             let name = if mode == ServeMode::SelfHosted { "self-hosted" } else { "loopback" };
-            println!("Kiln is serving http://{host}:{}/ ({name})", bound.port());
+            println!("Kiln is serving {base} ({name})");
+            if let Some(token) = ready.token {
+                // Its own line, so a terminal makes it a link and a script can take it whole.
+                println!("Open this link to connect a browser (it holds the server's token):");
+                println!("{}", token.link(&base));
+                if let Some(file) = token.file() {
+                    println!("Scripts connect with the token in {} (POST /api/connect {{\"token\": …}}).", file.display());
+                }
+                if open {
+                    opener = crate::browser::open(&token_dir, bound.port(), &token.link(&base));
+                }
+            }
             if mode == ServeMode::SelfHosted {
                 println!("Browsers connect with an access token (`kiln token create`); serve it over https, as its cookie is Secure.");
                 if agent_commands {
@@ -90,6 +108,7 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
             }
         })
         .await?;
+        drop(opener);
         Ok::<(), Box<dyn std::error::Error>>(())
     })
 }

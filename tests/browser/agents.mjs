@@ -59,13 +59,16 @@ export function recordedRequests(record) {
 /** Connection cookies by server origin: every API call but the state needs one. */
 const cookies = new Map();
 
+/** A connection cookie for the server at `url`, connected with the token of its link (`?token=…`). */
 async function cookieFor(url) {
   const origin = new URL(url).origin;
   if (!cookies.has(origin)) {
+    const token = new URL(url).searchParams.get("token");
+    assert.ok(token, `no server token in ${url}: use the link startServer answers`);
     const response = await fetch(new URL("/api/connect", url), {
       method: "POST",
       headers: { "content-type": "application/json", "x-kiln": "1" },
-      body: "{}",
+      body: JSON.stringify({ token }),
     });
     assert.equal(response.status, 200, `connect: ${await response.text()}`);
     cookies.set(origin, response.headers.get("set-cookie").split(";")[0]);

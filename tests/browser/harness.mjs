@@ -43,8 +43,9 @@ export function copyExample() {
   return dest;
 }
 
-/** Starts `kiln serve --port 0 [...args]` and resolves with its URL, read from "Kiln is
- * serving <url>", and its config dir (where `kiln token` keeps the tokens it admits). */
+/** Starts `kiln serve --port 0 [...args]` and resolves with its URL and its config dir (where
+ * `kiln token` keeps the tokens it admits). A loopback server's URL is the link it prints, with
+ * its token (`/?token=…`): a page opened on it connects, as the user's browser does. */
 export function startServer({ workspace, env = {}, args: extra = [] } = {}) {
   const configDir = tempDir("kiln-browser-config-");
   const args = ["serve", "--port", "0", ...extra];
@@ -66,12 +67,13 @@ export function startServer({ workspace, env = {}, args: extra = [] } = {}) {
     );
     child.stdout.on("data", (d) => {
       stdout += d;
-      const m = /Kiln is serving (http:\/\/127\.0\.0\.1:(\d+)\/)/.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        if (Number(m[2]) === 0) reject(new Error(`kiln serve printed port 0, not the port it bound: ${m[0]}`));
-        else resolve({ url: m[1], child, configDir });
-      }
+      const m = /Kiln is serving (http:\/\/127\.0\.0\.1:(\d+)\/) \((loopback|self-hosted)\)/.exec(stdout);
+      if (!m) return;
+      const link = /^(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)$/m.exec(stdout);
+      if (m[3] === "loopback" && !link) return;
+      clearTimeout(timer);
+      if (Number(m[2]) === 0) reject(new Error(`kiln serve printed port 0, not the port it bound: ${m[0]}`));
+      else resolve({ url: link ? link[1] : m[1], child, configDir });
     });
     child.on("error", (e) => {
       clearTimeout(timer);

@@ -58,10 +58,17 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 [[ -n $url ]] || fail "kiln serve printed no URL"
-session=$(KILN_URL=$url node --input-type=module -e '
+# A script connects as the user's own would: with the token in the file the server named.
+port=${url##*:}
+port=${port%/}
+token_file="$tmp/config/loopback-$port.token"
+[[ -f $token_file ]] || fail "kiln serve wrote no token file at $token_file"
+session=$(KILN_URL=$url KILN_TOKEN_FILE=$token_file node --input-type=module -e '
   const base = process.env.KILN_URL;
+  const token = (await import("node:fs")).readFileSync(process.env.KILN_TOKEN_FILE, "utf8").trim();
   const headers = { "x-kiln": "1", "content-type": "application/json" };
-  const connect = await fetch(new URL("api/connect", base), { method: "POST", headers, body: "{}" });
+  const connect = await fetch(new URL("api/connect", base), { method: "POST", headers, body: JSON.stringify({ token }) });
+  if (!connect.ok) throw new Error(`connect: ${connect.status} ${await connect.text()}`);
   headers.cookie = connect.headers.get("set-cookie").split(";")[0];
   const call = async (command, args) => {
     const res = await fetch(new URL(`api/${command}`, base), { method: "POST", headers, body: JSON.stringify(args) });

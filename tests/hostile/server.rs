@@ -73,6 +73,8 @@ pub struct Server {
     pub mode: String,
     /// The host part of the printed address.
     pub host: String,
+    /// A loopback server's own token, from the link it prints.
+    pub token: Option<String>,
     /// Everything the server printed so far, stdout and stderr (for leak scans).
     pub output: Arc<Mutex<String>>,
 }
@@ -90,7 +92,8 @@ impl Server {
             .unwrap_or_else(|e| panic!("`kiln serve --mode {mode}` did not start: {e}"))
     }
 
-    /// Starts `kiln <args>` and waits for its `Kiln is serving …` line.
+    /// Starts `kiln <args>` and waits for its `Kiln is serving …` line (and a loopback
+    /// server's link with its token).
     pub fn spawn(config: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Server, String> {
         let mut cmd = Command::new(BIN);
         cmd.args(args).env("KILN_CONFIG_DIR", config).env_remove("KILN_MODE").env_remove("KILN_UI_DIR");
@@ -122,20 +125,26 @@ impl Server {
         }
         drop(tx);
         let ready = regex::Regex::new(r"^Kiln is serving http://(\S+):(\d+)/ \((loopback|self-hosted)\)$").unwrap();
+        let link = regex::Regex::new(r"^http://\S+:\d+/\?token=([A-Za-z0-9_-]{43})$").unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let mut serving: Option<(String, u16, String)> = None;
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             match rx.recv_timeout(left) {
                 Ok(line) => {
-                    if let Some(c) = ready.captures(line.trim()) {
-                        return Ok(Server {
-                            child,
-                            host: c[1].to_string(),
-                            port: c[2].parse().unwrap(),
-                            mode: c[3].to_string(),
-                            output,
-                        });
+                    let token = match (&serving, ready.captures(line.trim()), link.captures(line.trim())) {
+                        (None, Some(c), _) => {
+                            serving = Some((c[1].to_string(), c[2].parse().unwrap(), c[3].to_string()));
+                            None
+                        }
+                        (Some(_), _, Some(c)) => Some(c[1].to_string()),
+                        _ => continue,
+                    };
+                    let Some((host, port, mode)) = serving.clone() else { continue };
+                    if mode == "loopback" && token.is_none() {
+                        continue;
                     }
+                    return Ok(Server { child, host, port, mode, token, output });
                 }
                 Err(_) => {
                     let _ = child.kill();

@@ -1,5 +1,5 @@
-// Tests for connecting to `kiln serve`: silent in loopback, the Connect screen in self-hosted, a session lost mid-use, Disconnect.
-import { act, fireEvent, screen, waitFor } from "@testing-library/react";
+// Tests for connecting to `kiln serve`: loopback's link with its token, the Connect screen in either mode, a session lost mid-use, Disconnect.
+import { act, fireEvent, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { KilnError } from "./api/backend";
 import type { AppState } from "./api/types";
@@ -27,38 +27,85 @@ function selfHostedServer(good = "kiln_right") {
   return { backend, drop: () => (connected = false) };
 }
 
+/** A loopback server: get_state answers NOT_CONNECTED (naming loopback) until connect gets its token `good`. */
+function loopbackServer(good = "tok_right") {
+  let connected = false;
+  const backend = Object.assign(
+    fakeBackend({
+      get_state: () => {
+        if (!connected) throw new KilnError("NOT_CONNECTED", "connect first", { mode: "loopback" });
+        return { ...appState, connected: true };
+      },
+    }),
+    { connected: () => connected },
+  );
+  backend.connect!.mockImplementation(async (token?: string) => {
+    if (token !== good) throw new KilnError("TOKEN_INVALID", "unknown token");
+    connected = true;
+    return { connected: true, mode: "loopback" };
+  });
+  return { backend, drop: () => (connected = false) };
+}
+
 function typeToken(token: string) {
   fireEvent.change(screen.getByTestId("connect-token"), { target: { value: token } });
   fireEvent.click(screen.getByTestId("connect-submit"));
 }
 
 describe("connecting to kiln serve", () => {
-  it("connects silently in loopback when the state says this browser is not connected", async () => {
-    const backend = fakeBackend({ get_state: () => ({ ...appState, connected: false }) });
+  it("connects with the token of the link kiln serve printed, and takes it out of the address bar", async () => {
+    const { backend } = loopbackServer();
+    window.history.replaceState(null, "", "/?token=tok_right#/");
     renderWithStore(<App />, backend);
 
     expect(await screen.findByTestId("new-session")).toBeInTheDocument();
     expect(backend.connect).toHaveBeenCalledTimes(1);
-    expect(backend.connect).toHaveBeenCalledWith();
+    expect(backend.connect).toHaveBeenCalledWith("tok_right");
+    expect(window.location.search).toBe("");
+    expect(window.location.hash).toBe("#/");
     expect(screen.queryByTestId("connect-screen")).not.toBeInTheDocument();
     expect(screen.queryByTestId("mode-badge")).not.toBeInTheDocument();
-    expect(screen.queryByTestId("disconnect")).not.toBeInTheDocument();
   });
 
-  it("tries the silent connect again when other tabs connecting at the same moment got it rate limited", async () => {
-    const backend = fakeBackend({ get_state: () => ({ ...appState, connected: false }) });
-    backend.connect!.mockRejectedValueOnce({ code: "RATE_LIMITED", message: "too many connects under way" });
+  it("tries the link's connect again when other tabs connecting at the same moment got it rate limited", async () => {
+    const { backend } = loopbackServer();
+    const connect = backend.connect!.getMockImplementation()!;
+    backend
+      .connect!.mockRejectedValueOnce({ code: "RATE_LIMITED", message: "too many connects under way" })
+      .mockImplementation(connect);
+    window.history.replaceState(null, "", "/?token=tok_right");
     renderWithStore(<App />, backend);
 
     expect(await screen.findByTestId("new-session", {}, { timeout: 3000 })).toBeInTheDocument();
     expect(backend.connect).toHaveBeenCalledTimes(2);
   });
 
-  it("does not connect when the loopback state says it is connected already", async () => {
-    const backend = fakeBackend({ get_state: () => ({ ...appState, connected: true }) });
+  it("asks a loopback server opened without the link for its token", async () => {
+    const { backend } = loopbackServer();
     renderWithStore(<App />, backend);
-    expect(await screen.findByTestId("new-session")).toBeInTheDocument();
+
+    const connect = await screen.findByTestId("connect-screen");
+    expect(connect).toHaveTextContent("only to a browser with its token");
+    expect(connect).toHaveTextContent("Server token");
+    expect(screen.getByTestId("connect-hint")).toHaveTextContent("Open the link kiln serve printed");
     expect(backend.connect).not.toHaveBeenCalled();
+    expect(screen.queryByTestId("mode-badge")).not.toBeInTheDocument();
+
+    typeToken("tok_right");
+    expect(await screen.findByTestId("new-session")).toBeInTheDocument();
+    expect(backend.connect).toHaveBeenLastCalledWith("tok_right");
+  });
+
+  it("says a link's token was refused (the server restarted since), and asks for the new one", async () => {
+    const { backend } = loopbackServer();
+    window.history.replaceState(null, "", "/?token=tok_old#/");
+    renderWithStore(<App />, backend);
+
+    expect(await screen.findByTestId("connect-screen")).toBeInTheDocument();
+    expect(screen.getByTestId("connect-note")).toHaveTextContent("restarted since");
+    expect(window.location.search).toBe("");
+    typeToken("tok_right");
+    expect(await screen.findByTestId("new-session")).toBeInTheDocument();
   });
 
   it("asks a self-hosted server for a token, refuses a wrong one, then loads the app with the right one", async () => {
@@ -132,31 +179,25 @@ describe("connecting to kiln serve", () => {
     expect(await screen.findByTestId("message")).toHaveValue("Make the coupon field optional");
   });
 
-  it("reconnects silently in loopback when a call answers NOT_CONNECTED", async () => {
-    let connected = false;
-    const backend = fakeBackend({
-      get_state: () => ({ ...appState, connected }),
+  it("shows the Connect screen again when a loopback browser session ends", async () => {
+    const { backend, drop } = loopbackServer();
+    backend.handle({
       get_settings: () => {
-        if (!connected) throw new KilnError("NOT_CONNECTED", "connect first");
+        if (!backend.connected()) throw new KilnError("NOT_CONNECTED", "connect first");
         return makeSettings();
       },
     });
-    backend.connect!.mockImplementation(async () => {
-      connected = true;
-      return { connected: true, mode: "loopback" };
-    });
+    window.history.replaceState(null, "", "/?token=tok_right");
     renderWithStore(<App />, backend);
     await screen.findByTestId("new-session");
-    expect(backend.connect).toHaveBeenCalledTimes(1);
 
-    connected = false; // the cookie expired
+    drop(); // the cookie expired
     fireEvent.click(screen.getByTestId("settings"));
     await act(async () => window.dispatchEvent(new HashChangeEvent("hashchange")));
 
-    await waitFor(() => expect(backend.connect).toHaveBeenCalledTimes(2));
-    expect(backend.connect).toHaveBeenLastCalledWith();
-    expect(connected).toBe(true);
-    expect(screen.queryByTestId("connect-screen")).not.toBeInTheDocument();
+    expect(await screen.findByTestId("connect-screen")).toBeInTheDocument();
+    expect(screen.getByTestId("connect-note")).toHaveTextContent("session ended");
+    expect(backend.connect).toHaveBeenCalledTimes(1);
   });
 
   it("Disconnect ends the browser session and shows the Connect screen", async () => {

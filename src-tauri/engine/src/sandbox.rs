@@ -159,6 +159,8 @@ impl Confinement {
     /// most tools fail without them. Not writable: the rest of the home directory (its
     /// shell start-up files, `~/.config` with Kiln's own state, `~/.cargo/bin` and
     /// `~/.local/bin` on PATH), the repository the session came from and its `.kiln`.
+    /// Not even readable: Kiln's own state (`hide_kiln_state`), but for the working copy,
+    /// unless it lies in a writable directory (a workspace under `/tmp`).
     pub fn for_turn(workdir: &Path, read_only: bool, env: &[(String, String)]) -> Confinement {
         let var = |key: &str| -> Option<PathBuf> {
             let value = match env.iter().rev().find(|(k, _)| k == key) {
@@ -186,6 +188,9 @@ impl Confinement {
             c.create(home.join(".cache"));
             c.create(home.join(".npm"));
         }
+        // The agent reads anything the user can but Kiln's own state: the access store, a
+        // loopback server's token, the other sessions and the workspace's keys.
+        c.hide_kiln_state(&[workdir]);
         c
     }
 
@@ -261,6 +266,18 @@ impl Confinement {
             self.create.push(dir);
         }
         self
+    }
+
+    /// Makes Kiln's own state (`hidden::hidden`: the config directory with the access store
+    /// and a loopback server's token, every open workspace's `.kiln`) unreadable, except
+    /// `shown` inside it. What lies inside a writable path cannot be hidden (a delivery hook
+    /// writes the workspace, `.kiln` included), so it is not.
+    pub fn hide_kiln_state(&mut self, shown: &[&Path]) -> &mut Self {
+        let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let writable: Vec<PathBuf> = self.writable.iter().map(|p| real(p)).collect();
+        let hidden: Vec<PathBuf> =
+            hidden::hidden().into_iter().filter(|h| !writable.iter().any(|w| h.starts_with(w))).collect();
+        self.hide(&hidden, shown)
     }
 
     /// Makes `hidden` unreadable too, except `shown` inside them (see `hidden`). Paths

@@ -73,10 +73,10 @@ fn run(dir: &Path) -> Result<(Latencies, Latencies, Delivery), Failure> {
     let root = dir.join("app");
     generate_workspace(&root)?;
     let server = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    let (engine, addr) = server.block_on(start(&root, &dir.join("config")))?;
+    let (engine, addr, token) = server.block_on(start(&root, &dir.join("config")))?;
     let client = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let result = client.block_on(async {
-        let cookie = connect(addr).await?;
+        let cookie = connect(addr, &token).await?;
         let mut sessions = Vec::new();
         for n in 0..SESSIONS {
             let (status, body) =
@@ -96,7 +96,7 @@ fn run(dir: &Path) -> Result<(Latencies, Latencies, Delivery), Failure> {
         let from = engine.events().last_id();
         let mut streams = Vec::new();
         for _ in 0..STREAMS {
-            let cookie = connect(addr).await?;
+            let cookie = connect(addr, &token).await?;
             streams.push(Stream::open(addr, &cookie, from).await?);
         }
         let readers: Vec<_> = streams.into_iter().map(|s| tokio::spawn(s.read_until_stopped())).collect();
@@ -151,7 +151,8 @@ fn generate_workspace(root: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-async fn start(root: &Path, config: &Path) -> Result<(Arc<Engine>, SocketAddr), Failure> {
+/// Serves `root` on a free loopback port: the engine, the address and the server's token.
+async fn start(root: &Path, config: &Path) -> Result<(Arc<Engine>, SocketAddr, String), Failure> {
     let engine = Arc::new(Engine::new(EngineOptions {
         config_dir: config.to_path_buf(),
         transport: Transport::Serve,
@@ -169,11 +170,13 @@ async fn start(root: &Path, config: &Path) -> Result<(Arc<Engine>, SocketAddr), 
         "127.0.0.1:0".parse()?,
         ServeMode::Loopback,
         access,
-        move |addr| {
-            let _ = tx.send(addr);
+        config.to_path_buf(),
+        move |ready| {
+            let _ = tx.send((ready.addr, ready.token.map(|t| t.secret().to_string()).unwrap_or_default()));
         },
     ));
-    Ok((engine, rx.await?))
+    let (addr, token) = rx.await?;
+    Ok((engine, addr, token))
 }
 
 /// One connection that sends requests one after another (HTTP/1.1 keep-alive, as a page does).
@@ -229,9 +232,10 @@ impl Connection {
     }
 }
 
-/// Opens a browser session; returns its cookie (`name=secret`).
-async fn connect(addr: SocketAddr) -> Result<String, Failure> {
-    let (status, cookie, body) = Connection::open(addr).await?.post(None, "connect", "{}").await?;
+/// Opens a browser session with the server's token; returns its cookie (`name=secret`).
+async fn connect(addr: SocketAddr, token: &str) -> Result<String, Failure> {
+    let body = serde_json::json!({ "token": token }).to_string();
+    let (status, cookie, body) = Connection::open(addr).await?.post(None, "connect", &body).await?;
     match cookie {
         Some(cookie) if status == 200 => Ok(cookie),
         _ => Err(format!("connect answered {status}: {}", String::from_utf8_lossy(&body)).into()),

@@ -57,6 +57,15 @@ impl TokenInfo {
     }
 }
 
+/// What a connect showed to open a browser session.
+#[derive(Debug, Clone, Copy)]
+pub enum Proof<'a> {
+    /// An access token (`kiln token create`), checked here.
+    AccessToken(&'a str),
+    /// A loopback server's own token (`crate::server_token`), already matched by the caller.
+    ServerToken,
+}
+
 /// A browser session just opened: the cookie's secret and when it ends.
 #[derive(Debug, Clone)]
 pub struct Connection {
@@ -178,20 +187,17 @@ impl Access {
         Ok(())
     }
 
-    /// Opens a browser session. Self-hosted needs a valid token; loopback needs none,
-    /// but a token given there must still be valid.
-    pub async fn connect(&self, mode: ServeMode, token: Option<&str>) -> Result<Connection> {
-        let token = token.map(str::trim).filter(|t| !t.is_empty());
+    /// Opens a browser session for `proof`: an access token that is valid (either mode), or
+    /// a loopback server's own token, which the caller has already matched.
+    pub async fn connect(&self, mode: ServeMode, proof: Proof<'_>) -> Result<Connection> {
         let now = now();
-        let (token_id, token_expiry) = match token {
-            None if mode == ServeMode::Loopback => (None, None),
-            None => {
-                return Err(HttpError::new(
-                    TransportCode::TokenInvalid,
-                    "this server needs an access token: create one with `kiln token create`",
-                ))
+        let (token_id, token_expiry) = match proof {
+            Proof::ServerToken if mode == ServeMode::Loopback => (None, None),
+            Proof::ServerToken => {
+                return Err(HttpError::new(TransportCode::TokenInvalid, "only a loopback server has its own token"))
             }
-            Some(token) => {
+            Proof::AccessToken(token) => {
+                let token = token.trim();
                 let pool = &self.pool;
                 let row: Option<(String, Option<i64>, Option<i64>)> = on_db!(pool => sqlx::query_as(
                     "SELECT id, expires_at, revoked_at FROM access_tokens WHERE hash = $1"
@@ -351,7 +357,7 @@ mod tests {
         let (_dir, access) = access().await;
         let (info, token) = access.create_token("laptop", None).await.unwrap();
         assert!(token.starts_with("kiln_") && token.len() == 5 + 43, "{token}");
-        let conn = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap();
+        let conn = access.connect(ServeMode::SelfHosted, Proof::AccessToken(&token)).await.unwrap();
         assert!(conn.max_age() > 11 * 3600 && conn.max_age() <= 12 * 3600);
         access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap();
         // The session is not valid in the other mode, nor is any other secret.
@@ -365,7 +371,7 @@ mod tests {
             access.check(ServeMode::SelfHosted, &conn.secret).await.unwrap_err().code,
             TransportCode::NotConnected
         );
-        let again = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap_err();
+        let again = access.connect(ServeMode::SelfHosted, Proof::AccessToken(&token)).await.unwrap_err();
         assert_eq!(again.code, TransportCode::TokenInvalid);
         assert_eq!(access.list_tokens().await.unwrap()[0].status(now()), "revoked");
         assert_eq!(access.revoke_token("nope").await.unwrap_err().code, TransportCode::TokenInvalid);
@@ -375,7 +381,7 @@ mod tests {
     async fn only_hashes_are_stored() {
         let (dir, access) = access().await;
         let (_, token) = access.create_token("ci", None).await.unwrap();
-        let conn = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap();
+        let conn = access.connect(ServeMode::SelfHosted, Proof::AccessToken(&token)).await.unwrap();
         drop(access);
         let mut stored = Vec::new();
         for entry in std::fs::read_dir(dir.path()).unwrap() {
@@ -387,21 +393,24 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn self_hosted_needs_a_token_and_loopback_does_not() {
+    async fn only_a_loopback_server_has_a_token_of_its_own() {
         let (_dir, access) = access().await;
-        assert_eq!(access.connect(ServeMode::SelfHosted, None).await.unwrap_err().code, TransportCode::TokenInvalid);
         assert_eq!(
-            access.connect(ServeMode::SelfHosted, Some("kiln_guess")).await.unwrap_err().code,
+            access.connect(ServeMode::SelfHosted, Proof::ServerToken).await.unwrap_err().code,
             TransportCode::TokenInvalid
         );
-        let local = access.connect(ServeMode::Loopback, None).await.unwrap();
+        assert_eq!(
+            access.connect(ServeMode::SelfHosted, Proof::AccessToken("kiln_guess")).await.unwrap_err().code,
+            TransportCode::TokenInvalid
+        );
+        let local = access.connect(ServeMode::Loopback, Proof::ServerToken).await.unwrap();
         access.check(ServeMode::Loopback, &local.secret).await.unwrap();
         assert_eq!(
             access.check(ServeMode::SelfHosted, &local.secret).await.unwrap_err().code,
             TransportCode::NotConnected
         );
         assert_eq!(
-            access.connect(ServeMode::Loopback, Some("kiln_guess")).await.unwrap_err().code,
+            access.connect(ServeMode::Loopback, Proof::AccessToken("kiln_guess")).await.unwrap_err().code,
             TransportCode::TokenInvalid
         );
         access.disconnect(&local.secret).await.unwrap();
@@ -415,7 +424,7 @@ mod tests {
     async fn a_session_ends_with_its_token() {
         let (_dir, access) = access().await;
         let (_, token) = access.create_token("short", Some(Duration::from_secs(60))).await.unwrap();
-        let conn = access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap();
+        let conn = access.connect(ServeMode::SelfHosted, Proof::AccessToken(&token)).await.unwrap();
         assert!(conn.max_age() <= 60);
         // Expire the token by moving its end into the past.
         access
@@ -431,7 +440,7 @@ mod tests {
             TransportCode::NotConnected
         );
         assert_eq!(
-            access.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap_err().code,
+            access.connect(ServeMode::SelfHosted, Proof::AccessToken(&token)).await.unwrap_err().code,
             TransportCode::TokenInvalid
         );
         assert_eq!(access.list_tokens().await.unwrap()[0].status(now()), "expired");

@@ -1,7 +1,7 @@
-//! Browser connections to `kiln serve`. `POST /api/connect` opens one (self-hosted
-//! needs an access token, loopback none) and sets an `HttpOnly; SameSite=Strict;
-//! Secure` cookie; every other `/api/` call needs it, except that a loopback page may
-//! read the state unconnected, which is how it learns it must connect. Failed connects
+//! Browser connections to `kiln serve`. `POST /api/connect` opens one (an access token,
+//! or on loopback the server's own token: `server_token`) and sets an `HttpOnly;
+//! SameSite=Strict; Secure` cookie; every other `/api/` call needs it, in either mode. An
+//! unconnected `GET /api/state` answers only that it must connect, and the mode. Failed connects
 //! are counted per client (an IPv4 address, or an IPv6 /64), and five within a minute
 //! close the door until the minute is over, so tokens cannot be guessed at speed. A
 //! connect counts as failed from before its body is read until it succeeds, and a client
@@ -12,7 +12,8 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::access::{not_connected, Access};
+use crate::access::{not_connected, Access, Proof};
+use crate::server_token::ServerToken;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::header::{COOKIE, RETRY_AFTER, SET_COOKIE};
 use axum::http::HeaderMap;
@@ -66,6 +67,8 @@ struct Attempts {
 pub struct Connections {
     pub mode: ServeMode,
     access: Arc<Access>,
+    /// A loopback server's own token.
+    token: Option<Arc<ServerToken>>,
     cookie: String,
     attempts: Mutex<HashMap<Client, Attempts>>,
     /// Told when a browser session ends here, so its event streams end at once.
@@ -109,12 +112,19 @@ impl Drop for Reservation {
 }
 
 impl Connections {
-    pub fn new(mode: ServeMode, port: u16, access: Arc<Access>, streams: Arc<Streams>) -> Connections {
+    pub fn new(
+        mode: ServeMode,
+        port: u16,
+        access: Arc<Access>,
+        token: Option<Arc<ServerToken>>,
+        streams: Arc<Streams>,
+    ) -> Connections {
         // Cookies are shared by every port of a host: name this server's by its port.
         let checks = SessionChecks::new(access.clone(), mode);
         Connections {
             mode,
             access,
+            token,
             cookie: format!("kiln_session_{port}"),
             attempts: Mutex::default(),
             streams,
@@ -126,6 +136,19 @@ impl Connections {
     /// expired or revoked, by this process or another).
     pub async fn session_live(&self, secret: &str) -> bool {
         self.checks.live(secret).await
+    }
+
+    /// A connect without a token, refused: what this server wants instead.
+    fn token_needed(&self) -> HttpError {
+        let message = match self.mode {
+            ServeMode::Loopback => format!(
+                "this server needs its token: open the link `kiln serve` printed when it started, \
+                 or send the token in its file `loopback-{}.token` in Kiln's config directory",
+                self.cookie.trim_start_matches("kiln_session_")
+            ),
+            ServeMode::SelfHosted => "this server needs an access token: create one with `kiln token create`".into(),
+        };
+        HttpError::new(TransportCode::TokenInvalid, message)
     }
 
     fn secret<'a>(&self, headers: &'a HeaderMap) -> Option<&'a str> {
@@ -181,8 +204,7 @@ pub async fn require(State(connections): State<Arc<Connections>>, mut request: R
         }
     }
     let connected = live.is_some();
-    let open_to_all = connections.mode == ServeMode::Loopback && (path == "/api/state" || path == "/api/get_state");
-    if !connected && !open_to_all {
+    if !connected {
         if path == "/api/state" {
             // The one thing an unconnected page may learn: it must connect, and how.
             let body = serde_json::json!({ "error": not_connected(), "mode": connections.mode });
@@ -229,7 +251,16 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
             }
         }
     };
-    match connections.access.connect(connections.mode, args.token.as_deref()).await {
+    let proof = match args.token.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        Some(token) if connections.token.as_ref().is_some_and(|own| own.matches(token)) => Proof::ServerToken,
+        Some(token) => Proof::AccessToken(token),
+        None => {
+            // No token is no guess: it does not count against the client.
+            reservation.succeeded();
+            return ErrorResponse(connections.token_needed()).into_response();
+        }
+    };
+    match connections.access.connect(connections.mode, proof).await {
         Ok(connection) => {
             reservation.succeeded();
             let body = serde_json::json!({
@@ -267,7 +298,7 @@ mod tests {
     async fn connections() -> (tempfile::TempDir, Arc<Connections>) {
         let dir = tempfile::tempdir().unwrap();
         let access = Arc::new(Access::open(dir.path(), None).await.unwrap());
-        (dir, Arc::new(Connections::new(ServeMode::SelfHosted, 4320, access, Arc::new(Streams::new()))))
+        (dir, Arc::new(Connections::new(ServeMode::SelfHosted, 4320, access, None, Arc::new(Streams::new()))))
     }
 
     #[test]

@@ -6,13 +6,14 @@
 //! `/api/` call a connection check, and every answer, the guard's refusals included,
 //! carries the security headers; see SECURITY.md for what each mode promises.
 //! `transport` holds the connections, `streams` the event streams, `access` the tokens and
-//! browser sessions.
+//! browser sessions, `server_token` a loopback server's own token.
 
 pub mod access;
 mod assets;
 mod connection;
 pub mod errors;
 mod guard;
+pub mod server_token;
 mod session_checks;
 mod streams;
 mod terminal_stream;
@@ -32,6 +33,7 @@ use errors::{HttpError, TransportCode};
 use kiln_engine::types::ServeMode;
 use kiln_engine::{ApiError, Engine, ErrorCode};
 use serde::Deserialize;
+use server_token::ServerToken;
 
 pub use assets::{mime_for as assets_mime, Assets, DirAssets};
 
@@ -66,6 +68,15 @@ pub struct Serving {
     pub port: u16,
     pub mode: ServeMode,
     pub access: Arc<Access>,
+    /// A loopback server's own token (`server_token`); `None` admits access tokens only.
+    pub token: Option<Arc<ServerToken>>,
+}
+
+/// A server that is listening, as its operator is told.
+pub struct Ready<'a> {
+    pub addr: SocketAddr,
+    /// A loopback server's own token, written to its file.
+    pub token: Option<&'a ServerToken>,
 }
 
 /// The router for a server listening on `serving.port`.
@@ -80,8 +91,13 @@ fn router_with(
     serving: Serving,
     streams: Arc<streams::Streams>,
 ) -> Router {
-    let connections =
-        Arc::new(connection::Connections::new(serving.mode, serving.port, serving.access, streams.clone()));
+    let connections = Arc::new(connection::Connections::new(
+        serving.mode,
+        serving.port,
+        serving.access,
+        serving.token,
+        streams.clone(),
+    ));
     let app = App { engine, assets, connections: connections.clone(), streams };
     let api = Router::new()
         .route("/api/connect", post(connection::connect))
@@ -126,15 +142,17 @@ async fn security_headers(mut response: Response) -> Response {
     response
 }
 
-/// Binds `addr` and serves until the process ends. `on_ready` gets the bound address.
-/// A loopback server binds loopback addresses only.
+/// Binds `addr` and serves until the process ends. A loopback server binds loopback
+/// addresses only, and makes its own token, written to its file in `config_dir` (see
+/// `server_token`). `on_ready` gets the bound address and that token.
 pub async fn serve(
     engine: Arc<Engine>,
     assets: Arc<dyn Assets>,
     addr: SocketAddr,
     mode: ServeMode,
     access: Arc<Access>,
-    on_ready: impl FnOnce(SocketAddr),
+    config_dir: std::path::PathBuf,
+    on_ready: impl FnOnce(Ready<'_>),
 ) -> std::io::Result<()> {
     if mode == ServeMode::Loopback && !addr.ip().is_loopback() {
         return Err(std::io::Error::new(
@@ -144,9 +162,23 @@ pub async fn serve(
     }
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
-    on_ready(bound);
+    let token = match mode {
+        ServeMode::Loopback => {
+            let mut token = ServerToken::new();
+            token.write(&config_dir, bound.port()).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("could not write the server's token in {}: {e}", config_dir.display()),
+                )
+            })?;
+            Some(Arc::new(token))
+        }
+        ServeMode::SelfHosted => None,
+    };
+    on_ready(Ready { addr: bound, token: token.as_deref() });
     let streams = Arc::new(streams::Streams::new());
-    let app = router_with(engine.clone(), assets, Serving { port: bound.port(), mode, access }, streams.clone());
+    let serving = Serving { port: bound.port(), mode, access, token };
+    let app = router_with(engine.clone(), assets, serving, streams.clone());
     transport::run(listener, app, streams, stop_signal()).await;
     // Turns and setups run in process groups of their own: stop them with the server.
     engine.shutdown().await;

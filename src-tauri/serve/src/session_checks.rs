@@ -94,8 +94,8 @@ mod tests {
     async fn checks_asked_together_each_get_their_own_answer() {
         let dir = tempfile::tempdir().unwrap();
         let access = Arc::new(Access::open(dir.path(), None).await.unwrap());
-        let live = access.connect(ServeMode::Loopback, None).await.unwrap().secret;
-        let ended = access.connect(ServeMode::Loopback, None).await.unwrap().secret;
+        let live = access.connect(ServeMode::Loopback, crate::access::Proof::ServerToken).await.unwrap().secret;
+        let ended = access.connect(ServeMode::Loopback, crate::access::Proof::ServerToken).await.unwrap().secret;
         access.disconnect(&ended).await.unwrap();
         let checks = Arc::new(SessionChecks::new(access.clone(), ServeMode::Loopback));
         let mut asked = tokio::task::JoinSet::new();

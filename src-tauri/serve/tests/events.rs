@@ -22,15 +22,18 @@ async fn start(engine: Arc<Engine>, config: &std::path::Path) -> (SocketAddr, St
         "127.0.0.1:0".parse().unwrap(),
         ServeMode::Loopback,
         access,
-        move |addr| {
-            let _ = tx.send(addr);
+        config.to_path_buf(),
+        move |ready| {
+            let _ = tx.send((ready.addr, ready.token.expect("a loopback server's token").secret().to_string()));
         },
     ));
-    let addr = rx.await.unwrap();
+    let (addr, token) = rx.await.unwrap();
     let mut stream = TcpStream::connect(addr).await.unwrap();
+    let body = format!("{{\"token\":\"{token}\"}}");
     let request = format!(
-        "POST /api/connect HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nx-kiln: 1\r\nContent-Length: 2\r\n\r\n{{}}",
-        addr.port()
+        "POST /api/connect HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nx-kiln: 1\r\nContent-Length: {}\r\n\r\n{body}",
+        addr.port(),
+        body.len()
     );
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut response = String::new();

@@ -8,7 +8,7 @@
 mod postgres;
 
 use kiln_engine::types::ServeMode;
-use kiln_serve::access::Access;
+use kiln_serve::access::{Access, Proof};
 use sqlx::{Connection, PgConnection};
 
 #[tokio::test]
@@ -22,21 +22,21 @@ async fn a_token_made_on_one_host_admits_a_browser_on_another_until_it_is_revoke
 
     let (info, token) = a.create_token("alice", None).await.unwrap();
     assert_eq!(b.list_tokens().await.unwrap().iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["alice"]);
-    let browser = b.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap();
+    let browser = b.connect(ServeMode::SelfHosted, Proof::AccessToken(&token)).await.unwrap();
     a.check(ServeMode::SelfHosted, &browser.secret).await.unwrap();
-    let other = a.connect(ServeMode::SelfHosted, Some(&token)).await.unwrap();
+    let other = a.connect(ServeMode::SelfHosted, Proof::AccessToken(&token)).await.unwrap();
     let live = b
         .live_among(ServeMode::SelfHosted, &[browser.secret.clone(), "not-a-session".into(), other.secret.clone()])
         .await
         .unwrap();
     assert_eq!(live.len(), 2, "{live:?}");
     assert!(live.contains(&browser.secret) && live.contains(&other.secret));
-    assert!(b.connect(ServeMode::SelfHosted, Some("kiln_wrong")).await.is_err());
+    assert!(b.connect(ServeMode::SelfHosted, Proof::AccessToken("kiln_wrong")).await.is_err());
 
     // Revoked on B: A turns the browser away too.
     b.revoke_token(&info.id).await.unwrap();
     assert!(a.check(ServeMode::SelfHosted, &browser.secret).await.is_err());
-    assert!(a.connect(ServeMode::SelfHosted, Some(&token)).await.is_err());
+    assert!(a.connect(ServeMode::SelfHosted, Proof::AccessToken(&token)).await.is_err());
 
     // In their own schema: the records' namespace has no access tables.
     let mut conn = PgConnection::connect(&url).await.unwrap();

@@ -14,7 +14,7 @@ import {
 import { type Backend, type KilnError, toKilnError } from "../api/backend";
 import type { AttachmentView, ServeMode, SessionView, WorkspaceView } from "../api/types";
 import { addAttachment, putApp, putSessionAnswer, putWorkspace, removeSession } from "./cache";
-import { type Connection, guardConnection, startApp } from "./connection";
+import { type Connection, guardConnection, startApp, takeLinkToken } from "./connection";
 import { applyEvent } from "./events";
 import { makeQueryClient } from "./queries";
 import { initialState, reducer, type State, type UiAction } from "./reducer";
@@ -80,14 +80,20 @@ function Store({ raw, children }: { raw: Backend; children: ReactNode }) {
   const [connection, setConnection] = useState<Connection>({ status: "pending" });
   const mode = useRef<ServeMode | null>(null);
   const wasConnected = useRef(false);
+  // The token of the link the page was opened with: used by the first start only.
+  const linkToken = useRef<string | null | undefined>(undefined);
+  if (linkToken.current === undefined) linkToken.current = raw.connect ? takeLinkToken() : null;
 
   const reloadApp = useCallback(async () => {
     setAppStatus((s) => (s.loading ? s : { ...s, loading: true }));
     try {
-      const start = await startApp(raw);
+      const token = linkToken.current ?? null;
+      linkToken.current = null;
+      const start = await startApp(raw, token);
       if (start.kind === "connect") {
         mode.current = start.mode;
-        setConnection({ status: "needed", mode: start.mode, reason: wasConnected.current ? "lost" : "start" });
+        const reason = start.linkRefused ? "link" : wasConnected.current ? "lost" : "start";
+        setConnection({ status: "needed", mode: start.mode, reason });
       } else {
         mode.current = start.app.mode;
         wasConnected.current = true;
@@ -100,11 +106,10 @@ function Store({ raw, children }: { raw: Backend; children: ReactNode }) {
     }
   }, [raw, client]);
 
-  // A call answered NOT_CONNECTED: loopback connects again silently, self-hosted asks for a token.
+  // A call answered NOT_CONNECTED: the browser session ended, so the Connect screen asks for a token again.
   const onLost = useRef(() => {});
   onLost.current = () => {
-    if (mode.current === "loopback") void reloadApp();
-    else setConnection({ status: "needed", mode: mode.current ?? "self-hosted", reason: "lost" });
+    setConnection({ status: "needed", mode: mode.current ?? "self-hosted", reason: "lost" });
   };
   const backend = useMemo(() => guardConnection(raw, () => onLost.current()), [raw]);
 

@@ -9,4 +9,5 @@ configure({ asyncUtilTimeout: 5000 });
 afterEach(() => {
   cleanup();
   window.location.hash = "";
+  window.history.replaceState(null, "", "/");
 });

@@ -142,17 +142,10 @@ impl Scope {
         }
         confinement.allow(&home);
         confinement.allow(&tmp);
-        // Kiln's own state is not even readable, but for this session's directory. What
-        // lies inside a writable directory cannot be hidden (a delivery hook writes the
-        // workspace, `.kiln` included), so it is not.
-        let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-        let writable_real: Vec<PathBuf> = writable.iter().map(|p| real(p)).collect();
-        let hidden: Vec<PathBuf> =
-            super::hidden::hidden().into_iter().filter(|h| !writable_real.iter().any(|w| h.starts_with(w))).collect();
-        // What the command works in stays readable even inside a hidden path (git-pr's
-        // worktree lives in `.kiln/worktrees`).
+        // Kiln's own state is not even readable, but for this session's directory and what
+        // the command works in, even inside it (git-pr's worktree lives in `.kiln/worktrees`).
         let shown: Vec<&Path> = writable.iter().copied().chain([session_dir]).collect();
-        confinement.hide(&hidden, &shown);
+        confinement.hide_kiln_state(&shown);
         Ok(Scope { env, confinement, home, tmp })
     }
 

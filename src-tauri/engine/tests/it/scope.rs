@@ -275,3 +275,41 @@ async fn a_command_working_inside_kilns_state_sees_its_own_directory_only() {
     assert!(out.head.contains("{}") && out.head.contains("made"), "{out:?}");
     assert!(!out.head.contains("READ-DATABASE"), "{out:?}");
 }
+
+/// The agent CLIs (and every command they start) read what the user can, but not Kiln's own
+/// state: the access store, a loopback server's token, the database and the other sessions.
+/// Their own working copy, inside `.kiln`, stays theirs.
+#[test]
+fn an_agent_cli_cannot_read_kilns_state() {
+    landlock_here();
+    // Not under /tmp, which an agent may write and so read whole (as the config directory
+    // and a workspace usually are not).
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let kiln = tmp.path().join("ws/.kiln");
+    let workdir = kiln.join("sessions/one/workspace");
+    std::fs::create_dir_all(&workdir).unwrap();
+    std::fs::create_dir_all(kiln.join("sessions/two")).unwrap();
+    std::fs::write(kiln.join("kiln.db"), "SQLite format 3").unwrap();
+    std::fs::write(workdir.join("own.txt"), "mine").unwrap();
+    let config = config_with_tokens(tmp.path());
+    std::fs::write(config.join("loopback-4320.token"), "the-server-token").unwrap();
+    sandbox::hidden::hide(&config);
+    sandbox::hidden::hide(&kiln);
+    let (c, k) = (config.display(), kiln.display());
+    let line = format!(
+        "cat '{c}/access.db' && echo READ\"\"-ACCESS; cat '{c}/loopback-4320.token' && echo READ\"\"-TOKEN; \
+         cat '{k}/kiln.db' && echo READ\"\"-DB; ls '{k}/sessions/two' && echo LISTED\"\"-OTHER; \
+         cat own.txt && echo READ\"\"-OWN; ls . >/dev/null && echo LISTED\"\"-OWN"
+    );
+    let prepared = sandbox::Confinement::for_turn(&workdir, false, &[]).prepare().unwrap();
+    let mut command = std::process::Command::new("sh");
+    command.arg("-c").arg(&line).current_dir(&workdir);
+    prepared.apply(&mut command);
+    let out = command.output().unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("READ-OWN") && printed.contains("LISTED-OWN"), "{printed}");
+    for marker in ["READ-ACCESS", "READ-TOKEN", "READ-DB", "LISTED-OTHER"] {
+        assert!(!printed.contains(marker), "{marker}: {printed}");
+    }
+    assert!(!printed.contains("the-server-token") && !printed.contains("tokens"), "{printed}");
+}

@@ -1,4 +1,4 @@
-// The Connect screen of `kiln serve` in self-hosted mode: an access token opens a browser session, then the app loads.
+// The Connect screen of `kiln serve`: a token (a loopback server's own, or an access token) opens a browser session, then the app loads.
 import { type FormEvent, useEffect, useState } from "react";
 import { KilnError, toKilnError } from "../../api/backend";
 import type { ServeMode } from "../../api/types";
@@ -8,11 +8,15 @@ import { useStore } from "../../state/store";
 
 const MODE_SENTENCE: Record<ServeMode, string> = {
   "self-hosted": "This Kiln server is self-hosted: it shows nothing until this browser connects with an access token.",
-  loopback: "This Kiln server only answers on this machine; connect this browser to use it.",
+  loopback:
+    "This Kiln server answers only on this machine, and only to a browser with its token: any program here can reach it, the commands agents run among them.",
 };
+
+const TOKEN_LABEL: Record<ServeMode, string> = { "self-hosted": "Access token", loopback: "Server token" };
 
 const REASON_NOTE: Record<ConnectReason, string | null> = {
   start: null,
+  link: "This link's token was not accepted: the server has been restarted since it printed it. Use the link it printed last.",
   lost: "Your browser session ended (it expired, or its token was revoked). Connect again to carry on; unsent messages are kept.",
   disconnected: "You disconnected this browser.",
 };
@@ -78,7 +82,7 @@ export function ConnectScreen({ mode, reason }: { mode: ServeMode; reason: Conne
       )}
       <form className="card form" onSubmit={(e) => void submit(e)}>
         <label className="field-label" htmlFor="connect-token">
-          Access token
+          {TOKEN_LABEL[mode]}
         </label>
         <input
           id="connect-token"
@@ -86,15 +90,22 @@ export function ConnectScreen({ mode, reason }: { mode: ServeMode; reason: Conne
           type="password"
           value={token}
           onChange={(e) => setToken(e.target.value)}
-          placeholder="kiln_…"
+          placeholder={mode === "self-hosted" ? "kiln_…" : undefined}
           autoComplete="off"
           spellCheck={false}
           autoFocus
           data-testid="connect-token"
         />
-        <p className="hint">
-          Create a token on the server with <code>kiln token create</code>.
-        </p>
+        {mode === "self-hosted" ? (
+          <p className="hint">
+            Create a token on the server with <code>kiln token create</code>.
+          </p>
+        ) : (
+          <p className="hint" data-testid="connect-hint">
+            Open the link <code>kiln serve</code> printed when it started, or paste the token from the file it named (
+            <code>loopback-&lt;port&gt;.token</code> in Kiln&apos;s config directory).
+          </p>
+        )}
         {error && (
           <ErrorMessage
             error={new KilnError(error.code, connectErrorMessage(error, secondsLeft))}
