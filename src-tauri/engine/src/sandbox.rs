@@ -18,8 +18,10 @@
 //! best-effort mode: on ABI 3 and later every way of changing a file (write, truncate,
 //! create, remove, rename, link) is covered ("full"); ABI 1 and 2 cannot stop a file
 //! elsewhere being truncated ("partial"). Ioctls on devices and connecting to UNIX
-//! sockets are not writes to the filesystem and stay allowed. Reads are never limited.
-//! Where the kernel has no Landlock (or `KILN_NO_LANDLOCK=1`), commands run with the
+//! sockets by path are not writes to the filesystem and stay allowed. Reads are limited
+//! only around Kiln's own state (`hidden`). On ABI 6 and later the domain is also scoped:
+//! nothing in it can signal a process outside it (Kiln, the user's programs) or connect to
+//! an abstract UNIX socket made outside it. Where the kernel has no Landlock (or `KILN_NO_LANDLOCK=1`), commands run with the
 //! permission policy alone, and Settings and `kiln health` say so.
 
 use std::path::{Path, PathBuf};
@@ -364,7 +366,7 @@ mod imp {
     use std::path::PathBuf;
 
     use landlock::{
-        AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, RulesetAttr, RulesetCreatedAttr, ABI,
+        AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, RulesetAttr, RulesetCreatedAttr, Scope, ABI,
     };
 
     /// The ruleset's file descriptor (close-on-exec, as the kernel makes it).
@@ -402,9 +404,13 @@ mod imp {
         let reads = if readable.is_some() { AccessFs::ReadFile | AccessFs::ReadDir } else { BitFlags::empty() };
         let handled = handled(abi) | reads;
         let file_rights = handled & AccessFs::from_file(abi);
+        // Scoped too (kernels with ABI 6 and later; ignored before): no signal to a process
+        // outside the domain (Kiln itself, the user's programs), and no abstract UNIX socket
+        // made outside it (a D-Bus or X11 server listening on one).
         let mut created = landlock::Ruleset::default()
             .set_compatibility(CompatLevel::BestEffort)
             .handle_access(handled)
+            .and_then(|r| r.scope(Scope::AbstractUnixSocket | Scope::Signal))
             .and_then(|r| r.create())
             .map_err(landlock_error)?;
         for path in writable {

@@ -1,10 +1,18 @@
 //! Screenshots of a preview's page: headless Chromium driven through the DevTools protocol
 //! over a pipe (`--remote-debugging-pipe`), so no debugging port is open for another local
 //! process to reach, and the gateway's secret travels in a protocol message, not in a
-//! command line. One Chromium per capture, with a fresh profile that is removed after:
-//! captures are rare (after a turn, on a pick) and must not share cookies or storage.
+//! command line. One Chromium per capture, with a fresh profile in the session's own
+//! temporary directory that is removed after: captures are rare (after a turn, on a pick)
+//! and must not share cookies or storage.
+//!
+//! The page is the session's application, code an agent wrote, so Chromium runs confined
+//! like a gate (`crate::sandbox`): Landlock lets it write only its profile and `/dev/shm`,
+//! Kiln's own state is not even readable, it cannot signal a process outside its domain,
+//! and its environment is a handful of variables, none of the user's. Chromium's own
+//! sandbox stays on, except as root, where it cannot start (CI, containers).
 
 use std::os::fd::OwnedFd;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -64,10 +72,11 @@ fn is_executable(path: &Path) -> bool {
     path.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
 }
 
-/// Loads `url` in a `viewport` (width, height in CSS pixels) and shoots `frame`.
+/// Loads `url` in a `viewport` (width, height in CSS pixels) and shoots `frame`, with
+/// Chromium's profile in `session_dir`'s temporary directory.
 /// CAPTURE_UNAVAILABLE when no Chromium is installed; CAPTURE_FAILED when the page does
-/// not load, the element is not there, or Chromium fails.
-pub async fn capture(url: &str, viewport: (u32, u32), frame: &Frame) -> Result<Shot> {
+/// not load, the element is not there, Chromium fails, or it cannot be confined.
+pub async fn capture(session_dir: &Path, url: &str, viewport: (u32, u32), frame: &Frame) -> Result<Shot> {
     let Some(chromium) = chromium() else {
         return Err(ApiError::new(
             ErrorCode::CaptureUnavailable,
@@ -75,10 +84,23 @@ pub async fn capture(url: &str, viewport: (u32, u32), frame: &Frame) -> Result<S
         ));
     };
     let (width, height) = (viewport.0.clamp(200, 4000), viewport.1.clamp(150, 4000));
-    let profile = tempfile::Builder::new().prefix("kiln-capture-").tempdir().map_err(|e| failed(format!("{e}")))?;
+    let tmp = session_dir.join("tmp");
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&tmp)
+        .map_err(|e| failed(format!("the profile's directory: {e}")))?;
+    let profile = tempfile::Builder::new().prefix("capture-").tempdir_in(&tmp).map_err(|e| failed(format!("{e}")))?;
+    // Chromium makes a UNIX socket in its temporary directory, whose path must stay under
+    // 108 bytes: a short one of its own (0700), as a session's path is long.
+    let scratch = tempfile::Builder::new().prefix("kiln-capture-").tempdir().map_err(|e| failed(format!("{e}")))?;
+    let env = environment(profile.path(), scratch.path());
+    let prepared = confinement(&[profile.path(), scratch.path()], &env)
+        .prepare()
+        .map_err(|e| failed(format!("Chromium could not be confined: {e}")))?;
     let (to_chromium_read, to_chromium_write) = pipe()?;
     let (from_chromium_read, from_chromium_write) = pipe()?;
-    let mut command = Command::new(&chromium, profile.path(), Env::Operator(&[]))
+    let mut command = Command::new(&chromium, profile.path(), Env::Only(&env))
         .args([
             "--headless",
             "--disable-gpu",
@@ -106,7 +128,7 @@ pub async fn capture(url: &str, viewport: (u32, u32), frame: &Frame) -> Result<S
     let mut child = command
         .without_stderr()
         .killed_with_kiln()
-        .spawn(None)
+        .spawn(Some(&prepared))
         .map_err(|e| failed(format!("Chromium did not start: {e}")))?;
     // Nothing is read from its output; drained so a chatty Chromium never blocks on it.
     if let Some(mut out) = child.inner.stdout.take() {
@@ -120,6 +142,39 @@ pub async fn capture(url: &str, viewport: (u32, u32), frame: &Frame) -> Result<S
         child.kill();
     }
     shot
+}
+
+/// Chromium's whole environment: where to find programs, a locale, its profile as home and
+/// `scratch` as temporary directory. Nothing of the user's (keys, agent sockets, the
+/// display), so the page's process holds nothing worth taking.
+fn environment(profile: &Path, scratch: &Path) -> Vec<(String, String)> {
+    let profile = profile.display().to_string();
+    let mut env = vec![
+        ("PATH".to_string(), "/usr/local/bin:/usr/bin:/bin".to_string()),
+        ("HOME".to_string(), profile.clone()),
+        ("TMPDIR".to_string(), scratch.display().to_string()),
+        ("XDG_CONFIG_HOME".to_string(), format!("{profile}/.config")),
+        ("XDG_CACHE_HOME".to_string(), format!("{profile}/.cache")),
+    ];
+    for key in ["LANG", "LC_ALL", "TZ"] {
+        if let Ok(value) = std::env::var(key) {
+            env.push((key.to_string(), value));
+        }
+    }
+    env
+}
+
+/// Where Chromium may write: its profile and temporary directory, `/dev/shm` (its processes
+/// share memory there) and the devices a program writes to. Kiln's own state is hidden, but
+/// for the profile in it.
+fn confinement(dirs: &[&Path], env: &[(String, String)]) -> crate::sandbox::Confinement {
+    let mut confinement = crate::sandbox::Confinement::for_commands(env);
+    for dir in dirs {
+        confinement.allow(*dir);
+    }
+    confinement.allow("/dev/shm");
+    confinement.hide_kiln_state(dirs);
+    confinement
 }
 
 fn failed(message: impl Into<String>) -> ApiError {

@@ -66,7 +66,7 @@ pub async fn take_at(
     };
     super::start(ws, events, id).await?;
     let url = ready_url(ws, id, &path).await?;
-    let shot = capture::capture(&url, t.viewport, &t.frame).await?;
+    let shot = capture::capture(&ws.session_dir(id), &url, t.viewport, &t.frame).await?;
     let checkpoint = checkpoint.or_else(|| session.checkpoints.iter().find(|c| c.current).map(|c| c.sequence));
     let shot_id = screenshots::insert(
         &ws.pool,

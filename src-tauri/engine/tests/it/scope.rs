@@ -313,3 +313,38 @@ fn an_agent_cli_cannot_read_kilns_state() {
     }
     assert!(!printed.contains("the-server-token") && !printed.contains("tokens"), "{printed}");
 }
+
+/// A confined command (an agent CLI's, or one Kiln runs) cannot signal a process outside its
+/// domain, Kiln among them, nor connect to an abstract UNIX socket made outside it (where a
+/// D-Bus or X11 server may listen); its own children it can still signal.
+#[test]
+fn a_confined_command_cannot_signal_kiln_or_reach_an_abstract_socket() {
+    use std::os::linux::net::SocketAddrExt;
+    landlock_here();
+    if sandbox::kernel_abi().unwrap_or(0) < 6 {
+        eprintln!("skipped: Landlock ABI {:?} has no scopes", sandbox::kernel_abi());
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let name = unique("kiln-abstract");
+    let address = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&address).unwrap();
+    let line = format!(
+        "kill -0 {kiln} 2>/dev/null && echo SIGNALLED\"\"-KILN; \
+         sleep 30 & child=$!; kill $child && echo SIGNALLED\"\"-OWN; \
+         python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"\\0{name}\"); print(\"REACHED\" + \"-SOCKET\")' \
+           2>/dev/null || echo REFUSED\"\"-SOCKET",
+        kiln = std::process::id()
+    );
+    let prepared = sandbox::Confinement::for_turn(tmp.path(), false, &[]).prepare().unwrap();
+    let mut command = std::process::Command::new("sh");
+    command.arg("-c").arg(&line).current_dir(tmp.path());
+    prepared.apply(&mut command);
+    let out = command.output().unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("SIGNALLED-OWN") && printed.contains("REFUSED-SOCKET"), "{printed}");
+    assert!(!printed.contains("SIGNALLED-KILN") && !printed.contains("REACHED-SOCKET"), "{printed}");
+    // Unconfined, the same socket answers: the refusal was the domain's.
+    assert!(std::os::unix::net::UnixStream::connect_addr(&address).is_ok());
+    drop(listener);
+}

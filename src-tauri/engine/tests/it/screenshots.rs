@@ -93,6 +93,55 @@ async fn the_page_an_element_and_a_region_are_shot_at_their_sizes() {
     assert_eq!(view.screenshots[0].checkpoint, Some(0));
 }
 
+/// The Chromium that shoots an agent's page runs confined like a gate: no new privileges
+/// (so in a Landlock domain), its profile in the session's own temporary directory, and
+/// none of Kiln's environment (cargo's variables, here). The profile goes with the capture.
+#[tokio::test]
+async fn the_screenshot_browser_runs_confined_in_the_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = workspace(tmp.path());
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &root).await;
+    let s = create(&engine, "In app make the button red").await;
+    wait_setup(&engine, &s.id).await;
+    let profiles = root.join(".kiln/sessions").join(&s.id).join("tmp");
+    let marker = format!("HOME={}/capture-", profiles.canonicalize().unwrap_or(profiles.clone()).display());
+
+    // Every process of the capture, as /proc shows it while it runs: (status, environment).
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (done, marker) = (done.clone(), marker.clone());
+        std::thread::spawn(move || {
+            let mut seen = std::collections::HashMap::new();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+                    let dir = entry.path();
+                    let Ok(environ) = std::fs::read(dir.join("environ")) else { continue };
+                    let environ = String::from_utf8_lossy(&environ).replace('\0', "\n");
+                    if environ.lines().any(|l| l.starts_with(&marker)) {
+                        let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+                        seen.insert(entry.file_name(), (status, environ));
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            seen
+        })
+    };
+    let page = engine.capture_preview(capture(&s.id)).await;
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let seen = watcher.join().unwrap();
+    let page = page.unwrap();
+    assert_eq!((page.width, page.height), (1280, 800));
+    assert!(!seen.is_empty(), "no process of the capture had its home in {marker}");
+    for (status, environ) in seen.values() {
+        assert!(status.lines().any(|l| l.split_whitespace().eq(["NoNewPrivs:", "1"])), "not confined:\n{status}");
+        assert!(!environ.contains("CARGO"), "Kiln's environment reached Chromium:\n{environ}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&profiles).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.iter().all(|n| !n.to_string_lossy().starts_with("capture-")), "a profile was left: {left:?}");
+}
+
 #[tokio::test]
 async fn refusals_keep_nothing() {
     let tmp = tempfile::tempdir().unwrap();
