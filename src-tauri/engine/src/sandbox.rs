@@ -123,6 +123,41 @@ pub fn support() -> Support {
     }
 }
 
+/// What of an agent CLI's own state a turn may write, beneath its state directory: its
+/// conversations (to resume them), its login, history and logs. Never its configuration
+/// (settings with their hooks, MCP servers, instructions, commands: `settings.json`,
+/// `CLAUDE.md`, `~/.claude.json`), which would run, or speak to the agent, the next time the
+/// user starts it by hand, outside Kiln.
+pub struct AgentState {
+    pub dirs: &'static [&'static str],
+    pub files: &'static [&'static str],
+}
+
+impl AgentState {
+    /// Where an agent run with `env` over Kiln's environment keeps this state: `variable`
+    /// when set (absolute), else `default` under the home.
+    pub fn dir(variable: &str, default: &str, env: &[(String, String)]) -> Option<PathBuf> {
+        let set = match env.iter().rev().find(|(k, _)| k == variable) {
+            Some((_, v)) => Some(PathBuf::from(v)),
+            None => std::env::var_os(variable).map(PathBuf::from),
+        };
+        let home = || {
+            let home = match env.iter().rev().find(|(k, _)| k == "HOME") {
+                Some((_, v)) => Some(v.clone()),
+                None => std::env::var("HOME").ok(),
+            };
+            home.filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(default))
+        };
+        set.or_else(home).filter(|d| d.is_absolute())
+    }
+}
+
+/// Claude Code's, in `~/.claude` (or `$CLAUDE_CONFIG_DIR`).
+pub const CLAUDE_STATE: &AgentState = &AgentState {
+    dirs: &["projects", "todos", "shell-snapshots", "statsig", "session-env", "file-history", "plans", "debug", "ide"],
+    files: &["history.jsonl", ".credentials.json"],
+};
+
 /// The paths a turn's commands may write to; everything else is read-only to them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Confinement {
@@ -149,8 +184,8 @@ impl Confinement {
     /// - `/tmp`, `/var/tmp`, `$TMPDIR` and `/dev/shm`;
     /// - the devices a shell writes to: `/dev/null`, `zero`, `full`, `random`,
     ///   `urandom`, `tty`, `ptmx` and `/dev/pts`;
-    /// - the agents' own state: `~/.claude`, `~/.claude.json` (and its `.backup`),
-    ///   `$CLAUDE_CONFIG_DIR`, `~/.codex`, `$CODEX_HOME`;
+    /// - the agents' own state: Claude's but not its configuration (`CLAUDE_STATE` in
+    ///   `~/.claude` or `$CLAUDE_CONFIG_DIR`), Codex's whole home (`~/.codex`, `$CODEX_HOME`);
     /// - the caches builds and tests write to: `~/.cache` (`$XDG_CACHE_HOME`), `~/.npm`
     ///   (`$npm_config_cache`), `~/.local/share/pnpm`, `~/.cargo/registry` and `git`
     ///   and Cargo's package-cache lock (also under `$CARGO_HOME`), `~/go/pkg/mod`
@@ -180,13 +215,18 @@ impl Confinement {
         }
         c.allow_opt(var("TMPDIR"));
         c.allow_devices();
-        c.allow_opt(var("CLAUDE_CONFIG_DIR"));
+        let home = var("HOME");
+        for dir in [var("CLAUDE_CONFIG_DIR"), home.as_ref().map(|h| h.join(".claude"))].into_iter().flatten() {
+            c.allow_state(&dir, CLAUDE_STATE);
+        }
+        // Codex writes all over its home (a database, path aliases, caches), so all of it
+        // stays writable, `config.toml` included: see SECURITY.md.
         c.allow_opt(var("CODEX_HOME"));
+        if let Some(home) = &home {
+            c.allow(home.join(".codex"));
+        }
         c.allow_caches(&var);
-        if let Some(home) = var("HOME") {
-            for state in [".claude", ".claude.json", ".claude.json.backup", ".codex"] {
-                c.allow(home.join(state));
-            }
+        if let Some(home) = home {
             c.create(home.join(".cache"));
             c.create(home.join(".npm"));
         }
@@ -207,6 +247,23 @@ impl Confinement {
         c.allow_devices();
         c.allow_caches(&var);
         c
+    }
+
+    /// Allows `state`'s parts beneath an agent's state directory `dir`.
+    fn allow_state(&mut self, dir: &Path, state: &AgentState) {
+        for part in state.dirs.iter().chain(state.files) {
+            self.allow(dir.join(part));
+        }
+    }
+
+    /// Makes `state`'s directories beneath an agent's state directory `dir` before the
+    /// turn, so a first run has them (a path missing when the rules are made stays
+    /// unwritable).
+    pub fn create_state(&mut self, dir: &Path, state: &AgentState) -> &mut Self {
+        for part in state.dirs {
+            self.create(dir.join(part));
+        }
+        self
     }
 
     fn allow_devices(&mut self) {
@@ -510,8 +567,8 @@ mod tests {
             "/var/tmp",
             "/dev/null",
             "/dev/pts",
-            "/home/agent/.claude",
-            "/home/agent/.claude.json",
+            "/home/agent/.claude/projects",
+            "/home/agent/.claude/.credentials.json",
         ] {
             assert!(has(path), "{path} writable: {:?}", c.writable());
         }
@@ -528,6 +585,15 @@ mod tests {
             ["/home/agent", "/home/agent/.config", "/home/agent/.cargo", "/opt/cargo", "/opt/cargo/bin", "/dev", "/"]
         {
             assert!(!has(path), "{path} not writable: {:?}", c.writable());
+        }
+        // The agents' configuration, which runs outside Kiln later, is not theirs to change.
+        for path in [
+            "/home/agent/.claude",
+            "/home/agent/.claude.json",
+            "/home/agent/.claude/settings.json",
+            "/home/agent/.claude/CLAUDE.md",
+        ] {
+            assert!(!c.writable().iter().any(|w| Path::new(path).starts_with(w)), "{path}: {:?}", c.writable());
         }
         let read_only = Confinement::for_turn(Path::new("/work/session"), true, &env);
         assert!(!read_only.writable().contains(&PathBuf::from("/work/session")));

@@ -115,11 +115,11 @@ pub fn cli_env(base_url: Option<&str>, api_key: Option<&str>) -> Vec<(String, St
 }
 
 /// Where the CLI and its commands may write (`Confinement::for_turn`), with its state
-/// directory `~/.claude` made first so a first run keeps its sessions for `--resume`.
+/// directories in `~/.claude` made first so a first run keeps its sessions for `--resume`.
 fn confinement(workdir: &std::path::Path, read_only: bool, env: &[(String, String)]) -> crate::sandbox::Confinement {
     let mut confinement = crate::sandbox::Confinement::for_turn(workdir, read_only, env);
-    if let Some(home) = super::runner::home(env) {
-        confinement.create(home.join(".claude"));
+    if let Some(dir) = crate::sandbox::AgentState::dir("CLAUDE_CONFIG_DIR", ".claude", env) {
+        confinement.create_state(&dir, crate::sandbox::CLAUDE_STATE);
     }
     confinement
 }

@@ -348,13 +348,7 @@ impl super::Driver for CodexDriver {
 /// its state directory (`$CODEX_HOME`, else `~/.codex`) made first.
 fn confinement(workdir: &std::path::Path, read_only: bool, env: &[(String, String)]) -> crate::sandbox::Confinement {
     let mut confinement = crate::sandbox::Confinement::for_turn(workdir, read_only, env);
-    let codex_home = match env.iter().rev().find(|(k, _)| k == "CODEX_HOME") {
-        Some((_, home)) => Some(PathBuf::from(home)),
-        None => std::env::var_os("CODEX_HOME")
-            .map(PathBuf::from)
-            .or_else(|| super::runner::home(env).map(|h| h.join(".codex"))),
-    };
-    if let Some(home) = codex_home.filter(|h| h.is_absolute()) {
+    if let Some(home) = crate::sandbox::AgentState::dir("CODEX_HOME", ".codex", env) {
         confinement.create(home);
     }
     confinement

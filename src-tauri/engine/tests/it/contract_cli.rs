@@ -380,6 +380,43 @@ async fn claude_commands_cannot_write_outside_the_working_copy() {
     ended_well(&events, &server);
 }
 
+/// Claude's own configuration is not the agent's to change: a hook or an instruction there
+/// would run, or speak, the next time the user starts `claude` by hand, outside Kiln. Claude
+/// guards those files itself; a script in the working copy goes round that guard, and the
+/// kernel refuses it. Its conversations it keeps, to resume them.
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn claude_commands_cannot_change_claudes_own_configuration() {
+    let clis = sandboxed_cli_dir(CLIS);
+    let session = Session::new();
+    let script =
+        "printf '%s\\n' 'echo {} > \"$HOME/.claude/settings.json\"' 'echo y > \"$HOME/.claude/CLAUDE.md\"' > hook.sh";
+    let server = ModelServer::start(vec![
+        Step::tool("Bash", json!({"command": script, "description": "Write a script"})),
+        Step::tool("Bash", json!({"command": "sh hook.sh", "description": "Run it"})),
+        Step::text(format!("Tried.\n{HANDOFF}")),
+    ])
+    .await;
+    let home = unwritable_home();
+    let driver = claude(&clis, &server, home.path());
+
+    let events = run_turn(&driver, session.request(CLAUDE_MODEL, "Configure yourself.", None), &server).await;
+
+    let outputs: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            DriverEvent::ToolResult { output, .. } => Some(output.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(outputs.last().is_some_and(|o| o.contains("Permission denied")), "{}", explain(&events, &server));
+    for config in [".claude/settings.json", ".claude/CLAUDE.md"] {
+        assert!(!home.path().join(config).exists(), "{config} written: {}", explain(&events, &server));
+    }
+    assert!(home.path().join(".claude/projects").is_dir(), "Claude's conversations in ~/.claude/projects");
+    ended_well(&events, &server);
+}
+
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn claude_with_no_commands_has_no_shell() {

@@ -52,6 +52,13 @@ pub async fn run(driver: AcpDriver, request: TurnRequest, sink: TurnSink) -> Res
     for dir in &driver.state_dirs {
         confinement.create(dir.clone());
     }
+    // Claude's adapter keeps the CLI's own state, writable in part only
+    // (`crate::sandbox::CLAUDE_STATE`): its directories are made for a first run.
+    if driver.id == "acp:claude" {
+        if let Some(dir) = crate::sandbox::AgentState::dir("CLAUDE_CONFIG_DIR", ".claude", &driver.command.env) {
+            confinement.create_state(&dir, crate::sandbox::CLAUDE_STATE);
+        }
+    }
     let cli = runner::CliRun {
         binary: &driver.command.binary,
         args: driver.command.args.clone(),
