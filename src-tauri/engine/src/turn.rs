@@ -376,6 +376,7 @@ async fn attempt(
         read_only: plan.role.read_only,
         environment: log.ws.config.environment.clone(),
     };
+    let config = plan.driver.guard_config();
     // Already boxed and pinned: owned here, so the `drop` below really ends the run.
     let mut driver_run = plan.driver.run(request, sink);
     let mut driver_done = false;
@@ -453,6 +454,10 @@ async fn attempt(
         let _ = save.await; // the turn's own checkpoint comes after it
     }
     log.flush().await;
+    // With everything the agent started gone, what it did to its own configuration goes too.
+    if let Some(note) = tokio::task::spawn_blocking(move || config.put_back()).await.ok().flatten() {
+        log.entry(EntryKind::System, &note).await;
+    }
     match log.ended.take() {
         Some(error) => error,
         None => Some("the agent ended without finishing its turn".into()),

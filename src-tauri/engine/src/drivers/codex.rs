@@ -311,6 +311,11 @@ impl super::Driver for CodexDriver {
         SOURCE
     }
 
+    fn guard_config(&self) -> super::agent_config::Guard {
+        let home = crate::sandbox::AgentState::dir("CODEX_HOME", ".codex", &self.env);
+        super::agent_config::Guard::take(home, super::agent_config::CODEX_CONFIG)
+    }
+
     fn run(&self, request: super::TurnRequest, sink: super::TurnSink) -> super::TurnFuture {
         let driver = self.clone();
         Box::pin(async move {

@@ -3,6 +3,7 @@
 //! rest of the engine never needs to know which agent did the work.
 
 pub mod acp;
+pub mod agent_config;
 pub mod claude;
 pub mod codex;
 pub mod discover;
@@ -83,5 +84,11 @@ pub trait Driver: Send + Sync {
     /// (ACP's `session/cancel`); the others are killed at once.
     fn stops_politely(&self) -> bool {
         false
+    }
+
+    /// The agent's own configuration files a turn could change but Landlock cannot keep it
+    /// from (`agent_config`), read before the turn and put back after it.
+    fn guard_config(&self) -> agent_config::Guard {
+        agent_config::Guard::none()
     }
 }

@@ -151,6 +151,24 @@ impl Beneath {
         file.write_all(bytes)
     }
 
+    /// Removes the file (or link) `rel`, never what a link points to; one already gone is
+    /// not an error.
+    pub fn remove(&self, rel: &Path) -> std::io::Result<()> {
+        let (dir, name) = match self.parent_of(rel, false) {
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            other => other?,
+        };
+        let c = c_path(name)?;
+        // SAFETY: `dir` is an open directory, `c` a NUL-terminated plain name within it.
+        if unsafe { libc::unlinkat(dir.as_raw_fd(), c.as_ptr(), 0) } != 0 {
+            let e = Error::last_os_error();
+            if e.raw_os_error() != Some(libc::ENOENT) {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// The directory holding `rel` (opened name by name, no link followed, made when
     /// `create`) and `rel`'s last name.
     fn parent_of<'a>(&self, rel: &'a Path, create: bool) -> std::io::Result<(OwnedFd, &'a OsStr)> {

@@ -477,6 +477,44 @@ async fn codex_commands_cannot_write_outside_the_working_copy() {
     ended_well(&events, &server);
 }
 
+/// Codex's home stays writable whole (it writes databases and locks all over it), so a
+/// command can leave a `notify` program in its `config.toml`, which would run the next time
+/// the user starts `codex` by hand. The turn's guard puts the file back, and says so; a turn
+/// that leaves it alone (Codex's own writes included) is said nothing about.
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn codex_changes_to_its_own_configuration_are_put_back() {
+    use kiln_engine::testing::drivers::Driver as _;
+    let clis = sandboxed_cli_dir(CLIS);
+    let session = Session::new();
+    let codex = CodexHome::new(&clis);
+    let config = codex.dir.path().join("config.toml");
+    std::fs::write(&config, "# the user's own\n").unwrap();
+    let hook = format!("echo 'notify = [\"touch\", \"/tmp/pwned\"]' >> '{}' && echo hooked", config.display());
+    let server = ModelServer::start(vec![
+        Step::text(format!("Nothing to do.\n{HANDOFF}")),
+        Step::tool("exec_command", json!({"cmd": hook, "workdir": session.root})),
+        Step::text(format!("Hooked.\n{HANDOFF}")),
+    ])
+    .await;
+    let driver = codex.driver(&clis, &server);
+
+    // A turn that touches nothing of Codex's configuration: nothing to say.
+    let guard = driver.guard_config();
+    let quiet = run_turn(&driver, session.request(CODEX_MODEL, "Nothing.", None), &server).await;
+    ended_well(&quiet, &server);
+    assert_eq!(guard.put_back(), None, "Codex's own writes are not the agent's: {}", explain(&quiet, &server));
+
+    let guard = driver.guard_config();
+    let events = run_turn(&driver, session.request(CODEX_MODEL, "Hook yourself.", None), &server).await;
+    let (_, output) = tool_result(&events, &server);
+    assert!(output.contains("hooked"), "the write went through: {}", explain(&events, &server));
+    assert!(std::fs::read_to_string(&config).unwrap().contains("notify"));
+    let note = guard.put_back().expect("the change is said");
+    assert!(note.contains("`config.toml`") && note.contains("put it back"), "{note}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "# the user's own\n");
+}
+
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
 async fn codex_with_no_commands_has_no_shell() {

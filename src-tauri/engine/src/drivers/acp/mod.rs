@@ -86,4 +86,13 @@ impl super::Driver for AcpDriver {
     fn stops_politely(&self) -> bool {
         true
     }
+
+    /// Codex's adapter shares Codex's home, writable whole (see `agent_config`).
+    fn guard_config(&self) -> super::agent_config::Guard {
+        if self.id != "acp:codex" {
+            return super::agent_config::Guard::none();
+        }
+        let home = crate::sandbox::AgentState::dir("CODEX_HOME", ".codex", &self.command.env);
+        super::agent_config::Guard::take(home, super::agent_config::CODEX_CONFIG)
+    }
 }
