@@ -1,6 +1,7 @@
 //! The `kiln session` command line: lists sessions, and archives or deletes one only
 //! with `--apply` (a dry run otherwise), and so cleans up archived sessions' working
-//! copies; refusals exit non-zero with their code.
+//! copies; refusals exit non-zero with their code. `kiln health` says how commands are
+//! supervised.
 
 use std::process::Command;
 
@@ -153,4 +154,16 @@ fn a_password_on_the_command_line_is_refused() {
         assert!(!stderr.contains("command line"), "{args:?}: {stderr}");
         assert!(!stderr.contains("hunter2"), "{args:?} printed the password: {stderr}");
     }
+}
+
+/// `kiln health` says how commands are supervised here: on a kernel that lists children (as
+/// Linux with `/proc` does), each under a reaper of its own.
+#[test]
+fn health_says_how_commands_are_supervised() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ok, out, err) = kiln(tmp.path(), &["health"]);
+    assert!(ok, "{err}");
+    let line = out.lines().find(|l| l.starts_with("processes: ")).unwrap_or_else(|| panic!("no processes line: {out}"));
+    let listed = std::path::Path::new("/proc/thread-self/children").exists();
+    assert_eq!(line.contains("a reaper of its own"), listed, "{line}");
 }

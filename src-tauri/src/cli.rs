@@ -239,7 +239,8 @@ async fn token_action(database: Option<&str>, action: TokenAction) -> kiln_serve
     Ok(())
 }
 
-/// Runs `kiln health`: one line per agent CLI and one for the confinement; exit code 0.
+/// Runs `kiln health`: one line per agent CLI, one for the confinement and one for how
+/// commands are supervised; exit code 0.
 pub fn health() -> i32 {
     println!("kiln {}", env!("CARGO_PKG_VERSION"));
     for name in ["claude", "codex"] {
@@ -257,6 +258,7 @@ pub fn health() -> i32 {
         None => support.mechanism.to_string(),
     };
     println!("confinement: {how}: {}", support.detail);
+    println!("processes: {}", kiln_engine::process_supervision());
     0
 }
 

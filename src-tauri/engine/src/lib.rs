@@ -85,9 +85,10 @@ pub use disk::human_bytes;
 pub use drivers::discover::find as find_agent_cli;
 /// What `Engine::subscribe` returns: the event stream.
 pub use events::Subscription;
+/// The confinement `kiln health` reports.
+pub use process::supervision as process_supervision;
 /// Kiln's environment out of `/proc/<pid>/environ`, first thing in `main`.
 pub use sandbox::own_environment;
-/// The confinement `kiln health` reports.
 pub use sandbox::support as sandbox_support;
 /// kiln-serve's access store: a SQLite database with its own migrations, opened while
 /// holding the exclusive lock that serializes its migration between processes.

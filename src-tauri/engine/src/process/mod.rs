@@ -24,6 +24,7 @@ pub use capture::{collect, HEAD_BYTES, TAIL_BYTES};
 pub use command::{Child, Command};
 pub use env::{allowlisted_env, operator_var, project_scope, Env, KEPT_VARIABLES};
 pub use pty::{kill_session, spawn_pty, Pty, PtyMaster};
+pub use reaper::supervision;
 
 #[derive(Debug, Clone)]
 pub struct Outcome {

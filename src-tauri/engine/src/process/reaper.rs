@@ -18,6 +18,19 @@ use std::io;
 /// The kernel's list of the calling thread's children.
 const CHILDREN: &[u8] = b"/proc/thread-self/children\0";
 
+/// How the commands Kiln starts are supervised on this machine, as `kiln health` says it.
+pub fn supervision() -> &'static str {
+    // SAFETY: an open and a close of a fixed path, outside any fork.
+    if unsafe { children_listed() } {
+        "each command under a reaper of its own (a child subreaper): what it starts, double forks after \
+         setsid included, is killed when it ends; no cgroup. Terminals and git run in a session of \
+         their own, killed with their process group"
+    } else {
+        "process groups only: this kernel does not list a process's children in /proc, so what a command \
+         starts after setsid and a double fork can outlive it"
+    }
+}
+
 /// Called in the forked child before `exec` (`pre_exec`): forks the command off and
 /// turns this process into its reaper, which never returns. Where the kernel lists no
 /// children (`/proc` without `CONFIG_PROC_CHILDREN`) or refuses a subreaper, the command

@@ -348,3 +348,22 @@ fn a_confined_command_cannot_signal_kiln_or_reach_an_abstract_socket() {
     assert!(std::os::unix::net::UnixStream::connect_addr(&address).is_ok());
     drop(listener);
 }
+
+/// A confined command cannot kill its own reaper (its parent, outside the domain) to leave
+/// what it started to init: the reaper outlives it and reaps its tree.
+#[tokio::test]
+async fn a_confined_command_cannot_signal_its_reaper() {
+    landlock_here();
+    if sandbox::kernel_abi().unwrap_or(0) < 6 {
+        eprintln!("skipped: Landlock ABI {:?} has no scopes", sandbox::kernel_abi());
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let confinement = sandbox::Confinement::for_turn(tmp.path(), false, &[]);
+    let line = "kill -0 $PPID 2>/dev/null && echo SIGNALLED\"\"-REAPER; kill -9 $PPID 2>/dev/null; echo still-here";
+    let outcome = kiln_engine::testing::process::run_confined(line, tmp.path(), &[], TIMEOUT, &confinement, |_| {})
+        .await
+        .unwrap();
+    assert!(outcome.passed(), "{outcome:?}");
+    assert!(outcome.head.contains("still-here") && !outcome.head.contains("SIGNALLED-REAPER"), "{}", outcome.head);
+}
