@@ -21,8 +21,9 @@
 //! sockets by path are not writes to the filesystem and stay allowed. Reads are limited
 //! only around Kiln's own state (`hidden`). On ABI 6 and later the domain is also scoped:
 //! nothing in it can signal a process outside it (Kiln, the user's programs) or connect to
-//! an abstract UNIX socket made outside it. Where the kernel has no Landlock (or `KILN_NO_LANDLOCK=1`), commands run with the
-//! permission policy alone, and Settings and `kiln health` say so.
+//! an abstract UNIX socket made outside it. Where the kernel has no Landlock (or
+//! `KILN_NO_LANDLOCK=1`), commands run with the permission policy alone, and Settings and
+//! `kiln health` say so.
 
 use std::path::{Path, PathBuf};
 

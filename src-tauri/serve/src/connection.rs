@@ -69,6 +69,7 @@ pub struct Connections {
     access: Arc<Access>,
     /// A loopback server's own token.
     token: Option<Arc<ServerToken>>,
+    port: u16,
     cookie: String,
     attempts: Mutex<HashMap<Client, Attempts>>,
     /// Told when a browser session ends here, so its event streams end at once.
@@ -125,6 +126,7 @@ impl Connections {
             mode,
             access,
             token,
+            port,
             cookie: format!("kiln_session_{port}"),
             attempts: Mutex::default(),
             streams,
@@ -144,7 +146,7 @@ impl Connections {
             ServeMode::Loopback => format!(
                 "this server needs its token: open the link `kiln serve` printed when it started, \
                  or send the token in its file `loopback-{}.token` in Kiln's config directory",
-                self.cookie.trim_start_matches("kiln_session_")
+                self.port
             ),
             ServeMode::SelfHosted => "this server needs an access token: create one with `kiln token create`".into(),
         };

@@ -6,10 +6,11 @@
 //! and must not share cookies or storage.
 //!
 //! The page is the session's application, code an agent wrote, so Chromium runs confined
-//! like a gate (`crate::sandbox`): Landlock lets it write only its profile and `/dev/shm`,
-//! Kiln's own state is not even readable, it cannot signal a process outside its domain,
-//! and its environment is a handful of variables, none of the user's. Chromium's own
-//! sandbox stays on, except as root, where it cannot start (CI, containers).
+//! like a gate (`crate::sandbox`): Landlock lets it write only its profile, a scratch
+//! directory of its own and `/dev/shm`; Kiln's own state is not even readable; it cannot
+//! signal a process outside its domain; and its environment is a handful of variables
+//! (`PATH`, a locale, its own home). Chromium's own sandbox stays on, except as root,
+//! where it cannot start (CI, containers).
 
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::DirBuilderExt;
@@ -145,12 +146,13 @@ pub async fn capture(session_dir: &Path, url: &str, viewport: (u32, u32), frame:
 }
 
 /// Chromium's whole environment: where to find programs, a locale, its profile as home and
-/// `scratch` as temporary directory. Nothing of the user's (keys, agent sockets, the
+/// `scratch` as temporary directory. Nothing else of the user's (keys, agent sockets, the
 /// display), so the page's process holds nothing worth taking.
 fn environment(profile: &Path, scratch: &Path) -> Vec<(String, String)> {
     let profile = profile.display().to_string();
+    let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
     let mut env = vec![
-        ("PATH".to_string(), "/usr/local/bin:/usr/bin:/bin".to_string()),
+        ("PATH".to_string(), path),
         ("HOME".to_string(), profile.clone()),
         ("TMPDIR".to_string(), scratch.display().to_string()),
         ("XDG_CONFIG_HOME".to_string(), format!("{profile}/.config")),
