@@ -51,7 +51,7 @@ pub mod detect {
 /// tests/it: contract_cli, driver_health (health), driver_parsers (claude, codex, events),
 /// live, openai_driver, sandbox (runner, tools), scope, settings (registry, tools), acp_protocol (acp).
 pub mod drivers {
-    pub use crate::drivers::{Driver, TurnFuture, TurnRequest, TurnSink};
+    pub use crate::drivers::{agent_config, Driver, TurnFuture, TurnRequest, TurnSink};
 
     pub mod claude {
         pub use crate::drivers::claude::{command, ClaudeDriver, ClaudeOptions, ClaudeParser};

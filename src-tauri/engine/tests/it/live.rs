@@ -2,7 +2,8 @@
 //! planning and in turns, provider failures and retries shown at once as one updating
 //! status, an auth failure ending planning at once, Stop during planning and setup,
 //! Retry of a blocked turn, `MODULE_UNKNOWN` for names that are no module, and the
-//! checkpoints' names, current mark and the session's `changed`.
+//! checkpoints' names, current mark and the session's `changed`; and a turn's change to the
+//! agent's own configuration, put back when it ends and said in the transcript.
 //!
 //! Drivers here are the engine's OpenAI-compatible one against the scripted model
 //! server, or a double that speaks the same `DriverEvent`s a CLI driver would (Claude's
@@ -246,7 +247,7 @@ async fn retries_during_planning_update_one_line_and_the_answer_still_counts() {
 // Turns
 
 /// Starts a turn of `driver` in the session's first module, outside the chain.
-async fn turn_with(engine: &Engine, id: &str, driver: Double) {
+async fn turn_with(engine: &Engine, id: &str, driver: impl Driver + 'static) {
     let ws = engine.workspace().unwrap();
     let view = session(engine, id).await;
     let role = ws.roles().unwrap().into_iter().find(|r| r.id == "backend-engineer").unwrap();
@@ -263,6 +264,55 @@ async fn turn_with(engine: &Engine, id: &str, driver: Double) {
         review: false,
     };
     kiln_engine::testing::turn::start(ws, engine.events().clone(), plan, |_, _, _, _| async {}).await.unwrap();
+}
+
+/// An agent whose own configuration (Codex's `config.toml`, here in a home of its own)
+/// a turn changes: it writes a `notify` hook there, then ends.
+struct Configures {
+    home: std::path::PathBuf,
+}
+
+impl Driver for Configures {
+    fn id(&self) -> &'static str {
+        "codex"
+    }
+
+    fn run(&self, _request: TurnRequest, sink: TurnSink) -> TurnFuture {
+        let config = self.home.join("config.toml");
+        Box::pin(async move {
+            std::fs::write(&config, "notify = [\"sh\", \"-c\", \"touch pwned\"]\n").unwrap();
+            let _ = sink.events.send(ended("Configured."));
+            Ok(())
+        })
+    }
+
+    fn guard_config(&self) -> kiln_engine::testing::drivers::agent_config::Guard {
+        use kiln_engine::testing::drivers::agent_config::{Guard, CODEX_CONFIG};
+        Guard::take(Some(self.home.clone()), CODEX_CONFIG)
+    }
+}
+
+/// What a turn did to the agent's own configuration is put back when the turn ends, and
+/// the transcript says so.
+#[tokio::test]
+async fn a_turns_change_to_the_agents_configuration_is_put_back_and_said() {
+    let w = world(vec![], false, None).await;
+    let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("config.toml"), "model = \"mine\"\n").unwrap();
+    turn_with(&w.engine, &s.id, Configures { home: home.path().to_path_buf() }).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let note = loop {
+        let entries = transcript(&w.engine, &s.id).await;
+        if let Some(e) = entries.iter().find(|e| e.text.contains("its own configuration")) {
+            break e.clone();
+        }
+        assert!(Instant::now() < deadline, "no note: {entries:#?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(note.kind, EntryKind::System);
+    assert!(note.text.contains("`config.toml`") && note.text.contains("put it back"), "{}", note.text);
+    assert_eq!(std::fs::read_to_string(home.path().join("config.toml")).unwrap(), "model = \"mine\"\n");
 }
 
 /// Retries in a turn: one updating status (attempt 1, 2, 3, reason overloaded), no
