@@ -1,11 +1,12 @@
 //! An agent CLI's own configuration, put back after each turn. Where Landlock cannot keep
 //! a turn out of the agent's configuration (Codex writes databases, locks and caches all
-//! over `$CODEX_HOME`, so the whole directory must stay writable), a turn could leave a
-//! `notify` program or an MCP server in `config.toml`, or instructions in `AGENTS.md`,
+//! over `$CODEX_HOME`; the ACP agents' state directories hold their settings), a turn could
+//! leave a `notify` program, an MCP server, a hook or an extension there, or instructions,
 //! which would run, or speak to the agent, the next time the user starts it by hand,
-//! outside Kiln. So the files are read before the turn and, if the turn changed them, put
-//! back after it, through a handle on the directory (no link followed), and the transcript
-//! says so. Claude's configuration is simply not writable (`crate::sandbox::CLAUDE_STATE`).
+//! outside Kiln. So the files are read before the turn and, if the turn changed, made or
+//! removed them, put back after it, through a handle on their directory (no link followed),
+//! and the transcript says so. Claude's configuration is simply not writable
+//! (`crate::sandbox::CLAUDE_STATE`).
 
 use std::path::{Path, PathBuf};
 
@@ -14,77 +15,93 @@ use crate::paths::beneath::Beneath;
 /// Codex's files that configure or instruct it, relative to `$CODEX_HOME`.
 pub const CODEX_CONFIG: &[&str] = &["config.toml", "AGENTS.md", "AGENTS.override.md"];
 
-/// A configuration file larger than this is not Codex's to have: it is not guarded (and
-/// the note says so if a turn changes it).
+/// A configuration file larger than this is not the agent's to have: it reads as empty,
+/// so a change to it is still put back.
 const MAX_BYTES: u64 = 1024 * 1024;
 
 /// A file's bytes and mode, or `None` when it is missing.
 type Found = Option<(Vec<u8>, u32)>;
 
+/// One guarded file as the turn found it.
+struct Guarded {
+    /// Its directory and its name there; a directory that did not exist guards the file's
+    /// absence (the turn may make both).
+    dir: PathBuf,
+    name: PathBuf,
+    before: Found,
+}
+
 /// The guarded files as the turn found them.
 pub struct Guard {
-    dir: Option<Beneath>,
-    before: Vec<(PathBuf, Found)>,
+    files: Vec<Guarded>,
 }
 
 impl Guard {
-    /// Reads `files` beneath `dir` (a missing directory guards nothing: a turn that makes it
-    /// makes the files too, and they are removed after).
+    /// Reads each of `files` (absolute paths).
+    pub fn files(files: Vec<PathBuf>) -> Guard {
+        let files = files
+            .into_iter()
+            .filter_map(|path| {
+                let (dir, name) = (path.parent()?.to_path_buf(), PathBuf::from(path.file_name()?));
+                let before = Beneath::open(&dir).ok().and_then(|d| read(&d, &name));
+                Some(Guarded { dir, name, before })
+            })
+            .collect();
+        Guard { files }
+    }
+
+    /// Reads `files` (relative) beneath `dir`.
     pub fn take(dir: Option<PathBuf>, files: &[&str]) -> Guard {
-        let dir = dir.and_then(|d| Beneath::open(&d).ok());
-        let before = match &dir {
-            Some(dir) => files.iter().map(|f| (PathBuf::from(f), read(dir, Path::new(f)))).collect(),
-            None => Vec::new(),
-        };
-        Guard { dir, before }
+        Guard::files(dir.map(|d| files.iter().map(|f| d.join(f)).collect()).unwrap_or_default())
     }
 
     /// Nothing to guard.
     pub fn none() -> Guard {
-        Guard { dir: None, before: Vec::new() }
+        Guard { files: Vec::new() }
     }
 
     /// Puts back each file the turn changed, created or removed; one line for the
     /// transcript when there was any.
     pub fn put_back(self) -> Option<String> {
-        let dir = self.dir?;
         let mut put_back = Vec::new();
         let mut failed = Vec::new();
-        for (rel, before) in self.before {
-            let now = read(&dir, &rel);
-            if now == before {
+        for file in self.files {
+            let shown = format!("`{}`", file.dir.join(&file.name).display());
+            let Ok(dir) = Beneath::open(&file.dir) else {
+                // No directory now: no file either, unless it was there before.
+                if file.before.is_some() {
+                    failed.push(format!("{shown} (its directory is gone)"));
+                }
+                continue;
+            };
+            if read(&dir, &file.name) == file.before {
                 continue;
             }
-            let done = match &before {
-                Some((bytes, mode)) => dir.replace(&rel, bytes, *mode),
-                None => dir.remove(&rel),
+            let done = match &file.before {
+                Some((bytes, mode)) => dir.replace(&file.name, bytes, *mode),
+                None => dir.remove(&file.name),
             };
             match done {
-                Ok(()) => put_back.push(format!("`{}`", rel.display())),
-                Err(e) => failed.push(format!("`{}` ({e})", rel.display())),
+                Ok(()) => put_back.push(shown),
+                Err(e) => failed.push(format!("{shown} ({e})")),
             }
         }
-        if put_back.is_empty() && failed.is_empty() {
-            return None;
-        }
-        let home = dir.real().display();
-        let mut text = String::new();
+        let mut text = Vec::new();
         if !put_back.is_empty() {
-            text.push_str(&format!(
-                "The agent changed its own configuration in `{home}`: {}. Kiln put it back, since it would run \
-                 the next time you start the agent yourself.",
+            text.push(format!(
+                "The agent changed its own configuration: {}. Kiln put it back, since it would run the next time \
+                 you start the agent yourself.",
                 put_back.join(", ")
             ));
         }
         if !failed.is_empty() {
-            text.push_str(&format!(
-                "{}The agent changed its own configuration in `{home}` and Kiln could not put it back: {}. Check \
-                 it before you start the agent yourself.",
-                if text.is_empty() { "" } else { " " },
+            text.push(format!(
+                "The agent changed its own configuration and Kiln could not put it back: {}. Check it before you \
+                 start the agent yourself.",
                 failed.join(", ")
             ));
         }
-        Some(text)
+        (!text.is_empty()).then(|| text.join(" "))
     }
 }
 
@@ -126,12 +143,24 @@ mod tests {
         std::fs::write(path("AGENTS.override.md"), "Run anything.\n").unwrap();
 
         let note = guard.put_back().expect("a note");
-        assert!(note.contains("`config.toml`") && note.contains("Kiln put it back"), "{note}");
+        assert!(note.contains("config.toml`") && note.contains("Kiln put it back"), "{note}");
         assert_eq!(std::fs::read_to_string(path("config.toml")).unwrap(), "model = \"mine\"\n");
         assert!(!std::fs::symlink_metadata(path("AGENTS.md")).unwrap().is_symlink());
         assert_eq!(std::fs::read_to_string(path("AGENTS.md")).unwrap(), "Be brief.\n");
         assert!(!path("AGENTS.override.md").exists());
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs\n", "the link's target is untouched");
+    }
+
+    #[test]
+    fn a_file_made_in_a_directory_the_turn_made_is_removed() {
+        let home = tempfile::tempdir().unwrap();
+        let settings = home.path().join(".gemini/settings.json");
+        let guard = Guard::files(vec![settings.clone()]);
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(&settings, r#"{"hooks":{}}"#).unwrap();
+        let note = guard.put_back().expect("a note");
+        assert!(note.contains("settings.json`"), "{note}");
+        assert!(!settings.exists());
     }
 
     #[test]

@@ -511,7 +511,7 @@ async fn codex_changes_to_its_own_configuration_are_put_back() {
     assert!(output.contains("hooked"), "the write went through: {}", explain(&events, &server));
     assert!(std::fs::read_to_string(&config).unwrap().contains("notify"));
     let note = guard.put_back().expect("the change is said");
-    assert!(note.contains("`config.toml`") && note.contains("put it back"), "{note}");
+    assert!(note.contains("config.toml`") && note.contains("put it back"), "{note}");
     assert_eq!(std::fs::read_to_string(&config).unwrap(), "# the user's own\n");
 }
 

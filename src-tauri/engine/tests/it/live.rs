@@ -311,7 +311,7 @@ async fn a_turns_change_to_the_agents_configuration_is_put_back_and_said() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert_eq!(note.kind, EntryKind::System);
-    assert!(note.text.contains("`config.toml`") && note.text.contains("put it back"), "{}", note.text);
+    assert!(note.text.contains("config.toml`") && note.text.contains("put it back"), "{}", note.text);
     assert_eq!(std::fs::read_to_string(home.path().join("config.toml")).unwrap(), "model = \"mine\"\n");
 }
 

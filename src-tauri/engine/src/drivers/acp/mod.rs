@@ -60,16 +60,25 @@ pub struct AcpDriver {
     /// The agent's own state directories (its sessions, logins, logs), writable beside the
     /// working copy and made before the first run (`crate::sandbox::Confinement::create`).
     pub state_dirs: Vec<PathBuf>,
+    /// Its configuration files there, put back after each turn that changes them
+    /// (`super::agent_config`).
+    pub config_files: Vec<PathBuf>,
 }
 
 impl AcpDriver {
     pub fn new(id: &'static str, command: AcpCommand, commands: CommandPolicy) -> Self {
-        AcpDriver { id, command, commands, state_dirs: Vec::new() }
+        AcpDriver { id, command, commands, state_dirs: Vec::new(), config_files: Vec::new() }
     }
 
     /// The same driver with the agent's state directories writable (see `state_dirs`).
     pub fn with_state_dirs(mut self, dirs: Vec<PathBuf>) -> Self {
         self.state_dirs = dirs;
+        self
+    }
+
+    /// The same driver with its configuration files guarded (see `config_files`).
+    pub fn with_config_files(mut self, files: Vec<PathBuf>) -> Self {
+        self.config_files = files;
         self
     }
 }
@@ -87,12 +96,13 @@ impl super::Driver for AcpDriver {
         true
     }
 
-    /// Codex's adapter shares Codex's home, writable whole (see `agent_config`).
+    /// The preset's configuration files; Codex's adapter shares Codex's home, writable
+    /// whole (see `agent_config`).
     fn guard_config(&self) -> super::agent_config::Guard {
-        if self.id != "acp:codex" {
-            return super::agent_config::Guard::none();
+        if self.id == "acp:codex" {
+            let home = crate::sandbox::AgentState::dir("CODEX_HOME", ".codex", &self.command.env);
+            return super::agent_config::Guard::take(home, super::agent_config::CODEX_CONFIG);
         }
-        let home = crate::sandbox::AgentState::dir("CODEX_HOME", ".codex", &self.command.env);
-        super::agent_config::Guard::take(home, super::agent_config::CODEX_CONFIG)
+        super::agent_config::Guard::files(self.config_files.clone())
     }
 }

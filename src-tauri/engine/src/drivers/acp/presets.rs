@@ -37,6 +37,11 @@ pub struct Preset {
     /// working copy (`AcpDriver::state_dirs`). `~/.claude`, `~/.codex` and `~/.cache`
     /// already are, for every agent (`crate::sandbox::Confinement::for_turn`).
     pub state: &'static [(Base, &'static str)],
+    /// Its configuration files in that state (settings with hooks, extensions or MCP
+    /// servers, instructions): put back after each turn that changes them
+    /// (`drivers::agent_config`), since they run outside Kiln the next time the user starts
+    /// the agent by hand.
+    pub config: &'static [(Base, &'static str)],
 }
 
 /// What a state directory is relative to: the home, or an XDG base directory (its
@@ -63,6 +68,7 @@ pub const PRESETS: &[Preset] = &[
         args: &["--acp"],
         install_hint: "npm install -g @google/gemini-cli",
         state: &[(Base::Home, ".gemini")],
+        config: &[(Base::Home, ".gemini/settings.json"), (Base::Home, ".gemini/GEMINI.md")],
     },
     Preset {
         id: "acp:opencode",
@@ -71,6 +77,12 @@ pub const PRESETS: &[Preset] = &[
         args: &["acp"],
         install_hint: "npm install -g opencode-ai",
         state: &[(Base::Data, "opencode"), (Base::State, "opencode"), (Base::Config, "opencode")],
+        config: &[
+            (Base::Config, "opencode/opencode.json"),
+            (Base::Config, "opencode/opencode.jsonc"),
+            (Base::Config, "opencode/config.json"),
+            (Base::Config, "opencode/AGENTS.md"),
+        ],
     },
     Preset {
         id: "acp:goose",
@@ -79,6 +91,7 @@ pub const PRESETS: &[Preset] = &[
         args: &["acp"],
         install_hint: "brew install block-goose-cli (or: curl -fsSL https://github.com/block/goose/releases/download/stable/download_cli.sh | CONFIGURE=false bash)",
         state: &[(Base::Config, "goose"), (Base::Data, "goose"), (Base::State, "goose")],
+        config: &[(Base::Config, "goose/config.yaml"), (Base::Config, "goose/.goosehints")],
     },
     Preset {
         id: "acp:claude",
@@ -87,6 +100,8 @@ pub const PRESETS: &[Preset] = &[
         args: &[],
         install_hint: "npm install -g @agentclientprotocol/claude-agent-acp",
         state: &[],
+        // Claude's configuration is not writable at all (`crate::sandbox::CLAUDE_STATE`).
+        config: &[],
     },
     Preset {
         id: "acp:codex",
@@ -95,6 +110,8 @@ pub const PRESETS: &[Preset] = &[
         args: &[],
         install_hint: "npm install -g @agentclientprotocol/codex-acp",
         state: &[],
+        // Codex's, in `$CODEX_HOME` (`AcpDriver::guard_config`).
+        config: &[],
     },
 ];
 
@@ -136,6 +153,16 @@ pub fn preset_env(preset: &Preset) -> Vec<(String, String)> {
 
 /// The preset's state directories for an agent run with `env` over Kiln's environment.
 pub fn state_dirs(preset: &Preset, env: &[(String, String)]) -> Vec<PathBuf> {
+    resolve(preset.state, env)
+}
+
+/// The preset's configuration files (`Preset::config`), as `state_dirs` places them.
+pub fn config_files(preset: &Preset, env: &[(String, String)]) -> Vec<PathBuf> {
+    resolve(preset.config, env)
+}
+
+/// Paths relative to a base directory, for an agent run with `env` over Kiln's environment.
+fn resolve(paths: &[(Base, &str)], env: &[(String, String)]) -> Vec<PathBuf> {
     let var = |key: &str| {
         let value = match env.iter().rev().find(|(k, _)| k == key) {
             Some((_, v)) => Some(v.clone()),
@@ -144,8 +171,7 @@ pub fn state_dirs(preset: &Preset, env: &[(String, String)]) -> Vec<PathBuf> {
         value.map(PathBuf::from).filter(|p| p.is_absolute())
     };
     let Some(home) = super::super::runner::home(env) else { return Vec::new() };
-    preset
-        .state
+    paths
         .iter()
         .map(|(base, dir)| {
             let base = match base {
@@ -165,7 +191,8 @@ pub async fn driver(ws: &Workspace, id: &'static str) -> Result<AcpDriver> {
     let command = command(ws, id).await?;
     let commands = crate::settings::command_policy(ws).await?;
     let state = by_id(id).map(|p| state_dirs(p, &command.env)).unwrap_or_default();
-    Ok(AcpDriver::new(id, command, commands).with_state_dirs(state))
+    let config = by_id(id).map(|p| config_files(p, &command.env)).unwrap_or_default();
+    Ok(AcpDriver::new(id, command, commands).with_state_dirs(state).with_config_files(config))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -427,6 +454,18 @@ mod tests {
         // A relative XDG variable is ignored, as the XDG spec says.
         let dirs = state_dirs(opencode, &env(&[("HOME", "/h"), ("XDG_DATA_HOME", "rel")]));
         assert_eq!(dirs[0], PathBuf::from("/h/.local/share/opencode"));
+    }
+
+    #[test]
+    fn each_preset_with_state_names_its_configuration_inside_it() {
+        let env = vec![("HOME".to_string(), "/h".to_string())];
+        for preset in PRESETS {
+            let (dirs, files) = (state_dirs(preset, &env), config_files(preset, &env));
+            assert_eq!(dirs.is_empty(), files.is_empty(), "{}", preset.id);
+            assert!(files.iter().all(|f| dirs.iter().any(|d| f.starts_with(d))), "{}: {files:?}", preset.id);
+        }
+        let gemini = by_id("acp:gemini").unwrap();
+        assert!(config_files(gemini, &env).contains(&PathBuf::from("/h/.gemini/settings.json")));
     }
 
     #[test]
