@@ -25,6 +25,10 @@ const MAX_REASON: usize = 2000;
 /// Sessions with a run going in this process: a row still `running` without one here
 /// was cut short by a crash.
 static ACTIVE: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+/// Held while a delivery starts (marked active, its run stored) and while a reader closes a
+/// run nobody runs: otherwise a reader that found no active delivery could mark failed a
+/// run stored just after it looked.
+static STARTING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn active(session: &str) -> bool {
     ACTIVE.lock().unwrap().as_ref().is_some_and(|s| s.contains(session))
@@ -209,14 +213,16 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
         landed: Vec::new(),
         error: None,
     };
-    // Active before the run is stored: a reader seeing a running run with no task behind
-    // it would close it as cut short (`close_orphan`), and the page reads as soon as the
-    // transcript below is published.
+    // Active before the run is stored, and both under `STARTING`: a reader seeing a running
+    // run with no task behind it closes it as cut short (`close_orphan`), and the page reads
+    // as soon as the transcript below is published (or earlier, on its own timer).
+    let starting = STARTING.lock().await;
     if !set_active(id.as_str(), true) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "a delivery of this session is running"));
     }
     let stored = async {
         deliveries::insert(&ws.pool, &run, &plan.plan_id).await?;
+        drop(starting);
         if let Some(anyway) = &anyway {
             let list: Vec<String> = anyway.blockers.iter().map(|b| format!("- {b}")).collect();
             let text = format!(
@@ -487,6 +493,7 @@ pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Option<Delive
 
 /// A run stored as running with no task in this process was cut short: failed.
 async fn close_orphan(ws: &Workspace, id: &SessionId) -> Result<()> {
+    let _starting = STARTING.lock().await;
     if active(id.as_str()) {
         return Ok(());
     }
