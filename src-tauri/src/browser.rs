@@ -3,8 +3,6 @@
 //! beside the token's own file) that redirects to it, never on `xdg-open`'s command line,
 //! which every process of the machine can read. The file goes when the server stops.
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Removes the redirect file when dropped.
@@ -25,20 +23,7 @@ pub fn open(config_dir: &Path, port: u16, link: &str) -> Option<Opened> {
         "<!doctype html>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"refresh\" content=\"0;url={escaped}\">\n\
          <title>Kiln</title>\n<p><a href=\"{escaped}\">Open Kiln</a></p>\n"
     );
-    let written = (|| {
-        match std::fs::remove_file(&file) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-        let mut out = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&file)?;
-        out.write_all(page.as_bytes())
-    })();
-    if let Err(e) = written {
+    if let Err(e) = kiln_serve::server_token::write_private(&file, page.as_bytes()) {
         eprintln!("kiln: could not open a browser ({}: {e}); open the link above", file.display());
         return None;
     }

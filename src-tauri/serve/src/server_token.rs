@@ -53,18 +53,7 @@ impl ServerToken {
     pub fn write(&mut self, config_dir: &Path, port: u16) -> std::io::Result<&Path> {
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(config_dir)?;
         let file = config_dir.join(format!("loopback-{port}.token"));
-        match std::fs::remove_file(&file) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-        let mut out = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&file)?;
-        out.write_all(format!("{}\n", self.secret).as_bytes())?;
-        out.sync_all()?;
+        write_private(&file, format!("{}\n", self.secret).as_bytes())?;
         Ok(self.file.insert(file))
     }
 
@@ -74,6 +63,24 @@ impl ServerToken {
         let (a, b) = (Sha256::digest(self.secret.as_bytes()), Sha256::digest(token.trim().as_bytes()));
         a.iter().zip(b.iter()).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
     }
+}
+
+/// Writes `bytes` as `file`, mode 0600, replacing whatever stood there: the old file is
+/// removed and the new one created exclusively, so a link planted in its place is never
+/// written through. For the server's token and `kiln serve --open`'s redirect beside it.
+pub fn write_private(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    match std::fs::remove_file(file) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let mut out = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(file)?;
+    out.write_all(bytes)?;
+    out.sync_all()
 }
 
 impl Default for ServerToken {
