@@ -142,15 +142,18 @@ impl AgentState {
             Some((_, v)) => Some(PathBuf::from(v)),
             None => std::env::var_os(variable).map(PathBuf::from),
         };
-        let home = || {
-            let home = match env.iter().rev().find(|(k, _)| k == "HOME") {
-                Some((_, v)) => Some(v.clone()),
-                None => std::env::var("HOME").ok(),
-            };
-            home.filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(default))
-        };
-        set.or_else(home).filter(|d| d.is_absolute())
+        set.or_else(|| home_of(env).map(|h| h.join(default))).filter(|d| d.is_absolute())
     }
+}
+
+/// The home directory a program run with `env` over Kiln's environment sees: `HOME` in
+/// `env`, else Kiln's.
+pub fn home_of(env: &[(String, String)]) -> Option<PathBuf> {
+    let home = match env.iter().rev().find(|(k, _)| k == "HOME") {
+        Some((_, v)) => Some(v.clone()),
+        None => std::env::var("HOME").ok(),
+    };
+    home.filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 
 /// Claude Code's, in `~/.claude` (or `$CLAUDE_CONFIG_DIR`).

@@ -39,11 +39,7 @@ pub struct Interactive {
 
 /// The home directory the CLI will see: `HOME` in its extra environment, else Kiln's.
 pub fn home(env: &[(String, String)]) -> Option<PathBuf> {
-    let home = match env.iter().rev().find(|(k, _)| k == "HOME") {
-        Some((_, v)) => Some(v.clone()),
-        None => std::env::var("HOME").ok(),
-    };
-    home.filter(|h| !h.is_empty()).map(PathBuf::from)
+    crate::sandbox::home_of(env)
 }
 
 /// Starts the CLI as a turn does: the operator's environment without Kiln's variables
