@@ -93,10 +93,11 @@ function Screen() {
 }
 
 export function App() {
-  const { backend, connection, disconnect } = useBackend();
+  const { backend, connection, disconnect, reachable } = useBackend();
   const app = useApp();
   const needed = connection.status === "needed";
   const mode = needed ? connection.mode : (app?.mode ?? null);
+  const away = !needed && !reachable;
   return (
     <div className="app">
       <Header
@@ -104,7 +105,14 @@ export function App() {
         mode={mode}
         onDisconnect={connection.status === "connected" && backend.disconnect ? disconnect : undefined}
       />
-      <main className="app-main">
+      {away && (
+        <div className="reconnecting" role="status">
+          <span className="spinner" aria-hidden="true" /> Reconnecting to Kiln… What you see may be out of date,
+          and actions are paused until it answers.
+        </div>
+      )}
+      {/* Nothing on the page can reach the server while it is away: no button pretends otherwise. */}
+      <main className="app-main" inert={away} aria-busy={away}>
         <Screen />
       </main>
       {!needed && <DesktopTouches />}

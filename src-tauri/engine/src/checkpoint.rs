@@ -41,6 +41,11 @@ pub async fn take(
         crate::pause::pause_point("checkpoint.after-objects");
         store.reference(&format!("refs/kiln/{id}/{sequence}"), commit, true, label)?;
         crate::pause::pause_point("checkpoint.after-ref");
+        // Commits made in the session's checkout are kept with the files; a checkout
+        // Kiln cannot read costs only them, never the checkpoint.
+        if let Err(e) = crate::checkout::keep(&store, &ws.session_workdir(id), id.as_str(), sequence) {
+            tracing::warn!("keeping the commits of {id}'s checkout at checkpoint {sequence}: {}", e.message);
+        }
         commit
     };
     // In the bucket before the record names it, when the bucket answers.
@@ -224,6 +229,11 @@ pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointA
             if !keep {
                 snapshot::put_path(&store, &target, &workdir, &path)?;
             }
+        }
+        // git in the session follows: its branch at what that checkpoint kept.
+        let host_objects = ws.git.as_ref().map(|g| g.objects.as_path());
+        if let Err(e) = crate::checkout::move_to(&store, &workdir, id.as_str(), args.sequence, host_objects) {
+            tracing::warn!("moving {id}'s checkout to checkpoint {}: {}", args.sequence, e.message);
         }
     }
     let text = format!("Restored the workspace to the state after {label} (turn {}).", args.sequence);

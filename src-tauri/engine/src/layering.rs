@@ -35,6 +35,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("workspace_lock", 1),
     ("materialize", 1),
     ("prime", 1),
+    ("checkout", 1),
     ("objects", 1),
     // 2 live state
     ("live", 2),

@@ -13,6 +13,7 @@ pub(crate) mod attach;
 pub(crate) mod attachments;
 pub mod backing;
 pub(crate) mod chain;
+pub(crate) mod checkout;
 pub(crate) mod checkpoint;
 pub(crate) mod clock;
 pub(crate) mod config;

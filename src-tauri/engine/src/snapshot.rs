@@ -371,10 +371,11 @@ fn real_dirs_on_the_way(workdir: &Path, names: &[&std::ffi::OsStr]) -> bool {
 /// Removes every ref of a session (its checkpoints) from the store.
 pub fn remove_session_refs(store: &Repository, session: &str) -> Result<usize> {
     let mut removed = 0;
-    let names: Vec<String> = store
-        .references_glob(&format!("refs/kiln/{session}/*"))?
-        .filter_map(|r| r.ok().and_then(|r| r.name().map(str::to_string)))
-        .collect();
+    // The checkpoints, and the commits made in the session's checkout that they kept.
+    let mut names: Vec<String> = Vec::new();
+    for glob in [format!("refs/kiln/{session}/*"), format!("refs/kiln-git/{session}/*")] {
+        names.extend(store.references_glob(&glob)?.filter_map(|r| r.ok().and_then(|r| r.name().map(str::to_string))));
+    }
     for name in names {
         store.find_reference(&name)?.delete()?;
         removed += 1;

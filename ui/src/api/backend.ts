@@ -84,8 +84,11 @@ export interface Backend {
   connect?: (token?: string) => Promise<ConnectResult>;
   /** `kiln serve` only: ends the browser session and clears its cookie. */
   disconnect?: () => Promise<void>;
-  /** Starts receiving engine events; returns a function that stops. */
-  subscribe(onEvent: (event: KilnEvent) => void): () => void;
+  /**
+   * Starts receiving engine events; returns a function that stops. `onReachable` hears when the
+   * stream is lost (the server stopped or the network went) and when it is back.
+   */
+  subscribe(onEvent: (event: KilnEvent) => void, onReachable?: (reachable: boolean) => void): () => void;
   /** Asks the user for a folder; null when cancelled or not supported (browser). */
   pickFolder(): Promise<string | null>;
 }

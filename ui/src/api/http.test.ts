@@ -232,4 +232,22 @@ describe("HTTP backend events", () => {
       vi.useRealTimers();
     }
   });
+  it("says when the server is lost and when it is back", () => {
+    FakeEventSource.instances = [];
+    const backend = createHttpBackend({ EventSource: FakeEventSource as unknown as typeof EventSource });
+    const heard: boolean[] = [];
+    const stop = backend.subscribe(
+      () => {},
+      (up) => heard.push(up),
+    );
+    const source = FakeEventSource.instances[0];
+    source.onopen?.();
+    // The browser retries by itself (readyState CONNECTING): lost all the same until it opens again.
+    source.onerror?.();
+    source.onopen?.();
+    expect(heard).toEqual([true, false, true]);
+    stop();
+    source.onerror?.();
+    expect(heard).toEqual([true, false, true]);
+  });
 });

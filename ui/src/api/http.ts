@@ -92,7 +92,7 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
     await request("disconnect", {});
   }
 
-  function subscribe(onEvent: (event: KilnEvent) => void): () => void {
+  function subscribe(onEvent: (event: KilnEvent) => void, onReachable?: (reachable: boolean) => void): () => void {
     const Source = options.EventSource ?? globalThis.EventSource;
     let source: EventSource | null = null;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -113,11 +113,13 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
         if (typeof event.id === "number") lastId = Math.max(lastId, event.id);
         onEvent(event);
       };
-      if (reopened) {
+      es.onopen = () => {
+        onReachable?.(true);
         // A fresh EventSource has no Last-Event-ID, so events may have been missed: refetch.
-        es.onopen = () => onEvent({ id: lastId, at: new Date().toISOString(), body: { type: "resync" } });
-      }
+        if (reopened) onEvent({ id: lastId, at: new Date().toISOString(), body: { type: "resync" } });
+      };
       es.onerror = () => {
+        if (!stopped) onReachable?.(false);
         // The browser reconnects by itself (sending Last-Event-ID) unless the stream is CLOSED.
         if (es.readyState === 2 && !stopped) {
           es.close();

@@ -46,6 +46,8 @@ export interface BackendValue {
   connect: (token: string) => Promise<void>;
   /** Ends the browser session and shows the Connect screen; rejects with a KilnError. */
   disconnect: () => Promise<void>;
+  /** False while the event stream is lost (the server stopped or restarts): the page says so and pauses actions. */
+  reachable: boolean;
 }
 
 interface UiValue {
@@ -135,10 +137,22 @@ function Store({ raw, children }: { raw: Backend; children: ReactNode }) {
   const live = connection.status === "connected";
   const reloadRef = useRef(reloadApp);
   reloadRef.current = reloadApp;
-  useEffect(
-    () => (live ? raw.subscribe((event) => applyEvent(client, event, () => void reloadRef.current())) : undefined),
-    [raw, live, client],
-  );
+  const [reachable, setReachable] = useState(true);
+  useEffect(() => {
+    if (!live) return undefined;
+    const stop = raw.subscribe(
+      (event) => applyEvent(client, event, () => void reloadRef.current()),
+      (up) => {
+        setReachable(up);
+        // Back after a loss: the server may have restarted, with its sessions (and this browser's) gone.
+        if (up) void reloadRef.current();
+      },
+    );
+    return () => {
+      stop();
+      setReachable(true);
+    };
+  }, [raw, live, client]);
 
   useEffect(() => {
     void reloadApp();
@@ -162,8 +176,8 @@ function Store({ raw, children }: { raw: Backend; children: ReactNode }) {
   }, [raw]);
 
   const backendValue = useMemo(
-    () => ({ backend, dispatch, appStatus, reloadApp, connection, connect, disconnect }),
-    [backend, dispatch, appStatus, reloadApp, connection, connect, disconnect],
+    () => ({ backend, dispatch, appStatus, reloadApp, connection, connect, disconnect, reachable }),
+    [backend, dispatch, appStatus, reloadApp, connection, connect, disconnect, reachable],
   );
   const uiValue = useMemo(() => ({ state }), [state]);
   return (

@@ -217,18 +217,25 @@ pub fn title_from(brief: &str) -> String {
 /// (unchanged files taken from the host's own) and primes its stat cache.
 fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
     let store = ws.open_store()?;
-    let (tree, host_files) = match &ws.git {
+    let (tree, host_files, host_start) = match &ws.git {
         Some(git) => {
             let host = git2::Repository::open(&git.workdir)?;
             let git_dir = host.path().to_path_buf();
             // Which host files can be reused is read from its index beside the snapshot.
-            std::thread::scope(|scope| {
+            let (tree, files) = std::thread::scope(|scope| {
                 let files = scope.spawn(|| crate::materialize::host_files(&git.workdir, &git_dir, &git.prefix));
                 let tree = snapshot::snapshot(&store, Source::Git { repo: &host, prefix: &git.prefix });
                 Ok::<_, ApiError>((tree?, files.join().ok().flatten()))
-            })?
+            })?;
+            let identity = host
+                .config()
+                .ok()
+                .and_then(|c| Some((c.get_string("user.name").ok()?, c.get_string("user.email").ok()?)));
+            // A workspace in a sub-directory of its repository has no history of its own.
+            let head = git.prefix.is_empty().then(|| host.head().ok().and_then(|h| h.target())).flatten();
+            (tree, files, Some(crate::checkout::HostStart { objects: &git.objects, head, identity }))
         }
-        None => (snapshot::snapshot(&store, Source::Plain { root: &ws.root, skip: &[] })?, None),
+        None => (snapshot::snapshot(&store, Source::Plain { root: &ws.root, skip: &[] })?, None, None),
     };
     let commit = snapshot::commit(&store, tree, None, "the starting point", &format!("refs/kiln/{id}/0"))?;
     let made = crate::materialize::working_copy(&store, commit, &ws.session_workdir(id), host_files.as_ref())?;
@@ -236,6 +243,7 @@ fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
         // Only slower: the first checkpoint reads every file once.
         tracing::warn!("priming the stat cache of {id}: {}", e.message);
     }
+    crate::checkout::create(&store, &ws.session_workdir(id), id.as_str(), commit, host_start.as_ref(), &made.entries)?;
     Ok(commit)
 }
 

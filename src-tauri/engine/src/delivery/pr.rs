@@ -133,6 +133,7 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
     input.token = crate::settings::delivery_token(ws).await?;
     input.title = Some(ctx.session.title.clone());
     input.brief = Some(ctx.session.brief.clone());
+    input.session_commits = crate::checkout::commits_made(&ws.open_store()?, &workdir, ctx.id.as_str());
     let gates = crate::gates::latest(ws, SessionIdArgs { session_id: ctx.id.to_string() }).await?;
     input.body = GitPrBody {
         title: None,

@@ -231,6 +231,48 @@ mod tests {
         assert!(!alive(daemon), "the daemon {daemon} outlived its stopped command");
     }
 
+    /// Kiln killed outright (`kill -9`, a crash): nothing can run its stop, and the
+    /// command, its children and the daemon they left all go with it all the same. The
+    /// "Kiln" here is this test binary run again as `kiln_stand_in`, killed with SIGKILL.
+    #[test]
+    fn a_command_and_all_it_started_end_when_kiln_is_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut kiln = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "process::tests::kiln_stand_in", "--ignored", "--nocapture"])
+            .env("KILN_STAND_IN_DIR", dir.path())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let (command, daemon) = (dir.path().join("command.pid"), dir.path().join("daemon.pid"));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !(command.exists() && daemon.exists()) {
+            assert!(Instant::now() < deadline, "the stand-in never started its command");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let (command, daemon) = (pid_in(&command), pid_in(&daemon));
+        assert!(alive(command) && alive(daemon));
+        kiln.kill().unwrap();
+        kiln.wait().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while (alive(command) || alive(daemon)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!alive(command), "the command {command} outlived Kiln");
+        assert!(!alive(daemon), "the daemon {daemon} outlived Kiln");
+    }
+
+    /// Kiln for the test above: starts a command that leaves a daemon, then waits.
+    #[tokio::test]
+    #[ignore = "run by a_command_and_all_it_started_end_when_kiln_is_killed"]
+    async fn kiln_stand_in() {
+        let Some(dir) = std::env::var_os("KILN_STAND_IN_DIR") else { return };
+        let dir = std::path::PathBuf::from(dir);
+        let cmd =
+            "setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > daemon.tmp && mv daemon.tmp daemon.pid'; \
+             echo $$ > command.tmp && mv command.tmp command.pid; sleep 300";
+        let _ = run(cmd, &dir, &[], Duration::from_secs(300), |_| {}).await;
+    }
+
     /// The command's own end is what Kiln reports: its exit code, or the signal it died of.
     #[tokio::test]
     async fn the_reaper_ends_as_its_command_did() {

@@ -42,38 +42,68 @@ pub unsafe fn supervise() -> io::Result<()> {
     if !children_listed() || libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
         return Ok(());
     }
+    // Kiln's end, even a `kill -9`, is the command's end too: the kernel tells the reaper
+    // (`PARENT_GONE`, never delivered, only waited for), which then ends the command and
+    // everything it started. Read after the request, so a Kiln already gone is seen.
+    // Every signal blocked first, so none (that one included) can end the reaper before
+    // it waits; the command gets the mask back.
+    let mut all = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+    let mut before = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+    libc::sigfillset(all.as_mut_ptr());
+    libc::sigprocmask(libc::SIG_SETMASK, all.as_ptr(), before.as_mut_ptr());
+    libc::prctl(libc::PR_SET_PDEATHSIG, PARENT_GONE, 0, 0, 0);
+    let kiln = libc::getppid();
     let command = libc::fork();
     if command < 0 {
-        return Err(io::Error::last_os_error());
+        let error = io::Error::last_os_error();
+        libc::sigprocmask(libc::SIG_SETMASK, before.as_ptr(), std::ptr::null_mut());
+        return Err(error);
     }
     if command == 0 {
+        libc::sigprocmask(libc::SIG_SETMASK, before.as_ptr(), std::ptr::null_mut());
         // The command: it goes to `exec`, and dies with its reaper (a stop of Kiln's kills
         // the reaper first only when the whole group goes anyway).
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
         return Ok(());
     }
-    reap(command)
+    reap(command, kiln)
 }
+
+/// The signal the kernel sends the reaper when its parent goes. It stays blocked: the
+/// reaper only waits for it.
+const PARENT_GONE: libc::c_int = libc::SIGTERM;
 
 /// The reaper's whole life: no descriptor of Kiln's held (the pipes Kiln reads to their
 /// end, the exec-error pipe `spawn` waits on), no signal but those that cannot be caught,
 /// the command waited for, then every child killed, then the command's end repeated.
-unsafe fn reap(command: libc::pid_t) -> ! {
+///
+/// It sleeps until a child changes (`SIGCHLD`) or its parent goes (`PARENT_GONE`; the
+/// kernel also sends it when only the thread that started the command ends, so the
+/// parent's id tells which). Kiln gone, the command is killed, and its end handled as
+/// any other.
+unsafe fn reap(command: libc::pid_t, kiln: libc::pid_t) -> ! {
     close_all();
-    let mut all = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
-    libc::sigfillset(all.as_mut_ptr());
-    libc::sigprocmask(libc::SIG_SETMASK, all.as_ptr(), std::ptr::null_mut());
+    let mut wake = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+    libc::sigemptyset(wake.as_mut_ptr());
+    libc::sigaddset(wake.as_mut_ptr(), libc::SIGCHLD);
+    libc::sigaddset(wake.as_mut_ptr(), PARENT_GONE);
 
     let mut status: libc::c_int = 0;
     loop {
-        let waited = libc::waitpid(command, &mut status, 0);
+        let waited = libc::waitpid(command, &mut status, libc::WNOHANG);
         if waited == command {
             break;
         }
         if waited < 0 && last_errno() != libc::EINTR {
             status = 127 << 8;
             break;
+        }
+        if libc::getppid() != kiln {
+            libc::kill(command, libc::SIGKILL);
+        }
+        if waited == 0 {
+            libc::sigwaitinfo(wake.as_ptr(), std::ptr::null_mut());
         }
     }
     kill_children();

@@ -201,7 +201,14 @@ async fn rebuild(
             let repo = git2::Repository::open(&git.workdir).ok()?;
             crate::materialize::host_files(&git.workdir, repo.path(), &git.prefix)
         });
-        crate::materialize::working_copy(&store, commit, &fresh, host_files.as_ref())?
+        let made = crate::materialize::working_copy(&store, commit, &fresh, host_files.as_ref())?;
+        // git in the session answers again, at what the checkpoint kept. A store from
+        // before checkouts existed has no base for it: the copy is then without one.
+        if let Some(at) = crate::checkout::commit_at(&store, id.as_str(), sequence) {
+            let objects = ws.git.as_ref().map(|g| g.objects.as_path());
+            crate::checkout::attach(&store, &fresh, id.as_str(), at, objects, &made.entries)?;
+        }
+        made
     };
     ws.copy_session_files(&fresh);
     crate::attach::restore_copies(ws, id, &fresh).await?;

@@ -8,6 +8,7 @@ mod acp_protocol;
 mod acp_settings;
 mod attachments;
 mod baseline;
+mod checkout;
 mod checkpoints;
 mod contract_acp;
 mod contract_cli;

@@ -90,12 +90,12 @@ async fn a_removed_working_copy_comes_back_from_its_checkpoint_at_the_next_diff(
         data_base64: base64::Engine::encode(&base64::engine::general_purpose::STANDARD, b"# notes\n"),
     };
     w.engine.add_attachment(attached).await.unwrap();
-    let before = files(&work, &["setup-ran"]);
+    let before = files(&work, &["setup-ran", ".git"]);
 
     std::fs::remove_dir_all(&work).unwrap();
     let diff = w.engine.get_diff(GetDiffArgs { session_id: s.id.clone(), module_id: None }).await.unwrap();
     assert!(diff.modules[0].files.iter().any(|f| f.path == FILE), "the diff is the checkpoint's");
-    assert_eq!(files(&work, &["setup-ran"]), before, "the checkpoint's files and the attachment copy are back");
+    assert_eq!(files(&work, &["setup-ran", ".git"]), before, "the checkpoint's files and the attachment copy are back");
 
     let entries = system_entries(&w.engine, &s.id).await;
     let rebuilt = entries.iter().find(|t| t.contains("was missing")).expect("a rebuild entry");

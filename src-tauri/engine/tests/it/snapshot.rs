@@ -69,7 +69,7 @@ async fn git_workspace_snapshot_reads_without_touching_the_host() {
     assert_eq!(before.len(), after.len());
 
     let workdir = repo.join(".kiln/sessions").join(&session.id).join("workspace");
-    let copy = files(&workdir, &["node_modules"]);
+    let copy = files(&workdir, &["node_modules", ".git"]);
     let host = files(&repo, &[".git", ".kiln", ".home", "node_modules", "debug.log"]);
     assert_eq!(copy.keys().collect::<Vec<_>>(), host.keys().collect::<Vec<_>>());
     assert_eq!(copy, host);
@@ -109,7 +109,7 @@ async fn workspace_inside_a_larger_repository_snapshots_only_its_directory() {
     let ws = open(&engine, &sub.join("deep")).await;
     assert_eq!(ws.root, sub.canonicalize().unwrap().display().to_string());
     let session = create(&engine, "Write the docs").await;
-    let copy = files(&sub.join(".kiln/sessions").join(&session.id).join("workspace"), &[]);
+    let copy = files(&sub.join(".kiln/sessions").join(&session.id).join("workspace"), &[".git"]);
     assert_eq!(copy.keys().cloned().collect::<Vec<_>>(), vec!["deep/page.md", "kiln.toml", "package.json"]);
 }
 
@@ -134,7 +134,7 @@ async fn plain_directory_snapshot_follows_gitignore_rules() {
     let ws = open(&engine, &root).await;
     assert!(!ws.is_git);
     let session = create(&engine, "Change the plain app").await;
-    let copy = files(&root.join(".kiln/sessions").join(&session.id).join("workspace"), &[]);
+    let copy = files(&root.join(".kiln/sessions").join(&session.id).join("workspace"), &[".git"]);
     let expected: Vec<&str> = vec![".gitignore", "entry.js", "package.json", "src/index.js", "src/nested/.env.example"];
     assert_eq!(copy.keys().map(String::as_str).collect::<Vec<_>>(), expected);
     assert_eq!(copy["entry.js"], b"-> src/index.js");

@@ -181,6 +181,14 @@ pub fn commit_message(input: &GitPrInput, subject: &str) -> String {
         text.push_str(brief);
         text.push_str("\n\n");
     }
+    if !input.session_commits.is_empty() {
+        text.push_str("Commits made in the session:\n");
+        for message in &input.session_commits {
+            let subject = message.lines().next().unwrap_or_default();
+            text.push_str(&format!("- {subject}\n"));
+        }
+        text.push('\n');
+    }
     text.push_str(&format!(
         "Delivered by Kiln from session {}.\n\nGates: {}\n",
         input.session_id,
@@ -479,6 +487,16 @@ mod tests {
             commit_message(&same, "Show ratings").starts_with("Show ratings\n\nDelivered by Kiln"),
             "{}",
             commit_message(&same, "Show ratings")
+        );
+        // Commits made in the session's checkout are named by their subjects.
+        let mut committed = titled(Some("Show ratings"), Some("Show ratings."), &[]);
+        committed.session_commits = vec!["Add the stars\n\nWith a body.".into(), "Test the stars".into()];
+        let message = commit_message(&committed, "Show ratings");
+        assert!(
+            message.starts_with(
+                "Show ratings\n\nCommits made in the session:\n- Add the stars\n- Test the stars\n\nDelivered by Kiln"
+            ),
+            "{message}"
         );
     }
 }

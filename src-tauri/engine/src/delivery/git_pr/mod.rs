@@ -134,6 +134,9 @@ pub struct GitPrInput {
     pub title: Option<String>,
     /// The session's brief: the commit body carries it.
     pub brief: Option<String>,
+    /// The messages of the commits made in the session's own checkout (by the agent or in
+    /// a terminal), oldest first: the commit body lists them.
+    pub session_commits: Vec<String>,
     pub max_changed_files: usize,
     pub max_new_dependencies: usize,
     /// The packages the session adds that the workspace lacks.
@@ -194,6 +197,7 @@ impl GitPrInput {
             root_files: Vec::new(),
             title: None,
             brief: None,
+            session_commits: Vec::new(),
             max_changed_files: 50,
             max_new_dependencies: 5,
             new_dependencies: Vec::new(),
