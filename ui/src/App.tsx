@@ -107,8 +107,8 @@ export function App() {
       />
       {away && (
         <div className="reconnecting" role="status">
-          <span className="spinner" aria-hidden="true" /> Reconnecting to Kiln… What you see may be out of date,
-          and actions are paused until it answers.
+          <span className="spinner" aria-hidden="true" /> Reconnecting to Kiln… What you see may be out of date, and
+          actions are paused until it answers.
         </div>
       )}
       {/* Nothing on the page can reach the server while it is away: no button pretends otherwise. */}

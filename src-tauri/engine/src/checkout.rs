@@ -63,15 +63,7 @@ pub fn create(
     host: Option<&HostStart<'_>>,
     entries: &[IndexEntry],
 ) -> Result<()> {
-    let tree = store.find_commit(start)?.tree_id();
-    let head = host.and_then(|h| h.head).and_then(|h| store.find_commit(h).ok());
-    let base = match head {
-        Some(head) if head.tree_id() == tree => head.id(),
-        Some(head) => {
-            write_commit(store, tree, &[&head], "Uncommitted changes in the workspace when the Kiln session started")?
-        }
-        None => write_commit(store, tree, &[], "The workspace when the Kiln session started")?,
-    };
+    let base = base_for(store, start, host, "when the Kiln session started")?;
     store.reference(&base_ref(session), base, true, "the session's base")?;
     attach(store, workdir, session, base, host.map(|h| h.objects), entries)?;
     if let Some((name, email)) = host.and_then(|h| h.identity.as_ref()) {
@@ -81,6 +73,50 @@ pub fn create(
         config.set_str("user.email", email)?;
     }
     Ok(())
+}
+
+/// The commit the checkout's branch starts from, for a store commit of the workspace:
+/// the host's `HEAD` when it holds just that, else a commit on it holding what was not
+/// committed, else (no history to show) a commit of its own.
+fn base_for(store: &Repository, workspace: Oid, host: Option<&HostStart<'_>>, when: &str) -> Result<Oid> {
+    let tree = store.find_commit(workspace)?.tree_id();
+    let head = host.and_then(|h| h.head).and_then(|h| store.find_commit(h).ok());
+    match head {
+        Some(head) if head.tree_id() == tree => Ok(head.id()),
+        Some(head) => write_commit(store, tree, &[&head], &format!("Uncommitted changes in the workspace {when}")),
+        None => write_commit(store, tree, &[], &format!("The workspace {when}")),
+    }
+}
+
+/// After an update from the workspace: the session's branch goes onto the workspace as
+/// taken in (`workspace`, a store commit), its index to that tree, so `git diff` in the
+/// session shows the session's change on top of it. Commits made in the session before
+/// stay in the store (`keep`), off the branch.
+pub fn rebase(
+    store: &Repository,
+    workdir: &Path,
+    session: &str,
+    workspace: Oid,
+    host: Option<&HostStart<'_>>,
+) -> Result<()> {
+    let base = base_for(store, workspace, host, "when the Kiln session took it in")?;
+    store.reference(&base_ref(session), base, true, "the session's base, updated")?;
+    let Some(repo) = open_own(workdir) else {
+        if fs::symlink_metadata(workdir.join(".git")).is_ok() {
+            return Err(ApiError::internal("the session's checkout", "its .git is not a directory Kiln made"));
+        }
+        return attach(store, workdir, session, base, host.map(|h| h.objects), &[]);
+    };
+    copy_missing(store, &repo, base)?;
+    let name = match repo.head() {
+        Ok(head) if head.is_branch() => head.name().map(str::to_string),
+        _ => None,
+    };
+    let name = name.unwrap_or_else(|| format!("refs/heads/{}", branch(session)));
+    repo.reference(&name, base, true, "Kiln took in the workspace")?;
+    repo.set_head(&name)?;
+    let tree = repo.find_commit(base)?.tree()?;
+    write_index(&repo, &tree, &[])
 }
 
 /// Gives `workdir` (a working copy with no `.git`) a checkout on the session's branch at

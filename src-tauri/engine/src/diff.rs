@@ -79,7 +79,7 @@ pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     }
     let rest = match direct {
         true => Some(Rest {
-            start: base_commit(&ws.pool, id.as_str(), 0).await?,
+            start: base_commit(&ws.pool, id.as_str(), session.base_sequence).await?,
             modules: ws
                 .modules
                 .iter()

@@ -84,6 +84,10 @@ pub enum ErrorCode {
     CommentNotFound,
     /// `send_review` with no open comment to send.
     NothingToSend,
+    /// `update_from_workspace` when the workspace has not changed since the session's base.
+    NothingToUpdate,
+    /// Files still hold the conflict markers of the last update from the workspace.
+    ConflictsUnresolved,
     /// No group of candidate sessions with that id in the workspace.
     GroupNotFound,
     /// No such issue in the repository (or the token may not see it).
@@ -151,6 +155,8 @@ impl ErrorCode {
             ScreenshotNotFound => "SCREENSHOT_NOT_FOUND",
             CommentNotFound => "COMMENT_NOT_FOUND",
             NothingToSend => "NOTHING_TO_SEND",
+            NothingToUpdate => "NOTHING_TO_UPDATE",
+            ConflictsUnresolved => "CONFLICTS_UNRESOLVED",
             GroupNotFound => "GROUP_NOT_FOUND",
             IssueNotFound => "ISSUE_NOT_FOUND",
             DatabaseUnavailable => "DATABASE_UNAVAILABLE",

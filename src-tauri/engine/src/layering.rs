@@ -70,6 +70,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("planner_agent", 5),
     ("routing", 5),
     ("turn", 5),
+    ("update", 5),
     ("operator", 5),
     ("groups", 5),
     // 6 delivery

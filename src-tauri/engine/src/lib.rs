@@ -63,6 +63,7 @@ pub(crate) mod snapshot;
 pub(crate) mod store;
 pub(crate) mod terminal;
 pub(crate) mod turn;
+pub(crate) mod update;
 pub(crate) mod watch;
 pub(crate) mod workspace;
 pub(crate) mod workspace_lock;

@@ -35,7 +35,7 @@ pub fn repository(session: &SessionView) -> SessionModule {
         directory: ".".into(),
         kind: ModuleChange::Edit,
         joined_at: session.created_at.clone(),
-        base_sequence: 0,
+        base_sequence: session.base_sequence,
     }
 }
 

@@ -32,8 +32,18 @@ pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
         session.permissions = ws.permissions.cards(id.as_str());
         session.review_comments = crate::store::review_comments::list(&ws.pool, id.as_str()).await?;
         session.waiting = ws.slots.is_waiting(id.as_str());
+        let workdir = ws.session_workdir(id);
+        session.conflicts.retain(|path| holds_markers(&workdir, path));
     }
     Ok(session)
+}
+
+/// Whether the file at `rel` in the working copy still holds a conflict marker line (an
+/// update from the workspace wrote it; the file is resolved once none is left).
+fn holds_markers(workdir: &std::path::Path, rel: &str) -> bool {
+    let Ok(file) = crate::paths::confine_no_links(workdir, rel) else { return false };
+    let Ok(text) = std::fs::read(&file) else { return false };
+    text.split(|&b| b == b'\n').any(|line| line.starts_with(b"<<<<<<< ") || line.starts_with(b">>>>>>> "))
 }
 
 /// Whether the working copy's checkpoint (the current one) differs from the session's

@@ -164,7 +164,7 @@ pub mod process {
 /// tests/it: delivery, delivery_direct, delivery_links, delivery_pr (a passing review
 /// stored directly).
 pub mod review {
-    pub use crate::review::store;
+    pub use crate::review::{covered, store};
 }
 
 /// tests/it: roles.

@@ -91,6 +91,7 @@ pub fn http_status(code: ErrorCode) -> u16 {
         CommentNotFound => 404,
         // Like NOT_BLOCKED: the session is not in the state the operation needs (an open comment).
         NothingToSend => 409,
+        NothingToUpdate | ConflictsUnresolved => 409,
         GroupNotFound => 404,
         IssueNotFound => 404,
         // The server is up but its records are not: a gateway's "the service behind me failed".

@@ -398,7 +398,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "GROUP_NOT_FOUND" | "ISSUE_NOT_FOUND" | "DATABASE_UNAVAILABLE" | "OBJECTS_UNAVAILABLE" | "HOST_UNAVAILABLE" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "NOTHING_TO_UPDATE" | "CONFLICTS_UNRESOLVED" | "GROUP_NOT_FOUND" | "ISSUE_NOT_FOUND" | "DATABASE_UNAVAILABLE" | "OBJECTS_UNAVAILABLE" | "HOST_UNAVAILABLE" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
@@ -891,7 +891,18 @@ waiting?: boolean,
 /**
  * The GitHub issue the session started from; its pull request closes it.
  */
-issue: IssueLink | null, };
+issue: IssueLink | null, 
+/**
+ * The checkpoint the session's change is measured from (its diff, delivery): 0, the
+ * start, until the session took in what changed in the workspace
+ * (`update_from_workspace`); absent when 0.
+ */
+baseSequence?: number, 
+/**
+ * Files that update left with conflict markers (`<<<<<<<`) and that still hold them:
+ * nothing is delivered until they are resolved. Absent when none.
+ */
+conflicts?: Array<string>, };
 
 export type SettingsView = { defaultDriver: string, 
 /**
@@ -1157,6 +1168,14 @@ export interface CommandMap {
    * SESSION_DELIVERED.
    */
   restore_checkpoint: { args: RestoreCheckpointArgs; result: SessionView };
+  /**
+   * Takes in what changed in the workspace since the session's base: a three-way merge into the
+   * working copy, recorded as checkpoints (the workspace taken in, the session's new base; then the
+   * merged copy). Conflicting files keep both sides between markers and are listed in
+   * `conflicts` until resolved. NOTHING_TO_UPDATE, CONFLICTS_UNRESOLVED, SESSION_RUNNING,
+   * SESSION_ARCHIVED, SESSION_DELIVERED.
+   */
+  update_from_workspace: { args: SessionIdArgs; result: SessionView };
   /**
    * The latest result of each gate, per module and gate: spec-schema and module-schema (module
    * null: the whole working copy), then dependencies, typecheck, tests, format and lint per

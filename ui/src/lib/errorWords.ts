@@ -57,6 +57,8 @@ export const ERROR_WORDS: Record<string, string> = {
   HOST_UNAVAILABLE: "The server running this session did not answer; try again in a few seconds",
   COMMENT_NOT_FOUND: "That comment is gone: it was deleted",
   NOTHING_TO_SEND: "There is no open comment to send",
+  NOTHING_TO_UPDATE: "The workspace has not changed since the session's base",
+  CONFLICTS_UNRESOLVED: "Conflicts from the update are not resolved",
   GROUP_NOT_FOUND: "That group of candidates is not in this workspace",
   ISSUE_NOT_FOUND: "No such issue in that repository (or the token may not see it)",
   OBJECTS_UNAVAILABLE: "The bucket for checkpoints and attachments cannot be reached",

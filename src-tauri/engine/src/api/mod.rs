@@ -495,6 +495,11 @@ impl Engine {
         crate::checkpoint::restore(&*self.workspace()?, &self.events, args).await
     }
 
+    pub async fn update_from_workspace(&self, args: SessionIdArgs) -> Result<SessionView> {
+        self.ready(&args.session_id).await?;
+        crate::update::update_from_workspace(&self.workspace()?, &self.events, args).await
+    }
+
     pub async fn get_gates(&self, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
         crate::gates::latest(&*self.workspace()?, args).await
     }

@@ -65,6 +65,12 @@ macro_rules! for_each_operation {
             /// checkpoints are kept. CHECKPOINT_NOT_FOUND, INVALID_INPUT, SESSION_RUNNING, SESSION_ARCHIVED,
             /// SESSION_DELIVERED.
             restore_checkpoint(RestoreCheckpointArgs) -> SessionView;
+            /// Takes in what changed in the workspace since the session's base: a three-way merge into the
+            /// working copy, recorded as checkpoints (the workspace taken in, the session's new base; then the
+            /// merged copy). Conflicting files keep both sides between markers and are listed in
+            /// `conflicts` until resolved. NOTHING_TO_UPDATE, CONFLICTS_UNRESOLVED, SESSION_RUNNING,
+            /// SESSION_ARCHIVED, SESSION_DELIVERED.
+            update_from_workspace(SessionIdArgs) -> SessionView;
             /// The latest result of each gate, per module and gate: spec-schema and module-schema (module
             /// null: the whole working copy), then dependencies, typecheck, tests, format and lint per
             /// module. Status passed | failed | skipped | not-configured (no command: the hint is in

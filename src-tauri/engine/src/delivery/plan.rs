@@ -91,12 +91,12 @@ pub async fn changes(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView)
             directory: g.directory.clone(),
             kind: ModuleChange::Edit,
             joined_at: session.created_at.clone(),
-            base_sequence: 0,
+            base_sequence: session.base_sequence,
         };
         out.push(ModuleChanges {
             module,
             group: g.group,
-            base: base_commit(&ws.pool, id.as_str(), 0).await?,
+            base: base_commit(&ws.pool, id.as_str(), session.base_sequence).await?,
             written,
             deleted,
         });
@@ -355,6 +355,20 @@ pub async fn common_blockers(
     latest: &[GateResultView],
 ) -> Result<Vec<Blocker>> {
     let mut out = Vec::new();
+    if !session.conflicts.is_empty() {
+        out.push(Blocker {
+            code: ErrorCode::ConflictsUnresolved,
+            message: format!(
+                "{} file{} still hold{} the conflict markers of the update from the workspace: resolve them, or ask the agent to",
+                session.conflicts.len(),
+                if session.conflicts.len() == 1 { "" } else { "s" },
+                if session.conflicts.len() == 1 { "s" } else { "" }
+            ),
+            module_id: None,
+            paths: session.conflicts.clone(),
+            overridable: false,
+        });
+    }
     for m in &crate::review::covered(session) {
         if !crate::review::current_pass(ws, id, m).await? {
             let stored = session.reviews.iter().find(|r| r.module_id == m.id);

@@ -197,7 +197,7 @@ fn conflict_blocker(paths: Vec<String>) -> Blocker {
     Blocker {
         code: ErrorCode::DeliveryConflict,
         message: format!(
-            "the workspace changed {} file{} the session also changed since its base",
+            "the workspace changed {} file{} the session also changed since its base: update the session from the workspace to take them in",
             paths.len(),
             if paths.len() == 1 { "" } else { "s" }
         ),

@@ -182,9 +182,11 @@ fn names(failing: &BTreeSet<String>) -> String {
     format!("{}{more}", shown.join(", "))
 }
 
-/// Checkpoint 0's commit and tree.
+/// The commit and tree of the session's base: checkpoint 0, or the workspace as the
+/// latest update from it took it in.
 async fn base(ws: &Workspace, id: &SessionId) -> Result<(git2::Oid, git2::Oid), String> {
-    let commit = crate::store::checkpoints::commit(&ws.pool, id.as_str(), Some(0))
+    let sequence = crate::store::sessions::base_sequence(&ws.pool, id.as_str()).await.map_err(|e| e.message)?;
+    let commit = crate::store::checkpoints::commit(&ws.pool, id.as_str(), Some(sequence))
         .await
         .map_err(|e| e.message)?
         .ok_or("the session has no starting point")?;

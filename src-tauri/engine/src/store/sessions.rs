@@ -35,6 +35,8 @@ struct SessionRow {
     issue_url: Option<String>,
     issue_number: Option<i64>,
     issue_repo: Option<String>,
+    base_sequence: i64,
+    conflicts: String,
 }
 
 /// The session's whole view, tombstones included; `SESSION_NOT_FOUND` when no record.
@@ -83,6 +85,8 @@ pub async fn load(pool: &Db, id: &str, running: bool) -> Result<SessionView> {
         candidate: row.candidate,
         // Filled in by `session::view`: the slots live in memory (`slots.rs`).
         waiting: false,
+        base_sequence: row.base_sequence,
+        conflicts: serde_json::from_str(&row.conflicts).unwrap_or_default(),
         issue: match (row.issue_url, row.issue_number, row.issue_repo) {
             (Some(url), Some(number), Some(repo)) => Some(IssueLink { url, number, repo }),
             _ => None,
@@ -112,9 +116,37 @@ pub async fn current_checkpoint(pool: &Db, session: &str) -> Result<Option<Optio
 /// The commits of checkpoint 0 and of the current checkpoint, to tell whether anything changed.
 pub async fn base_and_current_commits(pool: &Db, session: &str) -> Result<Option<(String, String)>> {
     let Some(current) = current_checkpoint(pool, session).await? else { return Ok(None) };
-    let base = checkpoints::commit(pool, session, Some(0)).await?;
+    let base = checkpoints::commit(pool, session, Some(base_sequence(pool, session).await?)).await?;
     let now = checkpoints::commit(pool, session, current).await?;
     Ok(base.zip(now))
+}
+
+/// The checkpoint the session's change is measured from: 0 (its start) until it took in
+/// the workspace's changes.
+pub async fn base_sequence(pool: &Db, session: &str) -> Result<i64> {
+    Ok(on!(pool => sqlx::query_scalar("SELECT base_sequence FROM sessions WHERE id = $1")
+        .bind(session)
+        .fetch_optional(pool)
+        .await)?
+    .unwrap_or(0))
+}
+
+/// After an update from the workspace: the change is measured from `base` (every module's
+/// too), and `conflicts` are the files the merge left with conflict markers.
+pub async fn set_base(pool: &Db, session: &str, base: i64, conflicts: &[String]) -> Result<()> {
+    let conflicts = serde_json::to_string(conflicts).map_err(|e| ApiError::internal("conflicts", e))?;
+    on!(pool => sqlx::query("UPDATE sessions SET base_sequence = $1, conflicts = $2 WHERE id = $3")
+        .bind(base)
+        .bind(&conflicts)
+        .bind(session)
+        .execute(pool)
+        .await.map(|done| done.rows_affected()))?;
+    on!(pool => sqlx::query("UPDATE session_modules SET base_sequence = $1 WHERE session_id = $2 AND base_sequence < $1")
+        .bind(base)
+        .bind(session)
+        .execute(pool)
+        .await.map(|done| done.rows_affected()))?;
+    Ok(())
 }
 
 /// Ids of sessions, newest first. Archived, rejected and deleted ones only when asked.

@@ -54,5 +54,6 @@ mod team_records;
 mod terminal;
 mod turns;
 mod types;
+mod update;
 mod watch;
 mod workspace_lock;

@@ -1,4 +1,4 @@
-// What stops a delivery, shown first: each blocker in words (its code on hover), message and paths, marked when it is a failing gate one may deliver past, with "Run review" for a module whose review is missing, stale or asks for changes, and "Run gates" otherwise.
+// What stops a delivery, shown first: each blocker in words (its code on hover), message and paths, marked when it is a failing gate one may deliver past, with "Run review" for a module whose review is missing, stale or asks for changes, "Run gates" otherwise, "Update from workspace" for a conflict with the workspace and "Ask the agent to resolve them" for conflicts the update left.
 import { useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { Blocker, SessionView } from "../../api/types";
@@ -8,6 +8,8 @@ import { ErrorMessage } from "../../components/ErrorMessage";
 import { Icon } from "../../components/Icon";
 import { InlineCode } from "../../components/InlineCode";
 import { errorWords } from "../../lib/errorWords";
+import { navigate, paths } from "../../router";
+import { useUpdate } from "../session/UpdateFromWorkspace";
 
 export interface DeliveryBlockersProps {
   session: SessionView;
@@ -20,6 +22,9 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
   const { backend, dispatch } = useStore();
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<KilnError | null>(null);
+  // The update re-plans here; handing conflicts to the agent goes to the chat, where the turn runs.
+  const update = useUpdate(session, onChecked);
+  const resolve = useUpdate(session, () => navigate(paths.session(session.id)));
   if (blockers.length === 0) return null;
 
   async function act(key: string, work: () => Promise<void>) {
@@ -102,6 +107,29 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
                     {busy === "gates" ? "Running gates…" : "Run gates"}
                   </button>
                 )}
+                {b.code === "DELIVERY_CONFLICT" && (
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    disabled={update.busy !== null || session.running}
+                    onClick={update.update}
+                    title="A three-way merge of the workspace's changes into the session's copy, kept as a checkpoint"
+                    data-testid="update-from-workspace"
+                  >
+                    {update.busy ? "Updating…" : "Update from workspace"}
+                  </button>
+                )}
+                {b.code === "CONFLICTS_UNRESOLVED" && (
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    disabled={resolve.busy !== null || session.running}
+                    onClick={resolve.resolve}
+                    data-testid="resolve-conflicts"
+                  >
+                    {resolve.busy ? "Sending…" : "Ask the agent to resolve them"}
+                  </button>
+                )}
               </div>
               {b.paths.length > 0 && (
                 <ul className="blocker-paths">
@@ -118,6 +146,8 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
       </ul>
       <OverrideNote blockers={blockers} />
       {error && <ErrorMessage error={error} />}
+      {update.error && <ErrorMessage error={update.error} />}
+      {resolve.error && <ErrorMessage error={resolve.error} />}
     </div>
   );
 }

@@ -15,6 +15,7 @@ import { ReviewStates } from "./ReviewStates";
 import { EjectButton } from "../delivery/EjectButton";
 import { NothingChanged } from "../delivery/NothingChanged";
 import { RunningBar } from "./RunningBar";
+import { ConflictsBar, UpdateButton } from "./UpdateFromWorkspace";
 import { SessionActions } from "./SessionActions";
 import { SessionDetails } from "./SessionDetails";
 import { SessionSidebar } from "./SessionSidebar";
@@ -312,6 +313,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
         )}
       </div>
       <RunningBar session={session} entries={entries} />
+      {!session.running && <ConflictsBar session={session} />}
       {/* The approval card and the composer belong to the chat: the other tabs get the full height. */}
       {session.state === "awaiting-approval" && open && (
         <div className="approval-slot" hidden={shownTab !== "chat"}>
@@ -365,6 +367,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
                   Preview
                 </button>
               )}
+              {lifecycleOf(session) === null && !session.deliveredAt && <UpdateButton session={session} />}
               {lifecycleOf(session) === null && <EjectButton session={session} />}
               <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
               {detailsInDrawer && (

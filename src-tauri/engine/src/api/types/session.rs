@@ -146,6 +146,21 @@ pub struct SessionView {
     pub waiting: bool,
     /// The GitHub issue the session started from; its pull request closes it.
     pub issue: Option<IssueLink>,
+    /// The checkpoint the session's change is measured from (its diff, delivery): 0, the
+    /// start, until the session took in what changed in the workspace
+    /// (`update_from_workspace`); absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[ts(as = "Option<i64>", optional)]
+    pub base_sequence: i64,
+    /// Files that update left with conflict markers (`<<<<<<<`) and that still hold them:
+    /// nothing is delivered until they are resolved. Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub conflicts: Vec<String>,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 /// Tokens and cost of a set of turns. `cost_usd` adds up what providers reported;
