@@ -70,7 +70,7 @@ describe("checkpoints in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {
     await page.locator("[data-testid=tab-chat]").click();
     await page.locator("[data-testid=restore-here]").first().click();
     await page.locator("[data-testid=confirm-restore]").click();
-    await page.getByText(/Restored the workspace to the state after/).waitFor();
+    await page.getByText(/Restored the session's working copy to the state after/).waitFor();
 
     await page.locator("[data-testid=tab-changes]").click();
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=diff-file]").length === 1, null, { timeout: 30_000 });

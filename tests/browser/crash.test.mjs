@@ -41,7 +41,8 @@ function leftIn(dir) {
       } catch {
         // A process of another user, or one that just ended.
       }
-      if (cwd.startsWith(dir) || cmdline.includes(MARK)) found.push(`${name} (${cmdline.slice(0, 120)}) in ${cwd}`);
+      const marked = cmdline.includes(MARK);
+      if (cwd.startsWith(dir) || marked) found.push(`${name}${marked ? " [the ticking command]" : ""} (${cmdline.slice(0, 120)}) in ${cwd}`);
     } catch {
       // Ended while read.
     }
@@ -85,7 +86,7 @@ describe("Kiln killed during a turn", { timeout: TEST_TIMEOUT * 3 }, () => {
     await page.goto(new URL(`#/session/${id}`, first.url).href);
     await page.locator("[data-testid=running]").waitFor();
     // The turn's command is ticking in the session's working copy.
-    await until("the turn's command to run", async () => leftIn(workdir).some((p) => p.includes(MARK)), 120_000, why);
+    await until("the turn's command to run", async () => leftIn(workdir).some((p) => p.includes("[the ticking command]")), 120_000, async () => `${await why()}\nprocesses in the working copy:\n${leftIn(workdir).join("\n")}`);
 
     first.child.kill("SIGKILL");
     await until("kiln serve to end", async () => first.child.exitCode !== null || first.child.signalCode !== null, 10_000, async () => "");

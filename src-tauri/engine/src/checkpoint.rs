@@ -236,7 +236,7 @@ pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointA
             tracing::warn!("moving {id}'s checkout to checkpoint {}: {}", args.sequence, e.message);
         }
     }
-    let text = format!("Restored the workspace to the state after {label} (turn {}).", args.sequence);
+    let text = format!("Restored the session's working copy to the state after {label} (turn {}).", args.sequence);
     record(ws, events, &id, EntryKind::System, None, &text).await?;
     records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
     records::set_current_checkpoint(&ws.pool, id.as_str(), Some(args.sequence)).await?;

@@ -11,7 +11,7 @@ export interface NamedCheckpoint {
   renamed: boolean;
 }
 
-const RESTORED = /^Restored the workspace to the state after .* \(turn (\d+)\)\.$/s;
+const RESTORED = /^Restored the (?:workspace|session's working copy) to the state after .* \(turn (\d+)\)\.$/s;
 const MAX_NAME = 60;
 
 /** A message as a one-line name: the first line, cut at about 60 characters on a word. */

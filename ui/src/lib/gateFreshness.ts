@@ -4,9 +4,9 @@ import { gateRan } from "./gates";
 
 export type GateFreshness = "not-run" | "stale" | "current";
 
-/** The engine's transcript line for a restore (checkpoint.rs): "Restored the workspace to the state after …". */
+/** The engine's transcript line for a restore (checkpoint.rs): "Restored the session's working copy to the state after …" ("the workspace" before). */
 export function isRestoreEntry(entry: TranscriptEntry): boolean {
-  return entry.kind === "system" && entry.text.startsWith("Restored the workspace");
+  return entry.kind === "system" && /^Restored the (workspace|session's working copy)\b/.test(entry.text);
 }
 
 /** Whether a module's own gate (dependencies, typecheck, tests…) ran: Kiln's working-copy checks alone are no pass. */

@@ -110,6 +110,49 @@ describe("foldTranscript on a realistic two-turn session", () => {
     ]);
   });
 
+  it("never folds what matters: work cut short or lost, a rebuilt copy, a restore, an update", () => {
+    const e = entryMaker();
+    const folded = foldTranscript([
+      e("user", "hi"),
+      e("system", "Auto-continue is off: each handoff waits for you."),
+      e("system", "Kiln stopped while the **Engineer** turn in `app` was running, so it was cut short."),
+      e(
+        "system",
+        "The working copy was missing; it was rebuilt from checkpoint 2 (“x”). Changes made after it, if any, were lost.",
+      ),
+      e("system", "Restored the workspace to the state after the starting point (turn 0)."),
+      e(
+        "system",
+        "Updated from the workspace: took in 1 file the workspace changed since the session's base (`a.js`). **1 conflict** in `a.js`: …",
+      ),
+      e(
+        "system",
+        "Updated from the workspace: took in 2 files the workspace changed since the session's base (`a.js`, `b.js`). No conflicts.",
+      ),
+    ]);
+    expect(folded.map((r) => [r.type, r.type === "notice" ? r.tone : null])).toEqual([
+      ["user", null],
+      ["notes", null],
+      ["notice", "warn"],
+      ["notice", "warn"],
+      ["notice", "info"],
+      ["notice", "warn"],
+      ["notice", "info"],
+    ]);
+  });
+
+  it("ends a tool call whose turn ended without its result, and keeps a live one running", () => {
+    const e = entryMaker();
+    const cut = foldTranscript([
+      e("user", "tick"),
+      e("tool", "**execute** `for i in 1 2 3; do sleep 1; done`", "engineer"),
+      e("system", "Kiln stopped while the **Engineer** turn in `app` was running, so it was cut short."),
+    ]);
+    expect(of(cut, "tool")[0].status).toBe("ended");
+    const live = foldTranscript([e("user", "tick"), e("tool", "**execute** `sleep 9`", "engineer")]);
+    expect(of(live, "tool")[0].status).toBe("running");
+  });
+
   it("takes only the lines that started a turn into its header", () => {
     const e = entryMaker();
     const folded = foldTranscript([

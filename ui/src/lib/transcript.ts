@@ -37,7 +37,8 @@ export interface ToolRow extends RowBase, Lead {
   kind: ToolKind;
   /** What the call acts on: a path, a command, a pattern. */
   target: string;
-  status: "running" | "done" | "failed";
+  /** `ended`: its turn ended before it reported a result. */
+  status: "running" | "done" | "failed" | "ended";
   /** The result's output (the fenced block), when it had one. */
   output: string | null;
   /** The output as a unified diff, when it is one. */
@@ -255,6 +256,23 @@ export function hasProtocol(text: string): boolean {
 
 export function isErrorLine(text: string): boolean {
   return ERROR_LINE.some((re) => re.test(text));
+}
+
+/**
+ * Events that matter, never folded into notes: work cut short or lost, a working copy rebuilt, a restore,
+ * an update from the workspace. Warn when something was lost or needs the user, else info.
+ */
+const EVENT_LINE: [RegExp, "warn" | "info"][] = [
+  [/^\s*Kiln stopped while\b/, "warn"],
+  [/^\s*The working copy was (missing|damaged)\b/, "warn"],
+  [/^\s*Updated from the workspace:.*\*\*\d+ conflicts?\*\*/s, "warn"],
+  [/^\s*The working copy was removed by clean-up\b/, "info"],
+  [/^\s*Restored the (workspace|session's working copy) to\b/, "info"],
+  [/^\s*Updated from the workspace:/, "info"],
+];
+
+export function eventTone(text: string): "warn" | "info" | null {
+  return EVENT_LINE.find(([re]) => re.test(text))?.[1] ?? null;
 }
 
 export function isNoticeLine(text: string): boolean {
@@ -510,6 +528,8 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
               blocked: false,
             });
           }
+        } else if (eventTone(text)) {
+          rows.push({ ...base(entry), type: "notice", entry, tone: eventTone(text) ?? "info" });
         } else if (isNoticeLine(text)) {
           const prev = last();
           if (prev?.type === "handoff" && prev.review === "pass" && /^\s*The review passed/i.test(text)) {
@@ -543,7 +563,29 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
     const r = last();
     if (r) r.entries.push(...pendingQuiet.splice(0));
   }
+  endUnfinishedTools(rows);
   return rows;
+}
+
+/**
+ * A tool call still waiting for its result when its turn has ended (a handoff, an error, a stop, Kiln
+ * stopping, the next message or the gates after it) will never get one: it ended, it is not running.
+ */
+function endUnfinishedTools(rows: Row[]) {
+  let ended = false;
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const row = rows[i];
+    if (row.type === "tool" && row.status === "running" && ended) row.status = "ended";
+    if (
+      row.type === "handoff" ||
+      row.type === "error" ||
+      row.type === "gates" ||
+      row.type === "user" ||
+      (row.type === "notice" && /^\s*(Kiln stopped while|Stopped by the operator)/.test(row.entry.text))
+    ) {
+      ended = true;
+    }
+  }
 }
 
 /** A handoff or review entry comes after entries[i] before the operator speaks again. */

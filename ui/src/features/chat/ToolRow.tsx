@@ -97,6 +97,10 @@ export function ToolRowView({ row }: { row: ToolRowModel }) {
             <span className="tool-running">running…</span>
           ) : row.status === "failed" ? (
             <span className="tool-fail">failed</span>
+          ) : row.status === "ended" ? (
+            <span className="muted" title="The turn ended before this step reported a result">
+              no result
+            </span>
           ) : null}
         </span>
       </button>
