@@ -1,6 +1,6 @@
 // Tests for what a session can deliver: changed or not, the nothing-changed words, when Eject is primary, and when a plan may be delivered anyway.
 import { describe, expect, it } from "vitest";
-import type { Blocker, DeliveryPlan, SessionView } from "../api/types";
+import type { Blocker, ReviewView, DeliveryPlan, SessionView } from "../api/types";
 import { makeCheckpoint, makeSession, makeTotals } from "../test/fixtures";
 import { canDeliverAnyway, ejectAction, nothingChangedText, sessionChanged } from "./deliverable";
 
@@ -34,6 +34,18 @@ describe("deliverable", () => {
     expect(ejectAction(changedSession({ running: true })).primary).toBe(false);
     expect(ejectAction(makeSession({ state: "review", changed: false })).primary).toBe(false);
     expect(ejectAction(makeSession({ state: "review", changed: false })).reason).toMatch(/No changes yet/);
+    expect(ejectAction(changedSession({ conflicts: ["a.js"] })).reason).toMatch(/Conflicts from the update/);
+    const review: ReviewView = {
+      moduleId: "m",
+      passed: true,
+      stale: false,
+      summary: "",
+      report: "",
+      createdAt: "2025-01-01T00:00:00Z",
+    };
+    expect(ejectAction(changedSession({ reviews: [review] })).primary).toBe(true);
+    expect(ejectAction(changedSession({ reviews: [{ ...review, stale: true }] })).reason).toMatch(/review again/);
+    expect(ejectAction(changedSession({ reviews: [{ ...review, passed: false }] })).primary).toBe(false);
   });
 
   it("offers delivering anyway only when every blocker is a gate's", () => {

@@ -26,7 +26,7 @@ export interface EjectAction {
   reason: string;
 }
 
-/** Eject is primary only when something can be delivered: files changed, no turn running, not planning, awaiting approval or blocked. */
+/** Deliver is primary only when it can succeed: files changed, no turn running, not planning, awaiting approval or blocked, no unresolved conflict, no review asking for changes or stale. */
 export function ejectAction(session: SessionView): EjectAction {
   if (session.deliveredAt || session.state === "delivered") return { primary: false, reason: "See the delivery" };
   if (session.state === "planning")
@@ -35,6 +35,16 @@ export function ejectAction(session: SessionView): EjectAction {
     return { primary: false, reason: "The specification awaits approval: nothing to deliver yet" };
   if (session.state === "blocked") return { primary: false, reason: "The session is blocked: clear that first" };
   if (session.running) return { primary: false, reason: "A turn is running: deliver once it ends" };
+  const conflicts = session.conflicts?.length ?? 0;
+  if (conflicts > 0)
+    return {
+      primary: false,
+      reason: "Conflicts from the update from the workspace are unresolved: resolve them first",
+    };
+  if (session.reviews.some((r) => !r.passed && !r.stale))
+    return { primary: false, reason: "The review asks for changes: nothing is delivered before it passes" };
+  if (session.reviews.some((r) => r.stale))
+    return { primary: false, reason: "The files changed since the review: review again before delivering" };
   const nothing = nothingChangedText(session);
   if (nothing) return { primary: false, reason: `${nothing}: nothing to deliver` };
   return { primary: true, reason: "Deliver the session's modules as code" };

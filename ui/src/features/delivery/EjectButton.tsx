@@ -1,4 +1,4 @@
-// The session header's Eject link: the orange primary button only when something can be delivered, a plain one (saying why) otherwise; "Delivery" once delivered.
+// The session header's Deliver link (to the eject screen): the orange primary button only when delivering can succeed, a plain one (saying why) otherwise; "Delivery" once delivered.
 import type { SessionView } from "../../api/types";
 import { ejectAction } from "../../lib/deliverable";
 import { paths } from "../../router";
@@ -13,7 +13,7 @@ export function EjectButton({ session }: { session: SessionView }) {
       data-testid="eject"
       data-primary={action.primary}
     >
-      {session.deliveredAt ? "Delivery" : "Eject"}
+      {session.deliveredAt ? "Delivery" : "Deliver"}
     </a>
   );
 }

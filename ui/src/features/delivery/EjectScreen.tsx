@@ -187,7 +187,7 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
       {back}
       <div className="screen-head">
         <div>
-          <h1 id="eject-title">Eject “{title}”</h1>
+          <h1 id="eject-title">Deliver “{title}”</h1>
           {session && (
             <div className="session-meta">
               <ReviewStates session={session} />

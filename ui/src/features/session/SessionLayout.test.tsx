@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { fakeBackend, makePreview, makeSession } from "../../test/fixtures";
 import { renderWithStore } from "../../test/render";
 import { SessionScreen } from "./SessionScreen";
+import { initials } from "./SessionSidebar";
 
 const session = makeSession({ id: "s1", title: "Add coupons", state: "editing", setup: "passed" });
 const others = [
@@ -97,6 +98,11 @@ describe("session layout", () => {
     fireEvent.click(within(rail).getByTestId("session-rail-toggle"));
     expect(rail).toHaveClass("session-rail-collapsed");
     expect(within(rail).getByTestId("session-rail-toggle")).toHaveAttribute("aria-expanded", "false");
+    // Folded, the sessions are told apart by their initials, each with its status dot.
+    expect(within(rail).getAllByTestId("rail-initials")).toHaveLength(4);
+    expect(within(rail).getByText("AM").querySelector(".status-dot")).toHaveClass("status-idle");
+    expect(within(rail).getByText("BO").querySelector(".status-dot")).toHaveClass("status-failed");
+    expect([initials("Fix the cart"), initials("  — "), initials("3 bugs in über")]).toEqual(["FT", "?", "3B"]);
   });
 
   it("on a narrow window the details move into a drawer opened from the header", async () => {

@@ -1,4 +1,4 @@
-// The session rail: the workspace's sessions with a live status dot each (running, needs you, failed, idle), to switch without the dashboard; it folds to dots.
+// The session rail: the workspace's sessions with a live status dot each (running, needs you, failed, idle), to switch without the dashboard; it folds to each session's initials with its dot.
 import { useMemo } from "react";
 import type { SessionView } from "../../api/types";
 import { Icon } from "../../components/Icon";
@@ -20,6 +20,13 @@ function useRailSessions(currentId: string): SessionView[] {
   );
 }
 
+/** Up to two letters from a title's first words ("Fix the cart" → "FT"), digits kept; "?" for none. */
+export function initials(title: string): string {
+  const words = title.match(/[\p{L}\p{N}]+/gu) ?? [];
+  const letters = words.slice(0, 2).map((w) => w[0].toUpperCase());
+  return letters.join("") || "?";
+}
+
 /** One session: its status dot (from the session and its live view) and title; the current one marked. */
 function RailItem({ session, current, collapsed }: { session: SessionView; current: boolean; collapsed: boolean }) {
   const status = sessionStatus(session, useLive(session.id));
@@ -35,7 +42,15 @@ function RailItem({ session, current, collapsed }: { session: SessionView; curre
         data-session-id={session.id}
         data-status={status}
       >
-        <span className={`status-dot status-${status}`} aria-hidden="true" />
+        {collapsed ? (
+          // Folded, each session is its initials with its status dot on them: told apart at a glance.
+          <span className="rail-initials" aria-hidden="true" data-testid="rail-initials">
+            {initials(title)}
+            <span className={`status-dot status-${status} rail-initials-dot`} />
+          </span>
+        ) : (
+          <span className={`status-dot status-${status}`} aria-hidden="true" />
+        )}
         <span className={collapsed ? "sr-only" : "session-rail-name"}>{title}</span>
         <span className="sr-only">, {STATUS_LABEL[status]}</span>
       </a>
