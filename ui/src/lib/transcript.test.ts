@@ -13,6 +13,7 @@ import {
   type MessageRow,
   type Row,
   rowStartsRoleGroup,
+  streamingText,
   stripProtocol,
   type ToolRow,
   toolTarget,
@@ -108,6 +109,14 @@ describe("foldTranscript on a realistic two-turn session", () => {
       ["user", 1],
       ["notes", 3],
     ]);
+  });
+
+  it("never streams a protocol line, whole or arriving", () => {
+    expect(streamingText("Fixed it.\n\nHANDOFF: none - fixed")).toBe("Fixed it.");
+    expect(streamingText("Fixed it.\n\nHAND")).toBe("Fixed it.");
+    expect(streamingText("Checked.\n**REVIEW")).toBe("Checked.");
+    expect(streamingText("Hands are tied.\nHello")).toBe("Hands are tied.\nHello");
+    expect(streamingText("Checked.\nREVIEW: pass - ok\nThen more")).toBe("Checked.\nThen more");
   });
 
   it("never folds what matters: work cut short or lost, a rebuilt copy, a restore, an update", () => {

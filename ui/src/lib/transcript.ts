@@ -250,6 +250,17 @@ export function stripProtocol(text: string): string {
     .trim();
 }
 
+/**
+ * Streamed agent text as it may be shown: `stripProtocol`, and a last line that may be the start of one
+ * still arriving ("HAND", "**REVIEW") held back until it is known not to be.
+ */
+export function streamingText(text: string): string {
+  const lines = text.split("\n");
+  const tail = (lines[lines.length - 1] ?? "").replace(/^[\s*_`>#]+/, "").toUpperCase();
+  if (tail && ["HANDOFF", "REVIEW"].some((word) => word.startsWith(tail) || tail.startsWith(word))) lines.pop();
+  return stripProtocol(lines.join("\n"));
+}
+
 export function hasProtocol(text: string): boolean {
   return text.split("\n").some((line) => PROTOCOL_LINE.test(line));
 }

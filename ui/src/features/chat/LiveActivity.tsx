@@ -3,9 +3,11 @@ import { Icon } from "../../components/Icon";
 import { Md } from "../../components/Markdown";
 import { type LiveView, liveStatusLine, liveStatusTone } from "../../lib/live";
 import { roleName } from "../../lib/roles";
+import { streamingText } from "../../lib/transcript";
 
 export function LiveActivity({ live }: { live: LiveView }) {
-  const text = live.text?.trim() ? live.text : null;
+  const shown = live.text ? streamingText(live.text) : "";
+  const text = shown.trim() ? shown : null;
   return (
     <div className="live-activity" data-testid="live" data-phase={live.phase}>
       {text && (
