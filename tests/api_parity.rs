@@ -229,6 +229,9 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         ("restore_checkpoint", json!({ "sessionId": "$id", "sequence": "one" })),
         ("restore_checkpoint", json!({ "sessionId": "$id", "sequence": 5 })),
         ("restore_checkpoint", json!({ "sessionId": "$id", "sequence": 0 })),
+        // The workspace has not changed since the session started: nothing to take in.
+        ("update_from_workspace", json!({ "sessionId": "$id" })),
+        ("update_from_workspace", json!({ "sessionId": "../x" })),
         ("get_diff", json!({ "sessionId": "$id" })),
         ("get_diff", json!({ "sessionId": "$id", "moduleId": "@shop/nope" })),
         ("get_diff", json!({ "sessionId": "nope" })),

@@ -455,9 +455,14 @@ impl ClaudeDriver {
         &self,
         workdir: &std::path::Path,
         resume_id: Option<&str>,
+        model: Option<&str>,
     ) -> crate::error::Result<super::runner::Interactive> {
         let binary = super::discover::find("claude", self.binary.as_deref())?;
-        let args = resume_id.map(|id| vec!["--resume".to_string(), id.to_string()]).unwrap_or_default();
+        let mut args = resume_id.map(|id| vec!["--resume".to_string(), id.to_string()]).unwrap_or_default();
+        // The session's model, as its turns run with.
+        if let Some(model) = model.filter(|m| !m.trim().is_empty()) {
+            args.extend(["--model".to_string(), model.to_string()]);
+        }
         let mut env = cli_env(self.base_url.as_deref(), self.api_key.as_deref());
         env.extend(self.env.iter().cloned());
         let confinement = confinement(workdir, false, &env);

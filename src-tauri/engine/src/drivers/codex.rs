@@ -368,9 +368,14 @@ impl CodexDriver {
         &self,
         workdir: &std::path::Path,
         thread_id: Option<&str>,
+        model: Option<&str>,
     ) -> crate::error::Result<super::runner::Interactive> {
         let binary = super::discover::find("codex", self.binary.as_deref())?;
         let mut args: Vec<String> = Vec::new();
+        // The session's model, as its turns run with.
+        if let Some(model) = model.filter(|m| !m.trim().is_empty()) {
+            args.extend(["--model".to_string(), model.to_string()]);
+        }
         if crate::sandbox::kernel_abi().is_some() {
             args.extend(["--sandbox".to_string(), "danger-full-access".to_string()]);
         }

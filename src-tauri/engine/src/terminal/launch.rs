@@ -79,13 +79,15 @@ pub async fn prepare(
         }
         TerminalKind::Claude => {
             let resume = session.resume_ids.get("claude").map(String::as_str);
-            let cli = crate::drivers::registry::claude(ws).await?.interactive(workdir, resume)?;
+            let cli =
+                crate::drivers::registry::claude(ws).await?.interactive(workdir, resume, session.model.as_deref())?;
             let title = if resume.is_some() { "claude --resume" } else { "claude" };
             Ok(agent(cli, title))
         }
         TerminalKind::Codex => {
             let thread = session.resume_ids.get("codex").map(String::as_str);
-            let cli = crate::drivers::registry::codex(ws).await?.interactive(workdir, thread)?;
+            let cli =
+                crate::drivers::registry::codex(ws).await?.interactive(workdir, thread, session.model.as_deref())?;
             let title = if thread.is_some() { "codex resume" } else { "codex" };
             Ok(agent(cli, title))
         }

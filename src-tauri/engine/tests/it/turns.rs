@@ -589,7 +589,10 @@ async fn every_turn_that_changes_files_leaves_a_checkpoint_to_restore() {
     assert_eq!(std::fs::read_to_string(work.join("node_modules/dep/index.js")).unwrap(), "kept");
     assert_eq!(std::fs::read_to_string(&cart).unwrap(), "// the cart's own change\n");
     let last = transcript(&w, &s.id).await.pop().unwrap();
-    assert_eq!(last.text, "Restored the session's working copy to the state after Backend Engineer in @shop/catalog (turn 1).");
+    assert_eq!(
+        last.text,
+        "Restored the session's working copy to the state after Backend Engineer in @shop/catalog (turn 1)."
+    );
 
     w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 0 }).await.unwrap();
     assert!(!server.join("wishlist.js").exists());

@@ -1,4 +1,4 @@
-// What stops a delivery, shown first: each blocker in words (its code on hover), message and paths, marked when it is a failing gate one may deliver past, with "Run review" for a module whose review is missing, stale or asks for changes, "Run gates" otherwise, "Update from workspace" for a conflict with the workspace and "Ask the agent to resolve them" for conflicts the update left.
+// What stops a delivery, shown first: each blocker in words (its code on hover), message and paths, marked when it is a failing gate one may deliver past, with "Run review" for a module whose review is missing, stale or asks for changes, "Send the failure to the agent" for a failing gate, "Re-run gates" otherwise, "Update from workspace" for a conflict with the workspace and "Ask the agent to resolve them" for conflicts the update left.
 import { useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { Blocker, SessionView } from "../../api/types";
@@ -45,6 +45,16 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
         session: await backend.call("review_module", { sessionId: session.id, moduleId }),
       }),
     );
+  // The turn that fixes it runs in the chat: the session page shows it.
+  const sendFailure = (b: Blocker) =>
+    act(`send:${b.message}`, async () => {
+      const text = `Fix this before the change can be delivered: ${b.message}. Run the failing check again to confirm it passes.`;
+      dispatch({
+        type: "sessionUpserted",
+        session: await backend.call("send_message", { sessionId: session.id, text }),
+      });
+      navigate(paths.session(session.id));
+    });
   const gates = () =>
     act("gates", async () => {
       await backend.call("check_modules", { sessionId: session.id });
@@ -58,7 +68,10 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
       </h2>
       <ul>
         {blockers.map((b, i) => {
-          const needsReview = b.moduleId !== null && reviewState(reviewOf(session, b.moduleId)) !== "passed";
+          // A failing gate's way out is a fix, not a review; a review blocker's is the review.
+          const failingGate = b.overridable;
+          const needsReview =
+            !failingGate && b.moduleId !== null && reviewState(reviewOf(session, b.moduleId)) !== "passed";
           return (
             <li
               key={`${i}:${b.code}:${b.moduleId ?? ""}`}
@@ -96,6 +109,17 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
                     {session.running ? "Review running…" : busy === `review:${b.moduleId}` ? "Starting…" : "Run review"}
                   </button>
                 )}
+                {failingGate && (
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    disabled={busy !== null || session.running}
+                    onClick={() => void sendFailure(b)}
+                    data-testid="send-failure"
+                  >
+                    {busy === `send:${b.message}` ? "Sending…" : "Send the failure to the agent"}
+                  </button>
+                )}
                 {b.moduleId && !needsReview && (
                   <button
                     type="button"
@@ -104,7 +128,7 @@ export function DeliveryBlockers({ session, blockers, onChecked }: DeliveryBlock
                     onClick={() => void gates()}
                     data-testid="run-gates"
                   >
-                    {busy === "gates" ? "Running gates…" : "Run gates"}
+                    {busy === "gates" ? "Running gates…" : "Re-run gates"}
                   </button>
                 )}
                 {b.code === "DELIVERY_CONFLICT" && (

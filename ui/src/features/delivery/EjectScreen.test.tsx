@@ -319,6 +319,22 @@ describe("EjectScreen", () => {
     expect(await screen.findAllByTestId("delivery-step")).toHaveLength(2);
   });
 
+  it("offers a failing gate's way out: send the failure to the agent, or re-run the gates; never a review", async () => {
+    const failing = makeSession({ reviews: [review("@shop/cart", { passed: false })] });
+    const backend = setup(makePlan({ blockers: [gateBlocker] }), failing);
+    backend.handle({ send_message: () => ({ ...failing, running: true }) });
+    const blocker = await screen.findByTestId("blocker");
+    expect(within(blocker).queryByTestId("run-review")).toBeNull();
+    expect(within(blocker).getByTestId("run-gates")).toHaveTextContent("Re-run gates");
+    fireEvent.click(within(blocker).getByTestId("send-failure"));
+    await waitFor(() =>
+      expect(backend.call).toHaveBeenCalledWith("send_message", {
+        sessionId: "s1",
+        text: expect.stringContaining("tests failed in `@shop/cart`: 1 new failure"),
+      }),
+    );
+  });
+
   it("offers no Deliver anyway while a review or conflict blocks too, and marks only the gate blocker", async () => {
     setup(makePlan({ blockers: [gateBlocker, reviewBlocker] }), reviewed);
     const blockers = await screen.findAllByTestId("blocker");
