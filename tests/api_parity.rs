@@ -394,6 +394,8 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "INVALID_SESSION_ID",
             "INVALID_INPUT",
             "CHECKPOINT_NOT_FOUND",
+            "NOTHING_TO_UPDATE",
+            "INVALID_SESSION_ID",
             "MODULE_NOT_FOUND",
             "INVALID_SESSION_ID",
             "INVALID_SESSION_ID",
