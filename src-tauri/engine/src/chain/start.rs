@@ -243,7 +243,13 @@ fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
         // Only slower: the first checkpoint reads every file once.
         tracing::warn!("priming the stat cache of {id}: {}", e.message);
     }
-    crate::checkout::create(&store, &ws.session_workdir(id), id.as_str(), commit, host_start.as_ref(), &made.entries)?;
+    let workdir = ws.session_workdir(id);
+    if let Err(e) = crate::checkout::create(&store, &workdir, id.as_str(), commit, host_start.as_ref(), &made.entries) {
+        // The session works without it (git there then answers for what holds the
+        // workspace, as before); a half-made one is not left to confuse it.
+        tracing::warn!("making the git checkout of {id}: {}", e.message);
+        let _ = std::fs::remove_dir_all(workdir.join(".git"));
+    }
     Ok(commit)
 }
 
