@@ -115,18 +115,7 @@ async fn git_in_a_session_answers_for_the_session_and_never_touches_the_reposito
     );
     assert_eq!(git_in(&work, &["blame", "--porcelain", "README.md"]).lines().nth(1), Some("author Someone Else"));
 
-    engine
-        .send_message(SendMessageArgs {
-            session_id: s.id.clone(),
-            text: "Make it loud".into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: None,
-            context: None,
-        })
-        .await
-        .unwrap();
+    send_text(&engine, &s.id, "Make it loud").await;
     wait_settled(&engine, &s.id, Duration::from_secs(60)).await;
 
     // The agent's git saw the session: its top level, its branch, nothing changed yet.

@@ -146,18 +146,7 @@ async fn two_sessions_on_one_line_are_both_delivered_after_an_update_the_agent_r
     assert_eq!(again.code, ErrorCode::ConflictsUnresolved);
 
     // The agent resolves it.
-    engine
-        .send_message(SendMessageArgs {
-            session_id: a.clone(),
-            text: "Resolve the conflict in greet.js".into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: None,
-            context: None,
-        })
-        .await
-        .unwrap();
+    send_text(&engine, &a, "Resolve the conflict in greet.js").await;
     let settled = wait_settled(&engine, &a, Duration::from_secs(60)).await;
     assert!(settled.conflicts.is_empty(), "{:?}", settled.conflicts);
     let nothing = engine.update_from_workspace(SessionIdArgs { session_id: a.clone() }).await.unwrap_err();

@@ -206,6 +206,22 @@ pub async fn use_scripted_model(engine: &Engine, server: &kiln_model_server::Mod
         .unwrap();
 }
 
+/// Sends the operator's message `text` to the session, with nothing else picked.
+pub async fn send_text(engine: &Engine, id: &str, text: &str) -> SessionView {
+    engine
+        .send_message(SendMessageArgs {
+            session_id: id.into(),
+            text: text.into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: None,
+            context: None,
+        })
+        .await
+        .unwrap()
+}
+
 /// Waits until no turn runs and the session's chain has settled, for at most `limit`.
 pub async fn wait_settled(engine: &Engine, id: &str, limit: std::time::Duration) -> SessionView {
     let deadline = std::time::Instant::now() + limit;
