@@ -140,12 +140,14 @@ function Store({ raw, children }: { raw: Backend; children: ReactNode }) {
   const [reachable, setReachable] = useState(true);
   useEffect(() => {
     if (!live) return undefined;
+    let lost = false;
     const stop = raw.subscribe(
       (event) => applyEvent(client, event, () => void reloadRef.current()),
       (up) => {
         setReachable(up);
         // Back after a loss: the server may have restarted, with its sessions (and this browser's) gone.
-        if (up) void reloadRef.current();
+        if (up && lost) void reloadRef.current();
+        lost = !up;
       },
     );
     return () => {
