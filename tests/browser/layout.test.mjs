@@ -224,6 +224,12 @@ describe("the session screen's layout in kiln serve", { timeout: TEST_TIMEOUT * 
       assert.equal(await page.locator("[data-testid=session-side]").count(), 0, `${size.name}: the details leave their column to the preview`);
       await page.locator("[data-testid=details-button]").waitFor();
       await checkLayout(page, size, "preview-split", ["appHeader", "sessionHeader", "rail", "tabs", "transcript", "composer", "preview"]);
+      // Beside the docked preview the composer's pickers and Send wrap inside it, never under the preview.
+      const composerBox = await page.locator("[data-testid=composer]").boundingBox();
+      for (const part of [".composer-model", ".composer-send"]) {
+        const box = await page.locator(`[data-testid=composer] ${part}`).boundingBox();
+        assert.ok(box && box.x + box.width <= composerBox.x + composerBox.width + 1, `${size.name}: ${part} lies inside the composer beside the preview: ${JSON.stringify(box)} in ${JSON.stringify(composerBox)}`);
+      }
       await checkToolbar(page, size, "split");
 
       await switchLayout(page, "tab");
