@@ -107,16 +107,7 @@ pub fn rebase(
         }
         return attach(store, workdir, session, base, host.map(|h| h.objects), &[]);
     };
-    copy_missing(store, &repo, base)?;
-    let name = match repo.head() {
-        Ok(head) if head.is_branch() => head.name().map(str::to_string),
-        _ => None,
-    };
-    let name = name.unwrap_or_else(|| format!("refs/heads/{}", branch(session)));
-    repo.reference(&name, base, true, "Kiln took in the workspace")?;
-    repo.set_head(&name)?;
-    let tree = repo.find_commit(base)?.tree()?;
-    write_index(&repo, &tree, &[])
+    point_branch(store, &repo, session, base, "Kiln took in the workspace")
 }
 
 /// Gives `workdir` (a working copy with no `.git`) a checkout on the session's branch at
@@ -215,16 +206,22 @@ pub fn move_to(
         }
         return attach(store, workdir, session, commit, host_objects, &[]);
     };
-    copy_missing(store, &repo, commit)?;
+    point_branch(store, &repo, session, commit, "Kiln restored a checkpoint")
+}
+
+/// Puts the checkout's branch (the one `HEAD` is on, else the session's) at `commit`, a
+/// store commit copied in first, and its index on that commit's tree.
+fn point_branch(store: &Repository, repo: &Repository, session: &str, commit: Oid, why: &str) -> Result<()> {
+    copy_missing(store, repo, commit)?;
     let name = match repo.head() {
         Ok(head) if head.is_branch() => head.name().map(str::to_string),
         _ => None,
     };
     let name = name.unwrap_or_else(|| format!("refs/heads/{}", branch(session)));
-    repo.reference(&name, commit, true, "Kiln restored a checkpoint")?;
+    repo.reference(&name, commit, true, why)?;
     repo.set_head(&name)?;
     let tree = repo.find_commit(commit)?.tree()?;
-    write_index(&repo, &tree, &[])
+    write_index(repo, &tree, &[])
 }
 
 /// The working copy's own checkout: `.git` a real directory inside it, never a link or a

@@ -243,8 +243,8 @@ pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointA
     publish(ws, events, &id).await
 }
 
-/// Every path whose content, mode or presence differs between two trees.
-fn differing(store: &Repository, a: &git2::Tree<'_>, b: &git2::Tree<'_>) -> Result<BTreeSet<String>> {
+/// Every path whose content, mode or presence differs between two trees, sorted.
+pub(crate) fn differing(store: &Repository, a: &git2::Tree<'_>, b: &git2::Tree<'_>) -> Result<BTreeSet<String>> {
     let diff = store.diff_tree_to_tree(Some(a), Some(b), None)?;
     let mut paths = BTreeSet::new();
     for delta in diff.deltas() {

@@ -97,7 +97,7 @@ pub async fn update_from_workspace(
         let store = ws.open_store()?;
         let merged = merge(&store, base_tree, ours, theirs)?;
         let (from, to) = (store.find_tree(ours)?, store.find_tree(merged.tree)?);
-        for path in changed_paths(&store, &from, &to)? {
+        for path in crate::checkpoint::differing(&store, &from, &to)? {
             snapshot::put_path(&store, &to, &workdir, &path)?;
         }
         merged
@@ -127,7 +127,7 @@ fn workspace_tree(ws: &Workspace, store: &Repository) -> Result<Oid> {
 fn merge(store: &Repository, base: Oid, ours: Oid, theirs: Oid) -> Result<Merged> {
     let (base_t, ours_t, theirs_t) = (store.find_tree(base)?, store.find_tree(ours)?, store.find_tree(theirs)?);
     let mut index = store.merge_trees(&base_t, &ours_t, &theirs_t, Some(&MergeOptions::new()))?;
-    let taken = changed_paths(store, &base_t, &theirs_t)?;
+    let taken: Vec<String> = crate::checkpoint::differing(store, &base_t, &theirs_t)?.into_iter().collect();
     let mut conflicts = Vec::new();
     let mut kept = Vec::new();
     let found: Vec<git2::IndexConflict> = index.conflicts()?.collect::<std::result::Result<_, _>>()?;
@@ -182,20 +182,6 @@ fn entry_like(entry: &IndexEntry, id: Oid) -> IndexEntry {
 
 fn path_of(entry: &IndexEntry) -> String {
     String::from_utf8_lossy(&entry.path).into_owned()
-}
-
-/// Every path whose content, mode or presence differs between two trees, sorted.
-fn changed_paths(store: &Repository, a: &git2::Tree<'_>, b: &git2::Tree<'_>) -> Result<Vec<String>> {
-    let diff = store.diff_tree_to_tree(Some(a), Some(b), None)?;
-    let mut paths: Vec<String> = diff
-        .deltas()
-        .flat_map(|d| [d.old_file().path(), d.new_file().path()])
-        .flatten()
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
-        .collect();
-    paths.sort();
-    paths.dedup();
-    Ok(paths)
 }
 
 /// The session's git checkout onto its new base; a checkout Kiln cannot move only

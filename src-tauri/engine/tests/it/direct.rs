@@ -214,18 +214,7 @@ async fn a_transcript_is_read_newest_first_in_windows_that_join_up() {
 }
 
 async fn send(w: &World, id: &str, text: &str) {
-    w.engine
-        .send_message(SendMessageArgs {
-            session_id: id.into(),
-            text: text.into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: None,
-            context: None,
-        })
-        .await
-        .unwrap();
+    send_text(&w.engine, id, text).await;
 }
 
 #[tokio::test]

@@ -56,18 +56,7 @@ async fn world_edit(script: Vec<Step>, planner: bool, gates: bool, edit: impl Fn
 }
 
 async fn send(w: &World, id: &str, text: &str) -> SessionView {
-    w.engine
-        .send_message(SendMessageArgs {
-            session_id: id.into(),
-            text: text.into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: None,
-            context: None,
-        })
-        .await
-        .unwrap()
+    send_text(&w.engine, id, text).await
 }
 
 /// Waits until no turn runs and the chain has settled.
