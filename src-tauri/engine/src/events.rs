@@ -145,6 +145,7 @@ mod tests {
             module: None,
             text: Some("Hel".into()),
             status: None,
+            output: None,
         };
         bus.emit_ephemeral(EventBody::Live { live: live_view });
         bus.emit(EventBody::Resync);

@@ -12,6 +12,12 @@ use crate::ids::SessionId;
 /// At most one streamed-text update per this long (the end of a stretch always goes out).
 pub const TEXT_EVERY: Duration = Duration::from_millis(50);
 
+/// At most one running-command output update per this long.
+pub const OUTPUT_EVERY: Duration = Duration::from_millis(200);
+
+/// How much of a running command's output the live view carries: its end.
+pub const OUTPUT_TAIL: usize = 4 * 1024;
+
 /// A session's live line for one phase: keeps what was last sent, so each update says
 /// the whole state and the end clears it.
 pub struct Live {
@@ -22,6 +28,8 @@ pub struct Live {
     text: Option<String>,
     status: Option<LiveStatus>,
     last_text_at: Option<Instant>,
+    output: Option<String>,
+    last_output_at: Option<Instant>,
 }
 
 impl Live {
@@ -34,6 +42,8 @@ impl Live {
             text: None,
             status: None,
             last_text_at: None,
+            output: None,
+            last_output_at: None,
         }
     }
 
@@ -45,6 +55,7 @@ impl Live {
             module: self.module.clone(),
             text: self.text.clone(),
             status: self.status.clone(),
+            output: self.output.clone(),
         };
         events.emit_ephemeral(EventBody::Live { live });
     }
@@ -81,6 +92,33 @@ impl Live {
         }
     }
 
+    /// A running command printed `piece`: its output so far (the end of it) goes out, at
+    /// most once per `OUTPUT_EVERY`; what arrives between updates goes with the next.
+    pub fn output(&mut self, events: &EventBus, piece: &str) {
+        let mut output = self.output.take().unwrap_or_default();
+        output.push_str(piece);
+        if output.len() > OUTPUT_TAIL {
+            let mut cut = output.len() - OUTPUT_TAIL;
+            while !output.is_char_boundary(cut) {
+                cut += 1;
+            }
+            output.drain(..cut);
+        }
+        self.output = Some(output);
+        if self.last_output_at.is_none_or(|at| at.elapsed() >= OUTPUT_EVERY) {
+            self.last_output_at = Some(Instant::now());
+            self.emit(events);
+        }
+    }
+
+    /// The command ended (its result is in the transcript): its live output goes.
+    pub fn output_ended(&mut self, events: &EventBus) {
+        self.last_output_at = None;
+        if self.output.take().is_some() {
+            self.emit(events);
+        }
+    }
+
     /// The provider answers again: the retry line goes.
     pub fn recovered(&mut self, events: &EventBus) {
         if self.status.as_ref().is_some_and(|s| s.kind == LiveStatusKind::Retrying) {
@@ -93,6 +131,7 @@ impl Live {
     pub fn end(&mut self, events: &EventBus) {
         self.text = None;
         self.status = None;
+        self.output = None;
         self.emit(events);
     }
 }

@@ -581,6 +581,11 @@ impl TurnLog<'_> {
                 }
                 return;
             }
+            // Into the running command's row, live only; the result carries the whole.
+            DriverEvent::ToolOutput { output, .. } => {
+                self.live.output(self.events, output);
+                return;
+            }
             // One updating line, no transcript entry per attempt; what streamed of the
             // failed request is asked for again.
             DriverEvent::Retry { attempt, message, max_attempts, http_status } => {
@@ -623,6 +628,7 @@ impl TurnLog<'_> {
                 self.entry(EntryKind::Tool, &format!("**{kind}** `{}`", title.replace('`', "'"))).await
             }
             DriverEvent::ToolResult { status, output, .. } => {
+                self.live.output_ended(self.events);
                 let status = if status == crate::drivers::events::ToolStatus::Failed { "failed" } else { "done" };
                 let shown = clip(&output, 2000);
                 let text = if shown.trim().is_empty() {
@@ -669,6 +675,7 @@ impl TurnLog<'_> {
             }
             DriverEvent::Text { .. }
             | DriverEvent::TextDelta { .. }
+            | DriverEvent::ToolOutput { .. }
             | DriverEvent::Retry { .. }
             | DriverEvent::Unknown { .. } => {}
         }

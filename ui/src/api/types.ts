@@ -516,7 +516,13 @@ text: string | null,
 /**
  * One updating status line for the phase, or `None` when the phase ended or cleared.
  */
-status: LiveStatus | null, };
+status: LiveStatus | null, 
+/**
+ * The end of what the running command has printed so far (at most
+ * `live::OUTPUT_TAIL` bytes), where the agent reports it as it runs; `None` when no
+ * command runs or its output is not heard until it ends.
+ */
+output?: string, };
 
 export type ModuleArgs = { sessionId: string, moduleId: string, };
 

@@ -32,6 +32,12 @@ pub enum DriverEvent {
         title: String,
         input: Value,
     },
+    /// Output a running tool printed so far, a piece at a time, for the live view only:
+    /// the whole of it comes with the `ToolResult`, which alone is stored.
+    ToolOutput {
+        id: String,
+        output: String,
+    },
     /// `id` is the id of the `ToolCall` this answers.
     ToolResult {
         id: String,

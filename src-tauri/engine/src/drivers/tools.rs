@@ -162,6 +162,11 @@ impl Toolbox {
     /// Runs one call. A tool that was not offered fails like any other mistake, so a
     /// model that calls `write_file` in a read-only turn is told, not obeyed.
     pub async fn run(&self, name: &str, input: &Value) -> ToolOutcome {
+        self.run_watched(name, input, None).await
+    }
+
+    /// `run`, with a command's output heard by `watch` as it arrives.
+    pub async fn run_watched(&self, name: &str, input: &Value, watch: Option<crate::process::Watch>) -> ToolOutcome {
         if !self.offered().any(|spec| spec.name == name) {
             if name == "run_command" && self.commands == CommandPolicy::None && !self.read_only {
                 return ToolOutcome::failed(NO_COMMANDS);
@@ -176,8 +181,8 @@ impl Toolbox {
         let result = if name == "run_command" {
             match string(input, "command") {
                 Ok(line) => {
-                    Ok(command::run(self.root.path(), &self.session_dir, line, self.command_timeout, &self.environment)
-                        .await)
+                    let (root, dir, timeout) = (self.root.path(), &self.session_dir, self.command_timeout);
+                    Ok(command::run(root, dir, line, timeout, &self.environment, watch).await)
                 }
                 Err(e) => Err(e),
             }

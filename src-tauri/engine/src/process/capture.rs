@@ -52,13 +52,27 @@ pub struct Captured {
     pub stdout: Vec<u8>,
 }
 
+/// Hears a running command's output as it arrives (stdout and stderr, interleaved), for a
+/// view that shows it live; what is kept for the outcome is the same either way.
+pub type Watch = Arc<dyn Fn(&[u8]) + Send + Sync>;
+
 /// Waits for `child` for at most `timeout` (then kills its group), keeping its output.
 pub async fn collect(child: &mut Child, timeout: Duration, whole_stdout: bool) -> io::Result<Captured> {
+    collect_watched(child, timeout, whole_stdout, None).await
+}
+
+/// `collect`, with `watch` hearing each piece of output as it arrives.
+pub async fn collect_watched(
+    child: &mut Child,
+    timeout: Duration,
+    whole_stdout: bool,
+    watch: Option<Watch>,
+) -> io::Result<Captured> {
     let capture = Arc::new(Mutex::new(Capture::default()));
     let stdout = Arc::new(Mutex::new(Vec::new()));
     let whole = whole_stdout.then(|| stdout.clone());
-    let out = tokio::spawn(pump(child.inner.stdout.take(), capture.clone(), whole));
-    let err = tokio::spawn(pump(child.inner.stderr.take(), capture.clone(), None));
+    let out = tokio::spawn(pump(child.inner.stdout.take(), capture.clone(), whole, watch.clone()));
+    let err = tokio::spawn(pump(child.inner.stderr.take(), capture.clone(), None, watch));
     let (status, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(status) => (Some(status?), false),
         Err(_) => {
@@ -88,6 +102,7 @@ async fn pump(
     stream: Option<impl AsyncRead + Unpin>,
     capture: Arc<Mutex<Capture>>,
     whole: Option<Arc<Mutex<Vec<u8>>>>,
+    watch: Option<Watch>,
 ) {
     let Some(mut stream) = stream else { return };
     let mut buf = [0u8; 8192];
@@ -96,6 +111,9 @@ async fn pump(
             break;
         }
         capture.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
+        if let Some(watch) = &watch {
+            watch(&buf[..n]);
+        }
         if let Some(whole) = &whole {
             whole.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&buf[..n]);
         }

@@ -20,7 +20,7 @@ mod tree;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-pub use capture::{collect, HEAD_BYTES, TAIL_BYTES};
+pub use capture::{collect, collect_watched, Watch, HEAD_BYTES, TAIL_BYTES};
 pub use command::{Child, Command};
 pub use env::{allowlisted_env, operator_var, project_scope, Env, KEPT_VARIABLES};
 pub use pty::{kill_session, spawn_pty, Pty, PtyMaster};
@@ -113,7 +113,7 @@ async fn run(
     timeout: Duration,
     on_start: impl FnOnce(Running),
 ) -> std::io::Result<Outcome> {
-    run_with(command, dir, Env::Operator(env), timeout, None, on_start).await
+    run_with(command, dir, Env::Operator(env), timeout, None, on_start, None).await
 }
 
 /// Runs `command` in `dir` within `scope`: only its environment, confined to its
@@ -127,8 +127,21 @@ pub async fn run_scoped(
     timeout: Duration,
     on_start: impl FnOnce(Running),
 ) -> std::io::Result<Outcome> {
+    run_scoped_watched(command, dir, scope, timeout, on_start, None).await
+}
+
+/// `run_scoped`, with `watch` hearing the output as it arrives (the tool loop's
+/// `run_command`, whose output streams into its row in the chat).
+pub async fn run_scoped_watched(
+    command: &str,
+    dir: &Path,
+    scope: &crate::sandbox::Scope,
+    timeout: Duration,
+    on_start: impl FnOnce(Running),
+    watch: Option<Watch>,
+) -> std::io::Result<Outcome> {
     let prepared = scope.confinement().prepare()?;
-    run_with(command, dir, Env::Only(scope.env()), timeout, Some(&prepared), on_start).await
+    run_with(command, dir, Env::Only(scope.env()), timeout, Some(&prepared), on_start, watch).await
 }
 
 /// Like `run_scoped`, confined by `confinement` as an agent CLI is (`drivers::runner`):
@@ -143,7 +156,7 @@ pub async fn run_confined(
     on_start: impl FnOnce(Running),
 ) -> std::io::Result<Outcome> {
     let prepared = confinement.prepare()?;
-    run_with(command, dir, Env::Operator(env), timeout, Some(&prepared), on_start).await
+    run_with(command, dir, Env::Operator(env), timeout, Some(&prepared), on_start, None).await
 }
 
 async fn run_with(
@@ -153,11 +166,12 @@ async fn run_with(
     timeout: Duration,
     confinement: Option<&crate::sandbox::Prepared>,
     on_start: impl FnOnce(Running),
+    watch: Option<Watch>,
 ) -> std::io::Result<Outcome> {
     let started = Instant::now();
     let mut child = Command::shell(command, dir, env).spawn(confinement)?;
     on_start(child.group());
-    let captured = collect(&mut child, timeout, false).await?;
+    let captured = collect_watched(&mut child, timeout, false, watch).await?;
     // Whatever the command left behind in its group goes with it.
     child.kill();
 

@@ -586,3 +586,38 @@ async fn checkpoints_are_named_by_the_message_and_the_current_one_is_marked() {
         w.engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 1 }).await.unwrap();
     assert!(restored.checkpoints[1].current && restored.changed);
 }
+
+/// A command that prints a line a second: what it printed so far reaches the live view
+/// while it still runs (before its result is in the transcript), and goes when it ends;
+/// the transcript keeps the whole output once, in the result.
+#[tokio::test]
+async fn a_running_commands_output_streams_live_before_it_ends() {
+    let command = "for i in 1 2 3 4; do echo tick $i; sleep 1; done";
+    let script = vec![
+        Step::tool("run_command", serde_json::json!({ "command": command })),
+        Step::text("Counted.\nHANDOFF: none - done"),
+        Step::text("Fine.\nREVIEW: pass - fine"),
+    ];
+    let w = world(script, false, None).await;
+    let s = create(&w.engine, "Count to four in @shop/catalog").await;
+    wait_setup(&w.engine, &s.id).await;
+    let mut rx = w.engine.subscribe(None).receiver;
+    send_text(&w.engine, &s.id, "Count").await;
+    let seen = lives(&mut rx, &s.id, Duration::from_secs(30), |seen| {
+        seen.iter().any(|l| l.output.as_deref().is_some_and(|o| o.contains("tick 2")))
+    })
+    .await;
+    let streamed = seen.iter().rev().find_map(|l| l.output.clone()).unwrap_or_else(|| panic!("no output: {seen:#?}"));
+    assert!(streamed.contains("tick 1") && !streamed.contains("tick 4"), "{streamed}");
+    // Heard while it runs: no result yet.
+    let entries = transcript(&w.engine, &s.id).await;
+    assert!(!entries.iter().any(|e| e.text.contains("tick 4")), "{entries:#?}");
+    // It ends: the live output goes, and the result holds the whole.
+    let after = lives(&mut rx, &s.id, Duration::from_secs(30), |seen| seen.iter().any(|l| l.output.is_none())).await;
+    assert!(after.iter().any(|l| l.output.is_none()), "{after:#?}");
+    wait_settled(&w.engine, &s.id, Duration::from_secs(60)).await;
+    let entries = transcript(&w.engine, &s.id).await;
+    let result = entries.iter().find(|e| e.text.starts_with("↳") && e.text.contains("tick 4"));
+    let result = result.unwrap_or_else(|| panic!("{entries:#?}"));
+    assert!(result.text.contains("tick 1"), "{}", result.text);
+}

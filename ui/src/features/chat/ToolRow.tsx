@@ -1,7 +1,8 @@
-// One tool call as one chat row: kind icon, target, +/− counts, status; expands to its output and, for an edit, its diff.
-import { useState } from "react";
+// One tool call as one chat row: kind icon, target, +/− counts, status (how long a running one has run); expands to its output and, for an edit, its diff; a running command shows what it prints as it prints it.
+import { useEffect, useState } from "react";
 import { Icon, type IconName } from "../../components/Icon";
 import type { ToolKind, ToolRow as ToolRowModel } from "../../lib/transcript";
+import { useRunningOutput } from "./runningOutput";
 
 /** The icon of each tool kind (a permission card shows its request's too). */
 export const KIND_ICON: Record<ToolKind, IconName> = {
@@ -47,8 +48,33 @@ function DiffBlock({ diff }: { diff: string }) {
   );
 }
 
+/** Lines of a running command's output shown under its row: its end. */
+const LIVE_LINES = 12;
+
+/** "12 s", "3 min 4 s": how long a step has run. */
+export function runningFor(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** Seconds since `since` (an ISO time), ticking every second while mounted. */
+function useRunningSince(since: string, running: boolean): number | null {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [running]);
+  const start = Date.parse(since);
+  return running && Number.isFinite(start) ? now - start : null;
+}
+
 export function ToolRowView({ row }: { row: ToolRowModel }) {
   const [open, setOpen] = useState(false);
+  const running = row.status === "running";
+  const streamed = useRunningOutput(row.key);
+  const ranFor = useRunningSince(row.entries[0]?.createdAt ?? "", running);
+  const tail = streamed ? streamed.replace(/\s+$/, "").split("\n").slice(-LIVE_LINES).join("\n") : null;
   const hasMore = Boolean(row.output) || row.changes.length > 0 || row.putBack.length > 0;
   const changed = row.changes.map((c) => c.path).filter((p) => p !== row.target);
   return (
@@ -93,8 +119,10 @@ export function ToolRowView({ row }: { row: ToolRowModel }) {
           </span>
         )}
         <span className="tool-status" aria-label={row.status}>
-          {row.status === "running" ? (
-            <span className="tool-running">running…</span>
+          {running ? (
+            <span className="tool-running" data-testid="tool-running">
+              running{ranFor !== null && ranFor >= 1000 ? ` · ${runningFor(ranFor)}` : "…"}
+            </span>
           ) : row.status === "failed" ? (
             <span className="tool-fail">failed</span>
           ) : row.status === "ended" ? (
@@ -104,6 +132,11 @@ export function ToolRowView({ row }: { row: ToolRowModel }) {
           ) : null}
         </span>
       </button>
+      {running && tail && (
+        <pre className="tool-output tool-output-live" data-testid="tool-live-output" aria-live="off">
+          <code>{tail}</code>
+        </pre>
+      )}
       {open && (
         <div className="tool-body" data-testid="tool-body">
           {row.putBack.length > 0 && (

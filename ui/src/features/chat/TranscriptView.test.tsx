@@ -107,6 +107,49 @@ describe("the folded session", () => {
   });
 });
 
+describe("a running command", () => {
+  const live = (output: string | undefined): LiveView => ({
+    sessionId: "s1",
+    phase: "turn",
+    role: null,
+    module: null,
+    text: null,
+    status: null,
+    output,
+  });
+
+  it("shows what it printed so far under its row, and how long it has run, until its result comes", () => {
+    const e = entryMaker();
+    const call = { ...e("tool", "**execute** `./count.sh`"), createdAt: new Date(Date.now() - 5_000).toISOString() };
+    const { rerender } = render(<TranscriptView entries={[call]} live={live("tick 1\ntick 2\n")} />);
+    expect(screen.getByTestId("tool-live-output")).toHaveTextContent("tick 1 tick 2");
+    expect(screen.getByTestId("tool-running").textContent).toMatch(/^running · [5-9] s$/);
+
+    // Only the end of a long output is shown.
+    const long = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join("\n");
+    rerender(<TranscriptView entries={[call]} live={live(long)} />);
+    const shown = screen.getByTestId("tool-live-output").textContent!;
+    expect(shown).toContain("line 40");
+    expect(shown).not.toContain("line 28\n");
+
+    // The result is in: the row shows it, the live output is gone.
+    const done = e("tool", "↳ done\n\n```\ntick 1\ntick 2\n```");
+    rerender(<TranscriptView entries={[call, done]} live={live(undefined)} />);
+    expect(screen.queryByTestId("tool-live-output")).toBeNull();
+    expect(screen.queryByTestId("tool-running")).toBeNull();
+  });
+
+  it("shows no output where the agent reports it only at the end, and only on the row still running", () => {
+    const e = entryMaker();
+    const first = e("tool", "**execute** `npm ci`");
+    const firstDone = e("tool", "↳ done");
+    const second = e("tool", "**execute** `npm test`");
+    render(<TranscriptView entries={[first, firstDone, second]} live={live(undefined)} />);
+    expect(screen.queryByTestId("tool-live-output")).toBeNull();
+    expect(screen.getAllByTestId("tool-running")).toHaveLength(1);
+  });
+});
+
 /** jsdom lays nothing out: the scroller's heights and position are set by the test. */
 const metrics = { scrollHeight: 1000, clientHeight: 400 };
 const tops = new WeakMap<Element, number>();

@@ -7,6 +7,7 @@ import { type LiveView, liveShows } from "../../lib/live";
 import { foldTranscript, type Row, rowStartsRoleGroup } from "../../lib/transcript";
 import { LiveActivity } from "./LiveActivity";
 import { PermissionCard } from "./PermissionCard";
+import { RunningOutputContext, runningRowKey } from "./runningOutput";
 import { RowView } from "./TranscriptRow";
 import { type Follow, useFollow } from "./useFollow";
 
@@ -31,10 +32,13 @@ const NO_CARDS: PermissionCardView[] = [];
 export function TranscriptView({ entries, footerOf, live, permissions = NO_CARDS }: TranscriptViewProps) {
   const rows = useMemo(() => foldTranscript(entries), [entries]);
   const shown = liveShows(live) ? live : null;
+  const runningKey = useMemo(() => runningRowKey(rows), [rows]);
+  const output = live?.output ?? null;
+  const running = useMemo(() => ({ rowKey: runningKey, output }), [runningKey, output]);
   const last = entries[entries.length - 1];
   // A new card is activity too: followed into view, or "New activity" when the reader scrolled up.
   const cards = permissions.map((c) => c.id).join(",");
-  const changed = `${entries.length}:${last?.id ?? 0}:${shown?.text?.length ?? 0}:${shown?.status?.message ?? ""}:${shown?.status?.attempt ?? ""}:${cards}`;
+  const changed = `${entries.length}:${last?.id ?? 0}:${shown?.text?.length ?? 0}:${output?.length ?? 0}:${shown?.status?.message ?? ""}:${shown?.status?.attempt ?? ""}:${cards}`;
   const sessionId = entries[0]?.sessionId ?? live?.sessionId ?? null;
   const follow = useFollow(changed, sessionId);
   const list =
@@ -54,7 +58,7 @@ export function TranscriptView({ entries, footerOf, live, permissions = NO_CARDS
       aria-label="Transcript"
     >
       <div className="transcript-content" ref={follow.contentRef}>
-        {list}
+        <RunningOutputContext.Provider value={running}>{list}</RunningOutputContext.Provider>
         {shown && <LiveActivity live={shown} />}
         {sessionId && permissions.map((card) => <PermissionCard key={card.id} sessionId={sessionId} card={card} />)}
       </div>

@@ -93,6 +93,12 @@ pub struct LiveView {
     pub text: Option<String>,
     /// One updating status line for the phase, or `None` when the phase ended or cleared.
     pub status: Option<LiveStatus>,
+    /// The end of what the running command has printed so far (at most
+    /// `live::OUTPUT_TAIL` bytes), where the agent reports it as it runs; `None` when no
+    /// command runs or its output is not heard until it ends.
+    #[serde(default)]
+    #[ts(optional)]
+    pub output: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]

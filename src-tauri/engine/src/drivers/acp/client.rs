@@ -85,6 +85,11 @@ impl Client {
         }
     }
 
+    /// Where a terminal's output goes as it arrives: the turn's events, while it lasts.
+    fn heard(&self) -> Option<mpsc::WeakUnboundedSender<DriverEvent>> {
+        self.events.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|events| events.downgrade())
+    }
+
     /// Ends the turn's event stream.
     pub fn close(&self) {
         self.events.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -188,7 +193,7 @@ impl Client {
         };
         let id = self
             .terminals
-            .create(params, &cwd, self.workdir.path(), &self.session_dir, &self.environment)
+            .create(params, &cwd, self.workdir.path(), &self.session_dir, &self.environment, self.heard())
             .map_err(invalid)?;
         // The agent usually announces the command as its own tool call; when it did not,
         // the transcript still shows what ran.

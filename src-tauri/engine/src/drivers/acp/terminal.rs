@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
+use crate::drivers::events::DriverEvent;
 use crate::process::{Command, Env, Running};
 
 /// Output kept when the agent names no limit.
@@ -70,6 +71,7 @@ impl Terminals {
         workdir: &Path,
         session_dir: &Path,
         environment: &crate::sandbox::EnvironmentConfig,
+        heard: Option<mpsc::WeakUnboundedSender<DriverEvent>>,
     ) -> Result<String, String> {
         let command = params["command"].as_str().filter(|c| !c.trim().is_empty()).ok_or("no command")?;
         let args: Vec<String> =
@@ -92,9 +94,11 @@ impl Terminals {
         let mut child = cmd.spawn(Some(&prepared)).map_err(|e| format!("could not start `{command}`: {e}"))?;
         let limit = params["outputByteLimit"].as_u64().map_or(DEFAULT_LIMIT, |l| l as usize);
         let output = Arc::new(Mutex::new(Output { bytes: Vec::new(), truncated: false, limit }));
+        let id = format!("term-{}", self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
+        let heard = heard.map(|events| (id.clone(), events));
         let pumps = [
-            tokio::spawn(pump(child.inner.stdout.take(), output.clone())),
-            tokio::spawn(pump(child.inner.stderr.take(), output.clone())),
+            tokio::spawn(pump(child.inner.stdout.take(), output.clone(), heard.clone())),
+            tokio::spawn(pump(child.inner.stderr.take(), output.clone(), heard)),
         ];
         let (done, exit) = watch::channel(None);
         let group = child.group();
@@ -111,7 +115,6 @@ impl Terminals {
             };
             done.send_replace(Some(exit));
         });
-        let id = format!("term-{}", self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
         let line = std::iter::once(command.to_string()).chain(args).collect::<Vec<_>>().join(" ");
         let terminal = Arc::new(Terminal { line, output, exit, group });
         self.running.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), terminal);
@@ -191,7 +194,14 @@ impl Drop for Terminals {
     }
 }
 
-async fn pump(stream: Option<impl AsyncRead + Unpin>, output: Arc<Mutex<Output>>) {
+/// Keeps what the command prints and, when the turn hears it (`heard`: the terminal's id
+/// and the turn's events), hands each piece on as it arrives, for the chat's live row.
+/// Held weakly: a command still running never keeps the turn's stream from ending.
+async fn pump(
+    stream: Option<impl AsyncRead + Unpin>,
+    output: Arc<Mutex<Output>>,
+    heard: Option<(String, mpsc::WeakUnboundedSender<DriverEvent>)>,
+) {
     let Some(mut stream) = stream else { return };
     let mut buf = [0u8; 8192];
     while let Ok(n) = stream.read(&mut buf).await {
@@ -199,6 +209,10 @@ async fn pump(stream: Option<impl AsyncRead + Unpin>, output: Arc<Mutex<Output>>
             break;
         }
         output.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
+        if let Some((id, events)) = heard.as_ref().and_then(|(id, events)| Some((id, events.upgrade()?))) {
+            let output = String::from_utf8_lossy(&buf[..n]).into_owned();
+            let _ = events.send(DriverEvent::ToolOutput { id: id.clone(), output });
+        }
     }
 }
 

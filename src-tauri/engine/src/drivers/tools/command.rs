@@ -4,7 +4,8 @@
 //! child, dropped with the turn, takes its whole group with it. The command is the
 //! model's: it runs scoped (`crate::sandbox::Scope`), with a cleared environment and the
 //! session's own home, able to write only to the working copy, its temporary directory
-//! and the package caches.
+//! and the package caches. Its output is heard as it arrives (`watch`), so the chat shows
+//! a long command's progress before it ends.
 
 use std::path::Path;
 use std::time::Duration;
@@ -18,12 +19,13 @@ pub async fn run(
     command: &str,
     timeout: Duration,
     environment: &crate::sandbox::EnvironmentConfig,
+    watch: Option<process::Watch>,
 ) -> ToolOutcome {
     let scope = match crate::sandbox::Scope::new(session_dir, &[workdir], &[], &[], environment) {
         Ok(scope) => scope,
         Err(e) => return ToolOutcome::failed(format!("could not prepare the command's home: {e}")),
     };
-    let outcome = process::run_scoped(command, workdir, &scope, timeout, |_| {}).await;
+    let outcome = process::run_scoped_watched(command, workdir, &scope, timeout, |_| {}, watch).await;
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(e) => return ToolOutcome::failed(format!("could not start the command: {e}")),
