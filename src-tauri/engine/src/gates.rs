@@ -271,6 +271,9 @@ pub async fn run_all(
     session: &SessionView,
     modules: &[SessionModule],
 ) -> Result<Vec<Outcome>> {
+    // The files the gates run on, before they run (a gate that rewrites a file leaves
+    // results of the files it found, not of what it left).
+    let judged = files_now(ws, id).await;
     let mut outcomes = Vec::new();
     if ws.config.checks_specs() {
         outcomes.push(spec_schema(ws, id, &session.modules));
@@ -313,9 +316,24 @@ pub async fn run_all(
         }
     }
     for o in &outcomes {
-        save(ws, events, id, o).await?;
+        save(ws, events, id, o, judged.as_deref().unwrap_or("")).await?;
     }
     Ok(outcomes)
+}
+
+/// The working copy's files now, as a checkpoint would keep them (the tree's id): what a
+/// gate result judged, so after a restore the results of exactly those files are found
+/// again. `None` when the copy cannot be read.
+async fn files_now(ws: &Workspace, id: &SessionId) -> Option<String> {
+    let _guard = ws.store_lock.lock().await;
+    let store = ws.open_store().ok()?;
+    match crate::confine::snapshot_workdir(&store, &ws.session_workdir(id)) {
+        Ok(tree) => Some(tree.to_string()),
+        Err(e) => {
+            tracing::warn!("reading the working copy of {id} for its gates: {e}");
+            None
+        }
+    }
 }
 
 /// Of the session's changed files (repository-relative), those inside the module's directory.
@@ -388,7 +406,7 @@ async fn session_changes(ws: &Arc<Workspace>, id: &SessionId) -> Vec<String> {
     }
 }
 
-async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) -> Result<()> {
+async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome, digest: &str) -> Result<()> {
     let status = match o.status {
         GateStatus::Passed => "passed",
         GateStatus::Failed => "failed",
@@ -411,6 +429,7 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) ->
             tail: &o.tail,
             at: &now(),
             note: o.note.as_deref().unwrap_or(""),
+            digest,
         },
     )
     .await?;
@@ -446,11 +465,14 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome) ->
     Ok(())
 }
 
-/// The latest result of every gate of a session.
+/// The latest result of every gate of a session, preferring those of the files as they
+/// are now (after a restore: the results as of the restored checkpoint), each saying
+/// whether it judged them.
 pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
     let id = SessionId::parse(&args.session_id)?;
     crate::session::view(ws, &id).await?;
-    gate_results::latest(&ws.pool, id.as_str()).await
+    let now = files_now(ws, &id).await;
+    gate_results::latest(&ws.pool, id.as_str(), now.as_deref()).await
 }
 
 /// "Check modules": every gate of every module of the session, now.

@@ -420,7 +420,13 @@ outputTail: string, at: string,
  * The verdict in words beyond the status: "1 new failure: `name`", "3 failures, all
  * there before this session", "not run: setup failed: …"; empty when there is none.
  */
-note: string, };
+note: string, 
+/**
+ * Whether it judged the working copy's files as they are now: `false` after a
+ * restore or an edit it did not see; absent when that is unknown (the session's
+ * setup, results kept before Kiln recorded it).
+ */
+current?: boolean, };
 
 export type GateStatus = "passed" | "failed" | "failing-before" | "skipped" | "not-configured";
 

@@ -23,6 +23,12 @@ describe("deliverable", () => {
       nothingChangedText(makeSession({ changed: false, usage: { total: makeTotals({ turns: 2 }), byRole: [] } })),
     ).toBe("The agent's turns changed no files");
     expect(nothingChangedText(changedSession())).toBeNull();
+    const restored = makeSession({
+      changed: false,
+      usage: { total: makeTotals({ turns: 2 }), byRole: [] },
+      checkpoints: [makeCheckpoint(0, { current: true }), makeCheckpoint(1, { current: false })],
+    });
+    expect(nothingChangedText(restored)).toBe("Restored to the start: no changes");
   });
 
   it("makes Eject primary only when something can be delivered", () => {

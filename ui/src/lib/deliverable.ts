@@ -13,9 +13,13 @@ export function sessionChanged(session: SessionView): boolean {
   return session.checkpoints.some((c) => c.sequence > 0);
 }
 
-/** "No changes yet" before any turn ended, "The agent's turns changed no files" after; null when something changed. */
+/** "No changes yet" before any turn ended, "Restored to the start: no changes" when a restore went back past the turns' checkpoints, "The agent's turns changed no files" otherwise; null when something changed. */
 export function nothingChangedText(session: SessionView): string | null {
   if (sessionChanged(session)) return null;
+  const current = session.checkpoints.find((c) => c.current);
+  if (current && session.checkpoints.some((c) => c.sequence > current.sequence)) {
+    return "Restored to the start: no changes";
+  }
   return session.usage.total.turns === 0 ? "No changes yet" : "The agent's turns changed no files";
 }
 

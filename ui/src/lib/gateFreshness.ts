@@ -1,13 +1,8 @@
-// Whether the gate results describe the files as they are now: not run yet (no module gate ran), stale (a restore came after them) or current.
+// Whether the gate results describe the files as they are now: not run yet (no module gate ran), stale (of other files: a restore or an edit came after them) or current.
 import type { GateResultView, TranscriptEntry } from "../api/types";
-import { gateRan } from "./gates";
+import { gateRan, isRestoreEntry } from "./gates";
 
 export type GateFreshness = "not-run" | "stale" | "current";
-
-/** The engine's transcript line for a restore (checkpoint.rs): "Restored the session's working copy to the state after …" ("the workspace" before). */
-export function isRestoreEntry(entry: TranscriptEntry): boolean {
-  return entry.kind === "system" && /^Restored the (workspace|session's working copy)\b/.test(entry.text);
-}
 
 /** Whether a module's own gate (dependencies, typecheck, tests…) ran: Kiln's working-copy checks alone are no pass. */
 export function moduleGateRan(gates: GateResultView[]): boolean {
@@ -15,10 +10,18 @@ export function moduleGateRan(gates: GateResultView[]): boolean {
 }
 
 /**
- * How far the results can be trusted. A restore after the last gate entry puts back files the
- * results never saw: they are stale until the gates run again (a turn, Check modules).
+ * How far the results can be trusted. Each result says whether it judged the files as they are
+ * (`current`; after a restore, the engine picks the results of the restored files when there are
+ * some): one that did not makes them stale until the gates run again (a turn, Check modules).
+ * Results that do not say (kept before Kiln recorded it) are stale after a restore that came
+ * after the last gate entry.
  */
 export function gateFreshness(gates: GateResultView[], entries: TranscriptEntry[] | undefined): GateFreshness {
+  const judged = gates.filter((g) => g.current !== undefined && g.current !== null);
+  if (judged.length > 0) {
+    if (judged.some((g) => g.current === false)) return "stale";
+    return moduleGateRan(gates) ? "current" : "not-run";
+  }
   if (entries) {
     let lastGate = 0;
     let lastRestore = 0;

@@ -52,6 +52,15 @@ describe("countGates", () => {
   });
 });
 
+describe("countGates and the setup", () => {
+  it("leaves out the session's setup when it passed, as the chat's gate runs do, and counts it when it failed", () => {
+    const setup = makeGate(1, { module: null, gate: "dependencies" });
+    const gates = [setup, makeGate(2, { gate: "tests" }), makeGate(3, { gate: "typecheck" })];
+    expect(countGates(gates).passed).toBe(2);
+    expect(countGates([{ ...setup, status: "failed" }, ...gates.slice(1)])).toMatchObject({ passed: 2, failed: 1 });
+  });
+});
+
 describe("statusLabel", () => {
   it("reads not-configured as two words and keeps the others", () => {
     expect(statusLabel("not-configured")).toBe("not configured");

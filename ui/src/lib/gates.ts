@@ -44,9 +44,15 @@ export function groupGates(gates: GateResultView[], moduleOrder: string[] = []):
     }));
 }
 
+/** The session's setup (its dependencies installed in the working copy when it started): listed with the gates, but no gate of the change. */
+export function isSetupResult(gate: Pick<GateResultView, "module" | "gate">): boolean {
+  return gate.module === null && gate.gate === "dependencies";
+}
+
+/** The gates' counts, as the chat's gate runs count them: a setup that passed is no gate of the change (a failed one blocks, and counts). */
 export function countGates(gates: GateResultView[]): GateCounts {
   const counts: GateCounts = { passed: 0, failed: 0, "failing-before": 0, skipped: 0, "not-configured": 0 };
-  for (const g of gates) counts[g.status] += 1;
+  for (const g of gates) if (!(isSetupResult(g) && g.status === "passed")) counts[g.status] += 1;
   return counts;
 }
 
@@ -93,14 +99,20 @@ export function gateOutput(gate: GateResultView): { head: string; tail: string }
   return { head: gate.outputHead.replace(/[\r\n]+$/, ""), tail: gate.outputTail.replace(/^[\r\n]+/, "") };
 }
 
+/** The engine's transcript line for a restore (checkpoint.rs): "Restored the session's working copy to the state after …" ("the workspace" before). */
+export function isRestoreEntry(entry: TranscriptEntry): boolean {
+  return entry.kind === "system" && /^Restored the (workspace|session's working copy)\b/.test(entry.text);
+}
+
 /**
- * The id of the transcript's last gate entry: 0 when it has none, null before it is loaded.
- * A new gate entry changes it, which is when the gates are fetched again.
+ * The id of the transcript's last gate or restore entry: 0 when it has none, null before it is
+ * loaded. A new one changes it, which is when the gates are fetched again (after a restore, the
+ * engine answers with the results of the restored files).
  */
 export function lastGateEntryId(entries: TranscriptEntry[] | undefined): number | null {
   if (!entries) return null;
   for (let i = entries.length - 1; i >= 0; i--) {
-    if (entries[i].kind === "gate") return entries[i].id;
+    if (entries[i].kind === "gate" || isRestoreEntry(entries[i])) return entries[i].id;
   }
   return 0;
 }

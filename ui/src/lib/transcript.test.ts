@@ -73,7 +73,11 @@ describe("foldTranscript on a realistic two-turn session", () => {
 
   it("folds each gate run into one line, with the failed gate's way back", () => {
     const runs = of(rows, "gates");
-    expect(runs.map(gatesSummary)).toEqual(["gates: 1 passed", "gates: 5 passed, 1 failed (tests)", "gates: 6 passed"]);
+    expect(runs.map(gatesSummary)).toEqual([
+      "setup: dependencies installed",
+      "gates: 5 passed, 1 failed (tests)",
+      "gates: 6 passed",
+    ]);
     expect(runs[1].gates).toHaveLength(6);
     expect(runs[1].fixBy).toBe("frontend-engineer");
     expect(runs[1].entries).toHaveLength(7);

@@ -618,8 +618,18 @@ export function rowStartsRoleGroup(rows: Row[], i: number): boolean {
   return prev.role !== r.role || prev.module !== r.module;
 }
 
-/** The gate run's one line: "gates: 5 passed, 1 failed (tests), 1 failing before". */
+/** Whether a gate row is the session's setup alone (the working copy's dependencies when the session started): no gate run of the change. */
+export function isSetupRow(row: GatesRow): boolean {
+  return row.gates.length > 0 && row.gates.every((g) => g.entry.module === null && g.name === "dependencies");
+}
+
+/** The gate run's one line: "gates: 5 passed, 1 failed (tests), 1 failing before"; the setup's "setup: dependencies installed". */
 export function gatesSummary(row: GatesRow): string {
+  if (isSetupRow(row)) {
+    return row.passed === row.gates.length
+      ? "setup: dependencies installed"
+      : "setup: the dependencies did not install";
+  }
   const parts: string[] = [];
   if (row.passed) parts.push(`${row.passed} passed`);
   if (row.failed.length) parts.push(`${row.failed.length} failed (${row.failed.join(", ")})`);

@@ -392,6 +392,8 @@ async fn record_setup(
         tail: &end.tail,
         at: &at,
         note: "",
+        // The session's start, not its change: no gate the change's files answer to.
+        digest: "",
     };
     gate_results::insert(&ws.pool, row).await?;
     record(ws, events, id, EntryKind::Gate, None, &end.text).await?;

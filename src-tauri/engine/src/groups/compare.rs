@@ -42,7 +42,7 @@ async fn candidate(ws: &Arc<Workspace>, id: &SessionId, session: SessionView, in
         Some(_) => None,
     };
     let files: Option<Vec<&FileDiff>> = diff.as_ref().map(|d| d.modules.iter().flat_map(|m| &m.files).collect());
-    let gates = gate_results::latest(&ws.pool, id.as_str())
+    let gates = gate_results::latest(&ws.pool, id.as_str(), None)
         .await?
         .into_iter()
         .map(|g| CandidateGate {

@@ -21,13 +21,16 @@ pub struct GateRecord<'a> {
     pub at: &'a str,
     /// The verdict in words beyond the status ("1 new failure: `name`"); empty for none.
     pub note: &'a str,
+    /// Which files it judged (`review::module_digest` of the whole working copy); empty
+    /// when unknown.
+    pub digest: &'a str,
 }
 
 /// Stores a gate's result, its output redacted: a command may print a key or token.
 pub async fn insert(pool: &Db, g: GateRecord<'_>) -> Result<()> {
     let (head, tail) = (crate::redact::redact(g.head), crate::redact::redact(g.tail));
     on!(pool => sqlx::query(
-        "INSERT INTO gate_results (session_id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at, note) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        "INSERT INTO gate_results (session_id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at, note, digest) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
     )
     .bind(g.session)
     .bind(g.module)
@@ -41,6 +44,7 @@ pub async fn insert(pool: &Db, g: GateRecord<'_>) -> Result<()> {
     .bind(tail.as_ref())
     .bind(g.at)
     .bind(g.note)
+    .bind(g.digest)
     .execute(pool)
     .await.map(|done| done.rows_affected()))?;
     Ok(())
@@ -48,7 +52,10 @@ pub async fn insert(pool: &Db, g: GateRecord<'_>) -> Result<()> {
 
 /// The latest result of every gate of a session, by module and gate: the workspace's own gates
 /// (no module) first, which both engines agree on only when asked (PostgreSQL sorts NULL last).
-pub async fn latest(pool: &Db, session: &str) -> Result<Vec<GateResultView>> {
+/// With `digest` (the working copy's files now), a gate's latest result on exactly those
+/// files wins over a later one on other files (after a restore, the results as of the
+/// restored checkpoint), and each result says whether it judged them (`current`).
+pub async fn latest(pool: &Db, session: &str, digest: Option<&str>) -> Result<Vec<GateResultView>> {
     #[allow(clippy::type_complexity)]
     let rows: Vec<(
         i64,
@@ -63,14 +70,20 @@ pub async fn latest(pool: &Db, session: &str) -> Result<Vec<GateResultView>> {
         String,
         String,
         String,
+        String,
     )> = on!(pool => sqlx::query_as(
-        "SELECT id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at, note FROM gate_results g WHERE session_id = $1 AND id = (SELECT MAX(id) FROM gate_results h WHERE h.session_id = $1 AND h.gate = g.gate AND h.module_id IS NOT DISTINCT FROM g.module_id) ORDER BY module_id IS NOT NULL, module_id, gate",
+        "SELECT id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at, note, digest FROM gate_results g WHERE session_id = $1 AND id = COALESCE((SELECT MAX(id) FROM gate_results h WHERE h.session_id = $1 AND h.gate = g.gate AND h.module_id IS NOT DISTINCT FROM g.module_id AND h.digest = $2 AND h.digest <> ''), (SELECT MAX(id) FROM gate_results h WHERE h.session_id = $1 AND h.gate = g.gate AND h.module_id IS NOT DISTINCT FROM g.module_id)) ORDER BY module_id IS NOT NULL, module_id, gate",
     )
     .bind(session)
+    .bind(digest.unwrap_or(""))
     .fetch_all(pool)
     .await)?;
     rows.into_iter()
-        .map(|(id, module, gate, command, source, status, exit_code, duration_ms, head, tail, at, note)| {
+        .map(|(id, module, gate, command, source, status, exit_code, duration_ms, head, tail, at, note, judged)| {
+            let current = match digest {
+                Some(now) if !now.is_empty() && !judged.is_empty() => Some(judged == now),
+                _ => None,
+            };
             Ok(GateResultView {
                 id,
                 module,
@@ -84,6 +97,7 @@ pub async fn latest(pool: &Db, session: &str) -> Result<Vec<GateResultView>> {
                 output_tail: tail,
                 at,
                 note,
+                current,
             })
         })
         .collect()

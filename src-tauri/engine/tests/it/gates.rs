@@ -140,3 +140,35 @@ async fn twenty_sessions_gating_at_once_get_their_own_results() {
         }
     }
 }
+
+/// A gate result says which files it judged: after a restore the results of the
+/// restored files are the ones shown (the later run of other files is not), and a
+/// change no gate saw leaves the results marked as not of the files as they are.
+#[tokio::test]
+async fn after_a_restore_the_gates_are_those_of_the_restored_files() {
+    let (tmp, engine, id) = shop_with("test ! -e broken", "").await;
+    let module = tmp.path().join("shop/.kiln/sessions").join(&id).join("workspace/modules/catalog");
+    assert!(module.is_dir(), "{}", module.display());
+    let get = || engine.get_gates(SessionIdArgs { session_id: id.clone() });
+
+    let first = engine.check_modules(SessionIdArgs { session_id: id.clone() }).await.unwrap();
+    assert_eq!(gate(&first, "tests").status, GateStatus::Passed);
+    std::fs::write(module.join("broken"), "x").unwrap();
+    let second = engine.check_modules(SessionIdArgs { session_id: id.clone() }).await.unwrap();
+    assert_eq!(gate(&second, "tests").status, GateStatus::Failed);
+    let now = get().await.unwrap();
+    assert_eq!((gate(&now, "tests").status, gate(&now, "tests").current), (GateStatus::Failed, Some(true)));
+
+    // Back to the start: the files the first run judged, and its results again.
+    engine.restore_checkpoint(RestoreCheckpointArgs { session_id: id.clone(), sequence: 0 }).await.unwrap();
+    assert!(!module.join("broken").exists());
+    let restored = get().await.unwrap();
+    let tests = gate(&restored, "tests");
+    assert_eq!((tests.status, tests.current, tests.id), (GateStatus::Passed, Some(true), gate(&first, "tests").id));
+
+    // An edit no gate saw: the results shown are not of these files.
+    std::fs::write(module.join("new.txt"), "y").unwrap();
+    let edited = get().await.unwrap();
+    assert_eq!(gate(&edited, "tests").current, Some(false), "{edited:#?}");
+    assert!(!edited.iter().any(|g| g.current == Some(true)), "{edited:#?}");
+}

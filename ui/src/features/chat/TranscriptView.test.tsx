@@ -75,7 +75,7 @@ describe("the folded session", () => {
   it("sums each gate run in one line", () => {
     render(<TranscriptView entries={twoTurnSession()} />);
     expect(screen.getAllByTestId("gate-run-summary").map((s) => s.textContent)).toEqual([
-      "gates: 1 passed",
+      "setup: dependencies installed",
       "gates: 5 passed, 1 failed (tests)",
       "gates: 6 passed",
     ]);

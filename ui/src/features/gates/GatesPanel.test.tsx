@@ -318,7 +318,7 @@ describe("GatesPanel", () => {
     expect(screen.getAllByTestId("gate-row")).toHaveLength(1);
   });
 
-  it("says not run since the restore when a restore came after the last gate run", async () => {
+  it("says not run on these files when a restore came after the last gate run and the results do not say what they judged", async () => {
     const entries = [
       makeEntry(1, { kind: "gate", text: "**tests** passed" }),
       makeEntry(2, { kind: "system", text: "Restored the workspace to the state after the starting point (turn 0)." }),
@@ -330,8 +330,31 @@ describe("GatesPanel", () => {
     renderWithStore(<Restored />, fakeBackend({ get_gates: () => [makeGate(1)] }));
     const note = await screen.findByTestId("gates-not-run");
     expect(note).toHaveAttribute("data-state", "stale");
-    expect(note).toHaveTextContent("Not run since the restore");
+    expect(note).toHaveTextContent("Not run on the files as they are");
     // The old pass is not counted as one.
+    expect(screen.queryByTestId("gates-summary")).not.toBeInTheDocument();
+  });
+
+  it("trusts what each result says it judged over the restore line: the restored files' results count", async () => {
+    const entries = [
+      makeEntry(1, { kind: "gate", text: "**tests** passed" }),
+      makeEntry(2, { kind: "system", text: "Restored the session's working copy to the state after turn 1." }),
+    ];
+    function Restored({ current }: { current: boolean }) {
+      const gates = useGates({ sessionId: "s1", gateKey: current ? 1 : 2, active: true, debounceMs: 30 });
+      return <GatesPanel gates={gates} running={false} entries={entries} />;
+    }
+    const { unmount } = renderWithStore(
+      <Restored current />,
+      fakeBackend({ get_gates: () => [makeGate(1, { current: true })] }),
+    );
+    expect(await screen.findByTestId("gates-summary")).toHaveTextContent("1 passed");
+    expect(screen.queryByTestId("gates-not-run")).not.toBeInTheDocument();
+    unmount();
+
+    // A result of other files (an edit since, no restore line needed): not counted.
+    renderWithStore(<Restored current={false} />, fakeBackend({ get_gates: () => [makeGate(1, { current: false })] }));
+    expect(await screen.findByTestId("gates-not-run")).toHaveAttribute("data-state", "stale");
     expect(screen.queryByTestId("gates-summary")).not.toBeInTheDocument();
   });
 
@@ -511,7 +534,7 @@ describe("Gates tab in the session", () => {
     );
     await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "stale"));
     fireEvent.click(screen.getByTestId("tab-gates"));
-    expect(await screen.findByTestId("gates-not-run")).toHaveTextContent("Not run since the restore");
+    expect(await screen.findByTestId("gates-not-run")).toHaveTextContent("Not run on the files as they are");
   });
 
   it("fetches the gates again, debounced, when the transcript gets gate entries, not for other entries", async () => {

@@ -26,7 +26,8 @@ function FreshnessNote({ freshness, empty }: { freshness: GateFreshness; empty: 
     return (
       <div className="gates-note" role="status" data-testid="gates-not-run" data-state="stale">
         <p>
-          <strong>Not run since the restore.</strong> These results are from before the files were restored.
+          <strong>Not run on the files as they are.</strong> These results are of the files before a restore or a change
+          since.
         </p>
         <p className="muted small">Check modules runs them on the files as they are now; so does the next turn.</p>
       </div>

@@ -24,7 +24,7 @@ export function GatesTabBadge({ gates, checking = false, entries }: GatesTabBadg
   // Never a pass (or a failure) the files as they are did not earn.
   const freshness = gateFreshness(gates, entries);
   if (freshness !== "current") {
-    const title = freshness === "stale" ? "Not run since the restore" : "Not run yet";
+    const title = freshness === "stale" ? "Not run on the files as they are" : "Not run yet";
     return (
       <span
         className="tab-badge tab-badge-neutral"

@@ -135,4 +135,10 @@ pub struct GateResultView {
     /// The verdict in words beyond the status: "1 new failure: `name`", "3 failures, all
     /// there before this session", "not run: setup failed: …"; empty when there is none.
     pub note: String,
+    /// Whether it judged the working copy's files as they are now: `false` after a
+    /// restore or an edit it did not see; absent when that is unknown (the session's
+    /// setup, results kept before Kiln recorded it).
+    #[serde(default)]
+    #[ts(optional)]
+    pub current: Option<bool>,
 }
