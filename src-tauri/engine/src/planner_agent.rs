@@ -232,7 +232,9 @@ async fn apply(
             return Ok(());
         }
         Err(NoAnswer::Other(why)) => {
-            let text = format!("The planner agent gave no usable answer ({why}); the rules decide alone.");
+            let text = format!(
+                "Kiln chose where to work from the brief alone: the planning agent's answer could not be used ({why})."
+            );
             record(ws, events, id, EntryKind::System, None, &text).await?;
             return Ok(());
         }

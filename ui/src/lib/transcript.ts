@@ -138,7 +138,6 @@ const ERROR_LINE = [
   /^\s*Kiln could not go on:/i,
   /^\s*The agent reported:/i,
   /^\s*Planning stopped:/i,
-  /gave no usable answer/i,
   /\[[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\]/,
 ];
 /** The lines that start a role's turn (chain.rs, turn.rs): routing, "takes the turn", the review's start, a retry, an approval. */
@@ -284,6 +283,11 @@ const EVENT_LINE: [RegExp, "warn" | "info"][] = [
 
 export function eventTone(text: string): "warn" | "info" | null {
   return EVENT_LINE.find(([re]) => re.test(text))?.[1] ?? null;
+}
+
+/** Where the session will work, as the planner found it ("**Planner** — …", "**Planner agent** — …"). */
+export function isPlannerLine(text: string): boolean {
+  return PLANNER.test(text);
 }
 
 export function isNoticeLine(text: string): boolean {

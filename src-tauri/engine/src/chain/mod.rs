@@ -155,10 +155,12 @@ impl Start {
             None => match pending.and_then(|p| roles::find(&self.roles, &p).cloned()) {
                 Some(role) => Route::Role {
                     role: role.id,
-                    reason: "the session was waiting for it (a question, a paused chain or the planner's suggestion)"
-                        .into(),
+                    reason: "it was next: it asked a question, its run was paused, or it was suggested first".into(),
                 },
-                None => route_module(ws, id, &self.module, &self.text).await?,
+                None => {
+                    let own = crate::review_comments::prompt::operator_words(&self.text);
+                    route_module(ws, id, &self.module, own).await?
+                }
             },
         };
         begin(
@@ -356,8 +358,12 @@ async fn begin(
         Some(note) => format!("{note}\n\n{prompt}"),
         None => prompt,
     };
-    let routed = format!("Routed to **{}**: {reason}.", role.name);
-    record(ws, events, id, EntryKind::System, Some(&module.id), &routed).await?;
+    // The direct workflow's engineer takes every turn: a line saying so says nothing. A
+    // routing line stands where there was a choice (specs, a role picked or waiting).
+    if !(ws.config.workflow() == Workflow::Direct && role.id == roles::ENGINEER) {
+        let routed = format!("Routed to **{}**: {reason}.", role.name);
+        record(ws, events, id, EntryKind::System, Some(&module.id), &routed).await?;
+    }
     let plan = TurnPlan {
         session: id.clone(),
         module: module.clone(),

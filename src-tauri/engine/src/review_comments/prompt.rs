@@ -6,9 +6,12 @@ use crate::api::types::ReviewCommentView;
 /// What opens the prompt when the operator wrote nothing of their own.
 const DEFAULT_MESSAGE: &str = "Address these review comments on your change.";
 
+/// What starts the comments' part of a composed prompt.
+const COMMENTS_HEAD: &str = "\n\nReview comments (";
+
 pub fn compose(message: Option<&str>, comments: &[ReviewCommentView]) -> String {
     let message = message.map(str::trim).filter(|m| !m.is_empty()).unwrap_or(DEFAULT_MESSAGE);
-    let mut out = format!("{message}\n\nReview comments ({}):\n", comments.len());
+    let mut out = format!("{message}{COMMENTS_HEAD}{}):\n", comments.len());
     for (i, c) in comments.iter().enumerate() {
         let lines = if c.start_line == c.end_line {
             format!("line {}", c.start_line)
@@ -26,6 +29,13 @@ pub fn compose(message: Option<&str>, comments: &[ReviewCommentView]) -> String 
         ));
     }
     out
+}
+
+/// The operator's own words of a message: what `compose` put before the comments (the
+/// code they quote and what they say of it are no request of their own, so a comment on
+/// "screen readers" routes nothing to the screens' role).
+pub fn operator_words(message: &str) -> &str {
+    message.split_once(COMMENTS_HEAD).map_or(message, |(own, _)| own)
 }
 
 /// A fence longer than any run of backticks in `code`, so the quote cannot close it.
@@ -74,6 +84,8 @@ mod tests {
             ],
         );
         assert!(text.starts_with("Address these review comments"), "{text}");
+        assert_eq!(operator_words(&text), "Address these review comments on your change.");
+        assert_eq!(operator_words("Make the screen bigger"), "Make the screen bigger");
         assert!(text.contains("Review comments (2):"), "{text}");
         assert!(text.contains("1. `src/a.ts` lines 3-4:\n```ts\nlet x = 1;\nlet y = 2;\n```\nUse const\n"), "{text}");
         // A quote holding a fence gets a longer one.

@@ -171,7 +171,7 @@ async fn a_401_during_planning_shows_at_once_and_ends_planning_with_one_entry() 
         stopped[0].text
     );
     assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
-    assert!(!entries.iter().any(|e| e.text.contains("gave no usable answer")), "{entries:#?}");
+    assert!(!entries.iter().any(|e| e.text.contains("answer could not be used")), "{entries:#?}");
     assert_eq!(session(&w.engine, &s.id).await.state, SessionState::Editing, "the session is usable");
 }
 

@@ -85,7 +85,7 @@ describe("Composer", () => {
       "agentic-engineer",
     ]);
     expect(screen.getByTestId("role-picker")).toHaveValue("");
-    expect(screen.getByRole("option", { name: "Auto (routing)" })).toBeInTheDocument();
+    expect(screen.getByRole("option", { name: "Auto" })).toBeInTheDocument();
     const codex = screen.getByRole("option", { name: /codex/ });
     expect(codex).toBeDisabled();
     expect(codex).toHaveAttribute("title", "install it with `npm i -g @openai/codex`");
@@ -106,7 +106,7 @@ describe("Composer", () => {
     await screen.findByRole("option", { name: "Release Manager" });
     const picker = screen.getByTestId("role-picker");
     expect(Array.from(picker.querySelectorAll("option")).map((o) => [o.value, o.textContent])).toEqual([
-      ["", "Auto (routing)"],
+      ["", "Auto"],
       ["engineer", "Engineer"],
       ["release-manager", "Release Manager"],
     ]);

@@ -18,6 +18,7 @@ import { isSendKey, sendHint, useSendKey } from "../shortcuts/keymap";
 import { useShortcut } from "../shortcuts/bus";
 import { noteSent } from "../../lib/sent";
 import { driverLabel, pickable } from "../../lib/driverChoice";
+import { useModuleWords } from "../../lib/moduleWords";
 
 /** Asks the composer to preselect a role and take focus; `seq` makes a repeated request count. */
 export interface ComposerPreset {
@@ -52,6 +53,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
   const [note, setNote] = useState<string | null>(() => draft?.note ?? null);
   const [role, setRole] = useState("");
   const [moduleId, setModuleId] = useState("");
+  const moduleWords = useModuleWords();
   const [driver, setDriver] = useState("");
   const [model, setModel] = useState("");
   const [busy, setBusy] = useState(false);
@@ -227,7 +229,7 @@ export function Composer({ session, settings, preset }: ComposerProps) {
         <label className="composer-field">
           <span className="composer-label">Role</span>
           <select value={role} onChange={(e) => setRole(e.target.value)} disabled={disabled} data-testid="role-picker">
-            <option value="">Auto (routing)</option>
+            <option value="">Auto</option>
             {roles.map((r) => (
               <option key={r.id} value={r.id}>
                 {r.name}
@@ -235,32 +237,34 @@ export function Composer({ session, settings, preset }: ComposerProps) {
             ))}
           </select>
         </label>
+        {moduleWords && (
+          <label className="composer-field">
+            <span className="composer-label">Module</span>
+            <select
+              value={module}
+              onChange={(e) => setModuleId(e.target.value)}
+              disabled={disabled || session.modules.length === 0}
+              data-testid="module-picker"
+            >
+              {/* A direct session whose brief named no module works on the whole repository until one joins. */}
+              {session.modules.length === 0 && <option value="">Whole repository</option>}
+              {session.modules.map((m, i) => (
+                <option key={m.id} value={m.id}>
+                  {i === 0 ? `${m.id} (primary)` : m.id}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <label className="composer-field">
-          <span className="composer-label">Module</span>
-          <select
-            value={module}
-            onChange={(e) => setModuleId(e.target.value)}
-            disabled={disabled || session.modules.length === 0}
-            data-testid="module-picker"
-          >
-            {/* A direct session whose brief named no module works on the whole repository until one joins. */}
-            {session.modules.length === 0 && <option value="">Whole repository</option>}
-            {session.modules.map((m, i) => (
-              <option key={m.id} value={m.id}>
-                {i === 0 ? `${m.id} (primary)` : m.id}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="composer-field">
-          <span className="composer-label">Driver</span>
+          <span className="composer-label">Agent</span>
           <select
             value={chosenDriver}
             onChange={(e) => setDriver(e.target.value)}
             disabled={disabled || drivers.length === 0}
             data-testid="driver-picker"
           >
-            {drivers.length === 0 && <option value="">{settings ? "No drivers" : "Default"}</option>}
+            {drivers.length === 0 && <option value="">{settings ? "No agents" : "Default"}</option>}
             {pickable(drivers, chosenDriver).map((d) => (
               <option key={d.id} value={d.id} disabled={!d.available} title={d.detail}>
                 {d.available ? driverLabel(d) : `${driverLabel(d)} (unavailable)`}

@@ -4,6 +4,7 @@ import { Md } from "../../components/Markdown";
 import { type LiveView, liveStatusLine, liveStatusTone } from "../../lib/live";
 import { roleName } from "../../lib/roles";
 import { streamingText } from "../../lib/transcript";
+import { ModuleId } from "../../lib/moduleWords";
 
 export function LiveActivity({ live }: { live: LiveView }) {
   const shown = live.text ? streamingText(live.text) : "";
@@ -17,7 +18,7 @@ export function LiveActivity({ live }: { live: LiveView }) {
             <span className="entry-who">
               {live.role ? roleName(live.role) : live.phase === "planning" ? "Planner agent" : "Agent"}
             </span>
-            {live.module && <code className="module-id">{live.module}</code>}
+            <ModuleId id={live.module} />
             <span className="live-dot" aria-label="writing" />
           </div>
           <div className="entry-body markdown">

@@ -7,6 +7,7 @@ import { Icon, type IconName } from "../../components/Icon";
 import { Md } from "../../components/Markdown";
 import { RelativeTime } from "../../components/RelativeTime";
 import { PointedChips } from "./PointedChips";
+import { ModuleId } from "../../lib/moduleWords";
 
 // The parsers live in lib/transcript.ts (the folding uses them too); re-exported for the entry views' callers.
 export { gateOutcome, parseHandoff, type Handoff } from "../../lib/transcript";
@@ -35,7 +36,7 @@ export function RoleHead({ entry, children }: { entry: TranscriptEntry; children
     <div className="role-head" data-testid="role-head">
       <Icon name="agent" className="entry-icon" />
       <span className="entry-who">{entry.role ? roleName(entry.role) : "Agent"}</span>
-      {entry.module && <code className="module-id">{entry.module}</code>}
+      <ModuleId id={entry.module} />
       {children}
       <span className="entry-time">
         <RelativeTime value={entry.createdAt} />
@@ -74,7 +75,7 @@ function UserEntry({ entry }: { entry: TranscriptEntry }) {
       {entry.context && <PointedChips sessionId={entry.sessionId} items={entry.context} />}
       <div className="bubble-meta">
         {entry.role && <span>to {roleName(entry.role)}</span>}
-        {entry.module && <code className="module-id">{entry.module}</code>}
+        <ModuleId id={entry.module} />
         <RelativeTime value={entry.createdAt} />
       </div>
     </Shell>
@@ -150,7 +151,7 @@ function HandoffEntry({ entry }: { entry: TranscriptEntry }) {
         ) : (
           <span className="entry-who">{h.title}</span>
         )}
-        {entry.module && <code className="module-id">{entry.module}</code>}
+        <ModuleId id={entry.module} />
         <span className="entry-time">
           <RelativeTime value={entry.createdAt} />
         </span>
@@ -205,7 +206,7 @@ function GateEntry({ entry }: { entry: TranscriptEntry }) {
         <Icon name={iconName} className="entry-icon" />
         <span className="entry-who">Gate</span>
         {outcome !== "unknown" && <span className="entry-outcome">{OUTCOME_LABEL[outcome]}</span>}
-        {entry.module && <code className="module-id">{entry.module}</code>}
+        <ModuleId id={entry.module} />
         {entry.role && <span className="muted small">{roleName(entry.role)}</span>}
         <span className="entry-time">
           <RelativeTime value={entry.createdAt} />

@@ -12,6 +12,7 @@ import {
   type GatesRow,
   type HandoffRow,
   type MessageRow,
+  isPlannerLine,
   type NoticeRow,
   type NotesRow,
   type Row,
@@ -19,6 +20,7 @@ import {
 } from "../../lib/transcript";
 import { EntryView, RoleHead } from "./TranscriptEntry";
 import { ToolRowView } from "./ToolRow";
+import { ModuleId, useModuleWords } from "../../lib/moduleWords";
 
 /** A caret button that opens a row's folded entries. */
 function Fold({
@@ -67,6 +69,9 @@ function NotesRowView({ row }: { row: NotesRow }) {
 }
 
 function NoticeRowView({ row }: { row: NoticeRow }) {
+  const moduleWords = useModuleWords();
+  // Which module the session works on is news only where there is a choice of modules.
+  if (!moduleWords && row.entries.every((e) => isPlannerLine(e.text))) return null;
   return (
     <article
       className={`entry entry-system chat-notice notice-${row.tone}`}
@@ -106,7 +111,7 @@ function GatesRowView({ row }: { row: GatesRow }) {
           {gatesSummary(row)}
         </span>
         {row.fixBy && <span className="gates-fix">→ back to {roleName(row.fixBy)}</span>}
-        {row.module && <code className="module-id">{row.module}</code>}
+        <ModuleId id={row.module} />
       </Fold>
       {open && <FoldedEntries entries={row.entries} testId="gates-body" />}
     </div>
@@ -186,7 +191,7 @@ function HandoffChip({ row }: { row: HandoffRow }) {
           </span>
           <span aria-label="to"> → </span>
           <span className="handoff-to" data-testid="handoff-to">
-            {h.to === "none" ? "none (your turn)" : roleName(h.to)}
+            {h.to === "none" ? "you" : roleName(h.to)}
           </span>
         </span>
       ) : (
@@ -197,7 +202,7 @@ function HandoffChip({ row }: { row: HandoffRow }) {
           <Md text={h.reason} inline />
         </span>
       )}
-      {row.module && <code className="module-id">{row.module}</code>}
+      <ModuleId id={row.module} />
     </article>
   );
 }

@@ -1,4 +1,4 @@
-// The session's details: its modules (and adding one), checkpoints and the preview's filmstrip, handoffs, usage and brief; beside the work on a wide window, in a drawer on a narrow one.
+// The session's details: its modules (and adding one; only where the repository has several), checkpoints and the preview's filmstrip, handoffs, usage and brief; beside the work on a wide window, in a drawer on a narrow one.
 import type { SessionView, TranscriptEntry, ModuleInfo } from "../../api/types";
 import { AddModule } from "./AddModule";
 import { AutoContinueToggle } from "./AutoContinueToggle";
@@ -6,6 +6,7 @@ import { CheckpointList } from "../checkpoints/CheckpointList";
 import { Filmstrip } from "../screenshots/Filmstrip";
 import { SessionModules } from "./SessionModules";
 import { UsagePanel } from "./UsagePanel";
+import { useModuleWords } from "../../lib/moduleWords";
 
 export interface SessionDetailsProps {
   session: SessionView;
@@ -17,11 +18,17 @@ export interface SessionDetailsProps {
 }
 
 export function SessionDetails({ session, entries, workspaceModules, open, onRestored }: SessionDetailsProps) {
+  // A repository of one module: its name and "primary" say nothing the title does not.
+  const moduleWords = useModuleWords();
   return (
     <>
-      <h2 className="section-title">Modules</h2>
-      <SessionModules modules={session.modules} session={session} entries={entries} editable={open} />
-      {open && <AddModule session={session} modules={workspaceModules} />}
+      {moduleWords && (
+        <>
+          <h2 className="section-title">Modules</h2>
+          <SessionModules modules={session.modules} session={session} entries={entries} editable={open} />
+          {open && <AddModule session={session} modules={workspaceModules} />}
+        </>
+      )}
       <h2 className="section-title">Checkpoints</h2>
       <CheckpointList session={session} closed={!open} onRestored={onRestored} entries={entries} />
       <Filmstrip session={session} />

@@ -25,6 +25,7 @@ import { lifecycleOf, SessionBadges, SetupBadge } from "../../components/StateBa
 import { type TabSpec, Tabs } from "../../components/Tabs";
 import { TranscriptView } from "../chat/TranscriptView";
 import { lastGateEntryId } from "../../lib/gates";
+import { ModuleWordsContext, showsModules } from "../../lib/moduleWords";
 import { shotsByCheckpoint } from "../../lib/screenshots";
 import { loadPreviewLayout, type PreviewLayout, savePreviewLayout } from "../../lib/layout";
 import { NARROW_SESSION, useMediaQuery } from "../../lib/useMediaQuery";
@@ -331,79 +332,85 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
   );
 
   return (
-    <section
-      className="session-screen"
-      aria-labelledby="session-title"
-      data-narrow={narrow || undefined}
-      data-details={detailsInDrawer ? "drawer" : "side"}
-    >
-      <SessionSidebar currentId={session.id} collapsed={railCollapsed} onToggle={() => setRailChoice(!railCollapsed)} />
-      <div className="session-main">
-        <div className="session-top">
-          <div className="screen-head">
-            <div className="session-heading">
-              <h1 id="session-title" title={session.title || undefined}>
-                {session.title || "Untitled session"}
-              </h1>
-              <div className="session-meta">
-                <SessionBadges session={session} />
-                <SetupBadge setup={session.setup} />
-                <RelativeTime value={session.createdAt} prefix="created " />
-                <SessionIssueLink issue={session.issue} />
-                {session.model && <span className="muted small">{session.model}</span>}
-                <ReviewStates session={session} />
-                <NothingChanged session={session} />
+    <ModuleWordsContext.Provider value={showsModules(workspaceModules, session)}>
+      <section
+        className="session-screen"
+        aria-labelledby="session-title"
+        data-narrow={narrow || undefined}
+        data-details={detailsInDrawer ? "drawer" : "side"}
+      >
+        <SessionSidebar
+          currentId={session.id}
+          collapsed={railCollapsed}
+          onToggle={() => setRailChoice(!railCollapsed)}
+        />
+        <div className="session-main">
+          <div className="session-top">
+            <div className="screen-head">
+              <div className="session-heading">
+                <h1 id="session-title" title={session.title || undefined}>
+                  {session.title || "Untitled session"}
+                </h1>
+                <div className="session-meta">
+                  <SessionBadges session={session} />
+                  <SetupBadge setup={session.setup} />
+                  <RelativeTime value={session.createdAt} prefix="created " />
+                  <SessionIssueLink issue={session.issue} />
+                  {session.model && <span className="muted small">{session.model}</span>}
+                  <ReviewStates session={session} />
+                  <NothingChanged session={session} />
+                </div>
+              </div>
+              <div className="actions">
+                {open && (
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    aria-pressed={previewOpen}
+                    onClick={showPreview}
+                    data-testid="preview-button"
+                  >
+                    Preview
+                  </button>
+                )}
+                {lifecycleOf(session) === null && !session.deliveredAt && <UpdateButton session={session} />}
+                {lifecycleOf(session) === null && <EjectButton session={session} />}
+                <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
+                {detailsInDrawer && (
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    aria-expanded={detailsOpen}
+                    onClick={() => setDetailsOpen(true)}
+                    title="Modules, checkpoints, handoffs, usage and the brief"
+                    data-testid="details-button"
+                  >
+                    Details
+                  </button>
+                )}
               </div>
             </div>
-            <div className="actions">
-              {open && (
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  aria-pressed={previewOpen}
-                  onClick={showPreview}
-                  data-testid="preview-button"
-                >
-                  Preview
-                </button>
-              )}
-              {lifecycleOf(session) === null && !session.deliveredAt && <UpdateButton session={session} />}
-              {lifecycleOf(session) === null && <EjectButton session={session} />}
-              <SessionActions session={session} onRemoved={() => navigate(paths.dashboard)} />
-              {detailsInDrawer && (
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  aria-expanded={detailsOpen}
-                  onClick={() => setDetailsOpen(true)}
-                  title="Modules, checkpoints, handoffs, usage and the brief"
-                  data-testid="details-button"
-                >
-                  Details
-                </button>
-              )}
-            </div>
+            {error && <ErrorMessage error={error} onRetry={retry} />}
           </div>
-          {error && <ErrorMessage error={error} onRetry={retry} />}
-        </div>
 
-        <div className="session-body">
-          <div className="session-work">
-            {/* The work stays mounted where it is whether or not the preview docks beside it. */}
-            <SplitPane label="Resize the preview" start={work} end={previewSplit ? previewCard : null} />
+          <div className="session-body">
+            <div className="session-work">
+              {/* The work stays mounted where it is whether or not the preview docks beside it. */}
+              <SplitPane label="Resize the preview" start={work} end={previewSplit ? previewCard : null} />
+            </div>
+            {!detailsInDrawer && (
+              <aside className="session-side" aria-label="Session details" data-testid="session-side">
+                {details}
+              </aside>
+            )}
           </div>
-          {!detailsInDrawer && (
-            <aside className="session-side" aria-label="Session details" data-testid="session-side">
-              {details}
-            </aside>
-          )}
         </div>
-      </div>
-      {detailsInDrawer && detailsOpen && (
-        <Drawer title="Session details" onClose={() => setDetailsOpen(false)} testId="session-drawer">
-          {details}
-        </Drawer>
-      )}
-    </section>
+        {detailsInDrawer && detailsOpen && (
+          <Drawer title="Session details" onClose={() => setDetailsOpen(false)} testId="session-drawer">
+            {details}
+          </Drawer>
+        )}
+      </section>
+    </ModuleWordsContext.Provider>
   );
 }
