@@ -567,12 +567,12 @@ impl TurnLog<'_> {
         match &event {
             DriverEvent::TextDelta { text } => {
                 self.partial.push_str(text);
-                let so_far = format!("{}{}", self.text, self.partial);
+                let so_far = joined(&self.text, &self.partial);
                 self.live.text(self.events, &so_far, false);
                 return;
             }
             DriverEvent::Text { text } => {
-                self.text.push_str(text);
+                self.text = joined(&self.text, text);
                 self.partial.clear();
                 // The whole message: the end of what streamed, sent whatever the throttle says.
                 self.live.text(self.events, &self.text, true);
@@ -686,6 +686,16 @@ impl TurnLog<'_> {
     }
 }
 
+/// Two whole messages of the agent, one after the other: a line break between them
+/// unless one is there, so the first's last line (a `HANDOFF:` line) never runs into the
+/// second's first (a CLI's warning, a closing remark).
+fn joined(before: &str, next: &str) -> String {
+    if before.is_empty() || next.is_empty() || before.ends_with('\n') || next.starts_with('\n') {
+        return format!("{before}{next}");
+    }
+    format!("{before}\n\n{next}")
+}
+
 fn clip(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
@@ -695,4 +705,19 @@ fn clip(text: &str, max: usize) -> String {
         cut -= 1;
     }
     format!("{}\n… ({} more bytes)", &text[..cut], text.len() - cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::joined;
+
+    #[test]
+    fn whole_messages_never_run_into_each_other() {
+        let text = joined("Done.\nHANDOFF: none - done", "Warning: the cache is cold");
+        assert_eq!(text, "Done.\nHANDOFF: none - done\n\nWarning: the cache is cold");
+        let handoff = crate::handoff::parse(&text, &[]).expect("the handoff line stands alone");
+        assert_eq!(handoff.reason, "done");
+        assert_eq!(joined("", "First"), "First");
+        assert_eq!(joined("Line\n", "Next"), "Line\nNext");
+    }
 }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { TranscriptEntry } from "../api/types";
 import {
+  blockedParts,
   diffStats,
   foldTranscript,
   gateName,
@@ -219,6 +220,21 @@ describe("errors show once, in words", () => {
     // "The agent reported: …" said the same: it folds into the Blocked row.
     expect(blocked.count).toBe(2);
     expect(errors.filter((e) => e.text.includes("401"))).toHaveLength(1);
+  });
+
+  it("keeps what signed in beside a refusal in view, the provider's raw message behind details", () => {
+    const parts = blockedParts(
+      "the Engineer turn failed: The model provider refused the credentials (401). Claude Code signed in with its own login (run `claude`, then `/login`; kept in `~/.claude`). API Error: 401 invalid x-api-key",
+    );
+    expect(parts.text).toBe(
+      "the Engineer turn failed: The model provider refused the credentials (401). Claude Code signed in with its own login (run `claude`, then `/login`; kept in `~/.claude`).",
+    );
+    expect(parts.detail).toBe("API Error: 401 invalid x-api-key");
+    const key = blockedParts(
+      "the Engineer turn failed: The model provider refused the credentials (401). Kiln sent the key set in Settings for http://127.0.0.1:9/v1 (fingerprint `ab12`). Incorrect API key",
+    );
+    expect(key.text).toContain("for http://127.0.0.1:9/v1 (fingerprint `ab12`).");
+    expect(key.detail).toBe("Incorrect API key");
   });
 
   it("starts counting again after the operator speaks", () => {

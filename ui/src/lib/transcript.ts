@@ -302,10 +302,15 @@ export function putBackPaths(text: string): string[] {
 
 /** A Blocked entry's text split into what people read and the agent's raw message. */
 export function blockedParts(reason: string): { text: string; detail: string | null; codes: string[] } {
-  const m = /^([\s\S]*?turn failed:\s*)(The model provider [^.]*\.)\s*([\s\S]*)$/.exec(reason);
+  const m =
+    /^([\s\S]*?turn failed:\s*)(The model provider [^.]*\.)\s*((?:Claude Code signed in|Codex signed in|Kiln sent the key|No key is set|The agent signed in)[\s\S]*?\.(?=\s|$))?\s*([\s\S]*)$/.exec(
+      reason,
+    );
   if (m) {
-    const split = splitCodes(m[3]);
-    return { text: `${m[1]}${m[2]}`, detail: split.text || null, codes: split.codes };
+    const split = splitCodes(m[4]);
+    // What signed in (the engine's sentence after a refusal) stays in view: it is where the fix starts.
+    const signedIn = m[3] ? ` ${m[3]}` : "";
+    return { text: `${m[1]}${m[2]}${signedIn}`, detail: split.text || null, codes: split.codes };
   }
   const split = splitCodes(reason);
   return { text: split.text, detail: null, codes: split.codes };

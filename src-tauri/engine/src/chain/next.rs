@@ -198,6 +198,12 @@ pub(super) async fn decide(
         let reason = crate::live::reason(None, error);
         let words = match reason {
             "other" => String::new(),
+            // A refusal names what signed in, where the fix is.
+            "auth" => format!(
+                "{}. {} ",
+                crate::live::words(reason, crate::live::status_in(error)),
+                crate::drivers::registry::credentials(ws, turn.driver_id).await
+            ),
             _ => format!("{}. ", crate::live::words(reason, crate::live::status_in(error))),
         };
         let text = format!("**Blocked**: the {} turn failed: {words}{error}", turn.role.name);

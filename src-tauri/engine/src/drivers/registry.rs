@@ -129,3 +129,37 @@ pub async fn codex(ws: &Workspace) -> Result<CodexDriver> {
     let commands = crate::settings::command_policy(ws).await?;
     Ok(CodexDriver { binary, commands, ..Default::default() })
 }
+
+/// Which key or login a driver's turns sign in with, in one sentence for a refusal
+/// ("the model provider refused the credentials"): the user's fix starts there. Never
+/// the key itself: its variable's name, or the fingerprint Settings shows.
+pub async fn credentials(ws: &Workspace, driver: &str) -> String {
+    let env_key = |names: &[&str]| {
+        names.iter().find(|n| super::health::cli_env(n).is_some_and(|v| !v.trim().is_empty())).map(|n| n.to_string())
+    };
+    match driver {
+        "claude" => match env_key(&["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]) {
+            Some(name) => format!("Claude Code signed in with `{name}` from Kiln's environment."),
+            None => {
+                "Claude Code signed in with its own login (run `claude`, then `/login`; kept in `~/.claude`).".into()
+            }
+        },
+        "codex" => match env_key(&["OPENAI_API_KEY", "CODEX_API_KEY"]) {
+            Some(name) => format!("Codex signed in with `{name}` from Kiln's environment."),
+            None => "Codex signed in with its own login (`codex login`; kept in `~/.codex`).".into(),
+        },
+        "openai-compatible" => {
+            let url = get_setting(&ws.pool, crate::settings::OPENAI_BASE_URL).await.ok().flatten();
+            let key = crate::settings::openai_key(ws).await.ok().flatten();
+            let at = url.map(|u| format!(" for {u}")).unwrap_or_default();
+            match key {
+                Some(key) => format!(
+                    "Kiln sent the key set in Settings{at} (fingerprint `{}`).",
+                    crate::secrets::fingerprint(&key)
+                ),
+                None => format!("No key is set in Settings{at}."),
+            }
+        }
+        _ => "The agent signed in with its own login.".into(),
+    }
+}

@@ -323,6 +323,12 @@ async fn a_failed_turn_leaves_the_session_blocked_with_the_providers_message() {
     assert_eq!(auth.as_deref(), Some("Bearer sk-test-key"));
     let settings = w.engine.get_settings(EmptyArgs {}).await.unwrap();
     assert_eq!(settings.openai_key_fingerprint.as_deref().map(str::len), Some(8));
+    // The refusal names what signed in (the key's fingerprint, never the key), where the fix is.
+    let fingerprint = settings.openai_key_fingerprint.clone().unwrap();
+    let named =
+        format!("Kiln sent the key set in Settings for {} (fingerprint `{fingerprint}`).", w.server.openai_base_url());
+    assert!(handoffs.contains(&named), "{handoffs}");
+    assert!(!handoffs.contains("sk-test-key"), "{handoffs}");
     assert!(!serde_json::to_string(&settings).unwrap().contains("sk-test-key"));
 }
 

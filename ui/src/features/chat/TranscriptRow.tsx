@@ -21,6 +21,7 @@ import {
 import { EntryView, RoleHead } from "./TranscriptEntry";
 import { ToolRowView } from "./ToolRow";
 import { ModuleId, useModuleWords } from "../../lib/moduleWords";
+import { paths } from "../../router";
 
 /** A caret button that opens a row's folded entries. */
 function Fold({
@@ -144,6 +145,11 @@ function ErrorRowView({ row }: { row: ErrorRow }) {
           <RelativeTime value={row.entries[row.entries.length - 1].createdAt} />
         </span>
       </div>
+      {/refused the credentials/.test(row.text) && (
+        <p className="chat-error-fix small" data-testid="error-fix">
+          <a href={paths.settings}>Open Settings</a> to check the agent's key or login; then Retry.
+        </p>
+      )}
       {hasDetails && (
         <Fold open={open} onToggle={() => setOpen((o) => !o)} testId="error-details-toggle">
           <span className="muted small">details</span>
