@@ -132,11 +132,15 @@ describe("attention and keyboard in kiln serve", { timeout: TEST_TIMEOUT * 3 }, 
     await page.keyboard.press("Escape");
     await sheet.waitFor({ state: "detached" });
 
-    // 2 and 3 switch to Changes and Gates, 1 back to Chat.
+    // The number keys follow the tabs as they stand: 2 Changes, 3 Terminal, 4 Gates, 1 back to Chat.
+    const order = await page.locator("[role=tab]").evaluateAll((tabs) => tabs.map((t) => t.getAttribute("data-testid")));
+    assert.deepEqual(order.slice(0, 4), ["tab-chat", "tab-changes", "tab-terminal", "tab-gates"]);
     await page.keyboard.press("2");
     await page.locator('[data-testid=tab-changes][aria-selected="true"]').waitFor();
     await page.locator("[data-testid=diff-file]").first().waitFor();
     await page.keyboard.press("3");
+    await page.locator('[data-testid=tab-terminal][aria-selected="true"]').waitFor();
+    await page.keyboard.press("4");
     await page.locator('[data-testid=tab-gates][aria-selected="true"]').waitFor();
     await page.keyboard.press("1");
     await page.locator('[data-testid=tab-chat][aria-selected="true"]').waitFor();

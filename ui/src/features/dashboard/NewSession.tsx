@@ -49,6 +49,8 @@ export function insertAt(value: string, start: number, end: number, text: string
 export function NewSession() {
   const { backend, dispatch } = useStore();
   const modules = useApp()?.workspace?.modules ?? [];
+  // The hint's example is one of this repository's own modules; a repository of one needs no module words.
+  const example = modules.length > 1 ? modules[0] : null;
   const [brief, setBrief] = useState("");
   /** "From a GitHub issue": the issue's address or number, sent as createSession's `issue`. */
   const [fromIssue, setFromIssue] = useState(false);
@@ -273,10 +275,17 @@ export function NewSession() {
         />
         <ModuleAutocomplete inputRef={briefRef} value={brief} onChange={setBrief} modules={modules} enabled={!busy} />
         <p id="brief-hint" className="hint">
-          Type <kbd>@</kbd> to pick a module, or name one by its id, e.g. <code>@shop/cart</code>, or as{" "}
-          <code>module modules/cart</code>. Press <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> to create.
+          {example ? (
+            <>
+              Type <kbd>@</kbd> to pick a module, or name one by its id, e.g. <code>{example.id}</code>, or as{" "}
+              <code>module {example.directory}</code>.{" "}
+            </>
+          ) : (
+            "Kiln works on the whole repository; name a file or folder in the brief if it helps. "
+          )}
+          Press <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> to create.
         </p>
-        {modules.length > 0 && (
+        {modules.length > 1 && (
           <div className="module-picker">
             <span className="small muted">Insert a module:</span>
             <ul className="chips">

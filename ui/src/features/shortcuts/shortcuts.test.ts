@@ -17,8 +17,10 @@ describe("matchShortcut", () => {
     expect(matchShortcut(key("n"), false)).toBe("new-session");
     expect(matchShortcut(key("1"), false)).toBe("tab-chat");
     expect(matchShortcut(key("2"), false)).toBe("tab-changes");
-    expect(matchShortcut(key("3"), false)).toBe("tab-gates");
-    expect(matchShortcut(key("4"), false)).toBe("tab-preview");
+    // In the order the tabs stand.
+    expect(matchShortcut(key("3"), false)).toBe("tab-terminal");
+    expect(matchShortcut(key("4"), false)).toBe("tab-gates");
+    expect(matchShortcut(key("5"), false)).toBe("tab-preview");
     expect(matchShortcut(key("j"), false)).toBe("diff-next");
     expect(matchShortcut(key("k"), false)).toBe("diff-prev");
     expect(matchShortcut(key("/"), false)).toBe("focus-composer");

@@ -1,4 +1,4 @@
-// The session screen's shortcuts: 1–5 switch tabs, `/` goes to the Chat tab (the composer focuses itself).
+// The session screen's shortcuts: 1–5 switch tabs in the order they stand, `/` goes to the Chat tab (the composer focuses itself).
 import { useShortcut } from "./bus";
 import { type SessionTab, TAB_OF } from "./shortcuts";
 
