@@ -63,6 +63,8 @@ pub enum ErrorCode {
     /// A brief names `module <x>` (or a new-module id) that is no module of the
     /// workspace, and the operator has not confirmed creating it (`createModules`).
     ModuleUnknown,
+    /// A model the agent does not offer (the endpoint's own list says so), caught before the turn.
+    ModelUnknown,
     /// `retry_turn` on a session that is not blocked.
     NotBlocked,
     /// No terminal with that id (it never was, or it ended long ago).
@@ -145,6 +147,7 @@ impl ErrorCode {
             TargetUnavailable => "TARGET_UNAVAILABLE",
             BranchMoved => "BRANCH_MOVED",
             ModuleUnknown => "MODULE_UNKNOWN",
+            ModelUnknown => "MODEL_UNKNOWN",
             NotBlocked => "NOT_BLOCKED",
             TerminalNotFound => "TERMINAL_NOT_FOUND",
             TerminalLimit => "TERMINAL_LIMIT",

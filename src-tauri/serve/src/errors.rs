@@ -79,6 +79,7 @@ pub fn http_status(code: ErrorCode) -> u16 {
         ToolchainMissing => 424,
         WorkspaceInUse => 409,
         ModuleUnknown => 404,
+        ModelUnknown => 400,
         NotBlocked => 409,
         TerminalNotFound => 404,
         TerminalLimit | TerminalExited => 409,

@@ -73,6 +73,7 @@ use kiln_double_support::{LoopbackPort, LoopbackServer};
 
 pub use kiln_double_support::RecordedRequest;
 pub use script::{load_script, parse_script, ScriptedError, Step, EXHAUSTED};
+pub use server::MODELS;
 pub use turn::OUTPUT_TOKENS;
 
 /// A request answered beside the script: one whose body (its JSON text) holds `marker`

@@ -1,5 +1,6 @@
 //! Routing: every request is recorded, then model requests consume the next step and
-//! are answered in the protocol their path names; anything else gets a 404.
+//! are answered in the protocol their path names; `GET /v1/models` lists the models (no
+//! step is used); anything else gets a 404.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -82,6 +83,7 @@ async fn handle(
 
     let protocol = match (method.as_str(), uri.path()) {
         ("POST", "/v1/messages/count_tokens") => return anthropic::count_tokens(input_tokens(body.len())),
+        ("GET", "/v1/models") => return models(),
         ("POST", "/v1/messages") => Protocol::Anthropic,
         ("POST", "/v1/responses") => Protocol::Responses,
         ("POST", "/v1/chat/completions") => Protocol::Chat,
@@ -126,6 +128,17 @@ fn error_response(protocol: Protocol, error: &ScriptedError, number: usize) -> R
 }
 
 // Shaped so both Anthropic and OpenAI clients find `error.message`.
+/// The models the server answers for, as an OpenAI-compatible endpoint lists them: every
+/// scripted step answers whatever model a request names, so the list is what a client may
+/// rely on, not a limit the script enforces.
+pub const MODELS: &[&str] = &["scripted", "scripted-large"];
+
+fn models() -> Response {
+    let data: Vec<Value> =
+        MODELS.iter().map(|id| json!({"id": id, "object": "model", "owned_by": "kiln-model-server"})).collect();
+    reply::json(StatusCode::OK, &json!({"object": "list", "data": data}), ("request-id", "req_models".into()))
+}
+
 fn not_found(method: &Method, uri: &Uri) -> Response {
     let body: Value = json!({
         "type": "error",

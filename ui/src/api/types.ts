@@ -398,7 +398,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "NOTHING_TO_UPDATE" | "CONFLICTS_UNRESOLVED" | "GROUP_NOT_FOUND" | "ISSUE_NOT_FOUND" | "DATABASE_UNAVAILABLE" | "OBJECTS_UNAVAILABLE" | "HOST_UNAVAILABLE" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "MODEL_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "NOTHING_TO_UPDATE" | "CONFLICTS_UNRESOLVED" | "GROUP_NOT_FOUND" | "ISSUE_NOT_FOUND" | "DATABASE_UNAVAILABLE" | "OBJECTS_UNAVAILABLE" | "HOST_UNAVAILABLE" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
@@ -493,6 +493,8 @@ export type KilnEvent = { id: number, at: string, body: EventBody, };
 
 export type LineKind = "context" | "add" | "delete";
 
+export type ListModelsArgs = { driver?: string, };
+
 export type ListSessionsArgs = { includeArchived?: boolean, };
 
 export type LivePhase = "planning" | "setup" | "turn";
@@ -529,6 +531,23 @@ status: LiveStatus | null,
  * command runs or its output is not heard until it ends.
  */
 output?: string, };
+
+export type ModelListView = { driver: string, 
+/**
+ * The model a turn runs with when none is chosen (Settings' model for the
+ * OpenAI-compatible endpoint), when Kiln knows it.
+ */
+defaultModel: string | null, models: Array<string>, 
+/**
+ * Where the list comes from, in words: "the endpoint's /models", "Claude Code's model
+ * aliases", or why there is none.
+ */
+source: string, 
+/**
+ * The list is all the agent accepts (an endpoint's own list): another model is
+ * refused before a turn starts (`MODEL_UNKNOWN`). Otherwise any model id may be typed.
+ */
+complete: boolean, };
 
 export type ModuleArgs = { sessionId: string, moduleId: string, };
 
@@ -1220,6 +1239,13 @@ export interface CommandMap {
    * claude or codex with NOT_ALLOWED_IN_MODE.
    */
   update_settings: { args: UpdateSettingsArgs; result: SettingsView };
+  /**
+   * The models an agent offers for the composer's picker: the OpenAI-compatible endpoint's own
+   * list (GET /models; `complete`: send_message refuses another with MODEL_UNKNOWN), Claude
+   * Code's aliases, none known for Codex and ACP agents (any id may be typed).
+   * DRIVER_NOT_FOUND for an unknown driver.
+   */
+  list_models: { args: ListModelsArgs; result: ModelListView };
   /**
    * Stores a file for the session's agents (at most 10, 5 MB each, png jpg jpeg gif webp md txt
    * json csv pdf svg, content matching the extension): ATTACHMENT_LIMIT, ATTACHMENT_TOO_LARGE,

@@ -45,6 +45,7 @@ export const ERROR_WORDS: Record<string, string> = {
   TARGET_UNAVAILABLE: "The delivery target cannot be reached",
   BRANCH_MOVED: "The branch moved since the plan was made",
   MODULE_UNKNOWN: "No module has that name or id",
+  MODEL_UNKNOWN: "The agent does not offer that model",
   NOT_BLOCKED: "The session is not blocked; there is nothing to retry",
   TERMINAL_NOT_FOUND: "That terminal is gone",
   TERMINAL_LIMIT: "Too many terminals are open: close one first",

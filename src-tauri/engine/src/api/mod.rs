@@ -550,6 +550,10 @@ impl Engine {
         crate::settings::update(&*self.workspace()?, args).await
     }
 
+    pub async fn list_models(&self, args: ListModelsArgs) -> Result<ModelListView> {
+        crate::drivers::models::list(&*self.workspace()?, args.driver.as_deref()).await
+    }
+
     /// What Kiln detects in the open workspace's own tooling: modules, toolchains, the
     /// setup step and every gate's command with its source, and the same as kiln.toml.
     pub async fn detect_workspace(&self, _: EmptyArgs) -> Result<DetectionView> {

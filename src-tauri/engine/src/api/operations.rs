@@ -93,6 +93,11 @@ macro_rules! for_each_operation {
             /// lists only openai-compatible in drivers and refuses claudePath, codexPath and defaultDriver
             /// claude or codex with NOT_ALLOWED_IN_MODE.
             update_settings(UpdateSettingsArgs) -> SettingsView;
+            /// The models an agent offers for the composer's picker: the OpenAI-compatible endpoint's own
+            /// list (GET /models; `complete`: send_message refuses another with MODEL_UNKNOWN), Claude
+            /// Code's aliases, none known for Codex and ACP agents (any id may be typed).
+            /// DRIVER_NOT_FOUND for an unknown driver.
+            list_models(ListModelsArgs) -> ModelListView;
             /// Stores a file for the session's agents (at most 10, 5 MB each, png jpg jpeg gif webp md txt
             /// json csv pdf svg, content matching the extension): ATTACHMENT_LIMIT, ATTACHMENT_TOO_LARGE,
             /// ATTACHMENT_TYPE, ATTACHMENT_EMPTY, ATTACHMENT_MISMATCH, INVALID_INPUT (bad name or base64).

@@ -61,6 +61,11 @@ pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sen
     };
     let driver_id = args.driver.clone().or(session.driver.clone());
     let driver = crate::drivers::registry::resolve(ws, driver_id.as_deref()).await?;
+    // A model chosen for this turn that the agent does not offer is caught now, not after
+    // the turn started.
+    if let Some(model) = args.model.as_deref() {
+        crate::drivers::models::check(ws, driver.id(), model).await?;
+    }
     let pointed = crate::preview::pointed::check(ws, &id, args.context.as_deref().unwrap_or_default()).await?;
     crate::preview::pointed::copy(ws, &id, &pointed)?;
 

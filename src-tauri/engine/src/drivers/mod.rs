@@ -9,6 +9,7 @@ pub mod codex;
 pub mod discover;
 pub mod events;
 pub mod health;
+pub mod models;
 pub mod openai;
 pub mod permission;
 pub mod registry;

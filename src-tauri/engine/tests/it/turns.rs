@@ -832,3 +832,64 @@ async fn the_engine_counts_the_turn_it_runs_and_is_idle_after() {
     assert!(w.engine.activity().is_idle(), "{:?}", w.engine.activity());
     assert_eq!(w.engine.activity().summary(), "Nothing running");
 }
+
+/// The composer's model picker: the endpoint's own list, with its key; a model it does not
+/// list is refused before anything happens (no message, no request), one it lists runs.
+#[tokio::test]
+async fn a_model_the_endpoint_does_not_offer_is_refused_before_the_turn() {
+    let w = world(vec![Step::text("Done.\nHANDOFF: none - done")]).await;
+    let list = w.engine.list_models(ListModelsArgs { driver: None }).await.unwrap();
+    assert_eq!(list.driver, "openai-compatible");
+    assert_eq!(list.models, kiln_model_server::MODELS.iter().map(|m| m.to_string()).collect::<Vec<_>>());
+    assert!(list.complete, "{list:#?}");
+    assert_eq!(list.default_model.as_deref(), Some("scripted"));
+    let asked = w.server.requests();
+    assert_eq!((asked[0].path.as_str(), asked[0].header("authorization")), ("/v1/models", Some("Bearer sk-test-key")));
+
+    let s = create(&w.engine, "Anything in @shop/catalog").await;
+    let before = transcript(&w, &s.id).await.len();
+    let refused = w
+        .engine
+        .send_message(SendMessageArgs {
+            session_id: s.id.clone(),
+            text: "Fix it".into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: Some("gpt-nope".into()),
+            context: None,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, kiln_engine::ErrorCode::ModelUnknown, "{}", refused.message);
+    assert!(
+        refused.message.contains("`gpt-nope`") && refused.message.contains("`scripted-large`"),
+        "{}",
+        refused.message
+    );
+    assert_eq!(transcript(&w, &s.id).await.len(), before, "nothing was recorded");
+    assert!(!w.server.requests().iter().any(|r| r.path.ends_with("/chat/completions")), "no turn ran");
+
+    let sent = w
+        .engine
+        .send_message(SendMessageArgs {
+            session_id: s.id.clone(),
+            text: "Fix it".into(),
+            role: None,
+            module: None,
+            driver: None,
+            model: Some("scripted-large".into()),
+            context: None,
+        })
+        .await;
+    assert!(sent.is_ok(), "{sent:?}");
+    settled(&w, &s.id).await;
+    let chat = w.server.requests().into_iter().find(|r| r.path.ends_with("/chat/completions")).expect("the turn ran");
+    assert_eq!(chat.body["model"], "scripted-large");
+
+    // Claude Code's aliases; any id may still be typed for it.
+    let claude = w.engine.list_models(ListModelsArgs { driver: Some("claude".into()) }).await.unwrap();
+    assert_eq!((claude.models.len(), claude.complete), (3, false));
+    let unknown = w.engine.list_models(ListModelsArgs { driver: Some("nope".into()) }).await.unwrap_err();
+    assert_eq!(unknown.code, kiln_engine::ErrorCode::DriverNotFound);
+}

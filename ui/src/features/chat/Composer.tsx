@@ -19,6 +19,7 @@ import { useShortcut } from "../shortcuts/bus";
 import { noteSent } from "../../lib/sent";
 import { driverLabel, pickable } from "../../lib/driverChoice";
 import { useModuleWords } from "../../lib/moduleWords";
+import { ModelPicker } from "./ModelPicker";
 
 /** Asks the composer to preselect a role and take focus; `seq` makes a repeated request count. */
 export interface ComposerPreset {
@@ -260,7 +261,11 @@ export function Composer({ session, settings, preset }: ComposerProps) {
           <span className="composer-label">Agent</span>
           <select
             value={chosenDriver}
-            onChange={(e) => setDriver(e.target.value)}
+            onChange={(e) => {
+              setDriver(e.target.value);
+              // Another agent has other models: its default until one is picked.
+              setModel("");
+            }}
             disabled={disabled || drivers.length === 0}
             data-testid="driver-picker"
           >
@@ -272,18 +277,16 @@ export function Composer({ session, settings, preset }: ComposerProps) {
             ))}
           </select>
         </label>
-        <label className="composer-field composer-model">
+        <div className="composer-field composer-model">
           <span className="composer-label">Model</span>
-          <input
-            className="input"
+          <ModelPicker
+            driver={chosenDriver}
             value={model}
-            onChange={(e) => setModel(e.target.value)}
+            onChange={setModel}
             placeholder={session.model ?? "default"}
             disabled={disabled}
-            data-testid="model"
-            autoComplete="off"
           />
-        </label>
+        </div>
         <button
           type="submit"
           className="btn btn-primary composer-send"

@@ -189,3 +189,13 @@ pub struct GetDiffArgs {
     #[ts(optional)]
     pub module_id: Option<String>,
 }
+
+/// Whose models to list: a driver's id (`claude`, `codex`, `openai-compatible`, an ACP
+/// agent's), or the default driver's when absent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListModelsArgs {
+    #[serde(default)]
+    #[ts(optional)]
+    pub driver: Option<String>,
+}

@@ -192,3 +192,20 @@ pub struct UpdateSettingsArgs {
     #[ts(optional)]
     pub acp_paths: Option<std::collections::BTreeMap<String, String>>,
 }
+
+/// The models an agent offers, for the composer's model picker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelListView {
+    pub driver: String,
+    /// The model a turn runs with when none is chosen (Settings' model for the
+    /// OpenAI-compatible endpoint), when Kiln knows it.
+    pub default_model: Option<String>,
+    pub models: Vec<String>,
+    /// Where the list comes from, in words: "the endpoint's /models", "Claude Code's model
+    /// aliases", or why there is none.
+    pub source: String,
+    /// The list is all the agent accepts (an endpoint's own list): another model is
+    /// refused before a turn starts (`MODEL_UNKNOWN`). Otherwise any model id may be typed.
+    pub complete: bool,
+}
