@@ -22,6 +22,7 @@ import { EntryView, RoleHead } from "./TranscriptEntry";
 import { ToolRowView } from "./ToolRow";
 import { ModuleId, useModuleWords } from "../../lib/moduleWords";
 import { paths } from "../../router";
+import { withCommandSummaries } from "../../lib/commandSummary";
 
 /** A caret button that opens a row's folded entries. */
 function Fold({
@@ -93,6 +94,12 @@ function NoticeRowView({ row }: { row: NoticeRow }) {
   );
 }
 
+/** A gate's or the setup's line with its commands by what they do (the Gates tab has them whole). */
+function plainCommands(entry: TranscriptEntry): TranscriptEntry {
+  const text = withCommandSummaries(entry.text);
+  return text === entry.text ? entry : { ...entry, text };
+}
+
 function GatesRowView({ row }: { row: GatesRow }) {
   const [open, setOpen] = useState(false);
   const failed = row.failed.length > 0;
@@ -114,7 +121,7 @@ function GatesRowView({ row }: { row: GatesRow }) {
         {row.fixBy && <span className="gates-fix">→ back to {roleName(row.fixBy)}</span>}
         <ModuleId id={row.module} />
       </Fold>
-      {open && <FoldedEntries entries={row.entries} testId="gates-body" />}
+      {open && <FoldedEntries entries={row.entries.map(plainCommands)} testId="gates-body" />}
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { formatDuration, gateLabel, gateNoteText, gateNotRun, gateOutput, gateRa
 import { Icon, type IconName } from "../../components/Icon";
 import { InlineCode } from "../../components/InlineCode";
 import { RelativeTime } from "../../components/RelativeTime";
+import { commandSummary } from "../../lib/commandSummary";
 
 const STATUS_ICON: Record<GateStatus, IconName> = {
   passed: "check",
@@ -131,7 +132,7 @@ export function GateRow({ gate }: { gate: GateResultView }) {
         <span className="gate-what">
           {gate.command ? (
             <code className="gate-command" title={gate.command} data-testid="gate-command">
-              {gate.command}
+              {commandSummary(gate.command)}
             </code>
           ) : (
             <span className="gate-command gate-command-none muted small" data-testid="gate-command">
@@ -163,6 +164,11 @@ export function GateRow({ gate }: { gate: GateResultView }) {
       </div>
       <GateNote gate={gate} />
       <div id={outputId} hidden={!open}>
+        {open && commandSummary(gate.command) !== gate.command && (
+          <p className="gate-full-command small" data-testid="gate-full-command">
+            Ran <code>{gate.command}</code>
+          </p>
+        )}
         {open && <GateOutput gate={gate} />}
       </div>
     </li>
