@@ -15,6 +15,11 @@ export interface ModelPickerProps {
   disabled: boolean;
 }
 
+/** "Default (scripted)"; just "Default" when the agent's own default has no name here. */
+function defaultLabel(model: string): string {
+  return model && model !== "default" ? `Default (${model})` : "Default";
+}
+
 export function ModelPicker({ driver, value, onChange, placeholder, disabled }: ModelPickerProps) {
   const { backend } = useBackend();
   const query = useQuery({
@@ -58,7 +63,7 @@ export function ModelPicker({ driver, value, onChange, placeholder, disabled }: 
         aria-label="Model"
         title={`From ${list.source}`}
       >
-        <option value="">Default ({list.defaultModel ?? placeholder})</option>
+        <option value="">{defaultLabel(list.defaultModel ?? placeholder)}</option>
         {models.map((m) => (
           <option key={m} value={m}>
             {m}

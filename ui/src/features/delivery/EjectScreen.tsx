@@ -166,8 +166,8 @@ export function EjectScreen({ sessionId }: { sessionId: string }) {
             {delivery.confirming
               ? "Starting…"
               : plan.target === "git-pr"
-                ? "Confirm: open the pull request"
-                : "Confirm: deliver into the workspace"}
+                ? "Open the pull request"
+                : "Apply to the workspace"}
           </button>
         </div>
         {overridable && anyway && (
