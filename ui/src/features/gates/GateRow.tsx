@@ -6,6 +6,7 @@ import { Icon, type IconName } from "../../components/Icon";
 import { InlineCode } from "../../components/InlineCode";
 import { RelativeTime } from "../../components/RelativeTime";
 import { commandSummary } from "../../lib/commandSummary";
+import { isSetupResult } from "../../lib/gates";
 
 const STATUS_ICON: Record<GateStatus, IconName> = {
   passed: "check",
@@ -127,7 +128,7 @@ export function GateRow({ gate }: { gate: GateResultView }) {
       <div className="gate-head">
         <GateStatusLabel status={gate.status} note={gate.note} />
         <span className="gate-name" data-testid="gate-name">
-          {gate.gate}
+          {isSetupResult(gate) ? "setup" : gate.gate}
         </span>
         <span className="gate-what">
           {gate.command ? (

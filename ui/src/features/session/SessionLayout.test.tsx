@@ -102,7 +102,13 @@ describe("session layout", () => {
     expect(within(rail).getAllByTestId("rail-initials")).toHaveLength(4);
     expect(within(rail).getByText("AM").querySelector(".status-dot")).toHaveClass("status-idle");
     expect(within(rail).getByText("BO").querySelector(".status-dot")).toHaveClass("status-failed");
-    expect([initials("Fix the cart"), initials("  — "), initials("3 bugs in über")]).toEqual(["FT", "?", "3B"]);
+    expect([initials("Fix the cart"), initials("  — "), initials("3 bugs in über")]).toEqual(["C", "?", "3B"]);
+    // Sessions that start alike ("Add a …") still differ by what they change.
+    expect([initials("Add a coupon helper to @shop/cart"), initials("Add a wishlist to @shop/catalog")]).toEqual([
+      "CH",
+      "WS",
+    ]);
+    expect(initials("Add the")).toBe("AT");
   });
 
   it("on a narrow window the details move into a drawer opened from the header", async () => {

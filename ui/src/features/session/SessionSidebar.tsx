@@ -21,9 +21,29 @@ function useRailSessions(currentId: string): SessionView[] {
 }
 
 /** Up to two letters from a title's first words ("Fix the cart" → "FT"), digits kept; "?" for none. */
+/** Words a brief starts with that tell sessions apart by nothing ("Add a …", "Fix the …"). */
+const PLAIN_WORDS = new Set([
+  "a",
+  "an",
+  "the",
+  "to",
+  "of",
+  "in",
+  "on",
+  "for",
+  "and",
+  "add",
+  "fix",
+  "make",
+  "update",
+  "change",
+]);
+
 export function initials(title: string): string {
   const words = title.match(/[\p{L}\p{N}]+/gu) ?? [];
-  const letters = words.slice(0, 2).map((w) => w[0].toUpperCase());
+  // The words that name the change, where there are some: "Add a coupon helper" is CH, not AA.
+  const telling = words.filter((w) => !PLAIN_WORDS.has(w.toLowerCase()));
+  const letters = (telling.length > 0 ? telling : words).slice(0, 2).map((w) => w[0].toUpperCase());
   return letters.join("") || "?";
 }
 
