@@ -663,6 +663,13 @@ impl TurnLog<'_> {
             DriverEvent::Error { message } => {
                 self.entry(EntryKind::System, &format!("The agent reported: {message}")).await
             }
+            DriverEvent::Warning { message } => {
+                tracing::warn!(session = %self.plan.session, driver = self.plan.driver.id(), "the agent warned: {message}");
+                let first = message.trim().lines().next().unwrap_or_default();
+                let short: String = first.chars().take(160).collect();
+                let cut = if short.len() < message.trim().len() { " …" } else { "" };
+                self.entry(EntryKind::System, &format!("The agent warned: {short}{cut} (whole in Kiln's log)")).await
+            }
             DriverEvent::TurnEnded { is_error, final_text, error, .. } => {
                 if let Some(text) = final_text.filter(|t| !t.trim().is_empty()) {
                     if self.last_text.trim() != text.trim() {

@@ -189,7 +189,8 @@ impl CodexParser {
             // The plan as it stands; its completion at the end of the turn repeats the last one.
             Some("todo_list") if completed => Vec::new(),
             Some("todo_list") => vec![DriverEvent::Thought { text: plan(item) }],
-            Some("error") => vec![DriverEvent::Error { message: text_of(item, "message") }],
+            // An error item is codex's non-fatal notice; a failure ends the turn as `turn.failed`.
+            Some("error") => vec![DriverEvent::Warning { message: text_of(item, "message") }],
             _ => vec![unknown(line)],
         }
     }

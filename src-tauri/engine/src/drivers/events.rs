@@ -60,6 +60,12 @@ pub enum DriverEvent {
     Error {
         message: String,
     },
+    /// Something the agent wants known that did not stop it (Codex's non-fatal error
+    /// items: a deprecated setting, a feature under development): Kiln's log keeps it
+    /// whole, the chat a short note, never an error.
+    Warning {
+        message: String,
+    },
     /// The provider failed and the agent is trying again by itself. `max_attempts` and
     /// `http_status` when the agent says them.
     Retry {

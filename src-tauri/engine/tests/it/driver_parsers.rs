@@ -197,6 +197,13 @@ fn a_codex_reconnect_is_a_retry_and_a_failed_turn_an_error() {
         parser.parse_line(r#"{"type":"error","message":"unexpected status 401 Unauthorized"}"#),
         vec![DriverEvent::Error { message: "unexpected status 401 Unauthorized".into() }]
     );
+    // An error item is a notice that did not stop codex: a warning, not an error.
+    assert_eq!(
+        parser.parse_line(
+            r#"{"type":"item.completed","item":{"id":"item_9","type":"error","message":"`foo` is deprecated; use `bar`"}}"#
+        ),
+        vec![DriverEvent::Warning { message: "`foo` is deprecated; use `bar`".into() }]
+    );
     assert_eq!(
         parser.parse_line(r#"{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized"}}"#),
         vec![DriverEvent::TurnEnded {
