@@ -78,7 +78,8 @@ describe("a real agent turn in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () =>
     await page.locator('[data-testid=entry][data-kind=agent]').getByText(TURN_TEXT).waitFor({ timeout: 120_000 });
     const handoffs = page.locator('[data-testid=entry][data-kind=handoff]');
     await handoffs.filter({ hasText: /review\s*→\s*pass/i }).waitFor({ timeout: 120_000 });
-    assert.match(await handoffs.first().innerText(), /none/i);
+    // The turn handed back to the user: "→ you".
+    assert.match(await handoffs.first().innerText(), /→ you/);
     await page.getByText(/review passed/i).first().waitFor();
     // Approval handed the turn to the waiting role; nothing waits any more.
     assert.equal(await page.locator("[data-testid=pending-role]").count(), 0);

@@ -21,8 +21,8 @@ pub struct GateRecord<'a> {
     pub at: &'a str,
     /// The verdict in words beyond the status ("1 new failure: `name`"); empty for none.
     pub note: &'a str,
-    /// Which files it judged (`review::module_digest` of the whole working copy); empty
-    /// when unknown.
+    /// Which files it judged: the working copy's tree id as a checkpoint would keep it;
+    /// empty when unknown (the session's setup, a copy that could not be read).
     pub digest: &'a str,
 }
 
