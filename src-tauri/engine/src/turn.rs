@@ -722,8 +722,7 @@ mod tests {
     fn whole_messages_never_run_into_each_other() {
         let text = joined("Done.\nHANDOFF: none - done", "Warning: the cache is cold");
         assert_eq!(text, "Done.\nHANDOFF: none - done\n\nWarning: the cache is cold");
-        let handoff = crate::handoff::parse(&text, &[]).expect("the handoff line stands alone");
-        assert_eq!(handoff.reason, "done");
+        assert!(text.lines().any(|line| line == "HANDOFF: none - done"), "the handoff line stands alone: {text}");
         assert_eq!(joined("", "First"), "First");
         assert_eq!(joined("Line\n", "Next"), "Line\nNext");
     }

@@ -146,4 +146,9 @@ impl ModelServer {
     pub fn requests(&self) -> Vec<RecordedRequest> {
         server::recorded(&self.shared)
     }
+
+    /// Lists `models` at `GET /v1/models` from now on, instead of [`MODELS`].
+    pub fn offer(&self, models: &[&str]) {
+        *self.shared.models.lock().unwrap_or_else(|e| e.into_inner()) = models.iter().map(|m| m.to_string()).collect();
+    }
 }

@@ -29,6 +29,8 @@ pub(crate) struct Shared {
     /// Model requests answered so far; the next one is number `answered + 1`.
     answered: Mutex<usize>,
     pub requests: Mutex<Vec<RecordedRequest>>,
+    /// What `GET /v1/models` lists; `MODELS` while empty.
+    pub models: Mutex<Vec<String>>,
 }
 
 impl Shared {
@@ -83,7 +85,7 @@ async fn handle(
 
     let protocol = match (method.as_str(), uri.path()) {
         ("POST", "/v1/messages/count_tokens") => return anthropic::count_tokens(input_tokens(body.len())),
-        ("GET", "/v1/models") => return models(),
+        ("GET", "/v1/models") => return models(&shared),
         ("POST", "/v1/messages") => Protocol::Anthropic,
         ("POST", "/v1/responses") => Protocol::Responses,
         ("POST", "/v1/chat/completions") => Protocol::Chat,
@@ -128,14 +130,16 @@ fn error_response(protocol: Protocol, error: &ScriptedError, number: usize) -> R
 }
 
 // Shaped so both Anthropic and OpenAI clients find `error.message`.
-/// The models the server answers for, as an OpenAI-compatible endpoint lists them: every
-/// scripted step answers whatever model a request names, so the list is what a client may
-/// rely on, not a limit the script enforces.
+/// The models the server lists by default, as an OpenAI-compatible endpoint lists them
+/// (`ModelServer::offer` sets others): every scripted step answers whatever model a request
+/// names, so the list is what a client may rely on, not a limit the script enforces.
 pub const MODELS: &[&str] = &["scripted", "scripted-large"];
 
-fn models() -> Response {
+fn models(shared: &Shared) -> Response {
+    let offered = lock(&shared.models).clone();
+    let ids: Vec<String> = if offered.is_empty() { MODELS.iter().map(|m| m.to_string()).collect() } else { offered };
     let data: Vec<Value> =
-        MODELS.iter().map(|id| json!({"id": id, "object": "model", "owned_by": "kiln-model-server"})).collect();
+        ids.iter().map(|id| json!({"id": id, "object": "model", "owned_by": "kiln-model-server"})).collect();
     reply::json(StatusCode::OK, &json!({"object": "list", "data": data}), ("request-id", "req_models".into()))
 }
 

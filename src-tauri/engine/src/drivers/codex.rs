@@ -383,6 +383,9 @@ impl CodexDriver {
         for (key, value) in &self.config {
             args.extend(["-c".to_string(), format!("{key}={value}")]);
         }
+        // The session's working copy is new to Codex each session: opened here by the user,
+        // it is trusted without asking (the user's own config is not written).
+        args.extend(["-c".to_string(), trusted(workdir)]);
         if let Some(thread) = thread_id {
             args.extend(["resume".to_string(), thread.to_string()]);
         }
@@ -394,6 +397,12 @@ impl CodexDriver {
     }
 }
 
+/// `projects."<workdir>".trust_level="trusted"`: Codex's trust of one directory, as a `-c`
+/// override (the path is a quoted TOML key, so any character in it stays intact).
+fn trusted(workdir: &std::path::Path) -> String {
+    format!("projects.{}.trust_level=\"trusted\"", toml_string(&workdir.to_string_lossy()))
+}
+
 /// A TOML basic string, so `-c key=value` keeps quotes, newlines and backslashes intact.
 fn toml_string(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
@@ -402,6 +411,17 @@ fn toml_string(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_terminal_trusts_the_sessions_working_copy_by_a_quoted_key() {
+        let key = trusted(std::path::Path::new("/repo/.kiln/sessions/a \"b\"/workspace"));
+        assert_eq!(key, r#"projects."/repo/.kiln/sessions/a \"b\"/workspace".trust_level="trusted""#);
+        let parsed: toml::Table = toml::from_str(&key).unwrap();
+        assert_eq!(
+            parsed["projects"]["/repo/.kiln/sessions/a \"b\"/workspace"]["trust_level"].as_str(),
+            Some("trusted")
+        );
+    }
 
     #[test]
     fn the_policy_and_the_confinement_choose_the_sandbox_and_settings() {

@@ -46,6 +46,8 @@ async fn world(script: Vec<Step>, asides: Vec<Aside>) -> World {
     let engine = engine(&tmp.path().join("config"));
     open(&engine, &repo).await;
     let server = ModelServer::start_with_asides(script, asides).await;
+    // The endpoint serves the models the candidates race on.
+    server.offer(&["m1", "m2", "m3"]);
     use_scripted_model(&engine, &server, false).await;
     World { _tmp: tmp, repo, engine, _server: server }
 }
