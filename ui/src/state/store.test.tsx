@@ -3,7 +3,7 @@ import { act, render, screen, waitFor } from "@testing-library/react";
 import { useRef } from "react";
 import { describe, expect, it } from "vitest";
 import type { KilnEvent, LiveView, PreviewView, TranscriptEntry } from "../api/types";
-import { fakeBackend, makeEntry, makePreview, makeSession } from "../test/fixtures";
+import { makeLive, fakeBackend, makeEntry, makePreview, makeSession } from "../test/fixtures";
 import { renderWithStore } from "../test/render";
 import { useLive } from "./live";
 import { FIRST_ENTRIES, keys, makeQueryClient } from "./queries";
@@ -270,15 +270,7 @@ describe("store", () => {
       </>,
       backend,
     );
-    const view = (over: Partial<LiveView>): LiveView => ({
-      sessionId: "s1",
-      phase: "turn",
-      role: null,
-      module: null,
-      text: null,
-      status: null,
-      ...over,
-    });
+    const view = (over: Partial<LiveView>): LiveView => makeLive(over);
     const emitLive = (live: LiveView) => backend.emit(ev({ type: "live", live }));
     // Connected (the app state is held), so the events stream.
     await waitFor(() => expect(client.getQueryData(keys.app)).toBeDefined());

@@ -20,6 +20,7 @@ import type {
   TranscriptEntry,
   UsageTotals,
   WorkspaceView,
+  LiveView,
 } from "../api/types";
 
 export const workspace: WorkspaceView = {
@@ -86,6 +87,11 @@ export function makeSession(overrides: Partial<SessionView> = {}): SessionView {
     issue: null,
     ...overrides,
   };
+}
+
+/** A session's live view: a turn with nothing streaming unless `overrides` say. */
+export function makeLive(overrides: Partial<LiveView> = {}): LiveView {
+  return { sessionId: "s1", phase: "turn", role: null, module: null, text: null, status: null, ...overrides };
 }
 
 export function makeTotals(overrides: Partial<UsageTotals> = {}): UsageTotals {

@@ -848,19 +848,16 @@ async fn a_model_the_endpoint_does_not_offer_is_refused_before_the_turn() {
 
     let s = create(&w.engine, "Anything in @shop/catalog").await;
     let before = transcript(&w, &s.id).await.len();
-    let refused = w
-        .engine
-        .send_message(SendMessageArgs {
-            session_id: s.id.clone(),
-            text: "Fix it".into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: Some("gpt-nope".into()),
-            context: None,
-        })
-        .await
-        .unwrap_err();
+    let with_model = |model: &str| SendMessageArgs {
+        session_id: s.id.clone(),
+        text: "Fix it".into(),
+        role: None,
+        module: None,
+        driver: None,
+        model: Some(model.into()),
+        context: None,
+    };
+    let refused = w.engine.send_message(with_model("gpt-nope")).await.unwrap_err();
     assert_eq!(refused.code, kiln_engine::ErrorCode::ModelUnknown, "{}", refused.message);
     assert!(
         refused.message.contains("`gpt-nope`") && refused.message.contains("`scripted-large`"),
@@ -870,18 +867,7 @@ async fn a_model_the_endpoint_does_not_offer_is_refused_before_the_turn() {
     assert_eq!(transcript(&w, &s.id).await.len(), before, "nothing was recorded");
     assert!(!w.server.requests().iter().any(|r| r.path.ends_with("/chat/completions")), "no turn ran");
 
-    let sent = w
-        .engine
-        .send_message(SendMessageArgs {
-            session_id: s.id.clone(),
-            text: "Fix it".into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: Some("scripted-large".into()),
-            context: None,
-        })
-        .await;
+    let sent = w.engine.send_message(with_model("scripted-large")).await;
     assert!(sent.is_ok(), "{sent:?}");
     settled(&w, &s.id).await;
     let chat = w.server.requests().into_iter().find(|r| r.path.ends_with("/chat/completions")).expect("the turn ran");

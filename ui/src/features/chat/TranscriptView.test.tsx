@@ -5,7 +5,7 @@ import type { TranscriptEntry } from "../../api/types";
 import type { LiveView } from "../../lib/live";
 import { entryMaker, failingSession, twoTurnSession } from "../../lib/transcript.fixture";
 import { noteSent } from "../../lib/sent";
-import { makeEntry } from "../../test/fixtures";
+import { makeEntry, makeLive } from "../../test/fixtures";
 import { TranscriptView, VIRTUALIZE_AT } from "./TranscriptView";
 
 describe("TranscriptView", () => {
@@ -108,15 +108,7 @@ describe("the folded session", () => {
 });
 
 describe("a running command", () => {
-  const live = (output: string | undefined): LiveView => ({
-    sessionId: "s1",
-    phase: "turn",
-    role: null,
-    module: null,
-    text: null,
-    status: null,
-    output,
-  });
+  const live = (output: string | undefined): LiveView => makeLive({ output });
 
   it("shows what it printed so far under its row, and how long it has run, until its result comes", () => {
     const e = entryMaker();
