@@ -1,11 +1,11 @@
-// A session's live view from `live` events (the agent's text not yet in the transcript, provider trouble being retried): the latest per session, held in the query cache, read with useLive.
+// A session's live view from `live` events (the agent's text not yet in the transcript, provider trouble being retried, a running command's output): the latest per session, held in the query cache, read with useLive.
 import { skipToken, type QueryClient, useQuery } from "@tanstack/react-query";
 import type { LiveView } from "../api/types";
 import { keys } from "./queries";
 
-/** Keeps the latest view; one with neither text nor status clears it. */
+/** Keeps the latest view; one with no text, status or running command's output clears it. */
 export function putLive(client: QueryClient, live: LiveView) {
-  const cleared = live.text === null && live.status === null;
+  const cleared = live.text === null && live.status === null && !live.output;
   client.setQueryData<LiveView | null>(keys.live(live.sessionId), cleared ? null : live);
 }
 
@@ -16,7 +16,7 @@ export function putLive(client: QueryClient, live: LiveView) {
 export function settleLiveText(client: QueryClient, sessionId: string) {
   const held = client.getQueryData<LiveView | null>(keys.live(sessionId));
   if (!held || held.text === null) return;
-  const settled: LiveView | null = held.status === null ? null : { ...held, text: null };
+  const settled: LiveView | null = held.status === null && !held.output ? null : { ...held, text: null };
   client.setQueryData<LiveView | null>(keys.live(sessionId), settled);
 }
 

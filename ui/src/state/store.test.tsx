@@ -259,7 +259,7 @@ describe("store", () => {
       const live = useLive(id);
       return (
         <p data-testid={`live-${id}`}>
-          {live ? `${live.phase}:${live.text ?? ""}:${live.status?.reason ?? ""}` : "none"}
+          {live ? `${live.phase}:${live.text ?? ""}:${live.status?.reason ?? ""}:${live.output ?? ""}` : "none"}
         </p>
       );
     }
@@ -276,7 +276,7 @@ describe("store", () => {
     await waitFor(() => expect(client.getQueryData(keys.app)).toBeDefined());
     act(() => emitLive(view({ text: "Adding" })));
     act(() => emitLive(view({ text: "Adding coupons" })));
-    expect(screen.getByTestId("live-s1")).toHaveTextContent("turn:Adding coupons:");
+    expect(screen.getByTestId("live-s1")).toHaveTextContent("turn:Adding coupons::");
     expect(screen.getByTestId("live-s2")).toHaveTextContent("none");
     act(() =>
       emitLive(
@@ -293,7 +293,17 @@ describe("store", () => {
         }),
       ),
     );
-    expect(screen.getByTestId("live-s1")).toHaveTextContent("planning::overloaded");
+    expect(screen.getByTestId("live-s1")).toHaveTextContent("planning::overloaded:");
+    act(() => emitLive(view({})));
+    expect(screen.getByTestId("live-s1")).toHaveTextContent("none");
+    // A running command's output alone is held, and an entry reaching the transcript leaves it.
+    act(() => emitLive(view({ output: "tick 1" })));
+    act(() =>
+      backend.emit(
+        ev({ type: "transcript", entry: makeEntry(8, { sessionId: "s1", kind: "tool", text: "**execute** `x`" }) }),
+      ),
+    );
+    expect(screen.getByTestId("live-s1")).toHaveTextContent("turn:::tick 1");
     act(() => emitLive(view({})));
     expect(screen.getByTestId("live-s1")).toHaveTextContent("none");
     // The text reaches the transcript: its live copy goes with that event, before the engine's clear.
