@@ -20,9 +20,7 @@ const CLAUDE_ALIASES: &[&str] = &["sonnet", "opus", "haiku"];
 pub async fn list(ws: &Workspace, driver: Option<&str>) -> Result<ModelListView> {
     let driver = match driver.filter(|d| !d.is_empty()) {
         Some(d) => d.to_string(),
-        None => get_setting(&ws.pool, "driver.default")
-            .await?
-            .unwrap_or_else(|| super::registry::default_driver(ws.mode).to_string()),
+        None => super::registry::chosen_default(ws).await?,
     };
     let view = |models: Vec<String>, source: &str, complete: bool, default_model: Option<String>| ModelListView {
         driver: driver.clone(),

@@ -53,13 +53,19 @@ pub fn not_offered(driver: &str) -> ApiError {
     )
 }
 
+/// The driver a turn runs on when none is named: Settings' default when this server
+/// offers it, else the mode's own default.
+pub async fn chosen_default(ws: &Workspace) -> Result<String> {
+    Ok(get_setting(&ws.pool, "driver.default")
+        .await?
+        .filter(|d| offered(ws.mode).contains(&d.as_str()))
+        .unwrap_or_else(|| default_driver(ws.mode).into()))
+}
+
 pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Driver>> {
     let name = match name {
         Some(n) => n.to_string(),
-        None => get_setting(&ws.pool, "driver.default")
-            .await?
-            .filter(|d| offered(ws.mode).contains(&d.as_str()))
-            .unwrap_or_else(|| default_driver(ws.mode).into()),
+        None => chosen_default(ws).await?,
     };
     if DRIVERS.contains(&name.as_str()) && !offered(ws.mode).contains(&name.as_str()) {
         return Err(not_offered(&name));

@@ -57,7 +57,7 @@ export function runningFor(ms: number): string {
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-/** Seconds since `since` (an ISO time), ticking every second while mounted. */
+/** Milliseconds since `since` (an ISO time) while `running`, ticking every second; null otherwise. */
 function useRunningSince(since: string, running: boolean): number | null {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
