@@ -235,6 +235,9 @@ async fn script(t: &impl Transport2, shop: &Path) -> (Vec<(String, Answer)>, Vec
         // The workspace has not changed since the session started: nothing to take in.
         ("update_from_workspace", json!({ "sessionId": "$id" })),
         ("update_from_workspace", json!({ "sessionId": "../x" })),
+        ("get_conflicts", json!({ "sessionId": "$id" })),
+        ("resolve_conflict", json!({ "sessionId": "$id", "path": "package.json", "conflictId": "0", "keep": "both" })),
+        ("resolve_conflict", json!({ "sessionId": "$id", "path": "a.js", "conflictId": "0", "keep": "mine" })),
         ("get_diff", json!({ "sessionId": "$id" })),
         ("get_diff", json!({ "sessionId": "$id", "moduleId": "@shop/nope" })),
         ("get_diff", json!({ "sessionId": "nope" })),
@@ -400,6 +403,8 @@ async fn every_operation_answers_the_same_over_ipc_and_http() {
             "CHECKPOINT_NOT_FOUND",
             "NOTHING_TO_UPDATE",
             "INVALID_SESSION_ID",
+            "CONFLICT_NOT_FOUND",
+            "INVALID_INPUT",
             "MODULE_NOT_FOUND",
             "INVALID_SESSION_ID",
             "INVALID_SESSION_ID",

@@ -35,6 +35,7 @@ pub enum ErrorCode {
     SpecMissing,
     AttachmentNotFound,
     CheckpointNotFound,
+    ConflictNotFound,
     /// Something the server's mode does not allow (a local driver in self-hosted mode).
     NotAllowedInMode,
     /// A path that would leave the session: `..`, absolute, `.git`, a link leading out.
@@ -137,6 +138,7 @@ impl ErrorCode {
             SpecMissing => "SPEC_MISSING",
             AttachmentNotFound => "ATTACHMENT_NOT_FOUND",
             CheckpointNotFound => "CHECKPOINT_NOT_FOUND",
+            ConflictNotFound => "CONFLICT_NOT_FOUND",
             NotAllowedInMode => "NOT_ALLOWED_IN_MODE",
             PathNotAllowed => "PATH_NOT_ALLOWED",
             SecretUnreadable => "SECRET_UNREADABLE",

@@ -37,6 +37,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("prime", 1),
     ("checkout", 1),
     ("objects", 1),
+    ("markers", 1),
     // 2 live state
     ("live", 2),
     ("registry", 2),

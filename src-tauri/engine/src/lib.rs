@@ -35,6 +35,7 @@ mod layering;
 // The connection limits `kiln serve` shares with the preview gateway.
 pub mod listening;
 pub(crate) mod live;
+pub(crate) mod markers;
 pub(crate) mod materialize;
 pub(crate) mod modules;
 pub mod objects;

@@ -41,9 +41,7 @@ pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
 /// Whether the file at `rel` in the working copy still holds a conflict marker line (an
 /// update from the workspace wrote it; the file is resolved once none is left).
 fn holds_markers(workdir: &std::path::Path, rel: &str) -> bool {
-    let Ok(file) = crate::paths::confine_no_links(workdir, rel) else { return false };
-    let Ok(text) = std::fs::read(&file) else { return false };
-    text.split(|&b| b == b'\n').any(|line| line.starts_with(b"<<<<<<< ") || line.starts_with(b">>>>>>> "))
+    crate::markers::file_holds_markers(workdir, rel)
 }
 
 /// Whether the working copy's checkpoint (the current one) differs from the session's

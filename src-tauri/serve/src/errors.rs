@@ -69,6 +69,7 @@ pub fn http_status(code: ErrorCode) -> u16 {
         SpecMissing => 409,
         AttachmentNotFound => 404,
         CheckpointNotFound => 400,
+        ConflictNotFound => 404,
         AttachmentEmpty => 400,
         NotAllowedInMode => 403,
         PathNotAllowed => 400,

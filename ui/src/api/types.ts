@@ -218,6 +218,32 @@ enforcement: string,
  */
 detail: string, };
 
+export type ConflictFile = { path: string, 
+/**
+ * Empty when the file still holds a marker but no whole conflict (one was edited by
+ * hand half way): it is then the user's or the agent's to finish in the file.
+ */
+conflicts: Array<ConflictView>, };
+
+export type ConflictKeep = "session" | "workspace" | "both";
+
+export type ConflictView = { 
+/**
+ * Names this conflict as it stands: a resolution sent after the file changed there
+ * is refused (CONFLICT_NOT_FOUND) rather than landing on another.
+ */
+id: string, 
+/**
+ * The 1-based line of its `<<<<<<<` marker.
+ */
+line: number, session: string, workspace: string, 
+/**
+ * What both sides started from, when the markers carry it.
+ */
+base: string | null, };
+
+export type ConflictsView = { files: Array<ConflictFile>, };
+
 export type CreateSessionArgs = { brief: string, title?: string, 
 /**
  * Module ids the operator confirmed as new modules: a brief naming an id no module
@@ -398,7 +424,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "MODEL_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "NOTHING_TO_UPDATE" | "CONFLICTS_UNRESOLVED" | "GROUP_NOT_FOUND" | "ISSUE_NOT_FOUND" | "DATABASE_UNAVAILABLE" | "OBJECTS_UNAVAILABLE" | "HOST_UNAVAILABLE" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "MODEL_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "NOTHING_TO_UPDATE" | "CONFLICTS_UNRESOLVED" | "GROUP_NOT_FOUND" | "ISSUE_NOT_FOUND" | "DATABASE_UNAVAILABLE" | "OBJECTS_UNAVAILABLE" | "HOST_UNAVAILABLE" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, };
 
@@ -742,6 +768,12 @@ created: boolean, };
 export type RemoveAttachmentArgs = { sessionId: string, attachmentId: string, };
 
 export type ResizeTerminalArgs = { terminalId: string, cols: number, rows: number, };
+
+export type ResolveConflictArgs = { sessionId: string, path: string, 
+/**
+ * The conflict's id from `get_conflicts`.
+ */
+conflictId: string, keep: ConflictKeep, };
 
 export type ResolveReviewCommentArgs = { sessionId: string, commentId: string, 
 /**
@@ -1207,6 +1239,18 @@ export interface CommandMap {
    * SESSION_ARCHIVED, SESSION_DELIVERED.
    */
   update_from_workspace: { args: SessionIdArgs; result: SessionView };
+  /**
+   * The conflicts the last update from the workspace left, per file still holding markers, each
+   * with the session's side and the workspace's.
+   */
+  get_conflicts: { args: SessionIdArgs; result: ConflictsView };
+  /**
+   * Replaces one conflict in the working copy by the side kept (the session's, the workspace's,
+   * or both); a file left with no marker is resolved, recorded as a checkpoint. CONFLICT_NOT_FOUND
+   * when the file holds no conflict with that id (it changed since it was read), SESSION_RUNNING,
+   * SESSION_ARCHIVED, SESSION_DELIVERED, PATH_NOT_ALLOWED.
+   */
+  resolve_conflict: { args: ResolveConflictArgs; result: ConflictsView };
   /**
    * The latest result of each gate, per module and gate: spec-schema and module-schema (module
    * null: the whole working copy), then dependencies, typecheck, tests, format and lint per

@@ -30,6 +30,7 @@ export const ERROR_WORDS: Record<string, string> = {
   SPEC_MISSING: "There is no specification yet",
   ATTACHMENT_NOT_FOUND: "The attachment was not found",
   CHECKPOINT_NOT_FOUND: "The checkpoint was not found",
+  CONFLICT_NOT_FOUND: "That conflict is no longer in the file",
   CROSS_SITE_REFUSED: "Kiln refused a request from another site",
   NOT_CONNECTED: "Not connected to Kiln",
   TOKEN_INVALID: "The access token is not valid",

@@ -500,6 +500,15 @@ impl Engine {
         crate::update::update_from_workspace(&self.workspace()?, &self.events, args).await
     }
 
+    pub async fn get_conflicts(&self, args: SessionIdArgs) -> Result<ConflictsView> {
+        crate::update::resolve::get(&*self.workspace()?, args).await
+    }
+
+    pub async fn resolve_conflict(&self, args: ResolveConflictArgs) -> Result<ConflictsView> {
+        self.ready(&args.session_id).await?;
+        crate::update::resolve::resolve(&self.workspace()?, &self.events, args).await
+    }
+
     pub async fn get_gates(&self, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
         crate::gates::latest(&*self.workspace()?, args).await
     }

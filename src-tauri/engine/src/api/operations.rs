@@ -71,6 +71,14 @@ macro_rules! for_each_operation {
             /// `conflicts` until resolved. NOTHING_TO_UPDATE, CONFLICTS_UNRESOLVED, SESSION_RUNNING,
             /// SESSION_ARCHIVED, SESSION_DELIVERED.
             update_from_workspace(SessionIdArgs) -> SessionView;
+            /// The conflicts the last update from the workspace left, per file still holding markers, each
+            /// with the session's side and the workspace's.
+            get_conflicts(SessionIdArgs) -> ConflictsView;
+            /// Replaces one conflict in the working copy by the side kept (the session's, the workspace's,
+            /// or both); a file left with no marker is resolved, recorded as a checkpoint. CONFLICT_NOT_FOUND
+            /// when the file holds no conflict with that id (it changed since it was read), SESSION_RUNNING,
+            /// SESSION_ARCHIVED, SESSION_DELIVERED, PATH_NOT_ALLOWED.
+            resolve_conflict(ResolveConflictArgs) -> ConflictsView;
             /// The latest result of each gate, per module and gate: spec-schema and module-schema (module
             /// null: the whole working copy), then dependencies, typecheck, tests, format and lint per
             /// module. Status passed | failed | skipped | not-configured (no command: the hint is in

@@ -157,3 +157,93 @@ async fn two_sessions_on_one_line_are_both_delivered_after_an_update_the_agent_r
     assert_eq!(deliver(&engine, &a).await.state, DeliveryState::Delivered);
     assert_eq!(std::fs::read_to_string(repo.join("greet.js")).unwrap(), RESOLVED);
 }
+
+/// Two places of one file both sessions changed: two conflicts, each resolved by the user's
+/// pick in turn (the session's side, then both), the file resolved once none is left.
+#[tokio::test]
+async fn the_user_resolves_each_conflict_by_the_side_kept() {
+    // Seven lines apart: two conflicts, not one (git joins changes three lines apart).
+    const START: &str = "const a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nconst f = 6;\nconst g = 7;\nconst h = 8;\nconst i = 9;\nconst e = 5;\n";
+    const A: &str = "const a = 10;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nconst f = 6;\nconst g = 7;\nconst h = 8;\nconst i = 9;\nconst e = 50;\n";
+    const B: &str = "const a = 100;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nconst f = 6;\nconst g = 7;\nconst h = 8;\nconst i = 9;\nconst e = 500;\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("greet");
+    repository(&repo);
+    write(&repo.join("greet.js"), START);
+    sh_git(&repo, &["commit", "-qam", "numbers"]);
+    let server = ModelServer::start(vec![]).await;
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &repo).await;
+    use_scripted_model(&engine, &server, false).await;
+    let a = create(&engine, "Tens").await.id;
+    let b = create(&engine, "Hundreds").await.id;
+    for id in [&a, &b] {
+        wait_setup(&engine, id).await;
+        wait_settled(&engine, id, Duration::from_secs(30)).await;
+    }
+    write(&workdir(&repo, &a).join("greet.js"), A);
+    write(&workdir(&repo, &b).join("greet.js"), B);
+    reviewed(&engine, &b).await;
+    assert_eq!(deliver(&engine, &b).await.state, DeliveryState::Delivered);
+    engine.update_from_workspace(SessionIdArgs { session_id: a.clone() }).await.unwrap();
+
+    let file = workdir(&repo, &a).join("greet.js");
+    let listed = engine.get_conflicts(SessionIdArgs { session_id: a.clone() }).await.unwrap();
+    assert_eq!(listed.files.len(), 1);
+    let conflicts = &listed.files[0].conflicts;
+    assert_eq!(listed.files[0].path, "greet.js");
+    assert_eq!(conflicts.len(), 2, "{conflicts:#?}");
+    assert_eq!((conflicts[0].line, conflicts[0].session.as_str()), (1, "const a = 10;\n"));
+    assert_eq!(conflicts[0].workspace, "const a = 100;\n");
+    assert_eq!(
+        (conflicts[1].session.as_str(), conflicts[1].workspace.as_str()),
+        ("const e = 50;\n", "const e = 500;\n")
+    );
+
+    // Bad input changes nothing.
+    let marked = std::fs::read_to_string(&file).unwrap();
+    let pick = |path: &str, conflict_id: &str, keep| ResolveConflictArgs {
+        session_id: a.clone(),
+        path: path.into(),
+        conflict_id: conflict_id.into(),
+        keep,
+    };
+    let stale = engine.resolve_conflict(pick("greet.js", "0000", ConflictKeep::Session)).await.unwrap_err();
+    assert_eq!(stale.code, ErrorCode::ConflictNotFound, "{}", stale.message);
+    let other = engine.resolve_conflict(pick("README.md", &conflicts[0].id, ConflictKeep::Session)).await.unwrap_err();
+    assert_eq!(other.code, ErrorCode::ConflictNotFound, "{}", other.message);
+    let outside =
+        engine.resolve_conflict(pick("../greet.js", &conflicts[0].id, ConflictKeep::Session)).await.unwrap_err();
+    assert_eq!(outside.code, ErrorCode::PathNotAllowed, "{}", outside.message);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), marked);
+
+    // The first keeps the session's side; the file is still in conflict.
+    let after = engine.resolve_conflict(pick("greet.js", &conflicts[0].id, ConflictKeep::Session)).await.unwrap();
+    assert_eq!(after.files[0].conflicts.len(), 1);
+    let once = std::fs::read_to_string(&file).unwrap();
+    assert!(once.starts_with("const a = 10;\nconst b = 2;\n"), "{once}");
+    assert_eq!(session(&engine, &a).await.conflicts, ["greet.js"]);
+    let again = engine.resolve_conflict(pick("greet.js", &conflicts[0].id, ConflictKeep::Workspace)).await.unwrap_err();
+    assert_eq!(again.code, ErrorCode::ConflictNotFound, "a conflict resolved is gone");
+
+    // The second keeps both; nothing is left, a checkpoint and the chat say so.
+    let last = after.files[0].conflicts[0].id.clone();
+    let done = engine.resolve_conflict(pick("greet.js", &last, ConflictKeep::Both)).await.unwrap();
+    assert!(done.files.is_empty(), "{done:#?}");
+    let both = "const a = 10;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nconst f = 6;\nconst g = 7;\nconst h = 8;\nconst i = 9;\nconst e = 50;\nconst e = 500;\n";
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), both);
+    assert!(session(&engine, &a).await.conflicts.is_empty());
+    let entries = engine
+        .get_transcript(GetTranscriptArgs { session_id: a.clone(), after: None, before: None, last: None })
+        .await
+        .unwrap();
+    let said = entries.iter().rev().find(|e| e.kind == EntryKind::System).unwrap();
+    assert_eq!(said.text, "Conflicts in `greet.js` resolved. No conflict is left.");
+    let checkpoints = session(&engine, &a).await.checkpoints;
+    let newest = checkpoints.last().unwrap();
+    assert_eq!(newest.label, "Conflicts resolved in greet.js", "the resolution is a checkpoint of its own");
+
+    reviewed(&engine, &a).await;
+    assert_eq!(deliver(&engine, &a).await.state, DeliveryState::Delivered);
+    assert_eq!(std::fs::read_to_string(repo.join("greet.js")).unwrap(), both);
+}

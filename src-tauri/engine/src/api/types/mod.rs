@@ -3,6 +3,7 @@
 //! these by ts-rs (`typescript.rs`), and a test fails when the committed file drifts from them.
 
 mod args;
+mod conflict;
 mod delivery;
 mod diff;
 mod disk;
@@ -19,6 +20,7 @@ mod typescript;
 mod workspace;
 
 pub use args::*;
+pub use conflict::*;
 pub use delivery::*;
 pub use diff::*;
 pub use disk::*;

@@ -10,6 +10,8 @@
 //! left, and nothing is delivered before (`ConflictsUnresolved`). The session's git
 //! checkout moves onto the new base too, so `git diff` there agrees with Kiln's.
 
+pub mod resolve;
+
 use std::path::Path;
 use std::sync::Arc;
 
