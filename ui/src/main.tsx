@@ -21,6 +21,7 @@ import "./features/attention/attention.css";
 import "./features/terminal/terminal.css";
 import "./features/groups/groups.css";
 import "./features/issues/issues.css";
+import "./features/changes/conflicts.css";
 
 startTheme();
 const backend = createBackend();

@@ -40,6 +40,8 @@ export const keys = {
   compare: (id: string, left: string, right: string) => ["ws", "compare", id, left, right] as const,
   /** One GitHub issue as get_issue read it (the new-session picker's preview of a pasted address). */
   issue: (reference: string) => ["ws", "issue", reference] as const,
+  /** The conflicts an update left in a session's files (get_conflicts), as of the files listed. */
+  conflicts: (id: string, files: string) => ["ws", "conflicts", id, files] as const,
   /** The models an agent offers (list_models), for the composer's picker. */
   models: (driver: string) => ["ws", "models", driver] as const,
   /** A session's terminals: running ones and recently exited ones. */

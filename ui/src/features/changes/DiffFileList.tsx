@@ -1,7 +1,9 @@
 // The changed files of a diff, grouped by module (and, in the direct workflow, modules not in the session and the
-// repository root): status letter (A/M/D/R), path and +/− counts; one is selected.
+// repository root): status letter (A/M/D/R), path, a mark on a file with conflicts from an update, and +/− counts; one
+// is selected.
 import type { DiffGroup, FileDiff, FileStatus } from "../../api/types";
 import { type DiffFileRef, OUTSIDE_MODULES_LABEL, pathInModule, STATUS_LETTER } from "../../lib/diff";
+import { useModuleWords } from "../../lib/moduleWords";
 
 export function StatusLetter({ status }: { status: FileStatus }) {
   return (
@@ -47,6 +49,8 @@ export interface DiffFileListProps {
   files: DiffFileRef[];
   selected: string | null;
   onSelect: (key: string) => void;
+  /** Paths that hold conflict markers from an update: marked in the list. */
+  conflicted?: string[];
 }
 
 interface Group {
@@ -94,12 +98,15 @@ function groups(files: DiffFileRef[]): Group[] {
   return out;
 }
 
-export function DiffFileList({ files, selected, onSelect }: DiffFileListProps) {
+export function DiffFileList({ files, selected, onSelect, conflicted }: DiffFileListProps) {
+  const grouped = groups(files);
+  // One package's files need no heading naming it as a module.
+  const heads = useModuleWords() || grouped.length > 1 || grouped.some((g) => g.group !== "module");
   return (
     <div className="diff-files" data-testid="diff-files">
-      {groups(files).map((g) => (
+      {grouped.map((g) => (
         <div key={g.moduleId} className="diff-module-group" data-module={g.moduleId} data-group={g.group}>
-          <GroupHead g={g} />
+          {heads && <GroupHead g={g} />}
           <ul className="diff-file-list">
             {g.files.map((f) => (
               <li key={f.key}>
@@ -114,6 +121,11 @@ export function DiffFileList({ files, selected, onSelect }: DiffFileListProps) {
                 >
                   <StatusLetter status={f.file.status} />
                   <DiffFileName file={f.file} directory={g.directory} />
+                  {conflicted?.includes(f.file.path) && (
+                    <span className="badge badge-warn" data-testid="diff-file-conflict">
+                      conflict
+                    </span>
+                  )}
                   <DiffStat file={f.file} />
                 </button>
               </li>

@@ -1,4 +1,4 @@
-// Tests for the Changes panel: files with status and counts, the module filter (get_diff's moduleId), placeholders, unified/split, states and refetches.
+// Tests for the Changes panel: files with status and counts, the module filter (get_diff's moduleId) and its absence in a one-package repository, a file marked in conflict, placeholders, unified/split, states and refetches.
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import type { ReactNode } from "react";
 import { describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { StoreProvider } from "../../state/store";
 import { fakeBackend, makeCheckpoint, makeEntry, makeFileDiff, makeSession } from "../../test/fixtures";
 import { renderWithStore } from "../../test/render";
 import { DiffPanel } from "./DiffPanel";
+import { ModuleWordsContext } from "../../lib/moduleWords";
 
 const modules: SessionModule[] = [
   { id: "@shop/cart", directory: "modules/cart", kind: "edit", joinedAt: "2025-01-01T10:00:00Z", baseSequence: 0 },
@@ -99,6 +100,21 @@ describe("DiffPanel", () => {
     expect(viewer).toHaveTextContent("@@ -1,3 +1,3 @@");
     // Syntax tokens from refractor.
     expect(viewer.querySelector(".token.keyword")).toHaveTextContent("const");
+  });
+
+  it("names no module in a one-package repository: no filter, no group heading, and marks a file in conflict", async () => {
+    const one = { ...cart, moduleId: "greet", directory: ".", files: [makeFileDiff("greet.js")] };
+    const backend = fakeBackend({ get_diff: () => ({ modules: [one] }), get_conflicts: () => ({ files: [] }) });
+    renderWithStore(
+      <ModuleWordsContext.Provider value={false}>
+        <DiffPanel sessionId="s1" modules={[]} conflicts={["greet.js"]} />
+      </ModuleWordsContext.Provider>,
+      backend,
+    );
+    await screen.findAllByTestId("diff-file");
+    expect(screen.queryByTestId("diff-module")).toBeNull();
+    expect(screen.queryByTestId("diff-group-label")).toBeNull();
+    expect(within(files()[0]).getByTestId("diff-file-conflict")).toHaveTextContent("conflict");
   });
 
   it("shows placeholders for binary and too-large files", async () => {

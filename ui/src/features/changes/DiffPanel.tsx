@@ -1,7 +1,8 @@
 // The session's changes (get_diff): a module filter, the changed files, and the selected file's diff, unified or split.
 // In the direct workflow the diff also has groups beyond the session's modules (the repository root, a changed module
 // not in the session): the filter offers those seen in the unfiltered view. With `review`, lines of the shown file can be
-// selected and commented on; the comments sit under their lines and in a list with "Send to agent (N)".
+// selected and commented on; the comments sit under their lines and in a list with "Send to agent (N)". A file with
+// conflicts from an update from the workspace shows them above its diff, each with its pick (ConflictList).
 import { type ReactNode, useEffect, useId, useMemo, useRef, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { DiffGroup, DiffView, ReviewCommentView, SessionModule } from "../../api/types";
@@ -25,6 +26,8 @@ import { useReviewComments } from "../../state/useReviewComments";
 import { CommentForm } from "./CommentForm";
 import { ReviewCommentCard } from "./ReviewCommentCard";
 import { ReviewCommentList } from "./ReviewCommentList";
+import { ConflictList } from "./ConflictList";
+import { useModuleWords } from "../../lib/moduleWords";
 
 /** How long the refresh key must stay put before the diff is fetched again (a turn adds entries in bursts). */
 export const DIFF_REFRESH_MS = 500;
@@ -42,6 +45,9 @@ export interface DiffPanelProps {
   onModuleChange?: (moduleId: string) => void;
   /** The session's review comments, when lines can be commented on here. */
   review?: ReviewProps;
+  /** Files the last update from the workspace left with conflict markers: the shown one's conflicts sit above its
+   * diff, each with its pick. */
+  conflicts?: string[];
 }
 
 export interface ReviewProps {
@@ -51,6 +57,8 @@ export interface ReviewProps {
   /** Archived, rejected or delivered: comments are shown, not changed. */
   closed: boolean;
 }
+
+const NONE: string[] = [];
 
 /** A fetched diff and the filter it was fetched with ("" for every module). */
 interface Loaded {
@@ -119,6 +127,9 @@ export function DiffPanel(props: DiffPanelProps) {
     lineSelection,
     setLineSelection,
   );
+  const conflicted = props.conflicts ?? NONE;
+  // In a one-package repository there is nothing to filter by.
+  const moduleWords = useModuleWords();
   const additions = files.reduce((n, f) => n + f.file.additions, 0);
   const deletions = files.reduce((n, f) => n + f.file.deletions, 0);
 
@@ -134,8 +145,18 @@ export function DiffPanel(props: DiffPanelProps) {
   } else {
     body = (
       <div className="diff-content">
-        <DiffFileList files={files} selected={shown?.key ?? null} onSelect={setSelected} />
+        <DiffFileList files={files} selected={shown?.key ?? null} onSelect={setSelected} conflicted={conflicted} />
         <div className="diff-viewer" data-testid="diff-viewer">
+          {shown && conflicted.includes(shown.file.path) && (
+            <ConflictList
+              sessionId={sessionId}
+              path={shown.file.path}
+              paths={conflicted}
+              locked={(props.review?.running ?? false) || (props.review?.closed ?? false)}
+              refresh={`${settledKey}:${attempt}`}
+              onResolved={() => setAttempt((a) => a + 1)}
+            />
+          )}
           {shown && <FileDiffView key={shown.key} file={shown.file} mode={mode} commenting={commenting} />}
         </div>
       </div>
@@ -145,30 +166,32 @@ export function DiffPanel(props: DiffPanelProps) {
   return (
     <div className="diff-panel" data-testid="diff-panel" data-mode={mode} aria-busy={loading || undefined}>
       <div className="diff-toolbar">
-        <label className="diff-filter" htmlFor={selectId}>
-          <span className="muted small">Module</span>
-          <select
-            id={selectId}
-            className="input"
-            value={moduleId}
-            onChange={(e) => setModuleId(e.target.value)}
-            data-testid="diff-module"
-          >
-            <option value="">All modules</option>
-            {modules.map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.id}
-              </option>
-            ))}
-            {extraGroups
-              .filter((g) => !modules.some((m) => m.id === g.moduleId))
-              .map((g) => (
-                <option key={g.moduleId} value={g.moduleId}>
-                  {groupLabel(g.moduleId, g.group)}
+        {moduleWords && (
+          <label className="diff-filter" htmlFor={selectId}>
+            <span className="muted small">Module</span>
+            <select
+              id={selectId}
+              className="input"
+              value={moduleId}
+              onChange={(e) => setModuleId(e.target.value)}
+              data-testid="diff-module"
+            >
+              <option value="">All modules</option>
+              {modules.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.id}
                 </option>
               ))}
-          </select>
-        </label>
+              {extraGroups
+                .filter((g) => !modules.some((m) => m.id === g.moduleId))
+                .map((g) => (
+                  <option key={g.moduleId} value={g.moduleId}>
+                    {groupLabel(g.moduleId, g.group)}
+                  </option>
+                ))}
+            </select>
+          </label>
+        )}
         {current && files.length > 0 && (
           <span className="diff-summary small" data-testid="diff-summary">
             {files.length} {files.length === 1 ? "file" : "files"} <span className="diff-add">+{additions}</span>{" "}

@@ -273,6 +273,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
                 moduleId={diffModule}
                 onModuleChange={setDiffModule}
                 review={review}
+                conflicts={session.conflicts}
               />
             </Suspense>
           )}
@@ -314,7 +315,9 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
         )}
       </div>
       <RunningBar session={session} entries={entries} />
-      {!session.running && <ConflictsBar session={session} />}
+      {!session.running && (
+        <ConflictsBar session={session} onShow={shownTab === "changes" ? undefined : () => showTab("changes")} />
+      )}
       {/* The approval card and the composer belong to the chat: the other tabs get the full height. */}
       {session.state === "awaiting-approval" && open && (
         <div className="approval-slot" hidden={shownTab !== "chat"}>

@@ -1,4 +1,4 @@
-// Update from the workspace (SPEC §4): the header button that takes in what changed in the workspace since the session's base (update_from_workspace), and the bar that lists the files its merge left with conflict markers, with "Ask the agent to resolve them" (a message to the session's agent).
+// Update from the workspace (SPEC §4): the header button that takes in what changed in the workspace since the session's base (update_from_workspace), and the bar that lists the files its merge left with conflict markers, with "Show the conflicts" (the Changes tab, where each gets its pick) and "Ask the agent to resolve them" (a message to the session's agent).
 import { useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { SessionView } from "../../api/types";
@@ -72,7 +72,7 @@ export function UpdateButton({ session }: { session: SessionView }) {
 }
 
 /** While files hold the last update's conflict markers: which, and the way out. */
-export function ConflictsBar({ session }: { session: SessionView }) {
+export function ConflictsBar({ session, onShow }: { session: SessionView; onShow?: () => void }) {
   const { busy, error, resolve } = useUpdate(session);
   const paths = session.conflicts ?? [];
   if (paths.length === 0) return null;
@@ -88,10 +88,15 @@ export function ConflictsBar({ session }: { session: SessionView }) {
             <code>{p}</code>
           </span>
         ))}
-        . Both sides are in the file between <code>{"<<<<<<< session"}</code> and <code>{">>>>>>> workspace"}</code>;
-        edit them in the Changes or Terminal tab, or hand them to the agent. Nothing is delivered until they are
-        resolved.
+        . Pick a side for each in the Changes tab, edit the file between <code>{"<<<<<<< session"}</code> and{" "}
+        <code>{">>>>>>> workspace"}</code> in the Terminal, or hand them to the agent. Nothing is delivered until they
+        are resolved.
       </span>
+      {onShow && (
+        <button type="button" className="btn btn-small" onClick={onShow} data-testid="show-conflicts">
+          Show the conflicts
+        </button>
+      )}
       <button
         type="button"
         className="btn btn-small btn-primary"
