@@ -122,7 +122,7 @@ describe("workspace set-up in Chromium", { timeout: TEST_TIMEOUT * 2 }, () => {
     await page.locator("[data-testid=tab-gates]").click();
     const check = page.locator("[data-testid=check-modules]");
     await check.waitFor();
-    // The working copy's install step may still run: Check modules waits for it.
+    // The working copy's install step may still run: Run gates (check_modules) waits for it.
     await page.waitForFunction(() => !document.querySelector("[data-testid=check-modules]")?.disabled, null, { timeout: 60_000 });
     await check.click();
     await page.locator("[data-testid=check-modules][data-state=idle]").waitFor({ timeout: 90_000 });

@@ -441,7 +441,7 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome, di
         GateStatus::Skipped if o.note.as_deref().is_some_and(|n| n.starts_with("not run")) => "",
         _ => status,
     };
-    let mut text = format!("**{}** {shown_status}{whom}", o.gate).replace("  ", " ");
+    let mut text = format!("**{}** {shown_status}{whom}", shown_name(&o.gate)).replace("  ", " ");
     if let Some(note) = &o.note {
         text.push_str(&format!(": {note}"));
     }
@@ -466,6 +466,16 @@ async fn save(ws: &Workspace, events: &EventBus, id: &SessionId, o: &Outcome, di
     Ok(())
 }
 
+/// A gate's name in the chat: Kiln's own checks by what they check, the project's by the
+/// gate (the id stays in the record and the API).
+fn shown_name(gate: &str) -> &str {
+    match gate {
+        "module-schema" => "manifests",
+        "spec-schema" => "specifications",
+        other => other,
+    }
+}
+
 /// The latest result of every gate of a session, preferring those of the files as they
 /// are now (after a restore: the results as of the restored checkpoint), each saying
 /// whether it judged them.
@@ -476,7 +486,7 @@ pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Vec<GateResul
     gate_results::latest(&ws.pool, id.as_str(), now.as_deref()).await
 }
 
-/// "Check modules": every gate of every module of the session, now.
+/// "Run gates" (`check_modules`): every gate of every module of the session, now.
 pub async fn check_modules(ws: &Arc<Workspace>, events: &EventBus, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     if ws.is_running(id.as_str()) {

@@ -12,7 +12,7 @@ export function moduleGateRan(gates: GateResultView[]): boolean {
 /**
  * How far the results can be trusted. Each result says whether it judged the files as they are
  * (`current`; after a restore, the engine picks the results of the restored files when there are
- * some): one that did not makes them stale until the gates run again (a turn, Check modules).
+ * some): one that did not makes them stale until the gates run again (a turn, Run gates).
  * Results that do not say (kept before Kiln recorded it) are stale after a restore that came
  * after the last gate entry.
  */

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { makeEntry, makeGate } from "../test/fixtures";
 import {
+  gateDisplayName,
   countGates,
   formatDuration,
   gateLabel,
@@ -76,6 +77,16 @@ describe("statusLabel", () => {
     const before = { status: "failing-before" as const, note: "3 failures, all there before this session" };
     expect(gateLabel(before)).toBe("failing before");
     expect(gateNoteText(before)).toBe("3 failures, all there before this session");
+  });
+});
+
+describe("gateDisplayName", () => {
+  it("names Kiln's own checks by what they check, the setup as setup, the project's gates as they are", () => {
+    expect(gateDisplayName({ module: null, gate: "module-schema" })).toBe("manifests");
+    expect(gateDisplayName({ module: null, gate: "spec-schema" })).toBe("specifications");
+    expect(gateDisplayName({ module: null, gate: "dependencies" })).toBe("setup");
+    expect(gateDisplayName({ module: "web", gate: "dependencies" })).toBe("dependencies");
+    expect(gateDisplayName({ module: "web", gate: "tests" })).toBe("tests");
   });
 });
 

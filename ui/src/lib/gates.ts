@@ -44,6 +44,15 @@ export function groupGates(gates: GateResultView[], moduleOrder: string[] = []):
     }));
 }
 
+/** A gate's name for people: Kiln's own checks of the working copy by what they check ("manifests" parse and name
+ * their module; "specifications" are well-formed), the setup as "setup", the project's gates by their own names. */
+export function gateDisplayName(gate: Pick<GateResultView, "module" | "gate">): string {
+  if (isSetupResult(gate)) return "setup";
+  if (gate.gate === "module-schema") return "manifests";
+  if (gate.gate === "spec-schema") return "specifications";
+  return gate.gate;
+}
+
 /** The session's setup (its dependencies installed in the working copy when it started): listed with the gates, but no gate of the change. */
 export function isSetupResult(gate: Pick<GateResultView, "module" | "gate">): boolean {
   return gate.module === null && gate.gate === "dependencies";

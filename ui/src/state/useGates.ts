@@ -1,4 +1,4 @@
-// A session's latest gate results (get_gates, a query): fetched at once, when the Gates tab opens and after new gate entries (debounced); Check modules runs them all now (check_modules) and its answer replaces them.
+// A session's latest gate results (get_gates, a query): fetched at once, when the Gates tab opens and after new gate entries (debounced); Run gates runs them all now (check_modules) and its answer replaces them.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef } from "react";
 import { type KilnError, toKilnError } from "../api/backend";

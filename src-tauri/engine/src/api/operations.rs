@@ -54,7 +54,7 @@ macro_rules! for_each_operation {
             /// NOT_BLOCKED (409) unless the session is blocked, SESSION_RUNNING.
             retry_turn(SessionIdArgs) -> SessionView;
             /// Runs the session's setup (its dependencies' install) again after it failed; the gates that
-            /// did not run for it run with the next turn or "Check modules". SESSION_RUNNING while a turn or
+            /// did not run for it run with the next turn or "Run gates". SESSION_RUNNING while a turn or
             /// the setup runs; INVALID_INPUT when the setup did not fail.
             retry_setup(SessionIdArgs) -> SessionView;
             /// SPEC_MISSING when the module has no SPEC.md yet.

@@ -220,11 +220,16 @@ function HandoffChip({ row }: { row: HandoffRow }) {
   );
 }
 
+const TAKES_THE_TURN = /^\*\*[^*\n]+\*\* takes the turn in `[^`\n]*`\.?\s*$/;
+
 /** The header over a role's rows; when routing notes led to the turn, they fold into it behind a one-line toggle. */
 function RowHead({ row }: { row: MessageRow | ToolRowModel }) {
   const [open, setOpen] = useState(false);
+  const moduleWords = useModuleWords();
   const main = row.entries[row.lead.length] ?? row.entries[0];
-  if (row.lead.length === 0) return <RoleHead entry={main} />;
+  // "Engineer takes the turn in `greet`" under "Engineer" says nothing in a one-package repository.
+  const lead = moduleWords ? row.lead : row.lead.filter((e) => !TAKES_THE_TURN.test(e.text));
+  if (lead.length === 0) return <RoleHead entry={main} />;
   return (
     <>
       <RoleHead entry={main}>
@@ -239,11 +244,11 @@ function RowHead({ row }: { row: MessageRow | ToolRowModel }) {
             {open ? "▾" : "▸"}
           </span>
           <span className="lead-preview">
-            <Md text={firstLine(row.lead[0].text)} inline />
+            <Md text={firstLine(lead[0].text)} inline />
           </span>
         </button>
       </RoleHead>
-      {open && <FoldedEntries entries={row.lead} testId="lead-body" />}
+      {open && <FoldedEntries entries={lead} testId="lead-body" />}
     </>
   );
 }

@@ -7,6 +7,7 @@ import { entryMaker, failingSession, twoTurnSession } from "../../lib/transcript
 import { noteSent } from "../../lib/sent";
 import { makeEntry, makeLive } from "../../test/fixtures";
 import { TranscriptView, VIRTUALIZE_AT } from "./TranscriptView";
+import { ModuleWordsContext } from "../../lib/moduleWords";
 
 describe("TranscriptView", () => {
   it("renders every entry of a short transcript in order", () => {
@@ -96,6 +97,26 @@ describe("the folded session", () => {
     expect(errors[1]).toHaveTextContent("Blocked");
     expect(errors[1]).toHaveTextContent("The model provider refused the credentials (401).");
     expect(errors[1].textContent).not.toContain("invalid x-api-key");
+  });
+
+  it("leaves out who takes the turn in which module where the repository has one", () => {
+    const e = entryMaker();
+    const entries = [
+      e("user", "Add a tick"),
+      e("system", "**Engineer** takes the turn in `ticker`.", "engineer", "ticker"),
+      e("agent", "Added it.", "engineer", "ticker"),
+    ];
+    const { unmount } = render(<TranscriptView entries={entries} />);
+    expect(screen.getByTestId("lead-toggle")).toHaveTextContent("Engineer takes the turn in ticker");
+    unmount();
+    render(
+      <ModuleWordsContext.Provider value={false}>
+        <TranscriptView entries={entries} />
+      </ModuleWordsContext.Provider>,
+    );
+    expect(screen.queryByTestId("lead-toggle")).toBeNull();
+    expect(screen.getByTestId("transcript")).not.toHaveTextContent("takes the turn");
+    expect(screen.getByTestId("transcript")).toHaveTextContent("Added it.");
   });
 
   it("renders backticks in notes as code, not as characters", () => {

@@ -1,12 +1,19 @@
 // One gate's latest result: status (passed, failed, an amber "failing before" for a failure there before the session, a neutral "skipped", "not run" or "not configured" with its hint), name, duration, command and where it came from, time, the verdict's note, and its output behind a toggle.
 import { useId, useState } from "react";
 import type { GateResultView, GateStatus } from "../../api/types";
-import { formatDuration, gateLabel, gateNoteText, gateNotRun, gateOutput, gateRan } from "../../lib/gates";
+import {
+  formatDuration,
+  gateDisplayName,
+  gateLabel,
+  gateNoteText,
+  gateNotRun,
+  gateOutput,
+  gateRan,
+} from "../../lib/gates";
 import { Icon, type IconName } from "../../components/Icon";
 import { InlineCode } from "../../components/InlineCode";
 import { RelativeTime } from "../../components/RelativeTime";
 import { commandSummary } from "../../lib/commandSummary";
-import { isSetupResult } from "../../lib/gates";
 
 const STATUS_ICON: Record<GateStatus, IconName> = {
   passed: "check",
@@ -100,8 +107,8 @@ export function GateRow({ gate }: { gate: GateResultView }) {
       >
         <div className="gate-head">
           <GateStatusLabel status={gate.status} />
-          <span className="gate-name" data-testid="gate-name">
-            {gate.gate}
+          <span className="gate-name" data-testid="gate-name" title={gate.gate}>
+            {gateDisplayName(gate)}
           </span>
           <span className="gate-what">
             <span className="gate-hint small" data-testid="gate-hint">
@@ -127,8 +134,8 @@ export function GateRow({ gate }: { gate: GateResultView }) {
     >
       <div className="gate-head">
         <GateStatusLabel status={gate.status} note={gate.note} />
-        <span className="gate-name" data-testid="gate-name">
-          {isSetupResult(gate) ? "setup" : gate.gate}
+        <span className="gate-name" data-testid="gate-name" title={gate.gate}>
+          {gateDisplayName(gate)}
         </span>
         <span className="gate-what">
           {gate.command ? (

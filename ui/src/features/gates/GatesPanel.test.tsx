@@ -1,4 +1,4 @@
-// Tests for the Gates tab: rows grouped per module with their status (skipped never looks passed, failing before never failed), notes, not-run gates, output head…tail, Check modules, errors and refetches.
+// Tests for the Gates tab: rows grouped per module with their status (skipped never looks passed, failing before never failed), notes, not-run gates, output head…tail, Run gates, errors and refetches.
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import type { GateResultView } from "../../api/types";
@@ -358,19 +358,19 @@ describe("GatesPanel", () => {
     expect(screen.queryByTestId("gates-summary")).not.toBeInTheDocument();
   });
 
-  it("Check modules calls check_modules, shows it running, then its results", async () => {
+  it("Run gates calls check_modules, shows it running, then its results", async () => {
     const run = deferred<GateResultView[]>();
     const backend = fakeBackend({ get_gates: () => [], check_modules: () => run.promise });
     renderWithStore(<Harness />, backend);
     await screen.findByTestId("gates-empty");
 
     const button = screen.getByTestId("check-modules");
-    expect(button).toHaveTextContent("Check modules");
+    expect(button).toHaveTextContent("Run gates");
     fireEvent.click(button);
     await waitFor(() => expect(backend.call).toHaveBeenCalledWith("check_modules", { sessionId: "s1" }));
     expect(button).toBeDisabled();
     expect(button).toHaveAttribute("data-state", "running");
-    expect(button).toHaveTextContent("Checking modules…");
+    expect(button).toHaveTextContent("Running gates…");
 
     await act(async () => run.resolve(results));
     expect(await screen.findAllByTestId("gate-row")).toHaveLength(7);

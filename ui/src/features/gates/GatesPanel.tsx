@@ -1,4 +1,4 @@
-// The Gates tab: each gate's latest result grouped per module (the working copy's first), counts, and "Check modules" (check_modules); a not-configured gate is neutral and a failure there before the session amber, never a failure of the change; "not run yet" until a module gate ran, and after a restore.
+// The Gates tab: each gate's latest result grouped per module (the working copy's first), counts, and "Run gates" (check_modules); a not-configured gate is neutral and a failure there before the session amber, never a failure of the change; "not run yet" until a module gate ran, and after a restore.
 import type { ReactNode } from "react";
 import type { TranscriptEntry } from "../../api/types";
 import type { GateCounts, GateGroup } from "../../lib/gates";
@@ -29,7 +29,7 @@ function FreshnessNote({ freshness, empty }: { freshness: GateFreshness; empty: 
           <strong>Not run on the files as they are.</strong> These results are of the files before a restore or a change
           since.
         </p>
-        <p className="muted small">Check modules runs them on the files as they are now; so does the next turn.</p>
+        <p className="muted small">Run gates runs them on the files as they are now; so does the next turn.</p>
       </div>
     );
   }
@@ -39,7 +39,7 @@ function FreshnessNote({ freshness, empty }: { freshness: GateFreshness; empty: 
         <strong>Not run yet.</strong>
         {empty ? "" : " Only Kiln's own checks of the working copy ran; no module gate has."}
       </p>
-      <p className="muted small">Gates run when a turn changes a module's files; Check modules runs them all now.</p>
+      <p className="muted small">Gates run when a turn changes files; Run gates runs them all now.</p>
     </div>
   );
 }
@@ -119,15 +119,15 @@ export function GatesPanel({ gates, moduleOrder = [], running, entries }: GatesP
           onClick={() => void check()}
           disabled={busy}
           aria-busy={checking || undefined}
-          title={running ? "The session is running" : "Run every gate of every module now"}
+          title={running ? "The session is running" : "Run every gate now, on the files as they are"}
           data-testid="check-modules"
           data-state={checking ? "running" : "idle"}
         >
           {checking && <span className="spinner" aria-hidden="true" />}
-          {checking ? "Checking modules…" : "Check modules"}
+          {checking ? "Running gates…" : "Run gates"}
         </button>
       </div>
-      {checkError && <ErrorMessage error={checkError} subject="Check modules" testId="check-modules-error" />}
+      {checkError && <ErrorMessage error={checkError} subject="Run gates" testId="check-modules-error" />}
       {error && <ErrorMessage error={error} onRetry={reload} testId="gates-error" />}
       {body}
     </div>
