@@ -3,7 +3,9 @@
 // exec_command run `git rev-parse`, `git status`, `git log`, then change a file and run `git diff`
 // and `git commit`. git answers for the session (its working copy, its branch kiln/<id>, the
 // repository's history), the commit lands on the session's branch, and the user's repository is
-// unchanged byte for byte. Runs in a loopback-only network namespace (scripts/test).
+// unchanged byte for byte. And "Open claude here" in the Terminal tab: the user's own claude (their home,
+// onboarded, the repository trusted) starts at its prompt in the session's checkout, with no first-run
+// question. Runs in a loopback-only network namespace (scripts/test).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -123,4 +125,47 @@ describe("git in a session, with the real agent CLIs", { timeout: TEST_TIMEOUT *
       assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
     });
   }
+
+  test("Open claude here: the user's own claude, past onboarding, in the session's checkout", { timeout: TEST_TIMEOUT * 2 }, async (t) => {
+    const model = await startModelServer([]);
+    t.after(() => stopServer(model.child));
+    const workspace = repository();
+    // The home of a user who has used Claude Code: onboarded, this repository trusted, their key approved.
+    const home = homeWithCaches();
+    const key = "sk-ant-test-terminal-0123456789";
+    fs.writeFileSync(
+      path.join(home, ".claude.json"),
+      JSON.stringify({
+        hasCompletedOnboarding: true,
+        projects: { [fs.realpathSync(workspace)]: { hasTrustDialogAccepted: true } },
+        customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+      }),
+    );
+    const env = { HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: key };
+    const { url, child } = await startServer({ workspace, env });
+    t.after(() => stopServer(child));
+    await api(url, "update_settings", { claudePath: path.join(CLI_DIR, "node_modules/.bin/claude") });
+    const { id } = await api(url, "create_session", { brief: "Look around" });
+    await until("the setup", async () => (await api(url, "get_session", { sessionId: id })).setup !== "running", 120_000, () => explain(url, id));
+
+    const { page, errors } = await newPage(t);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(url);
+    await page.goto(new URL(`#/session/${id}`, url).href);
+    await page.locator("[data-testid=tab-terminal]").click();
+    await page.locator("[data-testid=open-claude]").click();
+    const screen = () =>
+      page.evaluate(() => (document.querySelector("[data-testid=terminal-screen] .xterm-rows")?.textContent ?? "").replaceAll("\u00a0", " "));
+    // Its prompt box, and the status line under it: the CLI is ready for the user's words.
+    await until("claude's prompt", async () => /auto mode|shift\+tab|\? for shortcuts/i.test(await screen()), 60_000, screen);
+    const shown = await screen();
+    assert.ok(shown.includes(`sessions/${id}/workspace`), `claude runs in the session's checkout:\n${shown}`);
+    assert.doesNotMatch(shown, /trust|Choose the text style|Do you want to use this API key|Not logged in|login/i, "no first-run question");
+    await page.screenshot({ path: path.join(ARTIFACTS, "terminal-claude-1440.png") });
+    await page.setViewportSize({ width: 900, height: 700 });
+    await page.screenshot({ path: path.join(ARTIFACTS, "terminal-claude-900.png") });
+    await page.locator("[data-testid=terminal-stop]").click();
+    await page.locator("[data-testid=terminal-exit]").waitFor();
+    assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");
+  });
 });

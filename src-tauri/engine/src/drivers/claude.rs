@@ -14,6 +14,7 @@
 //! commands' writes inside the working copy.
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 use serde_json::{json, Value};
 
@@ -454,6 +455,7 @@ impl ClaudeDriver {
     pub fn interactive(
         &self,
         workdir: &std::path::Path,
+        repository: &Repository,
         resume_id: Option<&str>,
         model: Option<&str>,
     ) -> crate::error::Result<super::runner::Interactive> {
@@ -465,9 +467,66 @@ impl ClaudeDriver {
         }
         let mut env = cli_env(self.base_url.as_deref(), self.api_key.as_deref());
         env.extend(self.env.iter().cloned());
+        // Claude Code asks once per git root whether to trust it. A session's copy is a git
+        // checkout of its own, so it would ask again in every session though the user already
+        // trusted the repository the copy is of. Their answer for the repository stands for
+        // the copy: Claude Code takes `CLAUDE_CODE_SANDBOXED` as its host's word that the
+        // folder is safe to work in, and this CLI runs confined to the copy.
+        let home = env
+            .iter()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| v.clone())
+            .or_else(|| crate::process::operator_var("HOME"));
+        let config_dir = env
+            .iter()
+            .find(|(k, _)| k == "CLAUDE_CONFIG_DIR")
+            .map(|(_, v)| v.clone())
+            .or_else(|| crate::process::operator_var("CLAUDE_CONFIG_DIR"));
+        let config = config_dir
+            .map(|d| Path::new(&d).join(".claude.json"))
+            .or_else(|| home.map(|h| Path::new(&h).join(".claude.json")));
+        if config.is_some_and(|c| trusted(&c, repository)) {
+            env.push(("CLAUDE_CODE_SANDBOXED".into(), "1".into()));
+        }
         let confinement = confinement(workdir, false, &env);
         Ok(super::runner::Interactive { binary, args, env, confinement })
     }
+}
+
+/// The repository a session copies, for Claude Code's trust: its root, and the git root
+/// above it where Claude stops looking for a trusted folder (none without git).
+pub struct Repository<'a> {
+    pub root: &'a Path,
+    pub git_root: Option<&'a Path>,
+}
+
+/// Whether the user's Claude Code trusts `repository` (read from its `projects` in
+/// `.claude.json`, never written): the root or a folder above it up to its git root, as
+/// Claude Code looks.
+fn trusted(config: &Path, repository: &Repository) -> bool {
+    let Ok(text) = std::fs::read_to_string(config) else { return false };
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else { return false };
+    let Some(projects) = json.get("projects").and_then(|p| p.as_object()) else { return false };
+    let accepted = |dir: &Path| {
+        let key = dir.to_string_lossy();
+        projects.get(key.as_ref()).and_then(|p| p.get("hasTrustDialogAccepted")).and_then(|v| v.as_bool()) == Some(true)
+    };
+    let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let stop = repository.git_root.map(real);
+    if accepted(repository.root) {
+        return true;
+    }
+    let mut dir = Some(real(repository.root));
+    while let Some(d) = dir {
+        if accepted(&d) {
+            return true;
+        }
+        if stop.as_deref() == Some(d.as_path()) {
+            return false;
+        }
+        dir = d.parent().map(Path::to_path_buf);
+    }
+    false
 }
 
 impl super::Driver for ClaudeDriver {
@@ -515,6 +574,39 @@ mod tests {
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The user's trust of a folder carries to the repository below it, up to its git root
+    /// and no further, as Claude Code looks; nothing else trusts it.
+    #[test]
+    fn a_session_copy_is_trusted_as_the_user_trusted_its_repository() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().canonicalize().unwrap();
+        let (git_root, repo) = (base.join("mono"), base.join("mono/packages/web"));
+        std::fs::create_dir_all(&repo).unwrap();
+        let config = base.join(".claude.json");
+        let trusting = |dir: &Path| {
+            let key = dir.display().to_string();
+            std::fs::write(&config, json!({"projects": {key: {"hasTrustDialogAccepted": true}}}).to_string()).unwrap();
+        };
+        let with_git = Repository { root: &repo, git_root: Some(&git_root) };
+        let without_git = Repository { root: &repo, git_root: None };
+        assert!(!trusted(&config, &with_git), "no config: not trusted");
+        trusting(&repo);
+        assert!(trusted(&config, &with_git));
+        trusting(&git_root);
+        assert!(trusted(&config, &with_git), "the git root above it");
+        trusting(&base);
+        assert!(!trusted(&config, &with_git), "above the git root does not count");
+        assert!(trusted(&config, &without_git), "without git, any folder above");
+        std::fs::write(
+            &config,
+            json!({"projects": {repo.display().to_string(): {"hasTrustDialogAccepted": false}}}).to_string(),
+        )
+        .unwrap();
+        assert!(!trusted(&config, &with_git));
+        std::fs::write(&config, "not json").unwrap();
+        assert!(!trusted(&config, &with_git));
     }
 
     #[test]

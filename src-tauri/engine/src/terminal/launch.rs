@@ -8,7 +8,8 @@
 //!   `NO_COLOR`, when they have them, stay.
 //! - `claude` / `codex`: the agent's CLI as the drivers build it for a turn (the binary
 //!   from Settings or the usual places, their variables over the operator's environment,
-//!   their confinement), resuming the session's conversation when it has one.
+//!   their confinement), resuming the session's conversation when it has one; Claude Code
+//!   trusts the session's copy when the user trusted the repository.
 //!
 //! Every kind gets `TERM=xterm-256color` and `COLORTERM=truecolor`.
 
@@ -79,8 +80,16 @@ pub async fn prepare(
         }
         TerminalKind::Claude => {
             let resume = session.resume_ids.get("claude").map(String::as_str);
-            let cli =
-                crate::drivers::registry::claude(ws).await?.interactive(workdir, resume, session.model.as_deref())?;
+            let repository = crate::drivers::claude::Repository {
+                root: &ws.root,
+                git_root: ws.git.as_ref().map(|g| g.workdir.as_path()),
+            };
+            let cli = crate::drivers::registry::claude(ws).await?.interactive(
+                workdir,
+                &repository,
+                resume,
+                session.model.as_deref(),
+            )?;
             let title = if resume.is_some() { "claude --resume" } else { "claude" };
             Ok(agent(cli, title))
         }
