@@ -110,6 +110,10 @@ describe("Kiln killed during a turn", { timeout: TEST_TIMEOUT * 3 }, () => {
     await retry.waitFor({ timeout: 60_000 });
     assert.deepEqual(leftIn(workdir), [], "nothing of the old turn runs when Retry appears");
     assert.equal(await page.locator(".reconnecting").count(), 0);
+    // The cut-short turn stands as its own entry, in view, never folded into notes (issue 33, item 5).
+    const cut = page.getByText(/Kiln stopped while .*cut short/).first();
+    await cut.waitFor();
+    assert.ok(await cut.isVisible(), "the cut-short turn is in view");
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.screenshot({ path: path.join(ARTIFACTS, "crash-retry-1440.png") });
     assert.deepEqual(errors.map(String), [], "no uncaught errors in the page");

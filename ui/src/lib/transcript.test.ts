@@ -263,6 +263,12 @@ describe("the parts", () => {
     expect((rows[0] as MessageRow).text).toContain("HANDOFF: none");
   });
 
+  it("holds protocol lines back while the agent's text is the newest entry (its handoff is recorded next)", () => {
+    const e = entryMaker();
+    const rows = foldTranscript([e("user", "Greet"), e("agent", "Done.\n\nHANDOFF: none - ok", "ux-designer")]);
+    expect((rows[1] as MessageRow).text).toBe("Done.");
+  });
+
   it("keeps an all-protocol agent entry on its handoff row", () => {
     const e = entryMaker();
     const rows = foldTranscript([

@@ -383,8 +383,10 @@ export function foldTranscript(entries: TranscriptEntry[]): Row[] {
         break;
 
       case "agent": {
-        // Strip the protocol lines only when their handoff or review entry follows in this turn, so they show once.
-        const shownLater = hasProtocol(entry.text) && handoffFollows(entries, i);
+        // The protocol lines show once, as their handoff or review entry: stripped when it follows in this turn, or
+        // may still (the agent's text is the newest entry: its handoff is recorded right after). Only a line the engine
+        // could not read (no entry followed) stays in the text, so nothing the agent said is lost.
+        const shownLater = hasProtocol(entry.text) && (handoffFollows(entries, i) || i === entries.length - 1);
         const text = shownLater ? stripProtocol(entry.text) : entry.text;
         if (text) {
           rows.push(led({ ...base(entry), type: "agent", entry, text, lead: [] }));

@@ -46,14 +46,21 @@ function Fold({
   );
 }
 
+/** "**Engineer** takes the turn in `greet`.": who works where, noise where the repository is one package. */
+const TAKES_THE_TURN = /^\*\*[^*\n]+\*\* takes the turn in `[^`\n]*`\.?\s*$/;
+
 function firstLine(text: string): string {
   return text.trim().split("\n")[0];
 }
 
 function NotesRowView({ row }: { row: NotesRow }) {
   const [open, setOpen] = useState(false);
-  const n = row.entries.length;
-  const latest = row.entries[n - 1];
+  const moduleWords = useModuleWords();
+  // A turn that failed before its first row leaves its lead as a note; in a one-package repository it says nothing.
+  const entries = moduleWords ? row.entries : row.entries.filter((e) => !TAKES_THE_TURN.test(e.text));
+  const n = entries.length;
+  if (n === 0) return null;
+  const latest = entries[n - 1];
   return (
     <div className="chat-notes" data-testid="entry" data-kind="system" data-row="notes">
       <Fold open={open} onToggle={() => setOpen((o) => !o)} testId="notes-toggle">
@@ -65,7 +72,7 @@ function NotesRowView({ row }: { row: NotesRow }) {
           </span>
         )}
       </Fold>
-      {open && <FoldedEntries entries={row.entries} testId="notes-body" />}
+      {open && <FoldedEntries entries={entries} testId="notes-body" />}
     </div>
   );
 }
@@ -219,8 +226,6 @@ function HandoffChip({ row }: { row: HandoffRow }) {
     </article>
   );
 }
-
-const TAKES_THE_TURN = /^\*\*[^*\n]+\*\* takes the turn in `[^`\n]*`\.?\s*$/;
 
 /** The header over a role's rows; when routing notes led to the turn, they fold into it behind a one-line toggle. */
 function RowHead({ row }: { row: MessageRow | ToolRowModel }) {
