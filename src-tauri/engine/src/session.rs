@@ -33,15 +33,10 @@ pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
         session.review_comments = crate::store::review_comments::list(&ws.pool, id.as_str()).await?;
         session.waiting = ws.slots.is_waiting(id.as_str());
         let workdir = ws.session_workdir(id);
-        session.conflicts.retain(|path| holds_markers(&workdir, path));
+        // A file is resolved once no conflict marker is left in it, whoever edited it.
+        session.conflicts.retain(|path| crate::markers::file_holds_markers(&workdir, path));
     }
     Ok(session)
-}
-
-/// Whether the file at `rel` in the working copy still holds a conflict marker line (an
-/// update from the workspace wrote it; the file is resolved once none is left).
-fn holds_markers(workdir: &std::path::Path, rel: &str) -> bool {
-    crate::markers::file_holds_markers(workdir, rel)
 }
 
 /// Whether the working copy's checkpoint (the current one) differs from the session's

@@ -1217,7 +1217,7 @@ export interface CommandMap {
   retry_turn: { args: SessionIdArgs; result: SessionView };
   /**
    * Runs the session's setup (its dependencies' install) again after it failed; the gates that
-   * did not run for it run with the next turn or "Check modules". SESSION_RUNNING while a turn or
+   * did not run for it run with the next turn or "Run gates". SESSION_RUNNING while a turn or
    * the setup runs; INVALID_INPUT when the setup did not fail.
    */
   retry_setup: { args: SessionIdArgs; result: SessionView };

@@ -192,7 +192,7 @@ impl OpenAiDriver {
                     title: tools::title(&call.name, shown),
                     input: shown.clone(),
                 });
-                let watch = output_of(&call.id, events);
+                let watch = super::events::output_watch(call.id.clone(), events.downgrade());
                 let outcome = match &input {
                     Ok(input) => toolbox.run_watched(&call.name, input, Some(watch)).await,
                     Err(_) => tools::ToolOutcome::failed(
@@ -392,16 +392,4 @@ fn provider_error(status: reqwest::StatusCode, body: &str) -> String {
             }
         });
     format!("{message} (HTTP {})", status.as_u16())
-}
-
-/// Hands what a running command prints to the turn as `ToolOutput`, piece by piece. Held
-/// weakly: a grandchild still holding the command's pipes never keeps the turn's stream open.
-fn output_of(id: &str, events: &UnboundedSender<DriverEvent>) -> crate::process::Watch {
-    let (id, events) = (id.to_string(), events.downgrade());
-    std::sync::Arc::new(move |bytes: &[u8]| {
-        if let Some(events) = events.upgrade() {
-            let output = String::from_utf8_lossy(bytes).into_owned();
-            let _ = events.send(DriverEvent::ToolOutput { id: id.clone(), output });
-        }
-    })
 }

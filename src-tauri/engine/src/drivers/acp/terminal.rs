@@ -95,7 +95,7 @@ impl Terminals {
         let limit = params["outputByteLimit"].as_u64().map_or(DEFAULT_LIMIT, |l| l as usize);
         let output = Arc::new(Mutex::new(Output { bytes: Vec::new(), truncated: false, limit }));
         let id = format!("term-{}", self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
-        let heard = heard.map(|events| (id.clone(), events));
+        let heard = heard.map(|events| crate::drivers::events::output_watch(id.clone(), events));
         let pumps = [
             tokio::spawn(pump(child.inner.stdout.take(), output.clone(), heard.clone())),
             tokio::spawn(pump(child.inner.stderr.take(), output.clone(), heard)),
@@ -194,13 +194,12 @@ impl Drop for Terminals {
     }
 }
 
-/// Keeps what the command prints and, when the turn hears it (`heard`: the terminal's id
-/// and the turn's events), hands each piece on as it arrives, for the chat's live row.
-/// Held weakly: a command still running never keeps the turn's stream from ending.
+/// Keeps what the command prints and, when the turn hears it (`heard`), hands each piece
+/// on as it arrives, for the chat's live row.
 async fn pump(
     stream: Option<impl AsyncRead + Unpin>,
     output: Arc<Mutex<Output>>,
-    heard: Option<(String, mpsc::WeakUnboundedSender<DriverEvent>)>,
+    heard: Option<crate::process::Watch>,
 ) {
     let Some(mut stream) = stream else { return };
     let mut buf = [0u8; 8192];
@@ -209,9 +208,8 @@ async fn pump(
             break;
         }
         output.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
-        if let Some((id, events)) = heard.as_ref().and_then(|(id, events)| Some((id, events.upgrade()?))) {
-            let output = String::from_utf8_lossy(&buf[..n]).into_owned();
-            let _ = events.send(DriverEvent::ToolOutput { id: id.clone(), output });
+        if let Some(heard) = &heard {
+            heard(&buf[..n]);
         }
     }
 }
