@@ -100,7 +100,11 @@ describe("words and errors in a session", { timeout: TEST_TIMEOUT * 2 }, () => {
     await page.locator("[data-testid=message]").fill("Add a greeting");
     await page.locator("[data-testid=send]").click();
     await page.locator("[data-testid=entry][data-kind=handoff]").filter({ hasText: /→ you/ }).waitFor({ timeout: 60_000 });
-    await until("the review", async () => !(await api(url, "get_session", { sessionId: id })).running, 60_000, why);
+    // The turn's review follows it; the session is settled once the review passed.
+    await until("the review", async () => {
+      const s = await api(url, "get_session", { sessionId: id });
+      return !s.running && s.reviews.some((r) => r.passed);
+    }, 60_000, why);
     assert.deepEqual(await page.evaluate(() => window.__seen), [], "HANDOFF: never showed, streamed or stored");
     assert.doesNotMatch(await page.locator("[data-testid=transcript]").innerText(), /HANDOFF:|REVIEW:/);
     const asked = fs.readFileSync(record, "utf8").trim().split("\n").map((l) => JSON.parse(l));
