@@ -58,6 +58,26 @@ function steps(url, workspace, file = "greet.js") {
   return { session, copy, change, deliver };
 }
 
+/** `kiln serve` on `workspace` with Kiln's own agent against `model`, and two sessions of `briefs` past their setup. */
+async function twoSessions(t, model, workspace, briefs) {
+  t.after(() => stopServer(model.child));
+  const { url, child } = await startServer({ workspace });
+  t.after(() => stopServer(child));
+  await api(url, "update_settings", {
+    defaultDriver: "openai-compatible",
+    openaiBaseUrl: `${model.url}/v1`,
+    openaiModel: "scripted",
+    openaiKey: "sk-test-key",
+    plannerAgent: false,
+  });
+  const helpers = steps(url, workspace);
+  const ids = [];
+  for (const brief of briefs) ids.push((await api(url, "create_session", { brief })).id);
+  const why = () => explain(url, ids[0]);
+  for (const id of ids) await until("the setup", async () => (await helpers.session(id)).setup !== "running", 120_000, why);
+  return { url, workspace, a: ids[0], b: ids[1], why, ...helpers };
+}
+
 describe("update from the workspace", { timeout: TEST_TIMEOUT * 3 }, () => {
   before(async () => {
     assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
@@ -76,22 +96,7 @@ describe("update from the workspace", { timeout: TEST_TIMEOUT * 3 }, () => {
       review,
       review,
     ]);
-    t.after(() => stopServer(model.child));
-    const workspace = repository();
-    const { url, child } = await startServer({ workspace });
-    t.after(() => stopServer(child));
-    await api(url, "update_settings", {
-      defaultDriver: "openai-compatible",
-      openaiBaseUrl: `${model.url}/v1`,
-      openaiModel: "scripted",
-      openaiKey: "sk-test-key",
-      plannerAgent: false,
-    });
-    const { session, copy, change, deliver } = steps(url, workspace);
-    const a = (await api(url, "create_session", { brief: "Say hi" })).id;
-    const b = (await api(url, "create_session", { brief: "Say hey to kiln" })).id;
-    const why = () => explain(url, a);
-    for (const id of [a, b]) await until("the setup", async () => (await session(id)).setup !== "running", 120_000, why);
+    const { url, workspace, a, b, session, copy, change, deliver, why } = await twoSessions(t, model, repository(), ["Say hi", "Say hey to kiln"]);
 
     await change(b, B);
     await deliver(b);
@@ -143,22 +148,7 @@ describe("update from the workspace", { timeout: TEST_TIMEOUT * 3 }, () => {
   test("two conflicts in one file, each resolved by the side the user keeps in the Changes tab", { timeout: TEST_TIMEOUT * 3 }, async (t) => {
     const review = { text: "Correctness, security, compatibility, lifecycle, tests and UI checked.\n\nREVIEW: pass - ok" };
     const model = await startModelServer([review, review, review, review]);
-    t.after(() => stopServer(model.child));
-    const workspace = repository(NUMBERS);
-    const { url, child } = await startServer({ workspace });
-    t.after(() => stopServer(child));
-    await api(url, "update_settings", {
-      defaultDriver: "openai-compatible",
-      openaiBaseUrl: `${model.url}/v1`,
-      openaiModel: "scripted",
-      openaiKey: "sk-test-key",
-      plannerAgent: false,
-    });
-    const { session, copy, change, deliver } = steps(url, workspace);
-    const a = (await api(url, "create_session", { brief: "Tens" })).id;
-    const b = (await api(url, "create_session", { brief: "Hundreds" })).id;
-    const why = () => explain(url, a);
-    for (const id of [a, b]) await until("the setup", async () => (await session(id)).setup !== "running", 120_000, why);
+    const { url, workspace, a, b, session, copy, change, deliver, why } = await twoSessions(t, model, repository(NUMBERS), ["Tens", "Hundreds"]);
     await change(b, HUNDREDS);
     await deliver(b);
     await change(a, TENS);

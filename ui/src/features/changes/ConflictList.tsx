@@ -6,6 +6,13 @@ import type { ConflictKeep, ConflictView } from "../../api/types";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { useConflicts } from "../../state/useConflicts";
 
+/** The picks for a conflict, in the order offered. */
+const PICKS: { keep: ConflictKeep; label: string; title?: string }[] = [
+  { keep: "session", label: "Keep this session's" },
+  { keep: "workspace", label: "Keep the workspace's" },
+  { keep: "both", label: "Keep both", title: "This session's lines, then the workspace's" },
+];
+
 export interface ConflictListProps {
   sessionId: string;
   /** The shown file. */
@@ -45,34 +52,19 @@ export function ConflictList({ sessionId, path, paths, locked, refresh, onResolv
               <Side title="The workspace" text={c.workspace} testId="conflict-workspace" />
             </div>
             <div className="conflict-actions">
-              <button
-                type="button"
-                className="btn btn-small"
-                disabled={locked || resolve.isPending}
-                onClick={() => pick(c, "session")}
-                data-testid="keep-session"
-              >
-                Keep this session's
-              </button>
-              <button
-                type="button"
-                className="btn btn-small"
-                disabled={locked || resolve.isPending}
-                onClick={() => pick(c, "workspace")}
-                data-testid="keep-workspace"
-              >
-                Keep the workspace's
-              </button>
-              <button
-                type="button"
-                className="btn btn-small"
-                disabled={locked || resolve.isPending}
-                onClick={() => pick(c, "both")}
-                title="This session's lines, then the workspace's"
-                data-testid="keep-both"
-              >
-                Keep both
-              </button>
+              {PICKS.map((p) => (
+                <button
+                  key={p.keep}
+                  type="button"
+                  className="btn btn-small"
+                  disabled={locked || resolve.isPending}
+                  onClick={() => pick(c, p.keep)}
+                  title={p.title}
+                  data-testid={`keep-${p.keep}`}
+                >
+                  {p.label}
+                </button>
+              ))}
             </div>
           </article>
         ))
