@@ -9,6 +9,7 @@
 
 use std::path::Path;
 
+use crate::api::types::ConflictKeep;
 use crate::paths::beneath::Beneath;
 
 /// The largest file whose conflicts are read (a merged source file, not a data dump).
@@ -27,15 +28,6 @@ pub struct Conflict {
     pub theirs: String,
     /// Byte range of the whole conflict, markers included.
     range: std::ops::Range<usize>,
-}
-
-/// Which side a resolution keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Keep {
-    Ours,
-    Theirs,
-    /// Ours, then theirs.
-    Both,
 }
 
 /// Whether a line is one of the markers that open or close a conflict (a file still
@@ -116,12 +108,12 @@ pub fn conflicts(text: &str) -> Vec<Conflict> {
 
 /// `text` with the conflict `id` replaced by the side kept; `None` when no conflict of
 /// the text has that id (it changed, or was resolved, since it was read).
-pub fn resolve(text: &str, id: &str, keep: Keep) -> Option<String> {
+pub fn resolve(text: &str, id: &str, keep: ConflictKeep) -> Option<String> {
     let conflict = conflicts(text).into_iter().find(|c| c.id == id)?;
     let kept = match keep {
-        Keep::Ours => conflict.ours.clone(),
-        Keep::Theirs => conflict.theirs.clone(),
-        Keep::Both => both(&conflict.ours, &conflict.theirs),
+        ConflictKeep::Session => conflict.ours.clone(),
+        ConflictKeep::Workspace => conflict.theirs.clone(),
+        ConflictKeep::Both => both(&conflict.ours, &conflict.theirs),
     };
     let mut out = String::with_capacity(text.len());
     out.push_str(&text[..conflict.range.start]);
@@ -148,18 +140,19 @@ fn id_of(index: usize, raw: &str) -> String {
 /// Whether the file `rel` of a working copy still holds a marker line, read through a
 /// handle beneath it (as bytes: a file that is not UTF-8 can hold markers too).
 pub fn file_holds_markers(workdir: &Path, rel: &str) -> bool {
-    let Ok(relative) = crate::paths::relative(rel) else { return false };
-    let Ok(copy) = Beneath::open(workdir) else { return false };
     // Any size: a large file still marked must never pass for resolved.
-    copy.read(&relative, u64::MAX / 2).is_ok_and(|bytes| holds_markers(&String::from_utf8_lossy(&bytes)))
+    read_bytes(workdir, rel, u64::MAX / 2).is_some_and(|bytes| holds_markers(&String::from_utf8_lossy(&bytes)))
 }
 
 /// The file `rel` of a working copy as text, read through a handle beneath it; `None`
 /// when it cannot be read as text (gone, a directory, too large, not UTF-8).
 pub fn read(workdir: &Path, rel: &str) -> Option<String> {
+    String::from_utf8(read_bytes(workdir, rel, MAX_FILE)?).ok()
+}
+
+fn read_bytes(workdir: &Path, rel: &str, max: u64) -> Option<Vec<u8>> {
     let relative = crate::paths::relative(rel).ok()?;
-    let copy = Beneath::open(workdir).ok()?;
-    String::from_utf8(copy.read(&relative, MAX_FILE).ok()?).ok()
+    Beneath::open(workdir).ok()?.read(&relative, max).ok()
 }
 
 #[cfg(test)]
@@ -181,19 +174,19 @@ mod tests {
     #[test]
     fn resolving_one_conflict_leaves_the_other_and_the_rest_untouched() {
         let second = conflicts(TWO)[1].id.clone();
-        let once = resolve(TWO, &second, Keep::Theirs).unwrap();
+        let once = resolve(TWO, &second, ConflictKeep::Workspace).unwrap();
         assert_eq!(once, "a\n<<<<<<< session\nhi\n=======\nhey\n>>>>>>> workspace\nb\ny\n");
         let first = conflicts(&once)[0].id.clone();
-        assert_eq!(resolve(&once, &first, Keep::Both).unwrap(), "a\nhi\nhey\nb\ny\n");
-        assert_eq!(resolve(&once, &first, Keep::Ours).unwrap(), "a\nhi\nb\ny\n");
-        assert!(!holds_markers(&resolve(&once, &first, Keep::Ours).unwrap()));
+        assert_eq!(resolve(&once, &first, ConflictKeep::Both).unwrap(), "a\nhi\nhey\nb\ny\n");
+        assert_eq!(resolve(&once, &first, ConflictKeep::Session).unwrap(), "a\nhi\nb\ny\n");
+        assert!(!holds_markers(&resolve(&once, &first, ConflictKeep::Session).unwrap()));
     }
 
     #[test]
     fn a_conflict_that_changed_since_it_was_read_is_not_found() {
         let id = conflicts(TWO)[0].id.clone();
         let edited = TWO.replace("hey\n", "hey there\n");
-        assert_eq!(resolve(&edited, &id, Keep::Ours), None);
+        assert_eq!(resolve(&edited, &id, ConflictKeep::Session), None);
     }
 
     #[test]

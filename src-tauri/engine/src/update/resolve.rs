@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::api::types::*;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
-use crate::markers::{self, Keep};
+use crate::markers;
 use crate::paths::beneath::Beneath;
 use crate::session::{publish, record};
 use crate::workspace::Workspace;
@@ -40,12 +40,7 @@ pub async fn resolve(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: ResolveC
             format!("`{}` cannot be read as text here; edit it in the terminal", args.path),
         )
     })?;
-    let keep = match args.keep {
-        ConflictKeep::Session => Keep::Ours,
-        ConflictKeep::Workspace => Keep::Theirs,
-        ConflictKeep::Both => Keep::Both,
-    };
-    let resolved = markers::resolve(&text, &args.conflict_id, keep).ok_or_else(|| {
+    let resolved = markers::resolve(&text, &args.conflict_id, args.keep).ok_or_else(|| {
         ApiError::new(
             ErrorCode::ConflictNotFound,
             format!("that conflict in `{}` changed since it was shown; look at it again", args.path),
