@@ -65,6 +65,42 @@ async fn deliver(engine: &Engine, id: &str) -> DeliveryRun {
     delivery_finished(engine, id, Duration::from_secs(60)).await
 }
 
+/// A repository (greet.js as `start`, when given, committed on top), an engine with Kiln's
+/// own loop against a model server scripted with `script`, and two sessions past their
+/// setup, each with its change to greet.js written as an agent would.
+struct Two {
+    repo: PathBuf,
+    engine: std::sync::Arc<Engine>,
+    a: String,
+    b: String,
+    /// Kept for the test's length: dropping it stops the server.
+    _server: ModelServer,
+}
+
+async fn two_sessions(root: &Path, start: Option<&str>, script: Vec<Step>, sessions: [(&str, &str); 2]) -> Two {
+    let repo = root.join("greet");
+    repository(&repo);
+    if let Some(start) = start {
+        write(&repo.join("greet.js"), start);
+        sh_git(&repo, &["commit", "-qam", "a new start"]);
+    }
+    let server = ModelServer::start(script).await;
+    let engine = engine(&root.join("config"));
+    open(&engine, &repo).await;
+    use_scripted_model(&engine, &server, false).await;
+    let mut ids = Vec::new();
+    for (brief, _) in sessions {
+        ids.push(create(&engine, brief).await.id);
+    }
+    for (id, (_, change)) in ids.iter().zip(sessions) {
+        wait_setup(&engine, id).await;
+        wait_settled(&engine, id, Duration::from_secs(30)).await;
+        write(&workdir(&repo, id).join("greet.js"), change);
+    }
+    let [a, b]: [String; 2] = ids.try_into().unwrap();
+    Two { repo, engine, a, b, _server: server }
+}
+
 fn git_status(dir: &Path) -> String {
     let out = Command::new("git")
         .args(["status", "--porcelain"])
@@ -79,25 +115,13 @@ fn git_status(dir: &Path) -> String {
 #[tokio::test]
 async fn two_sessions_on_one_line_are_both_delivered_after_an_update_the_agent_resolves() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("greet");
-    repository(&repo);
-    let server = ModelServer::start(vec![
+    let script = vec![
         Step::tool("write_file", json!({"path": "greet.js", "content": RESOLVED})),
         Step::text("Kept your greeting and the workspace's name.\nHANDOFF: none - resolved"),
         Step::text("Looked at it.\nREVIEW: pass - both changes are in"),
-    ])
-    .await;
-    let engine = engine(&tmp.path().join("config"));
-    open(&engine, &repo).await;
-    use_scripted_model(&engine, &server, false).await;
-    let a = create(&engine, "Say hi").await.id;
-    let b = create(&engine, "Say hey to kiln").await.id;
-    for id in [&a, &b] {
-        wait_setup(&engine, id).await;
-        wait_settled(&engine, id, Duration::from_secs(30)).await;
-    }
-    write(&workdir(&repo, &a).join("greet.js"), A);
-    write(&workdir(&repo, &b).join("greet.js"), B);
+    ];
+    let Two { repo, engine, a, b, _server } =
+        two_sessions(tmp.path(), None, script, [("Say hi", A), ("Say hey to kiln", B)]).await;
 
     // B lands first.
     reviewed(&engine, &b).await;
@@ -167,22 +191,8 @@ async fn the_user_resolves_each_conflict_by_the_side_kept() {
     const A: &str = "const a = 10;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nconst f = 6;\nconst g = 7;\nconst h = 8;\nconst i = 9;\nconst e = 50;\n";
     const B: &str = "const a = 100;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nconst f = 6;\nconst g = 7;\nconst h = 8;\nconst i = 9;\nconst e = 500;\n";
     let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("greet");
-    repository(&repo);
-    write(&repo.join("greet.js"), START);
-    sh_git(&repo, &["commit", "-qam", "numbers"]);
-    let server = ModelServer::start(vec![]).await;
-    let engine = engine(&tmp.path().join("config"));
-    open(&engine, &repo).await;
-    use_scripted_model(&engine, &server, false).await;
-    let a = create(&engine, "Tens").await.id;
-    let b = create(&engine, "Hundreds").await.id;
-    for id in [&a, &b] {
-        wait_setup(&engine, id).await;
-        wait_settled(&engine, id, Duration::from_secs(30)).await;
-    }
-    write(&workdir(&repo, &a).join("greet.js"), A);
-    write(&workdir(&repo, &b).join("greet.js"), B);
+    let Two { repo, engine, a, b, _server } =
+        two_sessions(tmp.path(), Some(START), vec![], [("Tens", A), ("Hundreds", B)]).await;
     reviewed(&engine, &b).await;
     assert_eq!(deliver(&engine, &b).await.state, DeliveryState::Delivered);
     engine.update_from_workspace(SessionIdArgs { session_id: a.clone() }).await.unwrap();
