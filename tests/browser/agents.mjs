@@ -21,6 +21,18 @@ export function startModelServer(steps, options = {}) {
   return startListening(MODEL_SERVER, args, "the model server");
 }
 
+/** Kiln's own agent against the scripted model server `model` (its only model, "scripted"), with no planner agent;
+ * `extra` adds settings (an `openaiKey`). */
+export function useScriptedModel(url, model, extra = {}) {
+  return api(url, "update_settings", {
+    defaultDriver: "openai-compatible",
+    openaiBaseUrl: `${model.url}/v1`,
+    openaiModel: "scripted",
+    plannerAgent: false,
+    ...extra,
+  });
+}
+
 export const GITHUB_DOUBLE = process.env.KILN_GITHUB_DOUBLE_BIN ?? path.join(ROOT, "target/debug/kiln-github-double");
 
 /** Starts the GitHub double with `args` (`--token`, `--repo`, `--issues`) on a free port; resolves with its URL. */

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
-import { api, startModelServer } from "./agents.mjs";
+import { startModelServer, useScriptedModel } from "./agents.mjs";
 
 describe("checkpoints in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {
   before(launchBrowser);
@@ -30,12 +30,7 @@ describe("checkpoints in kiln serve", { timeout: TEST_TIMEOUT * 2 }, () => {
     fs.appendFileSync(path.join(workspace, "kiln.toml"), '\n[modules.overrides."@shop/catalog".gates]\nformat = ""\n');
     const { url, child } = await startServer({ workspace });
     t.after(() => stopServer(child));
-    await api(url, "update_settings", {
-      defaultDriver: "openai-compatible",
-      openaiBaseUrl: `${model.url}/v1`,
-      openaiModel: "scripted",
-      plannerAgent: false,
-    });
+    await useScriptedModel(url, model);
 
     const { page, errors } = await newPage(t);
     await page.goto(url);

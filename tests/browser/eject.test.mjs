@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
+import { MODEL_SERVER, api, startModelServer, useScriptedModel } from "./agents.mjs";
 import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
 
 const FILE = "modules/cart/src/server/coupon.js";
@@ -40,13 +40,7 @@ describe("Eject in kiln serve", () => {
     const workspace = copyExample();
     const { url, child } = await startServer({ workspace });
     t.after(() => stopServer(child));
-    await api(url, "update_settings", {
-      defaultDriver: "openai-compatible",
-      openaiBaseUrl: `${model.url}/v1`,
-      openaiModel: "scripted",
-      openaiKey: "sk-test-key",
-      plannerAgent: false,
-    });
+    await useScriptedModel(url, model, { openaiKey: "sk-test-key" });
 
     const created = await api(url, "create_session", { brief: "Add a coupon helper to @shop/cart" });
     const id = created.id;

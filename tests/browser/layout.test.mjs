@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { api, startModelServer } from "./agents.mjs";
+import { api, startModelServer, useScriptedModel } from "./agents.mjs";
 import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
 
 const SIZES = [
@@ -142,13 +142,7 @@ describe("the session screen's layout in kiln serve", { timeout: TEST_TIMEOUT * 
     // but a message needs a driver that exists.
     const model = await startModelServer([]);
     t.after(() => stopServer(model.child));
-    await api(url, "update_settings", {
-      plannerAgent: false,
-      defaultDriver: "openai-compatible",
-      openaiBaseUrl: `${model.url}/v1`,
-      openaiModel: "scripted",
-      openaiKey: "sk-test-key",
-    });
+    await useScriptedModel(url, model, { openaiKey: "sk-test-key" });
 
     const awaiting = await api(url, "create_session", { brief: "Add a wishlist to @shop/catalog" });
     const changed = await api(url, "create_session", { brief: "Add a coupon helper to @shop/cart" });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ARTIFACTS, TEST_TIMEOUT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { api, startModelServer } from "./agents.mjs";
+import { api, startModelServer, useScriptedModel } from "./agents.mjs";
 import { git } from "./repositories.mjs";
 
 const COUNT = "for i in 1 2 3 4 5 6; do echo tick $i; sleep 1; done";
@@ -37,12 +37,7 @@ describe("a running command's output in kiln serve", { timeout: TEST_TIMEOUT }, 
     t.after(() => stopServer(model.child));
     const { url, child } = await startServer({ workspace: repository() });
     t.after(() => stopServer(child));
-    await api(url, "update_settings", {
-      defaultDriver: "openai-compatible",
-      openaiBaseUrl: `${model.url}/v1`,
-      openaiModel: "scripted",
-      plannerAgent: false,
-    });
+    await useScriptedModel(url, model);
 
     const { id } = await api(url, "create_session", { brief: "Count to six" });
     const { page, errors } = await newPage(t);

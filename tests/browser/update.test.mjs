@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
+import { MODEL_SERVER, api, startModelServer, useScriptedModel } from "./agents.mjs";
 import { ARTIFACTS, TEST_TIMEOUT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
 import { explain, git, until } from "./repositories.mjs";
 
@@ -63,13 +63,7 @@ async function twoSessions(t, model, workspace, briefs) {
   t.after(() => stopServer(model.child));
   const { url, child } = await startServer({ workspace });
   t.after(() => stopServer(child));
-  await api(url, "update_settings", {
-    defaultDriver: "openai-compatible",
-    openaiBaseUrl: `${model.url}/v1`,
-    openaiModel: "scripted",
-    openaiKey: "sk-test-key",
-    plannerAgent: false,
-  });
+  await useScriptedModel(url, model, { openaiKey: "sk-test-key" });
   const helpers = steps(url, workspace);
   const ids = [];
   for (const brief of briefs) ids.push((await api(url, "create_session", { brief })).id);

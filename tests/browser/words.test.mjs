@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ARTIFACTS, TEST_TIMEOUT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
+import { MODEL_SERVER, api, startModelServer, useScriptedModel } from "./agents.mjs";
 import { explain, git, until } from "./repositories.mjs";
 
 /** A one-package repository as a user has it: a package.json, a file, one commit. */
@@ -70,13 +70,7 @@ describe("words and errors in a session", { timeout: TEST_TIMEOUT * 2 }, () => {
     const { url, child } = await startServer({ workspace: repository() });
     t.after(() => stopServer(child));
     const key = "sk-words-test-key-0042";
-    await api(url, "update_settings", {
-      defaultDriver: "openai-compatible",
-      openaiBaseUrl: `${model.url}/v1`,
-      openaiModel: "scripted",
-      openaiKey: key,
-      plannerAgent: false,
-    });
+    await useScriptedModel(url, model, { openaiKey: key });
     const { id } = await api(url, "create_session", { brief: "Greet people" });
     const why = () => explain(url, id);
     await until("the setup", async () => (await api(url, "get_session", { sessionId: id })).setup !== "running", 120_000, why);
