@@ -5,10 +5,10 @@
 
 /// The operation table itself: a dependency-free file, so the build script reads the same
 /// table the engine and the app expand.
-#[path = "engine/src/api/operations.rs"]
+#[path = "types/src/operations.rs"]
 mod operations;
 
-const OPERATION_TABLE: &str = "src-tauri/engine/src/api/operations.rs";
+const OPERATION_TABLE: &str = "src-tauri/types/src/operations.rs";
 
 /// Where tauri-build writes the generated `allow-`/`deny-` permission files: a fixed path
 /// relative to the package root, so it is the repository root's `permissions/` (git ignores it).

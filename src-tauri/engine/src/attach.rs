@@ -14,10 +14,8 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 
-use crate::api::types::*;
 use crate::attachments;
 use crate::clock::now;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::objects::files::Kind;
@@ -25,6 +23,8 @@ use crate::paths;
 use crate::session::{self, publish, record};
 use crate::store::attachments as records;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 pub use crate::attachments::IN_WORKDIR;
 

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// Where attachment copies live inside a working copy (never checkpointed or delivered).
 pub const IN_WORKDIR: &str = "reference/attachments";

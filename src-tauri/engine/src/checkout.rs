@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository, RepositoryInitOptions, TreeWalkMode, TreeWalkResult};
 
-use crate::error::{ApiError, Result};
+use kiln_types::error::{ApiError, Result};
 
 /// More objects than this go over as one pack instead of loose files.
 const PACK_FROM: usize = 64;

@@ -7,9 +7,7 @@ use std::collections::BTreeSet;
 
 use git2::{Oid, Repository};
 
-use crate::api::types::*;
 use crate::clock::now;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, publish, record};
@@ -18,6 +16,8 @@ use crate::store::checkpoints::{self, NewCheckpoint};
 use crate::store::sessions as records;
 use crate::store::transcript_entries::{self as transcript, NewEntry};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 /// Records `tree` as the session's next checkpoint; returns its sequence.
 pub async fn take(

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
+pub use kiln_types::Workflow;
 
 pub const FILE_NAME: &str = "kiln.toml";
 
@@ -32,25 +33,6 @@ pub struct WorkflowConfig {
     pub mode: Workflow,
     /// Run the `spec-schema` gate in the direct workflow too.
     pub spec_schema: bool,
-}
-
-/// `direct` (the default): one engineer role changes anything in the working copy.
-/// `specs`: specialists, spec-first routing, approval, allowed paths.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize, ts_rs::TS)]
-#[serde(rename_all = "kebab-case")]
-pub enum Workflow {
-    #[default]
-    Direct,
-    Specs,
-}
-
-impl Workflow {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Workflow::Direct => "direct",
-            Workflow::Specs => "specs",
-        }
-    }
 }
 
 impl Config {

@@ -8,8 +8,8 @@ use std::path::Path;
 use git2::{Oid, Repository};
 use globset::{Glob, GlobSetBuilder};
 
-use crate::error::Result;
 use crate::snapshot::{self, Source};
+use kiln_types::error::Result;
 
 /// Snapshots a session's working copy (gitignore rules apply; attachment copies are
 /// never part of it) and returns the tree.
@@ -82,7 +82,7 @@ pub fn put_back_outside(
             set.add(g);
         }
     }
-    let set = set.build().map_err(|e| crate::error::ApiError::internal("allowed paths", e))?;
+    let set = set.build().map_err(|e| kiln_types::error::ApiError::internal("allowed paths", e))?;
     let inside = |path: &str| -> bool {
         let rel = if module_dir == "." {
             Some(path)

@@ -11,9 +11,9 @@
 
 use std::path::Path;
 
-use crate::api::types::{DetectedCommand, DetectedGate};
 use crate::config::Config;
 use crate::modules::{ModuleInfo, Toolchain};
+use kiln_types::{DetectedCommand, DetectedGate};
 
 /// The gates every module has, in the order they run.
 pub const MODULE_GATES: &[&str] = &["dependencies", "typecheck", "tests", "format", "lint"];

@@ -22,12 +22,12 @@ use std::sync::Arc;
 
 use git2::{Delta, Diff, DiffFindOptions, DiffLineType, DiffOptions, Oid, Patch, Repository};
 
-use crate::api::types::*;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::ids::SessionId;
 use crate::session;
 use crate::store::checkpoints::base_commit;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 /// A side of a file over this many bytes is counted but not shown line by line: a
 /// review cannot read it, and the view would be megabytes of JSON.

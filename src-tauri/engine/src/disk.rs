@@ -15,15 +15,15 @@ use std::sync::Arc;
 
 use git2::Oid;
 
-use crate::api::types::*;
 use crate::checkpoint;
 use crate::clock::now;
-use crate::error::{ApiError, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, publish, record};
 use crate::store::checkpoints;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, Result};
+use kiln_types::*;
 
 /// How many directory walks run at once: enough to overlap I/O waits, few enough to
 /// leave the blocking pool (and the machine's cores) to the sessions' own work.
@@ -173,7 +173,7 @@ async fn remove(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Opt
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => {
             return Err(ApiError::new(
-                crate::error::ErrorCode::PathNotAllowed,
+                kiln_types::error::ErrorCode::PathNotAllowed,
                 "its working copy is not a plain directory; nothing was removed",
             ))
         }
@@ -185,12 +185,12 @@ async fn remove(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Opt
     let s = crate::store::sessions::load(&ws.pool, id.as_str(), false).await?;
     if s.archived_at.is_none() && s.rejected_at.is_none() {
         return Err(ApiError::new(
-            crate::error::ErrorCode::SessionNotArchived,
+            kiln_types::error::ErrorCode::SessionNotArchived,
             "it was restored meanwhile; nothing was removed",
         ));
     }
     if let Some(reason) = busy(ws, id) {
-        return Err(ApiError::new(crate::error::ErrorCode::SessionRunning, reason));
+        return Err(ApiError::new(kiln_types::error::ErrorCode::SessionRunning, reason));
     }
     crate::watch::stop(&ws.session_workdir(id));
     let bytes = blocking(move || -> std::io::Result<u64> {

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use tokio::sync::broadcast;
 
-use crate::api::types::{EventBody, KilnEvent};
+use kiln_types::{EventBody, KilnEvent};
 
 const KEPT: usize = 4096;
 
@@ -117,7 +117,7 @@ impl EventBus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::types::{LivePhase, LiveView};
+    use kiln_types::{LivePhase, LiveView};
 
     #[test]
     fn resumes_after_the_last_seen_id() {

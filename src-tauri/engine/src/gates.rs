@@ -16,9 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::api::types::*;
 use crate::clock::now;
-use crate::error::Result;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::modules::{ModuleInfo, Toolchain};
@@ -26,6 +24,8 @@ use crate::process;
 use crate::session::record;
 use crate::store::gate_results::{self, GateRecord};
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
+use kiln_types::*;
 
 mod baseline;
 mod failures;
@@ -490,8 +490,8 @@ pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Vec<GateResul
 pub async fn check_modules(ws: &Arc<Workspace>, events: &EventBus, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     if ws.is_running(id.as_str()) {
-        return Err(crate::error::ApiError::new(
-            crate::error::ErrorCode::SessionRunning,
+        return Err(kiln_types::error::ApiError::new(
+            kiln_types::error::ErrorCode::SessionRunning,
             "check the modules when the session stops",
         ));
     }

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Mutex;
 
-use crate::error::Result;
+use kiln_types::error::Result;
 
 const ID_FILE: &str = "host-id";
 

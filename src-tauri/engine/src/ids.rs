@@ -1,7 +1,7 @@
 //! Session ids: UUID v4 in canonical lowercase hyphenated form, validated before any
 //! path is built from one, so `../x` or an absolute path never reaches the file system.
 
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionId(String);

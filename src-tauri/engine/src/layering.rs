@@ -1,21 +1,19 @@
 //! The layer test: reads every engine source file's `crate::` paths (in `use` lines,
 //! grouped ones too, and in code) and fails on an import that reaches up a layer, on a
 //! same-layer import not listed as allowed, and on a module missing from the table.
-//! The layers are drawn in ARCHITECTURE.md; this table is their one source.
+//! The layers are drawn in ARCHITECTURE.md; this table is their one source, and a test fails
+//! when the document's table says otherwise.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Every module of the engine with its layer, bottom (0) to top. `api::types` is the
-/// vocabulary every layer speaks, and `api::operations` the table of operations (names and
-/// types only), so both sit in the base while the rest of `api` is the top.
+/// Every module of the engine with its layer, bottom (0) to top. Beneath them all is the
+/// vocabulary every layer speaks (the API's types, its errors, the operation table): the
+/// `kiln-types` crate, named `kiln_types::`, which rustc keeps from importing the engine.
 const LAYERS: &[(&str, u8)] = &[
     // 0 base
-    ("api::operations", 0),
-    ("api::types", 0),
     ("clock", 0),
     ("config", 0),
-    ("error", 0),
     ("events", 0),
     ("ids", 0),
     ("listening", 0),
@@ -87,31 +85,19 @@ const LAYERS: &[(&str, u8)] = &[
 /// Imports between modules of one layer (importer, imported). Anything else within a
 /// layer is refused, so a new sideways import is a decision, not an accident.
 const SIDEWAYS: &[(&str, &str)] = &[
-    // base: the vocabulary and its helpers
-    ("api::types", "api::operations"),
-    ("api::types", "config"),
-    ("api::types", "error"),
-    ("api::types", "modules"),
-    ("attachments", "error"),
-    ("config", "error"),
+    // base
     // `[delivery] screenshots_path` is checked as a relative path when kiln.toml is read.
     ("config", "paths"),
     // `[environment]` is the sandbox's own vocabulary, read from kiln.toml.
     ("config", "sandbox"),
-    ("events", "api::types"),
     ("events", "clock"),
     ("events", "redact"),
-    ("ids", "error"),
     ("modules", "config"),
-    ("modules", "error"),
-    ("paths", "error"),
     ("process", "sandbox"),
     // The user's home files are copied into a session's home beneath a handle of it.
     ("sandbox", "paths"),
     ("redact", "process"),
     ("roles", "config"),
-    ("roles", "error"),
-    ("secrets", "error"),
     // records: the store's snapshots are written back out by materialize
     ("snapshot", "materialize"),
     ("prime", "materialize"),
@@ -160,37 +146,18 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("groups", "chain"),
 ];
 
-/// The module a file belongs to: `api::types`, else its first path segment.
+/// The module a file belongs to: its first path segment.
 fn module_of(rel: &Path) -> String {
-    let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
-    match parts.as_slice() {
-        [api, types, ..] if api == "api" && types == "types" => "api::types".into(),
-        [api, operations] if api == "api" && operations == "operations" => "api::operations".into(),
-        [first, ..] => first.clone(),
-        [] => String::new(),
-    }
+    let first = rel.iter().next().map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string());
+    first.unwrap_or_default()
 }
 
-/// The module a `crate::` path names: `api::types…` is the base's vocabulary.
+/// The module a `crate::` path names: its first segment.
 fn module_named(path: &str) -> String {
-    let mut segments = path.split("::").map(str::trim);
-    let first = segments.next().unwrap_or_default().to_string();
-    match (first.as_str(), segments.next()) {
-        ("api", Some("types")) => return "api::types".into(),
-        ("api", Some("operations")) => return "api::operations".into(),
-        _ => {}
-    }
-    // The operation table's macro is exported at the crate root.
-    if first == "for_each_operation" {
-        return "api::operations".into();
-    }
+    let first = path.split("::").map(str::trim).next().unwrap_or_default().to_string();
     // The records' pool types, exported at the crate root for kiln-serve's macros (`on_db!`).
     if first == "Db" || first == "DbTx" {
         return "store".into();
-    }
-    // `crate::types` is lib.rs's re-export of `api::types`.
-    if first == "types" {
-        return "api::types".into();
     }
     first
 }
@@ -348,12 +315,43 @@ fn nothing_imports_upward() {
     assert!(problems.is_empty(), "layer violations:\n{}", problems.into_iter().collect::<Vec<_>>().join("\n"));
 }
 
+/// The modules ARCHITECTURE.md's layer table names in each layer: the backticked names of each
+/// row's second column, a folder's `/` and a file's `.rs` dropped.
+fn documented_layers(text: &str) -> BTreeSet<(String, u8)> {
+    let mut out = BTreeSet::new();
+    for row in text.lines().filter(|line| line.starts_with("| ")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let Some(layer) = cells.get(1).and_then(|c| c.split(' ').next()).and_then(|n| n.parse::<u8>().ok()) else {
+            continue;
+        };
+        for name in cells.get(2).unwrap_or(&"").split('`').skip(1).step_by(2) {
+            out.insert((name.trim_end_matches('/').trim_end_matches(".rs").to_string(), layer));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_architecture_document_draws_the_same_layers() {
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ARCHITECTURE.md");
+    let documented = documented_layers(&std::fs::read_to_string(doc).unwrap());
+    // The test itself is no part of the design the document draws.
+    let table: BTreeSet<(String, u8)> =
+        LAYERS.iter().filter(|(name, _)| *name != "layering").map(|(name, layer)| (name.to_string(), *layer)).collect();
+    let missing: Vec<_> = table.difference(&documented).collect();
+    let extra: Vec<_> = documented.difference(&table).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "ARCHITECTURE.md's layer table and LAYERS differ:\n  not in the document: {missing:?}\n  not in LAYERS: {extra:?}"
+    );
+}
+
 #[test]
 fn reads_grouped_and_plain_paths() {
-    let paths = crate_paths("use crate::{api::types::{A, B}, error::Result}; let x = crate::clock::now();");
-    assert_eq!(paths, ["api::types::{A, B}", "error::Result", "clock::now"]);
-    assert_eq!(module_named("api::types::{A, B}"), "api::types");
+    let paths = crate_paths("use crate::{store::{A, B}, ids::SessionId}; let x = crate::clock::now();");
+    assert_eq!(paths, ["store::{A, B}", "ids::SessionId", "clock::now"]);
+    assert_eq!(module_named("store::{A, B}"), "store");
     assert_eq!(module_named("api::Engine"), "api");
     assert_eq!(module_of(Path::new("store/turns.rs")), "store");
-    assert_eq!(module_of(Path::new("api/types.rs")), "api::types");
+    assert_eq!(module_of(Path::new("api/hosts.rs")), "api");
 }

@@ -2,10 +2,11 @@
 //! git object store, the planner's rules, and the one API (`api::Engine`) that the
 //! desktop app and `kiln serve` expose. It knows nothing of Tauri or HTTP.
 //!
-//! Its public surface is `api` (`Engine`, `EngineOptions`, `OPERATIONS`,
-//! `for_each_operation!`), the API's `types`, the errors, and the few items the app and
+//! Its public surface is `api` (`Engine`, `EngineOptions`, `OPERATIONS`), the vocabulary it
+//! speaks (`types`, the errors and `for_each_operation!`, all from `kiln-types`), and the few items the app and
 //! `kiln serve` use at run time (below). Every other module is the engine's own
-//! (`pub(crate)`); tests and benches reach what they need through `testing`.
+//! (`pub(crate)`); tests and benches reach what they need through `testing`, which only
+//! the `test-support` feature compiles.
 
 pub mod api;
 pub(crate) mod approval;
@@ -23,7 +24,6 @@ pub(crate) mod detect;
 pub(crate) mod diff;
 pub(crate) mod disk;
 pub(crate) mod drivers;
-pub(crate) mod error;
 pub(crate) mod events;
 pub(crate) mod gates;
 pub(crate) mod groups;
@@ -69,12 +69,17 @@ pub(crate) mod watch;
 pub(crate) mod workspace;
 pub(crate) mod workspace_lock;
 
+#[cfg(feature = "test-support")]
 #[doc(hidden)]
 pub mod testing;
 
-pub use api::types;
+/// The vocabulary (`kiln-types`): the API's types, its errors and the operation table, the
+/// bottom every layer of the engine speaks.
+pub use kiln_types as types;
+pub use kiln_types::error::{ApiError, ErrorCode, Result};
+pub use kiln_types::for_each_operation;
+
 pub use api::{check_backing, Activity, Engine, EngineOptions, Finding, RecentWorkspaces, OPERATIONS};
-pub use error::{ApiError, ErrorCode, Result};
 pub use terminal::TerminalAttachment;
 
 // What the app and `kiln serve` use at run time besides the API.

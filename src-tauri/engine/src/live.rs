@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::api::types::*;
 use crate::events::EventBus;
 use crate::ids::SessionId;
+use kiln_types::*;
 
 /// At most one streamed-text update per this long (the end of a stretch always goes out).
 pub const TEXT_EVERY: Duration = Duration::from_millis(50);

@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
-use crate::api::types::ConflictKeep;
 use crate::paths::beneath::Beneath;
+use kiln_types::ConflictKeep;
 
 /// The largest file whose conflicts are read (a merged source file, not a data dump).
 pub const MAX_FILE: u64 = 4 * 1024 * 1024;

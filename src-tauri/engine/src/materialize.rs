@@ -29,7 +29,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use git2::{FileMode, IndexEntry, IndexTime, ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
 
-use crate::error::{ApiError, Result};
+use kiln_types::error::{ApiError, Result};
 
 /// At most this many threads write one working copy: file creation is mostly the
 /// kernel's work, and a few threads are enough to keep it busy.

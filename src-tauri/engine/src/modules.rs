@@ -6,45 +6,10 @@
 
 use std::path::Path;
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
-
 use crate::config::Config;
-use crate::error::{ApiError, ErrorCode, Result};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "kebab-case")]
-pub enum Toolchain {
-    Node,
-    Rust,
-    Python,
-    Go,
-    Generic,
-}
-
-impl Toolchain {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Toolchain::Node => "node",
-            Toolchain::Rust => "rust",
-            Toolchain::Python => "python",
-            Toolchain::Go => "go",
-            Toolchain::Generic => "generic",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct ModuleInfo {
-    pub id: String,
-    /// Workspace-relative, `/`-separated; `.` for a whole-repository module.
-    pub directory: String,
-    pub toolchain: Toolchain,
-    /// The `status:` line of the module's specification front matter, when it has one.
-    pub spec_status: Option<String>,
-}
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use kiln_types::error::{ApiError, ErrorCode, Result};
+pub use kiln_types::{ModuleInfo, Toolchain};
 
 /// Directories never searched for modules.
 const SKIP_DIRS: &[&str] = &["node_modules", ".git", ".kiln", "target", "dist", ".venv", "__pycache__"];

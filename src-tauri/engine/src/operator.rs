@@ -12,15 +12,15 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::api::types::*;
 use crate::clock::now;
 use crate::drivers::events::ToolKind;
 use crate::drivers::permission::{AskFuture, Operator, PermissionAsk};
-use crate::error::Result;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{publish, record};
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
+use kiln_types::*;
 
 /// A system line for the turn to write in its transcript, in order with the driver's own
 /// events; `written` says it is there.

@@ -9,8 +9,8 @@ use std::sync::Mutex;
 
 use tokio::sync::oneshot;
 
-use crate::api::types::{PermissionCard, PermissionChoice};
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{PermissionCard, PermissionChoice};
 
 /// One request waiting: its card, the turn that asked, and where the chosen option goes.
 struct Waiting {
@@ -102,7 +102,7 @@ impl Pending {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::types::PermissionChoiceKind;
+    use kiln_types::PermissionChoiceKind;
 
     fn card(id: &str) -> PermissionCard {
         PermissionCard {

@@ -11,9 +11,9 @@
 
 use regex::Regex;
 
-use crate::api::types::ModuleChange;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::modules::ModuleInfo;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::ModuleChange;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {

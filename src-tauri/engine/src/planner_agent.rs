@@ -13,11 +13,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use tokio::sync::{mpsc, watch};
 
-use crate::api::types::*;
 use crate::clock::now;
 use crate::drivers::events::DriverEvent;
 use crate::drivers::{Driver, TurnRequest, TurnSink};
-use crate::error::Result;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::planner::Rules;
@@ -25,6 +23,8 @@ use crate::process::Running;
 use crate::session::{publish, record};
 use crate::store::sessions as records;
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
+use kiln_types::*;
 
 /// How long the planner may think before the rules decide alone.
 pub const TIMEOUT: Duration = Duration::from_secs(120);

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use git2::Repository;
 
-use crate::error::{ApiError, Result};
 use crate::materialize::Materialized;
+use kiln_types::error::{ApiError, Result};
 
 /// Writes the stat cache at `cache` (replacing any) from `made`, with its cache of trees.
 /// The entries' tree must be the one materialized, or nothing is written (a full scan

@@ -8,11 +8,11 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::api::types::{ModuleChange, ReviewView, SessionModule, SessionView, OUTSIDE_MODULES_ID};
-use crate::error::Result;
 use crate::ids::SessionId;
 use crate::store::reviews::{self, NewReview};
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
+use kiln_types::{ModuleChange, ReviewView, SessionModule, SessionView, OUTSIDE_MODULES_ID};
 
 /// Directories never part of a module's reviewed files: dependencies, build output, VCS
 /// data and the virtual environment Kiln's setup makes, whatever the ignore files say.
@@ -74,7 +74,7 @@ fn collect(dir: &Path) -> Result<Vec<(String, bool)>> {
         .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && SKIPPED.iter().any(|s| e.file_name() == *s)))
         .build();
     for entry in walk {
-        let entry = entry.map_err(|e| crate::error::ApiError::internal("reading the module's files", e))?;
+        let entry = entry.map_err(|e| kiln_types::error::ApiError::internal("reading the module's files", e))?;
         let Some(kind) = entry.file_type() else { continue };
         if kind.is_file() || kind.is_symlink() {
             let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path()).to_string_lossy().into_owned();

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::config::Workflow;
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Role {

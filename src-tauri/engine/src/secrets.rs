@@ -13,7 +13,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 pub const KEY_FILE: &str = "secret.key";
 const KEY_BYTES: usize = 32;

@@ -6,9 +6,7 @@
 
 use std::time::Duration;
 
-use crate::api::types::*;
 use crate::clock::now;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::snapshot;
@@ -16,6 +14,8 @@ use crate::store::checkpoints;
 use crate::store::sessions::{self as records, Flag};
 use crate::store::transcript_entries::{self as transcript, NewEntry};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 pub(crate) const MAX_TITLE: usize = 120;
 
 /// The module a turn starts in when none is asked for: the session's first, else (a direct

@@ -13,15 +13,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::types::{
-    CommandPolicy, ConfinementView, DeliverySettingsView, DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs,
-};
 use crate::drivers::acp::presets;
 use crate::drivers::registry::{self, DRIVERS};
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::secrets::{fingerprint, Sealer};
 use crate::store::settings::{get_setting, set_setting};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{
+    CommandPolicy, ConfinementView, DeliverySettingsView, DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs,
+};
 
 pub const DEFAULT: &str = "driver.default";
 pub const CLAUDE_PATH: &str = "driver.claude.path";

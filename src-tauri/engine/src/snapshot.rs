@@ -12,7 +12,7 @@ use std::path::Path;
 
 use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository, Status, StatusOptions};
 
-use crate::error::{ApiError, Result};
+use kiln_types::error::{ApiError, Result};
 
 mod changed;
 pub use changed::{is_ignore_file, snapshot_changed, IgnoreRules};

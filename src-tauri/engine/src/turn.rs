@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch, Notify};
 
-use crate::api::types::*;
 use crate::clock::now;
 use crate::drivers::events::{DriverEvent, Usage};
 use crate::drivers::{Driver, TurnRequest, TurnSink};
@@ -21,6 +20,7 @@ use crate::roles::Role;
 use crate::session::{publish, record_as};
 use crate::store::turns::{self, NewTurn};
 use crate::workspace::Workspace;
+use kiln_types::*;
 
 /// A running turn, to stop it and wait until it is gone.
 #[derive(Clone)]
@@ -105,15 +105,15 @@ pub async fn start<F, Fut>(
     events: Arc<EventBus>,
     plan: TurnPlan,
     then: F,
-) -> crate::error::Result<()>
+) -> kiln_types::error::Result<()>
 where
     F: FnOnce(Arc<Workspace>, Arc<EventBus>, TurnPlanSummary, TurnEnd) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
     let handle = TurnHandle::new();
     if !ws.turns.insert_new(plan.session.as_str(), Arc::new(handle.clone())) {
-        return Err(crate::error::ApiError::new(
-            crate::error::ErrorCode::SessionRunning,
+        return Err(kiln_types::error::ApiError::new(
+            kiln_types::error::ErrorCode::SessionRunning,
             format!("session {} already runs a turn", plan.session),
         ));
     }

@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex};
 
 use regex::Regex;
 
-use crate::api::types::{DiffView, WorkspaceView};
 use crate::config::{self, Config};
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::ids::SessionId;
 use crate::modules::{self, ModuleInfo};
 use crate::process::Running;
 use crate::registry::{Memo, Registry};
 use crate::workspace_lock::{HolderKind, WorkspaceLock};
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{DiffView, WorkspaceView};
 
 /// The directory inside a session's own that holds the copy of its base (`Workspace::baseline_dir`).
 pub const BASELINE_DIR: &str = "baseline";
@@ -52,7 +52,7 @@ pub struct Workspace {
     /// The permission requests waiting for the operator, per session.
     pub permissions: crate::permissions::Pending,
     /// The server's mode: a self-hosted workspace runs bring-your-own-key drivers only.
-    pub mode: crate::api::types::ServeMode,
+    pub mode: kiln_types::ServeMode,
     /// Whether agents may run commands at all. Always in loopback mode and on the
     /// desktop; in self-hosted mode only when the operator started the server with
     /// `--allow-agent-commands`, since a command is a shell for whoever holds a token.
@@ -171,9 +171,7 @@ impl Workspace {
             workflow: self.config.workflow(),
             roles: self
                 .roles()
-                .map(|roles| {
-                    roles.into_iter().map(|r| crate::api::types::RoleSummary { id: r.id, name: r.name }).collect()
-                })
+                .map(|roles| roles.into_iter().map(|r| kiln_types::RoleSummary { id: r.id, name: r.name }).collect())
                 .unwrap_or_default(),
             id_pattern: self.config.modules.id_pattern.clone(),
             modules: self.modules.clone(),

@@ -1,5 +1,5 @@
-// Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types/typescript.rs).
-// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test it types::` rewrites it.
+// Generated from Kiln's Rust types by ts-rs (see src-tauri/types/src/typescript.rs).
+// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-types` rewrites it.
 
 export type AcpAgentView = { 
 /**
@@ -1167,7 +1167,7 @@ workflow: Workflow,
  */
 roles: Array<RoleSummary>, idPattern: string | null, modules: Array<ModuleInfo>, };
 
-/** Every operation of the API, from its table (src-tauri/engine/src/api/operations.rs): its arguments and its result. */
+/** Every operation of the API, from its table (src-tauri/types/src/operations.rs): its arguments and its result. */
 export interface CommandMap {
   /** The app's version, transport and mode, the open workspace and the recent ones. */
   get_state: { args: EmptyArgs; result: AppState };

@@ -16,7 +16,7 @@ function codesIn(file: string): string[] {
 }
 
 /** The engine's codes (error.rs) and the ones only kiln-serve's HTTP layer produces (serve's errors.rs). */
-const engineCodes = (): string[] => codesIn("../src-tauri/engine/src/error.rs");
+const engineCodes = (): string[] => codesIn("../src-tauri/types/src/error.rs");
 const transportCodes = (): string[] => codesIn("../src-tauri/serve/src/errors.rs");
 
 describe("errorWords", () => {

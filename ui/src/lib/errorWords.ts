@@ -1,4 +1,4 @@
-// Words for the error codes (the engine's in src-tauri/engine/src/error.rs, the HTTP layer's in src-tauri/serve/src/errors.rs): the code is for details, these are what people read.
+// Words for the error codes (the vocabulary's in src-tauri/types/src/error.rs, the HTTP layer's in src-tauri/serve/src/errors.rs): the code is for details, these are what people read.
 
 export const ERROR_WORDS: Record<string, string> = {
   INVALID_INPUT: "The request was not valid",

@@ -21,16 +21,16 @@ use serde_json::{json, Value};
 use sqlx::postgres::PgListener;
 use sqlx::PgPool;
 
-use crate::api::types::{EntryKind, EventBody};
 use crate::api::Engine;
 use crate::clock::now;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::hosts::LEASE_MS;
 use crate::ids::SessionId;
 use crate::store::hosts::{self as records, Taken};
 use crate::store::Db;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{EntryKind, EventBody};
 
 /// How often a host renews its leases and looks for expired ones.
 const HEARTBEAT: Duration = Duration::from_secs(2);

@@ -1,14 +1,12 @@
 //! The engine's one API. Every operation is an async method of `Engine` named in the
-//! operation table (`operations.rs`, `for_each_operation!`); the desktop app turns that table
+//! operation table (`kiln-types`' `operations.rs`, `for_each_operation!`); the desktop app turns that table
 //! into Tauri commands and `kiln serve` into `POST /api/<command>` routes, so the two cannot
 //! drift.
 
 mod activity;
 mod check;
 mod hosts;
-mod operations;
 mod recovery;
-pub mod types;
 
 pub use activity::Activity;
 pub use check::{check_backing, Finding};
@@ -18,12 +16,12 @@ use std::sync::{Arc, RwLock};
 
 use serde::de::DeserializeOwned;
 
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::{EventBus, Subscription};
 use crate::session;
 use crate::workspace::Workspace;
 use crate::workspace_lock::HolderKind;
-use types::*;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 macro_rules! define_dispatch {
     ($($(#[doc = $doc:literal])* $name:ident($args:ty) -> $ret:ty $(, body_limit: $limit:expr)?;)*) => {
@@ -56,7 +54,7 @@ macro_rules! define_dispatch {
     };
 }
 
-crate::for_each_operation!(define_dispatch);
+kiln_types::for_each_operation!(define_dispatch);
 
 fn parse_args<T: DeserializeOwned>(command: &str, args: serde_json::Value) -> Result<T> {
     let args = if args.is_null() { serde_json::json!({}) } else { args };
@@ -238,7 +236,7 @@ impl Engine {
         recovery::ready(&self.workspace()?, &self.events, session_id).await
     }
 
-    // ---- operations (one per line of the table in `operations.rs`) ----
+    // ---- operations (one per line of the table in `kiln-types`' `operations.rs`) ----
 
     pub async fn get_state(&self, _: EmptyArgs) -> Result<AppState> {
         Ok(AppState {

@@ -7,12 +7,12 @@
 
 use std::sync::Arc;
 
-use crate::error::Result;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::recover::{self, interrupted::Interrupted};
 use crate::store::sessions as records;
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
 
 /// Starts the checks of a freshly opened workspace. Every session's lock is taken now,
 /// before this returns, so an operation arriving at once waits for its session's check.
@@ -57,7 +57,7 @@ pub(super) async fn recover_one(
     recover::bucket::present(ws, id).await?;
     // The records first, so what follows knows the newest checkpoint.
     for note in recover::checkpoints::reconcile(ws, id).await? {
-        crate::session::record(ws, events, id, crate::api::types::EntryKind::System, None, &note).await?;
+        crate::session::record(ws, events, id, kiln_types::EntryKind::System, None, &note).await?;
     }
     recover::interrupted::explain_turn(ws, events, id, cut).await?;
     crate::delivery::run::explain_cut_short(ws, events, id).await?;

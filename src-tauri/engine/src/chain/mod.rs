@@ -5,11 +5,9 @@
 
 use std::sync::Arc;
 
-use crate::api::types::*;
 use crate::approval;
 use crate::clock::now;
 use crate::config::Workflow;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::handoff::{self, Target};
 use crate::ids::SessionId;
@@ -21,6 +19,8 @@ use crate::store::sessions as records;
 use crate::store::{spec_approvals, turns};
 use crate::turn::{self, TurnEnd, TurnHandle, TurnPlan, TurnPlanSummary};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 mod comments;
 mod next;

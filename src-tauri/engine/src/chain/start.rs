@@ -5,9 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::api::types::*;
 use crate::clock::now;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::planner::{self, Rules};
@@ -16,6 +14,8 @@ use crate::snapshot::{self, Source};
 use crate::store::gate_results::{self, GateRecord};
 use crate::store::sessions::{self as records, NewSession};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 const MAX_BRIEF: usize = 20_000;
 

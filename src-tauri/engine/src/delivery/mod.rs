@@ -17,11 +17,11 @@ pub mod workspace;
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::api::types::*;
-use crate::error::Result;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
+use kiln_types::*;
 use plan::{ModuleChanges, StepSpec};
 
 /// Where a target reports its steps while it applies a delivery. The run records each

@@ -21,13 +21,13 @@ use std::sync::Arc;
 use git2::Oid;
 use sha2::{Digest, Sha256};
 
-use crate::api::types::*;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::gates::MODULE_GATES;
 use crate::ids::SessionId;
 use crate::paths::InTheWay;
 use crate::store::checkpoints::base_commit;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 /// One module's change against its base: what a target copies and removes. For a
 /// group that is not a session module (direct workflow) `module` stands for it: the

@@ -12,10 +12,10 @@ use sha2::{Digest, Sha256};
 use super::git_pr::{Evidence, EvidenceMode, EvidenceShot, GateRow, GitPrBody, GitPrInput, GitPrModule};
 use super::plan::{ModuleChanges, StepSpec};
 use super::{Applied, Context, StepSink, Target, TargetPlan};
-use crate::api::types::*;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::ids::SessionId;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 pub struct GitPrTarget;
 

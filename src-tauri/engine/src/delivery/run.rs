@@ -11,13 +11,13 @@ use super::plan::{self, StepSpec};
 use super::pr::GitPrTarget;
 use super::workspace::WorkspaceTarget;
 use super::{Applied, Context, StepSink, Target, TargetPlan};
-use crate::api::types::*;
 use crate::clock::now;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::store::{deliveries, parse_enum};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 /// The longest reason for delivering past failing gates.
 const MAX_REASON: usize = 2000;

@@ -25,11 +25,11 @@ use git2::{ObjectType, Oid};
 
 use super::plan::{ModuleChanges, StepSpec};
 use super::{Applied, Context, StepSink, Target, TargetPlan};
-use crate::api::types::*;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::ids::SessionId;
 use crate::process;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 /// Install and builds can be slow; a hook hanging longer is killed with its group.
 const HOOK_TIMEOUT: Duration = Duration::from_secs(15 * 60);

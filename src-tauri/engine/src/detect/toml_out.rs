@@ -2,8 +2,8 @@
 //! writes. An existing file is edited in place (toml_edit), so its comments and every
 //! key the set-up screen does not show (preview, delivery…) stay as they were.
 
-use crate::api::types::{DetectedGate, Workflow};
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{DetectedGate, Workflow};
 
 /// One module's gates as they go into the file: `Some("")` turns a gate off.
 pub struct ModuleGates<'a> {

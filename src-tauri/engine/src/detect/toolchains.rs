@@ -9,8 +9,8 @@ use std::path::Path;
 
 use super::others::{py_manager, PyManager};
 use super::{json, node, Repo};
-use crate::api::types::ToolchainCheck;
 use crate::modules::{ModuleInfo, Toolchain};
+use kiln_types::ToolchainCheck;
 
 /// Every toolchain the modules need, once each, in the modules' order.
 pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use super::toml_out::{to_toml, ModuleGates};
 use super::{gate, setup, toolchains, MODULE_GATES};
-use crate::api::types::*;
 use crate::config::{Config, FILE_NAME};
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 pub fn view(ws: &Workspace) -> Result<DetectionView> {
     view_at(&ws.root, ws.config_path.as_deref(), &ws.config, &ws.modules)

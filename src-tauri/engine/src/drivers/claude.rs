@@ -19,7 +19,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::events::{count, title_line, DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
-use crate::api::types::CommandPolicy;
+use kiln_types::CommandPolicy;
 
 const SOURCE: &str = "claude";
 
@@ -458,7 +458,7 @@ impl ClaudeDriver {
         repository: &Repository,
         resume_id: Option<&str>,
         model: Option<&str>,
-    ) -> crate::error::Result<super::runner::Interactive> {
+    ) -> kiln_types::error::Result<super::runner::Interactive> {
         let binary = super::discover::find("claude", self.binary.as_deref())?;
         let mut args = resume_id.map(|id| vec!["--resume".to_string(), id.to_string()]).unwrap_or_default();
         // The session's model, as its turns run with.

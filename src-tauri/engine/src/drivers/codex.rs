@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::events::{count, title_line, DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
-use crate::api::types::CommandPolicy;
+use kiln_types::CommandPolicy;
 
 const SOURCE: &str = "codex";
 
@@ -370,7 +370,7 @@ impl CodexDriver {
         workdir: &std::path::Path,
         thread_id: Option<&str>,
         model: Option<&str>,
-    ) -> crate::error::Result<super::runner::Interactive> {
+    ) -> kiln_types::error::Result<super::runner::Interactive> {
         let binary = super::discover::find("codex", self.binary.as_deref())?;
         let mut args: Vec<String> = Vec::new();
         // The session's model, as its turns run with.

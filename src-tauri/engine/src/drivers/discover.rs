@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// How to install an agent whose binary is missing.
 pub fn install_hint(binary: &str) -> &'static str {

@@ -24,9 +24,9 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::Result;
 use crate::process::Running;
 use events::DriverEvent;
+use kiln_types::error::Result;
 
 /// Everything a driver needs for one turn.
 #[derive(Debug, Clone)]

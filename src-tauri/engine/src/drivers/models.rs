@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use crate::api::types::ModelListView;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::store::settings::get_setting;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::ModelListView;
 
 /// How long the endpoint may take to list its models: the picker waits for it.
 const LIST_TIMEOUT: Duration = Duration::from_secs(5);

@@ -26,8 +26,8 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::events::{DriverEvent, Usage};
 use super::tools::{self, Toolbox};
 use super::{Driver, TurnFuture, TurnRequest, TurnSink};
-use crate::api::types::CommandPolicy;
-use crate::error::{ApiError, ErrorCode};
+use kiln_types::error::{ApiError, ErrorCode};
+use kiln_types::CommandPolicy;
 use stream::{Assembly, EventReader, Reply};
 
 const SOURCE: &str = "openai-compatible";

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use serde_json::Value;
 
 use super::events::ToolKind;
-pub use crate::api::types::PermissionChoice;
+pub use kiln_types::PermissionChoice;
 
 /// A request only the operator can answer.
 #[derive(Debug, Clone)]

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use super::claude::ClaudeDriver;
 use super::codex::CodexDriver;
 use super::Driver;
-use crate::api::types::ServeMode;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::store::settings::get_setting;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::ServeMode;
 
 /// The ACP agents (`acp:gemini`, …, `acp:custom`) last: `super::acp::presets::IDS`.
 pub const DRIVERS: &[&str] = &[
@@ -87,7 +87,7 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             let model = get_setting(&ws.pool, crate::settings::OPENAI_MODEL).await?;
             let (Some(base_url), Some(model)) = (base_url, model) else {
                 return Err(ApiError::new(
-                    crate::error::ErrorCode::DriverNotFound,
+                    kiln_types::error::ErrorCode::DriverNotFound,
                     "the OpenAI-compatible driver needs an endpoint and a model: set them in Settings",
                 ));
             };

@@ -12,8 +12,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use super::events::DriverEvent;
 use super::TurnSink;
-use crate::error::{ApiError, Result};
 use crate::process::{Child, Command, Env, Running};
+use kiln_types::error::{ApiError, Result};
 
 /// Bytes of stderr kept to explain a failure.
 const STDERR_KEPT: usize = 8 * 1024;
@@ -52,7 +52,10 @@ pub fn spawn(cli: &CliRun<'_>, stdin: bool, on_process: Box<dyn FnOnce(Running) 
         cmd = cmd.piped_stdin();
     }
     let failed = |e: std::io::Error| {
-        ApiError::new(crate::error::ErrorCode::DriverFailed, format!("could not start `{}`: {e}", cli.binary.display()))
+        ApiError::new(
+            kiln_types::error::ErrorCode::DriverFailed,
+            format!("could not start `{}`: {e}", cli.binary.display()),
+        )
     };
     let child = match &cli.confinement {
         Some(confinement) => {

@@ -16,8 +16,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::events::{title_line, FileChangeKind, ToolKind, ToolStatus};
-use crate::api::types::CommandPolicy;
 use confine::Root;
+use kiln_types::CommandPolicy;
 
 /// What a tool call came to: the result the model reads, and the file it changed.
 #[derive(Debug, Clone, PartialEq)]

@@ -15,12 +15,12 @@ use std::time::Duration;
 
 use super::failures::{failing_tests, named_files};
 use super::Outcome;
-use crate::api::types::GateStatus;
 use crate::clock::now;
 use crate::ids::SessionId;
 use crate::modules::ModuleInfo;
 use crate::store::gate_results::{self, Baseline};
 use crate::workspace::Workspace;
+use kiln_types::GateStatus;
 
 /// One baseline run at a time in this process: two sessions from the same base share the
 /// scratch copy, and a gate's build is heavy enough to run alone.

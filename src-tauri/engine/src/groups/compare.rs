@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use crate::api::types::*;
 use crate::clock::{millis_between, now};
-use crate::error::Result;
 use crate::ids::SessionId;
 use crate::session;
 use crate::store::{gate_results, turns};
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
+use kiln_types::*;
 
 use super::{load, member, test_counts};
 

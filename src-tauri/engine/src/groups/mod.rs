@@ -16,14 +16,14 @@ pub(crate) mod test_counts;
 
 use std::sync::Arc;
 
-use crate::api::types::*;
 use crate::clock::now;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, record, MAX_TITLE};
 use crate::store::session_groups as records;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 pub use compare::{compare_candidates, view};
 

@@ -3,7 +3,7 @@
 //! pytest). Several summaries (an npm workspace runs one per package, cargo one per
 //! binary) add up. Output with no summary Kiln reads has no counts, never zero.
 
-use crate::api::types::TestCounts;
+use kiln_types::TestCounts;
 
 /// The counts the output's summaries add up to, or `None` when it has none.
 pub fn read(output: &str) -> Option<TestCounts> {

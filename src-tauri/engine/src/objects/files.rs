@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::{unavailable, Bucket};
-use crate::error::{ApiError, Result};
+use kiln_types::error::{ApiError, Result};
 
 /// What kind of file: where its bytes and its index live.
 #[derive(Debug, Clone, Copy)]

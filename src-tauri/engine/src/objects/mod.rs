@@ -19,7 +19,7 @@ use object_store::{ClientConfigKey, ObjectStore, ObjectStoreExt, PutPayload, Ret
 use sha2::{Digest, Sha256};
 
 use crate::backing::{shown, Backing};
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// The query keys a bucket URL may carry: where and how to reach it, never a secret.
 const URL_KEYS: &[&str] = &["endpoint", "region", "allow_http"];

@@ -19,7 +19,7 @@ use git2::{Oid, Repository};
 use serde::{Deserialize, Serialize};
 
 use super::{unavailable, Bucket};
-use crate::error::{ApiError, Result};
+use kiln_types::error::{ApiError, Result};
 
 /// The packs this store has uploaded or indexed, one name a line, kept in `store.git`
 /// (so it goes with the objects it speaks of).

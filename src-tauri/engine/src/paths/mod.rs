@@ -21,7 +21,7 @@ use std::ffi::OsStr;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// Names no path may pass through.
 const PRIVATE: [&str; 2] = [".git", ".kiln"];

@@ -22,8 +22,8 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::process::{Command, Env};
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// The whole capture, from start to the PNG: a page that takes longer is not shot.
 const CAPTURE_LIMIT: Duration = Duration::from_secs(40);

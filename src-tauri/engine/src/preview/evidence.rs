@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use super::capture::Frame;
 use super::shots::{self, Take, DEFAULT_VIEWPORT};
-use crate::api::types::{EntryKind, PreviewKind, ScreenshotKind};
-use crate::error::{ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::store::{screenshots, turns};
 use crate::workspace::Workspace;
+use kiln_types::error::{ErrorCode, Result};
+use kiln_types::{EntryKind, PreviewKind, ScreenshotKind};
 
 /// How long the first turn waits for the "before" look: a preview slower than this is not
 /// worth holding the operator's first message for.

@@ -34,8 +34,8 @@ use hyper_util::rt::TokioIo;
 use subtle::ConstantTimeEq;
 use tokio::sync::{mpsc, watch};
 
-use crate::error::Result;
 use crate::paths::beneath::Beneath;
+use kiln_types::error::Result;
 use reply::Body;
 
 /// What the gateway answers from.

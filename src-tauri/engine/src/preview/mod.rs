@@ -17,12 +17,12 @@ use std::sync::{Arc, Mutex};
 
 use gateway::{Activity, BridgeTarget, Gateway, GatewayOptions, Upstream};
 
-use crate::api::types::{BridgeActivity, ModuleUrl, PreviewKind, PreviewState, PreviewView, ServeMode};
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::paths::beneath::Beneath;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{BridgeActivity, ModuleUrl, PreviewKind, PreviewState, PreviewView, ServeMode};
 
 /// Lines of the process's output kept for the UI.
 const LOG_LINES: usize = 400;
@@ -82,7 +82,7 @@ impl Preview {
 
     fn set(&self, events: &EventBus, change: impl FnOnce(&mut Status)) {
         change(&mut self.status.lock().unwrap());
-        events.emit(crate::api::types::EventBody::Preview { preview: self.view() });
+        events.emit(kiln_types::EventBody::Preview { preview: self.view() });
     }
 
     fn log_line(&self, line: String) {
@@ -109,7 +109,7 @@ fn kind(ws: &Workspace) -> PreviewKind {
     }
 }
 
-fn module_urls(ws: &Workspace, session: &crate::api::types::SessionView) -> Vec<ModuleUrl> {
+fn module_urls(ws: &Workspace, session: &kiln_types::SessionView) -> Vec<ModuleUrl> {
     let template = ws.config.preview.module_url.as_deref().unwrap_or("/");
     session
         .modules
@@ -128,7 +128,7 @@ fn data_mode(ws: &Workspace) -> String {
 }
 
 /// The preview of a session that is not running.
-fn stopped(ws: &Workspace, session: &crate::api::types::SessionView, message: Option<String>) -> PreviewView {
+fn stopped(ws: &Workspace, session: &kiln_types::SessionView, message: Option<String>) -> PreviewView {
     PreviewView {
         session_id: session.id.clone(),
         kind: kind(ws),
@@ -227,7 +227,7 @@ pub async fn start(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) 
     match kind {
         PreviewKind::Static => preview.set(events, |s| s.state = PreviewState::Ready),
         _ => {
-            events.emit(crate::api::types::EventBody::Preview { preview: preview.view() });
+            events.emit(kiln_types::EventBody::Preview { preview: preview.view() });
             let command = ws.config.preview.command.clone().unwrap_or_default();
             let ready = ws.config.preview.ready.clone();
             let idle =

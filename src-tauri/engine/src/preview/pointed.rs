@@ -7,12 +7,12 @@
 
 use std::path::PathBuf;
 
-use crate::api::types::{PointedChip, PointedContext, ScreenshotKind};
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::ids::SessionId;
 use crate::paths;
 use crate::store::screenshots;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{PointedChip, PointedContext, ScreenshotKind};
 
 /// Things pointed at that one message may carry.
 pub const MAX_ITEMS: usize = 8;

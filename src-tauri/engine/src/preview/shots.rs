@@ -11,16 +11,14 @@ use base64::Engine as _;
 
 use super::capture::{self, Frame};
 use super::Preview;
-use crate::api::types::{
-    CapturePreviewArgs, PreviewState, ScreenshotArgs, ScreenshotImage, ScreenshotKind, ScreenshotView,
-};
 use crate::clock::now;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::objects::files::Kind;
 use crate::store::screenshots::{self, NewScreenshot};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{CapturePreviewArgs, PreviewState, ScreenshotArgs, ScreenshotImage, ScreenshotKind, ScreenshotView};
 
 /// The viewport a capture is taken in unless the request says otherwise.
 pub const DEFAULT_VIEWPORT: (u32, u32) = (1280, 800);

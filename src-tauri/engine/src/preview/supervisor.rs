@@ -14,11 +14,11 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::watch;
 
 use super::Preview;
-use crate::api::types::{PreviewState, SetupState};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::process::{Child, Command, Env};
 use crate::workspace::Workspace;
+use kiln_types::{PreviewState, SetupState};
 
 /// A run shorter than this counts as a failure towards a crash.
 const SHORT_RUN: Duration = Duration::from_secs(10);

@@ -3,10 +3,10 @@
 //! bucket's packs and their refs set, before the refs and records are reconciled and the
 //! working copy checked, so recovery rebuilds the copy from them as from any checkpoint.
 
-use crate::error::Result;
 use crate::ids::SessionId;
 use crate::objects::packs::{self, Fetched};
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
 
 /// Makes the session's checkpoints in the bucket present in this host's store; what was
 /// fetched (nothing without a bucket, or when the store had it all). This is what a host

@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 use git2::{Oid, Repository};
 
 use crate::clock::now;
-use crate::error::Result;
 use crate::ids::SessionId;
 use crate::store::checkpoints::{self as records, NewCheckpoint};
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
 
 /// A change to the records the store's state calls for.
 enum Fix {

@@ -4,14 +4,14 @@
 //! as running with no process. Each gets a transcript entry saying what happened and what to do; a
 //! delivery's is `delivery::run`'s own.
 
-use crate::api::types::*;
 use crate::clock::now;
-use crate::error::Result;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::record;
 use crate::store::sessions as records;
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
+use kiln_types::*;
 
 /// What was running when Kiln stopped, read before the records settle it.
 #[derive(Debug, Default, Clone)]

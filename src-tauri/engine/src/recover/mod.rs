@@ -22,9 +22,7 @@ use std::sync::{Arc, Mutex};
 use git2::Oid;
 use serde::{Deserialize, Serialize};
 
-use crate::api::types::*;
 use crate::clock::now;
-use crate::error::{ApiError, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{publish, record};
@@ -32,6 +30,8 @@ use crate::snapshot::{self, Source};
 use crate::store::checkpoints as checkpoint_records;
 use crate::store::sessions as records;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, Result};
+use kiln_types::*;
 
 /// The most differing files a rebuild's transcript entry names one by one.
 const LISTED: usize = 20;

@@ -4,7 +4,7 @@
 
 use git2::{DiffOptions, Patch};
 
-use crate::error::Result;
+use kiln_types::error::Result;
 
 /// A range of lines (1-based, inclusive) after a change of its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

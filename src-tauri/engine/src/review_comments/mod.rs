@@ -9,15 +9,15 @@ mod quote;
 
 use git2::{Oid, Repository};
 
-use crate::api::types::*;
 use crate::clock::now;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, publish};
 use crate::store::checkpoints;
 use crate::store::review_comments::{self as records, NewComment, Outcome};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 /// The longest comment, in characters.
 const MAX_BODY: usize = 20_000;

@@ -1,7 +1,7 @@
 //! The prompt of the turn a review is sent with: the operator's words, then each comment
 //! with its file, its lines, the code it is on (fenced) and what the operator said of it.
 
-use crate::api::types::ReviewCommentView;
+use kiln_types::ReviewCommentView;
 
 /// What opens the prompt when the operator wrote nothing of their own.
 const DEFAULT_MESSAGE: &str = "Address these review comments on your change.";
@@ -56,7 +56,7 @@ fn is_word(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::types::ReviewCommentState;
+    use kiln_types::ReviewCommentState;
 
     fn comment(path: &str, start: i64, end: i64, quote: &str, body: &str) -> ReviewCommentView {
         ReviewCommentView {

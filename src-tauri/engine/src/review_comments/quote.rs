@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// The largest file a comment can quote from (the diff shows no larger one either).
 const MAX_FILE: u64 = 4 * 1024 * 1024;

@@ -15,7 +15,7 @@ use git2::{Oid, Repository};
 use ignore::gitignore::Gitignore;
 
 use super::{add_from_disk_cached, StatCache};
-use crate::error::Result;
+use kiln_types::error::Result;
 
 const MODE_TREE: i32 = 0o040000;
 

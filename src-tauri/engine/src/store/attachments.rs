@@ -5,8 +5,8 @@ use sqlx::FromRow;
 
 use super::{on, Db};
 
-use crate::api::types::AttachmentView;
-use crate::error::Result;
+use kiln_types::error::Result;
+use kiln_types::AttachmentView;
 
 #[derive(FromRow)]
 struct Row {

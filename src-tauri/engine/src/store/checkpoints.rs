@@ -6,8 +6,8 @@ use sqlx::FromRow;
 
 use super::{on, on_tx, Db, Tx};
 
-use crate::api::types::CheckpointView;
-use crate::error::{ApiError, Result};
+use kiln_types::error::{ApiError, Result};
+use kiln_types::CheckpointView;
 
 #[derive(FromRow)]
 struct CheckpointRow {

@@ -4,8 +4,8 @@
 use super::{on, Db};
 
 use super::{enum_text, parse_enum};
-use crate::api::types::DeliveryRun;
-use crate::error::{ApiError, Result};
+use kiln_types::error::{ApiError, Result};
+use kiln_types::DeliveryRun;
 
 pub async fn insert(pool: &Db, run: &DeliveryRun, plan_id: &str) -> Result<()> {
     on!(pool => sqlx::query("INSERT INTO deliveries (id, session_id, target, state, plan_id, steps, landed, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")

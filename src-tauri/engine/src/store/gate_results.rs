@@ -3,8 +3,8 @@
 use super::{on, Db};
 
 use super::parse_enum;
-use crate::api::types::GateResultView;
-use crate::error::Result;
+use kiln_types::error::Result;
+use kiln_types::GateResultView;
 
 pub struct GateRecord<'a> {
     pub session: &'a str,

@@ -6,7 +6,7 @@
 
 use sqlx::PgPool;
 
-use crate::error::Result;
+use kiln_types::error::Result;
 
 /// The database's clock in milliseconds since the epoch, as SQL.
 const NOW_MS: &str = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";

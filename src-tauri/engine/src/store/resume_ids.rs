@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::{on, Db};
 
-use crate::error::Result;
+use kiln_types::error::Result;
 
 /// A session's resume id per driver.
 pub async fn list(pool: &Db, session: &str) -> Result<BTreeMap<String, String>> {

@@ -3,9 +3,9 @@
 
 use super::{on, Db};
 
-use crate::api::types::{ReviewCommentState, ReviewCommentView};
-use crate::error::Result;
 use crate::store::{enum_text, parse_enum};
+use kiln_types::error::Result;
+use kiln_types::{ReviewCommentState, ReviewCommentView};
 
 #[derive(sqlx::FromRow)]
 struct Row {

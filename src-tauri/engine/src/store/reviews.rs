@@ -3,7 +3,7 @@
 
 use super::{on, Db};
 
-use crate::error::Result;
+use kiln_types::error::Result;
 
 /// A stored review: module, files' digest, passed, summary, report, written at.
 pub type ReviewRow = (String, String, bool, String, String, String);

@@ -5,8 +5,8 @@
 use super::{on, Db};
 
 use super::{enum_text, parse_enum};
-use crate::api::types::{ScreenshotKind, ScreenshotView};
-use crate::error::Result;
+use kiln_types::error::Result;
+use kiln_types::{ScreenshotKind, ScreenshotView};
 
 /// A stored screenshot.
 #[derive(Debug, Clone, sqlx::FromRow)]

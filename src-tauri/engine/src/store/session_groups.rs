@@ -5,7 +5,7 @@ use sqlx::FromRow;
 
 use super::{on, Db};
 
-use crate::error::Result;
+use kiln_types::error::Result;
 
 #[derive(Debug, Clone, FromRow)]
 pub struct GroupRow {

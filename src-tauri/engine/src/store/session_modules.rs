@@ -5,8 +5,8 @@ use sqlx::FromRow;
 use super::{on, on_tx, Db, Tx};
 
 use super::{enum_text, parse_enum};
-use crate::api::types::SessionModule;
-use crate::error::Result;
+use kiln_types::error::Result;
+use kiln_types::SessionModule;
 
 #[derive(FromRow)]
 struct ModuleRow {

@@ -6,8 +6,8 @@ use sqlx::FromRow;
 use super::{on, on_tx, Db, Tx};
 
 use super::{attachments, checkpoints, enum_text, parse_enum, resume_ids, screenshots, session_modules, turns};
-use crate::api::types::*;
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 #[derive(FromRow)]
 struct SessionRow {

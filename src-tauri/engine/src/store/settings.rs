@@ -2,7 +2,7 @@
 
 use super::{on, Db};
 
-use crate::error::Result;
+use kiln_types::error::Result;
 
 pub async fn get_setting(pool: &Db, key: &str) -> Result<Option<String>> {
     Ok(

@@ -2,7 +2,7 @@
 
 use super::{on, Db};
 
-use crate::error::Result;
+use kiln_types::error::Result;
 
 /// The digest of the module's approved specification, if any.
 pub async fn get(pool: &Db, session: &str, module: &str) -> Result<Option<String>> {

@@ -5,8 +5,8 @@ use sqlx::FromRow;
 use super::{on, Db};
 
 use super::{enum_text, parse_enum};
-use crate::api::types::{EntryKind, PointedChip, TranscriptEntry};
-use crate::error::Result;
+use kiln_types::error::Result;
+use kiln_types::{EntryKind, PointedChip, TranscriptEntry};
 
 #[derive(FromRow)]
 struct EntryRow {

@@ -3,8 +3,8 @@
 use super::{on, on_tx, Db};
 use serde::{Deserialize, Serialize};
 
-use crate::api::types::{RoleUsage, UsageTotals, UsageView};
-use crate::error::Result;
+use kiln_types::error::Result;
+use kiln_types::{RoleUsage, UsageTotals, UsageView};
 
 /// Tokens for the turn. Input counts only prompt tokens not read from the cache, as
 /// Claude reports them; Codex counts cache reads in its input, and its parser takes

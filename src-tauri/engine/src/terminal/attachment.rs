@@ -9,7 +9,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, watch};
 
 use super::running::Ended;
-use crate::api::types::TerminalChunk;
+use kiln_types::TerminalChunk;
 
 pub struct TerminalAttachment {
     replay: Option<Vec<u8>>,

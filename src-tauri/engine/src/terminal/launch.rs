@@ -16,10 +16,10 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::api::types::{SessionView, TerminalKind};
-use crate::error::Result;
 use crate::ids::SessionId;
 use crate::workspace::Workspace;
+use kiln_types::error::Result;
+use kiln_types::{SessionView, TerminalKind};
 
 /// The variables a scope sets for unattended commands, which an interactive shell leaves out
 /// (`TERM` and `COLORTERM` are the terminal's own, set below).

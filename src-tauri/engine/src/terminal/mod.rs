@@ -19,13 +19,13 @@ use std::time::Duration;
 pub use attachment::TerminalAttachment;
 use running::{Identity, Terminal};
 
-use crate::api::types::{
-    EventBody, OpenTerminalArgs, ResizeTerminalArgs, TerminalArgs, TerminalInputArgs, TerminalKind, TerminalView,
-};
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{
+    EventBody, OpenTerminalArgs, ResizeTerminalArgs, TerminalArgs, TerminalInputArgs, TerminalKind, TerminalView,
+};
 
 /// Running terminals a session may have.
 pub const PER_SESSION: usize = 8;

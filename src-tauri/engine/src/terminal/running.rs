@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{broadcast, watch};
 
-use crate::api::types::{EventBody, TerminalKind, TerminalState, TerminalView};
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::process::{Pty, PtyMaster};
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{EventBody, TerminalKind, TerminalState, TerminalView};
 
 /// How much output a terminal keeps for a view that attaches later.
 pub const RING_BYTES: usize = 256 * 1024;

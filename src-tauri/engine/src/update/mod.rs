@@ -17,13 +17,13 @@ use std::sync::Arc;
 
 use git2::{IndexEntry, MergeFileOptions, MergeOptions, Oid, Repository};
 
-use crate::api::types::*;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::session::{publish, record};
 use crate::snapshot::{self, Source};
 use crate::store::sessions as records;
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 /// The labels a conflict's two sides carry in the file.
 const OURS: &str = "session";

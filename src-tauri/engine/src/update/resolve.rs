@@ -7,13 +7,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::api::types::*;
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::events::EventBus;
 use crate::markers;
 use crate::paths::beneath::Beneath;
 use crate::session::{publish, record};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
 pub async fn get(ws: &Workspace, args: SessionIdArgs) -> Result<ConflictsView> {
     let (id, session) = crate::session::live(ws, &args.session_id).await?;

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kiln_engine::api::types::CommandPolicy;
 use kiln_engine::testing::drivers::acp::{AcpCommand, AcpDriver, AskFuture, Operator, PermissionAsk};
 use kiln_engine::testing::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus};
 use kiln_engine::testing::drivers::{Driver, TurnRequest, TurnSink};
+use kiln_engine::types::CommandPolicy;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;

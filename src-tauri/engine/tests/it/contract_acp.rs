@@ -26,10 +26,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::common::contract::*;
-use kiln_engine::api::types::CommandPolicy;
 use kiln_engine::testing::drivers::acp::{AcpCommand, AcpDriver};
 use kiln_engine::testing::drivers::acp_presets::{preset_env, state_dirs, PRESETS};
 use kiln_engine::testing::drivers::events::{DriverEvent, ToolKind};
+use kiln_engine::types::CommandPolicy;
 use kiln_model_server::{Aside, ModelServer, Step};
 use serde_json::json;
 use tempfile::TempDir;

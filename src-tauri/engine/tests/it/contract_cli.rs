@@ -24,10 +24,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kiln_engine::api::types::CommandPolicy;
 use kiln_engine::testing::drivers::claude::ClaudeDriver;
 use kiln_engine::testing::drivers::codex::CodexDriver;
 use kiln_engine::testing::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus};
+use kiln_engine::types::CommandPolicy;
 use kiln_model_server::{ModelServer, Step};
 use serde_json::json;
 use tempfile::TempDir;

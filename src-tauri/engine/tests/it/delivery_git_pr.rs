@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::common::{bare_remote, copy_tracked_shop, pair, recorded_git_runs, recording_git, rev, sh_git, write};
-use kiln_engine::api::types::DeliverySettingsView;
 use kiln_engine::testing::delivery::git_pr::{self, GateRow, GitPrBody, GitPrInput, GitPrModule};
 use kiln_engine::testing::delivery::StepSink;
+use kiln_engine::types::DeliverySettingsView;
 use kiln_engine::ErrorCode;
 use kiln_github_double::{Config, Fault, GithubDouble, RepoConfig};
 

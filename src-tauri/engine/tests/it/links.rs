@@ -12,10 +12,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use kiln_engine::api::types::CommandPolicy;
 use kiln_engine::testing::drivers::acp::{Client, Workdir};
 use kiln_engine::testing::drivers::events::ToolStatus;
 use kiln_engine::testing::drivers::tools::Toolbox;
+use kiln_engine::types::CommandPolicy;
 use serde_json::json;
 
 const TRIES: usize = 3000;

@@ -53,7 +53,6 @@ mod store_schema;
 mod team_records;
 mod terminal;
 mod turns;
-mod types;
 mod update;
 mod watch;
 mod workspace_lock;

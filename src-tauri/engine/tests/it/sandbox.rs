@@ -14,13 +14,13 @@ use crate::common;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kiln_engine::api::types::CommandPolicy;
 use kiln_engine::testing::drivers::events::{DriverEvent, ToolStatus};
 use kiln_engine::testing::drivers::runner::{self, CliRun};
 use kiln_engine::testing::drivers::tools::{Toolbox, NO_COMMANDS};
 use kiln_engine::testing::drivers::TurnSink;
 use kiln_engine::testing::process;
 use kiln_engine::testing::sandbox::{self, Confinement, Enforcement, DISABLE_ENV};
+use kiln_engine::types::CommandPolicy;
 use serde_json::json;
 use tempfile::TempDir;
 use tokio::sync::mpsc;

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ApiError, ErrorCode};
+use kiln_types::error::{ApiError, ErrorCode};
 
 pub use crate::process::{allowlisted_env, KEPT_VARIABLES};
 pub use crate::redact::Redactor;

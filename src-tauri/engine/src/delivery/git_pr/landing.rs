@@ -9,8 +9,8 @@ use super::message::shown;
 use super::steps::{Ctx, Undo};
 use super::SESSION_TRAILER;
 use crate::delivery::git::{put_back_ref, Git};
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::process;
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// The paths `git status` lists in the worktree (to tell what `enable` changed).
 pub(super) async fn status_paths(git: &Git) -> BTreeSet<String> {

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use super::{GateRow, GitPrInput, GitPrModule, SESSION_TRAILER};
-use crate::api::types::IssueLink;
 use crate::delivery::git::GitOutput;
+use kiln_types::IssueLink;
 
 /// The branch a session's delivery pushes: `<prefix>/<module dir's last segment>-<first 8
 /// of the session id>`. With several modules, the first one's directory names it.
@@ -310,7 +310,7 @@ pub(super) fn shown(out: &GitOutput) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::types::DeliverySettingsView;
+    use kiln_types::DeliverySettingsView;
 
     fn module(id: &str, dir: &str, new: bool) -> GitPrModule {
         GitPrModule { id: id.into(), directory: dir.into(), is_new: new, enable: None }

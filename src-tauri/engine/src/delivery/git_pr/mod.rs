@@ -29,7 +29,7 @@ mod steps;
 
 use std::path::PathBuf;
 
-use crate::api::types::{DeliverySettingsView, IssueLink};
+use kiln_types::{DeliverySettingsView, IssueLink};
 use std::time::Duration;
 
 pub use evidence::{Evidence, EvidenceMode, EvidenceShot};

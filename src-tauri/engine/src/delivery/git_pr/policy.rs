@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::github;
 use super::steps::Ctx;
-use crate::api::types::DeliverySettingsView;
+use kiln_types::DeliverySettingsView;
 
 /// Whether git-pr can be used for a workspace in `host_repo`, with the reason when not.
 pub fn available(host_repo: Option<&Path>, settings: &DeliverySettingsView) -> std::result::Result<(), String> {

@@ -6,8 +6,8 @@ use std::path::Path;
 use super::github;
 use super::message::{compare_url, pr_body};
 use super::steps::Ctx;
-use crate::api::types::PullRequestView;
-use crate::error::{ErrorCode, Result};
+use kiln_types::error::{ErrorCode, Result};
+use kiln_types::PullRequestView;
 
 /// The push-access step: `fork` is refused; `auto` with a token asks the API whether it
 /// may push; `direct`, or no token, push with what git has.

@@ -10,10 +10,10 @@ use super::message::{branch_name, commit_message, commit_style, commit_subject_f
 use super::policy::{check_branch_part, guardrail, owner_repo, token_origin_for};
 use super::pull_request::{access, pull_request};
 use super::GitPrInput;
-use crate::api::types::PullRequestView;
 use crate::delivery::git::{recent_subjects, Git, GitError, GitErrorKind, Redactor};
 use crate::delivery::StepSink;
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::PullRequestView;
 
 /// Reports steps with every text redacted.
 pub(super) struct Steps<'a> {

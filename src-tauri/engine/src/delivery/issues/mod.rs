@@ -10,10 +10,10 @@ mod reference;
 
 use serde_json::Value;
 
-use crate::api::types::{DeliverySettingsView, IssueLink, IssueSummary};
 use crate::delivery::git_pr::github::{Api, Failure};
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{DeliverySettingsView, IssueLink, IssueSummary};
 use reference::IssueRef;
 
 /// How many pages of 100 open issues the picker reads.

@@ -5,7 +5,7 @@
 
 use crate::delivery::git_pr::github::valid_name;
 use crate::delivery::git_pr::web_root;
-use crate::error::{ApiError, ErrorCode, Result};
+use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// An issue of a repository, by number.
 #[derive(Debug, Clone, PartialEq, Eq)]

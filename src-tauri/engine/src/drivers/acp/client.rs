@@ -18,10 +18,10 @@ use super::policy::{self, Decision};
 use super::terminal::Terminals;
 use super::updates::Updates;
 use super::workdir::Workdir;
-use crate::api::types::CommandPolicy;
 use crate::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus};
 use crate::drivers::permission::{Operator, PermissionAsk};
 use crate::paths::beneath::Written;
+use kiln_types::CommandPolicy;
 
 /// A request Kiln refuses: a JSON-RPC error code and its message.
 pub type Refusal = (i32, String);

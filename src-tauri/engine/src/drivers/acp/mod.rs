@@ -26,7 +26,7 @@ pub use workdir::Workdir;
 
 use std::path::PathBuf;
 
-use crate::api::types::CommandPolicy;
+use kiln_types::CommandPolicy;
 
 /// How to start the agent: its binary, arguments and extra environment (set over the
 /// operator's, as for every agent CLI).

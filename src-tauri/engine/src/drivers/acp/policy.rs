@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::super::events::ToolKind;
-use crate::api::types::{CommandPolicy, PermissionChoice, PermissionChoiceKind};
+use kiln_types::{CommandPolicy, PermissionChoice, PermissionChoiceKind};
 
 /// What the policy says about one request.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,12 +13,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{AcpCommand, AcpDriver};
-use crate::api::types::{AcpAgentView, DriverStatus, ServeMode, UpdateSettingsArgs};
 use crate::drivers::{discover, health};
-use crate::error::{ApiError, ErrorCode, Result};
 use crate::secrets::Sealer;
 use crate::store::settings::{get_setting, set_setting};
 use crate::workspace::Workspace;
+use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::{AcpAgentView, DriverStatus, ServeMode, UpdateSettingsArgs};
 
 /// One agent Kiln can start in ACP mode by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -31,7 +31,7 @@ use super::AcpDriver;
 use crate::drivers::events::DriverEvent;
 use crate::drivers::runner;
 use crate::drivers::{TurnRequest, TurnSink};
-use crate::error::Result;
+use kiln_types::error::Result;
 
 type Connection = agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>;
 
@@ -69,7 +69,7 @@ pub async fn run(driver: AcpDriver, request: TurnRequest, sink: TurnSink) -> Res
     let mut child = runner::spawn(&cli, true, on_process)?;
     let stderr = runner::keep_stderr(&mut child);
     let (Some(stdin), Some(stdout)) = (child.inner.stdin.take(), child.inner.stdout.take()) else {
-        return Err(crate::error::ApiError::internal("starting the agent", "its stdin or stdout is missing"));
+        return Err(kiln_types::error::ApiError::internal("starting the agent", "its stdin or stdout is missing"));
     };
     let mut client = Client::new(
         Workdir::new(&request.workdir),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::paths::beneath::Beneath;
 
-use crate::error::Result;
+use kiln_types::error::Result;
 
 #[derive(Debug, Clone)]
 pub struct Workdir {

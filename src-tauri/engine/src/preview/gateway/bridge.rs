@@ -19,7 +19,7 @@ use serde_json::json;
 use super::proxy::remove_hop_by_hop;
 use super::reply::{self, Body, BoxError, SOURCE};
 use super::{Activity, BridgeTarget};
-use crate::error::{ApiError, Result};
+use kiln_types::error::{ApiError, Result};
 
 /// The connected application and the client that talks to it.
 pub(super) struct Bridge {

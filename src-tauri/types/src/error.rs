@@ -195,12 +195,14 @@ impl ApiError {
     }
 }
 
+#[cfg(feature = "sqlx")]
 impl From<sqlx::Error> for ApiError {
     fn from(err: sqlx::Error) -> Self {
         ApiError::internal("database", err)
     }
 }
 
+#[cfg(feature = "git2")]
 impl From<git2::Error> for ApiError {
     fn from(err: git2::Error) -> Self {
         ApiError::internal("git", err)

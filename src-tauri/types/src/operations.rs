@@ -5,7 +5,7 @@
 //! and the one permission set `src-tauri/build.rs` declares to tauri-build, the HTTP body
 //! limits of `kiln serve`, and the UI's `CommandMap` in `ui/src/api/types.ts`.
 //!
-//! Adding an operation: its types (`api/types/`), one line here, its `Engine` method.
+//! Adding an operation: its types (this crate), one line here, its `Engine` method.
 //!
 //! This file depends on nothing (the build script includes it as a module), so the types
 //! are only names here: whoever expands the table brings them into scope.

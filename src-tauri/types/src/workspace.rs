@@ -169,3 +169,22 @@ pub struct AppState {
     /// the local CLIs carry the operator's login).
     pub agent_terminals: bool,
 }
+
+/// `direct` (the default): one engineer role changes anything in the working copy.
+/// `specs`: specialists, spec-first routing, approval, allowed paths.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workflow {
+    #[default]
+    Direct,
+    Specs,
+}
+
+impl Workflow {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Workflow::Direct => "direct",
+            Workflow::Specs => "specs",
+        }
+    }
+}

@@ -9,7 +9,7 @@ use ts_rs::{Config, TypeVisitor, TS};
 
 use super::*;
 
-pub const TYPES_HEADER: &str = "// Generated from the engine's Rust types by ts-rs (see src-tauri/engine/src/api/types/typescript.rs).\n// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-engine --test it types::` rewrites it.\n";
+pub const TYPES_HEADER: &str = "// Generated from Kiln's Rust types by ts-rs (see src-tauri/types/src/typescript.rs).\n// Do not edit by hand: `KILN_UPDATE_TYPES=1 cargo test -p kiln-types` rewrites it.\n";
 
 /// Collects the declaration of every declarable type it is shown, and of their dependencies.
 struct Declarations<'a> {
@@ -87,7 +87,7 @@ pub fn typescript() -> String {
         out.push('\n');
     }
     out.push_str(
-        "\n/** Every operation of the API, from its table (src-tauri/engine/src/api/operations.rs): its \
+        "\n/** Every operation of the API, from its table (src-tauri/types/src/operations.rs): its \
          arguments and its result. */\nexport interface CommandMap {\n",
     );
     out.push_str(&command_map(&cfg));
