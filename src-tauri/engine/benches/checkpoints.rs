@@ -501,6 +501,7 @@ fn apply(root: &Path, batch: &[(String, Vec<u8>)]) {
 
 struct Session {
     ws: Arc<Workspace>,
+    events: Arc<kiln_engine::testing::events::EventBus>,
     id: SessionId,
     module: String,
     workdir: PathBuf,
@@ -526,8 +527,9 @@ async fn engine_checkpoint(s: &Session, label: &str) -> Timed {
             .expect("snapshotting the working copy")
     };
     let snapshot = start.elapsed();
-    let sequence =
-        checkpoint::take(&s.ws, &s.id, tree, label, Some("bench"), Some(&s.module)).await.expect("taking a checkpoint");
+    let sequence = checkpoint::take(&s.ws, &s.events, &s.id, tree, label, Some("bench"), Some(&s.module))
+        .await
+        .expect("taking a checkpoint");
     Timed { snapshot, take: start.elapsed() - snapshot, sequence }
 }
 
@@ -635,6 +637,7 @@ async fn run(tmp: &Path, files: usize) {
         module: view.modules[0].id.clone(),
         workdir: ws.session_workdir(&SessionId::parse(&view.id).unwrap()),
         ws: ws.clone(),
+        events: engine.events().clone(),
     };
     let workdir_files = git_out(&root, &["ls-files"]).lines().count();
 

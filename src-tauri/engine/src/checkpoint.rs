@@ -19,9 +19,11 @@ use crate::workspace::Workspace;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
-/// Records `tree` as the session's next checkpoint; returns its sequence.
+/// Records `tree` as the session's next checkpoint and says so (a `checkpoint` event);
+/// returns its sequence.
 pub async fn take(
     ws: &Workspace,
+    events: &EventBus,
     id: &SessionId,
     tree: Oid,
     label: &str,
@@ -60,7 +62,13 @@ pub async fn take(
         // The kept checkpoints are new commits now: the bucket's manifest follows them.
         keep_or_say(ws, id, sequence).await?;
     }
+    made(events, id, sequence, false);
     Ok(sequence)
+}
+
+/// The `checkpoint` event: the session's files are those of checkpoint `sequence` now.
+fn made(events: &EventBus, id: &SessionId, sequence: i64, restored: bool) {
+    events.emit(EventBody::Checkpoint { session_id: id.to_string(), sequence, restored });
 }
 
 /// Sends the session's checkpoints the bucket lacks to it (`objects::packs::push`); a
@@ -99,7 +107,14 @@ async fn keep_or_say(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<()
 
 /// An autosave during a running turn: a checkpoint only when the working copy differs
 /// from the latest one.
-pub async fn autosave(ws: &Workspace, id: &SessionId, label: &str, role: &str, module: &str) -> Result<Option<i64>> {
+pub async fn autosave(
+    ws: &Workspace,
+    events: &EventBus,
+    id: &SessionId,
+    label: &str,
+    role: &str,
+    module: &str,
+) -> Result<Option<i64>> {
     let (_, latest) = checkpoints::latest(&ws.pool, id.as_str()).await?;
     let tree = {
         let _guard = ws.store_lock.lock().await;
@@ -111,7 +126,7 @@ pub async fn autosave(ws: &Workspace, id: &SessionId, label: &str, role: &str, m
         }
         tree
     };
-    take(ws, id, tree, label, Some(role), Some(module)).await.map(Some)
+    take(ws, events, id, tree, label, Some(role), Some(module)).await.map(Some)
 }
 
 /// Keeps at most `[session] max_checkpoints`, dropping the oldest but never the start,
@@ -240,6 +255,7 @@ pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointA
     record(ws, events, &id, EntryKind::System, None, &text).await?;
     records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;
     records::set_current_checkpoint(&ws.pool, id.as_str(), Some(args.sequence)).await?;
+    made(events, &id, args.sequence, true);
     publish(ws, events, &id).await
 }
 

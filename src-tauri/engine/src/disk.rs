@@ -179,7 +179,7 @@ async fn remove(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Opt
         }
         Err(_) => return Ok(None),
     }
-    let (checkpoint, taken) = keep_in_checkpoint(ws, id).await?;
+    let (checkpoint, taken) = keep_in_checkpoint(ws, events, id).await?;
     // Taking the checkpoint awaited: the session may have been restored, or started work,
     // meanwhile. Then the copy stays (the checkpoint taken is harmless).
     let s = crate::store::sessions::load(&ws.pool, id.as_str(), false).await?;
@@ -224,7 +224,7 @@ async fn remove(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Opt
 /// The newest checkpoint once it holds the working copy as it is: a new one
 /// (`CHECKPOINT_LABEL`) when the copy differs from the newest (also when the copy was
 /// restored to an older one, since the rebuild starts from the newest). `true` when taken.
-async fn keep_in_checkpoint(ws: &Workspace, id: &SessionId) -> Result<(i64, bool)> {
+async fn keep_in_checkpoint(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<(i64, bool)> {
     let (latest, commit) = checkpoints::latest(&ws.pool, id.as_str()).await?;
     let tree = {
         let _guard = ws.store_lock.lock().await;
@@ -236,7 +236,7 @@ async fn keep_in_checkpoint(ws: &Workspace, id: &SessionId) -> Result<(i64, bool
         }
         tree
     };
-    let sequence = checkpoint::take(ws, id, tree, CHECKPOINT_LABEL, None, None).await?;
+    let sequence = checkpoint::take(ws, events, id, tree, CHECKPOINT_LABEL, None, None).await?;
     Ok((sequence, true))
 }
 

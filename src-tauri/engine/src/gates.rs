@@ -318,7 +318,15 @@ pub async fn run_all(
     for o in &outcomes {
         save(ws, events, id, o, judged.as_deref().unwrap_or("")).await?;
     }
+    publish(ws, events, id).await?;
     Ok(outcomes)
+}
+
+/// The `gates` event: the session's latest results, as `get_gates` answers now, to every view.
+pub async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<()> {
+    let gates = latest(ws, SessionIdArgs { session_id: id.to_string() }).await?;
+    events.emit(EventBody::Gates { session_id: id.to_string(), gates });
+    Ok(())
 }
 
 /// The working copy's files now, as a checkpoint would keep them (the tree's id): what a

@@ -470,6 +470,7 @@ struct Recorded {
 impl HostFiles {
     /// Reads the host repository's index (only reads it) for the workspace at `prefix`
     /// in its work tree (empty, or ending in `/`).
+    #[cfg(feature = "test-support")]
     pub fn read(repo: &Repository, prefix: &str) -> Result<HostFiles> {
         let workdir = repo.workdir().ok_or_else(|| ApiError::internal("git", "the repository has no work tree"))?;
         HostFiles::read_at(workdir, repo.path(), prefix)
@@ -600,6 +601,7 @@ mod reflink {
     use std::collections::HashMap;
     use std::fs::File;
     use std::os::fd::AsRawFd;
+    #[cfg(feature = "test-support")]
     use std::os::unix::fs::MetadataExt;
     use std::sync::{Mutex, OnceLock};
 
@@ -633,6 +635,7 @@ mod reflink {
 
     /// Whether a file in `from_dir` can be cloned into `to_dir`, by trying it once
     /// (tests report the reflink branch as skipped when it cannot).
+    #[cfg(feature = "test-support")]
     pub fn supported(from_dir: &std::path::Path, to_dir: &std::path::Path) -> std::io::Result<bool> {
         let from = tempfile::NamedTempFile::new_in(from_dir)?;
         std::io::Write::write_all(&mut from.as_file(), b"reflink probe")?;
@@ -642,4 +645,5 @@ mod reflink {
     }
 }
 
+#[cfg(feature = "test-support")]
 pub use reflink::supported as reflink_supported;

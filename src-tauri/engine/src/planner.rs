@@ -38,6 +38,7 @@ pub struct Rules<'a> {
 
 impl Rules<'_> {
     /// The modules the brief selects, in the order it names them; no new module.
+    #[cfg(feature = "test-support")]
     pub fn classify(&self, brief: &str) -> Result<Vec<Selection>> {
         self.classify_with(brief, &[])
     }

@@ -352,6 +352,7 @@ impl Confinement {
     }
 
     /// The writable paths, as described (some may not exist).
+    #[cfg(feature = "test-support")]
     pub fn writable(&self) -> &[PathBuf] {
         &self.writable
     }

@@ -35,7 +35,8 @@ pub mod delivery {
     pub use crate::delivery::StepSink;
 
     pub mod git {
-        pub use crate::delivery::git::{allowlisted_env, Git, GitErrorKind, Redactor, KEPT_VARIABLES};
+        pub use crate::delivery::git::{Git, GitErrorKind, Redactor};
+        pub use crate::process::{allowlisted_env, KEPT_VARIABLES};
     }
 
     pub mod git_pr {
@@ -106,6 +107,11 @@ pub mod drivers {
         pub use crate::drivers::acp::{AcpCommand, AcpDriver, Client, Workdir};
         pub use crate::drivers::permission::{AskFuture, Operator, PermissionAsk};
     }
+}
+
+/// benches/checkpoints.rs: the bus a checkpoint is announced on.
+pub mod events {
+    pub use crate::events::EventBus;
 }
 
 /// tests/it: paths.

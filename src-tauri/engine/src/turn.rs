@@ -322,6 +322,7 @@ async fn run(
                 let label = format!("{} in {}", plan.role.name, plan.module.id);
                 match crate::checkpoint::take(
                     ws,
+                    events,
                     &plan.session,
                     tree,
                     &label,
@@ -391,10 +392,10 @@ async fn attempt(
         tokio::select! {
             _ = autosave.tick() => {
                 if saving.as_ref().is_none_or(|t| t.is_finished()) {
-                    let (ws, session, label) = (log.ws.clone(), plan.session.clone(), format!("autosave during {}", plan.role.name));
+                    let (ws, events, session, label) = (log.ws.clone(), log.events.clone(), plan.session.clone(), format!("autosave during {}", plan.role.name));
                     let (role, module) = (plan.role.id.clone(), plan.module.id.clone());
                     saving = Some(tokio::spawn(async move {
-                        if let Err(e) = crate::checkpoint::autosave(&ws, &session, &label, &role, &module).await {
+                        if let Err(e) = crate::checkpoint::autosave(&ws, &events, &session, &label, &role, &module).await {
                             tracing::error!("autosave of {session}: {e}");
                         }
                     }));

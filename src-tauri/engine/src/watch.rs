@@ -267,6 +267,7 @@ pub fn stop_under(sessions_dir: &Path) {
 }
 
 /// The watch of `workdir` if there is one (never starts one).
+#[cfg(feature = "test-support")]
 fn find(workdir: &Path) -> Option<Arc<SessionWatch>> {
     let hub = lock(&HUB).clone()?;
     let found = lock(&hub.sessions).get(workdir.parent()?).cloned();
@@ -275,6 +276,7 @@ fn find(workdir: &Path) -> Option<Arc<SessionWatch>> {
 
 /// Test hook: the events of the working copy at `workdir` are dropped from now until the
 /// next snapshot, which then learns of an overflow, as the kernel reports one.
+#[cfg(feature = "test-support")]
 pub fn drop_events(workdir: &Path) {
     if let Some(watch) = find(workdir) {
         lock(&watch.state).dropping = true;
@@ -282,11 +284,13 @@ pub fn drop_events(workdir: &Path) {
 }
 
 /// Test hook: how many snapshots of `workdir` read only the changed paths.
+#[cfg(feature = "test-support")]
 pub fn trusted_snapshots(workdir: &Path) -> u64 {
     find(workdir).map_or(0, |w| lock(&w.state).trusted_snapshots)
 }
 
 /// Test hook: why `workdir`'s watch was distrusted while healthy (the latest last).
+#[cfg(feature = "test-support")]
 pub fn doubts(workdir: &Path) -> Vec<Doubt> {
     find(workdir).map_or(Vec::new(), |w| lock(&w.state).doubts.clone())
 }
@@ -306,6 +310,7 @@ impl State {
 
 /// Test hook: whether the next snapshot of `workdir` may read only the changed paths (a
 /// healthy watch and a baseline); false when the next one will scan.
+#[cfg(feature = "test-support")]
 pub fn trusted(workdir: &Path) -> bool {
     find(workdir).is_some_and(|w| {
         let s = lock(&w.state);

@@ -69,6 +69,22 @@ pub enum EventBody {
     Terminal {
         terminal: TerminalView,
     },
+    /// A session's gates ran (after a turn, "Run gates", the setup): its latest result of every
+    /// gate, as `get_gates` answers now.
+    #[serde(rename_all = "camelCase")]
+    Gates {
+        session_id: String,
+        gates: Vec<GateResultView>,
+    },
+    /// A session's working copy was recorded as checkpoint `sequence` (after a turn, an update,
+    /// a resolved conflict…), or put back to it (`restored`): its files changed, so its diff and
+    /// which gate results judged them did too.
+    #[serde(rename_all = "camelCase")]
+    Checkpoint {
+        session_id: String,
+        sequence: i64,
+        restored: bool,
+    },
 }
 
 /// The phase a `LiveView` belongs to.

@@ -1,6 +1,6 @@
-// Tests for the gate helpers: grouping and order, counts (failing before apart), status words (not run included), durations, head/tail output and the transcript's gate key.
+// Tests for the gate helpers: grouping and order, counts (failing before apart), status words (not run included), durations and head/tail output.
 import { describe, expect, it } from "vitest";
-import { makeEntry, makeGate } from "../test/fixtures";
+import { makeGate } from "../test/fixtures";
 import {
   gateDisplayName,
   countGates,
@@ -9,7 +9,6 @@ import {
   gateNoteText,
   gateOutput,
   groupGates,
-  lastGateEntryId,
   statusLabel,
 } from "./gates";
 
@@ -107,13 +106,5 @@ describe("gateOutput", () => {
       head: "start",
       tail: "end\n",
     });
-  });
-});
-
-describe("lastGateEntryId", () => {
-  it("is null before the transcript loads, 0 without gate entries, else the last gate entry's id", () => {
-    expect(lastGateEntryId(undefined)).toBeNull();
-    expect(lastGateEntryId([makeEntry(1), makeEntry(2, { kind: "tool" })])).toBe(0);
-    expect(lastGateEntryId([makeEntry(1, { kind: "gate" }), makeEntry(4, { kind: "gate" }), makeEntry(5)])).toBe(4);
   });
 });

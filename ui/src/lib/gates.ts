@@ -112,16 +112,3 @@ export function gateOutput(gate: GateResultView): { head: string; tail: string }
 export function isRestoreEntry(entry: TranscriptEntry): boolean {
   return entry.kind === "system" && /^Restored the (workspace|session's working copy)\b/.test(entry.text);
 }
-
-/**
- * The id of the transcript's last gate or restore entry: 0 when it has none, null before it is
- * loaded. A new one changes it, which is when the gates are fetched again (after a restore, the
- * engine answers with the results of the restored files).
- */
-export function lastGateEntryId(entries: TranscriptEntry[] | undefined): number | null {
-  if (!entries) return null;
-  for (let i = entries.length - 1; i >= 0; i--) {
-    if (entries[i].kind === "gate" || isRestoreEntry(entries[i])) return entries[i].id;
-  }
-  return 0;
-}

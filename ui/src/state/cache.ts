@@ -41,6 +41,7 @@ export function removeSession(client: QueryClient, sessionId: string) {
     keys.preview(sessionId),
     keys.gates(sessionId),
     keys.live(sessionId),
+    keys.checkpoints(sessionId),
   ]) {
     client.removeQueries({ queryKey: key, exact: true });
   }

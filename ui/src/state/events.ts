@@ -2,6 +2,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import type { KilnEvent } from "../api/types";
 import { appendEntry, putSession, putWorkspace, removeSession } from "./cache";
+import { putCheckpoint } from "./checkpoints";
 import { putLive, settleLiveText } from "./live";
 import { keys } from "./queries";
 import { putTerminal } from "./terminals";
@@ -31,6 +32,15 @@ export function applyEvent(client: QueryClient, event: KilnEvent, reloadApp: () 
       return putLive(client, body.live);
     case "terminal":
       return putTerminal(client, body.terminal);
+    case "gates":
+      // The results as get_gates answers now: an answer still on its way is older.
+      void client.cancelQueries({ queryKey: keys.gates(body.sessionId), exact: true });
+      client.setQueryData(keys.gates(body.sessionId), body.gates);
+      return;
+    case "checkpoint":
+      // The files changed: which results judged them did too, and the diff is another.
+      void client.invalidateQueries({ queryKey: keys.gates(body.sessionId), exact: true });
+      return putCheckpoint(client, body.sessionId, body.sequence);
     case "resync":
       reloadApp();
       void client.invalidateQueries({ queryKey: keys.workspace });

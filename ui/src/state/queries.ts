@@ -30,6 +30,8 @@ export const keys = {
   usage: ["ws", "usage"] as const,
   /** What `.kiln/` takes on disk (disk_usage): refetched when sessions change, never on a timer. */
   disk: ["ws", "disk"] as const,
+  /** How many times a session's files were recorded or restored as a checkpoint, as this page heard it: kept from `checkpoint` events only. */
+  checkpoints: (id: string) => ["ws", "checkpoints", id] as const,
   /** A session's live view (agent text being written, provider trouble): kept from `live` events only. */
   live: (id: string) => ["ws", "live", id] as const,
   /** A group of candidate sessions as the comparison shows it (get_group). */

@@ -1,22 +1,15 @@
-// A session's latest gate results (get_gates, a query): fetched at once, when the Gates tab opens and after new gate entries (debounced); Run gates runs them all now (check_modules) and its answer replaces them.
+// A session's latest gate results (get_gates, a query): fetched at once and when the Gates tab opens; a `gates` event replaces them as they come (state/events.ts), a `checkpoint` event asks again; Run gates runs them all now (check_modules) and its answer replaces them.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { GateResultView } from "../api/types";
-import { useDebounced } from "../lib/useDebounced";
 import { keys } from "./queries";
 import { useBackend } from "./store";
 
-/** How long the transcript's last gate entry must stay put before the gates are fetched again (gates finish in bursts). */
-export const GATES_REFRESH_MS = 500;
-
 export interface GatesOptions {
   sessionId: string;
-  /** The transcript's last gate entry (lastGateEntryId): a change fetches again, debounced; null while the transcript loads. */
-  gateKey: number | null;
   /** The Gates tab is shown: turning true fetches again. */
   active: boolean;
-  debounceMs?: number;
 }
 
 export interface GatesState {
@@ -34,7 +27,7 @@ export interface GatesState {
   check: () => Promise<void>;
 }
 
-export function useGates({ sessionId, gateKey, active, debounceMs = GATES_REFRESH_MS }: GatesOptions): GatesState {
+export function useGates({ sessionId, active }: GatesOptions): GatesState {
   const { backend } = useBackend();
   const client = useQueryClient();
   const key = keys.gates(sessionId);
@@ -49,15 +42,6 @@ export function useGates({ sessionId, gateKey, active, debounceMs = GATES_REFRES
     if (active && !wasActiveRef.current) reload();
     wasActiveRef.current = active;
   }, [active, reload]);
-
-  // A new gate entry fetches again once they settle; the transcript's first load does not.
-  const settledKey = useDebounced(gateKey, debounceMs);
-  const seenKeyRef = useRef(settledKey);
-  useEffect(() => {
-    const seen = seenKeyRef.current;
-    seenKeyRef.current = settledKey;
-    if (seen !== null && settledKey !== null && settledKey !== seen) reload();
-  }, [settledKey, reload]);
 
   // check_modules reads the results last: its answer cancels a get_gates still on its way and replaces them.
   const checking = useMutation({

@@ -13,7 +13,7 @@ pub async fn send_review(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Send
             format!("session {id} is running: send the review when it has stopped"),
         ));
     }
-    let sent = crate::review_comments::send_open(ws, &id).await?;
+    let sent = crate::review_comments::send_open(ws, events, &id).await?;
     if sent.is_empty() {
         return Err(ApiError::new(ErrorCode::NothingToSend, "there is no open review comment to send"));
     }

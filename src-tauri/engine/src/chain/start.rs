@@ -398,5 +398,6 @@ async fn record_setup(
     gate_results::insert(&ws.pool, row).await?;
     record(ws, events, id, EntryKind::Gate, None, &end.text).await?;
     records::set_setup(&ws.pool, id.as_str(), if end.passed { SetupState::Passed } else { SetupState::Failed }, &at)
-        .await
+        .await?;
+    crate::gates::publish(ws, events, id).await
 }

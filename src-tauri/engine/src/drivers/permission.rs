@@ -13,7 +13,8 @@ pub use kiln_types::PermissionChoice;
 /// A request only the operator can answer.
 #[derive(Debug, Clone)]
 pub struct PermissionAsk {
-    /// The agent's id for the tool call the request is about.
+    /// The agent's id for the tool call the request is about (read by the tests only, yet).
+    #[cfg_attr(not(feature = "test-support"), allow(dead_code))]
     pub tool_call_id: String,
     pub title: String,
     pub kind: ToolKind,
@@ -22,7 +23,8 @@ pub struct PermissionAsk {
     /// Why the policy did not decide, in words.
     pub why: String,
     pub options: Vec<PermissionChoice>,
-    /// What the agent sent, whole.
+    /// What the agent sent, whole (read by the tests only, yet).
+    #[cfg_attr(not(feature = "test-support"), allow(dead_code))]
     pub input: Value,
 }
 

@@ -161,6 +161,7 @@ impl Toolbox {
 
     /// Runs one call. A tool that was not offered fails like any other mistake, so a
     /// model that calls `write_file` in a read-only turn is told, not obeyed.
+    #[cfg(feature = "test-support")]
     pub async fn run(&self, name: &str, input: &Value) -> ToolOutcome {
         self.run_watched(name, input, None).await
     }

@@ -21,7 +21,6 @@ mod static_files;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::Path;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,7 +47,8 @@ pub enum Upstream {
 
 impl Upstream {
     /// Static files under `dir` (Kiln's own path to it), held open from now on.
-    pub fn files(dir: &Path) -> std::io::Result<Upstream> {
+    #[cfg(feature = "test-support")]
+    pub fn files(dir: &std::path::Path) -> std::io::Result<Upstream> {
         Ok(Upstream::Static(Arc::new(Beneath::open(dir)?)))
     }
 }

@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 
 pub use capture::{collect, collect_watched, Watch, HEAD_BYTES, TAIL_BYTES};
 pub use command::{Child, Command};
-pub use env::{allowlisted_env, operator_var, project_scope, Env, KEPT_VARIABLES};
+#[cfg(feature = "test-support")]
+pub use env::{allowlisted_env, KEPT_VARIABLES};
+pub use env::{operator_var, project_scope, Env};
 pub use pty::{kill_session, spawn_pty, Pty, PtyMaster};
 pub use reaper::supervision;
 
@@ -147,6 +149,7 @@ pub async fn run_scoped_watched(
 /// Like `run_scoped`, confined by `confinement` as an agent CLI is (`drivers::runner`):
 /// the operator's environment plus `env`. The tests of the CLIs' confinement run shell
 /// commands through it; a session's own commands run scoped instead.
+#[cfg(feature = "test-support")]
 pub async fn run_confined(
     command: &str,
     dir: &Path,

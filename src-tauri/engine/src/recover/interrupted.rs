@@ -74,7 +74,7 @@ pub async fn explain_turn(ws: &Workspace, events: &EventBus, id: &SessionId, cut
     };
     let kept = match whose {
         Some((role, module)) if ws.session_workdir(id).is_dir() => {
-            match crate::checkpoint::autosave(ws, id, CUT_SHORT, &role, &module).await {
+            match crate::checkpoint::autosave(ws, events, id, CUT_SHORT, &role, &module).await {
                 Ok(kept) => kept,
                 Err(e) => {
                     tracing::error!("keeping the cut-short work of {id}: {e}");

@@ -105,12 +105,12 @@ fn checked_body(body: &str) -> Result<&str> {
 /// Marks the session's open comments sent and answers them, oldest first (none: nothing to
 /// send). They are read against a checkpoint of the working copy as it is now: the latest
 /// one when nothing changed since, else one taken here.
-pub async fn send_open(ws: &Workspace, id: &SessionId) -> Result<Vec<ReviewCommentView>> {
+pub async fn send_open(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Vec<ReviewCommentView>> {
     let open = records::list(&ws.pool, id.as_str()).await?;
     if !open.iter().any(|c| c.state == ReviewCommentState::Open) {
         return Ok(Vec::new());
     }
-    let checkpoint = restore_point(ws, id).await?;
+    let checkpoint = restore_point(ws, events, id).await?;
     records::send_open(&ws.pool, id.as_str(), checkpoint, &now()).await
 }
 
@@ -123,7 +123,7 @@ pub async fn unsend(ws: &Workspace, id: &SessionId, sent: &[ReviewCommentView]) 
     Ok(())
 }
 
-async fn restore_point(ws: &Workspace, id: &SessionId) -> Result<i64> {
+async fn restore_point(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<i64> {
     let (latest, commit) = checkpoints::latest(&ws.pool, id.as_str()).await?;
     let tree = {
         let _guard = ws.store_lock.lock().await;
@@ -135,7 +135,7 @@ async fn restore_point(ws: &Workspace, id: &SessionId) -> Result<i64> {
         }
         tree
     };
-    crate::checkpoint::take(ws, id, tree, "Before the review comments were sent", None, None).await
+    crate::checkpoint::take(ws, events, id, tree, "Before the review comments were sent", None, None).await
 }
 
 /// After a turn of the session ended (`turn_id`, its checkpoint when it changed files):

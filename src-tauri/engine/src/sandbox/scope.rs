@@ -47,7 +47,10 @@ const PINNED: &[(&str, &str)] = &[
 pub struct Scope {
     env: Vec<(String, String)>,
     confinement: Confinement,
+    /// What `home()` and `tmp()` answer, which only the tests ask.
+    #[cfg_attr(not(feature = "test-support"), allow(dead_code))]
     home: PathBuf,
+    #[cfg_attr(not(feature = "test-support"), allow(dead_code))]
     tmp: PathBuf,
 }
 
@@ -160,11 +163,13 @@ impl Scope {
     }
 
     /// The session's home directory as the command sees it.
+    #[cfg(feature = "test-support")]
     pub fn home(&self) -> &Path {
         &self.home
     }
 
     /// The session's temporary directory.
+    #[cfg(feature = "test-support")]
     pub fn tmp(&self) -> &Path {
         &self.tmp
     }

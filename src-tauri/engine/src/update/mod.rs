@@ -91,7 +91,7 @@ pub async fn update_from_workspace(
         tree
     };
     if latest_tree != ours {
-        crate::checkpoint::take(ws, &id, ours, "before the update from the workspace", None, None).await?;
+        crate::checkpoint::take(ws, events, &id, ours, "before the update from the workspace", None, None).await?;
     }
 
     let merged = {
@@ -104,8 +104,8 @@ pub async fn update_from_workspace(
         }
         merged
     };
-    let new_base = crate::checkpoint::take(ws, &id, theirs, "the workspace, taken in", None, None).await?;
-    crate::checkpoint::take(ws, &id, merged.tree, "updated from the workspace", None, None).await?;
+    let new_base = crate::checkpoint::take(ws, events, &id, theirs, "the workspace, taken in", None, None).await?;
+    crate::checkpoint::take(ws, events, &id, merged.tree, "updated from the workspace", None, None).await?;
     records::set_base(&ws.pool, id.as_str(), new_base, &merged.conflicts).await?;
     ws.diffs.forget(id.as_str());
     move_checkout(ws, &id, new_base).await;

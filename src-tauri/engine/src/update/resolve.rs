@@ -56,7 +56,7 @@ pub async fn resolve(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: ResolveC
             crate::confine::snapshot_workdir(&ws.open_store()?, &workdir)?
         };
         let label = format!("Conflicts resolved in {}", args.path);
-        crate::checkpoint::take(ws, &id, tree, &label, None, None).await?;
+        crate::checkpoint::take(ws, events, &id, tree, &label, None, None).await?;
         let left = session.conflicts.len() - 1;
         let rest = match left {
             0 => " No conflict is left.".to_string(),

@@ -55,9 +55,18 @@ async fn a_failure_there_before_the_session_blocks_nothing_and_a_new_one_is_name
     let (_tmp, engine, id, workdir) = session(false).await;
     // The session changes a file; the old failure stays as it was.
     write(&workdir.join("tests/t_adds.sh"), "test $((2 + 2)) -eq 4\n");
+    let mut events = engine.subscribe(None).receiver;
     let results = engine.check_modules(SessionIdArgs { session_id: id.clone() }).await.unwrap();
     let tests = gate(&results, "tests");
     assert_eq!(tests.status, GateStatus::FailingBefore, "{tests:#?}");
+    // Every view heard the same results, as they were recorded: no view needs to ask.
+    let heard = std::iter::from_fn(|| events.try_recv().ok())
+        .find_map(|event| match event.body {
+            EventBody::Gates { session_id, gates } if session_id == id => Some(gates),
+            _ => None,
+        })
+        .expect("a gates event for the session");
+    assert_eq!(heard, results);
     assert_eq!(tests.note, "1 failure, there before this session");
     // The base was compared in a copy of its own, inside the session's directory.
     let base = workdir.parent().unwrap().join("baseline/workspace");

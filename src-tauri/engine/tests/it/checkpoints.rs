@@ -63,7 +63,7 @@ async fn checkpoint(engine: &kiln_engine::Engine, shop: &Path, id: &SessionId, l
     let work = shop.join(".kiln/sessions").join(id.as_str()).join("workspace");
     let tree = kiln_engine::testing::confine::snapshot_workdir(&store, &work).unwrap();
     let ws = engine.workspace().unwrap();
-    kiln_engine::testing::checkpoint::take(&ws, id, tree, label, None, None).await.unwrap()
+    kiln_engine::testing::checkpoint::take(&ws, engine.events(), id, tree, label, None, None).await.unwrap()
 }
 
 #[tokio::test]
@@ -84,6 +84,7 @@ async fn pruned_checkpoints_are_collected_and_the_kept_ones_still_restore() {
     let has =
         |oid: git2::Oid| git2::Repository::open_bare(shop.join(".kiln/store.git")).unwrap().find_blob(oid).is_ok();
 
+    let mut events = engine.subscribe(None).receiver;
     for n in 1..=3 {
         std::fs::write(&file, format!("only in checkpoint {n}\n")).unwrap();
         checkpoint(&engine, &shop, &id, &format!("step {n}")).await;
@@ -96,6 +97,16 @@ async fn pruned_checkpoints_are_collected_and_the_kept_ones_still_restore() {
     assert!(shop.join(".kiln/sessions").join(&s.id).join("index").is_file());
     engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 2 }).await.unwrap();
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "only in checkpoint 2\n");
+    // Each checkpoint made, then the restore, was told to every view as it happened.
+    let heard: Vec<(i64, bool)> = std::iter::from_fn(|| events.try_recv().ok())
+        .filter_map(|event| match event.body {
+            EventBody::Checkpoint { session_id, sequence, restored } if session_id == s.id => {
+                Some((sequence, restored))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(heard, [(1, false), (2, false), (3, false), (2, true)]);
     engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence: 0 }).await.unwrap();
     assert!(!file.exists());
 }

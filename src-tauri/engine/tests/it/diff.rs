@@ -235,8 +235,17 @@ async fn a_late_module_diffs_against_the_checkpoint_it_joined_at() {
     let ws = w.engine.workspace().unwrap();
     let id = kiln_engine::testing::ids::SessionId::parse(&s.id).unwrap();
     let tree = kiln_engine::testing::confine::snapshot_workdir(&ws.open_store().unwrap(), &wc).unwrap();
-    let sequence =
-        kiln_engine::testing::checkpoint::take(&ws, &id, tree, "a turn", None, Some("@shop/catalog")).await.unwrap();
+    let sequence = kiln_engine::testing::checkpoint::take(
+        &ws,
+        w.engine.events(),
+        &id,
+        tree,
+        "a turn",
+        None,
+        Some("@shop/catalog"),
+    )
+    .await
+    .unwrap();
     assert_eq!(sequence, 1);
 
     let joined =

@@ -298,7 +298,17 @@ async fn checkpoint(s: &Setup, label: &str) -> i64 {
     let id = SessionId::parse(&s.id).unwrap();
     let store = kiln_engine::testing::snapshot::open_store(&s.shop.join(".kiln/store.git"), None).unwrap();
     let tree = kiln_engine::testing::confine::snapshot_workdir(&store, &s.work()).unwrap();
-    kiln_engine::testing::checkpoint::take(&s.engine.workspace().unwrap(), &id, tree, label, None, None).await.unwrap()
+    kiln_engine::testing::checkpoint::take(
+        &s.engine.workspace().unwrap(),
+        s.engine.events(),
+        &id,
+        tree,
+        label,
+        None,
+        None,
+    )
+    .await
+    .unwrap()
 }
 
 #[tokio::test]

@@ -55,7 +55,7 @@ pub async fn checkpoint(engine: &Engine, shop: &Path, id: &str, label: &str) -> 
     let store = kiln_engine::testing::snapshot::open_store(&shop.join(".kiln/store.git"), None).unwrap();
     let tree = kiln_engine::testing::confine::snapshot_workdir(&store, &workdir(shop, id.as_str())).unwrap();
     let ws = engine.workspace().unwrap();
-    kiln_engine::testing::checkpoint::take(&ws, &id, tree, label, None, None).await.unwrap()
+    kiln_engine::testing::checkpoint::take(&ws, engine.events(), &id, tree, label, None, None).await.unwrap()
 }
 
 pub async fn system_entries(engine: &Engine, id: &str) -> Vec<String> {

@@ -255,8 +255,9 @@ async fn a_session_is_watched_until_archived_and_restores_through_the_watch() {
     let ws = engine.workspace().unwrap();
     let store = kiln_engine::testing::snapshot::open_store(&shop.join(".kiln/store.git"), None).unwrap();
     let take = |label: &'static str| {
-        let (ws, id, tree) = (ws.clone(), id.clone(), snapshot_workdir(&store, &work).unwrap());
-        async move { kiln_engine::testing::checkpoint::take(&ws, &id, tree, label, None, None).await.unwrap() }
+        let (ws, events, id, tree) =
+            (ws.clone(), engine.events().clone(), id.clone(), snapshot_workdir(&store, &work).unwrap());
+        async move { kiln_engine::testing::checkpoint::take(&ws, &events, &id, tree, label, None, None).await.unwrap() }
     };
 
     std::fs::write(work.join("modules/catalog/first.md"), "first\n").unwrap();

@@ -321,7 +321,7 @@ describe("Changes tab in the session", () => {
     expect(screen.getByRole("tabpanel", { name: "Changes" })).toContainElement(screen.getByTestId("diff-panel"));
   });
 
-  it("fetches the diff again when the transcript grows and after a restore", async () => {
+  it("fetches the diff again when the transcript grows and when a checkpoint is restored to", async () => {
     const backend = fakeBackend({
       get_session: () => session,
       get_transcript: () => [makeEntry(1), makeEntry(2, { kind: "handoff" })],
@@ -354,6 +354,14 @@ describe("Changes tab in the session", () => {
     fireEvent.click(screen.getByTestId("confirm-restore"));
     await waitFor(() =>
       expect(backend.call).toHaveBeenCalledWith("restore_checkpoint", { sessionId: "s1", sequence: 1 }),
+    );
+    // The engine says the files are a checkpoint's now (the restore's answer alone does not).
+    act(() =>
+      backend.emit({
+        id: 42,
+        at: "2025-01-01T10:31:00Z",
+        body: { type: "checkpoint", sessionId: "s1", sequence: 1, restored: true },
+      }),
     );
     await waitFor(() => expect(diffCalls()).toBe(3), { timeout: 2000 });
   });

@@ -35,7 +35,7 @@ export const DIFF_REFRESH_MS = 500;
 export interface DiffPanelProps {
   sessionId: string;
   modules: SessionModule[];
-  /** The diff is fetched again (debounced) whenever this changes: the transcript's length, restores. */
+  /** The diff is fetched again (debounced) whenever this changes: the transcript's length, the checkpoints heard of. */
   refreshKey?: string | number;
   /** False while the panel is hidden: nothing is fetched; it is fetched again when shown. */
   active?: boolean;

@@ -19,12 +19,11 @@ export interface EntryCheckpointProps {
   session: SessionView;
   checkpoint: CheckpointView;
   closed?: boolean;
-  onRestored?: () => void;
   /** The preview after this turn, when it was captured. */
   screenshot?: ScreenshotView;
 }
 
-export function EntryCheckpoint({ session, checkpoint, closed, onRestored, screenshot }: EntryCheckpointProps) {
+export function EntryCheckpoint({ session, checkpoint, closed, screenshot }: EntryCheckpointProps) {
   return (
     <div className="entry-checkpoint" data-testid="entry-checkpoint" data-sequence={checkpoint.sequence}>
       <span className="entry-checkpoint-label">
@@ -48,7 +47,6 @@ export function EntryCheckpoint({ session, checkpoint, closed, onRestored, scree
         closed={closed}
         label="Restore to here"
         testId="restore-here"
-        onRestored={onRestored}
       />
     </div>
   );

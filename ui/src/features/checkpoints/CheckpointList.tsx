@@ -8,12 +8,11 @@ export interface CheckpointListProps {
   session: SessionView;
   /** The session is closed: restoring is not offered. */
   closed?: boolean;
-  onRestored?: () => void;
   /** The transcript the names come from (the message before each checkpoint); the engine's labels without it. */
   entries?: TranscriptEntry[];
 }
 
-export function CheckpointList({ session, closed = false, onRestored, entries }: CheckpointListProps) {
+export function CheckpointList({ session, closed = false, entries }: CheckpointListProps) {
   const named = nameCheckpoints(session.checkpoints, entries);
   if (named.length === 0) {
     return (
@@ -58,7 +57,6 @@ export function CheckpointList({ session, closed = false, onRestored, entries }:
               name={renamed ? name : undefined}
               running={session.running}
               closed={closed}
-              onRestored={onRestored}
             />
           </div>
         </li>

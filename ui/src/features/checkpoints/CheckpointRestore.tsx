@@ -16,8 +16,6 @@ export interface CheckpointRestoreProps {
   /** What the confirm calls the checkpoint (its message); the engine's label otherwise. */
   name?: string;
   testId?: string;
-  /** Called after the working copy was restored. */
-  onRestored?: () => void;
 }
 
 export function CheckpointRestore(props: CheckpointRestoreProps) {
@@ -29,7 +27,6 @@ export function CheckpointRestore(props: CheckpointRestoreProps) {
     label = "Restore",
     name,
     testId = "restore-checkpoint",
-    onRestored,
   } = props;
   const { backend, dispatch } = useStore();
   const [confirming, setConfirming] = useState(false);
@@ -64,7 +61,6 @@ export function CheckpointRestore(props: CheckpointRestoreProps) {
       const session = await backend.call("restore_checkpoint", { sessionId, sequence: checkpoint.sequence });
       dispatch({ type: "sessionUpserted", session });
       setConfirming(false);
-      onRestored?.();
     } catch (e) {
       focusRef.current = "button";
       setConfirming(false);

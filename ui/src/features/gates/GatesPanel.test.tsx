@@ -64,7 +64,7 @@ function deferred<T>() {
 }
 
 function Harness({ running = false }: { running?: boolean }) {
-  const gates = useGates({ sessionId: "s1", gateKey: 0, active: true, debounceMs: 30 });
+  const gates = useGates({ sessionId: "s1", active: true });
   return <GatesPanel gates={gates} moduleOrder={["@shop/cart", "@shop/api"]} running={running} />;
 }
 
@@ -324,7 +324,7 @@ describe("GatesPanel", () => {
       makeEntry(2, { kind: "system", text: "Restored the workspace to the state after the starting point (turn 0)." }),
     ];
     function Restored() {
-      const gates = useGates({ sessionId: "s1", gateKey: 0, active: true, debounceMs: 30 });
+      const gates = useGates({ sessionId: "s1", active: true });
       return <GatesPanel gates={gates} running={false} entries={entries} />;
     }
     renderWithStore(<Restored />, fakeBackend({ get_gates: () => [makeGate(1)] }));
@@ -340,12 +340,12 @@ describe("GatesPanel", () => {
       makeEntry(1, { kind: "gate", text: "**tests** passed" }),
       makeEntry(2, { kind: "system", text: "Restored the session's working copy to the state after turn 1." }),
     ];
-    function Restored({ current }: { current: boolean }) {
-      const gates = useGates({ sessionId: "s1", gateKey: current ? 1 : 2, active: true, debounceMs: 30 });
+    function Restored() {
+      const gates = useGates({ sessionId: "s1", active: true });
       return <GatesPanel gates={gates} running={false} entries={entries} />;
     }
     const { unmount } = renderWithStore(
-      <Restored current />,
+      <Restored />,
       fakeBackend({ get_gates: () => [makeGate(1, { current: true })] }),
     );
     expect(await screen.findByTestId("gates-summary")).toHaveTextContent("1 passed");
@@ -353,7 +353,7 @@ describe("GatesPanel", () => {
     unmount();
 
     // A result of other files (an edit since, no restore line needed): not counted.
-    renderWithStore(<Restored current={false} />, fakeBackend({ get_gates: () => [makeGate(1, { current: false })] }));
+    renderWithStore(<Restored />, fakeBackend({ get_gates: () => [makeGate(1, { current: false })] }));
     expect(await screen.findByTestId("gates-not-run")).toHaveAttribute("data-state", "stale");
     expect(screen.queryByTestId("gates-summary")).not.toBeInTheDocument();
   });
@@ -503,18 +503,17 @@ describe("Gates tab in the session", () => {
     const backend = fakeBackend({ get_session: () => session, get_transcript: () => entries, get_gates: () => answer });
     renderWithStore(<SessionScreen sessionId="s1" />, backend);
     await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "not-run"));
-    // The transcript's first load settles before new gate entries count.
-    await sleep(600);
 
-    // A turn's gates passed, then the files were restored.
+    // A turn's gates passed (their event carries the results), then the files were restored.
     answer = [makeGate(1)];
-    act(() =>
+    act(() => {
       backend.emit({
-        id: 60,
+        id: 59,
         at: "2025-01-01T10:31:00Z",
         body: { type: "transcript", entry: makeEntry(2, { kind: "gate", text: "**tests** passed" }) },
-      }),
-    );
+      });
+      backend.emit({ id: 60, at: "2025-01-01T10:31:00Z", body: { type: "gates", sessionId: "s1", gates: answer } });
+    });
     await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "passed"), {
       timeout: 3000,
     });
@@ -537,7 +536,7 @@ describe("Gates tab in the session", () => {
     expect(await screen.findByTestId("gates-not-run")).toHaveTextContent("Not run on the files as they are");
   });
 
-  it("fetches the gates again, debounced, when the transcript gets gate entries, not for other entries", async () => {
+  it("takes the results from a gates event without asking, and asks again after a checkpoint", async () => {
     let answer = [makeGate(1)];
     const backend = fakeBackend({
       get_session: () => session,
@@ -549,38 +548,42 @@ describe("Gates tab in the session", () => {
     await screen.findAllByTestId("entry");
     fireEvent.click(screen.getByTestId("tab-gates"));
     await screen.findAllByTestId("gate-row");
-    await sleep(600);
+    await waitFor(() => expect(backend.call).toHaveBeenCalledWith("get_gates", { sessionId: "s1" }));
+    await sleep(100);
     const settled = gateCalls();
 
-    // Not for a tool entry.
+    // A gate entry alone asks nothing: the results come with their own event.
     act(() =>
-      backend.emit({
-        id: 50,
-        at: "2025-01-01T10:30:00Z",
-        body: { type: "transcript", entry: makeEntry(2, { kind: "tool" }) },
-      }),
-    );
-    await sleep(700);
-    expect(gateCalls()).toBe(settled);
-
-    // A burst of gate entries: one fetch once it settles.
-    answer = [makeGate(1), makeGate(2, { gate: "typecheck", status: "failed" })];
-    act(() => {
       backend.emit({
         id: 51,
         at: "2025-01-01T10:31:00Z",
-        body: { type: "transcript", entry: makeEntry(3, { kind: "gate", text: "**tests** passed" }) },
-      });
-      backend.emit({
-        id: 52,
-        at: "2025-01-01T10:31:01Z",
-        body: { type: "transcript", entry: makeEntry(4, { kind: "gate", text: "**typecheck** failed" }) },
-      });
-    });
-    await waitFor(() => expect(gateCalls()).toBe(settled + 1), { timeout: 2000 });
+        body: { type: "transcript", entry: makeEntry(3, { kind: "gate", text: "**typecheck** failed" }) },
+      }),
+    );
+    const ran = [makeGate(1), makeGate(2, { gate: "typecheck", status: "failed" })];
+    act(() =>
+      backend.emit({ id: 52, at: "2025-01-01T10:31:01Z", body: { type: "gates", sessionId: "s1", gates: ran } }),
+    );
     await waitFor(() => expect(screen.getAllByTestId("gate-row")).toHaveLength(2));
     expect(screen.getByTestId("tab-gates-summary")).toHaveTextContent("1");
-    await sleep(700);
-    expect(gateCalls()).toBe(settled + 1);
+    // Another session's results are not this one's.
+    act(() =>
+      backend.emit({ id: 53, at: "2025-01-01T10:31:02Z", body: { type: "gates", sessionId: "s2", gates: [] } }),
+    );
+    await sleep(100);
+    expect(screen.getAllByTestId("gate-row")).toHaveLength(2);
+    expect(gateCalls()).toBe(settled);
+
+    // A checkpoint changed the files: which results judged them is asked again.
+    answer = [makeGate(1, { current: false }), makeGate(2, { gate: "typecheck", status: "failed", current: false })];
+    act(() =>
+      backend.emit({
+        id: 54,
+        at: "2025-01-01T10:32:00Z",
+        body: { type: "checkpoint", sessionId: "s1", sequence: 2, restored: true },
+      }),
+    );
+    await waitFor(() => expect(gateCalls()).toBe(settled + 1));
+    await waitFor(() => expect(screen.getByTestId("tab-gates-summary")).toHaveAttribute("data-state", "stale"));
   });
 });

@@ -14,10 +14,9 @@ export interface SessionDetailsProps {
   workspaceModules: ModuleInfo[];
   /** The session takes new work (not archived, rejected, deleted or delivered). */
   open: boolean;
-  onRestored: () => void;
 }
 
-export function SessionDetails({ session, entries, workspaceModules, open, onRestored }: SessionDetailsProps) {
+export function SessionDetails({ session, entries, workspaceModules, open }: SessionDetailsProps) {
   // A repository of one module: its name and "primary" say nothing the title does not.
   const moduleWords = useModuleWords();
   return (
@@ -30,7 +29,7 @@ export function SessionDetails({ session, entries, workspaceModules, open, onRes
         </>
       )}
       <h2 className="section-title">Checkpoints</h2>
-      <CheckpointList session={session} closed={!open} onRestored={onRestored} entries={entries} />
+      <CheckpointList session={session} closed={!open} entries={entries} />
       <Filmstrip session={session} />
       <h2 className="section-title">Handoffs</h2>
       <AutoContinueToggle session={session} />

@@ -24,13 +24,13 @@ import { Drawer } from "./Drawer";
 import { lifecycleOf, SessionBadges, SetupBadge } from "../../components/StateBadge";
 import { type TabSpec, Tabs } from "../../components/Tabs";
 import { TranscriptView } from "../chat/TranscriptView";
-import { lastGateEntryId } from "../../lib/gates";
 import { ModuleWordsContext, showsModules } from "../../lib/moduleWords";
 import { shotsByCheckpoint } from "../../lib/screenshots";
 import { loadPreviewLayout, type PreviewLayout, savePreviewLayout } from "../../lib/layout";
 import { NARROW_SESSION, useMediaQuery } from "../../lib/useMediaQuery";
 import { navigate, paths } from "../../router";
 import { useSession, useTranscript } from "../../state/sessions";
+import { useCheckpointMark } from "../../state/checkpoints";
 import { useLive } from "../../state/live";
 import { useApp } from "../../state/useApp";
 import { useSessionShortcuts } from "../shortcuts/useSessionShortcuts";
@@ -131,12 +131,10 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
       void startPreview();
     }
   }, [openPreview, startPreview]);
-  // Bumped by every restore: the diff is fetched again.
-  const [restores, setRestores] = useState(0);
-  const onRestored = useCallback(() => setRestores((n) => n + 1), []);
+  // Moves with every checkpoint made or restored to (the engine's events): the diff is fetched again.
+  const checkpointMark = useCheckpointMark(sessionId);
   // Gate results are held here, so the tab label can summarise them before the tab is opened.
-  const gateKey = useMemo(() => lastGateEntryId(entries), [entries]);
-  const gates = useGates({ sessionId, gateKey, active: tab === "gates" });
+  const gates = useGates({ sessionId, active: tab === "gates" });
   const moduleOrder = useMemo(() => (session?.modules ?? []).map((m) => m.id), [session?.modules]);
   const tabs = useMemo(() => {
     const list: TabSpec<Tab>[] = TABS.map((t) =>
@@ -164,12 +162,11 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
           session={session}
           checkpoint={checkpoint}
           closed={closed}
-          onRestored={onRestored}
           screenshot={shots.get(checkpoint.sequence)}
         />
       );
     },
-    [byEntry, shots, session, closed, onRestored],
+    [byEntry, shots, session, closed],
   );
 
   const back = (
@@ -222,13 +219,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
     />
   );
   const details = (
-    <SessionDetails
-      session={session}
-      entries={entries}
-      workspaceModules={workspaceModules}
-      open={open}
-      onRestored={onRestored}
-    />
+    <SessionDetails session={session} entries={entries} workspaceModules={workspaceModules} open={open} />
   );
 
   const work = (
@@ -268,7 +259,7 @@ export function SessionScreen({ sessionId, openPreview = false }: { sessionId: s
               <DiffPanel
                 sessionId={session.id}
                 modules={session.modules}
-                refreshKey={`${entries?.length ?? 0}:${restores}`}
+                refreshKey={`${entries?.length ?? 0}:${checkpointMark}`}
                 active={shownTab === "changes"}
                 moduleId={diffModule}
                 onModuleChange={setDiffModule}

@@ -161,6 +161,7 @@ impl Git {
     }
 
     /// Deletes the local branch `branch`, merged or not.
+    #[cfg(feature = "test-support")]
     pub async fn delete_local_branch(&self, branch: &str) -> GitResult<GitOutput> {
         check_ref_name(branch).map_err(|m| self.invalid(format!("the branch name: {m}")))?;
         let ran = self.run(Access::Write, &args(["branch", "-D", "--", branch]), None).await?;

@@ -24,7 +24,6 @@ use serde::{Deserialize, Serialize};
 
 use kiln_types::error::{ApiError, ErrorCode};
 
-pub use crate::process::{allowlisted_env, KEPT_VARIABLES};
 pub use crate::redact::Redactor;
 pub use change::put_back_ref;
 pub use read::recent_subjects;

@@ -129,11 +129,13 @@ impl Git {
         self
     }
 
+    #[cfg(feature = "test-support")]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
 
+    #[cfg(feature = "test-support")]
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -21,7 +21,9 @@ mod terminal;
 mod updates;
 mod workdir;
 
+#[cfg(feature = "test-support")]
 pub use client::Client;
+#[cfg(feature = "test-support")]
 pub use workdir::Workdir;
 
 use std::path::PathBuf;
