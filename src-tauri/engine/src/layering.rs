@@ -55,11 +55,11 @@ const LAYERS: &[(&str, u8)] = &[
     ("workspace", 3),
     ("recover", 3),
     ("disk", 3),
+    ("settings", 3),
     // 4 tools
     ("drivers", 4),
     ("gates", 4),
     ("preview", 4),
-    ("settings", 4),
     ("terminal", 4),
     // 5 the chain
     ("approval", 5),
@@ -129,10 +129,8 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("disk", "recover"),
     ("disk", "session"),
     ("disk", "workspace"),
+    ("settings", "workspace"),
     // tools
-    ("drivers", "settings"),
-    ("preview", "settings"),
-    ("settings", "drivers"),
     ("terminal", "drivers"),
     // the chain: the rules, then who runs them
     ("chain", "approval"),

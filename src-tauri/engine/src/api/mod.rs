@@ -7,6 +7,7 @@ mod activity;
 mod check;
 mod hosts;
 mod recovery;
+mod settings;
 
 pub use activity::Activity;
 pub use check::{check_backing, Finding};
@@ -308,7 +309,7 @@ impl Engine {
                     // Nor does the turn review comments were sent with: they are open again.
                     crate::store::review_comments::reopen_stranded(&opened.pool, stranded, &at, only).await?;
                 }
-                crate::settings::hold_secrets(&opened).await;
+                settings::hold_secrets(&opened).await;
                 (Arc::new(opened), Some((cut, elsewhere)))
             }
         };
@@ -550,11 +551,11 @@ impl Engine {
     }
 
     pub async fn get_settings(&self, _: EmptyArgs) -> Result<SettingsView> {
-        crate::settings::view(&*self.workspace()?).await
+        settings::view(&*self.workspace()?).await
     }
 
     pub async fn update_settings(&self, args: UpdateSettingsArgs) -> Result<SettingsView> {
-        crate::settings::update(&*self.workspace()?, args).await
+        settings::update(&*self.workspace()?, args).await
     }
 
     pub async fn list_models(&self, args: ListModelsArgs) -> Result<ModelListView> {
