@@ -27,7 +27,7 @@ async fn restore_round_trips_every_kind_of_change() {
     std::fs::set_permissions(m.join("tools/run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::os::unix::fs::symlink("run.sh", m.join("tools/link.sh")).unwrap();
     std::fs::write(m.join("tools/deep/notes.md"), "notes\n").unwrap();
-    let a = checkpoint(&engine, &shop, &id, "state A").await;
+    let a = checkpoint(&engine, id.as_str(), "state A").await;
 
     // State B: rename, delete, mode change, relink, a new empty directory.
     std::fs::rename(m.join("tools/deep/notes.md"), m.join("tools/notes-renamed.md")).unwrap();
@@ -36,7 +36,7 @@ async fn restore_round_trips_every_kind_of_change() {
     std::fs::remove_file(m.join("tools/link.sh")).unwrap();
     std::os::unix::fs::symlink("notes-renamed.md", m.join("tools/link.sh")).unwrap();
     std::fs::create_dir_all(m.join("empty/inside")).unwrap();
-    let b = checkpoint(&engine, &shop, &id, "state B").await;
+    let b = checkpoint(&engine, id.as_str(), "state B").await;
     let b_files = files(&work, &[".git"]);
 
     let restore = |sequence| engine.restore_checkpoint(RestoreCheckpointArgs { session_id: s.id.clone(), sequence });
@@ -55,15 +55,6 @@ async fn restore_round_trips_every_kind_of_change() {
     restore(0).await.unwrap();
     assert!(!m.join("tools").exists());
     assert!(m.join("SPEC.md").is_file());
-}
-
-/// Takes a checkpoint of the working copy as a turn would.
-async fn checkpoint(engine: &kiln_engine::Engine, shop: &Path, id: &SessionId, label: &str) -> i64 {
-    let store = kiln_engine::testing::snapshot::open_store(&shop.join(".kiln/store.git"), None).unwrap();
-    let work = shop.join(".kiln/sessions").join(id.as_str()).join("workspace");
-    let tree = kiln_engine::testing::confine::snapshot_workdir(&store, &work).unwrap();
-    let ws = engine.workspace().unwrap();
-    kiln_engine::testing::checkpoint::take(&ws, engine.events(), id, tree, label, None, None).await.unwrap()
 }
 
 #[tokio::test]
@@ -87,7 +78,7 @@ async fn pruned_checkpoints_are_collected_and_the_kept_ones_still_restore() {
     let mut events = engine.subscribe(None).receiver;
     for n in 1..=3 {
         std::fs::write(&file, format!("only in checkpoint {n}\n")).unwrap();
-        checkpoint(&engine, &shop, &id, &format!("step {n}")).await;
+        checkpoint(&engine, id.as_str(), &format!("step {n}")).await;
     }
     let session = engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     assert_eq!(session.checkpoints.iter().map(|c| c.sequence).collect::<Vec<_>>(), [0, 2, 3]);

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::s3::S3;
 use crate::common::*;
-use crate::recovery::{checkpoint, until, workdir};
+use crate::recovery::{until, workdir};
 use kiln_engine::backing::Backing;
 use kiln_engine::objects::{packs, Bucket};
 use kiln_engine::testing::ids::SessionId;
@@ -60,10 +60,10 @@ async fn two_checkpoints(engine: &Engine, shop: &Path, scratch: &Path) -> Worked
     let s = create(engine, "Wishlist in @shop/catalog").await;
     let work = workdir(shop, &s.id);
     write(&work.join(FILE), "export const wishlist = [];\n");
-    assert_eq!(checkpoint(engine, shop, &s.id, "the wishlist").await, 1);
+    assert_eq!(checkpoint(engine, &s.id, "the wishlist").await, 1);
     write(&work.join(FILE), "export const wishlist = ['socks'];\n");
     write(&work.join("modules/catalog/NOTES.md"), "notes\n");
-    assert_eq!(checkpoint(engine, shop, &s.id, "socks").await, 2);
+    assert_eq!(checkpoint(engine, &s.id, "socks").await, 2);
     let mut expected = Vec::new();
     for sequence in 0..3 {
         let commit = store_ref(shop, &format!("refs/kiln/{}/{sequence}", s.id));
@@ -202,7 +202,7 @@ async fn a_workspace_that_lost_its_store_and_working_copy_rebuilds_them_from_the
 
     // The session goes on: its next checkpoint is 3, and it is in the bucket too.
     write(&work.join(FILE), "export const wishlist = ['hats'];\n");
-    assert_eq!(checkpoint(&engine, &shop, &worked.id, "hats").await, 3);
+    assert_eq!(checkpoint(&engine, &worked.id, "hats").await, 3);
     let bucket = Bucket::open(&url).unwrap();
     let manifest = packs::manifest(&bucket, &worked.id).await.unwrap().unwrap();
     let third = format!("refs/kiln/{}/3", worked.id);
@@ -286,7 +286,7 @@ async fn what_a_bucket_adds_to_a_checkpoint() {
         for n in 0..10 {
             write(&work.join(FILE), &format!("export const wishlist = [{n}];\n"));
             let started = Instant::now();
-            checkpoint(&engine, &shop, &s.id, "a change").await;
+            checkpoint(&engine, &s.id, "a change").await;
             took.push(started.elapsed());
         }
         took.sort();
@@ -314,7 +314,7 @@ async fn a_checkpoint_the_bucket_does_not_take_is_kept_said_and_sent_with_the_ne
 
     s3.stop();
     write(&work.join(FILE), "export const wishlist = [];\n");
-    assert_eq!(checkpoint(&engine, &shop, &s.id, "while the bucket is down").await, 1, "the checkpoint is taken");
+    assert_eq!(checkpoint(&engine, &s.id, "while the bucket is down").await, 1, "the checkpoint is taken");
     let entries = crate::recovery::system_entries(&engine, &s.id).await;
     let said =
         entries.iter().find(|t| t.contains("could not be copied to the bucket")).expect("the transcript says so");
@@ -326,7 +326,7 @@ async fn a_checkpoint_the_bucket_does_not_take_is_kept_said_and_sent_with_the_ne
     let before = packs::manifest(&bucket, &s.id).await.unwrap().unwrap();
     assert_eq!(before.refs.len(), 1, "only the start went up: {before:?}");
     write(&work.join(FILE), "export const wishlist = ['back'];\n");
-    assert_eq!(checkpoint(&engine, &shop, &s.id, "the bucket is back").await, 2);
+    assert_eq!(checkpoint(&engine, &s.id, "the bucket is back").await, 2);
     let after = packs::manifest(&bucket, &s.id).await.unwrap().unwrap();
     for sequence in 0..3 {
         let name = format!("refs/kiln/{}/{sequence}", s.id);
@@ -405,7 +405,7 @@ async fn pruned_checkpoints_are_followed_by_the_manifest_and_still_rebuild_from_
     let work = workdir(&shop, &s.id);
     for n in 1..=4 {
         write(&work.join(FILE), &format!("export const wishlist = [{n}];\n"));
-        checkpoint(&engine, &shop, &s.id, &format!("change {n}")).await;
+        checkpoint(&engine, &s.id, &format!("change {n}")).await;
     }
     // Kept: the start and the newest two, re-parented onto the start (new commits).
     let view = engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();

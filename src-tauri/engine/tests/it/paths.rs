@@ -293,24 +293,6 @@ async fn a_session_directory_replaced_by_a_link_is_refused_and_nothing_is_remove
     assert_eq!(s.outside_state(), before);
 }
 
-/// Takes a checkpoint of the working copy as a turn would.
-async fn checkpoint(s: &Setup, label: &str) -> i64 {
-    let id = SessionId::parse(&s.id).unwrap();
-    let store = kiln_engine::testing::snapshot::open_store(&s.shop.join(".kiln/store.git"), None).unwrap();
-    let tree = kiln_engine::testing::confine::snapshot_workdir(&store, &s.work()).unwrap();
-    kiln_engine::testing::checkpoint::take(
-        &s.engine.workspace().unwrap(),
-        s.engine.events(),
-        &id,
-        tree,
-        label,
-        None,
-        None,
-    )
-    .await
-    .unwrap()
-}
-
 #[tokio::test]
 async fn restoring_a_checkpoint_never_writes_through_a_planted_link() {
     let s = Setup::new().await;
@@ -319,7 +301,7 @@ async fn restoring_a_checkpoint_never_writes_through_a_planted_link() {
     let module = s.work().join("modules/catalog");
     std::fs::create_dir_all(module.join("build")).unwrap();
     std::fs::write(module.join("build/out.txt"), "checkpointed\n").unwrap();
-    let with_build = checkpoint(&s, "with build/").await;
+    let with_build = checkpoint(&s.engine, &s.id, "with build/").await;
 
     // The agent ignores `build` and swaps it for a link out: the link is in no snapshot,
     // so only `build/out.txt` differs, and restoring it must not follow the link.

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::common::*;
-use kiln_engine::testing::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::Engine;
 
@@ -49,15 +48,6 @@ pub fn workdir(shop: &Path, id: &str) -> PathBuf {
     shop.join(".kiln/sessions").join(id).join("workspace")
 }
 
-/// Takes a checkpoint of the working copy as a turn would.
-pub async fn checkpoint(engine: &Engine, shop: &Path, id: &str, label: &str) -> i64 {
-    let id = SessionId::parse(id).unwrap();
-    let store = kiln_engine::testing::snapshot::open_store(&shop.join(".kiln/store.git"), None).unwrap();
-    let tree = kiln_engine::testing::confine::snapshot_workdir(&store, &workdir(shop, id.as_str())).unwrap();
-    let ws = engine.workspace().unwrap();
-    kiln_engine::testing::checkpoint::take(&ws, engine.events(), &id, tree, label, None, None).await.unwrap()
-}
-
 pub async fn system_entries(engine: &Engine, id: &str) -> Vec<String> {
     let entries = engine
         .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
@@ -83,7 +73,7 @@ async fn a_removed_working_copy_comes_back_from_its_checkpoint_at_the_next_diff(
     let s = wishlist_session(&w).await;
     let work = workdir(&w.shop, &s.id);
     write(&work.join(FILE), "export const wishlist = [];\n");
-    let sequence = checkpoint(&w.engine, &w.shop, &s.id, "the wishlist").await;
+    let sequence = checkpoint(&w.engine, &s.id, "the wishlist").await;
     let attached = AddAttachmentArgs {
         session_id: s.id.clone(),
         name: "notes.md".into(),
@@ -118,7 +108,7 @@ async fn a_truncated_stat_cache_moves_the_copy_aside_lists_what_differs_and_rebu
     let s = wishlist_session(&w).await;
     let work = workdir(&w.shop, &s.id);
     write(&work.join(FILE), "export const wishlist = [];\n");
-    let sequence = checkpoint(&w.engine, &w.shop, &s.id, "the wishlist").await;
+    let sequence = checkpoint(&w.engine, &s.id, "the wishlist").await;
     // Work after the checkpoint, then the cache cut in half (a crash mid-write).
     write(&work.join(FILE), "export const wishlist = ['changed'];\n");
     write(&work.join("modules/catalog/NOTES.md"), "new\n");
@@ -162,7 +152,7 @@ async fn a_truncated_stat_cache_moves_the_copy_aside_lists_what_differs_and_rebu
     assert!(rebuilt.contains("2 files there differ"), "{rebuilt}");
     assert!(rebuilt.contains(&format!("`{FILE}`")) && rebuilt.contains("`modules/catalog/NOTES.md`"), "{rebuilt}");
     // The new copy snapshots and checkpoints as before.
-    let next = checkpoint(&w.engine, &w.shop, &s.id, "after the rebuild").await;
+    let next = checkpoint(&w.engine, &s.id, "after the rebuild").await;
     assert_eq!(next, sequence + 1);
 }
 
@@ -243,7 +233,7 @@ async fn a_checkpoint_ref_lost_from_the_store_is_made_again_before_the_next_oper
     let w = world().await;
     let s = wishlist_session(&w).await;
     write(&workdir(&w.shop, &s.id).join(FILE), "export const wishlist = [];\n");
-    let sequence = checkpoint(&w.engine, &w.shop, &s.id, "the wishlist").await;
+    let sequence = checkpoint(&w.engine, &s.id, "the wishlist").await;
     let store = git2::Repository::open_bare(w.shop.join(".kiln/store.git")).unwrap();
     let name = format!("refs/kiln/{}/{sequence}", s.id);
     let commit = store.find_reference(&name).unwrap().target().unwrap();

@@ -190,6 +190,16 @@ pub async fn wait_setup(engine: &Engine, id: &str) -> SessionView {
     panic!("setup of {id} never finished");
 }
 
+/// Takes a checkpoint of the session's working copy as a turn would (no role, no module); its
+/// sequence.
+pub async fn checkpoint(engine: &Engine, id: &str, label: &str) -> i64 {
+    let ws = engine.workspace().unwrap();
+    let id = kiln_engine::testing::ids::SessionId::parse(id).unwrap();
+    let tree =
+        kiln_engine::testing::confine::snapshot_workdir(&ws.open_store().unwrap(), &ws.session_workdir(&id)).unwrap();
+    kiln_engine::testing::checkpoint::take(&ws, engine.events(), &id, tree, label, None, None).await.unwrap()
+}
+
 /// Runs turns with Kiln's own OpenAI-compatible driver against the scripted model server,
 /// the planner agent on or off.
 pub async fn use_scripted_model(engine: &Engine, server: &kiln_model_server::ModelServer, planner: bool) {
