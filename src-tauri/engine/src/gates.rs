@@ -318,15 +318,20 @@ pub async fn run_all(
     for o in &outcomes {
         save(ws, events, id, o, judged.as_deref().unwrap_or("")).await?;
     }
-    publish(ws, events, id).await?;
+    publish(ws, events, id).await;
     Ok(outcomes)
 }
 
 /// The `gates` event: the session's latest results, as `get_gates` answers now, to every view.
-pub async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<()> {
-    let gates = latest(ws, SessionIdArgs { session_id: id.to_string() }).await?;
-    events.emit(EventBody::Gates { session_id: id.to_string(), gates });
-    Ok(())
+/// The results are recorded whatever happens here: a view left untold (the session went
+/// meanwhile) asks when it shows them.
+pub async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) {
+    match latest(ws, SessionIdArgs { session_id: id.to_string() }).await {
+        Ok(gates) => {
+            events.emit(EventBody::Gates { session_id: id.to_string(), gates });
+        }
+        Err(e) => tracing::warn!("telling the views of {id}'s gates: {}", e.message),
+    }
 }
 
 /// The working copy's files now, as a checkpoint would keep them (the tree's id): what a

@@ -399,5 +399,6 @@ async fn record_setup(
     record(ws, events, id, EntryKind::Gate, None, &end.text).await?;
     records::set_setup(&ws.pool, id.as_str(), if end.passed { SetupState::Passed } else { SetupState::Failed }, &at)
         .await?;
-    crate::gates::publish(ws, events, id).await
+    crate::gates::publish(ws, events, id).await;
+    Ok(())
 }
