@@ -74,8 +74,9 @@ async fn bound_secret(
     Ok(url.filter(|u| *u == bound.url).map(|_| bound.secret))
 }
 
-/// Opens every stored secret once, so each is redacted from whatever this process
-/// stores or shows from the moment the workspace opens. One that cannot be opened is
+/// Opens every secret stored here once, so each is redacted from whatever this process
+/// stores or shows from the moment the workspace opens (the ACP agents' sealed environment
+/// is `presets`', opened beside these by `api/settings.rs`). One that cannot be opened is
 /// skipped: Settings say so where it is used.
 pub async fn hold_secrets(ws: &Workspace) {
     for key in [OPENAI_KEY, BRIDGE_TOKEN, DELIVERY_TOKEN] {

@@ -2,26 +2,17 @@
 import { skipToken, type QueryClient, useQuery } from "@tanstack/react-query";
 import { keys } from "./queries";
 
-/** What the page heard last: the checkpoint the files are now, and how many it heard of. */
-export interface CheckpointMark {
-  sequence: number;
-  heard: number;
-}
-
-/** A checkpoint was made or restored to: the mark moves on. */
-export function putCheckpoint(client: QueryClient, sessionId: string, sequence: number) {
-  client.setQueryData<CheckpointMark>(keys.checkpoints(sessionId), (held) => ({
-    sequence,
-    heard: (held?.heard ?? 0) + 1,
-  }));
+/** A checkpoint was made or restored to: the count moves on. */
+export function putCheckpoint(client: QueryClient, sessionId: string) {
+  client.setQueryData<number>(keys.checkpoints(sessionId), (heard) => (heard ?? 0) + 1);
 }
 
 /** How many checkpoints of the session this page heard of (0 before the first): a key that changes with its files. */
 export function useCheckpointMark(sessionId: string): number {
-  const { data } = useQuery<CheckpointMark>({
+  const { data } = useQuery<number>({
     queryKey: keys.checkpoints(sessionId),
     queryFn: skipToken,
     staleTime: Infinity,
   });
-  return data?.heard ?? 0;
+  return data ?? 0;
 }

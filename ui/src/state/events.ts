@@ -40,7 +40,7 @@ export function applyEvent(client: QueryClient, event: KilnEvent, reloadApp: () 
     case "checkpoint":
       // The files changed: which results judged them did too, and the diff is another.
       void client.invalidateQueries({ queryKey: keys.gates(body.sessionId), exact: true });
-      return putCheckpoint(client, body.sessionId, body.sequence);
+      return putCheckpoint(client, body.sessionId);
     case "resync":
       reloadApp();
       void client.invalidateQueries({ queryKey: keys.workspace });
