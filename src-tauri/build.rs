@@ -21,7 +21,10 @@ const API_PERMISSION_SET: &str = "permissions/api.toml";
 /// `attach_terminal` (a terminal's output stream), which are the desktop's own commands, not
 /// operations.
 macro_rules! app_commands {
-    ($($(#[doc = $doc:literal])* $name:ident($args:ty) -> $ret:ty $(, body_limit: $limit:expr)?;)*) => {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident($args:ty) -> $ret:ty $({ $($policy:tt)* })? $(=> $($function:ident)::+)?;
+    )*) => {
         const COMMANDS: &[&str] = &[$(stringify!($name),)* "subscribe", "attach_terminal"];
     };
 }

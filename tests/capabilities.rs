@@ -231,9 +231,10 @@ fn only_the_main_window_on_its_own_pages_may_invoke_app_commands() {
 
     let state = invoke(&main, local, "get_state", json!({ "args": {} })).expect("main calls get_state");
     assert!(state.is_object(), "{state}");
-    // A granted command still reaches the engine, which answers with its own error object.
+    // A granted command still reaches the engine, which answers with its own error object
+    // (no workspace is open, which every operation on one says before reading its arguments).
     let error = invoke(&main, local, "get_session", json!({ "args": { "sessionId": "../x" } })).unwrap_err();
-    assert_eq!(error["code"], "INVALID_SESSION_ID");
+    assert_eq!(error["code"], "WORKSPACE_NOT_OPEN");
 
     assert_refused(invoke(&other, local, "get_state", json!({ "args": {} })), "another window calls get_state");
     assert_refused(

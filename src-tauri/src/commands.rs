@@ -11,7 +11,10 @@ use tauri::ipc::Channel;
 use tauri::State;
 
 macro_rules! tauri_commands {
-    ($($(#[doc = $doc:literal])* $name:ident($args:ty) -> $ret:ty $(, body_limit: $limit:expr)?;)*) => {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident($args:ty) -> $ret:ty $({ $($policy:tt)* })? $(=> $($function:ident)::+)?;
+    )*) => {
         $(
             $(#[doc = $doc])*
             #[tauri::command]

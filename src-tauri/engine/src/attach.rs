@@ -16,13 +16,12 @@ use base64::Engine as _;
 
 use crate::attachments;
 use crate::clock::now;
-use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::objects::files::Kind;
 use crate::paths;
 use crate::session::{self, publish, record};
 use crate::store::attachments as records;
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -32,7 +31,8 @@ pub async fn list(ws: &Workspace, session: &str) -> Result<Vec<AttachmentView>> 
     records::list(&ws.pool, session).await
 }
 
-pub async fn add(ws: &Workspace, events: &EventBus, args: AddAttachmentArgs) -> Result<AttachmentView> {
+pub async fn add(cx: &Context, args: AddAttachmentArgs) -> Result<AttachmentView> {
+    let Context { ws, events } = cx;
     let (id, s) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&s)?;
     let bytes = base64::engine::general_purpose::STANDARD
@@ -81,7 +81,8 @@ pub async fn add(ws: &Workspace, events: &EventBus, args: AddAttachmentArgs) -> 
     Ok(view)
 }
 
-pub async fn remove(ws: &Workspace, events: &EventBus, args: RemoveAttachmentArgs) -> Result<SessionView> {
+pub async fn remove(cx: &Context, args: RemoveAttachmentArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, s) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&s)?;
     let attachment_id = SessionId::parse(&args.attachment_id)

@@ -15,7 +15,7 @@ use crate::snapshot;
 use crate::store::checkpoints::{self, NewCheckpoint};
 use crate::store::sessions as records;
 use crate::store::transcript_entries::{self as transcript, NewEntry};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -202,7 +202,8 @@ pub async fn link_entry(ws: &Workspace, id: &SessionId, sequence: i64, entry: i6
     checkpoints::link_entry(&ws.pool, id.as_str(), sequence, entry).await
 }
 
-pub async fn restore(ws: &Workspace, events: &EventBus, args: RestoreCheckpointArgs) -> Result<SessionView> {
+pub async fn restore(cx: &Context, args: RestoreCheckpointArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     if args.sequence < 0 {
         return Err(ApiError::invalid(format!("`{}` is not a checkpoint sequence", args.sequence)));

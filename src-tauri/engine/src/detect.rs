@@ -26,6 +26,18 @@ mod view;
 
 pub use view::{detect_path, save, view};
 
+/// What Kiln detects in the open workspace's own tooling (`detect_workspace`): read off the
+/// async runtime, as it walks the repository.
+pub async fn detect_workspace(
+    cx: &crate::workspace::Context,
+    _: kiln_types::EmptyArgs,
+) -> kiln_types::error::Result<kiln_types::DetectionView> {
+    let ws = cx.ws.clone();
+    tokio::task::spawn_blocking(move || view(&ws))
+        .await
+        .map_err(|e| kiln_types::error::ApiError::internal("detecting", e))?
+}
+
 /// A detected command and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {

@@ -25,7 +25,7 @@ use git2::{Delta, Diff, DiffFindOptions, DiffLineType, DiffOptions, Oid, Patch, 
 use crate::ids::SessionId;
 use crate::session;
 use crate::store::checkpoints::base_commit;
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -55,7 +55,14 @@ struct Base {
     commit: Oid,
 }
 
-pub async fn get(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
+/// Each module's changes against its base, from the cache while the working copy is
+/// unchanged (`get_diff`).
+pub async fn get(cx: &Context, args: GetDiffArgs) -> Result<DiffView> {
+    changes(&cx.ws, args).await
+}
+
+/// What `get` answers, for the chain, the gates and delivery.
+pub async fn changes(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     // A deleted session has no working copy and no checkpoints left to compare.
     let (id, session) = session::live(ws, &args.session_id).await?;
     let direct = ws.config.workflow() == Workflow::Direct;

@@ -21,7 +21,7 @@ use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, publish, record};
 use crate::store::checkpoints;
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, Result};
 use kiln_types::*;
 
@@ -33,7 +33,8 @@ const CONCURRENT_WALKS: usize = 4;
 pub const CHECKPOINT_LABEL: &str = "Before clean-up";
 
 /// Measures `.kiln/store.git` and every session directory in `.kiln/sessions`.
-pub async fn usage(ws: &Workspace) -> Result<DiskUsageView> {
+pub async fn usage(cx: &Context, _: EmptyArgs) -> Result<DiskUsageView> {
+    let ws = &cx.ws;
     let sessions_dir = ws.sessions_dir();
     let store = ws.store_path();
     let (root_bytes, children) = blocking(move || -> std::io::Result<(u64, Vec<PathBuf>)> {
@@ -93,7 +94,8 @@ pub async fn usage(ws: &Workspace) -> Result<DiskUsageView> {
 /// What clean-up would remove (a dry run) or removes (`apply`): the working copies of
 /// archived and rejected sessions that still have one. A session something runs for is
 /// skipped, as is one whose copy cannot be kept in a checkpoint first.
-pub async fn clean_up(ws: &Workspace, events: &EventBus, args: CleanUpArgs) -> Result<CleanUpView> {
+pub async fn clean_up(cx: &Context, args: CleanUpArgs) -> Result<CleanUpView> {
+    let Context { ws, events } = cx;
     let apply = args.apply.unwrap_or(false);
     let mut view = CleanUpView { applied: apply, sessions: Vec::new(), skipped: Vec::new(), freed_bytes: 0 };
     for (id, title) in candidates(ws).await? {

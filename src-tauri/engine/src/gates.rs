@@ -23,7 +23,7 @@ use crate::modules::{ModuleInfo, Toolchain};
 use crate::process;
 use crate::session::record;
 use crate::store::gate_results::{self, GateRecord};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::Result;
 use kiln_types::*;
 
@@ -326,7 +326,7 @@ pub async fn run_all(
 /// The results are recorded whatever happens here: a view left untold (the session went
 /// meanwhile) asks when it shows them.
 pub async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) {
-    match latest(ws, SessionIdArgs { session_id: id.to_string() }).await {
+    match latest(ws, id).await {
         Ok(gates) => {
             events.emit(EventBody::Gates { session_id: id.to_string(), gates });
         }
@@ -400,7 +400,7 @@ pub fn first_line(output: &str) -> String {
 /// to), repository-relative: what format and lint check.
 async fn session_changes(ws: &Arc<Workspace>, id: &SessionId) -> Vec<String> {
     let args = GetDiffArgs { session_id: id.to_string(), module_id: None };
-    match crate::diff::get(ws, args).await {
+    match crate::diff::changes(ws, args).await {
         Ok(diff) => {
             let mut files: Vec<String> = diff
                 .modules
@@ -492,15 +492,20 @@ fn shown_name(gate: &str) -> &str {
 /// The latest result of every gate of a session, preferring those of the files as they
 /// are now (after a restore: the results as of the restored checkpoint), each saying
 /// whether it judged them.
-pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
-    let id = SessionId::parse(&args.session_id)?;
-    crate::session::view(ws, &id).await?;
-    let now = files_now(ws, &id).await;
+pub async fn latest(ws: &Workspace, id: &SessionId) -> Result<Vec<GateResultView>> {
+    crate::session::view(ws, id).await?;
+    let now = files_now(ws, id).await;
     gate_results::latest(&ws.pool, id.as_str(), now.as_deref()).await
 }
 
+/// The latest result of every gate of the session (`get_gates`).
+pub async fn get(cx: &Context, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+    latest(&cx.ws, &SessionId::parse(&args.session_id)?).await
+}
+
 /// "Run gates" (`check_modules`): every gate of every module of the session, now.
-pub async fn check_modules(ws: &Arc<Workspace>, events: &EventBus, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+pub async fn check_modules(cx: &Context, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+    let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     if ws.is_running(id.as_str()) {
         return Err(kiln_types::error::ApiError::new(
@@ -510,7 +515,7 @@ pub async fn check_modules(ws: &Arc<Workspace>, events: &EventBus, args: Session
     }
     run_all(ws, events, &id, &session, &session.modules).await?;
     crate::session::publish(ws, events, &id).await?;
-    latest(ws, SessionIdArgs { session_id: id.to_string() }).await
+    latest(ws, &id).await
 }
 
 #[cfg(test)]

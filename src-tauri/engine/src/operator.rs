@@ -18,7 +18,7 @@ use crate::drivers::permission::{AskFuture, Operator, PermissionAsk};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{publish, record};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::Result;
 use kiln_types::*;
 
@@ -130,7 +130,8 @@ async fn withdrawn(ws: &Workspace, events: &EventBus, session: &SessionId, cards
 }
 
 /// The operator's answer to a waiting request: recorded in words, then sent to the agent.
-pub async fn answer(ws: &Workspace, events: &EventBus, args: AnswerPermissionArgs) -> Result<SessionView> {
+pub async fn answer(cx: &Context, args: AnswerPermissionArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let id = SessionId::parse(&args.session_id)?;
     crate::session::view(ws, &id).await?; // SESSION_NOT_FOUND before PERMISSION_NOT_FOUND
     let answered = ws.permissions.answer(id.as_str(), &args.request_id, &args.option_id)?;

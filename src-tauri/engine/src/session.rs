@@ -13,7 +13,7 @@ use crate::snapshot;
 use crate::store::checkpoints;
 use crate::store::sessions::{self as records, Flag};
 use crate::store::transcript_entries::{self as transcript, NewEntry};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 pub(crate) const MAX_TITLE: usize = 120;
@@ -179,7 +179,8 @@ async fn stop_preview(ws: &Workspace, events: &EventBus, id: &SessionId) {
     }
 }
 
-pub async fn add_module(ws: &Workspace, events: &EventBus, args: AddModuleArgs) -> Result<SessionView> {
+pub async fn add_module(cx: &Context, args: AddModuleArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, session) = live(ws, &args.session_id).await?;
     refuse_closed(&session)?;
     if ws.is_running(id.as_str()) {
@@ -357,15 +358,27 @@ pub(crate) fn removable_session_dir(ws: &Workspace, id: &SessionId) -> Result<Op
     Ok(Some(real))
 }
 
-pub async fn list(ws: &Workspace, include_archived: bool) -> Result<Vec<SessionView>> {
+/// One session's view.
+pub async fn get(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
+    view(&cx.ws, &SessionId::parse(&args.session_id)?).await
+}
+
+/// Tokens and cost of every turn in the workspace, in total and per role.
+pub async fn usage(cx: &Context, _: EmptyArgs) -> Result<UsageView> {
+    crate::store::turns::usage(&cx.ws.pool, None).await
+}
+
+pub async fn list(cx: &Context, args: ListSessionsArgs) -> Result<Vec<SessionView>> {
+    let ws = &cx.ws;
     let mut out = Vec::new();
-    for id in records::list_ids(&ws.pool, include_archived).await? {
+    for id in records::list_ids(&ws.pool, args.include_archived.unwrap_or(false)).await? {
         out.push(view(ws, &SessionId::parse(&id)?).await?);
     }
     Ok(out)
 }
 
-pub async fn get_transcript(ws: &Workspace, args: GetTranscriptArgs) -> Result<Vec<TranscriptEntry>> {
+pub async fn get_transcript(cx: &Context, args: GetTranscriptArgs) -> Result<Vec<TranscriptEntry>> {
+    let ws = &cx.ws;
     let id = SessionId::parse(&args.session_id)?;
     if args.last == Some(0) {
         return Err(ApiError::invalid("last is at least 1 (leave it out for every entry)"));
@@ -375,7 +388,8 @@ pub async fn get_transcript(ws: &Workspace, args: GetTranscriptArgs) -> Result<V
 }
 
 /// Changes what the operator may change about a session: its title and auto-continue.
-pub async fn update(ws: &Workspace, events: &EventBus, args: UpdateSessionArgs) -> Result<SessionView> {
+pub async fn update(cx: &Context, args: UpdateSessionArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, _) = live(ws, &args.session_id).await?;
     let title = match args.title.as_deref().map(str::trim) {
         Some("") => return Err(ApiError::invalid("the title is empty")),

@@ -69,6 +69,14 @@ pub struct Workspace {
     pub lock: Arc<WorkspaceLock>,
 }
 
+/// What an operation works with: the open workspace, and the bus that tells the views of
+/// each change it makes. Every function the operation table names takes one.
+#[derive(Clone)]
+pub struct Context {
+    pub ws: Arc<Workspace>,
+    pub events: Arc<crate::events::EventBus>,
+}
+
 #[derive(Debug, Clone)]
 pub struct GitHost {
     pub workdir: PathBuf,

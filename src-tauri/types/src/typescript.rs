@@ -35,7 +35,10 @@ impl TypeVisitor for Declarations<'_> {
 }
 
 macro_rules! operation_types {
-    ($($(#[doc = $doc:literal])* $name:ident($args:ty) -> $ret:ty $(, body_limit: $limit:expr)?;)*) => {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident($args:ty) -> $ret:ty $({ $($policy:tt)* })? $(=> $($function:ident)::+)?;
+    )*) => {
         fn visit_operations(declarations: &mut Declarations) {
             $(
                 declarations.visit::<$args>();

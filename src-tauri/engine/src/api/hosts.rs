@@ -60,9 +60,9 @@ impl Team {
 }
 
 /// The session an operation works on, when it must run on the session's owner: every
-/// operation naming one, but the two that only read records.
+/// operation naming one, but those the operation table marks `any_host`.
 fn routed_session(command: &str, args: &Value) -> Option<SessionId> {
-    if matches!(command, "get_session" | "get_transcript") {
+    if !super::runs_on_owner(command) {
         return None;
     }
     SessionId::parse(args.get("sessionId")?.as_str()?).ok()

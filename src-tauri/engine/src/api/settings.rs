@@ -8,9 +8,9 @@ use crate::drivers::registry::{self, DRIVERS};
 use crate::secrets::fingerprint;
 use crate::settings::*;
 use crate::store::settings::{get_setting, set_setting};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
-use kiln_types::{CommandPolicy, DriverStatus, ServeMode, SettingsView, UpdateSettingsArgs};
+use kiln_types::{CommandPolicy, DriverStatus, EmptyArgs, ServeMode, SettingsView, UpdateSettingsArgs};
 
 /// Opens every stored secret once (`settings::hold_secrets`), the ACP agents' sealed
 /// environment too, so each is redacted from the moment the workspace opens.
@@ -43,7 +43,8 @@ async fn local_driver(name: &str, configured: &Option<String>) -> DriverStatus {
     }
 }
 
-pub(super) async fn view(ws: &Workspace) -> Result<SettingsView> {
+pub(super) async fn view(cx: &Context, _: EmptyArgs) -> Result<SettingsView> {
+    let ws = &cx.ws;
     let get = |key: &'static str| get_setting(&ws.pool, key);
     let local = ws.mode == ServeMode::Loopback;
     let claude_path = if local { get(CLAUDE_PATH).await? } else { None };
@@ -128,7 +129,8 @@ fn http_url(url: &str) -> Result<()> {
     Ok(())
 }
 
-pub(super) async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<SettingsView> {
+pub(super) async fn update(cx: &Context, args: UpdateSettingsArgs) -> Result<SettingsView> {
+    let ws = &cx.ws;
     // Everything is checked before anything is written.
     let clean = |v: &Option<String>| v.as_ref().map(|s| s.trim().to_string());
     if let Some(driver) = clean(&args.default_driver).filter(|d| !d.is_empty()) {
@@ -292,5 +294,5 @@ pub(super) async fn update(ws: &Workspace, args: UpdateSettingsArgs) -> Result<S
         (Some(t), Some(url)) if !t.is_empty() => store_bound(ws, BRIDGE_TOKEN, url, &t).await?,
         (Some(_), _) => set_setting(&ws.pool, BRIDGE_TOKEN, None).await?,
     }
-    view(ws).await
+    view(cx, EmptyArgs {}).await
 }

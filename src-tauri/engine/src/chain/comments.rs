@@ -3,7 +3,8 @@
 
 use super::*;
 
-pub async fn send_review(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SendReviewArgs) -> Result<SessionView> {
+pub async fn send_review(cx: &Context, args: SendReviewArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
     // The turn that ends next is the one the comments are read against (`review_comments::after_turn`).
@@ -27,7 +28,7 @@ pub async fn send_review(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Send
         model: None,
         context: None,
     };
-    match send_message(ws, events, message).await {
+    match send_message(cx, message).await {
         Ok(view) => Ok(view),
         Err(e) => {
             // The turn did not start: the comments were not sent.

@@ -18,7 +18,7 @@ use crate::session::{self, publish, record, record_as};
 use crate::store::sessions as records;
 use crate::store::{spec_approvals, turns};
 use crate::turn::{self, TurnEnd, TurnHandle, TurnPlan, TurnPlanSummary};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -39,7 +39,8 @@ pub const MAX_CHAIN: i64 = 4;
 /// Roles that write specifications and designs, and may work before approval.
 const BEFORE_APPROVAL: &[&str] = &["business-manager", "ux-designer"];
 
-pub async fn send_message(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SendMessageArgs) -> Result<SessionView> {
+pub async fn send_message(cx: &Context, args: SendMessageArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
     let text = args.text.trim();
@@ -189,7 +190,8 @@ impl Start {
 
 /// Stops what the session runs: its turn, or else its planner agent, its setup (or
 /// gates) and the message waiting for them. `INVALID_INPUT` when nothing runs.
-pub async fn stop_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {
+pub async fn stop_turn(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let id = SessionId::parse(&args.session_id)?;
     let session = session::view(ws, &id).await?;
     let handle = ws.turns.get::<TurnHandle>(id.as_str());
@@ -228,7 +230,8 @@ pub async fn stop_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: Sessio
 
 /// Runs again the turn that blocked the session: the same module, role, driver, model
 /// and prompt. `NOT_BLOCKED` unless the session is blocked.
-pub async fn retry_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {
+pub async fn retry_turn(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
     if session.state != SessionState::Blocked {
@@ -390,7 +393,7 @@ async fn setup_failed_note(ws: &Workspace, id: &SessionId, session: &SessionView
     if session.setup != SetupState::Failed {
         return Ok(None);
     }
-    let latest = crate::gates::latest(ws, SessionIdArgs { session_id: id.to_string() }).await?;
+    let latest = crate::gates::latest(ws, id).await?;
     let Some(setup) = latest.iter().find(|g| g.gate == "dependencies" && g.module.is_none()) else { return Ok(None) };
     let why = crate::gates::first_line(&format!("{}\n{}", setup.output_head, setup.output_tail));
     Ok(Some(format!(

@@ -107,7 +107,8 @@ pub(super) async fn reviewed(
 
 /// Starts a review of a module now: for a session from before auto-review, or to
 /// review again after the operator's own edits.
-pub async fn review_module(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: ModuleArgs) -> Result<SessionView> {
+pub async fn review_module(cx: &Context, args: ModuleArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
     if ws.is_running(id.as_str()) {
@@ -361,7 +362,7 @@ pub(super) async fn all_pass(ws: &Workspace, id: &SessionId, module: &SessionMod
 /// Whether the session's working copy still equals its base in every module: there is
 /// nothing to review or deliver.
 pub(super) async fn changed_nothing(ws: &Arc<Workspace>, id: &SessionId) -> Result<bool> {
-    let diff = crate::diff::get(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await?;
+    let diff = crate::diff::changes(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await?;
     Ok(diff.modules.iter().all(|m| m.files.is_empty()))
 }
 

@@ -5,7 +5,8 @@ use super::*;
 
 /// Approves a module's specification as it is now in the working copy: sets its status
 /// line, records the SHA-256 of that exact text, and resumes the chain.
-pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: ApproveSpecArgs) -> Result<SessionView> {
+pub async fn approve_spec(cx: &Context, args: ApproveSpecArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
     if ws.is_running(id.as_str()) {
@@ -39,7 +40,8 @@ pub async fn approve_spec(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: App
     publish(ws, events, &id).await
 }
 
-pub async fn get_spec(ws: &Workspace, args: ModuleArgs) -> Result<SpecView> {
+pub async fn get_spec(cx: &Context, args: ModuleArgs) -> Result<SpecView> {
+    let ws = &cx.ws;
     let id = SessionId::parse(&args.session_id)?;
     let session = session::view(ws, &id).await?;
     let module = session_module(&session, &args.module_id)?;
@@ -60,7 +62,8 @@ pub(super) async fn spec_view(ws: &Workspace, id: &SessionId, module: &SessionMo
 
 /// The operator's edit of a specification. Any edit makes an approval stale: the
 /// recorded digest no longer matches the text.
-pub async fn save_spec(ws: &Workspace, events: &EventBus, args: SaveSpecArgs) -> Result<SpecView> {
+pub async fn save_spec(cx: &Context, args: SaveSpecArgs) -> Result<SpecView> {
+    let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
     if ws.turns.contains(id.as_str()) {

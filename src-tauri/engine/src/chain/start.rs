@@ -13,7 +13,7 @@ use crate::session::{publish, record, MAX_TITLE};
 use crate::snapshot::{self, Source};
 use crate::store::gate_results::{self, GateRecord};
 use crate::store::sessions::{self as records, NewSession};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -187,7 +187,8 @@ pub(crate) async fn setup_again(ws: &Arc<Workspace>, events: &Arc<EventBus>, id:
 /// `retry_setup`: the setup that failed, run again on the operator's word (after they
 /// installed a missing toolchain, fixed their registry settings, or the agent fixed the
 /// lockfile).
-pub async fn retry_setup(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: SessionIdArgs) -> Result<SessionView> {
+pub async fn retry_setup(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     crate::session::refuse_closed(&session)?;
     if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {

@@ -40,7 +40,7 @@ pub trait StepSink: Send + Sync {
 
 /// What a delivery works on: the session as it was confirmed, its changes and the
 /// module part of the plan, plus what redacts outputs (the workspace's sealed secrets).
-pub struct Context {
+pub struct Delivering {
     pub ws: Arc<Workspace>,
     pub events: Arc<EventBus>,
     pub id: SessionId,
@@ -95,5 +95,5 @@ pub trait Target: Send + Sync {
 
     /// Runs every step in order, reporting each; stops at the first failure and returns
     /// its error (after `sink.fail`). Gates are the first step of every target.
-    fn apply(&self, ctx: &Context, sink: &dyn StepSink) -> impl Future<Output = Result<Applied>> + Send;
+    fn apply(&self, ctx: &Delivering, sink: &dyn StepSink) -> impl Future<Output = Result<Applied>> + Send;
 }

@@ -71,7 +71,7 @@ impl StepSpec {
 /// files, `node_modules` and the attachment copies, as the review shows them): the
 /// session's modules in order, then (direct workflow) the diff's other groups.
 pub async fn changes(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView) -> Result<Vec<ModuleChanges>> {
-    let diff = crate::diff::get(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await?;
+    let diff = crate::diff::changes(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await?;
     let mut out = Vec::new();
     for module in &session.modules {
         let files = diff

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::git_pr::{Evidence, EvidenceMode, EvidenceShot, GateRow, GitPrBody, GitPrInput, GitPrModule};
 use super::plan::{ModuleChanges, StepSpec};
-use super::{Applied, Context, StepSink, Target, TargetPlan};
+use super::{Applied, Delivering, StepSink, Target, TargetPlan};
 use crate::ids::SessionId;
 use crate::workspace::Workspace;
 use kiln_types::error::{ApiError, ErrorCode, Result};
@@ -84,7 +84,7 @@ impl Target for GitPrTarget {
         Ok(TargetPlan { blockers: Vec::new(), steps, branch: Some(branch) })
     }
 
-    async fn apply(&self, ctx: &Context, sink: &dyn StepSink) -> Result<Applied> {
+    async fn apply(&self, ctx: &Delivering, sink: &dyn StepSink) -> Result<Applied> {
         super::run::gates_step(ctx, sink).await?;
         let input = input(ctx).await?;
         let landed: Vec<String> = input.files.iter().map(|(p, _)| p.clone()).collect();
@@ -94,7 +94,7 @@ impl Target for GitPrTarget {
 }
 
 /// Resolves what the git-pr implementation needs from the session, config and settings.
-async fn input(ctx: &Context) -> Result<GitPrInput> {
+async fn input(ctx: &Delivering) -> Result<GitPrInput> {
     let ws = &ctx.ws;
     let git = ws
         .git
@@ -134,7 +134,7 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
     input.title = Some(ctx.session.title.clone());
     input.brief = Some(ctx.session.brief.clone());
     input.session_commits = crate::checkout::commits_made(&ws.open_store()?, &workdir, ctx.id.as_str());
-    let gates = crate::gates::latest(ws, SessionIdArgs { session_id: ctx.id.to_string() }).await?;
+    let gates = crate::gates::latest(ws, &ctx.id).await?;
     input.body = GitPrBody {
         title: None,
         what_changed: ctx.session.brief.clone(),
@@ -169,7 +169,7 @@ async fn input(ctx: &Context) -> Result<GitPrInput> {
 
 /// The session's before (checkpoint 0) and after (its newest turn) screenshots, and how
 /// `[delivery] screenshots` wants them carried.
-async fn evidence(ctx: &Context) -> Result<Evidence> {
+async fn evidence(ctx: &Delivering) -> Result<Evidence> {
     let ws = &ctx.ws;
     let d = &ws.config.delivery;
     let turn_shots: Vec<ScreenshotView> =

@@ -10,12 +10,12 @@ use std::sync::{Arc, Mutex};
 use super::plan::{self, StepSpec};
 use super::pr::GitPrTarget;
 use super::workspace::WorkspaceTarget;
-use super::{Applied, Context, StepSink, Target, TargetPlan};
+use super::{Applied, Delivering, StepSink, Target, TargetPlan};
 use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::store::{deliveries, parse_enum};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -58,7 +58,8 @@ struct Planned {
     settings: DeliverySettingsView,
 }
 
-pub async fn plan_delivery(ws: &Arc<Workspace>, args: PlanDeliveryArgs) -> Result<DeliveryPlan> {
+pub async fn plan_delivery(cx: &Context, args: PlanDeliveryArgs) -> Result<DeliveryPlan> {
+    let ws = &cx.ws;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     Ok(build(ws, &id, &session, args.target).await?.plan)
 }
@@ -94,7 +95,7 @@ async fn build(
     let changes = plan::changes(ws, id, session).await?;
     let modules: Vec<PlannedModule> = changes.iter().map(|c| plan::planned(ws, id, c)).collect();
     let restart_needed = plan::restart_needed(ws, &modules, &changes);
-    let latest = crate::gates::latest(ws, SessionIdArgs { session_id: id.to_string() }).await?;
+    let latest = crate::gates::latest(ws, id).await?;
     let mut blockers = plan::change_blockers(&changes);
     blockers.extend(plan::session_file_blockers(&ws.session_workdir(id), &changes));
     blockers.extend(plan::common_blockers(ws, id, session, &latest).await?);
@@ -119,7 +120,8 @@ async fn build(
     Ok(Planned { plan, steps, changes, settings })
 }
 
-pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverArgs) -> Result<DeliveryRun> {
+pub async fn deliver(cx: &Context, args: DeliverArgs) -> Result<DeliveryRun> {
+    let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "deliver when the session stops"));
@@ -240,7 +242,7 @@ pub async fn deliver(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: DeliverA
     }
     events.emit(EventBody::Delivery { run: run.clone() });
 
-    let ctx = Context {
+    let ctx = Delivering {
         ws: ws.clone(),
         events: events.clone(),
         id,
@@ -281,7 +283,7 @@ async fn redactor(ws: &Workspace) -> Result<super::git::Redactor> {
     Ok(r)
 }
 
-async fn execute(ctx: Context, run: DeliveryRun) -> Result<()> {
+async fn execute(ctx: Delivering, run: DeliveryRun) -> Result<()> {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<DeliveryRun>();
     // One writer keeps the stored run in step order, whatever the sink's callers do.
     let pool = ctx.ws.pool.clone();
@@ -310,7 +312,7 @@ async fn execute(ctx: Context, run: DeliveryRun) -> Result<()> {
 }
 
 /// Marks a workspace delivery's session delivered and records what landed.
-async fn landed(ctx: &Context, run: &DeliveryRun) -> Result<()> {
+async fn landed(ctx: &Delivering, run: &DeliveryRun) -> Result<()> {
     let at = run.ended_at.clone().unwrap_or_else(now);
     let text = match &run.pull_request {
         Some(pr) => format!("Delivered as a pull request: {} (branch `{}`).", pr.url, pr.branch),
@@ -333,8 +335,8 @@ async fn landed(ctx: &Context, run: &DeliveryRun) -> Result<()> {
 
 /// The first step of every target: every gate of every module, now. Anything but
 /// `passed`, `not-configured` or `failing-before` (a failure, or a gate that was skipped)
-/// stops the run, unless the operator delivers past the gate blockers (`Context::anyway`).
-pub async fn gates_step(ctx: &Context, sink: &dyn StepSink) -> Result<()> {
+/// stops the run, unless the operator delivers past the gate blockers (`Delivering::anyway`).
+pub async fn gates_step(ctx: &Delivering, sink: &dyn StepSink) -> Result<()> {
     sink.start("gates", "Run every gate", None);
     let outcomes = crate::gates::run_all(&ctx.ws, &ctx.events, &ctx.id, &ctx.session, &ctx.session.modules).await?;
     let mut table = String::new();
@@ -484,7 +486,8 @@ impl StepSink for Recorder {
 }
 
 /// The session's latest run, if it was ever delivered or tried.
-pub async fn latest(ws: &Workspace, args: SessionIdArgs) -> Result<Option<DeliveryRun>> {
+pub async fn latest(cx: &Context, args: SessionIdArgs) -> Result<Option<DeliveryRun>> {
+    let ws = &cx.ws;
     let id = SessionId::parse(&args.session_id)?;
     crate::session::view(ws, &id).await?;
     close_orphan(ws, &id).await?;

@@ -24,7 +24,7 @@ use std::time::Duration;
 use git2::{ObjectType, Oid};
 
 use super::plan::{ModuleChanges, StepSpec};
-use super::{Applied, Context, StepSink, Target, TargetPlan};
+use super::{Applied, Delivering, StepSink, Target, TargetPlan};
 use crate::ids::SessionId;
 use crate::process;
 use crate::workspace::Workspace;
@@ -58,7 +58,7 @@ impl Target for WorkspaceTarget {
         Ok(TargetPlan { blockers, steps: steps(ws, changes, modules), branch: None })
     }
 
-    async fn apply(&self, ctx: &Context, sink: &dyn StepSink) -> Result<Applied> {
+    async fn apply(&self, ctx: &Delivering, sink: &dyn StepSink) -> Result<Applied> {
         let ws = &ctx.ws;
         super::run::gates_step(ctx, sink).await?;
 
@@ -414,7 +414,7 @@ fn quote(text: &str) -> String {
 /// Runs a configured command in the workspace as one step: skipped when none is set,
 /// its redacted output reported, a failure stopping the run.
 async fn hook(
-    ctx: &Context,
+    ctx: &Delivering,
     sink: &dyn StepSink,
     id: &str,
     title: &str,
@@ -460,7 +460,7 @@ async fn hook(
 /// scoped like gates (`crate::process::project_scope`), with the session's cleared environment
 /// and home and the workspace's binaries first on PATH. They work in the workspace, so
 /// they may write there: Landlock cannot leave its `.kiln` out of a writable directory.
-fn scope(ctx: &Context) -> std::io::Result<crate::sandbox::Scope> {
+fn scope(ctx: &Delivering) -> std::io::Result<crate::sandbox::Scope> {
     let root = &ctx.ws.root;
     process::project_scope(&ctx.ws.session_dir(&ctx.id), &[root], &[root], &[], &ctx.ws.config.environment)
 }

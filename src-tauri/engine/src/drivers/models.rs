@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use crate::store::settings::get_setting;
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
-use kiln_types::ModelListView;
+use kiln_types::{ListModelsArgs, ModelListView};
 
 /// How long the endpoint may take to list its models: the picker waits for it.
 const LIST_TIMEOUT: Duration = Duration::from_secs(5);
@@ -17,7 +17,12 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 const CLAUDE_ALIASES: &[&str] = &["sonnet", "opus", "haiku"];
 
 /// The models `driver` (the default driver when `None`) offers.
-pub async fn list(ws: &Workspace, driver: Option<&str>) -> Result<ModelListView> {
+pub async fn list(cx: &Context, args: ListModelsArgs) -> Result<ModelListView> {
+    offered(&cx.ws, args.driver.as_deref()).await
+}
+
+/// What `list` answers, for a driver named (the default driver when `None`).
+async fn offered(ws: &Workspace, driver: Option<&str>) -> Result<ModelListView> {
     let driver = match driver.filter(|d| !d.is_empty()) {
         Some(d) => d.to_string(),
         None => super::registry::chosen_default(ws).await?,
@@ -64,7 +69,7 @@ pub async fn check(ws: &Workspace, driver: &str, model: &str) -> Result<()> {
     if driver != "openai-compatible" || model.trim().is_empty() {
         return Ok(());
     }
-    let list = list(ws, Some(driver)).await?;
+    let list = offered(ws, Some(driver)).await?;
     if !list.complete || list.models.iter().any(|m| m == model) {
         return Ok(());
     }

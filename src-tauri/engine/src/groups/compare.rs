@@ -38,7 +38,7 @@ async fn candidate(ws: &Arc<Workspace>, id: &SessionId, session: SessionView, in
     // A tombstone has no working copy; an archived copy the clean-up removed has none
     // either: its figures are unknown rather than zero.
     let diff = match session.deleted_at {
-        None => crate::diff::get(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await.ok(),
+        None => crate::diff::changes(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await.ok(),
         Some(_) => None,
     };
     let files: Option<Vec<&FileDiff>> = diff.as_ref().map(|d| d.modules.iter().flat_map(|m| &m.files).collect());

@@ -21,7 +21,7 @@ use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, record, MAX_TITLE};
 use crate::store::session_groups as records;
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -32,7 +32,8 @@ const CANDIDATES: std::ops::RangeInclusive<usize> = 2..=5;
 
 /// Makes the group's candidates and sends each the brief. Everything that can be refused
 /// is checked before the first session is made; a failure after that removes what was made.
-pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSessionGroupArgs) -> Result<GroupView> {
+pub async fn create(cx: &Context, args: CreateSessionGroupArgs) -> Result<GroupView> {
+    let Context { ws, events } = cx;
     if !CANDIDATES.contains(&args.candidates.len()) {
         return Err(ApiError::invalid(format!(
             "a group has {} to {} candidates, not {}",
@@ -82,7 +83,7 @@ pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSes
         };
         // The candidates exist from here on: one whose message cannot start says so in its
         // own transcript and the others go on.
-        if let Err(e) = crate::chain::send_message(ws, events, message).await {
+        if let Err(e) = crate::chain::send_message(cx, message).await {
             let note = format!("The brief could not be sent: {} [{}]", e.message, e.code.as_str());
             let _ = record(ws, events, id, EntryKind::System, None, &note).await;
         }
@@ -152,8 +153,14 @@ pub(crate) async fn member(ws: &Workspace, group: &str, session: &str) -> Result
     Ok(id)
 }
 
+/// The comparison of the group's candidates.
+pub async fn get(cx: &Context, args: GroupIdArgs) -> Result<GroupView> {
+    view(&cx.ws, &args.group_id).await
+}
+
 /// Every group, newest first, with its candidates' sessions.
-pub async fn list(ws: &Workspace) -> Result<Vec<GroupSummary>> {
+pub async fn list(cx: &Context, _: EmptyArgs) -> Result<Vec<GroupSummary>> {
+    let ws = &cx.ws;
     let mut out = Vec::new();
     for row in records::list(&ws.pool).await? {
         let session_ids = records::members(&ws.pool, &row.id).await?;

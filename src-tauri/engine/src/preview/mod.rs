@@ -20,9 +20,9 @@ use gateway::{Activity, BridgeTarget, Gateway, GatewayOptions, Upstream};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::paths::beneath::Beneath;
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
-use kiln_types::{BridgeActivity, ModuleUrl, PreviewKind, PreviewState, PreviewView, ServeMode};
+use kiln_types::{BridgeActivity, ModuleUrl, PreviewKind, PreviewState, PreviewView, ServeMode, SessionIdArgs};
 
 /// Lines of the process's output kept for the UI.
 const LOG_LINES: usize = 400;
@@ -145,7 +145,8 @@ fn stopped(ws: &Workspace, session: &kiln_types::SessionView, message: Option<St
     }
 }
 
-pub async fn get(ws: &Workspace, id: &SessionId) -> Result<PreviewView> {
+pub async fn get(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
+    let (ws, id) = (&cx.ws, &SessionId::parse(&args.session_id)?);
     let session = crate::session::view(ws, id).await?;
     let running = ws.previews.get::<Preview>(id.as_str());
     Ok(match running {
@@ -154,7 +155,13 @@ pub async fn get(ws: &Workspace, id: &SessionId) -> Result<PreviewView> {
     })
 }
 
-pub async fn start(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -> Result<PreviewView> {
+/// Starts the session's preview (answers the running one when it runs) and its gateway.
+pub async fn start(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
+    launch(&cx.ws, &cx.events, &SessionId::parse(&args.session_id)?).await
+}
+
+/// What `start` does, for a session already named.
+pub async fn launch(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -> Result<PreviewView> {
     let session = crate::session::view(ws, id).await?;
     if session.deleted_at.is_some() {
         return Err(ApiError::new(ErrorCode::SessionDeleted, format!("session {id} was deleted")));
@@ -260,7 +267,9 @@ async fn shut(preview: &Preview) {
     }
 }
 
-pub async fn stop(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -> Result<PreviewView> {
+pub async fn stop(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
+    let Context { ws, events } = cx;
+    let id = &SessionId::parse(&args.session_id)?;
     let session = crate::session::view(ws, id).await?;
     stop_quietly(ws, events, id).await;
     Ok(stopped(ws, &session, Some("stopped".into())))
@@ -299,7 +308,9 @@ pub async fn stop_all(ws: &Workspace, events: &EventBus) {
     }
 }
 
-pub async fn restart(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -> Result<PreviewView> {
+pub async fn restart(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
+    let Context { ws, events } = cx;
+    let id = &SessionId::parse(&args.session_id)?;
     stop_quietly(ws, events, id).await;
-    start(ws, events, id).await
+    launch(ws, events, id).await
 }

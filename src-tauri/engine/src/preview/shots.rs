@@ -16,7 +16,7 @@ use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::objects::files::Kind;
 use crate::store::screenshots::{self, NewScreenshot};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{CapturePreviewArgs, PreviewState, ScreenshotArgs, ScreenshotImage, ScreenshotKind, ScreenshotView};
 
@@ -62,7 +62,7 @@ pub async fn take_at(
             module.map(|u| u.path.clone()).unwrap_or_else(|| "/".into())
         }
     };
-    super::start(ws, events, id).await?;
+    super::launch(ws, events, id).await?;
     let url = ready_url(ws, id, &path).await?;
     let shot = capture::capture(&ws.session_dir(id), &url, t.viewport, &t.frame).await?;
     let checkpoint = checkpoint.or_else(|| session.checkpoints.iter().find(|c| c.current).map(|c| c.sequence));
@@ -134,11 +134,8 @@ async fn ready_url(ws: &Workspace, id: &SessionId, path: &str) -> Result<String>
 }
 
 /// `capture_preview`: the operator's capture of the page, an element or a region.
-pub async fn capture_preview(
-    ws: &Arc<Workspace>,
-    events: &Arc<EventBus>,
-    args: CapturePreviewArgs,
-) -> Result<ScreenshotView> {
+pub async fn capture_preview(cx: &Context, args: CapturePreviewArgs) -> Result<ScreenshotView> {
+    let Context { ws, events } = cx;
     let id = SessionId::parse(&args.session_id)?;
     let invalid = |m: &str| ApiError::new(ErrorCode::InvalidInput, m.to_string());
     let (kind, frame) = match (&args.selector, &args.region) {
@@ -185,7 +182,8 @@ pub async fn capture_preview(
 }
 
 /// `get_screenshot`: the screenshot and its PNG.
-pub async fn image(ws: &Workspace, args: ScreenshotArgs) -> Result<ScreenshotImage> {
+pub async fn image(cx: &Context, args: ScreenshotArgs) -> Result<ScreenshotImage> {
+    let ws = &cx.ws;
     let id = SessionId::parse(&args.session_id)?;
     crate::session::view(ws, &id).await?;
     let not_found = || {

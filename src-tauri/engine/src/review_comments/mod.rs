@@ -15,7 +15,7 @@ use crate::ids::SessionId;
 use crate::session::{self, publish};
 use crate::store::checkpoints;
 use crate::store::review_comments::{self as records, NewComment, Outcome};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -25,7 +25,8 @@ const MAX_BODY: usize = 20_000;
 /// What a process opening the workspace says of comments whose turn it never saw end.
 pub const STRANDED: &str = "Kiln stopped before the turn it was sent with ended: send it again.";
 
-pub async fn add(ws: &Workspace, events: &EventBus, args: AddReviewCommentArgs) -> Result<SessionView> {
+pub async fn add(cx: &Context, args: AddReviewCommentArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
     let body = checked_body(&args.body)?;
@@ -53,20 +54,23 @@ pub async fn add(ws: &Workspace, events: &EventBus, args: AddReviewCommentArgs) 
     publish(ws, events, &id).await
 }
 
-pub async fn update(ws: &Workspace, events: &EventBus, args: UpdateReviewCommentArgs) -> Result<SessionView> {
+pub async fn update(cx: &Context, args: UpdateReviewCommentArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, comment) = changeable(ws, &args.session_id, &args.comment_id).await?;
     let body = checked_body(&args.body)?;
     records::set_body(&ws.pool, id.as_str(), &comment.id, body, &now()).await?;
     publish(ws, events, &id).await
 }
 
-pub async fn delete(ws: &Workspace, events: &EventBus, args: ReviewCommentArgs) -> Result<SessionView> {
+pub async fn delete(cx: &Context, args: ReviewCommentArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, comment) = changeable(ws, &args.session_id, &args.comment_id).await?;
     records::remove(&ws.pool, id.as_str(), &comment.id).await?;
     publish(ws, events, &id).await
 }
 
-pub async fn resolve(ws: &Workspace, events: &EventBus, args: ResolveReviewCommentArgs) -> Result<SessionView> {
+pub async fn resolve(cx: &Context, args: ResolveReviewCommentArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, comment) = changeable(ws, &args.session_id, &args.comment_id).await?;
     let state = if args.resolved { ReviewCommentState::Resolved } else { ReviewCommentState::Open };
     records::set_state(&ws.pool, id.as_str(), &comment.id, state, None, &now()).await?;

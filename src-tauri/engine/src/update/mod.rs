@@ -13,15 +13,13 @@
 pub mod resolve;
 
 use std::path::Path;
-use std::sync::Arc;
 
 use git2::{IndexEntry, MergeFileOptions, MergeOptions, Oid, Repository};
 
-use crate::events::EventBus;
 use crate::session::{publish, record};
 use crate::snapshot::{self, Source};
 use crate::store::sessions as records;
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -40,11 +38,8 @@ struct Merged {
     kept: Vec<String>,
 }
 
-pub async fn update_from_workspace(
-    ws: &Arc<Workspace>,
-    events: &Arc<EventBus>,
-    args: SessionIdArgs,
-) -> Result<SessionView> {
+pub async fn update_from_workspace(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     crate::session::refuse_closed(&session)?;
     if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {

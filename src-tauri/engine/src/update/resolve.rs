@@ -5,22 +5,22 @@
 //! be undone by a restore, and the transcript says so.
 
 use std::path::Path;
-use std::sync::Arc;
 
-use crate::events::EventBus;
 use crate::markers;
 use crate::paths::beneath::Beneath;
 use crate::session::{publish, record};
-use crate::workspace::Workspace;
+use crate::workspace::Context;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
-pub async fn get(ws: &Workspace, args: SessionIdArgs) -> Result<ConflictsView> {
+pub async fn get(cx: &Context, args: SessionIdArgs) -> Result<ConflictsView> {
+    let ws = &cx.ws;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     Ok(view(&ws.session_workdir(&id), &session.conflicts))
 }
 
-pub async fn resolve(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: ResolveConflictArgs) -> Result<ConflictsView> {
+pub async fn resolve(cx: &Context, args: ResolveConflictArgs) -> Result<ConflictsView> {
+    let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     crate::session::refuse_closed(&session)?;
     if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {

@@ -11,9 +11,9 @@ mod reference;
 use serde_json::Value;
 
 use crate::delivery::git_pr::github::{Api, Failure};
-use crate::workspace::Workspace;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
-use kiln_types::{DeliverySettingsView, IssueLink, IssueSummary};
+use kiln_types::{DeliverySettingsView, EmptyArgs, GetIssueArgs, IssueLink, IssueSummary};
 use reference::IssueRef;
 
 /// How many pages of 100 open issues the picker reads.
@@ -73,7 +73,8 @@ fn unavailable(what: &str, failure: Failure) -> ApiError {
 }
 
 /// The delivery repository's open issues, newest first, pull requests left out.
-pub async fn list(ws: &Workspace) -> Result<Vec<IssueSummary>> {
+pub async fn list(cx: &Context, _: EmptyArgs) -> Result<Vec<IssueSummary>> {
+    let ws = &cx.ws;
     let Delivery { settings, repository } = delivery(ws).await?;
     let (owner, repo) = repository.ok_or_else(|| {
         ApiError::new(
@@ -102,7 +103,8 @@ fn summary(item: &Value) -> IssueSummary {
 }
 
 /// One issue, as [`fetch`] reads it (its title shown before a session is created).
-pub async fn get(ws: &Workspace, reference: &str) -> Result<IssueSummary> {
+pub async fn get(cx: &Context, args: GetIssueArgs) -> Result<IssueSummary> {
+    let (ws, reference) = (&cx.ws, args.issue.as_str());
     let read = read(ws, reference).await?;
     Ok(summary(&read.issue))
 }
