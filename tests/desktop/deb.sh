@@ -8,7 +8,11 @@
 # (tests/artifacts/desktop.png, from tests/desktop/smoke.sh, which runs first). Screenshots:
 # tests/artifacts/deb-dashboard.png and deb-header-diff.png.
 # Then the installed app updates itself to a second, newer build (tests/desktop/update.mjs).
-# The release builds take about 5 minutes on 2 cores. KILN_DEB_KEEP_DIR=<dir> keeps them, and
+# Both builds use cargo's dev profile (scripts/release --debug), which reuses what the test run
+# compiled: a few minutes, where two builds with the shipped release profile (whole-program
+# optimization) take about 25 minutes on 2 cores. The package, its signature, latest.json and the
+# update are made the same way in both profiles. KILN_DEB_PROFILE=release builds with the shipped
+# profile (before publishing a release, by hand). KILN_DEB_KEEP_DIR=<dir> keeps the builds, and
 # KILN_DEB_RELEASE_DIR=<that dir> reuses them instead of building (for reruns by hand).
 set -euo pipefail
 
@@ -42,6 +46,11 @@ esac
 # loopback update server has no TLS). The first is installed; the second, one patch version newer,
 # is the update it receives (tests/desktop/update.mjs). Neither setting is in the shipped config
 # (tests/updater.rs checks that).
+case ${KILN_DEB_PROFILE:-debug} in
+  debug) profile_flag=(--debug) ;;
+  release) profile_flag=() ;;
+  *) fail "KILN_DEB_PROFILE is '$KILN_DEB_PROFILE': debug (the default) or release" ;;
+esac
 newer=$(node -p 'const [a, b, c] = process.argv[1].split("."); `${a}.${b}.${Number(c) + 1}`' "$version")
 base_url=http://127.0.0.1:9/kiln
 if [[ -n ${KILN_DEB_RELEASE_DIR:-} ]]; then
@@ -65,7 +74,7 @@ else
     [[ $build == update ]] && notes="Kiln $newer: the update tests/desktop/update.mjs installs."
     started=$SECONDS
     TAURI_SIGNING_PRIVATE_KEY=$(cat "$tmp/key") TAURI_SIGNING_PRIVATE_KEY_PASSWORD="" \
-      "$ROOT/scripts/release" --bundles deb --channel test --base-url "$base_url" --config "$tmp/$build.conf.json" \
+      "$ROOT/scripts/release" "${profile_flag[@]}" --bundles deb --channel test --base-url "$base_url" --config "$tmp/$build.conf.json" \
       --notes "$notes" --out "$dist/$build" || fail "scripts/release ($build build) failed"
     say "scripts/release ($build build) took $((SECONDS - started)) s"
   done
