@@ -9,36 +9,18 @@ use axum::body::Body;
 use axum::http::Request;
 use http_body_util::BodyExt;
 use kiln_engine::types::{ServeMode, Transport};
-use kiln_engine::{Engine, EngineOptions, OPERATIONS};
+use kiln_engine::{Engine, OPERATIONS};
 use serde_json::{json, Value};
 use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
 use tauri::Manager;
 use tower::ServiceExt;
 
+/// The shop, without its setup: setup runs in the background, so both runs see the same
+/// transcript.
 fn shop_copy(dest: &Path) -> PathBuf {
-    fn copy(src: &Path, dest: &Path) {
-        std::fs::create_dir_all(dest).unwrap();
-        for e in std::fs::read_dir(src).unwrap().flatten() {
-            let name = e.file_name();
-            if name == "node_modules" || name == ".kiln" {
-                continue;
-            }
-            if e.file_type().unwrap().is_dir() {
-                copy(&e.path(), &dest.join(&name));
-            } else {
-                std::fs::copy(e.path(), dest.join(&name)).unwrap();
-            }
-        }
-    }
-    let shop = dest.join("shop");
-    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop"), &shop);
-    // Setup runs in the background; leave it out so both runs see the same transcript.
-    let toml = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&toml)
-        .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
-    std::fs::write(toml, text).unwrap();
+    let shop = kiln_test_support::shop_copy(dest);
+    kiln_test_support::without_setup(&shop);
     shop
 }
 
@@ -129,13 +111,7 @@ impl Transport2 for Http {
 }
 
 fn engine(config: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions {
-        config_dir: config.to_path_buf(),
-        transport: Transport::Serve,
-        mode: ServeMode::Loopback,
-        allow_agent_commands: false,
-        allow_terminals: false,
-    }))
+    kiln_test_support::engine(config, Transport::Serve)
 }
 
 /// Replaces what legitimately differs between two runs: ids, times, temp paths.

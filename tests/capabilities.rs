@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use kiln_app::commands::COMMANDS;
 use kiln_engine::types::Transport;
-use kiln_engine::{Engine, EngineOptions};
+use kiln_engine::Engine;
 use serde_json::{json, Value};
 use tauri::ipc::Origin;
 use tauri::test::{get_ipc_response, mock_builder, MockRuntime, INVOKE_KEY};
@@ -176,13 +176,7 @@ fn the_resolved_acl_allows_the_commands_for_the_main_window_on_local_pages_only(
 }
 
 fn engine(config: &Path) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions {
-        config_dir: config.to_path_buf(),
-        transport: Transport::Desktop,
-        mode: kiln_engine::types::ServeMode::Loopback,
-        allow_agent_commands: false,
-        allow_terminals: false,
-    }))
+    kiln_test_support::engine(config, Transport::Desktop)
 }
 
 /// Sends `command` from `webview` as a page at `url` would: `Ok(result)` or Tauri's refusal.

@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use kiln_engine::types::*;
-use kiln_engine::{Engine, EngineOptions};
+use kiln_engine::Engine;
 
 fn kiln(config: &std::path::Path, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kiln")).args(args).env("KILN_CONFIG_DIR", config).output().unwrap();
@@ -24,13 +24,7 @@ async fn session_commands_are_dry_runs_unless_applied() {
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
     let config = tmp.path().join("config");
-    let engine = Engine::new(EngineOptions {
-        config_dir: config.clone(),
-        transport: Transport::Serve,
-        mode: kiln_engine::types::ServeMode::Loopback,
-        allow_agent_commands: false,
-        allow_terminals: false,
-    });
+    let engine = Engine::new(kiln_test_support::options(&config, Transport::Serve));
     engine.open_workspace(OpenWorkspaceArgs { path: root.display().to_string() }).await.unwrap();
     let s = engine
         .create_session(CreateSessionArgs {

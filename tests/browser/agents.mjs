@@ -4,7 +4,10 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { ROOT, tempDir } from "./harness.mjs";
+import { ROOT, launchBrowser, tempDir } from "./harness.mjs";
+
+/** Where scripts/deps installed the real agent CLIs (scripts/test sets it). */
+export const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 
 export const MODEL_SERVER = process.env.KILN_MODEL_SERVER_BIN ?? path.join(ROOT, "target/debug/kiln-model-server");
 
@@ -109,4 +112,25 @@ export function assertLoopbackOnly() {
     .map((l) => l.split(":")[0].trim())
     .filter(Boolean);
   assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
+}
+
+/**
+ * The `before` of a test file: what it needs is there, then the browser is started. `clis`: the
+ * real agent CLIs it runs (which only run in a loopback-only namespace); `binaries`: the doubles
+ * it starts (the model server, the GitHub and ACP doubles), built by `cargo build --workspace`.
+ */
+export function prepare({ clis = [], binaries = [], loopbackOnly = clis.length > 0 } = {}) {
+  return async () => {
+    if (loopbackOnly) assertLoopbackOnly();
+    if (clis.length)
+      assert.ok(CLI_DIR, "KILN_AGENT_CLI_DIR is not set: scripts/test sets it after scripts/deps installs the CLIs");
+    for (const cli of clis) {
+      assert.ok(
+        fs.existsSync(path.join(CLI_DIR, "node_modules/.bin", cli)),
+        `no ${cli} in ${CLI_DIR}: run scripts/deps`,
+      );
+    }
+    for (const binary of binaries) assert.ok(fs.existsSync(binary), `no ${binary}: cargo build --workspace first`);
+    await launchBrowser();
+  };
 }

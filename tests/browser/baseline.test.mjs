@@ -17,11 +17,10 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { ARTIFACTS, ROOT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { GITHUB_DOUBLE, MODEL_SERVER, api, recordedRequests, startGithub, startModelServer } from "./agents.mjs";
+import { ARTIFACTS, ROOT, cleanUp, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
+import { CLI_DIR, GITHUB_DOUBLE, MODEL_SERVER, api, prepare, recordedRequests, startGithub, startModelServer } from "./agents.mjs";
 import { codexHome, explain, git, homeWithCaches, makeRepository, until } from "./repositories.mjs";
 
-const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const MESSY = path.join(ROOT, "tests/fixtures/messy");
 const TOKEN = "ghp_kilnBaselineTest0123456789abcdef";
 const TIMEOUT = 600_000;
@@ -119,15 +118,7 @@ function delivered(remote) {
 const gate = (gates, name) => gates.find((g) => g.gate === name) ?? assert.fail(`no ${name} gate: ${JSON.stringify(gates)}`);
 
 describe("gates that judge the change, on repositories as they are", { timeout: TIMEOUT * 4 }, () => {
-  before(async () => {
-    const devices = fs.readFileSync("/proc/self/net/dev", "utf8").split("\n").slice(2).map((l) => l.split(":")[0].trim()).filter(Boolean);
-    assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
-    for (const cli of ["claude", "codex"]) {
-      assert.ok(CLI_DIR && fs.existsSync(path.join(CLI_DIR, "node_modules/.bin", cli)), `no ${cli} CLI: run scripts/deps`);
-    }
-    assert.ok(fs.existsSync(MODEL_SERVER) && fs.existsSync(GITHUB_DOUBLE), "cargo build --workspace first");
-    await launchBrowser();
-  });
+  before(prepare({ clis: ["claude", "codex"], binaries: [MODEL_SERVER, GITHUB_DOUBLE] }));
   after(cleanUp);
 
   test("a Cargo workspace whose bench needs nightly, and a brief that names only the crate", { timeout: TIMEOUT }, async (t) => {

@@ -6,12 +6,10 @@
 // in words. Runs in a loopback-only network namespace, as agent.test.mjs does.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
-import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { MODEL_SERVER, api, assertLoopbackOnly, startModelServer } from "./agents.mjs";
+import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
+import { CLI_DIR, MODEL_SERVER, api, prepare, startModelServer } from "./agents.mjs";
 
-const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const BRIEF = "Look through @shop/catalog's client code";
 const TURN_ONE = "I looked through every client file of the catalog.";
 const REPLY_TWO = "The product card renders in card.js.";
@@ -70,13 +68,7 @@ function followedTo(text) {
 }
 
 describe("the chat follows, folds and streams", { timeout: TEST_TIMEOUT * 2 }, () => {
-  before(async () => {
-    assertLoopbackOnly();
-    assert.ok(CLI_DIR, "KILN_AGENT_CLI_DIR is not set: scripts/test sets it after scripts/deps installs the CLIs");
-    assert.ok(fs.existsSync(path.join(CLI_DIR, "node_modules/.bin/claude")), `no claude in ${CLI_DIR}`);
-    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
-    await launchBrowser();
-  });
+  before(prepare({ clis: ["claude"], binaries: [MODEL_SERVER] }));
   after(cleanUp);
 
   test("follows to the end after Send, shows 'New activity' when scrolled up, folds tool calls", { timeout: TEST_TIMEOUT * 2 }, async (t) => {

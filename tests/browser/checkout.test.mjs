@@ -10,11 +10,10 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { ARTIFACTS, TEST_TIMEOUT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { MODEL_SERVER, api, assertLoopbackOnly, startModelServer } from "./agents.mjs";
+import { ARTIFACTS, TEST_TIMEOUT, cleanUp, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
+import { CLI_DIR, MODEL_SERVER, api, prepare, startModelServer } from "./agents.mjs";
 import { codexHome, explain, git, homeWithCaches, strip, until } from "./repositories.mjs";
 
-const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const LOOK = "git rev-parse --show-toplevel; git branch --show-current; git status --porcelain; git log --format=%s";
 const COMMIT = "git diff --stat; git add -A && git commit -qm 'Greet louder' && git log -n 2 --format=%s";
 
@@ -63,13 +62,7 @@ const SCRIPTS = {
 };
 
 describe("git in a session, with the real agent CLIs", { timeout: TEST_TIMEOUT * 6 }, () => {
-  before(async () => {
-    assertLoopbackOnly();
-    assert.ok(CLI_DIR, "KILN_AGENT_CLI_DIR is not set: scripts/test sets it after scripts/deps installs the CLIs");
-    for (const cli of ["claude", "codex"]) assert.ok(fs.existsSync(path.join(CLI_DIR, "node_modules/.bin", cli)), `no ${cli} in ${CLI_DIR}`);
-    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
-    await launchBrowser();
-  });
+  before(prepare({ clis: ["claude", "codex"], binaries: [MODEL_SERVER] }));
   after(cleanUp);
 
   for (const driver of ["claude", "codex"]) {

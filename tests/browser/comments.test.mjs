@@ -5,7 +5,6 @@
 // Runs in a loopback-only network namespace, as agent.test.mjs does.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
 import {
   ARTIFACTS,
@@ -13,15 +12,13 @@ import {
   cleanUp,
   copyExample,
   createSessionInPage,
-  launchBrowser,
   newPage,
   startServer,
   stopServer,
   tempDir,
 } from "./harness.mjs";
-import { MODEL_SERVER, api, assertLoopbackOnly, recordedRequests, startModelServer } from "./agents.mjs";
+import { CLI_DIR, MODEL_SERVER, api, prepare, recordedRequests, startModelServer } from "./agents.mjs";
 
-const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const FILE = "modules/catalog/src/client/wishlist.js";
 const CONTENT = [
   "export const wishlist = new Set();",
@@ -38,13 +35,7 @@ const TURN_ONE = "Added a wishlist module to the catalog client.";
 const REVIEW_REPLY = "I read both comments and will follow up.";
 
 describe("review comments go to the agent", { timeout: TEST_TIMEOUT * 2 }, () => {
-  before(async () => {
-    assertLoopbackOnly();
-    assert.ok(CLI_DIR, "KILN_AGENT_CLI_DIR is not set: scripts/test sets it after scripts/deps installs the CLIs");
-    assert.ok(fs.existsSync(path.join(CLI_DIR, "node_modules/.bin/claude")), `no claude in ${CLI_DIR}`);
-    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
-    await launchBrowser();
-  });
+  before(prepare({ clis: ["claude"], binaries: [MODEL_SERVER] }));
   after(cleanUp);
 
   test("select lines, comment twice, send: the next prompt carries both with the quoted code", { timeout: TEST_TIMEOUT * 2 }, async (t) => {

@@ -7,11 +7,10 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { ARTIFACTS, TEST_TIMEOUT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { MODEL_SERVER, api, assertLoopbackOnly, startModelServer } from "./agents.mjs";
+import { ARTIFACTS, TEST_TIMEOUT, cleanUp, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
+import { CLI_DIR, MODEL_SERVER, api, prepare, startModelServer } from "./agents.mjs";
 import { explain, git, homeWithCaches, until } from "./repositories.mjs";
 
-const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const MARK = `kiln-crash-tick-${process.pid}`;
 
 /** A small Node package in git, as a user's repository is. */
@@ -51,13 +50,7 @@ function leftIn(dir) {
 }
 
 describe("Kiln killed during a turn", { timeout: TEST_TIMEOUT * 3 }, () => {
-  before(async () => {
-    assertLoopbackOnly();
-    assert.ok(CLI_DIR, "KILN_AGENT_CLI_DIR is not set: scripts/test sets it after scripts/deps installs the CLIs");
-    assert.ok(fs.existsSync(path.join(CLI_DIR, "node_modules/.bin/claude")), `no claude in ${CLI_DIR}`);
-    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
-    await launchBrowser();
-  });
+  before(prepare({ clis: ["claude"], binaries: [MODEL_SERVER] }));
   after(cleanUp);
 
   test("kill -9 mid-turn: the page reconnects, and nothing of the old turn runs when Retry appears", { timeout: TEST_TIMEOUT * 3 }, async (t) => {

@@ -7,8 +7,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { MODEL_SERVER, api, startModelServer, useScriptedModel } from "./agents.mjs";
-import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
+import { MODEL_SERVER, api, prepare, startModelServer, useScriptedModel } from "./agents.mjs";
+import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, newPage, startServer, stopServer } from "./harness.mjs";
 
 const FILE = "modules/cart/src/server/coupon.js";
 const CONTENT = "// Delivered by the eject browser test.\nexport const coupon = (code) => code === \"KILN10\" ? 0.1 : 0;\n";
@@ -24,10 +24,7 @@ async function until(what, check, timeout = 60_000) {
 }
 
 describe("Eject in kiln serve", () => {
-  before(async () => {
-    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
-    await launchBrowser();
-  });
+  before(prepare({ binaries: [MODEL_SERVER] }));
   after(cleanUp);
 
   test("deliver a reviewed session into the workspace: plan, confirm, live steps, done", { timeout: TEST_TIMEOUT * 2 }, async (t) => {

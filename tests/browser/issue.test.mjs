@@ -7,8 +7,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { GITHUB_DOUBLE, api, startGithub } from "./agents.mjs";
-import { ARTIFACTS, ROOT, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
+import { GITHUB_DOUBLE, api, prepare, startGithub } from "./agents.mjs";
+import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
 
 const TOKEN = "ghp_kilnBrowserIssue0123456789abcdef";
 
@@ -20,10 +20,7 @@ function startGithubWith(issues) {
 }
 
 describe("A session from a GitHub issue in kiln serve", () => {
-  before(async () => {
-    assert.ok(fs.existsSync(GITHUB_DOUBLE), `no ${GITHUB_DOUBLE}: cargo build --workspace first`);
-    await launchBrowser();
-  });
+  before(prepare({ binaries: [GITHUB_DOUBLE] }));
   after(cleanUp);
 
   test("pick an open issue, see its title, create: the brief holds the issue and the header links it", { timeout: TEST_TIMEOUT }, async (t) => {

@@ -15,13 +15,12 @@ import {
   cleanUp,
   copyExample,
   createSessionInPage,
-  launchBrowser,
   newPage,
   startServer,
   stopServer,
   tempDir,
 } from "./harness.mjs";
-import { api, assertLoopbackOnly } from "./agents.mjs";
+import { api, prepare } from "./agents.mjs";
 
 const ACP_DOUBLE = process.env.KILN_ACP_DOUBLE_BIN ?? path.join(ROOT, "target/debug/kiln-acp-double");
 const BRIEF = "Read the docs for @shop/catalog";
@@ -48,11 +47,7 @@ const SCRIPT = {
 };
 
 describe("a permission card answered in the page", { timeout: TEST_TIMEOUT }, () => {
-  before(async () => {
-    assertLoopbackOnly();
-    assert.ok(fs.existsSync(ACP_DOUBLE), `no ${ACP_DOUBLE}: cargo build --workspace first`);
-    await launchBrowser();
-  });
+  before(prepare({ loopbackOnly: true, binaries: [ACP_DOUBLE] }));
   after(cleanUp);
 
   test("the ACP agent's request waits as a card; Allow once lets the turn finish", { timeout: TEST_TIMEOUT }, async (t) => {

@@ -8,10 +8,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { MODEL_SERVER, api, assertLoopbackOnly, startModelServer } from "./agents.mjs";
+import { ARTIFACTS, TEST_TIMEOUT, cleanUp, copyExample, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
+import { CLI_DIR, MODEL_SERVER, api, prepare, startModelServer } from "./agents.mjs";
 
-const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const REPLY = "I see the heading you picked.";
 const MESSAGE = "Make this heading red";
 
@@ -58,13 +57,7 @@ function filesHolding(dir, needle) {
 }
 
 describe("pick an element in the preview", { timeout: TEST_TIMEOUT * 3 }, () => {
-  before(async () => {
-    assertLoopbackOnly();
-    assert.ok(CLI_DIR, "KILN_AGENT_CLI_DIR is not set: scripts/test sets it after scripts/deps installs the CLIs");
-    assert.ok(fs.existsSync(path.join(CLI_DIR, "node_modules/.bin/claude")), `no claude in ${CLI_DIR}`);
-    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
-    await launchBrowser();
-  });
+  before(prepare({ clis: ["claude"], binaries: [MODEL_SERVER] }));
   after(cleanUp);
 
   test("the picked heading's selector and HTML reach claude's prompt, and its screenshot is its size", { timeout: TEST_TIMEOUT * 3 }, async (t) => {

@@ -16,11 +16,10 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { ARTIFACTS, ROOT, cleanUp, launchBrowser, newPage, startServer, stopServer } from "./harness.mjs";
-import { MODEL_SERVER, api, startModelServer } from "./agents.mjs";
+import { ARTIFACTS, ROOT, cleanUp, newPage, startServer, stopServer } from "./harness.mjs";
+import { CLI_DIR, MODEL_SERVER, api, prepare, startModelServer } from "./agents.mjs";
 import { clip, codexHome, explain, git, homeWithCaches, makeRepository, strip, until } from "./repositories.mjs";
 
-const CLI_DIR = process.env.KILN_AGENT_CLI_DIR;
 const FIXTURES = path.join(ROOT, "tests/fixtures/repos");
 const { fixtures } = JSON.parse(fs.readFileSync(path.join(FIXTURES, "fixtures.json"), "utf8"));
 /** The agent CLI each fixture's turns run with. */
@@ -84,14 +83,9 @@ function moduleOf(modules, file) {
 
 describe("any repository, out of the box: chat to delivery with no kiln.toml", { timeout: FIXTURE_TIMEOUT * fixtures.length }, () => {
   before(async () => {
-    const devices = fs.readFileSync("/proc/self/net/dev", "utf8").split("\n").slice(2).map((l) => l.split(":")[0].trim()).filter(Boolean);
-    assert.deepEqual(devices, ["lo"], "run this test in a loopback-only network namespace (scripts/test does)");
-    assert.ok(CLI_DIR, "KILN_AGENT_CLI_DIR is not set: scripts/test sets it after scripts/deps installs the CLIs");
-    for (const cli of ["claude", "codex"]) assert.ok(fs.existsSync(path.join(CLI_DIR, "node_modules/.bin", cli)), `no ${cli} in ${CLI_DIR}: run scripts/deps`);
-    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
     const unknown = ONLY.filter((n) => !fixtures.some((f) => f.name === n));
     assert.deepEqual(unknown, [], `KILN_REPOS names fixtures that do not exist: ${unknown.join(", ")}`);
-    await launchBrowser();
+    await prepare({ clis: ["claude", "codex"], binaries: [MODEL_SERVER] })();
   });
   after(cleanUp);
 

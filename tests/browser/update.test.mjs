@@ -8,8 +8,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { MODEL_SERVER, api, startModelServer, useScriptedModel } from "./agents.mjs";
-import { ARTIFACTS, TEST_TIMEOUT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
+import { MODEL_SERVER, api, prepare, startModelServer, useScriptedModel } from "./agents.mjs";
+import { ARTIFACTS, TEST_TIMEOUT, cleanUp, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
 import { explain, git, until } from "./repositories.mjs";
 
 const START = 'export const hello = "hello";\nexport const bye = "bye";\nexport const name = "world";\n';
@@ -73,10 +73,7 @@ async function twoSessions(t, model, workspace, briefs) {
 }
 
 describe("update from the workspace", { timeout: TEST_TIMEOUT * 3 }, () => {
-  before(async () => {
-    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
-    await launchBrowser();
-  });
+  before(prepare({ binaries: [MODEL_SERVER] }));
   after(cleanUp);
 
   test("a conflict with a delivered sibling: update, see it marked, hand it to the agent, deliver both", { timeout: TEST_TIMEOUT * 3 }, async (t) => {

@@ -12,8 +12,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { ARTIFACTS, TEST_TIMEOUT, cleanUp, launchBrowser, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
-import { MODEL_SERVER, api, startModelServer, useScriptedModel } from "./agents.mjs";
+import { ARTIFACTS, TEST_TIMEOUT, cleanUp, newPage, startServer, stopServer, tempDir } from "./harness.mjs";
+import { MODEL_SERVER, api, prepare, startModelServer, useScriptedModel } from "./agents.mjs";
 import { explain, git, until } from "./repositories.mjs";
 
 /** A one-package repository as a user has it: a package.json, a file, one commit. */
@@ -46,10 +46,7 @@ function watchFor(page, needle) {
 }
 
 describe("words and errors in a session", { timeout: TEST_TIMEOUT * 2 }, () => {
-  before(async () => {
-    assert.ok(fs.existsSync(MODEL_SERVER), `no ${MODEL_SERVER}: cargo build --workspace first`);
-    await launchBrowser();
-  });
+  before(prepare({ binaries: [MODEL_SERVER] }));
   after(cleanUp);
 
   test("a model from the list, a clean handoff, a restore in view, a refusal with its fix, no module words", { timeout: TEST_TIMEOUT * 2 }, async (t) => {

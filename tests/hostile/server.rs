@@ -26,7 +26,7 @@ pub struct Fixture {
 pub fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let workspace = tmp.path().join("shop");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop"), &workspace);
+    kiln_test_support::copy_tree(&kiln_test_support::repo_root().join("examples/shop"), &workspace);
     // Setup would run in the background and write to the database mid-test: none at all
     // (an empty command; without the key Kiln would run the detected install step).
     let toml = workspace.join("kiln.toml");
@@ -48,21 +48,6 @@ pub fn fixture() -> Fixture {
     std::fs::write(outside.join("keep.txt"), "outside the workspace: must survive\n").unwrap();
     std::fs::write(outside.join("nested/deep.txt"), "deep and outside\n").unwrap();
     Fixture { tmp, workspace, config, ui, outside }
-}
-
-fn copy_dir(src: &Path, dest: &Path) {
-    std::fs::create_dir_all(dest).unwrap();
-    for e in std::fs::read_dir(src).unwrap().flatten() {
-        let name = e.file_name();
-        if name == "node_modules" || name == ".kiln" {
-            continue;
-        }
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest.join(&name));
-        } else {
-            std::fs::copy(e.path(), dest.join(&name)).unwrap();
-        }
-    }
 }
 
 /// A running `kiln serve`.

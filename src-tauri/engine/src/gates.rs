@@ -132,13 +132,13 @@ pub async fn run_module_gate(
         Ok(scope) => {
             process::run_scoped(&command, &module_dir, &scope, timeout, |running| {
                 // A stop of the session kills the gate's group too.
-                ws.running.lock().unwrap().insert(key, running);
+                ws.busy.run(&key, running);
             })
             .await
         }
         Err(e) => Err(e),
     };
-    ws.running.lock().unwrap().remove(id.as_str());
+    ws.busy.end(id.as_str());
     match result {
         Err(e) => outcome(
             command,

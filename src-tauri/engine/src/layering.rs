@@ -39,6 +39,7 @@ const LAYERS: &[(&str, u8)] = &[
     // 2 live state
     ("live", 2),
     ("registry", 2),
+    ("busy", 2),
     ("permissions", 2),
     ("watch", 2),
     ("slots", 2),

@@ -13,6 +13,7 @@ pub(crate) mod approval;
 pub(crate) mod attach;
 pub(crate) mod attachments;
 pub mod backing;
+pub(crate) mod busy;
 pub(crate) mod chain;
 pub(crate) mod checkout;
 pub(crate) mod checkpoint;

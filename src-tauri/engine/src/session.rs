@@ -157,15 +157,16 @@ pub(crate) async fn stop_or_refuse(
         }
         turn.stop(events).await;
     }
-    let running = ws.running.lock().unwrap().remove(id.as_str());
-    let Some(running) = running else { return Ok(()) };
+    if !ws.busy.runs_command(id.as_str()) {
+        return Ok(());
+    }
     if !stop {
-        ws.running.lock().unwrap().insert(id.to_string(), running);
         return Err(ApiError::new(
             ErrorCode::SessionRunning,
             format!("session {id} is running; stop it first or {doing} with `stop: true`"),
         ));
     }
+    let Some(running) = ws.busy.end(id.as_str()) else { return Ok(()) };
     running.kill();
     // Give the group a moment to go before files are touched.
     tokio::time::sleep(Duration::from_millis(100)).await;

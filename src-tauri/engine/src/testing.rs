@@ -218,7 +218,20 @@ pub mod store {
 
 /// tests/it: contract_cli, live.
 pub mod turn {
-    pub use crate::turn::{lost_resume, start, TurnPlan};
+    pub use crate::turn::{lost_resume, TurnPlan};
+
+    /// Starts a turn alone, in the background, with no chain after it.
+    pub async fn start(
+        ws: std::sync::Arc<crate::workspace::Workspace>,
+        events: std::sync::Arc<crate::events::EventBus>,
+        plan: TurnPlan,
+    ) -> kiln_types::error::Result<()> {
+        let started = crate::turn::begin(&ws, &events, plan).await?;
+        tokio::spawn(async move {
+            crate::turn::run_to_end(&ws, &events, started).await;
+        });
+        Ok(())
+    }
 }
 
 /// benches/checkpoints.rs.

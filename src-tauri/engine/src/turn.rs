@@ -99,17 +99,35 @@ pub struct TurnEnd {
     pub checkpoint: Option<i64>,
 }
 
-/// Starts a turn in the background; `then` decides what follows when it ends.
-pub async fn start<F, Fut>(
-    ws: Arc<Workspace>,
-    events: Arc<EventBus>,
+/// A turn registered for its session and recorded as started, not yet run: the chain runs
+/// it (`run_to_end`) and decides what follows.
+pub struct Started {
+    handle: TurnHandle,
+    turn_id: i64,
     plan: TurnPlan,
-    then: F,
-) -> kiln_types::error::Result<()>
-where
-    F: FnOnce(Arc<Workspace>, Arc<EventBus>, TurnPlanSummary, TurnEnd) -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
+}
+
+/// A turn that has run: what the chain decides from.
+pub struct Finished {
+    pub turn: TurnPlanSummary,
+    pub end: TurnEnd,
+    pub ended: Ended,
+}
+
+/// Held while the chain records what follows a turn: a `stop` of the turn returns once it is
+/// dropped, so that the stop waits for the turn's last entry too (and a chain that fails
+/// midway still lets it return).
+pub struct Ended(TurnHandle);
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        self.0.inner.done.send_replace(true);
+    }
+}
+
+/// Registers the session's turn and records its start; `SESSION_RUNNING` when the session
+/// runs one already. The caller runs it with `run_to_end`.
+pub async fn begin(ws: &Arc<Workspace>, events: &EventBus, plan: TurnPlan) -> kiln_types::error::Result<Started> {
     let handle = TurnHandle::new();
     if !ws.turns.insert_new(plan.session.as_str(), Arc::new(handle.clone())) {
         return Err(kiln_types::error::ApiError::new(
@@ -140,38 +158,39 @@ where
         }
     };
     let text = format!("**{}** takes the turn in `{}`.", plan.role.name, plan.module.id);
-    let _ =
-        record_as(&ws, &events, &plan.session, EntryKind::System, Some(&plan.module.id), Some(&plan.role.id), &text)
-            .await;
-    let _ = publish(&ws, &events, &plan.session).await;
-    tokio::spawn(async move {
-        let summary = TurnPlanSummary {
-            turn_id,
-            session: plan.session.clone(),
-            module: plan.module.clone(),
-            role: plan.role.clone(),
-            driver_id: plan.driver.id(),
-            model: plan.model.clone(),
-            chain_index: plan.chain_index,
-            review: plan.review,
-        };
-        // The engine's turn limit: over it, the turn waits for a slot, in order, and says so.
-        let end = match take_slot(&ws, &events, &handle, &plan).await {
-            Some(slot) => {
-                let end = run(&ws, &events, &handle, turn_id, plan).await;
-                drop(slot);
-                end
-            }
-            None => {
-                let _ = turns::finish(&ws.pool, turn_id, "stopped", &now()).await;
-                TurnEnd { stopped: true, error: None, final_text: String::new(), changed: Vec::new(), checkpoint: None }
-            }
-        };
-        ws.turns.take(summary.session.as_str());
-        then(ws.clone(), events.clone(), summary, end).await;
-        handle.inner.done.send_replace(true);
-    });
-    Ok(())
+    let _ = record_as(ws, events, &plan.session, EntryKind::System, Some(&plan.module.id), Some(&plan.role.id), &text)
+        .await;
+    let _ = publish(ws, events, &plan.session).await;
+    Ok(Started { handle, turn_id, plan })
+}
+
+/// Runs a started turn to its end, after a slot under the engine's turn limit (or not at all
+/// when it is stopped while it waits for one).
+pub async fn run_to_end(ws: &Arc<Workspace>, events: &Arc<EventBus>, started: Started) -> Finished {
+    let Started { handle, turn_id, plan } = started;
+    let turn = TurnPlanSummary {
+        turn_id,
+        session: plan.session.clone(),
+        module: plan.module.clone(),
+        role: plan.role.clone(),
+        driver_id: plan.driver.id(),
+        model: plan.model.clone(),
+        chain_index: plan.chain_index,
+        review: plan.review,
+    };
+    let end = match take_slot(ws, events, &handle, &plan).await {
+        Some(slot) => {
+            let end = run(ws, events, &handle, turn_id, plan).await;
+            drop(slot);
+            end
+        }
+        None => {
+            let _ = turns::finish(&ws.pool, turn_id, "stopped", &now()).await;
+            TurnEnd { stopped: true, error: None, final_text: String::new(), changed: Vec::new(), checkpoint: None }
+        }
+    };
+    ws.turns.take(turn.session.as_str());
+    Finished { turn, end, ended: Ended(handle) }
 }
 
 /// The turn's slot under `[session] max_parallel_turns` (`crate::slots`): at once when one

@@ -2,7 +2,6 @@
 //! Opening validates everything first, so a bad path or a bad `kiln.toml` changes
 //! nothing on disk.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -11,7 +10,6 @@ use regex::Regex;
 use crate::config::{self, Config};
 use crate::ids::SessionId;
 use crate::modules::{self, ModuleInfo};
-use crate::process::Running;
 use crate::registry::{Memo, Registry};
 use crate::workspace_lock::{HolderKind, WorkspaceLock};
 use kiln_types::error::{ApiError, ErrorCode, Result};
@@ -30,16 +28,15 @@ pub struct Workspace {
     pub git: Option<GitHost>,
     /// The records: SQLite beside the workspace, or the team's PostgreSQL.
     pub pool: crate::store::Db,
-    /// Processes running per session (setup now, turns later), to report and stop them.
-    pub running: Mutex<HashMap<String, Running>>,
+    /// The command running per session (its setup or a gate) and the messages waiting for
+    /// it, to report, stop and wait for them.
+    pub busy: crate::busy::Busy,
     /// The turn running per session, to stop or supersede it.
     pub turns: Registry,
     /// The OpenAI-compatible driver in use, by its settings, so conversations last.
     pub openai: Mutex<Option<(String, Box<dyn std::any::Any + Send + Sync>)>>,
     /// Planner agents at work per session.
     pub planning: Registry,
-    /// Sessions whose message waits for the planner before its turn starts.
-    pub queued: Mutex<std::collections::HashSet<String>>,
     /// The engine's turn slots (`[session] max_parallel_turns`); the engine hands every
     /// workspace it opens its own, so the limit holds across them.
     pub slots: Arc<crate::slots::Slots>,
@@ -151,11 +148,10 @@ impl Workspace {
             modules,
             git,
             pool,
-            running: Mutex::new(HashMap::new()),
+            busy: Default::default(),
             turns: Registry::default(),
             openai: Mutex::new(None),
             planning: Registry::default(),
-            queued: Mutex::new(std::collections::HashSet::new()),
             slots,
             diffs: Default::default(),
             store_lock: tokio::sync::Mutex::new(()),
@@ -253,10 +249,9 @@ impl Workspace {
     }
 
     pub fn is_running(&self, id: &str) -> bool {
-        self.running.lock().unwrap().contains_key(id)
+        self.busy.is_busy(id)
             || self.turns.contains(id)
             || self.planning.contains(id)
-            || self.queued.lock().unwrap().contains(id)
             || self.hosts.running_elsewhere(id)
     }
 }

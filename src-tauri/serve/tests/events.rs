@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kiln_engine::types::*;
-use kiln_engine::{Engine, EngineOptions};
+use kiln_engine::Engine;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -84,13 +84,7 @@ fn app() -> (tempfile::TempDir, std::path::PathBuf, Arc<Engine>) {
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("package.json"), r#"{"name":"app"}"#).unwrap();
     std::fs::write(root.join("kiln.toml"), "[session]\nsetup = \"\"\n").unwrap();
-    let engine = Arc::new(Engine::new(EngineOptions {
-        config_dir: tmp.path().join("config"),
-        transport: Transport::Serve,
-        mode: ServeMode::Loopback,
-        allow_agent_commands: false,
-        allow_terminals: false,
-    }));
+    let engine = Arc::new(Engine::new(kiln_test_support::options(&tmp.path().join("config"), Transport::Serve)));
     (tmp, root, engine)
 }
 

@@ -65,7 +65,7 @@ impl Engine {
             .iter()
             .filter(|session| ws.sessions_dir().join(session).is_dir())
             .count();
-        let checks = ws.running.lock().unwrap().len();
+        let checks = ws.busy.commands();
         Activity {
             turns: ws.turns.sessions().len(),
             planners: ws.planning.sessions().len(),

@@ -252,9 +252,7 @@ impl Engine {
         for running in [ws.turns.all(), ws.planning.all()].concat() {
             running.stop(&self.events).await;
         }
-        for running in ws.running.lock().unwrap().values() {
-            running.kill();
-        }
+        ws.busy.kill_all();
         crate::preview::stop_all(&ws, &self.events).await;
         self.terminals.stop_all().await;
         self.leave_team().await;

@@ -17,7 +17,7 @@ use crate::routing::{self, ModuleState, Route};
 use crate::session::{self, publish, record, record_as};
 use crate::store::sessions as records;
 use crate::store::{spec_approvals, turns};
-use crate::turn::{self, TurnEnd, TurnHandle, TurnPlan, TurnPlanSummary};
+use crate::turn::{self, Started, TurnEnd, TurnHandle, TurnPlan, TurnPlanSummary};
 use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
@@ -84,7 +84,7 @@ pub async fn send_message(cx: &Context, args: SendMessageArgs) -> Result<Session
     // The first message waits for the planner agent and the session's setup, in the
     // background so the composer is free at once; its turn starts when they are done.
     let planning = ws.planning.get::<Planning>(id.as_str());
-    let setting_up = ws.running.lock().unwrap().contains_key(id.as_str());
+    let setting_up = ws.busy.runs_command(id.as_str());
     // `Some(planner)` or `Some(None)` (setup only) means the turn must wait.
     // The "before" look is shot before the first turn changes anything.
     let before = crate::preview::evidence::before_due(ws, &id).await?;
@@ -96,23 +96,21 @@ pub async fn send_message(cx: &Context, args: SendMessageArgs) -> Result<Session
         Some(planning) => {
             let (ws, events) = (ws.clone(), events.clone());
             // Counted as running from now until its turn has started, without a gap.
-            ws.queued.lock().unwrap().insert(id.to_string());
+            ws.busy.queue(id.as_str());
             tokio::spawn(async move {
                 if let Some(planning) = planning {
                     planning.wait().await;
                 }
-                while ws.running.lock().unwrap().contains_key(start.id.as_str()) {
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                }
+                ws.busy.until_idle(start.id.as_str()).await;
                 if before {
                     crate::preview::evidence::before(&ws, &events, &start.id).await;
                 }
                 // Stop during planning or setup takes the waiting message off the queue.
-                if !ws.queued.lock().unwrap().contains(start.id.as_str()) {
+                if !ws.busy.is_queued(start.id.as_str()) {
                     return;
                 }
                 let started = start.run(&ws, &events).await;
-                ws.queued.lock().unwrap().remove(start.id.as_str());
+                ws.busy.unqueue(start.id.as_str());
                 if let Err(e) = started {
                     let note =
                         format!("The turn for your message could not start: {} [{}]", e.message, e.code.as_str());
@@ -151,9 +149,7 @@ impl Start {
         if let Some(turn) = turn {
             turn.stop().await;
         }
-        while ws.running.lock().unwrap().contains_key(id.as_str()) {
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
+        ws.busy.until_idle(id.as_str()).await;
         let pending = pending_role(ws, id).await?;
         set_pending_role(ws, id, None).await?;
         let route = match &self.picked {
@@ -169,7 +165,7 @@ impl Start {
                 }
             },
         };
-        begin(
+        let started = begin(
             ws,
             events,
             id,
@@ -184,7 +180,17 @@ impl Start {
             },
             0,
         )
-        .await
+        .await?;
+        in_background(ws, events, started);
+        Ok(())
+    }
+}
+
+/// Runs the chain from the turn an operator's action began, in the background: the action
+/// answers at once, and the chain's task ends with the chain.
+fn in_background(ws: &Arc<Workspace>, events: &Arc<EventBus>, started: Option<Started>) {
+    if let Some(started) = started {
+        tokio::spawn(run_chain(ws.clone(), events.clone(), started));
     }
 }
 
@@ -200,8 +206,8 @@ pub async fn stop_turn(cx: &Context, args: SessionIdArgs) -> Result<SessionView>
         return publish(ws, events, &id).await;
     }
     let planning = ws.planning.remove::<Planning>(id.as_str());
-    let running = ws.running.lock().unwrap().remove(id.as_str());
-    let queued = ws.queued.lock().unwrap().remove(id.as_str());
+    let running = ws.busy.end(id.as_str());
+    let queued = ws.busy.unqueue(id.as_str());
     if planning.is_none() && running.is_none() && !queued {
         return Err(ApiError::new(ErrorCode::InvalidInput, format!("session {id} runs no turn, planner or setup")));
     }
@@ -263,7 +269,8 @@ pub async fn retry_turn(cx: &Context, args: SessionIdArgs) -> Result<SessionView
     record(ws, events, &id, EntryKind::System, Some(&module.id), &text).await?;
     if last.review {
         // A review is asked the same way every time, with the review's own instructions.
-        begin_review(ws, events, &id, &module, &role, driver, last.model, last.chain_index).await?;
+        let started = begin_review(ws, events, &id, &module, &role, driver, last.model, last.chain_index).await?;
+        in_background(ws, events, started);
         return publish(ws, events, &id).await;
     }
     let plan = TurnPlan {
@@ -278,7 +285,8 @@ pub async fn retry_turn(cx: &Context, args: SessionIdArgs) -> Result<SessionView
         chain_index: last.chain_index,
         review: last.review,
     };
-    turn::start(ws.clone(), events.clone(), plan, after_turn).await?;
+    let started = turn::begin(ws, events, plan).await?;
+    in_background(ws, events, Some(started));
     publish(ws, events, &id).await
 }
 
@@ -326,7 +334,7 @@ async fn begin(
     model: Option<String>,
     prompt: String,
     chain_index: i64,
-) -> Result<()> {
+) -> Result<Option<Started>> {
     let (role_id, reason) = match route {
         Route::AwaitApproval { reason } => {
             let text = format!(
@@ -335,7 +343,7 @@ async fn begin(
             );
             record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
             records::set_state(&ws.pool, id.as_str(), SessionState::AwaitingApproval, &now()).await?;
-            return Ok(());
+            return Ok(None);
         }
         Route::Role { role, reason } => (role, reason),
     };
@@ -355,7 +363,7 @@ async fn begin(
         record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
         records::set_state(&ws.pool, id.as_str(), SessionState::AwaitingApproval, &now()).await?;
         set_pending_role(ws, id, Some(&role.id)).await?;
-        return Ok(());
+        return Ok(None);
     }
     let session = session::view(ws, id).await?;
     let prompt = match crate::attach::note(&session.attachments) {
@@ -384,7 +392,7 @@ async fn begin(
         chain_index,
         review: false,
     };
-    turn::start(ws.clone(), events.clone(), plan, after_turn).await
+    turn::begin(ws, events, plan).await.map(Some)
 }
 
 /// What the agent is told when the session's setup failed: the command and its error in

@@ -14,7 +14,7 @@ pub(super) async fn begin_review(
     driver: Arc<dyn crate::drivers::Driver>,
     model: Option<String>,
     chain_index: i64,
-) -> Result<()> {
+) -> Result<Option<Started>> {
     let session = session::view(ws, id).await?;
     let mut reviewer = role.clone();
     // Read-only: whatever the review writes is put back after its turn.
@@ -37,7 +37,7 @@ pub(super) async fn begin_review(
         chain_index,
         review: true,
     };
-    turn::start(ws.clone(), events.clone(), plan, after_turn).await
+    turn::begin(ws, events, plan).await.map(Some)
 }
 
 /// What a review turn concluded: a pass is stored and the session is ready for review
@@ -47,14 +47,13 @@ pub(super) async fn reviewed(
     events: &Arc<EventBus>,
     turn: &TurnPlanSummary,
     end: &TurnEnd,
-) -> Result<()> {
+) -> Result<Option<Started>> {
     let id = &turn.session;
     let module = &turn.module;
-    let at = now();
     let Some((passed, reason)) = crate::review::verdict(&end.final_text) else {
         let text = format!("The review of `{}` ended without a `REVIEW:` verdict. Run the review again.", module.id);
         record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
-        return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
+        return settle(ws, id, SessionState::Review).await;
     };
     let session = session::view(ws, id).await?;
     for m in reviewed_together(ws, &session, module) {
@@ -85,14 +84,14 @@ pub(super) async fn reviewed(
             "The review passed: ready for review and delivery.",
         )
         .await?;
-        return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
+        return settle(ws, id, SessionState::Review).await;
     }
     let next_index = turn.chain_index + 1;
     if !session.auto_continue || next_index >= MAX_CHAIN {
         let text = format!("Paused with review findings. Continue with **{}** to address them.", turn.role.name);
         record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
         set_pending_role(ws, id, Some(&turn.role.id)).await?;
-        return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
+        return settle(ws, id, SessionState::Editing).await;
     }
     let roles = ws.roles()?;
     let prompt = format!(
@@ -131,47 +130,59 @@ pub async fn review_module(cx: &Context, args: ModuleArgs) -> Result<SessionView
         .cloned()
         .ok_or_else(|| ApiError::invalid(format!("there is no role `{role_id}`")))?;
     let driver = crate::drivers::registry::resolve(ws, session.driver.as_deref()).await?;
-    begin_review(ws, events, &id, &module, &role, driver, session.model.clone(), 0).await?;
+    let started = begin_review(ws, events, &id, &module, &role, driver, session.model.clone(), 0).await?;
+    in_background(ws, events, started);
     publish(ws, events, &id).await
 }
 
-/// Decides what follows a turn (ARCHITECTURE.md: Workflows and the chain).
-pub(super) fn after_turn(
-    ws: Arc<Workspace>,
-    events: Arc<EventBus>,
-    turn: TurnPlanSummary,
+/// The chain (ARCHITECTURE.md: Workflows and the chain): the started turn runs, what follows
+/// it is decided and recorded, and the turn that decision began runs next, until a decision
+/// waits for the operator, finds the work done, or blocks. One task per operator action.
+pub(super) async fn run_chain(ws: Arc<Workspace>, events: Arc<EventBus>, mut started: Started) {
+    loop {
+        let turn::Finished { turn, end, ended } = turn::run_to_end(&ws, &events, started).await;
+        let next = after_turn(&ws, &events, &turn, end).await;
+        // A stop of the turn returns now, with what follows it recorded.
+        drop(ended);
+        match next {
+            Some(next) => started = next,
+            None => return,
+        }
+    }
+}
+
+/// Decides what follows a turn and records it: the turn it began, if any.
+async fn after_turn(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    turn: &TurnPlanSummary,
     end: TurnEnd,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
-    Box::pin(async move {
-        // Review comments sent with this turn are settled before anything follows it.
-        let cut_short = if end.stopped {
-            Some("was stopped")
-        } else if end.error.is_some() {
-            Some("failed")
-        } else {
-            None
-        };
-        if let Err(e) =
-            crate::review_comments::after_turn(&ws, &events, &turn.session, turn.turn_id, end.checkpoint, cut_short)
-                .await
-        {
-            tracing::error!("settling the review comments of {}: {e}", turn.session);
-        }
-        if let Err(e) = decide(&ws, &events, &turn, end).await {
+) -> Option<Started> {
+    // Review comments sent with this turn are settled before anything follows it.
+    let cut_short = if end.stopped {
+        Some("was stopped")
+    } else if end.error.is_some() {
+        Some("failed")
+    } else {
+        None
+    };
+    if let Err(e) =
+        crate::review_comments::after_turn(ws, events, &turn.session, turn.turn_id, end.checkpoint, cut_short).await
+    {
+        tracing::error!("settling the review comments of {}: {e}", turn.session);
+    }
+    let next = match decide(ws, events, turn, end).await {
+        Ok(next) => next,
+        Err(e) => {
             tracing::error!("deciding after a turn of {}: {e}", turn.session);
-            let _ = record(
-                &ws,
-                &events,
-                &turn.session,
-                EntryKind::System,
-                None,
-                &format!("Kiln could not go on: {}", e.message),
-            )
-            .await;
+            let text = format!("Kiln could not go on: {}", e.message);
+            let _ = record(ws, events, &turn.session, EntryKind::System, None, &text).await;
             let _ = records::set_state(&ws.pool, turn.session.as_str(), SessionState::Blocked, &now()).await;
+            None
         }
-        let _ = publish(&ws, &events, &turn.session).await;
-    })
+    };
+    let _ = publish(ws, events, &turn.session).await;
+    next
 }
 
 pub(super) async fn decide(
@@ -179,10 +190,9 @@ pub(super) async fn decide(
     events: &Arc<EventBus>,
     turn: &TurnPlanSummary,
     end: TurnEnd,
-) -> Result<()> {
+) -> Result<Option<Started>> {
     let id = &turn.session;
     let module = &turn.module;
-    let at = now();
     // The entry that closes the turn carries its checkpoint, when it took one.
     let link = |entry: TranscriptEntry| async move {
         match end.checkpoint {
@@ -192,7 +202,7 @@ pub(super) async fn decide(
     };
     if end.stopped {
         link(record(ws, events, id, EntryKind::System, Some(&module.id), "Stopped by the operator.").await?).await?;
-        return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
+        return settle(ws, id, SessionState::Editing).await;
     }
     if let Some(error) = &end.error {
         // The provider's failure in words first (the agent's own message after it).
@@ -210,7 +220,7 @@ pub(super) async fn decide(
         let text = format!("**Blocked**: the {} turn failed: {words}{error}", turn.role.name);
         link(record_as(ws, events, id, EntryKind::Handoff, Some(&module.id), Some(&turn.role.id), &text).await?)
             .await?;
-        return records::set_state(&ws.pool, id.as_str(), SessionState::Blocked, &at).await;
+        return settle(ws, id, SessionState::Blocked).await;
     }
     if turn.review {
         return reviewed(ws, events, turn, &end).await;
@@ -265,7 +275,7 @@ pub(super) async fn decide(
                 )
                 .await?;
                 set_pending_role(ws, id, Some(&turn.role.id)).await?;
-                return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
+                return settle(ws, id, SessionState::Editing).await;
             }
             if changed_nothing(ws, id).await? {
                 return nothing_changed(ws, events, id, module).await;
@@ -280,7 +290,7 @@ pub(super) async fn decide(
                     "The request is reported satisfied and its review still holds: ready for review.",
                 )
                 .await?;
-                return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
+                return settle(ws, id, SessionState::Review).await;
             }
             let session = session::view(ws, id).await?;
             let next_index = turn.chain_index + 1;
@@ -291,7 +301,7 @@ pub(super) async fn decide(
             }
             let text = "The request is reported satisfied. It needs a review before it can be delivered: run Review.";
             record(ws, events, id, EntryKind::System, Some(&module.id), text).await?;
-            return records::set_state(&ws.pool, id.as_str(), SessionState::Review, &at).await;
+            return settle(ws, id, SessionState::Review).await;
         }
         Target::Role(r) if turn.role.handoff.contains(&r) && r != turn.role.id => {
             Route::Role { role: r.clone(), reason: format!("{} handed off to it", turn.role.name) }
@@ -326,7 +336,7 @@ pub(super) async fn decide(
             )
             .await?;
             set_pending_role(ws, id, Some(role)).await?;
-            return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &at).await;
+            return settle(ws, id, SessionState::Editing).await;
         }
     }
     let driver = crate::drivers::registry::resolve(ws, Some(turn.driver_id)).await?;
@@ -371,11 +381,17 @@ pub(super) async fn nothing_changed(
     events: &EventBus,
     id: &SessionId,
     module: &SessionModule,
-) -> Result<()> {
+) -> Result<Option<Started>> {
     let text =
         "The request is reported done, but the session has changed no file: there is nothing to review or deliver.";
     record(ws, events, id, EntryKind::System, Some(&module.id), text).await?;
-    records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await
+    settle(ws, id, SessionState::Editing).await
+}
+
+/// The chain stops here with the session in `state`: nothing follows until the operator acts.
+async fn settle(ws: &Workspace, id: &SessionId, state: SessionState) -> Result<Option<Started>> {
+    records::set_state(&ws.pool, id.as_str(), state, &now()).await?;
+    Ok(None)
 }
 
 /// A turn of the direct workflow may change any module: each one it changed that is
@@ -409,7 +425,7 @@ pub(super) async fn fix(
     session: &SessionView,
     failed: &crate::gates::Outcome,
     roles: &[Role],
-) -> Result<()> {
+) -> Result<Option<Started>> {
     let id = &turn.session;
     let module = &turn.module;
     let whom = failed.module.as_deref().unwrap_or(module.id.as_str());
@@ -421,7 +437,7 @@ pub(super) async fn fix(
         let text = format!("Paused with a failed gate. Continue with **{}** to fix it.", turn.role.name);
         record(ws, events, id, EntryKind::System, Some(&module.id), &text).await?;
         set_pending_role(ws, id, Some(&turn.role.id)).await?;
-        return records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await;
+        return settle(ws, id, SessionState::Editing).await;
     }
     let command = if failed.command.is_empty() { "(no command)".to_string() } else { failed.command.clone() };
     // Which failures are the agent's own: the rest were there before the session.

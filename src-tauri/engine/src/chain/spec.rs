@@ -35,7 +35,8 @@ pub async fn approve_spec(cx: &Context, args: ApproveSpecArgs) -> Result<Session
         };
         let driver = crate::drivers::registry::resolve(ws, session.driver.as_deref()).await?;
         let prompt = format!("The operator approved the specification. Continue this request:\n\n{}", session.brief);
-        begin(ws, events, &id, &module, &roles, route, driver, session.model.clone(), prompt, 0).await?;
+        let started = begin(ws, events, &id, &module, &roles, route, driver, session.model.clone(), prompt, 0).await?;
+        in_background(ws, events, started);
     }
     publish(ws, events, &id).await
 }

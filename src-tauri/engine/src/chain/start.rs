@@ -178,7 +178,7 @@ async fn setup(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -> R
 /// Runs the session's setup again, as creation does, after a rebuilt working copy lost
 /// its dependencies or Kiln stopped during the setup. Returns whether there was a step.
 pub(crate) async fn setup_again(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -> Result<bool> {
-    if ws.running.lock().unwrap().contains_key(id.as_str()) {
+    if ws.busy.runs_command(id.as_str()) {
         return Ok(false);
     }
     setup(ws, events, id).await
@@ -263,7 +263,7 @@ async fn start_setup(
 ) -> Result<()> {
     records::set_setup(&ws.pool, id.as_str(), SetupState::Running, &now()).await?;
     // Marked running before the task starts, so a delete issued right now is refused.
-    ws.running.lock().unwrap().insert(id.to_string(), crate::process::Running { pgid: 0 });
+    ws.busy.hold(id.as_str());
     record(
         &ws,
         &events,
@@ -284,13 +284,9 @@ async fn start_setup(
         let outcome = match scope {
             Ok(scope) => {
                 crate::process::run_scoped(&command, &dir, &scope, SETUP_TIMEOUT, move |running| {
-                    {
-                        let mut map = ws_for_start.running.lock().unwrap();
-                        match map.get_mut(&key) {
-                            Some(slot) => *slot = running,
-                            // Stopped before it even started: it goes at once.
-                            None => running.kill(),
-                        }
+                    if let Err(stopped) = ws_for_start.busy.started(&key, running) {
+                        // Stopped before it even started: it goes at once.
+                        stopped.kill();
                     }
                     crate::pause::pause_point("setup.started");
                 })
@@ -298,7 +294,7 @@ async fn start_setup(
             }
             Err(e) => Err(e),
         };
-        let was_stopped = ws.running.lock().unwrap().remove(id.as_str()).is_none();
+        let was_stopped = ws.busy.end(id.as_str()).is_none();
         if let Err(e) = finish_setup(&ws, &events, &id, &command, &source, outcome, was_stopped).await {
             tracing::error!("recording the setup of {id}: {e}");
         }

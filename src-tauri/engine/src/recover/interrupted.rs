@@ -104,7 +104,7 @@ const CUT_SHORT: &str = "autosave of work cut short when Kiln stopped";
 /// failed, with an entry saying whether it runs again now. `true` when it was cut.
 pub async fn settle_setup(ws: &Workspace, events: &EventBus, id: &SessionId, again: bool) -> Result<bool> {
     let session = records::load(&ws.pool, id.as_str(), false).await?;
-    if session.setup != SetupState::Running || ws.running.lock().unwrap().contains_key(id.as_str()) {
+    if session.setup != SetupState::Running || ws.busy.runs_command(id.as_str()) {
         return Ok(false);
     }
     records::set_setup(&ws.pool, id.as_str(), SetupState::Failed, &now()).await?;

@@ -467,7 +467,7 @@ async fn an_agent_that_dies_mid_turn_ends_it_with_its_stderr() {
     assert_eq!(texts(&events), ["Going."]);
 }
 
-/// Through the engine's own turn (`turn::start`): a conversation the agent no longer holds
+/// Through the engine's own turn (`turn::begin` and `turn::run_to_end`): a conversation the agent no longer holds
 /// is continued on a fresh session with the transcript replayed, and Stop ends the turn.
 #[tokio::test]
 async fn through_the_engine_a_lost_conversation_is_replayed_and_stop_ends_the_turn() {
@@ -506,7 +506,7 @@ async fn through_the_engine_a_lost_conversation_is_replayed_and_stop_ends_the_tu
 
     let events = engine.events().clone();
     let lost = plan("Go on", Some("sess-gone".into()));
-    kiln_engine::testing::turn::start(ws.clone(), events.clone(), lost, |_, _, _, _| async {}).await.unwrap();
+    kiln_engine::testing::turn::start(ws.clone(), events.clone(), lost).await.unwrap();
     settled(engine.clone(), s.id.clone()).await;
     let entries = engine
         .get_transcript(GetTranscriptArgs { session_id: s.id.clone(), after: None, before: None, last: None })
@@ -518,7 +518,7 @@ async fn through_the_engine_a_lost_conversation_is_replayed_and_stop_ends_the_tu
     let prompt = &setup.sent_method("session/prompt")[0]["params"]["prompt"][0]["text"];
     assert!(prompt.as_str().unwrap().contains("This continues an earlier conversation"), "{prompt}");
 
-    kiln_engine::testing::turn::start(ws, events, plan("Wait", None), |_, _, _, _| async {}).await.unwrap();
+    kiln_engine::testing::turn::start(ws, events, plan("Wait", None)).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     while setup.sent_method("session/prompt").len() < 2 {
         assert!(Instant::now() < deadline, "the second prompt never reached the agent");

@@ -202,11 +202,8 @@ async fn a_self_hosted_server_neither_offers_nor_configures_acp_agents() {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(&tmp.path().join("ws"));
     let engine = Arc::new(Engine::new(EngineOptions {
-        config_dir: tmp.path().join("config"),
-        transport: Transport::Serve,
         mode: ServeMode::SelfHosted,
-        allow_agent_commands: false,
-        allow_terminals: false,
+        ..kiln_test_support::options(&tmp.path().join("config"), Transport::Serve)
     }));
     open(&engine, &shop).await;
     let view = engine.get_settings(EmptyArgs {}).await.unwrap();

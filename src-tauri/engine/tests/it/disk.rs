@@ -164,7 +164,7 @@ async fn clean_up_removes_only_shelved_working_copies_and_keeps_what_they_held()
     // busy: archived, but a message of it waits for the planner.
     let busy = create(&engine, "Rename things in @shop/catalog").await;
     engine.archive_session(stop(&busy.id)).await.unwrap();
-    engine.workspace().unwrap().queued.lock().unwrap().insert(busy.id.clone());
+    engine.workspace().unwrap().busy.queue(&busy.id);
 
     // A dry run lists and changes nothing: no file of the sessions or the store moves.
     let before = (files(&sessions, &[]), files(&shop.join(".kiln/store.git"), &[]));
@@ -245,7 +245,7 @@ async fn clean_up_removes_only_shelved_working_copies_and_keeps_what_they_held()
     assert!(of(&usage, &active.id).working_copy_bytes.is_some());
 
     // Nothing is left to clean up but the busy one.
-    engine.workspace().unwrap().queued.lock().unwrap().remove(&busy.id);
+    engine.workspace().unwrap().busy.unqueue(&busy.id);
     let again = engine.clean_up(CleanUpArgs { apply: Some(false) }).await.unwrap();
     let listed: Vec<&str> = again.sessions.iter().map(|s| s.session_id.as_str()).collect();
     assert_eq!(listed, [busy.id.as_str()]);

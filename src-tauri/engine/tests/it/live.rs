@@ -263,7 +263,7 @@ async fn turn_with(engine: &Engine, id: &str, driver: impl Driver + 'static) {
         chain_index: 0,
         review: false,
     };
-    kiln_engine::testing::turn::start(ws, engine.events().clone(), plan, |_, _, _, _| async {}).await.unwrap();
+    kiln_engine::testing::turn::start(ws, engine.events().clone(), plan).await.unwrap();
 }
 
 /// An agent whose own configuration (Codex's `config.toml`, here in a home of its own)

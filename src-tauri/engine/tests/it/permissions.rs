@@ -159,7 +159,7 @@ async fn turn_with(engine: &Engine, s: &SessionView, driver: Double) {
         chain_index: 0,
         review: false,
     };
-    kiln_engine::testing::turn::start(ws, engine.events().clone(), plan, |_, _, _, _| async {}).await.unwrap();
+    kiln_engine::testing::turn::start(ws, engine.events().clone(), plan).await.unwrap();
 }
 
 /// Polls the session view until `ok` holds, for at most `limit`.

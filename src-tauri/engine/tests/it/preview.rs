@@ -382,11 +382,8 @@ async fn a_self_hosted_server_offers_no_preview() {
     let tmp = tempfile::tempdir().unwrap();
     let root = workspace(tmp.path(), &server(200, "process.env.PORT"));
     let engine = Arc::new(Engine::new(kiln_engine::EngineOptions {
-        config_dir: tmp.path().join("config"),
-        transport: Transport::Serve,
         mode: ServeMode::SelfHosted,
-        allow_agent_commands: false,
-        allow_terminals: false,
+        ..kiln_test_support::options(&tmp.path().join("config"), Transport::Serve)
     }));
     let id = session(&engine, &root, "In app change the title").await;
     let err = engine.start_preview(SessionIdArgs { session_id: id.clone() }).await.unwrap_err();

@@ -170,11 +170,9 @@ async fn run_command_sees_no_kiln_state_and_cannot_reach_it() {
 
 fn self_hosted(config: &Path, allow_agent_commands: bool) -> Arc<Engine> {
     Arc::new(Engine::new(EngineOptions {
-        config_dir: config.to_path_buf(),
-        transport: Transport::Serve,
         mode: ServeMode::SelfHosted,
         allow_agent_commands,
-        allow_terminals: false,
+        ..kiln_test_support::options(config, Transport::Serve)
     }))
 }
 

@@ -119,7 +119,12 @@ async fn the_screenshot_browser_runs_confined_in_the_session() {
                     let Ok(environ) = std::fs::read(dir.join("environ")) else { continue };
                     let environ = String::from_utf8_lossy(&environ).replace('\0', "\n");
                     if environ.lines().any(|l| l.starts_with(&marker)) {
-                        let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+                        // A process that ended between the two reads has no status left to
+                        // check: what an earlier scan saw of it stands.
+                        let Ok(status) = std::fs::read_to_string(dir.join("status")) else { continue };
+                        if status.is_empty() {
+                            continue;
+                        }
                         seen.insert(entry.file_name(), (status, environ));
                     }
                 }

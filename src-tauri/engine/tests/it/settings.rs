@@ -9,13 +9,7 @@ use kiln_engine::types::*;
 use kiln_engine::{Engine, EngineOptions, ErrorCode};
 
 fn engine_in(config: &std::path::Path, mode: ServeMode) -> Arc<Engine> {
-    Arc::new(Engine::new(EngineOptions {
-        config_dir: config.to_path_buf(),
-        transport: Transport::Serve,
-        mode,
-        allow_agent_commands: false,
-        allow_terminals: false,
-    }))
+    Arc::new(Engine::new(EngineOptions { mode, ..kiln_test_support::options(config, Transport::Serve) }))
 }
 
 fn settings(args: serde_json::Value) -> UpdateSettingsArgs {

@@ -4,21 +4,15 @@
 
 use kiln_engine::backing::Backing;
 use kiln_engine::types::*;
-use kiln_engine::{check_backing, Engine, EngineOptions, ErrorCode};
+use kiln_engine::{check_backing, Engine, ErrorCode};
 use sqlx::{Connection, PgConnection};
 
 use crate::common::postgres::fresh_database;
 use crate::common::{shop_copy, without_setup};
 
 fn engine_on(config_dir: &std::path::Path, database: &str) -> Engine {
-    Engine::new(EngineOptions {
-        config_dir: config_dir.to_path_buf(),
-        transport: Transport::Serve,
-        mode: ServeMode::Loopback,
-        allow_agent_commands: false,
-        allow_terminals: false,
-    })
-    .backed_by(Backing { database: Some(database.to_string()), objects: None })
+    Engine::new(kiln_test_support::options(config_dir, Transport::Serve))
+        .backed_by(Backing { database: Some(database.to_string()), objects: None })
 }
 
 fn lines(found: &[kiln_engine::Finding]) -> String {

@@ -30,13 +30,8 @@ async fn fixture_with(mode: ServeMode, allow_terminals: bool) -> Fixture {
         .unwrap()
         .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
     std::fs::write(&config, text).unwrap();
-    let engine = Arc::new(Engine::new(EngineOptions {
-        config_dir: tmp.path().join("config"),
-        transport: Transport::Serve,
-        mode,
-        allow_agent_commands: false,
-        allow_terminals,
-    }));
+    let options = kiln_test_support::options(&tmp.path().join("config"), Transport::Serve);
+    let engine = Arc::new(Engine::new(EngineOptions { mode, allow_terminals, ..options }));
     open(&engine, &root).await;
     Fixture { _tmp: tmp, root, engine }
 }

@@ -10,6 +10,7 @@ pub mod postgres;
 pub mod s3;
 
 pub use environment::git_recorder;
+pub use kiln_test_support::{repo_root, shop_copy, without_setup};
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -18,23 +19,13 @@ use std::process::Command;
 use std::sync::Arc;
 
 use kiln_engine::types::*;
-use kiln_engine::{Engine, EngineOptions};
-
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+use kiln_engine::Engine;
 
 /// An engine on `config_dir`, its records in SQLite beside the workspace — or, when
 /// `KILN_TEST_RECORDS=postgres`, in a fresh database of the test PostgreSQL cluster, so the
 /// same tests run against both engines.
 pub fn engine(config_dir: &Path) -> Arc<Engine> {
-    let engine = Engine::new(EngineOptions {
-        config_dir: config_dir.to_path_buf(),
-        transport: Transport::Serve,
-        mode: kiln_engine::types::ServeMode::Loopback,
-        allow_agent_commands: false,
-        allow_terminals: false,
-    });
+    let engine = Engine::new(kiln_test_support::options(config_dir, Transport::Serve));
     Arc::new(if on_postgres() {
         engine.backed_by(kiln_engine::backing::Backing { database: Some(test_database()), objects: None })
     } else {
@@ -66,30 +57,6 @@ pub fn git_fixture(dir: &Path) {
     assert!(status.success(), "fixture script failed");
 }
 
-/// A copy of examples/shop without node_modules or .kiln.
-pub fn shop_copy(dir: &Path) -> PathBuf {
-    let src = repo_root().join("examples/shop");
-    let dest = dir.join("shop");
-    copy_tree(&src, &dest);
-    // No screenshots after its turns: each would start the shop's preview and a Chromium, which
-    // outlive a dropped engine. The tests of screenshots (`screenshots`, `delivery_evidence`)
-    // use workspaces of their own.
-    let config = dest.join("kiln.toml");
-    let text = std::fs::read_to_string(&config).unwrap().replace("[preview]\n", "[preview]\nscreenshots = false\n");
-    std::fs::write(config, text).unwrap();
-    dest
-}
-
-/// The shop of `shop_copy` with no install step: sessions start ready, and no setup entries
-/// interleave with what a test counts.
-pub fn without_setup(shop: &Path) {
-    let path = shop.join("kiln.toml");
-    let text = std::fs::read_to_string(&path)
-        .unwrap()
-        .replace("setup = \"npm ci --offline --no-audit --no-fund\"", "setup = \"\"");
-    std::fs::write(path, text).unwrap();
-}
-
 /// `without_setup`'s shop, opened in a new engine whose config lives in `dir` too.
 pub async fn shop_without_setup(dir: &Path) -> (PathBuf, Arc<Engine>) {
     let shop = shop_copy(dir);
@@ -97,23 +64,6 @@ pub async fn shop_without_setup(dir: &Path) -> (PathBuf, Arc<Engine>) {
     let engine = engine(&dir.join("config"));
     open(&engine, &shop).await;
     (shop, engine)
-}
-
-fn copy_tree(src: &Path, dest: &Path) {
-    std::fs::create_dir_all(dest).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if name == "node_modules" || name == ".kiln" {
-            continue;
-        }
-        let to = dest.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), to).unwrap();
-        }
-    }
 }
 
 /// Every file under `root` (relative path → content; a symlink reads as "-> target"),
