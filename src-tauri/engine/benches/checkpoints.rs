@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use kiln_engine::testing::ids::SessionId;
 use kiln_engine::testing::workspace::Workspace;
-use kiln_engine::testing::{checkpoint, confine};
+use kiln_engine::testing::{checkpoint, working_copy};
 use kiln_engine::types::*;
 use kiln_engine::{Engine, EngineOptions};
 
@@ -521,10 +521,12 @@ async fn engine_checkpoint(s: &Session, label: &str) -> Timed {
         let _guard = s.ws.store_lock.lock().await;
         let ws = s.ws.clone();
         let dir = s.workdir.clone();
-        tokio::task::spawn_blocking(move || ws.open_store().and_then(|store| confine::snapshot_workdir(&store, &dir)))
-            .await
-            .unwrap()
-            .expect("snapshotting the working copy")
+        tokio::task::spawn_blocking(move || {
+            ws.open_store().and_then(|store| working_copy::snapshot_workdir(&store, &dir))
+        })
+        .await
+        .unwrap()
+        .expect("snapshotting the working copy")
     };
     let snapshot = start.elapsed();
     let sequence = checkpoint::take(&s.ws, &s.events, &s.id, tree, label, Some("bench"), Some(&s.module))

@@ -1,218 +1,204 @@
-//! What a session accepts as an attachment (ARCHITECTURE.md: Attachments), as pure functions: how many,
-//! how large, which types, content that really is what its extension says, and the
-//! safe name it is stored and copied under.
+//! Adding and removing a session's attachments (ARCHITECTURE.md: Attachments). The bytes are checked by
+//! `attachment_rules::check` before anything is written, stored under
+//! `sessions/<id>/attachments/<attachmentId>-<safeName>` and copied into the working
+//! copy at `reference/attachments/<safeName>`, where the agent reads them.
+//!
+//! Paths: the attachment id is Kiln's own UUID (and a UUID is checked before a remove
+//! builds a path from one); the name is `attachment_rules::safe_name`, one plain segment.
+//! Both directories are Kiln's own, so they are confined with no link allowed on the
+//! way (`paths::confine_no_links`), and a file already at a copy's place (a link an
+//! agent planted, say) is replaced, never written through.
 
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
+use base64::Engine as _;
+
+use crate::attachment_rules;
+use crate::clock::now;
+use crate::ids::SessionId;
+use crate::objects::files::Kind;
+use crate::paths;
+use crate::session::{self, publish, record};
+use crate::store::attachments as records;
+use crate::workspace::{Context, Workspace};
 use kiln_types::error::{ApiError, ErrorCode, Result};
+use kiln_types::*;
 
-/// Where attachment copies live inside a working copy (never checkpointed or delivered).
-pub const IN_WORKDIR: &str = "reference/attachments";
+pub use crate::attachment_rules::IN_WORKDIR;
 
-pub const MAX_PER_SESSION: usize = 10;
-pub const MAX_BYTES: usize = 5 * 1024 * 1024;
-pub const MAX_NAME_CHARS: usize = 128;
-pub const EXTENSIONS: [&str; 11] = ["png", "jpg", "jpeg", "gif", "webp", "md", "txt", "json", "csv", "pdf", "svg"];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    Image,
-    File,
+pub async fn list(ws: &Workspace, session: &str) -> Result<Vec<AttachmentView>> {
+    records::list(&ws.pool, session).await
 }
 
-/// An accepted attachment: its kind and its extension, in lowercase.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Checked {
-    pub kind: Kind,
-    pub extension: String,
-}
+pub async fn add(cx: &Context, args: AddAttachmentArgs) -> Result<AttachmentView> {
+    let Context { ws, events } = cx;
+    let (id, s) = session::live(ws, &args.session_id).await?;
+    session::refuse_closed(&s)?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(args.data_base64.as_bytes())
+        .map_err(|e| ApiError::invalid(format!("the attachment's data is not base64: {e}")))?;
+    let existing = list(ws, id.as_str()).await?;
+    let checked = attachment_rules::check(&args.name, &bytes, existing.len())?;
+    let taken: Vec<String> = existing.iter().map(|a| a.name.clone()).collect();
+    let name = attachment_rules::safe_name(&args.name, &taken)?;
+    debug_assert!(attachment_rules::is_safe_name(&name), "{name:?}");
+    let attachment_id = SessionId::new().to_string();
 
-pub fn kind_of(extension: &str) -> Kind {
-    match extension {
-        "png" | "jpg" | "jpeg" | "gif" | "webp" | "svg" => Kind::Image,
-        _ => Kind::File,
-    }
-}
-
-/// Accepts `bytes` named `name` as the next attachment of a session that holds
-/// `existing_count`, or says why not. Checked in this order: count, type, emptiness,
-/// size, content. The extension is read from the same cleaned name `safe_name`
-/// keeps, so what is checked is what is stored.
-pub fn check(name: &str, bytes: &[u8], existing_count: usize) -> Result<Checked> {
-    if existing_count >= MAX_PER_SESSION {
-        return Err(ApiError::new(
-            ErrorCode::AttachmentLimit,
-            format!("a session holds at most {MAX_PER_SESSION} attachments; remove one to add another"),
-        ));
-    }
-    let cleaned = clean(name);
-    let extension = split(&cleaned).1.map(str::to_ascii_lowercase).unwrap_or_default();
-    if !EXTENSIONS.contains(&extension.as_str()) {
-        return Err(ApiError::new(
-            ErrorCode::AttachmentType,
-            format!("`{}` is not a type Kiln accepts; attach one of: {}", shown(name), EXTENSIONS.join(", ")),
-        ));
-    }
-    if bytes.is_empty() {
-        return Err(ApiError::new(ErrorCode::AttachmentEmpty, format!("`{}` is empty", shown(name))));
-    }
-    if bytes.len() > MAX_BYTES {
-        return Err(ApiError::new(
-            ErrorCode::AttachmentTooLarge,
-            format!("`{}` is {} bytes; an attachment is at most 5 MB ({MAX_BYTES} bytes)", shown(name), bytes.len()),
-        ));
-    }
-    if !content_matches(&extension, bytes) {
-        return Err(ApiError::new(
-            ErrorCode::AttachmentMismatch,
-            format!("the content of `{}` is not a valid .{extension} file", shown(name)),
-        ));
-    }
-    Ok(Checked { kind: kind_of(&extension), extension })
-}
-
-/// Images, PDFs and SVGs by their first bytes; text kinds by being UTF-8 (and JSON
-/// by parsing), since a browser trusts the extension when it shows them.
-fn content_matches(extension: &str, bytes: &[u8]) -> bool {
-    match extension {
-        "png" => bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
-        "jpg" | "jpeg" => bytes.starts_with(b"\xff\xd8\xff"),
-        "gif" => bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a"),
-        "webp" => bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP",
-        "pdf" => bytes.starts_with(b"%PDF-"),
-        "svg" => std::str::from_utf8(bytes).is_ok_and(has_svg_root),
-        "json" => std::str::from_utf8(bytes)
-            .is_ok_and(|text| serde_json::from_str::<serde_json::Value>(without_bom(text)).is_ok()),
-        "md" | "txt" | "csv" => std::str::from_utf8(bytes).is_ok(),
-        _ => false,
-    }
-}
-
-/// True when, after a BOM, whitespace, an XML declaration, comments and a DOCTYPE
-/// without an internal subset, the first element is `<svg`.
-fn has_svg_root(text: &str) -> bool {
-    let mut rest = without_bom(text);
-    loop {
-        rest = rest.trim_start();
-        let skipped = if rest.starts_with("<?") {
-            rest.find("?>").map(|end| end + 2)
-        } else if rest.starts_with("<!--") {
-            rest.find("-->").map(|end| end + 3)
-        } else if rest.starts_with("<!DOCTYPE") {
-            // An internal subset (`[...]`) can declare entities; an attachment needs none.
-            rest.find('>').filter(|&end| !rest[..end].contains('[')).map(|end| end + 1)
-        } else {
-            let Some(after) = rest.strip_prefix("<svg") else { return false };
-            return after.starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/');
-        };
-        match skipped {
-            Some(end) => rest = &rest[end..],
-            None => return false,
+    // Both places are checked before either is written, so a refusal leaves nothing.
+    let stored = stored_dir(ws, &id)?.join(format!("{attachment_id}-{name}"));
+    let copy = copy_dir(ws, &id)?.join(&name);
+    for path in [&stored, &copy] {
+        if let Err(e) = write_new(path, &bytes) {
+            let _ = std::fs::remove_file(&stored);
+            return Err(e);
         }
     }
-}
-
-fn without_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
-}
-
-/// The name an attachment is stored and copied under. The rule, in order:
-/// 1. keep the last path segment only (after the last `/` or `\`);
-/// 2. replace every character outside `[A-Za-z0-9._-]` with `-`;
-/// 3. collapse runs of `-` to one `-` and runs of `.` to one `.` (so never `..`);
-/// 4. strip leading and trailing `.` and `-` (no hidden file, nothing that reads as
-///    a command-line option);
-/// 5. the extension is what follows the last `.`; strip `-` and `.` from the end of
-///    the stem;
-/// 6. at most 128 characters: the stem is cut, the extension kept;
-/// 7. unique in the session, ignoring case: `-2`, `-3`… go before the extension.
-///
-/// So `my photo (1).PNG` becomes `my-photo-1.PNG`. An empty result is refused.
-///
-/// A hostile or odd name is stored under a safe name, never refused for its spelling
-/// alone: the cleaning cannot yield a path, so refusing would only cost the operator a
-/// file a browser or an OS named oddly. The record keeps that safe name, not the
-/// original: it is the name the agent reads the copy by, and the operator must see the
-/// same one. Case by case (the tests in `tests/it/paths.rs` hold each):
-/// - `a/b.png`, `..\..\b.png`, `C:\Users\me\b.png`: the last segment, `b.png`;
-/// - `..` or `.`: no name left, and no extension, so `ATTACHMENT_TYPE` first;
-/// - `.hidden.txt`, `-rf.txt`: `hidden.txt`, `rf.txt` (no hidden file, no option);
-/// - a 300-character name: cut to 128, the extension kept;
-/// - control characters, NUL included: each one a `-`;
-/// - look-alikes of `/` and `.` (U+2215, U+2044, U+FF0F, U+FF0E) and U+202E (which
-///   makes `x\u{202e}gnp.txt` display as `xtxt.png`): each a `-`, so `..∕..∕a.png` is
-///   `a.png` and the extension checked and stored is the real one, `.txt`.
-pub fn safe_name(original: &str, taken: &[String]) -> Result<String> {
-    let cleaned = clean(original);
-    if cleaned.is_empty() {
-        return Err(ApiError::invalid(format!("`{}` leaves no usable file name", shown(original))));
-    }
-    let (stem, extension) = split(&cleaned);
-    for n in 1.. {
-        let suffix = if n == 1 { String::new() } else { format!("-{n}") };
-        let candidate = fit(stem, &suffix, extension);
-        if !taken.iter().any(|t| t.eq_ignore_ascii_case(&candidate)) {
-            return Ok(candidate);
+    // With a bucket, the bytes are in it before the record names them.
+    if let Some(bucket) = &ws.objects {
+        let kept =
+            crate::objects::files::keep(bucket, id.as_str(), Kind::Attachment, &attachment_id, bytes.clone()).await;
+        if let Err(e) = kept {
+            let _ = std::fs::remove_file(&stored);
+            let _ = std::fs::remove_file(&copy);
+            return Err(e);
         }
     }
-    unreachable!("some suffix is always free")
+    let kind = match checked.kind {
+        attachment_rules::Kind::Image => "image",
+        attachment_rules::Kind::File => "file",
+    };
+    let at = now();
+    let view = AttachmentView { id: attachment_id, name, kind: kind.into(), size: bytes.len() as i64, added_at: at };
+    if let Err(e) = records::insert(&ws.pool, id.as_str(), &view).await {
+        let _ = std::fs::remove_file(&stored);
+        let _ = std::fs::remove_file(&copy);
+        return Err(e);
+    }
+    let name = &view.name;
+    record(ws, events, &id, EntryKind::System, None, &format!("Attached `{name}` ({} bytes).", bytes.len())).await?;
+    publish(ws, events, &id).await?;
+    Ok(view)
 }
 
-/// Whether `name` could have come out of `safe_name`: one segment of `[A-Za-z0-9._-]`,
-/// at most 128 characters, not starting with `.` or `-`, with no `..`. Checked again
-/// before a name read back from the records becomes part of a path.
-pub fn is_safe_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= MAX_NAME_CHARS
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-        && !name.starts_with(['.', '-'])
-        && !name.contains("..")
+pub async fn remove(cx: &Context, args: RemoveAttachmentArgs) -> Result<SessionView> {
+    let Context { ws, events } = cx;
+    let (id, s) = session::live(ws, &args.session_id).await?;
+    session::refuse_closed(&s)?;
+    let attachment_id = SessionId::parse(&args.attachment_id)
+        .map_err(|_| ApiError::invalid(format!("`{}` is not an attachment id", args.attachment_id)))?;
+    let name = records::name(&ws.pool, id.as_str(), attachment_id.as_str()).await?;
+    let name =
+        name.ok_or_else(|| ApiError::new(ErrorCode::AttachmentNotFound, "this session has no such attachment"))?;
+    records::remove(&ws.pool, attachment_id.as_str()).await?;
+    // The record is gone either way; a file is removed only where Kiln put it: a
+    // directory that became a link holds nothing of Kiln's, so nothing there is removed.
+    // `remove_file` on a link removes the link, never what it points to.
+    if !attachment_rules::is_safe_name(&name) {
+        tracing::warn!("attachment {attachment_id} had the unsafe name {name:?}; no file removed");
+    } else {
+        for file in [
+            stored_dir(ws, &id).map(|d| d.join(format!("{attachment_id}-{name}"))),
+            copy_dir(ws, &id).map(|d| d.join(&name)),
+        ] {
+            match file {
+                Ok(file) => {
+                    let _ = std::fs::remove_file(file);
+                }
+                Err(e) => tracing::warn!("removing attachment {attachment_id}: {}", e.message),
+            }
+        }
+    }
+    record(ws, events, &id, EntryKind::System, None, &format!("Removed the attachment `{name}`.")).await?;
+    publish(ws, events, &id).await
 }
 
-/// Steps 1 to 5 of `safe_name`. The result is ASCII, so characters are bytes.
-fn clean(original: &str) -> String {
-    let segment = original.rsplit(['/', '\\']).next().unwrap_or_default();
-    let mut out = String::with_capacity(segment.len());
-    for c in segment.chars() {
-        let c = if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' };
-        if (c == '-' || c == '.') && out.ends_with(c) {
+/// Copies every attachment the session holds from where its original is kept into
+/// `workdir` (a working copy being rebuilt, not yet in place), as `add` put them there;
+/// returns how many. An original that is gone or unsafely named is skipped and logged.
+pub async fn restore_copies(ws: &Workspace, id: &SessionId, workdir: &Path) -> Result<usize> {
+    let mut copied = 0;
+    for attachment in list(ws, id.as_str()).await? {
+        if !attachment_rules::is_safe_name(&attachment.name) {
+            tracing::warn!("attachment {} has the unsafe name {:?}; not copied", attachment.id, attachment.name);
             continue;
         }
-        out.push(c);
+        let original = stored_dir(ws, id)?.join(format!("{}-{}", attachment.id, attachment.name));
+        let bytes = match std::fs::read(&original) {
+            Ok(bytes) => bytes,
+            // A host that never had it (or lost it) reads it from the bucket.
+            Err(e) if ws.objects.is_some() => match recall(ws, id, &attachment.id, &original).await {
+                Some(bytes) => bytes,
+                None => {
+                    tracing::warn!("attachment {} could not be read back, here or from the bucket: {e}", attachment.id);
+                    continue;
+                }
+            },
+            Err(e) => {
+                tracing::warn!("attachment {} could not be read back: {e}", attachment.id);
+                continue;
+            }
+        };
+        write_new(&paths::confine_no_links(workdir, IN_WORKDIR)?.join(&attachment.name), &bytes)?;
+        copied += 1;
     }
-    let out = out.trim_matches(['.', '-']);
-    match split(out) {
-        (stem, Some(extension)) => format!("{}.{extension}", stem.trim_end_matches(['.', '-'])),
-        (stem, None) => stem.to_string(),
+    Ok(copied)
+}
+
+/// The attachment's bytes from the bucket, kept again at `original` for next time.
+async fn recall(ws: &Workspace, id: &SessionId, attachment: &str, original: &Path) -> Option<Vec<u8>> {
+    let bucket = ws.objects.as_ref()?;
+    match crate::objects::files::recall(bucket, id.as_str(), Kind::Attachment, attachment).await {
+        Ok(Some(bytes)) => {
+            if let Err(e) = write_new(original, &bytes) {
+                tracing::warn!("keeping attachment {attachment} from the bucket: {}", e.message);
+            }
+            Some(bytes)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!("attachment {attachment} from the bucket: {}", e.message);
+            None
+        }
     }
 }
 
-/// Stem and extension, split at the last `.`.
-fn split(name: &str) -> (&str, Option<&str>) {
-    match name.rsplit_once('.') {
-        Some((stem, extension)) if !stem.is_empty() && !extension.is_empty() => (stem, Some(extension)),
-        _ => (name, None),
-    }
+/// `sessions/<id>/attachments`, where the originals are kept.
+fn stored_dir(ws: &Workspace, id: &SessionId) -> Result<PathBuf> {
+    paths::confine_no_links(&ws.session_dir(id), "attachments")
 }
 
-/// `stem + suffix + .extension`, cutting the stem to stay within `MAX_NAME_CHARS`.
-/// An extension too long to keep is cut along with the rest.
-fn fit(stem: &str, suffix: &str, extension: Option<&str>) -> String {
-    let tail = extension.map(|e| format!(".{e}")).unwrap_or_default();
-    if suffix.len() + tail.len() >= MAX_NAME_CHARS {
-        let whole = format!("{stem}{tail}");
-        let cut = whole[..whole.len().min(MAX_NAME_CHARS - suffix.len())].trim_end_matches(['.', '-']);
-        return format!("{cut}{suffix}");
-    }
-    let room = MAX_NAME_CHARS - suffix.len() - tail.len();
-    let stem = stem[..stem.len().min(room)].trim_end_matches(['.', '-']);
-    format!("{stem}{suffix}{tail}")
+/// `reference/attachments` in the working copy, where the agent reads the copies.
+fn copy_dir(ws: &Workspace, id: &SessionId) -> Result<PathBuf> {
+    paths::confine_no_links(&ws.session_workdir(id), IN_WORKDIR)
 }
 
-/// A name as quoted in a message: short, with control characters escaped.
-fn shown(name: &str) -> String {
-    let short: String = name.chars().take(80).collect();
-    short.escape_debug().to_string()
+/// Writes `bytes` as a new regular file at `path` (its directory made first). Whatever
+/// is already there, a link included, is removed first and the file is created with
+/// `create_new`, which never follows a link: the bytes land at `path` and nowhere else.
+pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(paths::refused(&path.display().to_string(), "a directory is in the attachment's place"))
+        }
+        Ok(_) => std::fs::remove_file(path)?,
+        Err(_) => {}
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    file.write_all(bytes)?;
+    Ok(())
+}
+
+/// The note a turn's instruction starts with when the session has attachments.
+pub fn note(attachments: &[AttachmentView]) -> Option<String> {
+    if attachments.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = attachments.iter().map(|a| format!("`{IN_WORKDIR}/{}`", a.name)).collect();
+    Some(format!(
+        "The operator attached {} file(s) for this session, to read: {}.",
+        attachments.len(),
+        names.join(", ")
+    ))
 }

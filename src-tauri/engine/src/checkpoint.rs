@@ -119,7 +119,7 @@ pub async fn autosave(
     let tree = {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;
-        let tree = crate::confine::snapshot_workdir(&store, &ws.session_workdir(id))?;
+        let tree = crate::working_copy::snapshot_workdir(&store, &ws.session_workdir(id))?;
         let latest = store.find_commit(Oid::from_str(&latest).map_err(|e| ApiError::internal("checkpoint id", e))?)?;
         if latest.tree_id() == tree {
             return Ok(None);
@@ -239,7 +239,7 @@ pub async fn restore(cx: &Context, args: RestoreCheckpointArgs) -> Result<Sessio
         let store = ws.open_store()?;
         let target =
             store.find_commit(Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))?)?.tree()?;
-        let current = store.find_tree(crate::confine::snapshot_workdir(&store, &workdir)?)?;
+        let current = store.find_tree(crate::working_copy::snapshot_workdir(&store, &workdir)?)?;
         for path in differing(&store, &current, &target)? {
             let keep = joined_later.iter().any(|d| path.starts_with(d.as_str()));
             if !keep {

@@ -163,7 +163,7 @@ async fn snapshot(ws: &Arc<Workspace>, id: &SessionId) -> Result<Oid> {
     let _guard = ws.store_lock.lock().await;
     let ws2 = ws.clone();
     let dir = ws.session_workdir(id);
-    tokio::task::spawn_blocking(move || crate::confine::snapshot_workdir(&ws2.open_store()?, &dir))
+    tokio::task::spawn_blocking(move || crate::working_copy::snapshot_workdir(&ws2.open_store()?, &dir))
         .await
         .map_err(|e| ApiError::internal("snapshot", e))?
 }
@@ -363,7 +363,7 @@ fn hunks(patch: &Patch<'_>) -> Result<Vec<Hunk>> {
 /// Paths a review never shows, even when a workspace forgets to ignore them: installed
 /// dependencies and the attachment copies the agent reads.
 fn hidden(path: &str) -> bool {
-    path.starts_with(&format!("{}/", crate::attachments::IN_WORKDIR))
+    path.starts_with(&format!("{}/", crate::attachment_rules::IN_WORKDIR))
         || path.split('/').any(|segment| segment == "node_modules")
 }
 

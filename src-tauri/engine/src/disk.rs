@@ -231,7 +231,7 @@ async fn keep_in_checkpoint(ws: &Workspace, events: &EventBus, id: &SessionId) -
     let tree = {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;
-        let tree = crate::confine::snapshot_workdir(&store, &ws.session_workdir(id))?;
+        let tree = crate::working_copy::snapshot_workdir(&store, &ws.session_workdir(id))?;
         let newest = Oid::from_str(&commit).map_err(|e| ApiError::internal("checkpoint id", e))?;
         if store.find_commit(newest)?.tree_id() == tree {
             return Ok((latest, false));

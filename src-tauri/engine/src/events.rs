@@ -14,7 +14,7 @@ pub struct EventBus {
     ring: Mutex<Ring>,
     sender: broadcast::Sender<KilnEvent>,
     /// Where a host on a team's database hands what it emits for the other hosts
-    /// (`api::hosts`): the body and whether it is kept.
+    /// (`api::team`): the body and whether it is kept.
     outbox: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(EventBody, bool)>>,
 }
 

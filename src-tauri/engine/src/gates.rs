@@ -340,7 +340,7 @@ pub async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) {
 async fn files_now(ws: &Workspace, id: &SessionId) -> Option<String> {
     let _guard = ws.store_lock.lock().await;
     let store = ws.open_store().ok()?;
-    match crate::confine::snapshot_workdir(&store, &ws.session_workdir(id)) {
+    match crate::working_copy::snapshot_workdir(&store, &ws.session_workdir(id)) {
         Ok(tree) => Some(tree.to_string()),
         // A copy cleaned up or not rebuilt yet: its results say nothing of it.
         Err(e) => {

@@ -2,7 +2,7 @@
 //! `.kiln/host-id` so a host restarted on the same clone is the same host and takes up its
 //! own sessions at once, and which sessions other hosts are running right now, as their
 //! events said. A workspace on SQLite is one host alone; the set stays empty.
-//! `api::hosts` runs the leases, the shared event stream and the work queue.
+//! `api::team` runs the leases, the shared event stream and the work queue.
 
 use std::collections::HashSet;
 use std::path::Path;

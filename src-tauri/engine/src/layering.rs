@@ -24,7 +24,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("roles", 0),
     ("sandbox", 0),
     ("secrets", 0),
-    ("attachments", 0),
+    ("attachment_rules", 0),
     ("backing", 0),
     ("pause", 0),
     // 1 records
@@ -45,9 +45,9 @@ const LAYERS: &[(&str, u8)] = &[
     ("slots", 2),
     ("hosts", 2),
     // 3 sessions
-    ("attach", 3),
+    ("attachments", 3),
     ("checkpoint", 3),
-    ("confine", 3),
+    ("working_copy", 3),
     ("detect", 3),
     ("diff", 3),
     ("review", 3),
@@ -103,30 +103,30 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("snapshot", "materialize"),
     ("prime", "materialize"),
     // sessions: the session's own facts, then what reads its working copy
-    ("attach", "session"),
-    ("attach", "workspace"),
-    ("checkpoint", "confine"),
+    ("attachments", "session"),
+    ("attachments", "workspace"),
+    ("checkpoint", "working_copy"),
     ("checkpoint", "session"),
     ("checkpoint", "workspace"),
     ("detect", "workspace"),
-    ("diff", "confine"),
+    ("diff", "working_copy"),
     ("diff", "session"),
     ("diff", "workspace"),
     ("review", "workspace"),
     ("session", "review"),
     ("session", "workspace"),
     ("review_comments", "checkpoint"),
-    ("review_comments", "confine"),
+    ("review_comments", "working_copy"),
     ("review_comments", "session"),
     ("review_comments", "workspace"),
-    ("recover", "attach"),
+    ("recover", "attachments"),
     ("recover", "checkpoint"),
-    ("recover", "confine"),
+    ("recover", "working_copy"),
     ("recover", "detect"),
     ("recover", "session"),
     ("recover", "workspace"),
     ("disk", "checkpoint"),
-    ("disk", "confine"),
+    ("disk", "working_copy"),
     ("disk", "recover"),
     ("disk", "session"),
     ("disk", "workspace"),
@@ -352,5 +352,5 @@ fn reads_grouped_and_plain_paths() {
     assert_eq!(module_named("store::{A, B}"), "store");
     assert_eq!(module_named("api::Engine"), "api");
     assert_eq!(module_of(Path::new("store/turns.rs")), "store");
-    assert_eq!(module_of(Path::new("api/hosts.rs")), "api");
+    assert_eq!(module_of(Path::new("api/team.rs")), "api");
 }

@@ -10,7 +10,7 @@
 
 pub mod api;
 pub(crate) mod approval;
-pub(crate) mod attach;
+pub(crate) mod attachment_rules;
 pub(crate) mod attachments;
 pub mod backing;
 pub(crate) mod busy;
@@ -19,7 +19,6 @@ pub(crate) mod checkout;
 pub(crate) mod checkpoint;
 pub(crate) mod clock;
 pub(crate) mod config;
-pub(crate) mod confine;
 pub(crate) mod delivery;
 pub(crate) mod detect;
 pub(crate) mod diff;
@@ -33,6 +32,7 @@ pub(crate) mod hosts;
 pub(crate) mod ids;
 #[cfg(test)]
 mod layering;
+pub(crate) mod working_copy;
 // The connection limits `kiln serve` shares with the preview gateway.
 pub mod listening;
 pub(crate) mod live;

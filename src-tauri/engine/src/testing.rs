@@ -7,7 +7,7 @@
 
 /// tests/it: attachments.
 pub mod attachments {
-    pub use crate::attachments::{check, safe_name, Kind, IN_WORKDIR, MAX_BYTES, MAX_NAME_CHARS, MAX_PER_SESSION};
+    pub use crate::attachment_rules::{check, safe_name, Kind, IN_WORKDIR, MAX_BYTES, MAX_NAME_CHARS, MAX_PER_SESSION};
 }
 
 /// tests/it: checkpoints, diff, paths; benches/checkpoints.rs.
@@ -26,8 +26,8 @@ pub mod config {
 }
 
 /// tests/it: checkpoints, diff, paths; benches/checkpoints.rs.
-pub mod confine {
-    pub use crate::confine::{snapshot_workdir, NOT_SNAPSHOTTED};
+pub mod working_copy {
+    pub use crate::working_copy::{snapshot_workdir, NOT_SNAPSHOTTED};
 }
 
 /// tests/it: delivery_git (git), delivery_git_pr and delivery_links (git_pr, StepSink).

@@ -313,7 +313,7 @@ async fn run(
                     crate::roles::Scope::Repository => ".",
                     crate::roles::Scope::Module => plan.module.directory.as_str(),
                 };
-                crate::confine::put_back_outside(&store, &workdir, before, after, scope, &plan.role.allowed_paths)
+                crate::working_copy::put_back_outside(&store, &workdir, before, after, scope, &plan.role.allowed_paths)
             })
         };
         match confined {
@@ -525,7 +525,7 @@ async fn snapshot(ws: &Arc<Workspace>, workdir: &std::path::Path) -> Option<git2
     let _guard = ws.store_lock.lock().await;
     let ws2 = ws.clone();
     let dir = workdir.to_path_buf();
-    tokio::task::spawn_blocking(move || ws2.open_store().and_then(|s| crate::confine::snapshot_workdir(&s, &dir)))
+    tokio::task::spawn_blocking(move || ws2.open_store().and_then(|s| crate::working_copy::snapshot_workdir(&s, &dir)))
         .await
         .ok()
         .and_then(|r| r.map_err(|e| tracing::error!("snapshotting the working copy: {e}")).ok())

@@ -1,7 +1,7 @@
 //! The operation table: every operation of the API, one line each, with its documentation:
 //! its arguments, its result, its policy and the function that does it. Everything that lists
 //! operations is generated from it: the `Engine`'s methods, `Engine::dispatch` and `OPERATIONS`
-//! (`api/mod.rs`), which host of a team runs each (`api/hosts.rs`), the desktop's Tauri commands
+//! (`api/mod.rs`), which host of a team runs each (`api/team.rs`), the desktop's Tauri commands
 //! (`src-tauri/src/commands.rs`), the commands and the one permission set `src-tauri/build.rs`
 //! declares to tauri-build, the HTTP body limits of `kiln serve`, and the UI's `CommandMap` in
 //! `ui/src/api/types.ts`.
@@ -123,9 +123,9 @@ macro_rules! for_each_operation {
             /// ATTACHMENT_TYPE, ATTACHMENT_EMPTY, ATTACHMENT_MISMATCH, INVALID_INPUT (bad name or base64).
             /// Its body carries 5 MB base64-encoded, a third larger.
             add_attachment(AddAttachmentArgs) -> AttachmentView
-                { ready, body_limit: 7 * 1024 * 1024 + 64 * 1024 } => attach::add;
+                { ready, body_limit: 7 * 1024 * 1024 + 64 * 1024 } => attachments::add;
             /// ATTACHMENT_NOT_FOUND when the session has no such attachment.
-            remove_attachment(RemoveAttachmentArgs) -> SessionView => attach::remove;
+            remove_attachment(RemoveAttachmentArgs) -> SessionView => attachments::remove;
             /// An absent field stays as it is.
             update_session(UpdateSessionArgs) -> SessionView => session::update;
             /// Every turn of the workspace: the total and per role.

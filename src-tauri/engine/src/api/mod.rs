@@ -7,10 +7,10 @@
 
 mod activity;
 mod check;
-mod hosts;
 mod own;
 mod recovery;
 mod settings;
+mod team;
 
 pub use activity::Activity;
 pub use check::{check_backing, Finding};
@@ -180,7 +180,7 @@ pub struct Engine {
     /// Where the workspaces it opens keep their records and objects (`backed_by`).
     backing: crate::backing::Backing,
     /// This host's part among the hosts of a team's database (`join_team`).
-    team: std::sync::OnceLock<Arc<hosts::Team>>,
+    team: std::sync::OnceLock<Arc<team::Team>>,
 }
 
 /// How many recent workspaces the list keeps.

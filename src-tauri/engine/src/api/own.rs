@@ -62,8 +62,8 @@ pub(super) async fn open_workspace(engine: &Engine, args: OpenWorkspaceArgs) -> 
             // No turn survives the process that ran it: one still marked running
             // when this process opens the workspace was cut short. On a team's
             // database, the sessions another host holds are that host's (or, when it
-            // stopped, the one taking them over's: `hosts`).
-            let elsewhere = hosts::leased_elsewhere(&opened).await?;
+            // stopped, the one taking them over's: `team`).
+            let elsewhere = team::leased_elsewhere(&opened).await?;
             let cut = crate::recover::interrupted::Interrupted::read(&opened.pool).await?;
             let at = crate::clock::now();
             let stranded = crate::review_comments::STRANDED;

@@ -97,6 +97,7 @@ pub async fn send_message(cx: &Context, args: SendMessageArgs) -> Result<Session
             let (ws, events) = (ws.clone(), events.clone());
             // Counted as running from now until its turn has started, without a gap.
             ws.busy.queue(id.as_str());
+            // One task for the wait and the chain after it.
             tokio::spawn(async move {
                 if let Some(planning) = planning {
                     planning.wait().await;
@@ -109,17 +110,20 @@ pub async fn send_message(cx: &Context, args: SendMessageArgs) -> Result<Session
                 if !ws.busy.is_queued(start.id.as_str()) {
                     return;
                 }
-                let started = start.run(&ws, &events).await;
+                let started = start.begin(&ws, &events).await;
                 ws.busy.unqueue(start.id.as_str());
-                if let Err(e) = started {
+                if let Err(e) = &started {
                     let note =
                         format!("The turn for your message could not start: {} [{}]", e.message, e.code.as_str());
                     let _ = record(&ws, &events, &start.id, EntryKind::System, None, &note).await;
                 }
                 let _ = publish(&ws, &events, &start.id).await;
+                if let Ok(Some(started)) = started {
+                    run_chain(ws, events, started).await;
+                }
             });
         }
-        None => start.run(ws, events).await?,
+        None => in_background(ws, events, start.begin(ws, events).await?),
     }
     publish(ws, events, &id).await
 }
@@ -138,7 +142,8 @@ struct Start {
 }
 
 impl Start {
-    async fn run(&self, ws: &Arc<Workspace>, events: &Arc<EventBus>) -> Result<()> {
+    /// Routes the message and begins its turn (`None` when the route waits for an approval).
+    async fn begin(&self, ws: &Arc<Workspace>, events: &Arc<EventBus>) -> Result<Option<Started>> {
         let id = &self.id;
         // The session may have been archived or deleted while the message waited.
         let (_, session) = session::live(ws, id.as_str()).await?;
@@ -165,7 +170,7 @@ impl Start {
                 }
             },
         };
-        let started = begin(
+        begin(
             ws,
             events,
             id,
@@ -180,9 +185,7 @@ impl Start {
             },
             0,
         )
-        .await?;
-        in_background(ws, events, started);
-        Ok(())
+        .await
     }
 }
 
@@ -366,7 +369,7 @@ async fn begin(
         return Ok(None);
     }
     let session = session::view(ws, id).await?;
-    let prompt = match crate::attach::note(&session.attachments) {
+    let prompt = match crate::attachments::note(&session.attachments) {
         Some(note) => format!("{note}\n\n{prompt}"),
         None => prompt,
     };

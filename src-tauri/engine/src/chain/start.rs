@@ -64,7 +64,7 @@ pub async fn create_from(
         tokio::task::spawn_blocking(move || {
             let base = base_snapshot(&ws2, &id2)?;
             // Watched from now on, so its first checkpoint may read only what changed.
-            crate::confine::watch_materialized(&ws2.open_store()?, &ws2.session_workdir(&id2), base);
+            crate::working_copy::watch_materialized(&ws2.open_store()?, &ws2.session_workdir(&id2), base);
             Ok(base)
         })
         .await
@@ -119,7 +119,7 @@ pub async fn create_from(
         return Err(e);
     }
     // On a team's database the host that makes a session owns it from the start, before
-    // anything of it runs, so no other host takes it for one left behind (`api::hosts`).
+    // anything of it runs, so no other host takes it for one left behind (`api::team`).
     if let crate::store::Db::Postgres(pool) = &ws.pool {
         crate::store::hosts::take(pool, id.as_str(), &ws.hosts.id, crate::hosts::LEASE_MS, &at).await?;
     }

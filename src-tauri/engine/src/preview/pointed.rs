@@ -101,7 +101,7 @@ pub fn copy(ws: &Workspace, id: &SessionId, pointed: &[Pointed]) -> Result<()> {
     for item in pointed {
         let bytes = std::fs::read(&item.source).map_err(|e| ApiError::internal("reading a screenshot", e))?;
         let (dir, name) = item.copy.rsplit_once('/').expect("a directory and a name");
-        crate::attach::write_new(&paths::confine_no_links(&workdir, dir)?.join(name), &bytes)?;
+        crate::attachments::write_new(&paths::confine_no_links(&workdir, dir)?.join(name), &bytes)?;
     }
     Ok(())
 }

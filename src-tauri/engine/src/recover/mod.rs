@@ -211,7 +211,7 @@ async fn rebuild(
         made
     };
     ws.copy_session_files(&fresh);
-    crate::attach::restore_copies(ws, id, &fresh).await?;
+    crate::attachments::restore_copies(ws, id, &fresh).await?;
     let aside = match problem {
         Problem::Damaged(_) => {
             let aside = session_dir.join(format!("damaged-{stamp}"));
@@ -307,7 +307,7 @@ async fn rebuild(
 async fn differing_files(ws: &Workspace, aside: &Path, commit: Oid) -> Result<Vec<String>> {
     let _guard = ws.store_lock.lock().await;
     let store = ws.open_store()?;
-    let tree = snapshot::snapshot(&store, Source::Plain { root: aside, skip: &crate::confine::NOT_SNAPSHOTTED })?;
+    let tree = snapshot::snapshot(&store, Source::Plain { root: aside, skip: &crate::working_copy::NOT_SNAPSHOTTED })?;
     let ours = store.find_tree(tree)?;
     let theirs = store.find_commit(commit)?.tree()?;
     let diff = store.diff_tree_to_tree(Some(&theirs), Some(&ours), None)?;

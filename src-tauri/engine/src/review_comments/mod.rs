@@ -132,7 +132,7 @@ async fn restore_point(ws: &Workspace, events: &EventBus, id: &SessionId) -> Res
     let tree = {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;
-        let tree = crate::confine::snapshot_workdir(&store, &ws.session_workdir(id))?;
+        let tree = crate::working_copy::snapshot_workdir(&store, &ws.session_workdir(id))?;
         let latest_tree = store.find_commit(oid(&commit)?)?.tree_id();
         if tree == latest_tree {
             return Ok(latest);

@@ -1,5 +1,5 @@
 //! The `attachments` table: the record of each file attached to a session (the bytes
-//! live on disk, see `crate::attach`).
+//! live on disk, see `crate::attachments`).
 
 use sqlx::FromRow;
 

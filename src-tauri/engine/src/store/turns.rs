@@ -108,7 +108,7 @@ pub async fn finish(pool: &Db, turn: i64, status: &str, at: &str) -> Result<()> 
 
 /// Turns a stop or a crash left marked running: when Kiln starts, none can be, and
 /// their sessions settle (`sessions::settle_after_restart`).
-/// With `only`, one session's (a host taking it over from one that stopped, `api::hosts`).
+/// With `only`, one session's (a host taking it over from one that stopped, `api::team`).
 pub async fn close_orphans(pool: &Db, at: &str, only: Option<&str>) -> Result<u64> {
     let done = on!(pool => sqlx::query("UPDATE turns SET status = 'stopped', ended_at = $1 WHERE status = 'running' AND ($2 IS NULL OR session_id = $2)")
         .bind(at)

@@ -62,7 +62,7 @@ pub async fn update_from_workspace(cx: &Context, args: SessionIdArgs) -> Result<
     let (ours, theirs) = {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;
-        (crate::confine::snapshot_workdir(&store, &workdir)?, workspace_tree(ws, &store)?)
+        (crate::working_copy::snapshot_workdir(&store, &workdir)?, workspace_tree(ws, &store)?)
     };
     let base_tree = {
         let store = ws.open_store()?;

@@ -53,7 +53,7 @@ pub async fn resolve(cx: &Context, args: ResolveConflictArgs) -> Result<Conflict
     if !markers::holds_markers(&resolved) {
         let tree = {
             let _guard = ws.store_lock.lock().await;
-            crate::confine::snapshot_workdir(&ws.open_store()?, &workdir)?
+            crate::working_copy::snapshot_workdir(&ws.open_store()?, &workdir)?
         };
         let label = format!("Conflicts resolved in {}", args.path);
         crate::checkpoint::take(ws, events, &id, tree, &label, None, None).await?;

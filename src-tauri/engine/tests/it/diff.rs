@@ -234,7 +234,7 @@ async fn a_late_module_diffs_against_the_checkpoint_it_joined_at() {
     write(&wc.join("modules/cart/src/before-joining.txt"), "already there\n");
     let ws = w.engine.workspace().unwrap();
     let id = kiln_engine::testing::ids::SessionId::parse(&s.id).unwrap();
-    let tree = kiln_engine::testing::confine::snapshot_workdir(&ws.open_store().unwrap(), &wc).unwrap();
+    let tree = kiln_engine::testing::working_copy::snapshot_workdir(&ws.open_store().unwrap(), &wc).unwrap();
     let sequence = kiln_engine::testing::checkpoint::take(
         &ws,
         w.engine.events(),

@@ -248,7 +248,7 @@ async fn a_new_session_has_its_stat_cache_primed_and_sees_an_edit_made_at_once()
     let store = Repository::open_bare(repo.join(".kiln/store.git")).unwrap();
     let base = store.find_reference(&format!("refs/kiln/{}/0", session.id)).unwrap().peel_to_tree().unwrap().id();
     write(&workdir.join("src/b.js"), "export const b = 33;\n");
-    let tree = kiln_engine::testing::confine::snapshot_workdir(&store, &workdir).unwrap();
+    let tree = kiln_engine::testing::working_copy::snapshot_workdir(&store, &workdir).unwrap();
     assert_ne!(tree, base);
     let blob = store.find_tree(tree).unwrap().get_path(Path::new("src/b.js")).unwrap().id();
     assert_eq!(store.find_blob(blob).unwrap().content(), b"export const b = 33;\n");

@@ -6,9 +6,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use kiln_engine::testing::confine::{snapshot_workdir, NOT_SNAPSHOTTED};
 use kiln_engine::testing::snapshot::{snapshot, Source};
 use kiln_engine::testing::watch::{self, Doubt};
+use kiln_engine::testing::working_copy::{snapshot_workdir, NOT_SNAPSHOTTED};
 
 /// A session's layout: `<tmp>/session/workspace`, its stat cache at `<tmp>/session/index`.
 struct Copy {

@@ -146,7 +146,8 @@ pub async fn checkpoint(engine: &Engine, id: &str, label: &str) -> i64 {
     let ws = engine.workspace().unwrap();
     let id = kiln_engine::testing::ids::SessionId::parse(id).unwrap();
     let tree =
-        kiln_engine::testing::confine::snapshot_workdir(&ws.open_store().unwrap(), &ws.session_workdir(&id)).unwrap();
+        kiln_engine::testing::working_copy::snapshot_workdir(&ws.open_store().unwrap(), &ws.session_workdir(&id))
+            .unwrap();
     kiln_engine::testing::checkpoint::take(&ws, engine.events(), &id, tree, label, None, None).await.unwrap()
 }
 

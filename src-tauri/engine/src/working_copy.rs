@@ -1,7 +1,9 @@
-//! One turn writes in one module (ARCHITECTURE.md: Sessions and isolation): what a turn changed outside its module's
-//! allowed paths is put back from the turn's starting state, and each path is named.
-//! The starting state is a snapshot of the working copy in the store, so nothing is
-//! lost: even a put-back file's content stays in the store.
+//! A session's working copy as the store sees it: its snapshot (what a checkpoint, a diff or
+//! a turn's starting state reads, leaving out what is never snapshotted), and the put-back
+//! that keeps one turn in one module (ARCHITECTURE.md: Sessions and isolation): what a turn
+//! changed outside its module's allowed paths is put back from the turn's starting state, and
+//! each path is named. The starting state is a snapshot in the store, so nothing is lost: even
+//! a put-back file's content stays in the store.
 
 use std::path::Path;
 
@@ -63,7 +65,7 @@ pub fn watch_materialized(store: &Repository, workdir: &Path, commit: Oid) {
 /// Directories of a working copy no snapshot holds: the attachment copies, and `.venv`,
 /// the virtual environment Kiln's setup makes for a Python project (never part of the
 /// change, even in a repository that does not ignore it).
-pub const NOT_SNAPSHOTTED: [&str; 2] = [crate::attachments::IN_WORKDIR, ".venv"];
+pub const NOT_SNAPSHOTTED: [&str; 2] = [crate::attachment_rules::IN_WORKDIR, ".venv"];
 
 /// Puts back every path changed between `before` and `after` that is not under
 /// `module_dir` matching one of `allowed` (globs relative to the module directory).
