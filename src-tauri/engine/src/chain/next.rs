@@ -1,5 +1,6 @@
-//! What follows a turn: the handoff's next role, a review, a fix after failed gates,
-//! the operator's approval or answer, or blocked.
+//! The chain's loop (`run_chain`) and what follows a turn, read top to bottom: the handoff's
+//! next role, a review, a fix after failed gates, the operator's approval or answer, or
+//! blocked. A decision returns the turn it began; the loop runs it next.
 
 use super::*;
 
