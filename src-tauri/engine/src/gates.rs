@@ -126,13 +126,12 @@ pub async fn run_module_gate(
         let note = Some("none of the files it checks changed".to_string());
         return outcome(template, detected.source, GateStatus::Passed, String::new(), note);
     };
-    let key = format!("{id}");
     let timeout = Duration::from_secs(ws.config.session.gate_timeout_seconds.max(1));
     let result = match scope(ws, id, &workdir, &module_dir) {
         Ok(scope) => {
             process::run_scoped(&command, &module_dir, &scope, timeout, |running| {
                 // A stop of the session kills the gate's group too.
-                ws.busy.run(&key, running);
+                ws.busy.run(id.as_str(), running);
             })
             .await
         }

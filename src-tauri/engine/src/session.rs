@@ -157,14 +157,14 @@ pub(crate) async fn stop_or_refuse(
         }
         turn.stop(events).await;
     }
-    if !ws.busy.runs_command(id.as_str()) {
-        return Ok(());
-    }
     if !stop {
-        return Err(ApiError::new(
-            ErrorCode::SessionRunning,
-            format!("session {id} is running; stop it first or {doing} with `stop: true`"),
-        ));
+        if ws.busy.runs_command(id.as_str()) {
+            return Err(ApiError::new(
+                ErrorCode::SessionRunning,
+                format!("session {id} is running; stop it first or {doing} with `stop: true`"),
+            ));
+        }
+        return Ok(());
     }
     let Some(running) = ws.busy.end(id.as_str()) else { return Ok(()) };
     running.kill();
