@@ -7,7 +7,7 @@
 //! a database whose every session row reads back. Traffic goes to 127.0.0.1 only.
 //!
 //! The transport's limits are shortened for these tests through `KILN_TEST_*` variables
-//! (kiln_engine::listening), so no test waits the real header timeout.
+//! (kiln_runtime::listening), so no test waits the real header timeout.
 
 #[allow(dead_code)]
 #[path = "hostile/api.rs"]

@@ -18,10 +18,10 @@ use crate::attachment_rules;
 use crate::clock::now;
 use crate::ids::SessionId;
 use crate::objects::files::Kind;
-use crate::paths;
 use crate::session::{self, publish, record};
 use crate::store::attachments as records;
 use crate::workspace::{Context, Workspace};
+use kiln_runtime::paths;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use tokio::sync::Notify;
 
-use crate::process::Running;
+use kiln_runtime::process::Running;
 
 #[derive(Default)]
 pub struct Busy {

@@ -177,7 +177,7 @@ async fn prune(ws: &Workspace, id: &SessionId) -> Result<bool> {
 fn collect(ws: &Workspace, pruning: &SessionId) {
     let store = ws.store_path();
     let env = vec![("GIT_DIR".into(), store.clone().into_os_string()), ("GIT_CONFIG_NOSYSTEM".into(), "1".into())];
-    let pruned = crate::process::Command::new("git", &store, crate::process::Env::Tool(env))
+    let pruned = kiln_runtime::process::Command::new("git", &store, kiln_runtime::process::Env::Tool(env))
         .args(["prune", "--expire=now"])
         .output_blocking();
     match pruned {

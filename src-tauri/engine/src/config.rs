@@ -22,8 +22,8 @@ pub struct Config {
     pub preview: PreviewConfig,
     pub delivery: DeliveryConfig,
     /// What the commands Kiln runs get of the user's environment beyond the rules
-    /// (`crate::sandbox::passing`).
-    pub environment: crate::sandbox::EnvironmentConfig,
+    /// (`kiln_runtime::sandbox::passing`).
+    pub environment: kiln_runtime::sandbox::EnvironmentConfig,
 }
 
 /// `[workflow]`: how turns are taken in this workspace (ARCHITECTURE.md: Workflows and the chain).
@@ -269,7 +269,7 @@ impl Config {
         if !["upload", "commit", "off"].contains(&shots) {
             return Err(invalid(format!("`delivery.screenshots` must be upload, commit or off, not `{shots}`")));
         }
-        crate::paths::relative(config.delivery.screenshots_path.trim_matches('/'))
+        kiln_runtime::paths::relative(config.delivery.screenshots_path.trim_matches('/'))
             .map_err(|e| invalid(format!("`delivery.screenshots_path`: {}", e.message)))?;
         if let Some(problem) = config.environment.problems().into_iter().next() {
             return Err(invalid(problem));

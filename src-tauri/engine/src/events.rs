@@ -61,11 +61,11 @@ impl EventBus {
     /// `emit` (or, unkept, `emit_ephemeral`) for an event another host emitted: to this
     /// host's views only, never back out.
     pub fn relay(&self, body: EventBody, keep: bool) -> KilnEvent {
-        self.publish(crate::redact::redact_serde(body), keep)
+        self.publish(kiln_runtime::redact::redact_serde(body), keep)
     }
 
     fn send(&self, body: EventBody, keep: bool) -> KilnEvent {
-        let body = crate::redact::redact_serde(body);
+        let body = kiln_runtime::redact::redact_serde(body);
         if let Some(outbox) = self.outbox.get() {
             // A terminal and the workspace a host opened are that host's own.
             if !matches!(body, EventBody::Workspace { .. } | EventBody::Terminal { .. } | EventBody::Resync) {

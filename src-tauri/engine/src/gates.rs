@@ -3,7 +3,7 @@
 //! Once per module that holds changes: `dependencies`, `typecheck`, `tests`, `format`,
 //! `lint`. Commands come from `kiln.toml`, else from the repository's own tooling
 //! (`detect`), each with its source; they run the agent's code, so they run scoped
-//! (`crate::sandbox::Scope`: an allowlisted environment, the session's home, writing
+//! (`kiln_runtime::sandbox::Scope`: an allowlisted environment, the session's home, writing
 //! only to the working copy) with the module's own binaries first on PATH, a timeout,
 //! in their own process group. A gate with
 //! no command is *not configured* (never a blocker); skipped is not success; a test
@@ -20,10 +20,10 @@ use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::modules::{ModuleInfo, Toolchain};
-use crate::process;
 use crate::session::record;
 use crate::store::gate_results::{self, GateRecord};
 use crate::workspace::{Context, Workspace};
+use kiln_runtime::process;
 use kiln_types::error::Result;
 use kiln_types::*;
 
@@ -77,9 +77,9 @@ impl Outcome {
     }
 }
 
-/// The scope gates run in (`crate::process::project_scope`): writing only to the working
+/// The scope gates run in (`kiln_runtime::process::project_scope`): writing only to the working
 /// copy, with the module's own binaries, then the working copy's, first on PATH.
-fn scope(ws: &Workspace, id: &SessionId, workdir: &Path, dir: &Path) -> std::io::Result<crate::sandbox::Scope> {
+fn scope(ws: &Workspace, id: &SessionId, workdir: &Path, dir: &Path) -> std::io::Result<kiln_runtime::sandbox::Scope> {
     process::project_scope(&ws.session_dir(id), &[workdir], &[dir, workdir], &[], &ws.config.environment)
 }
 
@@ -107,7 +107,7 @@ pub async fn run_module_gate(
     };
     // The module's directory is the agent's to change: one replaced by a link leading
     // out of the working copy fails the gate instead of running a command out there.
-    let module_dir = match crate::paths::confine(&workdir, &module.directory) {
+    let module_dir = match kiln_runtime::paths::confine(&workdir, &module.directory) {
         Ok(dir) => dir,
         Err(e) => {
             let note = Some("the module's directory leads outside the working copy".into());
@@ -201,7 +201,7 @@ pub fn spec_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) ->
     let mut problems = Vec::new();
     for m in modules {
         let path = Path::new(&m.directory).join(&ws.config.modules.spec);
-        let confined = match crate::paths::confine(&workdir, &path.to_string_lossy()) {
+        let confined = match kiln_runtime::paths::confine(&workdir, &path.to_string_lossy()) {
             Ok(confined) => confined,
             Err(e) => {
                 problems.push(format!("{}: {}", path.display(), e.message));
@@ -231,7 +231,7 @@ pub fn module_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) 
     for m in modules {
         // Each manifest is confined to the working copy: a link leading out is a problem
         // to name, never a file to read (a parse error would quote it).
-        let manifest = |name: &str| crate::paths::confine(&workdir, &format!("{}/{name}", m.directory));
+        let manifest = |name: &str| kiln_runtime::paths::confine(&workdir, &format!("{}/{name}", m.directory));
         let (package, cargo) = match (manifest("package.json"), manifest("Cargo.toml")) {
             (Ok(package), Ok(cargo)) => (package, cargo),
             (Err(e), _) | (_, Err(e)) => {
@@ -284,7 +284,7 @@ pub async fn run_all(
         // A module the session creates is read from the working copy, where it exists.
         let info = ws.module(&m.id).cloned().unwrap_or_else(|| {
             let workdir = ws.session_workdir(id);
-            match crate::paths::confine(&workdir, &m.directory) {
+            match kiln_runtime::paths::confine(&workdir, &m.directory) {
                 Ok(_) => crate::modules::describe_new(&workdir, &m.id, &m.directory, &ws.config),
                 Err(_) => ModuleInfo {
                     id: m.id.clone(),

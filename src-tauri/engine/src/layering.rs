@@ -7,23 +7,19 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Every module of the engine with its layer, bottom (0) to top. Beneath them all is the
-/// vocabulary every layer speaks (the API's types, its errors, the operation table): the
-/// `kiln-types` crate, named `kiln_types::`, which rustc keeps from importing the engine.
+/// Every module of the engine with its layer, bottom (0) to top. Beneath them all are two
+/// crates rustc keeps from importing the engine: the vocabulary every layer speaks (the
+/// API's types, its errors, the operation table), `kiln_types::`; and how Kiln touches
+/// the machine (processes, the sandbox, paths beneath a handle, redaction, secrets,
+/// listeners), `kiln_runtime::`.
 const LAYERS: &[(&str, u8)] = &[
     // 0 base
     ("clock", 0),
     ("config", 0),
     ("events", 0),
     ("ids", 0),
-    ("listening", 0),
     ("modules", 0),
-    ("paths", 0),
-    ("process", 0),
-    ("redact", 0),
     ("roles", 0),
-    ("sandbox", 0),
-    ("secrets", 0),
     ("attachment_rules", 0),
     ("backing", 0),
     ("pause", 0),
@@ -87,17 +83,8 @@ const LAYERS: &[(&str, u8)] = &[
 /// layer is refused, so a new sideways import is a decision, not an accident.
 const SIDEWAYS: &[(&str, &str)] = &[
     // base
-    // `[delivery] screenshots_path` is checked as a relative path when kiln.toml is read.
-    ("config", "paths"),
-    // `[environment]` is the sandbox's own vocabulary, read from kiln.toml.
-    ("config", "sandbox"),
     ("events", "clock"),
-    ("events", "redact"),
     ("modules", "config"),
-    ("process", "sandbox"),
-    // The user's home files are copied into a session's home beneath a handle of it.
-    ("sandbox", "paths"),
-    ("redact", "process"),
     ("roles", "config"),
     // records: the store's snapshots are written back out by materialize
     ("snapshot", "materialize"),

@@ -34,30 +34,24 @@ pub(crate) mod ids;
 mod layering;
 pub(crate) mod working_copy;
 // The connection limits `kiln serve` shares with the preview gateway.
-pub mod listening;
 pub(crate) mod live;
 pub(crate) mod markers;
 pub(crate) mod materialize;
 pub(crate) mod modules;
 pub mod objects;
 pub(crate) mod operator;
-pub(crate) mod paths;
 pub(crate) mod pause;
 pub(crate) mod permissions;
 pub(crate) mod planner;
 pub(crate) mod planner_agent;
 pub(crate) mod preview;
 pub(crate) mod prime;
-pub(crate) mod process;
 pub(crate) mod recover;
-pub(crate) mod redact;
 pub(crate) mod registry;
 pub(crate) mod review;
 pub(crate) mod review_comments;
 pub(crate) mod roles;
 pub(crate) mod routing;
-pub(crate) mod sandbox;
-pub(crate) mod secrets;
 pub(crate) mod session;
 pub(crate) mod settings;
 pub(crate) mod slots;
@@ -95,10 +89,10 @@ pub use drivers::discover::find as find_agent_cli;
 /// What `Engine::subscribe` returns: the event stream.
 pub use events::Subscription;
 /// The confinement `kiln health` reports.
-pub use process::supervision as process_supervision;
+pub use kiln_runtime::process::supervision as process_supervision;
 /// Kiln's environment out of `/proc/<pid>/environ`, first thing in `main`.
-pub use sandbox::own_environment;
-pub use sandbox::support as sandbox_support;
+pub use kiln_runtime::sandbox::own_environment;
+pub use kiln_runtime::sandbox::support as sandbox_support;
 /// kiln-serve's access store: a SQLite database with its own migrations, opened while
 /// holding the exclusive lock that serializes its migration between processes.
 pub use store::open_with as open_database;

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::paths::beneath::Beneath;
+use kiln_runtime::paths::beneath::Beneath;
 use kiln_types::ConflictKeep;
 
 /// The largest file whose conflicts are read (a merged source file, not a data dump).
@@ -151,7 +151,7 @@ pub fn read(workdir: &Path, rel: &str) -> Option<String> {
 }
 
 fn read_bytes(workdir: &Path, rel: &str, max: u64) -> Option<Vec<u8>> {
-    let relative = crate::paths::relative(rel).ok()?;
+    let relative = kiln_runtime::paths::relative(rel).ok()?;
     Beneath::open(workdir).ok()?.read(&relative, max).ok()
 }
 

@@ -70,7 +70,7 @@ pub fn materialize(store: &Repository, commit: Oid, dest: &Path) -> Result<usize
 pub fn working_copy(store: &Repository, commit: Oid, dest: &Path, host: Option<&HostFiles>) -> Result<Materialized> {
     let tree = store.find_commit(commit)?.tree()?;
     if fs::symlink_metadata(dest).is_ok_and(|m| !m.is_dir()) {
-        return Err(crate::paths::refused(
+        return Err(kiln_runtime::paths::refused(
             &dest.display().to_string(),
             "the working copy's place holds a link or a file",
         ));
@@ -88,8 +88,10 @@ pub fn working_copy(store: &Repository, commit: Oid, dest: &Path, host: Option<&
     tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
         let name = entry.name_bytes();
         if name.is_empty() || name == b"." || name == b".." || name.contains(&b'/') {
-            failure =
-                Some(crate::paths::refused(&String::from_utf8_lossy(name), "a name in a snapshot is one plain name"));
+            failure = Some(kiln_runtime::paths::refused(
+                &String::from_utf8_lossy(name),
+                "a name in a snapshot is one plain name",
+            ));
             return TreeWalkResult::Abort;
         }
         let mut rel = dir.as_bytes().to_vec();

@@ -209,7 +209,7 @@ impl Rules<'_> {
         let directory = self.new_directory(id);
         let plain = !id.chars().any(char::is_control)
             && !directory.split('/').any(str::is_empty)
-            && crate::paths::relative(&directory).is_ok();
+            && kiln_runtime::paths::relative(&directory).is_ok();
         if !plain || self.modules.iter().any(|x| x.directory == directory) {
             return Err(refuse(format!("its directory `{directory}` is not free")));
         }

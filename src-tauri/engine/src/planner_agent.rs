@@ -19,10 +19,10 @@ use crate::drivers::{Driver, TurnRequest, TurnSink};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::planner::Rules;
-use crate::process::Running;
 use crate::session::{publish, record};
 use crate::store::sessions as records;
 use crate::workspace::Workspace;
+use kiln_runtime::process::Running;
 use kiln_types::error::Result;
 use kiln_types::*;
 
@@ -261,7 +261,7 @@ async fn apply(
             let directory = rules.new_directory(wanted);
             let plain = !wanted.chars().any(char::is_control)
                 && !directory.split('/').any(str::is_empty)
-                && crate::paths::relative(&directory).is_ok();
+                && kiln_runtime::paths::relative(&directory).is_ok();
             if plain {
                 Some(SessionModule {
                     id: wanted.to_string(),

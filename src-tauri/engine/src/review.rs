@@ -45,7 +45,7 @@ pub fn repository(session: &SessionView) -> SessionModule {
 /// an edit, an addition or a removal changes it.
 pub fn module_digest(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<String> {
     let root = ws.session_workdir(id);
-    let dir = crate::paths::confine(&root, if module.directory.is_empty() { "." } else { &module.directory })?;
+    let dir = kiln_runtime::paths::confine(&root, if module.directory.is_empty() { "." } else { &module.directory })?;
     let mut files = collect(&dir)?;
     files.sort();
     let mut hash = Sha256::new();

@@ -7,7 +7,7 @@
 //! offers bring-your-own-key drivers only, so binary paths are neither shown nor set.
 //! The command policy says which commands agents may run ("commands in the working
 //! copy", the default, or "no commands"); the view also says how those commands are
-//! confined on this machine (`crate::sandbox`). The ACP agents' settings (the custom
+//! confined on this machine (`kiln_runtime::sandbox`). The ACP agents' settings (the custom
 //! command line, its sealed environment, the presets' paths) are checked, stored and
 //! shown by `crate::drivers::acp::presets`. What reads them sits above: the drivers read
 //! their keys and policy here, and the Settings operations (`api/settings.rs`), which show
@@ -15,9 +15,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::secrets::{fingerprint, Sealer};
 use crate::store::settings::{get_setting, set_setting};
 use crate::workspace::Workspace;
+use kiln_runtime::secrets::{fingerprint, Sealer};
 use kiln_types::error::{ApiError, Result};
 use kiln_types::{CommandPolicy, ConfinementView, DeliverySettingsView};
 
@@ -70,7 +70,7 @@ async fn bound_secret(
         },
     };
     // Held for redaction whether or not it is handed out now: it is a secret Kiln holds.
-    crate::redact::hold(&bound.secret);
+    kiln_runtime::redact::hold(&bound.secret);
     Ok(url.filter(|u| *u == bound.url).map(|_| bound.secret))
 }
 
@@ -87,7 +87,7 @@ pub async fn hold_secrets(ws: &Workspace) {
 
 /// Seals `secret` with the address it is given for, and stores it under `key`.
 pub async fn store_bound(ws: &Workspace, key: &str, url: &str, secret: &str) -> Result<()> {
-    crate::redact::hold(secret);
+    kiln_runtime::redact::hold(secret);
     let bound = serde_json::to_vec(&Bound { url: url.into(), secret: secret.into() }).expect("two strings serialize");
     let sealed = Sealer::open_or_create(&ws.kiln_dir())?.seal(&bound);
     set_setting(&ws.pool, key, Some(&sealed)).await
@@ -123,7 +123,7 @@ pub fn parse_command_policy(value: &str) -> Result<CommandPolicy> {
 
 /// How the commands agents run are confined here.
 pub fn confinement() -> ConfinementView {
-    let support = crate::sandbox::support();
+    let support = kiln_runtime::sandbox::support();
     ConfinementView {
         available: support.available,
         mechanism: support.mechanism.into(),

@@ -312,12 +312,17 @@ pub fn put_path(store: &Repository, tree: &git2::Tree<'_>, workdir: &Path, rel: 
         .components()
         .map(|c| match c {
             std::path::Component::Normal(name) => Ok(name),
-            _ => Err(crate::paths::refused(rel, "a path in a snapshot is relative plain names")),
+            _ => Err(kiln_runtime::paths::refused(rel, "a path in a snapshot is relative plain names")),
         })
         .collect::<Result<_>>()?;
-    let Some((_, parents)) = names.split_last() else { return Err(crate::paths::refused(rel, "the path is empty")) };
+    let Some((_, parents)) = names.split_last() else {
+        return Err(kiln_runtime::paths::refused(rel, "the path is empty"));
+    };
     if !fs::symlink_metadata(workdir).is_ok_and(|m| m.is_dir()) {
-        return Err(crate::paths::refused(&workdir.display().to_string(), "the working copy is not a real directory"));
+        return Err(kiln_runtime::paths::refused(
+            &workdir.display().to_string(),
+            "the working copy is not a real directory",
+        ));
     }
     let target = workdir.join(rel_path);
     let wanted = tree.get_path(rel_path).ok();

@@ -36,7 +36,7 @@ pub mod delivery {
 
     pub mod git {
         pub use crate::delivery::git::{Git, GitErrorKind, Redactor};
-        pub use crate::process::{allowlisted_env, KEPT_VARIABLES};
+        pub use kiln_runtime::process::{allowlisted_env, KEPT_VARIABLES};
     }
 
     pub mod git_pr {
@@ -164,7 +164,7 @@ pub mod prime {
 
 /// tests/it: contract_cli, sandbox, scope.
 pub mod process {
-    pub use crate::process::{run_confined, run_scoped, Running};
+    pub use kiln_runtime::process::{run_confined, run_scoped, Running};
 }
 
 /// tests/it: delivery, delivery_direct, delivery_links, delivery_pr (a passing review
@@ -185,12 +185,12 @@ pub mod routing {
 
 /// tests/it: sandbox, scope, settings.
 pub mod sandbox {
-    pub use crate::sandbox::{hidden, kernel_abi, support, Confinement, Enforcement, Scope, DISABLE_ENV};
+    pub use kiln_runtime::sandbox::{hidden, kernel_abi, support, Confinement, Enforcement, Scope, DISABLE_ENV};
 }
 
 /// tests/it: settings; the root tests/hostile.rs.
 pub mod secrets {
-    pub use crate::secrets::{fingerprint, Sealer};
+    pub use kiln_runtime::secrets::{fingerprint, Sealer};
 }
 
 /// tests/it: scope, settings.

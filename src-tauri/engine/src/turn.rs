@@ -15,11 +15,11 @@ use crate::drivers::events::{DriverEvent, Usage};
 use crate::drivers::{Driver, TurnRequest, TurnSink};
 use crate::events::EventBus;
 use crate::ids::SessionId;
-use crate::process::Running;
 use crate::roles::Role;
 use crate::session::{publish, record_as};
 use crate::store::turns::{self, NewTurn};
 use crate::workspace::Workspace;
+use kiln_runtime::process::Running;
 use kiln_types::*;
 
 /// A running turn, to stop it and wait until it is gone.

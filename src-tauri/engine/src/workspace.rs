@@ -228,7 +228,7 @@ impl Workspace {
     /// copy, whatever links the materialized files hold.
     pub fn copy_session_files(&self, workdir: &Path) {
         for rel in &self.config.session.copy {
-            let to = match crate::paths::confine(workdir, rel) {
+            let to = match kiln_runtime::paths::confine(workdir, rel) {
                 Ok(to) => to,
                 Err(e) => {
                     tracing::warn!("skipping session copy entry: {}", e.message);

@@ -24,5 +24,5 @@ impl Assets for DirAssets {
 
 /// The Content-Type of a UI file: the rule every listener of Kiln's shares.
 pub fn mime_for(path: &str) -> String {
-    kiln_engine::listening::content_type(path)
+    kiln_runtime::listening::content_type(path)
 }

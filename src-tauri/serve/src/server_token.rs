@@ -4,7 +4,7 @@
 //! (`http://127.0.0.1:<port>/?token=…`, which the page trades for its cookie), and writes it to
 //! `loopback-<port>.token` in Kiln's config directory, readable by the user only, so the user's
 //! own scripts can connect (`POST /api/connect {"token": …}`). The config directory is hidden
-//! from every command Kiln runs (`kiln_engine::sandbox::hidden`), and the token is in no
+//! from every command Kiln runs (`kiln_runtime::sandbox::hidden`), and the token is in no
 //! environment and on no command line, so those commands never see it. The file goes when the
 //! server stops; a new start makes a new token.
 

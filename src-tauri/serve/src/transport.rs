@@ -1,5 +1,5 @@
 //! The connections under `kiln serve`: hyper's HTTP/1 server with the limits every Kiln
-//! listener shares (`kiln_engine::listening`: a header read timeout, a cap on open
+//! listener shares (`kiln_runtime::listening`: a header read timeout, a cap on open
 //! connections), and a shutdown that cannot hang. On a stop signal the listener closes,
 //! every event stream ends, and requests in flight get `SHUTDOWN_GRACE` to finish before
 //! their connections are dropped.
@@ -13,7 +13,7 @@ use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use kiln_engine::listening::{self, ConnectionSlots};
+use kiln_runtime::listening::{self, ConnectionSlots};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;

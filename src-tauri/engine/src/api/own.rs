@@ -89,8 +89,8 @@ pub(super) async fn open_workspace(engine: &Engine, args: OpenWorkspaceArgs) -> 
     let view = ws.view();
     engine.remember(&view.root);
     // The commands sessions run may not read Kiln's own state (see `sandbox::hidden`).
-    crate::sandbox::hidden::hide(&engine.options.config_dir);
-    crate::sandbox::hidden::hide(&ws.kiln_dir());
+    kiln_runtime::sandbox::hidden::hide(&engine.options.config_dir);
+    kiln_runtime::sandbox::hidden::hide(&ws.kiln_dir());
     let root = ws.root.clone();
     let previous = engine.workspace.write().unwrap().replace(ws);
     // The working copies of a workspace no longer open are watched no more.

@@ -5,10 +5,10 @@
 
 use crate::drivers::acp::presets;
 use crate::drivers::registry::{self, DRIVERS};
-use crate::secrets::fingerprint;
 use crate::settings::*;
 use crate::store::settings::{get_setting, set_setting};
 use crate::workspace::{Context, Workspace};
+use kiln_runtime::secrets::fingerprint;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{CommandPolicy, DriverStatus, EmptyArgs, ServeMode, SettingsView, UpdateSettingsArgs};
 
@@ -164,7 +164,7 @@ pub(super) async fn update(cx: &Context, args: UpdateSettingsArgs) -> Result<Set
         if !path.is_empty() && !std::path::Path::new(path).is_absolute() {
             return Err(ApiError::invalid(format!("`{path}` must be an absolute path")));
         }
-        crate::paths::program_outside(&ws.root, path)?;
+        kiln_runtime::paths::program_outside(&ws.root, path)?;
     }
 
     let acp = presets::check(ws.mode, &ws.root, &args)?;

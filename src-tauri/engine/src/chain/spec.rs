@@ -101,7 +101,7 @@ pub async fn save_spec(cx: &Context, args: SaveSpecArgs) -> Result<SpecView> {
 /// written through.
 pub(super) fn spec_path(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<std::path::PathBuf> {
     let rel = std::path::Path::new(&module.directory).join(&ws.config.modules.spec);
-    crate::paths::confine(&ws.session_workdir(id), &rel.to_string_lossy())
+    kiln_runtime::paths::confine(&ws.session_workdir(id), &rel.to_string_lossy())
 }
 
 /// Whether the module's specification is approved as it stands: approved in this

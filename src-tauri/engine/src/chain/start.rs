@@ -280,10 +280,10 @@ async fn start_setup(
         // The install runs the repository's scripts (npm's, a setup.py), which the agent
         // may have written: scoped like gates, writing only to the working copy and the
         // package caches.
-        let scope = crate::sandbox::Scope::new(&ws.session_dir(&id), &[&dir], &[], &[], &ws.config.environment);
+        let scope = kiln_runtime::sandbox::Scope::new(&ws.session_dir(&id), &[&dir], &[], &[], &ws.config.environment);
         let outcome = match scope {
             Ok(scope) => {
-                crate::process::run_scoped(&command, &dir, &scope, SETUP_TIMEOUT, move |running| {
+                kiln_runtime::process::run_scoped(&command, &dir, &scope, SETUP_TIMEOUT, move |running| {
                     if let Err(stopped) = ws_for_start.busy.started(&key, running) {
                         // Stopped before it even started: it goes at once.
                         stopped.kill();
@@ -308,7 +308,7 @@ async fn finish_setup(
     id: &SessionId,
     command: &str,
     source: &str,
-    outcome: std::io::Result<crate::process::Outcome>,
+    outcome: std::io::Result<kiln_runtime::process::Outcome>,
     was_stopped: bool,
 ) -> Result<()> {
     let end = match outcome {

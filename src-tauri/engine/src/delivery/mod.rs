@@ -49,7 +49,7 @@ pub struct Delivering {
     pub changes: Vec<ModuleChanges>,
     pub modules: Vec<PlannedModule>,
     pub restart_needed: bool,
-    pub redactor: crate::redact::Redactor,
+    pub redactor: kiln_runtime::redact::Redactor,
     pub settings: DeliverySettingsView,
     /// The operator's reason for delivering past the plan's gate blockers, and those blockers.
     pub anyway: Option<Anyway>,

@@ -23,9 +23,9 @@ use sha2::{Digest, Sha256};
 
 use crate::gates::MODULE_GATES;
 use crate::ids::SessionId;
-use crate::paths::InTheWay;
 use crate::store::checkpoints::base_commit;
 use crate::workspace::Workspace;
+use kiln_runtime::paths::InTheWay;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -285,7 +285,7 @@ pub fn session_file_blockers(workdir: &Path, changes: &[ModuleChanges]) -> Vec<B
     let mut out = Vec::new();
     for c in changes {
         for path in &c.written {
-            let what = match crate::paths::confine_as_named(workdir, path).map(|f| f.symlink_metadata()) {
+            let what = match kiln_runtime::paths::confine_as_named(workdir, path).map(|f| f.symlink_metadata()) {
                 Ok(Ok(meta)) if meta.is_file() => continue,
                 Ok(Ok(meta)) if meta.file_type().is_symlink() => "is a symbolic link in the session, not a file",
                 Ok(Ok(_)) => "is not a regular file in the session",
@@ -313,7 +313,7 @@ pub fn destination_blockers(root: &Path, changes: &[ModuleChanges]) -> Vec<Block
     let mut out: Vec<Blocker> = Vec::new();
     for c in changes {
         for path in c.paths() {
-            let message = match crate::paths::in_the_way(root, path) {
+            let message = match kiln_runtime::paths::in_the_way(root, path) {
                 Ok(None) => continue,
                 Ok(Some(InTheWay::Link(at))) => format!(
                     "`{at}` is a symbolic link in the workspace: delivery never writes through a link; replace it with a directory, or remove it, in the workspace first"
@@ -427,7 +427,7 @@ pub fn plan_id(
             hash.update([1]);
             hash.update(path.as_bytes());
             hash.update([0]);
-            let file = crate::paths::confine_no_links(&workdir, path).ok();
+            let file = kiln_runtime::paths::confine_no_links(&workdir, path).ok();
             hash.update(file.and_then(|f| std::fs::read(f).ok()).unwrap_or_default());
         }
     }

@@ -26,8 +26,8 @@ use git2::{ObjectType, Oid};
 use super::plan::{ModuleChanges, StepSpec};
 use super::{Applied, Delivering, StepSink, Target, TargetPlan};
 use crate::ids::SessionId;
-use crate::process;
 use crate::workspace::Workspace;
+use kiln_runtime::process;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -220,9 +220,9 @@ pub fn conflicts(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges]) -> R
         let tree = store.find_commit(c.base)?.tree()?;
         for path in c.paths() {
             let base = tree.get_path(Path::new(path)).ok().map(|e| e.id());
-            let Ok(file) = crate::paths::confine_as_named(&ws.root, path) else { continue };
+            let Ok(file) = kiln_runtime::paths::confine_as_named(&ws.root, path) else { continue };
             let now = current(&file);
-            let session = crate::paths::confine_no_links(workdir, path).ok().and_then(|f| current(&f));
+            let session = kiln_runtime::paths::confine_no_links(workdir, path).ok().and_then(|f| current(&f));
             if base != now && session != now {
                 out.push(path.clone());
             }
@@ -289,7 +289,7 @@ fn copy_all(
     for c in changes {
         for rel in &c.written {
             // A link in the session is never followed out of it, nor delivered as one.
-            let source = crate::paths::confine_no_links(workdir, rel)?;
+            let source = kiln_runtime::paths::confine_no_links(workdir, rel)?;
             let (content, permissions) = match open_file(&source) {
                 Ok(Some(opened)) => opened,
                 _ => {
@@ -300,7 +300,7 @@ fn copy_all(
                 }
             };
             // Checked again as it is written: no link on the way into the workspace.
-            let dest = crate::paths::confine_as_named(&ws.root, rel)?;
+            let dest = kiln_runtime::paths::confine_as_named(&ws.root, rel)?;
             let saved = save(&dest, rel, backup)?;
             std::fs::create_dir_all(dest.parent().unwrap_or(&ws.root))?;
             place(&dest, content, permissions)?;
@@ -309,7 +309,7 @@ fn copy_all(
             crate::pause::pause_point("delivery.copy.after-file");
         }
         for rel in &c.deleted {
-            let dest = crate::paths::confine_as_named(&ws.root, rel)?;
+            let dest = kiln_runtime::paths::confine_as_named(&ws.root, rel)?;
             // A link is removed itself; what it points to stays.
             if let Some(saved) = save(&dest, rel, backup)? {
                 std::fs::remove_file(&dest)?;
@@ -457,10 +457,10 @@ async fn hook(
 }
 
 /// Hooks run the delivered code (an install's scripts, a build), which the agent wrote:
-/// scoped like gates (`crate::process::project_scope`), with the session's cleared environment
+/// scoped like gates (`kiln_runtime::process::project_scope`), with the session's cleared environment
 /// and home and the workspace's binaries first on PATH. They work in the workspace, so
 /// they may write there: Landlock cannot leave its `.kiln` out of a writable directory.
-fn scope(ctx: &Delivering) -> std::io::Result<crate::sandbox::Scope> {
+fn scope(ctx: &Delivering) -> std::io::Result<kiln_runtime::sandbox::Scope> {
     let root = &ctx.ws.root;
     process::project_scope(&ctx.ws.session_dir(&ctx.id), &[root], &[root], &[], &ctx.ws.config.environment)
 }

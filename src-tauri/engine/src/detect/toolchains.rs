@@ -4,7 +4,7 @@
 //! `rust-toolchain.toml`, `requires-python` or `.python-version`, `engines.node` or `.nvmrc`).
 //! A missing or too old one is named with what to install.
 
-use crate::process::{Command, Env};
+use kiln_runtime::process::{Command, Env};
 use std::path::Path;
 
 use super::others::{py_manager, PyManager};

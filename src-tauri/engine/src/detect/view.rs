@@ -69,7 +69,7 @@ fn view_at(
         config_files: std::env::var_os("HOME")
             .map(std::path::PathBuf::from)
             .map(|home| {
-                crate::sandbox::passing::HOME_FILES
+                kiln_runtime::sandbox::passing::HOME_FILES
                     .iter()
                     .filter(|f| home.join(f).is_file())
                     .map(|f| format!("~/{f}"))
@@ -81,10 +81,10 @@ fn view_at(
 
 /// The user's variables that pass to the commands, then what `[environment] set` gives;
 /// a secret-looking value is never shown.
-fn environment(config: &crate::sandbox::EnvironmentConfig) -> Vec<PassedVariable> {
-    use crate::sandbox::passing::{looks_secret, passes};
+fn environment(config: &kiln_runtime::sandbox::EnvironmentConfig) -> Vec<PassedVariable> {
+    use kiln_runtime::sandbox::passing::{looks_secret, passes};
     let mut host: Vec<(String, String)> =
-        crate::sandbox::passing::host_variables().into_iter().filter(|(k, _)| passes(k, config)).collect();
+        kiln_runtime::sandbox::passing::host_variables().into_iter().filter(|(k, _)| passes(k, config)).collect();
     host.sort();
     let mut out: Vec<PassedVariable> = host
         .into_iter()

@@ -6,11 +6,11 @@
 //! outside Kiln. So the files are read before the turn and, if the turn changed, made or
 //! removed them, put back after it, through a handle on their directory (no link followed),
 //! and the transcript says so. Claude's configuration is simply not writable
-//! (`crate::sandbox::CLAUDE_STATE`).
+//! (`kiln_runtime::sandbox::CLAUDE_STATE`).
 
 use std::path::{Path, PathBuf};
 
-use crate::paths::beneath::Beneath;
+use kiln_runtime::paths::beneath::Beneath;
 
 /// Codex's files that configure or instruct it, relative to `$CODEX_HOME`.
 pub const CODEX_CONFIG: &[&str] = &["config.toml", "AGENTS.md", "AGENTS.override.md"];

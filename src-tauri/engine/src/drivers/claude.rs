@@ -10,7 +10,7 @@
 //! (edits and shell commands without asking; `bypassPermissions` is refused as root),
 //! with "no commands" `--disallowedTools Bash Monitor` takes the shell tools away. A
 //! read-only turn runs in plan mode without `--allowedTools` (an allowed Bash would run
-//! there even in plan mode). The OS confinement (`crate::sandbox`) is what keeps the
+//! there even in plan mode). The OS confinement (`kiln_runtime::sandbox`) is what keeps the
 //! commands' writes inside the working copy.
 
 use std::collections::{HashMap, HashSet};
@@ -117,10 +117,14 @@ pub fn cli_env(base_url: Option<&str>, api_key: Option<&str>) -> Vec<(String, St
 
 /// Where the CLI and its commands may write (`Confinement::for_turn`), with its state
 /// directories in `~/.claude` made first so a first run keeps its sessions for `--resume`.
-fn confinement(workdir: &std::path::Path, read_only: bool, env: &[(String, String)]) -> crate::sandbox::Confinement {
-    let mut confinement = crate::sandbox::Confinement::for_turn(workdir, read_only, env);
-    if let Some(dir) = crate::sandbox::AgentState::dir("CLAUDE_CONFIG_DIR", ".claude", env) {
-        confinement.create_state(&dir, crate::sandbox::CLAUDE_STATE);
+fn confinement(
+    workdir: &std::path::Path,
+    read_only: bool,
+    env: &[(String, String)],
+) -> kiln_runtime::sandbox::Confinement {
+    let mut confinement = kiln_runtime::sandbox::Confinement::for_turn(workdir, read_only, env);
+    if let Some(dir) = kiln_runtime::sandbox::AgentState::dir("CLAUDE_CONFIG_DIR", ".claude", env) {
+        confinement.create_state(&dir, kiln_runtime::sandbox::CLAUDE_STATE);
     }
     confinement
 }
@@ -476,12 +480,12 @@ impl ClaudeDriver {
             .iter()
             .find(|(k, _)| k == "HOME")
             .map(|(_, v)| v.clone())
-            .or_else(|| crate::process::operator_var("HOME"));
+            .or_else(|| kiln_runtime::process::operator_var("HOME"));
         let config_dir = env
             .iter()
             .find(|(k, _)| k == "CLAUDE_CONFIG_DIR")
             .map(|(_, v)| v.clone())
-            .or_else(|| crate::process::operator_var("CLAUDE_CONFIG_DIR"));
+            .or_else(|| kiln_runtime::process::operator_var("CLAUDE_CONFIG_DIR"));
         let config = config_dir
             .map(|d| Path::new(&d).join(".claude.json"))
             .or_else(|| home.map(|h| Path::new(&h).join(".claude.json")));

@@ -7,7 +7,7 @@
 //! policy decides. "No commands" turns Codex's shell tool off (`features.shell_tool=false`:
 //! no `exec_command`), leaving its edits. Codex's own sandbox for `workspace-write` is
 //! bubblewrap, which cannot start inside a Landlock domain (it needs mounts and a uid map
-//! there, both refused). So where Kiln confines the CLI with Landlock (`crate::sandbox`),
+//! there, both refused). So where Kiln confines the CLI with Landlock (`kiln_runtime::sandbox`),
 //! Codex runs with `--sandbox danger-full-access` inside Kiln's confinement, which then
 //! keeps the working copy read-only for a read-only turn; where the kernel has no
 //! Landlock, Codex's own `workspace-write` (or `read-only`) sandbox is what confines it.
@@ -313,7 +313,7 @@ impl super::Driver for CodexDriver {
     }
 
     fn guard_config(&self) -> super::agent_config::Guard {
-        let home = crate::sandbox::AgentState::dir("CODEX_HOME", ".codex", &self.env);
+        let home = kiln_runtime::sandbox::AgentState::dir("CODEX_HOME", ".codex", &self.env);
         super::agent_config::Guard::take(home, super::agent_config::CODEX_CONFIG)
     }
 
@@ -325,7 +325,7 @@ impl super::Driver for CodexDriver {
             opts.thread_id = request.resume_id;
             opts.model = request.model;
             opts.api_key = driver.api_key;
-            let confined = crate::sandbox::kernel_abi().is_some();
+            let confined = kiln_runtime::sandbox::kernel_abi().is_some();
             let (sandbox, policy_config) = permissions(driver.commands, request.read_only, confined);
             opts.sandbox = sandbox;
             opts.config = policy_config;
@@ -352,9 +352,13 @@ impl super::Driver for CodexDriver {
 
 /// Where the CLI may write: confined like every agent CLI (`Confinement::for_turn`), with
 /// its state directory (`$CODEX_HOME`, else `~/.codex`) made first.
-fn confinement(workdir: &std::path::Path, read_only: bool, env: &[(String, String)]) -> crate::sandbox::Confinement {
-    let mut confinement = crate::sandbox::Confinement::for_turn(workdir, read_only, env);
-    if let Some(home) = crate::sandbox::AgentState::dir("CODEX_HOME", ".codex", env) {
+fn confinement(
+    workdir: &std::path::Path,
+    read_only: bool,
+    env: &[(String, String)],
+) -> kiln_runtime::sandbox::Confinement {
+    let mut confinement = kiln_runtime::sandbox::Confinement::for_turn(workdir, read_only, env);
+    if let Some(home) = kiln_runtime::sandbox::AgentState::dir("CODEX_HOME", ".codex", env) {
         confinement.create(home);
     }
     confinement
@@ -377,7 +381,7 @@ impl CodexDriver {
         if let Some(model) = model.filter(|m| !m.trim().is_empty()) {
             args.extend(["--model".to_string(), model.to_string()]);
         }
-        if crate::sandbox::kernel_abi().is_some() {
+        if kiln_runtime::sandbox::kernel_abi().is_some() {
             args.extend(["--sandbox".to_string(), "danger-full-access".to_string()]);
         }
         for (key, value) in &self.config {

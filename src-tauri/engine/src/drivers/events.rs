@@ -157,7 +157,10 @@ pub fn json_line(line: &str, source: &str) -> Option<Result<Value, DriverEvent>>
 /// Hands what a running command prints to the turn as `ToolOutput` for the call `id`, piece
 /// by piece (Kiln's own `run_command`, an ACP agent's terminal). Held weakly: a grandchild
 /// still holding the command's pipes never keeps the turn's stream open.
-pub fn output_watch(id: String, events: tokio::sync::mpsc::WeakUnboundedSender<DriverEvent>) -> crate::process::Watch {
+pub fn output_watch(
+    id: String,
+    events: tokio::sync::mpsc::WeakUnboundedSender<DriverEvent>,
+) -> kiln_runtime::process::Watch {
     std::sync::Arc::new(move |bytes: &[u8]| {
         if let Some(events) = events.upgrade() {
             let output = String::from_utf8_lossy(bytes).into_owned();

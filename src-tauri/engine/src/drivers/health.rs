@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use crate::process;
+use kiln_runtime::process;
 
 /// How long `--version` may take: a cold node start on a loaded machine takes seconds.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(5);

@@ -24,8 +24,8 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::process::Running;
 use events::DriverEvent;
+use kiln_runtime::process::Running;
 use kiln_types::error::Result;
 
 /// Everything a driver needs for one turn.
@@ -34,7 +34,7 @@ pub struct TurnRequest {
     /// The session's working copy: where the agent works.
     pub workdir: PathBuf,
     /// The session's own directory (`.kiln/sessions/<id>`), where the commands Kiln runs
-    /// for the agent get their home and temporary directory (`crate::sandbox::Scope`).
+    /// for the agent get their home and temporary directory (`kiln_runtime::sandbox::Scope`).
     pub session_dir: PathBuf,
     /// The operator's message, with the attachments note in front when there are any.
     pub prompt: String,
@@ -49,7 +49,7 @@ pub struct TurnRequest {
     pub read_only: bool,
     /// What the commands Kiln runs for the agent get of the user's environment
     /// (`kiln.toml [environment]`).
-    pub environment: crate::sandbox::EnvironmentConfig,
+    pub environment: kiln_runtime::sandbox::EnvironmentConfig,
 }
 
 /// Where a running driver reports: its events, and its process group so a stop can

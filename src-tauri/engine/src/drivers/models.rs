@@ -92,7 +92,7 @@ async fn endpoint_models(base: &str, key: Option<&str>) -> std::result::Result<V
     if let Some(key) = key {
         request = request.bearer_auth(key);
     }
-    let response = request.send().await.map_err(|e| crate::redact::redact(&e.to_string()).into_owned())?;
+    let response = request.send().await.map_err(|e| kiln_runtime::redact::redact(&e.to_string()).into_owned())?;
     let status = response.status();
     if !status.is_success() {
         return Err(format!("HTTP {}", status.as_u16()));

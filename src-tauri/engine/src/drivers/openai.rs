@@ -87,7 +87,7 @@ impl OpenAiDriver {
     pub fn new(base_url: impl Into<String>, api_key: Option<String>, model: impl Into<String>) -> Self {
         // Whoever gave the key, what the provider echoes of it is never stored or shown.
         if let Some(key) = &api_key {
-            crate::redact::hold(key);
+            kiln_runtime::redact::hold(key);
         }
         OpenAiDriver {
             base_url: base_url.into(),
@@ -373,7 +373,7 @@ fn failed(message: String) -> DriverEvent {
         is_error: true,
         stop_reason: None,
         final_text: None,
-        error: Some(crate::redact::redact_owned(message)),
+        error: Some(kiln_runtime::redact::redact_owned(message)),
     }
 }
 

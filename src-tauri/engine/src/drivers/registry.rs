@@ -94,8 +94,10 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
             let key = crate::settings::openai_key(ws).await?;
             // One driver per endpoint, model and key, kept so its conversations last
             // from one turn to the next.
-            let identity =
-                format!("{base_url}\n{model}\n{}", key.as_deref().map(crate::secrets::fingerprint).unwrap_or_default());
+            let identity = format!(
+                "{base_url}\n{model}\n{}",
+                key.as_deref().map(kiln_runtime::secrets::fingerprint).unwrap_or_default()
+            );
             // The policy is set on each turn's clone (clones share the conversations).
             let commands = crate::settings::command_policy(ws).await?;
             let mut slot = ws.openai.lock().unwrap();
@@ -161,7 +163,7 @@ pub async fn credentials(ws: &Workspace, driver: &str) -> String {
             match key {
                 Some(key) => format!(
                     "Kiln sent the key set in Settings{at} (fingerprint `{}`).",
-                    crate::secrets::fingerprint(&key)
+                    kiln_runtime::secrets::fingerprint(&key)
                 ),
                 None => format!("No key is set in Settings{at}."),
             }

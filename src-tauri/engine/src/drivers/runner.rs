@@ -2,7 +2,7 @@
 //! closed (Codex waits for EOF otherwise) and in its own process group (so Stop kills
 //! everything it started), each stdout line parsed into driver events as it arrives.
 //! A CLI that dies without a final line still ends its turn, with what it printed on
-//! stderr as the reason. The CLI runs confined (`crate::sandbox`): it and everything it
+//! stderr as the reason. The CLI runs confined (`kiln_runtime::sandbox`): it and everything it
 //! starts may write only to the working copy, temporary directories, its own state and
 //! the package caches; when the ruleset cannot be made the turn does not start.
 
@@ -12,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use super::events::DriverEvent;
 use super::TurnSink;
-use crate::process::{Child, Command, Env, Running};
+use kiln_runtime::process::{Child, Command, Env, Running};
 use kiln_types::error::{ApiError, Result};
 
 /// Bytes of stderr kept to explain a failure.
@@ -24,7 +24,7 @@ pub struct CliRun<'a> {
     pub env: Vec<(String, String)>,
     pub workdir: &'a Path,
     /// Where the CLI and its commands may write; `None` runs it unconfined.
-    pub confinement: Option<crate::sandbox::Confinement>,
+    pub confinement: Option<kiln_runtime::sandbox::Confinement>,
 }
 
 /// An agent's CLI to run interactively, in a session's terminal (`crate::terminal`):
@@ -34,16 +34,16 @@ pub struct Interactive {
     pub args: Vec<String>,
     /// Set over the operator's environment, as for a turn.
     pub env: Vec<(String, String)>,
-    pub confinement: crate::sandbox::Confinement,
+    pub confinement: kiln_runtime::sandbox::Confinement,
 }
 
 /// The home directory the CLI will see: `HOME` in its extra environment, else Kiln's.
 pub fn home(env: &[(String, String)]) -> Option<PathBuf> {
-    crate::sandbox::home_of(env)
+    kiln_runtime::sandbox::home_of(env)
 }
 
 /// Starts the CLI as a turn does: the operator's environment without Kiln's variables
-/// (`crate::process::Env::Operator`), in the working copy, in its own process group,
+/// (`kiln_runtime::process::Env::Operator`), in the working copy, in its own process group,
 /// confined when `cli.confinement` says so; `stdin` keeps its stdin open as a pipe (an
 /// ACP agent is talked to). Its group is reported to `on_process` at once.
 pub fn spawn(cli: &CliRun<'_>, stdin: bool, on_process: Box<dyn FnOnce(Running) + Send>) -> Result<Child> {
@@ -106,7 +106,7 @@ pub fn died(status: &str, stderr: &str) -> String {
     } else {
         format!("the agent exited ({status}) without finishing its turn: {detail}")
     };
-    crate::redact::redact_owned(error)
+    kiln_runtime::redact::redact_owned(error)
 }
 
 /// Runs the CLI to its end; `parse` turns one stdout line into events.

@@ -3,7 +3,7 @@
 //! session's working copy. Each tool answers the model with a result, failed or not;
 //! a bad argument or a refused path is a failed result the model can correct, never a
 //! panic and never a write outside the working copy. `run_command` runs under the OS
-//! confinement (`crate::sandbox`), and the command policy "no commands" takes it away.
+//! confinement (`kiln_runtime::sandbox`), and the command policy "no commands" takes it away.
 
 mod command;
 mod confine;
@@ -107,7 +107,7 @@ pub struct Toolbox {
     read_only: bool,
     command_timeout: Duration,
     commands: CommandPolicy,
-    environment: crate::sandbox::EnvironmentConfig,
+    environment: kiln_runtime::sandbox::EnvironmentConfig,
 }
 
 /// What the model reads when it calls `run_command` under "no commands".
@@ -135,7 +135,7 @@ impl Toolbox {
     }
 
     /// The same tools, whose commands get the user's environment as `environment` says.
-    pub fn with_environment(mut self, environment: crate::sandbox::EnvironmentConfig) -> Toolbox {
+    pub fn with_environment(mut self, environment: kiln_runtime::sandbox::EnvironmentConfig) -> Toolbox {
         self.environment = environment;
         self
     }
@@ -167,7 +167,12 @@ impl Toolbox {
     }
 
     /// `run`, with a command's output heard by `watch` as it arrives.
-    pub async fn run_watched(&self, name: &str, input: &Value, watch: Option<crate::process::Watch>) -> ToolOutcome {
+    pub async fn run_watched(
+        &self,
+        name: &str,
+        input: &Value,
+        watch: Option<kiln_runtime::process::Watch>,
+    ) -> ToolOutcome {
         if !self.offered().any(|spec| spec.name == name) {
             if name == "run_command" && self.commands == CommandPolicy::None && !self.read_only {
                 return ToolOutcome::failed(NO_COMMANDS);

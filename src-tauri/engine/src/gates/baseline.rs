@@ -209,13 +209,19 @@ async fn run_at_base(
     let dir = ws.baseline_dir(id);
     let workdir = dir.join("workspace");
     prepare(ws, commit, &session_dir, &dir, &workdir).await?;
-    let module_dir = crate::paths::confine(&workdir, &failure.module.directory).map_err(|e| e.message)?;
+    let module_dir = kiln_runtime::paths::confine(&workdir, &failure.module.directory).map_err(|e| e.message)?;
     let timeout = Duration::from_secs(ws.config.session.gate_timeout_seconds.max(1));
-    let scope =
-        crate::process::project_scope(&session_dir, &[&workdir], &[&module_dir, &workdir], &[], &ws.config.environment)
-            .map_err(|e| e.to_string())?;
-    let ran =
-        crate::process::run_scoped(command, &module_dir, &scope, timeout, |_| {}).await.map_err(|e| e.to_string())?;
+    let scope = kiln_runtime::process::project_scope(
+        &session_dir,
+        &[&workdir],
+        &[&module_dir, &workdir],
+        &[],
+        &ws.config.environment,
+    )
+    .map_err(|e| e.to_string())?;
+    let ran = kiln_runtime::process::run_scoped(command, &module_dir, &scope, timeout, |_| {})
+        .await
+        .map_err(|e| e.to_string())?;
     if ran.timed_out {
         return Err(format!("the base run timed out after {} s", timeout.as_secs()));
     }
@@ -259,11 +265,18 @@ async fn prepare(
     let verdict = match crate::detect::setup(workdir, &ws.config, &ws.modules) {
         None => "passed\n".to_string(),
         Some(setup) => {
-            let scope = crate::process::project_scope(session_dir, &[workdir], &[workdir], &[], &ws.config.environment)
-                .map_err(|e| e.to_string())?;
-            let ran = crate::process::run_scoped(&setup.command, workdir, &scope, Duration::from_secs(15 * 60), |_| {})
-                .await
-                .map_err(|e| e.to_string())?;
+            let scope =
+                kiln_runtime::process::project_scope(session_dir, &[workdir], &[workdir], &[], &ws.config.environment)
+                    .map_err(|e| e.to_string())?;
+            let ran = kiln_runtime::process::run_scoped(
+                &setup.command,
+                workdir,
+                &scope,
+                Duration::from_secs(15 * 60),
+                |_| {},
+            )
+            .await
+            .map_err(|e| e.to_string())?;
             if ran.passed() {
                 "passed\n".to_string()
             } else {

@@ -6,7 +6,7 @@
 //! and must not share cookies or storage.
 //!
 //! The page is the session's application, code an agent wrote, so Chromium runs confined
-//! like a gate (`crate::sandbox`): Landlock lets it write only its profile, a scratch
+//! like a gate (`kiln_runtime::sandbox`): Landlock lets it write only its profile, a scratch
 //! directory of its own and `/dev/shm`; Kiln's own state is not even readable; it cannot
 //! signal a process outside its domain; and its environment is a handful of variables
 //! (`PATH`, a locale, its own home). Chromium's own sandbox stays on, except as root,
@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
-use crate::process::{Command, Env};
+use kiln_runtime::process::{Command, Env};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// The whole capture, from start to the PNG: a page that takes longer is not shot.
@@ -169,8 +169,8 @@ fn environment(profile: &Path, scratch: &Path) -> Vec<(String, String)> {
 /// Where Chromium may write: its profile and temporary directory, `/dev/shm` (its processes
 /// share memory there) and the devices a program writes to. Kiln's own state is hidden, but
 /// for the profile in it.
-fn confinement(dirs: &[&Path], env: &[(String, String)]) -> crate::sandbox::Confinement {
-    let mut confinement = crate::sandbox::Confinement::for_commands(env);
+fn confinement(dirs: &[&Path], env: &[(String, String)]) -> kiln_runtime::sandbox::Confinement {
+    let mut confinement = kiln_runtime::sandbox::Confinement::for_commands(env);
     for dir in dirs {
         confinement.allow(*dir);
     }

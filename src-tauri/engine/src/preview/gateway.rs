@@ -33,7 +33,7 @@ use hyper_util::rt::TokioIo;
 use subtle::ConstantTimeEq;
 use tokio::sync::{mpsc, watch};
 
-use crate::paths::beneath::Beneath;
+use kiln_runtime::paths::beneath::Beneath;
 use kiln_types::error::Result;
 use reply::Body;
 
@@ -183,7 +183,7 @@ impl Gateway {
 }
 
 async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
-    let slots = crate::listening::ConnectionSlots::new();
+    let slots = kiln_runtime::listening::ConnectionSlots::new();
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -197,7 +197,7 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
         let Some(slot) = slots.take() else {
             tracing::debug!(
                 "preview gateway: {} connections open, closing one from {peer}",
-                crate::listening::max_connections()
+                kiln_runtime::listening::max_connections()
             );
             continue;
         };
@@ -208,8 +208,9 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
             async move { Ok::<_, Infallible>(handle(shared, peer, request).await) }
         });
         shared.spawn(async move {
-            let connection =
-                crate::listening::http1_builder().serve_connection(TokioIo::new(stream), service).with_upgrades();
+            let connection = kiln_runtime::listening::http1_builder()
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades();
             if let Err(e) = connection.await {
                 tracing::debug!("preview gateway connection: {e}");
             }
@@ -405,7 +406,7 @@ mod tests {
         slow.write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nX-Half: ", gateway.port).as_bytes())
             .await
             .unwrap();
-        let within = crate::listening::HEADER_READ_TIMEOUT + Duration::from_secs(10);
+        let within = kiln_runtime::listening::HEADER_READ_TIMEOUT + Duration::from_secs(10);
         let written = until_closed(&mut slow, within).await.expect("still open long after the header timeout");
         assert!(written.is_empty(), "{}", String::from_utf8_lossy(&written));
     }
@@ -415,7 +416,7 @@ mod tests {
         use tokio::io::AsyncWriteExt;
         let (_dir, gateway) = static_gateway().await;
         let mut held = Vec::new();
-        for _ in 0..crate::listening::MAX_CONNECTIONS {
+        for _ in 0..kiln_runtime::listening::MAX_CONNECTIONS {
             held.push(tokio::net::TcpStream::connect(("127.0.0.1", gateway.port)).await.unwrap());
         }
         // Accepted in the order they connected: this one finds every place taken.

@@ -19,8 +19,8 @@ use gateway::{Activity, BridgeTarget, Gateway, GatewayOptions, Upstream};
 
 use crate::events::EventBus;
 use crate::ids::SessionId;
-use crate::paths::beneath::Beneath;
 use crate::workspace::{Context, Workspace};
+use kiln_runtime::paths::beneath::Beneath;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{BridgeActivity, ModuleUrl, PreviewKind, PreviewState, PreviewView, ServeMode, SessionIdArgs};
 
@@ -192,9 +192,9 @@ pub async fn launch(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId)
             let root = ws.config.preview.root.clone().unwrap_or_default();
             // Held open beneath the working copy's handle: whatever the agent's commands
             // swap for a link later, requests resolve beneath this directory.
-            let relative = crate::paths::relative(root.trim())?;
+            let relative = kiln_runtime::paths::relative(root.trim())?;
             let opened = Beneath::open(&workdir).and_then(|copy| copy.sub(&relative)).map_err(|e| {
-                crate::paths::refused(root.trim(), &format!("the preview's root cannot be opened: {e}"))
+                kiln_runtime::paths::refused(root.trim(), &format!("the preview's root cannot be opened: {e}"))
             })?;
             Upstream::Static(Arc::new(opened))
         }

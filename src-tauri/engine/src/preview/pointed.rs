@@ -8,9 +8,9 @@
 use std::path::PathBuf;
 
 use crate::ids::SessionId;
-use crate::paths;
 use crate::store::screenshots;
 use crate::workspace::Workspace;
+use kiln_runtime::paths;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{PointedChip, PointedContext, ScreenshotKind};
 

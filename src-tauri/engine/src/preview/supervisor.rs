@@ -4,7 +4,7 @@
 //! gateway at it, and starts it again when it exits. Quick failures back off (1, 2, 4 s)
 //! and the third in a row is a crash, shown with the log rather than retried forever.
 //! The process runs in its own group, which is killed whole, and dies with Kiln. It is
-//! the agent's code, so it runs scoped like gates (`crate::sandbox::Scope`).
+//! the agent's code, so it runs scoped like gates (`kiln_runtime::sandbox::Scope`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,8 +16,8 @@ use tokio::sync::watch;
 use super::Preview;
 use crate::events::EventBus;
 use crate::ids::SessionId;
-use crate::process::{Child, Command, Env};
 use crate::workspace::Workspace;
+use kiln_runtime::process::{Child, Command, Env};
 use kiln_types::{PreviewState, SetupState};
 
 /// A run shorter than this counts as a failure towards a crash.
@@ -183,7 +183,7 @@ async fn once(job: &mut Job) -> std::io::Result<Ended> {
     // The server is the agent's code: scoped like gates, writing only to the working copy.
     let extra = [("PORT".to_string(), port.to_string())];
     let session_dir = job.ws.session_dir(&job.session_id);
-    let scope = crate::process::project_scope(
+    let scope = kiln_runtime::process::project_scope(
         &session_dir,
         &[&job.workdir],
         &[&job.workdir],
@@ -312,7 +312,7 @@ fn shell_line(command: &str) -> String {
     }
 }
 
-fn spawn(command: &str, dir: &std::path::Path, scope: &crate::sandbox::Scope) -> std::io::Result<Child> {
+fn spawn(command: &str, dir: &std::path::Path, scope: &kiln_runtime::sandbox::Scope) -> std::io::Result<Child> {
     let prepared = scope.confinement().prepare()?;
     // Confined after the parent-death signal is set; the ruleset lives until the spawn
     // returns.

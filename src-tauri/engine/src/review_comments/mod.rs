@@ -37,7 +37,7 @@ pub async fn add(cx: &Context, args: AddReviewCommentArgs) -> Result<SessionView
         .await
         .map_err(|e| ApiError::internal("reading the commented lines", e))??;
     // Kept as the diff names it: `./a` and `a` are one file.
-    let path = crate::paths::relative(&args.path)?.to_string_lossy().replace('\\', "/");
+    let path = kiln_runtime::paths::relative(&args.path)?.to_string_lossy().replace('\\', "/");
     let comment_id = uuid::Uuid::new_v4().hyphenated().to_string();
     let at = now();
     let row = NewComment {

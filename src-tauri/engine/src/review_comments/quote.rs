@@ -14,7 +14,7 @@ pub const MAX_LINES: i64 = 500;
 /// PATH_NOT_ALLOWED for a path that leaves the working copy; INVALID_INPUT for one that is
 /// no file, a file that is not text, and lines it does not have.
 pub fn read(workdir: &Path, path: &str, start: i64, end: i64) -> Result<String> {
-    let file = crate::paths::confine(workdir, path)?;
+    let file = kiln_runtime::paths::confine(workdir, path)?;
     let meta = std::fs::metadata(&file)
         .map_err(|_| ApiError::invalid(format!("`{path}` is not a file of the session's working copy")))?;
     if !meta.is_file() {

@@ -1,5 +1,5 @@
 //! The `deliveries` table: one row per attempt to deliver a session, its steps and what
-//! landed stored as JSON, redacted (`crate::redact`) as its steps hold command output.
+//! landed stored as JSON, redacted (`kiln_runtime::redact`) as its steps hold command output.
 
 use super::{on, Db};
 
@@ -39,7 +39,7 @@ pub async fn update(pool: &Db, run: &DeliveryRun) -> Result<()> {
 /// A run's part as stored: redacted, as its steps hold command output.
 fn json<T: serde::Serialize>(value: &T) -> String {
     let mut value = serde_json::to_value(value).expect("API types serialize");
-    crate::redact::redact_json(&mut value);
+    kiln_runtime::redact::redact_json(&mut value);
     value.to_string()
 }
 

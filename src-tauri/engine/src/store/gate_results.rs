@@ -28,7 +28,7 @@ pub struct GateRecord<'a> {
 
 /// Stores a gate's result, its output redacted: a command may print a key or token.
 pub async fn insert(pool: &Db, g: GateRecord<'_>) -> Result<()> {
-    let (head, tail) = (crate::redact::redact(g.head), crate::redact::redact(g.tail));
+    let (head, tail) = (kiln_runtime::redact::redact(g.head), kiln_runtime::redact::redact(g.tail));
     on!(pool => sqlx::query(
         "INSERT INTO gate_results (session_id, module_id, gate, command, source, status, exit_code, duration_ms, output_head, output_tail, created_at, note, digest) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
     )
@@ -136,7 +136,7 @@ pub async fn keep_baseline(
     b: &Baseline,
     at: &str,
 ) -> Result<()> {
-    let head = crate::redact::redact(&b.head);
+    let head = kiln_runtime::redact::redact(&b.head);
     on!(pool => sqlx::query(
         "INSERT INTO gate_baselines (base_tree, module_id, gate, command, passed, failing, output_head, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
     )

@@ -65,8 +65,8 @@ pub async fn insert(pool: &Db, c: NewComment<'_>) -> Result<()> {
     .bind(c.path)
     .bind(c.start_line)
     .bind(c.end_line)
-    .bind(crate::redact::redact(c.quote).as_ref())
-    .bind(crate::redact::redact(c.body).as_ref())
+    .bind(kiln_runtime::redact::redact(c.quote).as_ref())
+    .bind(kiln_runtime::redact::redact(c.body).as_ref())
     .bind(enum_text(ReviewCommentState::Open))
     .bind(c.at)
     .bind(c.at)
@@ -98,7 +98,7 @@ pub async fn get(pool: &Db, session: &str, id: &str) -> Result<Option<ReviewComm
 
 pub async fn set_body(pool: &Db, session: &str, id: &str, body: &str, at: &str) -> Result<()> {
     on!(pool => sqlx::query("UPDATE review_comments SET body = $1, updated_at = $2 WHERE session_id = $3 AND id = $4")
-        .bind(crate::redact::redact(body).as_ref())
+        .bind(kiln_runtime::redact::redact(body).as_ref())
         .bind(at)
         .bind(session)
         .bind(id)

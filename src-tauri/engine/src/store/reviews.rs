@@ -31,8 +31,8 @@ pub async fn upsert(pool: &Db, r: NewReview<'_>) -> Result<()> {
     .bind(r.module)
     .bind(r.digest)
     .bind(r.passed)
-    .bind(crate::redact::redact(r.summary).as_ref())
-    .bind(crate::redact::redact(r.report).as_ref())
+    .bind(kiln_runtime::redact::redact(r.summary).as_ref())
+    .bind(kiln_runtime::redact::redact(r.report).as_ref())
     .bind(r.at)
     .execute(pool)
     .await.map(|done| done.rows_affected()))?;

@@ -51,7 +51,7 @@ pub struct NewEntry<'a> {
 /// Appends an entry with every secret redacted: what an agent or a provider said may
 /// echo a key, and the transcript is stored, shown and replayed to later turns.
 pub async fn append(pool: &Db, e: NewEntry<'_>) -> Result<TranscriptEntry> {
-    let text = crate::redact::redact(e.text);
+    let text = kiln_runtime::redact::redact(e.text);
     let context = e.context.map(|chips| serde_json::to_string(chips).expect("chips are JSON"));
     let row: EntryRow = on!(pool => sqlx::query_as(
         "INSERT INTO transcript_entries (session_id, kind, module_id, role, text, created_at, context) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *",

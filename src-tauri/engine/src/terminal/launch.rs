@@ -1,7 +1,7 @@
 //! What each kind of terminal runs, with which environment and confinement:
 //!
 //! - `shell`: the user's shell (`$SHELL`, else bash, else sh) as a session's commands run
-//!   (`crate::process::project_scope`): the session's cleared environment and home, writing
+//!   (`kiln_runtime::process::project_scope`): the session's cleared environment and home, writing
 //!   only to the working copy and the session's home and temporary directory, Kiln's own
 //!   state not even readable. What Kiln sets for unattended commands (`PAGER=cat`, no git
 //!   prompts) is left out, since a person is at this terminal; the user's own `CI` or
@@ -39,7 +39,7 @@ pub struct Launch {
     pub args: Vec<OsString>,
     pub base: Base,
     pub env: Vec<(String, String)>,
-    pub confinement: crate::sandbox::Confinement,
+    pub confinement: kiln_runtime::sandbox::Confinement,
     pub title: String,
 }
 
@@ -57,7 +57,7 @@ pub async fn prepare(
 ) -> Result<Launch> {
     match kind {
         TerminalKind::Shell => {
-            let scope = crate::process::project_scope(
+            let scope = kiln_runtime::process::project_scope(
                 &ws.session_dir(id),
                 &[workdir],
                 &[workdir],

@@ -123,10 +123,11 @@ impl Terminals {
             // The rules are made before the program starts; when they cannot be, it does not.
             let prepared = launch.confinement.prepare()?;
             let env = match launch.base {
-                launch::Base::Only => crate::process::Env::Only(&launch.env),
-                launch::Base::Operator => crate::process::Env::Operator(&launch.env),
+                launch::Base::Only => kiln_runtime::process::Env::Only(&launch.env),
+                launch::Base::Operator => kiln_runtime::process::Env::Operator(&launch.env),
             };
-            let pty = crate::process::spawn_pty(&launch.program, &launch.args, &workdir, env, Some(&prepared), dims)?;
+            let pty =
+                kiln_runtime::process::spawn_pty(&launch.program, &launch.args, &workdir, env, Some(&prepared), dims)?;
             Ok((pty, launch.title, prepared.enforcement()))
         })
         .await

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, watch};
 
 use crate::events::EventBus;
-use crate::process::{Pty, PtyMaster};
+use kiln_runtime::process::{Pty, PtyMaster};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{EventBody, TerminalKind, TerminalState, TerminalView};
 
@@ -83,7 +83,7 @@ impl Terminal {
             let status = child.wait();
             // Whatever the program left running in its session goes with it, which also lets
             // the terminal go so the reader sees its end.
-            crate::process::kill_session(waiting.pid);
+            kiln_runtime::process::kill_session(waiting.pid);
             let _ = drained.recv_timeout(DRAIN);
             let code = status.ok().flatten();
             waiting.exit.send_replace(Some(Ended { code, at: crate::clock::now(), when: Instant::now() }));
@@ -173,7 +173,7 @@ impl Terminal {
     /// another's: then nothing).
     pub fn kill(&self) {
         if self.is_running() {
-            crate::process::kill_session(self.pid);
+            kiln_runtime::process::kill_session(self.pid);
         }
     }
 

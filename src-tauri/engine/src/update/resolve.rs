@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use crate::markers;
-use crate::paths::beneath::Beneath;
 use crate::session::{publish, record};
 use crate::workspace::Context;
+use kiln_runtime::paths::beneath::Beneath;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -26,7 +26,7 @@ pub async fn resolve(cx: &Context, args: ResolveConflictArgs) -> Result<Conflict
     if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "resolve conflicts when the session stops"));
     }
-    let relative = crate::paths::relative(&args.path)?;
+    let relative = kiln_runtime::paths::relative(&args.path)?;
     if !session.conflicts.contains(&args.path) {
         return Err(ApiError::new(
             ErrorCode::ConflictNotFound,

@@ -440,7 +440,8 @@ async fn a_command_past_its_timeout_or_given_up_is_killed_with_what_it_started()
         .await
         .unwrap_err();
     assert_eq!(err.kind, GitErrorKind::TimedOut, "{err:?}");
-    assert!(started.elapsed() < Duration::from_secs(2), "waited on an orphan: {:?}", started.elapsed());
+    // Well short of the orphan's 30 s, however loaded the machine: git was not waited out.
+    assert!(started.elapsed() < Duration::from_secs(20), "waited on an orphan: {:?}", started.elapsed());
     assert_eq!(err.output.unwrap().status, None);
     // The child it started went with it (its whole session was killed).
     assert_dies(&std::fs::read_to_string(&pid_file).unwrap());
@@ -452,10 +453,11 @@ async fn a_command_past_its_timeout_or_given_up_is_killed_with_what_it_started()
     assert_dies(&std::fs::read_to_string(&pid_file).unwrap());
 }
 
-/// Waits up to 3 s for process `pid` to be gone (or a zombie awaiting its reaper).
+/// Waits up to 20 s (well short of the orphan's 30) for process `pid` to be gone (or a
+/// zombie awaiting its reaper).
 fn assert_dies(pid: &str) {
     let pid = pid.trim();
-    let deadline = Instant::now() + Duration::from_secs(3);
+    let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
         let gone = state.map(|s| s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z')).unwrap_or(true);

@@ -184,18 +184,18 @@ async fn an_auth_retry_during_planning_ends_it_without_waiting_for_the_agent() {
     let mut rx = w.engine.subscribe(None).receiver;
     let started = Instant::now();
     plan_with(&w.engine, &s.id, Double { events: vec![retry(1, 401)], hang: true });
-    let seen = lives(&mut rx, &s.id, Duration::from_secs(2), cleared).await;
+    // The double never ends by itself: any bound shows planning did not wait for it.
+    let seen = lives(&mut rx, &s.id, Duration::from_secs(20), cleared).await;
     assert!(
         seen.iter().any(|l| l.status.as_ref().is_some_and(|s| s.reason == "auth" && s.attempt == Some(1))),
         "{seen:#?}"
     );
     assert!(cleared(&seen), "{seen:#?}");
-    let deadline = Instant::now() + Duration::from_secs(2);
+    let deadline = started + Duration::from_secs(20);
     while w.engine.workspace().unwrap().planning.contains(&s.id) {
-        assert!(Instant::now() < deadline, "planning never ended");
+        assert!(Instant::now() < deadline, "planning waited for the agent");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
     let entries = transcript(&w.engine, &s.id).await;
     assert_eq!(
         entries
@@ -374,10 +374,11 @@ async fn an_auth_retry_in_a_turn_ends_it_at_once() {
     let mut rx = w.engine.subscribe(None).receiver;
     let started = Instant::now();
     turn_with(&w.engine, &s.id, Double { events: vec![retry(1, 401)], hang: true }).await;
-    let seen = lives(&mut rx, &s.id, Duration::from_secs(2), cleared).await;
+    // The double never ends by itself: any bound shows the turn did not wait for it.
+    let seen = lives(&mut rx, &s.id, Duration::from_secs(20), cleared).await;
     assert!(seen.iter().any(|l| l.status.as_ref().is_some_and(|s| s.reason == "auth")), "{seen:#?}");
     while session(&w.engine, &s.id).await.running {
-        assert!(started.elapsed() < Duration::from_secs(2), "the turn waited for the agent's retries");
+        assert!(started.elapsed() < Duration::from_secs(20), "the turn waited for the agent's retries");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

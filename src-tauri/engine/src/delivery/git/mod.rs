@@ -6,7 +6,7 @@
 //! that needs it, never an argument or a URL, and every command line, output and message
 //! is redacted before it leaves this module.
 //!
-//! The parts: `transport` starts git (through `crate::process`) and shows what it ran;
+//! The parts: `transport` starts git (through `kiln_runtime::process`) and shows what it ran;
 //! `read`, `worktree` and `change` are the operations, in the order a delivery takes them;
 //! `policy` is what a name or address must be before git sees it; `message` words the
 //! one-line reasons.
@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use kiln_types::error::{ApiError, ErrorCode};
 
-pub use crate::redact::Redactor;
 pub use change::put_back_ref;
+pub use kiln_runtime::redact::Redactor;
 pub use read::recent_subjects;
 pub use transport::Git;
 

@@ -1,6 +1,6 @@
 //! Starting git: the global options and environment each kind of command gets (a token
 //! only for a command that talks to a remote, only for its origin), the command line as
-//! shown, and the run itself through the one process runner (`crate::process`), in a
+//! shown, and the run itself through the one process runner (`kiln_runtime::process`), in a
 //! session of its own so ssh cannot prompt, killed with everything it started on its
 //! timeout or when the delivery is dropped.
 
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::policy::http_origin;
 use super::{GitError, GitErrorKind, GitOutput, GitResult, Redactor, DEFAULT_TIMEOUT, TOKEN_ENV};
-use crate::process::{self, Command, Env};
+use kiln_runtime::process::{self, Command, Env};
 
 /// The credential helper given on the command line when a token is set. Its text holds
 /// only the variable's *name*: the shell git starts expands it inside the process, so the
@@ -152,7 +152,7 @@ impl Git {
         self.fail(GitErrorKind::InvalidInput, message, None)
     }
 
-    /// What one git process gets on top of the allowlist (`crate::process::Env::Tool`).
+    /// What one git process gets on top of the allowlist (`kiln_runtime::process::Env::Tool`).
     fn environment(&self, access: Access) -> Vec<(OsString, OsString)> {
         let mut env = self.env.clone();
         env.retain(|(k, _)| k != TOKEN_ENV);

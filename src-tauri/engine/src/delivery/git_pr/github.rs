@@ -10,7 +10,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, USER_AGENT};
 use serde_json::{json, Value};
 
-use crate::process::{self, Command, Env};
+use kiln_runtime::process::{self, Command, Env};
 
 /// The API version Kiln is written against.
 pub const API_VERSION: &str = "2022-11-28";
@@ -348,7 +348,7 @@ pub fn find_gh(configured: Option<&Path>) -> Option<PathBuf> {
     std::env::split_paths(&path).map(|dir| dir.join("gh")).find(|p| p.is_file())
 }
 
-/// What `gh` gets on top of git's allowlist (`crate::process::Env::Tool`): gh's own
+/// What `gh` gets on top of git's allowlist (`kiln_runtime::process::Env::Tool`): gh's own
 /// configuration, never a token variable (gh reads its own signed-in credentials).
 fn gh_env() -> Vec<(OsString, OsString)> {
     let mut env = Vec::new();

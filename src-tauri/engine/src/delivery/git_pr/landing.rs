@@ -9,7 +9,7 @@ use super::message::shown;
 use super::steps::{Ctx, Undo};
 use super::SESSION_TRAILER;
 use crate::delivery::git::{put_back_ref, Git};
-use crate::process;
+use kiln_runtime::process;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// The paths `git status` lists in the worktree (to tell what `enable` changed).
@@ -28,7 +28,7 @@ pub(super) fn copy_files(ctx: &Ctx<'_>) -> Result<String> {
         // directory where the session has a real one, and writing through it would land
         // the file wherever the link leads. A link in the file's own place is replaced or
         // removed itself, never what it points to.
-        let dest = crate::paths::confine_as_named(&root, rel)?;
+        let dest = kiln_runtime::paths::confine_as_named(&root, rel)?;
         match source {
             Some(source) => {
                 let meta = std::fs::symlink_metadata(source)
@@ -73,9 +73,9 @@ pub(super) fn copy_files(ctx: &Ctx<'_>) -> Result<String> {
 }
 
 /// The scope of a configured command in the delivery worktree: it runs the delivered
-/// code, so like gates (`crate::process::project_scope`), writing only to the worktree, with the
+/// code, so like gates (`kiln_runtime::process::project_scope`), writing only to the worktree, with the
 /// session's cleared environment and home and the worktree's binaries first on PATH.
-pub(super) fn command_scope(ctx: &Ctx<'_>, dir: &Path) -> std::io::Result<crate::sandbox::Scope> {
+pub(super) fn command_scope(ctx: &Ctx<'_>, dir: &Path) -> std::io::Result<kiln_runtime::sandbox::Scope> {
     let writable = [ctx.worktree.as_path()];
     process::project_scope(&ctx.input.session_dir, &writable, &[dir], &[], &ctx.input.environment)
 }

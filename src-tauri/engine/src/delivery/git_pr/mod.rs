@@ -113,10 +113,10 @@ pub struct GitPrInput {
     /// or relative to `host_repo`). Whatever a crash left there is cleaned first.
     pub worktree_dir: PathBuf,
     /// Where `install` and `typecheck` get their home and temporary directory
-    /// (`crate::sandbox::Scope`): the session's directory; by default beside the worktree.
+    /// (`kiln_runtime::sandbox::Scope`): the session's directory; by default beside the worktree.
     pub session_dir: PathBuf,
     /// What those commands get of the user's environment (`kiln.toml [environment]`).
-    pub environment: crate::sandbox::EnvironmentConfig,
+    pub environment: kiln_runtime::sandbox::EnvironmentConfig,
     pub session_id: String,
     /// The files to land: `(workspace-relative path, Some(file in the session's working
     /// copy) | None for a deletion)`.

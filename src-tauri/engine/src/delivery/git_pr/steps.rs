@@ -165,7 +165,7 @@ pub(super) fn prepare<'a>(input: &'a GitPrInput, steps: Steps<'a>) -> Result<Ctx
     } else if input.workspace_dir.as_os_str().is_empty() || input.workspace_dir == Path::new(".") {
         PathBuf::new()
     } else {
-        crate::paths::relative(&input.workspace_dir.to_string_lossy())?
+        kiln_runtime::paths::relative(&input.workspace_dir.to_string_lossy())?
     };
     let worktree = if input.worktree_dir.is_absolute() {
         input.worktree_dir.clone()

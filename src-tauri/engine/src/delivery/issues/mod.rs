@@ -60,7 +60,7 @@ async fn api(ws: &Workspace, settings: &DeliverySettingsView, owner: &str, repo:
         )
     })?;
     Api::new(&settings.api_url, &token, owner, repo)
-        .map_err(|e| ApiError::new(ErrorCode::TargetUnavailable, crate::redact::redact_owned(e)))
+        .map_err(|e| ApiError::new(ErrorCode::TargetUnavailable, kiln_runtime::redact::redact_owned(e)))
 }
 
 /// A failed call, worded: GitHub's answer is redacted (it never should hold the token).
@@ -69,7 +69,7 @@ fn unavailable(what: &str, failure: Failure) -> ApiError {
         Some(401) => "GitHub refused the delivery token (check it in the delivery settings)".to_string(),
         _ => failure.message,
     };
-    ApiError::new(ErrorCode::TargetUnavailable, crate::redact::redact_owned(format!("{what}: {why}")))
+    ApiError::new(ErrorCode::TargetUnavailable, kiln_runtime::redact::redact_owned(format!("{what}: {why}")))
 }
 
 /// The delivery repository's open issues, newest first, pull requests left out.
@@ -169,6 +169,6 @@ pub async fn fetch(ws: &Workspace, reference: &str, typed: &str) -> Result<Fetch
     Ok(Fetched {
         link: IssueLink { url, number: issue_ref.number as i64, repo: issue_ref.full_name() },
         title: brief::text(&issue, "title").trim().to_string(),
-        brief: crate::redact::redact_owned(brief),
+        brief: kiln_runtime::redact::redact_owned(brief),
     })
 }

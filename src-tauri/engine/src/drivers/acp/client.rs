@@ -20,7 +20,7 @@ use super::updates::Updates;
 use super::workdir::Workdir;
 use crate::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus};
 use crate::drivers::permission::{Operator, PermissionAsk};
-use crate::paths::beneath::Written;
+use kiln_runtime::paths::beneath::Written;
 use kiln_types::CommandPolicy;
 
 /// A request Kiln refuses: a JSON-RPC error code and its message.
@@ -38,7 +38,7 @@ pub struct Client {
     pub session_dir: PathBuf,
     /// What the agent's terminals get of the user's environment (`[environment]`; none
     /// until the turn sets it).
-    pub environment: crate::sandbox::EnvironmentConfig,
+    pub environment: kiln_runtime::sandbox::EnvironmentConfig,
     pub read_only: bool,
     pub commands: CommandPolicy,
     /// Taken at the end of the turn (`close`), so the engine's stream ends even if the SDK
@@ -141,7 +141,7 @@ impl Client {
         let (beneath, path) = self.workdir.beneath(raw).map_err(|e| invalid(e.message))?;
         let bytes = beneath.read(&path, READ_BYTES).map_err(|e| match e.kind() {
             std::io::ErrorKind::FileTooLarge => invalid(format!("`{raw}` is too large to read ({e})")),
-            _ if crate::paths::beneath::is_refusal(&e) => invalid(e.to_string()),
+            _ if kiln_runtime::paths::beneath::is_refusal(&e) => invalid(e.to_string()),
             _ => invalid(format!("cannot read `{raw}`: {e}")),
         })?;
         let text = String::from_utf8_lossy(&bytes);
@@ -169,7 +169,7 @@ impl Client {
         let (beneath, path) = self.workdir.beneath(raw).map_err(|e| invalid(e.message))?;
         let written = beneath.write(&path, content.as_bytes()).map_err(|e| match e.kind() {
             std::io::ErrorKind::IsADirectory => invalid(format!("`{raw}` is a directory")),
-            _ if crate::paths::beneath::is_refusal(&e) => invalid(e.to_string()),
+            _ if kiln_runtime::paths::beneath::is_refusal(&e) => invalid(e.to_string()),
             _ => invalid(format!("cannot write `{raw}`: {e}")),
         })?;
         let change = if written == Written::Replaced { FileChangeKind::Update } else { FileChangeKind::Add };

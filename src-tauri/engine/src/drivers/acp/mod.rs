@@ -60,7 +60,7 @@ pub struct AcpDriver {
     /// Which commands the agent may run (Settings).
     pub commands: CommandPolicy,
     /// The agent's own state directories (its sessions, logins, logs), writable beside the
-    /// working copy and made before the first run (`crate::sandbox::Confinement::create`).
+    /// working copy and made before the first run (`kiln_runtime::sandbox::Confinement::create`).
     pub state_dirs: Vec<PathBuf>,
     /// Its configuration files there, put back after each turn that changes them
     /// (`super::agent_config`).
@@ -102,7 +102,7 @@ impl super::Driver for AcpDriver {
     /// whole (see `agent_config`).
     fn guard_config(&self) -> super::agent_config::Guard {
         if self.id == "acp:codex" {
-            let home = crate::sandbox::AgentState::dir("CODEX_HOME", ".codex", &self.command.env);
+            let home = kiln_runtime::sandbox::AgentState::dir("CODEX_HOME", ".codex", &self.command.env);
             return super::agent_config::Guard::take(home, super::agent_config::CODEX_CONFIG);
         }
         super::agent_config::Guard::files(self.config_files.clone())

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 use super::{AcpCommand, AcpDriver};
 use crate::drivers::{discover, health};
-use crate::secrets::Sealer;
 use crate::store::settings::{get_setting, set_setting};
 use crate::workspace::Workspace;
+use kiln_runtime::secrets::Sealer;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{AcpAgentView, DriverStatus, ServeMode, UpdateSettingsArgs};
 
@@ -35,7 +35,7 @@ pub struct Preset {
     pub install_hint: &'static str,
     /// Where it keeps its own state (sessions, logins, logs): writable to it beside the
     /// working copy (`AcpDriver::state_dirs`). `~/.claude`, `~/.codex` and `~/.cache`
-    /// already are, for every agent (`crate::sandbox::Confinement::for_turn`).
+    /// already are, for every agent (`kiln_runtime::sandbox::Confinement::for_turn`).
     pub state: &'static [(Base, &'static str)],
     /// Its configuration files in that state (settings with hooks, extensions or MCP
     /// servers, instructions): put back after each turn that changes them
@@ -100,7 +100,7 @@ pub const PRESETS: &[Preset] = &[
         args: &[],
         install_hint: "npm install -g @agentclientprotocol/claude-agent-acp",
         state: &[],
-        // Claude's configuration is not writable at all (`crate::sandbox::CLAUDE_STATE`).
+        // Claude's configuration is not writable at all (`kiln_runtime::sandbox::CLAUDE_STATE`).
         config: &[],
     },
     Preset {
@@ -137,7 +137,7 @@ pub fn preset_env(preset: &Preset) -> Vec<(String, String)> {
             let mut env = super::super::claude::cli_env(None, None);
             // As root, claude-agent-acp 0.101 fails `session/new` ("--dangerously-skip-permissions
             // cannot be used with root") unless told it runs in a sandbox. It still asks Kiln
-            // before every edit and command; the commands run confined (`crate::sandbox`).
+            // before every edit and command; the commands run confined (`kiln_runtime::sandbox`).
             // SAFETY: geteuid has no preconditions.
             if unsafe { libc::geteuid() } == 0 {
                 env.push(("IS_SANDBOX".into(), "1".into()));
@@ -263,7 +263,7 @@ pub async fn custom_env(ws: &Workspace) -> Result<Vec<(String, String)>> {
     let plain = Sealer::open_or_create(&ws.kiln_dir())?.open(&sealed)?;
     let env = parse_env(&String::from_utf8_lossy(&plain))?;
     for (_, value) in env.iter().filter(|(k, _)| secret_name(k)) {
-        crate::redact::hold(value);
+        kiln_runtime::redact::hold(value);
     }
     Ok(env)
 }
@@ -366,7 +366,7 @@ pub fn check(mode: ServeMode, workspace: &Path, args: &UpdateSettingsArgs) -> Re
             return Err(ApiError::invalid("the custom ACP command is one line"));
         }
         let (program, _) = split_command(line)?;
-        crate::paths::program_outside(workspace, &program)?;
+        kiln_runtime::paths::program_outside(workspace, &program)?;
     }
     if let Some(lines) = &args.acp_custom_env {
         parse_env(lines)?;
@@ -384,7 +384,7 @@ pub fn check(mode: ServeMode, workspace: &Path, args: &UpdateSettingsArgs) -> Re
             if !path.is_empty() && !Path::new(path).is_absolute() {
                 return Err(ApiError::invalid(format!("the path for {id}, `{path}`, must be an absolute path")));
             }
-            crate::paths::program_outside(workspace, path)?;
+            kiln_runtime::paths::program_outside(workspace, path)?;
         }
     }
     Ok(Update { command, env: args.acp_custom_env.clone(), paths: args.acp_paths.clone() })
@@ -400,7 +400,7 @@ pub async fn apply(ws: &Workspace, update: Update) -> Result<()> {
             set_setting(&ws.pool, CUSTOM_ENV, None).await?;
         } else {
             for (_, value) in env.iter().filter(|(k, _)| secret_name(k)) {
-                crate::redact::hold(value);
+                kiln_runtime::redact::hold(value);
             }
             let text: String = env.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
             let sealed = Sealer::open_or_create(&ws.kiln_dir())?.seal(text.as_bytes());

@@ -48,15 +48,15 @@ enum Ending {
 pub async fn run(driver: AcpDriver, request: TurnRequest, sink: TurnSink) -> Result<()> {
     let TurnSink { events, on_process, stop, operator } = sink;
     let mut confinement =
-        crate::sandbox::Confinement::for_turn(&request.workdir, request.read_only, &driver.command.env);
+        kiln_runtime::sandbox::Confinement::for_turn(&request.workdir, request.read_only, &driver.command.env);
     for dir in &driver.state_dirs {
         confinement.create(dir.clone());
     }
     // Claude's adapter keeps the CLI's own state, writable in part only
-    // (`crate::sandbox::CLAUDE_STATE`): its directories are made for a first run.
+    // (`kiln_runtime::sandbox::CLAUDE_STATE`): its directories are made for a first run.
     if driver.id == "acp:claude" {
-        if let Some(dir) = crate::sandbox::AgentState::dir("CLAUDE_CONFIG_DIR", ".claude", &driver.command.env) {
-            confinement.create_state(&dir, crate::sandbox::CLAUDE_STATE);
+        if let Some(dir) = kiln_runtime::sandbox::AgentState::dir("CLAUDE_CONFIG_DIR", ".claude", &driver.command.env) {
+            confinement.create_state(&dir, kiln_runtime::sandbox::CLAUDE_STATE);
         }
     }
     let cli = runner::CliRun {
@@ -102,7 +102,7 @@ pub async fn run(driver: AcpDriver, request: TurnRequest, sink: TurnSink) -> Res
             let error = refused.then(|| "the agent refused to go on (stop reason: refusal)".to_string());
             events.push(ended(refused, Some(stop_reason), error));
         }
-        Ending::Failed(message) => events.push(ended(true, None, Some(crate::redact::redact_owned(message)))),
+        Ending::Failed(message) => events.push(ended(true, None, Some(kiln_runtime::redact::redact_owned(message)))),
         Ending::Died => {
             let status = match tokio::time::timeout(std::time::Duration::from_secs(2), child.wait()).await {
                 Ok(Ok(status)) => status.to_string(),

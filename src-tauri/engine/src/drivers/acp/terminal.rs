@@ -1,6 +1,6 @@
 //! The commands an ACP agent runs through Kiln (`terminal/create`, `output`,
 //! `wait_for_exit`, `kill`, `release`). Each runs as the tool loop's `run_command` does
-//! (`crate::sandbox::Scope`): the agent's code, so a cleared environment with the session's
+//! (`kiln_runtime::sandbox::Scope`): the agent's code, so a cleared environment with the session's
 //! own home, writable only in the working copy, its temporary directory and the package
 //! caches, in its own process group. Its output is kept up to the agent's
 //! `outputByteLimit` (cut from the start, at a character boundary). Every terminal still
@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::{mpsc, watch};
 
 use crate::drivers::events::DriverEvent;
-use crate::process::{Command, Env, Running};
+use kiln_runtime::process::{Command, Env, Running};
 
 /// Output kept when the agent names no limit.
 const DEFAULT_LIMIT: usize = 1024 * 1024;
@@ -70,7 +70,7 @@ impl Terminals {
         cwd: &Path,
         workdir: &Path,
         session_dir: &Path,
-        environment: &crate::sandbox::EnvironmentConfig,
+        environment: &kiln_runtime::sandbox::EnvironmentConfig,
         heard: Option<mpsc::WeakUnboundedSender<DriverEvent>>,
     ) -> Result<String, String> {
         let command = params["command"].as_str().filter(|c| !c.trim().is_empty()).ok_or("no command")?;
@@ -82,7 +82,7 @@ impl Terminals {
             .flatten()
             .filter_map(|v| Some((v["name"].as_str()?.to_string(), v["value"].as_str()?.to_string())))
             .collect();
-        let scope = crate::sandbox::Scope::new(session_dir, &[workdir], &[], &env, environment)
+        let scope = kiln_runtime::sandbox::Scope::new(session_dir, &[workdir], &[], &env, environment)
             .map_err(|e| format!("could not prepare the command's home: {e}"))?;
         let prepared = scope.confinement().prepare().map_err(|e| format!("could not confine the command: {e}"))?;
         // A whole command line in `command` (no `args`) is a shell's to split.
@@ -199,7 +199,7 @@ impl Drop for Terminals {
 async fn pump(
     stream: Option<impl AsyncRead + Unpin>,
     output: Arc<Mutex<Output>>,
-    heard: Option<crate::process::Watch>,
+    heard: Option<kiln_runtime::process::Watch>,
 ) {
     let Some(mut stream) = stream else { return };
     let mut buf = [0u8; 8192];

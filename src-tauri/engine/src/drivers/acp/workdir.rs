@@ -1,14 +1,14 @@
 //! ACP names files by absolute paths; Kiln confines every path it did not make with
-//! `crate::paths`, which takes paths relative to a root. Here an agent's path becomes one
+//! `kiln_runtime::paths`, which takes paths relative to a root. Here an agent's path becomes one
 //! relative to the session's working copy (as the turn was given it, or by its real path),
 //! is checked by its text, and is then opened beneath a handle of the working copy
-//! (`crate::paths::beneath`): outside the working copy, `.git`, `.kiln` or a link leading
+//! (`kiln_runtime::paths::beneath`): outside the working copy, `.git`, `.kiln` or a link leading
 //! out are refused, and so is a write through any link, however the tree changes meanwhile.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::paths::beneath::Beneath;
+use kiln_runtime::paths::beneath::Beneath;
 
 use kiln_types::error::Result;
 
@@ -50,22 +50,22 @@ impl Workdir {
 
     /// The real location of `raw`, confined to the working copy.
     pub fn confine(&self, raw: &str) -> Result<PathBuf> {
-        crate::paths::confine(&self.real, &self.inside(raw)?)
+        kiln_runtime::paths::confine(&self.real, &self.inside(raw)?)
     }
 
     /// `raw` checked as a name inside the working copy, relative to it, with the handle to
     /// open it beneath.
     pub fn beneath(&self, raw: &str) -> Result<(&Beneath, PathBuf)> {
-        let relative = crate::paths::relative(&self.inside(raw)?)?;
+        let relative = kiln_runtime::paths::relative(&self.inside(raw)?)?;
         let beneath = self.beneath.as_deref().ok_or_else(|| {
-            crate::paths::refused(raw, "the session's working copy could not be opened when the session started")
+            kiln_runtime::paths::refused(raw, "the session's working copy could not be opened when the session started")
         })?;
         Ok((beneath, relative))
     }
 
     /// `relative`, or the refusal of a path outside the working copy.
     fn inside(&self, raw: &str) -> Result<String> {
-        self.relative(raw).ok_or_else(|| crate::paths::refused(raw, "it is outside the session's working copy"))
+        self.relative(raw).ok_or_else(|| kiln_runtime::paths::refused(raw, "it is outside the session's working copy"))
     }
 
     /// `raw` as the transcript shows it: relative when inside, else as the agent sent it.

@@ -2,7 +2,7 @@
 //! and gates (`sh -c`, stdin closed, its own process group, head and tail of the output
 //! kept). A timeout kills the whole group, and so does a stopped turn: the runner's
 //! child, dropped with the turn, takes its whole group with it. The command is the
-//! model's: it runs scoped (`crate::sandbox::Scope`), with a cleared environment and the
+//! model's: it runs scoped (`kiln_runtime::sandbox::Scope`), with a cleared environment and the
 //! session's own home, able to write only to the working copy, its temporary directory
 //! and the package caches. Its output is heard as it arrives (`watch`), so the chat shows
 //! a long command's progress before it ends.
@@ -11,17 +11,17 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::ToolOutcome;
-use crate::process;
+use kiln_runtime::process;
 
 pub async fn run(
     workdir: &Path,
     session_dir: &Path,
     command: &str,
     timeout: Duration,
-    environment: &crate::sandbox::EnvironmentConfig,
+    environment: &kiln_runtime::sandbox::EnvironmentConfig,
     watch: Option<process::Watch>,
 ) -> ToolOutcome {
-    let scope = match crate::sandbox::Scope::new(session_dir, &[workdir], &[], &[], environment) {
+    let scope = match kiln_runtime::sandbox::Scope::new(session_dir, &[workdir], &[], &[], environment) {
         Ok(scope) => scope,
         Err(e) => return ToolOutcome::failed(format!("could not prepare the command's home: {e}")),
     };

@@ -1,15 +1,15 @@
 //! Where the openai-compatible driver's tools may read and write: inside the session's
 //! working copy and nowhere else. A name is checked by the same rules as every request
-//! (`crate::paths::relative`: no absolute path, no `..`, no control characters, no `.git`
-//! or `.kiln`), then opened beneath a handle of the working copy (`crate::paths::beneath`),
+//! (`kiln_runtime::paths::relative`: no absolute path, no `..`, no control characters, no `.git`
+//! or `.kiln`), then opened beneath a handle of the working copy (`kiln_runtime::paths::beneath`),
 //! never by a path string: a directory swapped for a link between a check and an open
 //! cannot send a write out. A refusal is an error message for the model, never a panic.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use crate::paths::beneath::Beneath;
-pub use crate::paths::is_private;
+pub use kiln_runtime::paths::beneath::Beneath;
+pub use kiln_runtime::paths::is_private;
 
 /// The working copy, held open when the turn starts: a working copy later swapped for a
 /// link does not move where the tools may go.
@@ -36,7 +36,7 @@ impl Root {
     /// `raw` (relative to the working copy) as a checked relative path (empty: the working
     /// copy itself), to open beneath it. The refusal is the model's message.
     pub fn resolve(&self, raw: &str) -> Result<PathBuf, String> {
-        crate::paths::relative(raw).map_err(|e| e.message)
+        kiln_runtime::paths::relative(raw).map_err(|e| e.message)
     }
 
     /// `path` (relative, or a real path inside the working copy) as the model should see

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::confine::{is_private, Root};
 use super::{string, ToolOutcome, ToolResult};
 use crate::drivers::events::FileChangeKind;
-use crate::paths::beneath::Written;
+use kiln_runtime::paths::beneath::Written;
 
 /// Lines a read returns when the model gives no `limit`.
 const READ_LINES: u64 = 2000;
@@ -143,7 +143,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 }
 
 pub fn io_error(raw: &str, e: std::io::Error) -> String {
-    if crate::paths::beneath::is_refusal(&e) {
+    if kiln_runtime::paths::beneath::is_refusal(&e) {
         e.to_string()
     } else {
         format!("`{raw}`: {e}")

@@ -16,7 +16,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use percent_encoding::percent_decode_str;
 
 use super::reply::{self, Body, BoxError};
-use crate::paths::{self, beneath::Beneath};
+use kiln_runtime::paths::{self, beneath::Beneath};
 
 pub(super) async fn serve(root: &Beneath, request: &Request<Incoming>) -> Response<Body> {
     let head = request.method() == Method::HEAD;
@@ -89,6 +89,6 @@ fn not_found() -> Response<Body> {
 
 /// The Content-Type by extension, by the rule every listener of Kiln's shares.
 fn mime_for(path: &Path) -> HeaderValue {
-    HeaderValue::try_from(crate::listening::content_type(path))
+    HeaderValue::try_from(kiln_runtime::listening::content_type(path))
         .unwrap_or(HeaderValue::from_static("application/octet-stream"))
 }

@@ -38,7 +38,7 @@ pub fn supervision() -> &'static str {
 ///
 /// # Safety
 /// Only in a `pre_exec` closure: it forks, and the reaper ends with `_exit`.
-pub unsafe fn supervise() -> io::Result<()> {
+pub(super) unsafe fn supervise() -> io::Result<()> {
     if !children_listed() || libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
         return Ok(());
     }

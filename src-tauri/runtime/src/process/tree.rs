@@ -53,12 +53,12 @@ fn strays(rows: &[Row], member: impl Fn(&Row) -> bool) -> Vec<i32> {
 }
 
 /// The descendants of process group `pgid` that left it.
-pub fn strays_of_group(pgid: i32) -> Vec<i32> {
+pub(super) fn strays_of_group(pgid: i32) -> Vec<i32> {
     strays(&table(), |r| r.pgrp == pgid)
 }
 
 /// Every member of session `sid`, and the descendants that left it.
-pub fn session_and_strays(sid: i32) -> Vec<i32> {
+pub(super) fn session_and_strays(sid: i32) -> Vec<i32> {
     let rows = table();
     let mut pids: Vec<i32> = rows.iter().filter(|r| r.session == sid).map(|r| r.pid).collect();
     pids.extend(strays(&rows, |r| r.session == sid));
@@ -66,7 +66,7 @@ pub fn session_and_strays(sid: i32) -> Vec<i32> {
 }
 
 /// Sends `signal` to each of `pids` (never 0 or 1, nor Kiln itself).
-pub fn signal_each(pids: &[i32], signal: libc::c_int) {
+pub(super) fn signal_each(pids: &[i32], signal: libc::c_int) {
     let own = std::process::id() as i32;
     for &pid in pids.iter().filter(|&&p| p > 1 && p != own) {
         // SAFETY: kill(2) of a process Kiln started, or one of its descendants.

@@ -22,9 +22,7 @@ use std::time::{Duration, Instant};
 
 pub use capture::{collect, collect_watched, Watch, HEAD_BYTES, TAIL_BYTES};
 pub use command::{Child, Command};
-#[cfg(feature = "test-support")]
-pub use env::{allowlisted_env, KEPT_VARIABLES};
-pub use env::{operator_var, project_scope, Env};
+pub use env::{allowlisted_env, operator_var, project_scope, Env, KEPT_VARIABLES};
 pub use pty::{kill_session, spawn_pty, Pty, PtyMaster};
 pub use reaper::supervision;
 

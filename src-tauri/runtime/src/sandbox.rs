@@ -433,11 +433,11 @@ mod imp {
 
     /// The ruleset's file descriptor (close-on-exec, as the kernel makes it).
     #[derive(Debug)]
-    pub struct Ruleset {
+    pub(super) struct Ruleset {
         fd: OwnedFd,
     }
 
-    pub fn kernel_abi() -> Option<u32> {
+    pub(super) fn kernel_abi() -> Option<u32> {
         // SAFETY: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) only
         // answers the ABI version (or fails with ENOSYS/EOPNOTSUPP).
         let version =
@@ -457,7 +457,7 @@ mod imp {
 
     /// Writes are allowed only beneath `writable`; with `readable`, reads only beneath
     /// those paths too.
-    pub fn ruleset(
+    pub(super) fn ruleset(
         kernel: u32,
         writable: &[PathBuf],
         readable: Option<&[PathBuf]>,
@@ -493,7 +493,7 @@ mod imp {
     }
 
     impl Ruleset {
-        pub fn apply(&self, command: &mut std::process::Command) {
+        pub(super) fn apply(&self, command: &mut std::process::Command) {
             let fd = self.fd.as_raw_fd();
             // SAFETY: between fork and exec the closure makes two system calls and
             // allocates nothing; `fd` stays open in the parent until the spawn returns
@@ -513,7 +513,7 @@ mod imp {
 
         /// Enters the domain on the calling thread only (Landlock and no-new-privileges are
         /// per thread): for a thread that spawns and ends.
-        pub fn restrict_current_thread(&self) -> std::io::Result<()> {
+        pub(super) fn restrict_current_thread(&self) -> std::io::Result<()> {
             // SAFETY: two system calls on a descriptor this ruleset keeps open.
             unsafe {
                 if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {

@@ -100,7 +100,7 @@ pub fn project_scope(
 
 /// Kiln's own variables: `KILN_CONFIG_DIR` would lead a command to the access tokens,
 /// and the rest is no business of the programs Kiln starts.
-pub fn is_kiln_variable(key: &OsStr) -> bool {
+pub(super) fn is_kiln_variable(key: &OsStr) -> bool {
     key.to_string_lossy().starts_with("KILN_")
 }
 

@@ -72,7 +72,7 @@ impl Redactor {
 
     /// A capped output: `head` and `tail` were cut out of one stream, so a secret may
     /// straddle a cut. A piece of a secret left dangling at a cut is masked too.
-    pub(crate) fn redact_capped(&self, head: &str, tail: &str) -> String {
+    pub fn redact_capped(&self, head: &str, tail: &str) -> String {
         if tail.is_empty() {
             return self.redact(head);
         }
