@@ -133,7 +133,7 @@ fn two_servers_started_together_on_a_fresh_workspace_one_serves_the_other_names_
     let _ = servers[winner].child.wait();
     let db = workspace.join(".kiln/kiln.db");
     let migrations =
-        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("src-tauri/engine/migrations")).unwrap().count();
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("src-tauri/records/migrations")).unwrap().count();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (integrity, applied) = runtime.block_on(async {
         use sqlx::Connection;

@@ -15,12 +15,12 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 
 use crate::attachment_rules;
-use crate::clock::now;
 use crate::ids::SessionId;
-use crate::objects::files::Kind;
 use crate::session::{self, publish, record};
-use crate::store::attachments as records;
 use crate::workspace::{Context, Workspace};
+use kiln_records::objects::files::Kind;
+use kiln_records::store::attachments as records;
+use kiln_runtime::clock::now;
 use kiln_runtime::paths;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
@@ -57,7 +57,8 @@ pub async fn add(cx: &Context, args: AddAttachmentArgs) -> Result<AttachmentView
     // With a bucket, the bytes are in it before the record names them.
     if let Some(bucket) = &ws.objects {
         let kept =
-            crate::objects::files::keep(bucket, id.as_str(), Kind::Attachment, &attachment_id, bytes.clone()).await;
+            kiln_records::objects::files::keep(bucket, id.as_str(), Kind::Attachment, &attachment_id, bytes.clone())
+                .await;
         if let Err(e) = kept {
             let _ = std::fs::remove_file(&stored);
             let _ = std::fs::remove_file(&copy);
@@ -148,7 +149,7 @@ pub async fn restore_copies(ws: &Workspace, id: &SessionId, workdir: &Path) -> R
 /// The attachment's bytes from the bucket, kept again at `original` for next time.
 async fn recall(ws: &Workspace, id: &SessionId, attachment: &str, original: &Path) -> Option<Vec<u8>> {
     let bucket = ws.objects.as_ref()?;
-    match crate::objects::files::recall(bucket, id.as_str(), Kind::Attachment, attachment).await {
+    match kiln_records::objects::files::recall(bucket, id.as_str(), Kind::Attachment, attachment).await {
         Ok(Some(bytes)) => {
             if let Err(e) = write_new(original, &bytes) {
                 tracing::warn!("keeping attachment {attachment} from the bucket: {}", e.message);

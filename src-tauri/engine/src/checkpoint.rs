@@ -7,15 +7,15 @@ use std::collections::BTreeSet;
 
 use git2::{Oid, Repository};
 
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, publish, record};
-use crate::snapshot;
-use crate::store::checkpoints::{self, NewCheckpoint};
-use crate::store::sessions as records;
-use crate::store::transcript_entries::{self as transcript, NewEntry};
 use crate::workspace::{Context, Workspace};
+use kiln_records::snapshot;
+use kiln_records::store::checkpoints::{self, NewCheckpoint};
+use kiln_records::store::sessions as records;
+use kiln_records::store::transcript_entries::{self as transcript, NewEntry};
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -45,7 +45,7 @@ pub async fn take(
         crate::pause::pause_point("checkpoint.after-ref");
         // Commits made in the session's checkout are kept with the files; a checkout
         // Kiln cannot read costs only them, never the checkpoint.
-        if let Err(e) = crate::checkout::keep(&store, &ws.session_workdir(id), id.as_str(), sequence) {
+        if let Err(e) = kiln_records::checkout::keep(&store, &ws.session_workdir(id), id.as_str(), sequence) {
             tracing::warn!("keeping the commits of {id}'s checkout at checkpoint {sequence}: {}", e.message);
         }
         commit
@@ -73,10 +73,10 @@ fn made(events: &EventBus, id: &SessionId, sequence: i64, restored: bool) {
 
 /// Sends the session's checkpoints the bucket lacks to it (`objects::packs::push`); a
 /// workspace without a bucket has nothing to do.
-pub async fn upload(ws: &Workspace, id: &SessionId) -> Result<Option<crate::objects::packs::Pushed>> {
+pub async fn upload(ws: &Workspace, id: &SessionId) -> Result<Option<kiln_records::objects::packs::Pushed>> {
     let Some(bucket) = &ws.objects else { return Ok(None) };
     let started = std::time::Instant::now();
-    let pushed = crate::objects::packs::push(bucket, &ws.store_path(), &ws.store_lock, id.as_str()).await?;
+    let pushed = kiln_records::objects::packs::push(bucket, &ws.store_path(), &ws.store_lock, id.as_str()).await?;
     tracing::debug!("checkpoint objects of {id} to the bucket: {} bytes in {:?}", pushed.bytes, started.elapsed());
     Ok(Some(pushed))
 }
@@ -248,7 +248,7 @@ pub async fn restore(cx: &Context, args: RestoreCheckpointArgs) -> Result<Sessio
         }
         // git in the session follows: its branch at what that checkpoint kept.
         let host_objects = ws.git.as_ref().map(|g| g.objects.as_path());
-        if let Err(e) = crate::checkout::move_to(&store, &workdir, id.as_str(), args.sequence, host_objects) {
+        if let Err(e) = kiln_records::checkout::move_to(&store, &workdir, id.as_str(), args.sequence, host_objects) {
             tracing::warn!("moving {id}'s checkout to checkpoint {}: {}", args.sequence, e.message);
         }
     }

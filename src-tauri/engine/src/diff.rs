@@ -24,8 +24,8 @@ use git2::{Delta, Diff, DiffFindOptions, DiffLineType, DiffOptions, Oid, Patch, 
 
 use crate::ids::SessionId;
 use crate::session;
-use crate::store::checkpoints::base_commit;
 use crate::workspace::{Context, Workspace};
+use kiln_records::store::checkpoints::base_commit;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 

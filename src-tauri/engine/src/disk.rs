@@ -16,12 +16,12 @@ use std::sync::Arc;
 use git2::Oid;
 
 use crate::checkpoint;
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, publish, record};
-use crate::store::checkpoints;
 use crate::workspace::{Context, Workspace};
+use kiln_records::store::checkpoints;
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, Result};
 use kiln_types::*;
 
@@ -123,9 +123,9 @@ pub async fn clean_up(cx: &Context, args: CleanUpArgs) -> Result<CleanUpView> {
 /// copy, oldest first, with their titles.
 async fn candidates(ws: &Workspace) -> Result<Vec<(SessionId, String)>> {
     let active: HashSet<String> =
-        crate::store::sessions::list_ids(&ws.pool, false).await?.into_iter().collect::<HashSet<_>>();
+        kiln_records::store::sessions::list_ids(&ws.pool, false).await?.into_iter().collect::<HashSet<_>>();
     let mut out = Vec::new();
-    for raw in crate::store::sessions::list_ids(&ws.pool, true).await?.into_iter().rev() {
+    for raw in kiln_records::store::sessions::list_ids(&ws.pool, true).await?.into_iter().rev() {
         if active.contains(&raw) {
             continue;
         }
@@ -135,7 +135,7 @@ async fn candidates(ws: &Workspace) -> Result<Vec<(SessionId, String)>> {
             continue;
         }
         // The record alone: a session's full view would hash its modules for its reviews.
-        let s = crate::store::sessions::load(&ws.pool, id.as_str(), false).await?;
+        let s = kiln_records::store::sessions::load(&ws.pool, id.as_str(), false).await?;
         let shelved = s.archived_at.is_some() || s.rejected_at.is_some();
         if shelved && s.deleted_at.is_none() {
             out.push((id, s.title));
@@ -184,7 +184,7 @@ async fn remove(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Opt
     let (checkpoint, taken) = keep_in_checkpoint(ws, events, id).await?;
     // Taking the checkpoint awaited: the session may have been restored, or started work,
     // meanwhile. Then the copy stays (the checkpoint taken is harmless).
-    let s = crate::store::sessions::load(&ws.pool, id.as_str(), false).await?;
+    let s = kiln_records::store::sessions::load(&ws.pool, id.as_str(), false).await?;
     if s.archived_at.is_none() && s.rejected_at.is_none() {
         return Err(ApiError::new(
             kiln_types::error::ErrorCode::SessionNotArchived,

@@ -77,7 +77,7 @@ impl EventBus {
 
     fn publish(&self, body: EventBody, keep: bool) -> KilnEvent {
         let mut ring = self.ring.lock().unwrap();
-        let event = KilnEvent { id: ring.next_id, at: crate::clock::now(), body };
+        let event = KilnEvent { id: ring.next_id, at: kiln_runtime::clock::now(), body };
         ring.next_id += 1;
         if keep {
             if ring.kept.len() == KEPT {
@@ -100,7 +100,7 @@ impl EventBus {
             Some(since) => {
                 let oldest = ring.kept.front().map(|e| e.id).unwrap_or(ring.next_id);
                 if since + 1 < oldest || since >= ring.next_id {
-                    vec![KilnEvent { id: ring.next_id - 1, at: crate::clock::now(), body: EventBody::Resync }]
+                    vec![KilnEvent { id: ring.next_id - 1, at: kiln_runtime::clock::now(), body: EventBody::Resync }]
                 } else {
                     ring.kept.iter().filter(|e| e.id > since).cloned().collect()
                 }

@@ -16,13 +16,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::modules::{ModuleInfo, Toolchain};
 use crate::session::record;
-use crate::store::gate_results::{self, GateRecord};
 use crate::workspace::{Context, Workspace};
+use kiln_records::store::gate_results::{self, GateRecord};
+use kiln_runtime::clock::now;
 use kiln_runtime::process;
 use kiln_types::error::Result;
 use kiln_types::*;

@@ -9,86 +9,72 @@ use std::path::{Path, PathBuf};
 
 /// Every module of the engine with its layer, bottom (0) to top. Beneath them all are two
 /// crates rustc keeps from importing the engine: the vocabulary every layer speaks (the
-/// API's types, its errors, the operation table), `kiln_types::`; and how Kiln touches
-/// the machine (processes, the sandbox, paths beneath a handle, redaction, secrets,
-/// listeners), `kiln_runtime::`.
+/// API's types, its errors, the operation table), `kiln_types::`; how Kiln touches the
+/// machine (processes, the sandbox, paths beneath a handle, redaction, secrets, listeners,
+/// the clock), `kiln_runtime::`; and what a workspace keeps (all SQL, the object store of
+/// checkpoints, working copies written from it), `kiln_records::`, above the runtime.
 const LAYERS: &[(&str, u8)] = &[
     // 0 base
-    ("clock", 0),
     ("config", 0),
     ("events", 0),
     ("ids", 0),
     ("modules", 0),
     ("roles", 0),
     ("attachment_rules", 0),
-    ("backing", 0),
     ("pause", 0),
-    // 1 records
-    ("snapshot", 1),
-    ("store", 1),
-    ("workspace_lock", 1),
-    ("materialize", 1),
-    ("prime", 1),
-    ("checkout", 1),
-    ("objects", 1),
-    ("markers", 1),
-    // 2 live state
-    ("live", 2),
-    ("registry", 2),
-    ("busy", 2),
-    ("permissions", 2),
-    ("watch", 2),
-    ("slots", 2),
-    ("hosts", 2),
-    // 3 sessions
-    ("attachments", 3),
-    ("checkpoint", 3),
-    ("working_copy", 3),
-    ("detect", 3),
-    ("diff", 3),
-    ("review", 3),
-    ("review_comments", 3),
-    ("session", 3),
-    ("workspace", 3),
-    ("recover", 3),
-    ("disk", 3),
-    ("settings", 3),
-    // 4 tools
-    ("drivers", 4),
-    ("gates", 4),
-    ("preview", 4),
-    ("terminal", 4),
-    // 5 the chain
-    ("approval", 5),
-    ("chain", 5),
-    ("handoff", 5),
-    ("planner", 5),
-    ("planner_agent", 5),
-    ("routing", 5),
-    ("turn", 5),
-    ("update", 5),
-    ("operator", 5),
-    ("groups", 5),
-    // 6 delivery
-    ("delivery", 6),
-    // 7 the API
-    ("api", 7),
+    // 1 live state
+    ("live", 1),
+    ("registry", 1),
+    ("busy", 1),
+    ("permissions", 1),
+    ("watch", 1),
+    ("slots", 1),
+    ("hosts", 1),
+    // 2 sessions
+    ("attachments", 2),
+    ("checkpoint", 2),
+    ("working_copy", 2),
+    ("detect", 2),
+    ("diff", 2),
+    ("review", 2),
+    ("review_comments", 2),
+    ("session", 2),
+    ("workspace", 2),
+    ("recover", 2),
+    ("disk", 2),
+    ("settings", 2),
+    // 3 tools
+    ("drivers", 3),
+    ("gates", 3),
+    ("preview", 3),
+    ("terminal", 3),
+    // 4 the chain
+    ("approval", 4),
+    ("chain", 4),
+    ("handoff", 4),
+    ("planner", 4),
+    ("planner_agent", 4),
+    ("routing", 4),
+    ("turn", 4),
+    ("update", 4),
+    ("operator", 4),
+    ("groups", 4),
+    // 5 delivery
+    ("delivery", 5),
+    // 6 the API
+    ("api", 6),
     // benches' and tests' door in (when lib.rs has one)
-    ("testing", 7),
+    ("testing", 6),
     // the test itself
-    ("layering", 7),
+    ("layering", 6),
 ];
 
 /// Imports between modules of one layer (importer, imported). Anything else within a
 /// layer is refused, so a new sideways import is a decision, not an accident.
 const SIDEWAYS: &[(&str, &str)] = &[
     // base
-    ("events", "clock"),
     ("modules", "config"),
     ("roles", "config"),
-    // records: the store's snapshots are written back out by materialize
-    ("snapshot", "materialize"),
-    ("prime", "materialize"),
     // sessions: the session's own facts, then what reads its working copy
     ("attachments", "session"),
     ("attachments", "workspace"),
@@ -141,10 +127,6 @@ fn module_of(rel: &Path) -> String {
 /// The module a `crate::` path names: its first segment.
 fn module_named(path: &str) -> String {
     let first = path.split("::").map(str::trim).next().unwrap_or_default().to_string();
-    // The records' pool types, exported at the crate root for kiln-serve's macros (`on_db!`).
-    if first == "Db" || first == "DbTx" {
-        return "store".into();
-    }
     first
 }
 

@@ -12,12 +12,9 @@ pub mod api;
 pub(crate) mod approval;
 pub(crate) mod attachment_rules;
 pub(crate) mod attachments;
-pub mod backing;
 pub(crate) mod busy;
 pub(crate) mod chain;
-pub(crate) mod checkout;
 pub(crate) mod checkpoint;
-pub(crate) mod clock;
 pub(crate) mod config;
 pub(crate) mod delivery;
 pub(crate) mod detect;
@@ -35,17 +32,13 @@ mod layering;
 pub(crate) mod working_copy;
 // The connection limits `kiln serve` shares with the preview gateway.
 pub(crate) mod live;
-pub(crate) mod markers;
-pub(crate) mod materialize;
 pub(crate) mod modules;
-pub mod objects;
 pub(crate) mod operator;
 pub(crate) mod pause;
 pub(crate) mod permissions;
 pub(crate) mod planner;
 pub(crate) mod planner_agent;
 pub(crate) mod preview;
-pub(crate) mod prime;
 pub(crate) mod recover;
 pub(crate) mod registry;
 pub(crate) mod review;
@@ -55,14 +48,11 @@ pub(crate) mod routing;
 pub(crate) mod session;
 pub(crate) mod settings;
 pub(crate) mod slots;
-pub(crate) mod snapshot;
-pub(crate) mod store;
 pub(crate) mod terminal;
 pub(crate) mod turn;
 pub(crate) mod update;
 pub(crate) mod watch;
 pub(crate) mod workspace;
-pub(crate) mod workspace_lock;
 
 #[cfg(feature = "test-support")]
 #[doc(hidden)]
@@ -78,8 +68,6 @@ pub use api::{check_backing, Activity, Engine, EngineOptions, Finding, RecentWor
 pub use terminal::TerminalAttachment;
 
 // What the app and `kiln serve` use at run time besides the API.
-/// The engine's clock: the RFC 3339 time events carry.
-pub use clock::now;
 /// The workspace detection `kiln detect` prints.
 pub use detect::detect_path;
 /// A size as people read it ("1.2 GB"), as `kiln session clean-up` prints it.
@@ -88,16 +76,20 @@ pub use disk::human_bytes;
 pub use drivers::discover::find as find_agent_cli;
 /// What `Engine::subscribe` returns: the event stream.
 pub use events::Subscription;
+/// Where records and objects live (`EngineOptions::backing`), and how its addresses are shown.
+pub use kiln_records::backing;
+/// kiln-serve's access store: a SQLite database with its own migrations, opened while
+/// holding the exclusive lock that serializes its migration between processes.
+pub use kiln_records::store::open_with as open_database;
+pub use kiln_records::store::postgres::open_in_schema as open_team_database;
+pub use kiln_records::workspace_lock::wait_exclusive;
+/// What a process names itself in a workspace's lock (`Engine::held_by`).
+pub use kiln_records::workspace_lock::HolderKind;
+pub use kiln_records::{on_db, on_db_tx, Db, DbTx};
+/// The engine's clock: the RFC 3339 time events carry.
+pub use kiln_runtime::clock::now;
 /// The confinement `kiln health` reports.
 pub use kiln_runtime::process::supervision as process_supervision;
 /// Kiln's environment out of `/proc/<pid>/environ`, first thing in `main`.
 pub use kiln_runtime::sandbox::own_environment;
 pub use kiln_runtime::sandbox::support as sandbox_support;
-/// kiln-serve's access store: a SQLite database with its own migrations, opened while
-/// holding the exclusive lock that serializes its migration between processes.
-pub use store::open_with as open_database;
-pub use store::postgres::open_in_schema as open_team_database;
-pub use store::{Db, Tx as DbTx};
-pub use workspace_lock::wait_exclusive;
-/// What a process names itself in a workspace's lock (`Engine::held_by`).
-pub use workspace_lock::HolderKind;

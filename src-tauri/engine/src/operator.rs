@@ -12,13 +12,13 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::clock::now;
 use crate::drivers::events::ToolKind;
 use crate::drivers::permission::{AskFuture, Operator, PermissionAsk};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{publish, record};
 use crate::workspace::{Context, Workspace};
+use kiln_runtime::clock::now;
 use kiln_types::error::Result;
 use kiln_types::*;
 

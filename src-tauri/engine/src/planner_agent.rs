@@ -13,15 +13,15 @@ use std::time::Duration;
 use serde::Deserialize;
 use tokio::sync::{mpsc, watch};
 
-use crate::clock::now;
 use crate::drivers::events::DriverEvent;
 use crate::drivers::{Driver, TurnRequest, TurnSink};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::planner::Rules;
 use crate::session::{publish, record};
-use crate::store::sessions as records;
 use crate::workspace::Workspace;
+use kiln_records::store::sessions as records;
+use kiln_runtime::clock::now;
 use kiln_runtime::process::Running;
 use kiln_types::error::Result;
 use kiln_types::*;
@@ -242,7 +242,7 @@ async fn apply(
     let session = records::load(&ws.pool, id.as_str(), false).await?;
     let rules = Rules { modules: &ws.modules, id_pattern: ws.id_pattern.as_ref(), globs: &ws.config.modules.globs };
     let mut notes = Vec::new();
-    let (sequence, _) = crate::store::checkpoints::latest(&ws.pool, id.as_str()).await?;
+    let (sequence, _) = kiln_records::store::checkpoints::latest(&ws.pool, id.as_str()).await?;
     for wanted in answer.modules.iter().map(|m| m.trim()) {
         if session.modules.iter().any(|m| m.id == wanted) {
             continue; // the rules' modules stay as they are

@@ -9,8 +9,8 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use crate::ids::SessionId;
-use crate::store::reviews::{self, NewReview};
 use crate::workspace::Workspace;
+use kiln_records::store::reviews::{self, NewReview};
 use kiln_types::error::Result;
 use kiln_types::{ModuleChange, ReviewView, SessionModule, SessionView, OUTSIDE_MODULES_ID};
 
@@ -132,7 +132,7 @@ pub async fn store(
     report: &str,
 ) -> Result<()> {
     let digest = module_digest(ws, id, module)?;
-    let at = crate::clock::now();
+    let at = kiln_runtime::clock::now();
     let row = NewReview { session: id.as_str(), module: &module.id, digest: &digest, passed, summary, report, at: &at };
     reviews::upsert(&ws.pool, row).await
 }

@@ -6,14 +6,14 @@
 
 use std::time::Duration;
 
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
-use crate::snapshot;
-use crate::store::checkpoints;
-use crate::store::sessions::{self as records, Flag};
-use crate::store::transcript_entries::{self as transcript, NewEntry};
 use crate::workspace::{Context, Workspace};
+use kiln_records::snapshot;
+use kiln_records::store::checkpoints;
+use kiln_records::store::sessions::{self as records, Flag};
+use kiln_records::store::transcript_entries::{self as transcript, NewEntry};
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 pub(crate) const MAX_TITLE: usize = 120;
@@ -30,11 +30,11 @@ pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
         session.reviews = crate::review::list(ws, id, &session).await?;
         session.changed = changed(ws, id).await;
         session.permissions = ws.permissions.cards(id.as_str());
-        session.review_comments = crate::store::review_comments::list(&ws.pool, id.as_str()).await?;
+        session.review_comments = kiln_records::store::review_comments::list(&ws.pool, id.as_str()).await?;
         session.waiting = ws.slots.is_waiting(id.as_str());
         let workdir = ws.session_workdir(id);
         // A file is resolved once no conflict marker is left in it, whoever edited it.
-        session.conflicts.retain(|path| crate::markers::file_holds_markers(&workdir, path));
+        session.conflicts.retain(|path| kiln_records::markers::file_holds_markers(&workdir, path));
     }
     Ok(session)
 }
@@ -315,7 +315,7 @@ pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) 
     };
     checkpoints::remove_all(&ws.pool, id.as_str()).await?;
     // The screenshots show checkpoints that are gone; their PNGs went with the directory.
-    crate::store::screenshots::remove_all(&ws.pool, id.as_str()).await?;
+    kiln_records::store::screenshots::remove_all(&ws.pool, id.as_str()).await?;
     if !keep {
         records::remove(&ws.pool, id.as_str()).await?;
         events.emit(EventBody::SessionRemoved { session_id: id.to_string() });
@@ -366,7 +366,7 @@ pub async fn get(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
 
 /// Tokens and cost of every turn in the workspace, in total and per role.
 pub async fn usage(cx: &Context, _: EmptyArgs) -> Result<UsageView> {
-    crate::store::turns::usage(&cx.ws.pool, None).await
+    kiln_records::store::turns::usage(&cx.ws.pool, None).await
 }
 
 pub async fn list(cx: &Context, args: ListSessionsArgs) -> Result<Vec<SessionView>> {

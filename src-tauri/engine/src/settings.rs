@@ -15,8 +15,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::settings::{get_setting, set_setting};
 use crate::workspace::Workspace;
+use kiln_records::store::settings::{get_setting, set_setting};
 use kiln_runtime::secrets::{fingerprint, Sealer};
 use kiln_types::error::{ApiError, Result};
 use kiln_types::{CommandPolicy, ConfinementView, DeliverySettingsView};

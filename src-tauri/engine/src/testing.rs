@@ -2,7 +2,7 @@
 //! tests reach beyond the public surface; not part of the API (hidden from the docs).
 //! Each group mirrors the engine module its items come from, so a test names
 //! `kiln_engine::testing::snapshot::materialize` where the engine says
-//! `crate::snapshot::materialize`; when an item moves, only its line here changes. (The
+//! `kiln_records::snapshot::materialize`; when an item moves, only its line here changes. (The
 //! modules are `pub(crate)`, so they cannot be re-exported whole: items are listed.)
 
 /// tests/it: attachments.
@@ -132,7 +132,7 @@ pub mod ids {
 
 /// tests/it: materialize; benches/checkpoints.rs.
 pub mod materialize {
-    pub use crate::materialize::{reflink_supported, working_copy, HostFiles, Materialized};
+    pub use kiln_records::materialize::{reflink_supported, working_copy, HostFiles, Materialized};
 }
 
 /// tests/it: paths, planner.
@@ -159,7 +159,7 @@ pub mod preview {
 
 /// tests/it: materialize.
 pub mod prime {
-    pub use crate::prime::stat_cache;
+    pub use kiln_records::prime::stat_cache;
 }
 
 /// tests/it: contract_cli, sandbox, scope.
@@ -201,18 +201,18 @@ pub mod settings {
 /// tests/it: checkpoints, crash, paths, snapshot.
 pub mod snapshot {
     // Materializing moved to its own module; the tests that call it here are unchanged.
-    pub use crate::materialize::materialize;
-    pub use crate::snapshot::{commit, open_store, put_path, snapshot, snapshot_cached, Source};
+    pub use kiln_records::materialize::materialize;
+    pub use kiln_records::snapshot::{commit, open_store, put_path, snapshot, snapshot_cached, Source};
 }
 
 /// tests/it: settings.
 pub mod store {
     /// tests/it: store_schema (both schemas, compared).
-    pub use crate::store::postgres::PG_MIGRATOR;
-    pub use crate::store::MIGRATOR;
+    pub use kiln_records::store::postgres::PG_MIGRATOR;
+    pub use kiln_records::store::MIGRATOR;
 
     pub mod settings {
-        pub use crate::store::settings::{get_setting, set_setting};
+        pub use kiln_records::store::settings::{get_setting, set_setting};
     }
 }
 

@@ -10,15 +10,15 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch, Notify};
 
-use crate::clock::now;
 use crate::drivers::events::{DriverEvent, Usage};
 use crate::drivers::{Driver, TurnRequest, TurnSink};
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::roles::Role;
 use crate::session::{publish, record_as};
-use crate::store::turns::{self, NewTurn};
 use crate::workspace::Workspace;
+use kiln_records::store::turns::{self, NewTurn};
+use kiln_runtime::clock::now;
 use kiln_runtime::process::Running;
 use kiln_types::*;
 
@@ -252,7 +252,7 @@ async fn run(
         let _guard = ws.store_lock.lock().await;
         if let Err(e) = ws
             .open_store()
-            .and_then(|store| crate::snapshot::commit(&store, tree, None, "a turn's starting state", &hold))
+            .and_then(|store| kiln_records::snapshot::commit(&store, tree, None, "a turn's starting state", &hold))
         {
             tracing::error!("holding the turn's starting state: {e}");
         }
@@ -494,7 +494,8 @@ pub fn lost_resume(error: &str) -> bool {
 /// operator asked and the agents answered, most recent last, bounded), then the message.
 async fn replay(ws: &Workspace, session: &SessionId, prompt: &str) -> String {
     const KEPT: usize = 24_000;
-    let entries = crate::store::transcript_entries::list(&ws.pool, session.as_str(), None).await.unwrap_or_default();
+    let entries =
+        kiln_records::store::transcript_entries::list(&ws.pool, session.as_str(), None).await.unwrap_or_default();
     let mut lines: Vec<String> = entries
         .iter()
         .filter_map(|e| match e.kind {
@@ -631,7 +632,7 @@ impl TurnLog<'_> {
         }
         match event {
             DriverEvent::SessionStarted { resume_id, .. } => {
-                let _ = crate::store::resume_ids::set(
+                let _ = kiln_records::store::resume_ids::set(
                     &self.ws.pool,
                     self.plan.session.as_str(),
                     self.plan.driver.id(),

@@ -23,7 +23,7 @@ use git2::Oid;
 use notify::event::{CreateKind, ModifyKind, RemoveKind};
 use notify::{Event, EventKind, INotifyWatcher, RecursiveMode, Watcher};
 
-use crate::snapshot::{self, IgnoreRules};
+use kiln_records::snapshot::{self, IgnoreRules};
 
 /// How long a snapshot waits for its cookie before it stops trusting the watcher.
 const COOKIE_WAIT: Duration = Duration::from_secs(2);

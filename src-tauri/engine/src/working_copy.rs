@@ -10,7 +10,7 @@ use std::path::Path;
 use git2::{Oid, Repository};
 use globset::{Glob, GlobSetBuilder};
 
-use crate::snapshot::{self, Source};
+use kiln_records::snapshot::{self, Source};
 use kiln_types::error::Result;
 
 /// Snapshots a session's working copy (gitignore rules apply; attachment copies are

@@ -11,7 +11,7 @@ use crate::config::{self, Config};
 use crate::ids::SessionId;
 use crate::modules::{self, ModuleInfo};
 use crate::registry::{Memo, Registry};
-use crate::workspace_lock::{HolderKind, WorkspaceLock};
+use kiln_records::workspace_lock::{HolderKind, WorkspaceLock};
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{DiffView, WorkspaceView};
 
@@ -27,7 +27,7 @@ pub struct Workspace {
     /// The git work tree holding the workspace, and the workspace's path inside it.
     pub git: Option<GitHost>,
     /// The records: SQLite beside the workspace, or the team's PostgreSQL.
-    pub pool: crate::store::Db,
+    pub pool: kiln_records::store::Db,
     /// The command running per session (its setup or a gate) and the messages waiting for
     /// it, to report, stop and wait for them.
     pub busy: crate::busy::Busy,
@@ -55,10 +55,10 @@ pub struct Workspace {
     /// `--allow-agent-commands`, since a command is a shell for whoever holds a token.
     pub agent_commands: bool,
     /// Where its records and objects live.
-    pub backing: crate::backing::Backing,
+    pub backing: kiln_records::backing::Backing,
     /// The bucket `backing.objects` names, opened (and found to answer) when the
     /// workspace was.
-    pub objects: Option<Arc<crate::objects::Bucket>>,
+    pub objects: Option<Arc<kiln_records::objects::Bucket>>,
     /// This host, and the sessions other hosts on the team's database run.
     pub hosts: Arc<crate::hosts::Hosts>,
     /// This process's hold on the workspace (`.kiln/engine.lock`), shared by a reopening
@@ -94,7 +94,7 @@ impl Workspace {
         path: &str,
         kind: HolderKind,
         held: Option<&Arc<WorkspaceLock>>,
-        backing: &crate::backing::Backing,
+        backing: &kiln_records::backing::Backing,
     ) -> Result<Workspace> {
         if path.trim().is_empty() {
             return Err(ApiError::invalid("give the path of the workspace to open"));
@@ -118,7 +118,7 @@ impl Workspace {
         let modules = modules::discover(&root, &config)?;
         let git = git_host(&root);
         // A bucket that does not answer is refused here, before anything is written.
-        let objects = crate::objects::open(backing)?;
+        let objects = kiln_records::objects::open(backing)?;
         if let Some(bucket) = &objects {
             bucket.probe().await?;
         }
@@ -135,7 +135,7 @@ impl Workspace {
         if let Some(git) = &git {
             exclude_kiln_dir(&git.common_dir)?;
         }
-        let pool = crate::store::open(&kiln.join("kiln.db"), backing.database.as_deref()).await?;
+        let pool = kiln_records::store::open(&kiln.join("kiln.db"), backing.database.as_deref()).await?;
         let hosts = Arc::new(crate::hosts::Hosts::open(&kiln, backing.database.is_some())?);
         // Its own slots at its config's limit; an engine hands it the engine's (`api::Engine`).
         let slots = Arc::new(crate::slots::Slots::default());
@@ -209,7 +209,7 @@ impl Workspace {
     }
 
     pub fn open_store(&self) -> Result<git2::Repository> {
-        crate::snapshot::open_store(&self.store_path(), self.git.as_ref().map(|g| g.objects.as_path()))
+        kiln_records::snapshot::open_store(&self.store_path(), self.git.as_ref().map(|g| g.objects.as_path()))
     }
 
     /// The roles of this workspace's workflow, its own documents included.

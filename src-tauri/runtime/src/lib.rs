@@ -9,10 +9,12 @@
 //! - `redact`: secrets masked in everything shown or stored.
 //! - `secrets`: the sealed file of keys and tokens.
 //! - `listening`: the limits every HTTP listener shares.
+//! - `clock`: timestamps as the API and the records carry them.
 //!
 //! The engine above names these as `kiln_runtime::process` and so on; rustc keeps this
 //! crate from reaching back up into it.
 
+pub mod clock;
 pub mod listening;
 pub mod paths;
 pub mod process;

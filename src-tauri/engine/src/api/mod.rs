@@ -23,7 +23,7 @@ use serde::de::DeserializeOwned;
 use crate::events::{EventBus, Subscription};
 use crate::session;
 use crate::workspace::Workspace;
-use crate::workspace_lock::HolderKind;
+use kiln_records::workspace_lock::HolderKind;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -178,7 +178,7 @@ pub struct Engine {
     /// The turn slots every workspace this engine opens shares (`[session] max_parallel_turns`).
     slots: Arc<crate::slots::Slots>,
     /// Where the workspaces it opens keep their records and objects (`backed_by`).
-    backing: crate::backing::Backing,
+    backing: kiln_records::backing::Backing,
     /// This host's part among the hosts of a team's database (`join_team`).
     team: std::sync::OnceLock<Arc<team::Team>>,
 }
@@ -207,7 +207,7 @@ impl Engine {
 
     /// The same engine, keeping its workspaces' records and objects where `backing` says
     /// (`kiln serve --database … --objects …`) instead of beside them.
-    pub fn backed_by(mut self, backing: crate::backing::Backing) -> Engine {
+    pub fn backed_by(mut self, backing: kiln_records::backing::Backing) -> Engine {
         self.backing = backing;
         self
     }

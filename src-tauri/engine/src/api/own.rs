@@ -65,18 +65,18 @@ pub(super) async fn open_workspace(engine: &Engine, args: OpenWorkspaceArgs) -> 
             // stopped, the one taking them over's: `team`).
             let elsewhere = team::leased_elsewhere(&opened).await?;
             let cut = crate::recover::interrupted::Interrupted::read(&opened.pool).await?;
-            let at = crate::clock::now();
+            let at = kiln_runtime::clock::now();
             let stranded = crate::review_comments::STRANDED;
             let mine: Vec<Option<String>> = if elsewhere.is_empty() {
                 vec![None]
             } else {
-                let all = crate::store::sessions::not_deleted(&opened.pool).await?;
+                let all = kiln_records::store::sessions::not_deleted(&opened.pool).await?;
                 all.into_iter().map(|(id, _)| id).filter(|id| !elsewhere.contains(id)).map(Some).collect()
             };
             for only in mine.iter().map(Option::as_deref) {
-                crate::store::turns::close_orphans(&opened.pool, &at, only).await?;
+                kiln_records::store::turns::close_orphans(&opened.pool, &at, only).await?;
                 // Nor does the turn review comments were sent with: they are open again.
-                crate::store::review_comments::reopen_stranded(&opened.pool, stranded, &at, only).await?;
+                kiln_records::store::review_comments::reopen_stranded(&opened.pool, stranded, &at, only).await?;
             }
             settings::hold_secrets(&opened).await;
             (Arc::new(opened), Some((cut, elsewhere)))

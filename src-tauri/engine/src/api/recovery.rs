@@ -10,8 +10,8 @@ use std::sync::Arc;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::recover::{self, interrupted::Interrupted};
-use crate::store::sessions as records;
 use crate::workspace::Workspace;
+use kiln_records::store::sessions as records;
 use kiln_types::error::Result;
 
 /// Starts the checks of a freshly opened workspace. Every session's lock is taken now,

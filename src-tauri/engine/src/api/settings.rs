@@ -6,8 +6,8 @@
 use crate::drivers::acp::presets;
 use crate::drivers::registry::{self, DRIVERS};
 use crate::settings::*;
-use crate::store::settings::{get_setting, set_setting};
 use crate::workspace::{Context, Workspace};
+use kiln_records::store::settings::{get_setting, set_setting};
 use kiln_runtime::secrets::fingerprint;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{CommandPolicy, DriverStatus, EmptyArgs, ServeMode, SettingsView, UpdateSettingsArgs};

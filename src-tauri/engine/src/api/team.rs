@@ -22,13 +22,13 @@ use sqlx::postgres::PgListener;
 use sqlx::PgPool;
 
 use crate::api::Engine;
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::hosts::LEASE_MS;
 use crate::ids::SessionId;
-use crate::store::hosts::{self as records, Taken};
-use crate::store::Db;
 use crate::workspace::Workspace;
+use kiln_records::store::hosts::{self as records, Taken};
+use kiln_records::store::Db;
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{EntryKind, EventBody};
 
@@ -219,10 +219,11 @@ async fn take_over(team: &Team, session: &SessionId, from: &str) -> Result<()> {
     let cut = crate::recover::interrupted::Interrupted::read(&ws.pool).await?;
     let at = now();
     let only = Some(session.as_str());
-    crate::store::turns::close_orphans(&ws.pool, &at, only).await?;
-    crate::store::review_comments::reopen_stranded(&ws.pool, crate::review_comments::STRANDED, &at, only).await?;
+    kiln_records::store::turns::close_orphans(&ws.pool, &at, only).await?;
+    kiln_records::store::review_comments::reopen_stranded(&ws.pool, crate::review_comments::STRANDED, &at, only)
+        .await?;
     put_aside(ws, session);
-    let record = crate::store::sessions::load(&ws.pool, session.as_str(), false).await?;
+    let record = kiln_records::store::sessions::load(&ws.pool, session.as_str(), false).await?;
     let closed = record.archived_at.is_some() || record.rejected_at.is_some();
     super::recovery::recover_one(ws, events, session, closed, &cut).await?;
     // Last, once the session is whole again here: what a reader sees the handover end with.
@@ -349,7 +350,7 @@ async fn heartbeat(engine: Weak<Engine>, team: Arc<Team>) {
         beats += 1;
         if beats.is_multiple_of(30) {
             let _ = records::prune_events(&team.pool, EVENTS_KEPT_MS).await;
-            let day_ago = crate::clock::before_now(Duration::from_secs(24 * 60 * 60));
+            let day_ago = kiln_runtime::clock::before_now(Duration::from_secs(24 * 60 * 60));
             let _ = records::prune_work(&team.pool, &day_ago).await;
         }
     }

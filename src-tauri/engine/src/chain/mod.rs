@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use crate::approval;
-use crate::clock::now;
 use crate::config::Workflow;
 use crate::events::EventBus;
 use crate::handoff::{self, Target};
@@ -15,10 +14,11 @@ use crate::planner_agent::Planning;
 use crate::roles::{self, Role};
 use crate::routing::{self, ModuleState, Route};
 use crate::session::{self, publish, record, record_as};
-use crate::store::sessions as records;
-use crate::store::{spec_approvals, turns};
 use crate::turn::{self, Started, TurnEnd, TurnHandle, TurnPlan, TurnPlanSummary};
 use crate::workspace::{Context, Workspace};
+use kiln_records::store::sessions as records;
+use kiln_records::store::{spec_approvals, turns};
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 

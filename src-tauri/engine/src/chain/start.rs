@@ -5,15 +5,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::planner::{self, Rules};
 use crate::session::{publish, record, MAX_TITLE};
-use crate::snapshot::{self, Source};
-use crate::store::gate_results::{self, GateRecord};
-use crate::store::sessions::{self as records, NewSession};
 use crate::workspace::{Context, Workspace};
+use kiln_records::snapshot::{self, Source};
+use kiln_records::store::gate_results::{self, GateRecord};
+use kiln_records::store::sessions::{self as records, NewSession};
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -120,8 +120,8 @@ pub async fn create_from(
     }
     // On a team's database the host that makes a session owns it from the start, before
     // anything of it runs, so no other host takes it for one left behind (`api::team`).
-    if let crate::store::Db::Postgres(pool) = &ws.pool {
-        crate::store::hosts::take(pool, id.as_str(), &ws.hosts.id, crate::hosts::LEASE_MS, &at).await?;
+    if let kiln_records::store::Db::Postgres(pool) = &ws.pool {
+        kiln_records::store::hosts::take(pool, id.as_str(), &ws.hosts.id, crate::hosts::LEASE_MS, &at).await?;
     }
     if let Some(issue) = &issue {
         records::set_issue(&ws.pool, id.as_str(), issue).await?;
@@ -224,7 +224,7 @@ fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
             let git_dir = host.path().to_path_buf();
             // Which host files can be reused is read from its index beside the snapshot.
             let (tree, files) = std::thread::scope(|scope| {
-                let files = scope.spawn(|| crate::materialize::host_files(&git.workdir, &git_dir, &git.prefix));
+                let files = scope.spawn(|| kiln_records::materialize::host_files(&git.workdir, &git_dir, &git.prefix));
                 let tree = snapshot::snapshot(&store, Source::Git { repo: &host, prefix: &git.prefix });
                 Ok::<_, ApiError>((tree?, files.join().ok().flatten()))
             })?;
@@ -234,18 +234,20 @@ fn base_snapshot(ws: &Workspace, id: &SessionId) -> Result<git2::Oid> {
                 .and_then(|c| Some((c.get_string("user.name").ok()?, c.get_string("user.email").ok()?)));
             // A workspace in a sub-directory of its repository has no history of its own.
             let head = git.prefix.is_empty().then(|| host.head().ok().and_then(|h| h.target())).flatten();
-            (tree, files, Some(crate::checkout::HostStart { objects: &git.objects, head, identity }))
+            (tree, files, Some(kiln_records::checkout::HostStart { objects: &git.objects, head, identity }))
         }
         None => (snapshot::snapshot(&store, Source::Plain { root: &ws.root, skip: &[] })?, None, None),
     };
     let commit = snapshot::commit(&store, tree, None, "the starting point", &format!("refs/kiln/{id}/0"))?;
-    let made = crate::materialize::working_copy(&store, commit, &ws.session_workdir(id), host_files.as_ref())?;
-    if let Err(e) = crate::prime::stat_cache(&store, &made, &ws.session_dir(id).join("index")) {
+    let made = kiln_records::materialize::working_copy(&store, commit, &ws.session_workdir(id), host_files.as_ref())?;
+    if let Err(e) = kiln_records::prime::stat_cache(&store, &made, &ws.session_dir(id).join("index")) {
         // Only slower: the first checkpoint reads every file once.
         tracing::warn!("priming the stat cache of {id}: {}", e.message);
     }
     let workdir = ws.session_workdir(id);
-    if let Err(e) = crate::checkout::create(&store, &workdir, id.as_str(), commit, host_start.as_ref(), &made.entries) {
+    if let Err(e) =
+        kiln_records::checkout::create(&store, &workdir, id.as_str(), commit, host_start.as_ref(), &made.entries)
+    {
         // The session works without it (git there then answers for what holds the
         // workspace, as before); a half-made one is not left to confuse it.
         tracing::warn!("making the git checkout of {id}: {}", e.message);

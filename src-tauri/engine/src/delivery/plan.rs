@@ -23,8 +23,8 @@ use sha2::{Digest, Sha256};
 
 use crate::gates::MODULE_GATES;
 use crate::ids::SessionId;
-use crate::store::checkpoints::base_commit;
 use crate::workspace::Workspace;
+use kiln_records::store::checkpoints::base_commit;
 use kiln_runtime::paths::InTheWay;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;

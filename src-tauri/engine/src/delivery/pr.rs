@@ -133,7 +133,7 @@ async fn input(ctx: &Delivering) -> Result<GitPrInput> {
     input.token = crate::settings::delivery_token(ws).await?;
     input.title = Some(ctx.session.title.clone());
     input.brief = Some(ctx.session.brief.clone());
-    input.session_commits = crate::checkout::commits_made(&ws.open_store()?, &workdir, ctx.id.as_str());
+    input.session_commits = kiln_records::checkout::commits_made(&ws.open_store()?, &workdir, ctx.id.as_str());
     let gates = crate::gates::latest(ws, &ctx.id).await?;
     input.body = GitPrBody {
         title: None,

@@ -11,11 +11,11 @@ use super::plan::{self, StepSpec};
 use super::pr::GitPrTarget;
 use super::workspace::WorkspaceTarget;
 use super::{Applied, Delivering, StepSink, Target, TargetPlan};
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
-use crate::store::{deliveries, parse_enum};
 use crate::workspace::{Context, Workspace};
+use kiln_records::store::{deliveries, parse_enum};
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -326,7 +326,7 @@ async fn landed(ctx: &Delivering, run: &DeliveryRun) -> Result<()> {
     };
     // A pull request is not the workspace's yet: the session stays open for updates.
     if run.target == DeliveryTarget::Workspace {
-        crate::store::sessions::set_delivered(&ctx.ws.pool, ctx.id.as_str(), &at).await?;
+        kiln_records::store::sessions::set_delivered(&ctx.ws.pool, ctx.id.as_str(), &at).await?;
     }
     crate::session::record(&ctx.ws, &ctx.events, &ctx.id, EntryKind::System, None, &text).await?;
     crate::session::publish(&ctx.ws, &ctx.events, &ctx.id).await?;

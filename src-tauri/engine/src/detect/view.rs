@@ -163,7 +163,7 @@ pub fn save(ws: &Workspace, args: &SaveConfigArgs) -> Result<PathBuf> {
 fn keep_copy(ws: &Workspace, path: &Path, text: &str) -> Result<()> {
     let dir = ws.kiln_dir().join("backups");
     std::fs::create_dir_all(&dir)?;
-    let stamp = crate::clock::now().replace([':', '.'], "-");
+    let stamp = kiln_runtime::clock::now().replace([':', '.'], "-");
     let name = format!("{}.{stamp}", path.file_name().and_then(|n| n.to_str()).unwrap_or(FILE_NAME));
     std::fs::write(dir.join(name), text)?;
     Ok(())

@@ -91,7 +91,7 @@ pub enum DriverEvent {
 }
 
 /// A turn's tokens and cost, as the records add them up.
-pub use crate::store::turns::Usage;
+pub use kiln_records::store::turns::Usage;
 
 /// What a tool does, so the UI can show and group calls without knowing every agent's
 /// tool names.

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use crate::store::settings::get_setting;
 use crate::workspace::{Context, Workspace};
+use kiln_records::store::settings::get_setting;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{ListModelsArgs, ModelListView};
 

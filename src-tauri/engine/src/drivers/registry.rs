@@ -12,8 +12,8 @@ use std::sync::Arc;
 use super::claude::ClaudeDriver;
 use super::codex::CodexDriver;
 use super::Driver;
-use crate::store::settings::get_setting;
 use crate::workspace::Workspace;
+use kiln_records::store::settings::get_setting;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::ServeMode;
 

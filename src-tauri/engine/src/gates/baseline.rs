@@ -15,11 +15,11 @@ use std::time::Duration;
 
 use super::failures::{failing_tests, named_files};
 use super::Outcome;
-use crate::clock::now;
 use crate::ids::SessionId;
 use crate::modules::ModuleInfo;
-use crate::store::gate_results::{self, Baseline};
 use crate::workspace::Workspace;
+use kiln_records::store::gate_results::{self, Baseline};
+use kiln_runtime::clock::now;
 use kiln_types::GateStatus;
 
 /// One baseline run at a time in this process: two sessions from the same base share the
@@ -185,8 +185,8 @@ fn names(failing: &BTreeSet<String>) -> String {
 /// The commit and tree of the session's base: checkpoint 0, or the workspace as the
 /// latest update from it took it in.
 async fn base(ws: &Workspace, id: &SessionId) -> Result<(git2::Oid, git2::Oid), String> {
-    let sequence = crate::store::sessions::base_sequence(&ws.pool, id.as_str()).await.map_err(|e| e.message)?;
-    let commit = crate::store::checkpoints::commit(&ws.pool, id.as_str(), Some(sequence))
+    let sequence = kiln_records::store::sessions::base_sequence(&ws.pool, id.as_str()).await.map_err(|e| e.message)?;
+    let commit = kiln_records::store::checkpoints::commit(&ws.pool, id.as_str(), Some(sequence))
         .await
         .map_err(|e| e.message)?
         .ok_or("the session has no starting point")?;
@@ -259,7 +259,7 @@ async fn prepare(
     {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store().map_err(|e| e.message)?;
-        crate::materialize::materialize(&store, commit, workdir).map_err(|e| e.message)?;
+        kiln_records::materialize::materialize(&store, commit, workdir).map_err(|e| e.message)?;
     }
     ws.copy_session_files(workdir);
     let verdict = match crate::detect::setup(workdir, &ws.config, &ws.modules) {

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use crate::clock::{millis_between, now};
 use crate::ids::SessionId;
 use crate::session;
-use crate::store::{gate_results, turns};
 use crate::workspace::Workspace;
+use kiln_records::store::{gate_results, turns};
+use kiln_runtime::clock::{millis_between, now};
 use kiln_types::error::Result;
 use kiln_types::*;
 
@@ -18,7 +18,8 @@ use super::{load, member, test_counts};
 pub async fn view(ws: &Arc<Workspace>, group_id: &str) -> Result<GroupView> {
     let group = load(ws, group_id).await?;
     let mut candidates = Vec::new();
-    for (index, raw) in crate::store::session_groups::members(&ws.pool, &group.id).await?.into_iter().enumerate() {
+    for (index, raw) in kiln_records::store::session_groups::members(&ws.pool, &group.id).await?.into_iter().enumerate()
+    {
         let id = SessionId::parse(&raw)?;
         let session = session::view(ws, &id).await?;
         candidates.push(candidate(ws, &id, session, index as i64).await?);
@@ -70,7 +71,7 @@ async fn candidate(ws: &Arc<Workspace>, id: &SessionId, session: SessionView, in
         (Some(_), true) => millis_between(&session.created_at, &now()),
         (Some(_), false) => last.and_then(|last| millis_between(&session.created_at, &last)),
     };
-    let screenshot = crate::store::screenshots::latest_for_session(&ws.pool, id.as_str()).await?;
+    let screenshot = kiln_records::store::screenshots::latest_for_session(&ws.pool, id.as_str()).await?;
     Ok(CandidateView {
         session_id: session.id.clone(),
         candidate: session.candidate.unwrap_or(index),

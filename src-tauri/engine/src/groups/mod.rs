@@ -16,12 +16,12 @@ pub(crate) mod test_counts;
 
 use std::sync::Arc;
 
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, record, MAX_TITLE};
-use crate::store::session_groups as records;
 use crate::workspace::{Context, Workspace};
+use kiln_records::store::session_groups as records;
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 

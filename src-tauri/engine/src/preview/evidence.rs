@@ -13,8 +13,8 @@ use super::capture::Frame;
 use super::shots::{self, Take, DEFAULT_VIEWPORT};
 use crate::events::EventBus;
 use crate::ids::SessionId;
-use crate::store::{screenshots, turns};
 use crate::workspace::Workspace;
+use kiln_records::store::{screenshots, turns};
 use kiln_types::error::{ErrorCode, Result};
 use kiln_types::{EntryKind, PreviewKind, ScreenshotKind};
 

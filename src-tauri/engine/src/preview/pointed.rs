@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 
 use crate::ids::SessionId;
-use crate::store::screenshots;
 use crate::workspace::Workspace;
+use kiln_records::store::screenshots;
 use kiln_runtime::paths;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{PointedChip, PointedContext, ScreenshotKind};

@@ -11,12 +11,12 @@ use base64::Engine as _;
 
 use super::capture::{self, Frame};
 use super::Preview;
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
-use crate::objects::files::Kind;
-use crate::store::screenshots::{self, NewScreenshot};
 use crate::workspace::{Context, Workspace};
+use kiln_records::objects::files::Kind;
+use kiln_records::store::screenshots::{self, NewScreenshot};
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{CapturePreviewArgs, PreviewState, ScreenshotArgs, ScreenshotImage, ScreenshotKind, ScreenshotView};
 
@@ -95,7 +95,7 @@ pub async fn take_at(
     if let Some(bucket) = &ws.objects {
         let kept = Kind::Screenshot;
         if let Err(e) =
-            crate::objects::files::keep(bucket, id.as_str(), kept, &shot_id.to_string(), shot.png.clone()).await
+            kiln_records::objects::files::keep(bucket, id.as_str(), kept, &shot_id.to_string(), shot.png.clone()).await
         {
             tracing::warn!("screenshot {shot_id} of {id} not in the bucket: {}", e.message);
         }
@@ -194,9 +194,11 @@ pub async fn image(cx: &Context, args: ScreenshotArgs) -> Result<ScreenshotImage
         Ok(png) => png,
         // Taken on another host (or this one's copy lost): the bucket's, when it has it.
         Err(_) => match &ws.objects {
-            Some(bucket) => crate::objects::files::recall(bucket, id.as_str(), Kind::Screenshot, &row.id.to_string())
-                .await?
-                .ok_or_else(not_found)?,
+            Some(bucket) => {
+                kiln_records::objects::files::recall(bucket, id.as_str(), Kind::Screenshot, &row.id.to_string())
+                    .await?
+                    .ok_or_else(not_found)?
+            }
             None => return Err(not_found()),
         },
     };

@@ -4,8 +4,8 @@
 //! working copy checked, so recovery rebuilds the copy from them as from any checkpoint.
 
 use crate::ids::SessionId;
-use crate::objects::packs::{self, Fetched};
 use crate::workspace::Workspace;
+use kiln_records::objects::packs::{self, Fetched};
 use kiln_types::error::Result;
 
 /// Makes the session's checkpoints in the bucket present in this host's store; what was

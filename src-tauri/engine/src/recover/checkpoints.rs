@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 
 use git2::{Oid, Repository};
 
-use crate::clock::now;
 use crate::ids::SessionId;
-use crate::store::checkpoints::{self as records, NewCheckpoint};
 use crate::workspace::Workspace;
+use kiln_records::store::checkpoints::{self as records, NewCheckpoint};
+use kiln_runtime::clock::now;
 use kiln_types::error::Result;
 
 /// A change to the records the store's state calls for.
@@ -53,7 +53,7 @@ pub async fn reconcile(ws: &Workspace, id: &SessionId) -> Result<Vec<String>> {
                     at: &at,
                 };
                 records::insert(&ws.pool, row).await?;
-                crate::store::sessions::set_current_checkpoint(&ws.pool, id.as_str(), None).await?;
+                kiln_records::store::sessions::set_current_checkpoint(&ws.pool, id.as_str(), None).await?;
                 notes.push(format!(
                     "Kiln stopped while recording checkpoint {sequence} (“{label}”); its snapshot was whole, so it was kept."
                 ));

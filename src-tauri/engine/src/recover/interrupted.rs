@@ -4,12 +4,12 @@
 //! as running with no process. Each gets a transcript entry saying what happened and what to do; a
 //! delivery's is `delivery::run`'s own.
 
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::record;
-use crate::store::sessions as records;
 use crate::workspace::Workspace;
+use kiln_records::store::sessions as records;
+use kiln_runtime::clock::now;
 use kiln_types::error::Result;
 use kiln_types::*;
 
@@ -26,10 +26,10 @@ pub struct Interrupted {
 
 impl Interrupted {
     /// Reads it; call before `store::turns::close_orphans`.
-    pub async fn read(pool: &crate::store::Db) -> Result<Interrupted> {
+    pub async fn read(pool: &kiln_records::store::Db) -> Result<Interrupted> {
         Ok(Interrupted {
             sessions: records::ids_in_state(pool, SessionState::Running).await?,
-            turns: crate::store::turns::running(pool).await?,
+            turns: kiln_records::store::turns::running(pool).await?,
             planning: records::ids_in_state(pool, SessionState::Planning).await?,
         })
     }
@@ -70,7 +70,7 @@ pub async fn explain_turn(ws: &Workspace, events: &EventBus, id: &SessionId, cut
     // Whose work it was: the cut turn's, else the session's latest turn's.
     let whose = match turn {
         Some((_, role, module)) => Some((role, module)),
-        None => crate::store::turns::latest(&ws.pool, id.as_str()).await?.map(|t| (t.role, t.module_id)),
+        None => kiln_records::store::turns::latest(&ws.pool, id.as_str()).await?.map(|t| (t.role, t.module_id)),
     };
     let kept = match whose {
         Some((role, module)) if ws.session_workdir(id).is_dir() => {

@@ -22,14 +22,14 @@ use std::sync::{Arc, Mutex};
 use git2::Oid;
 use serde::{Deserialize, Serialize};
 
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{publish, record};
-use crate::snapshot::{self, Source};
-use crate::store::checkpoints as checkpoint_records;
-use crate::store::sessions as records;
 use crate::workspace::Workspace;
+use kiln_records::snapshot::{self, Source};
+use kiln_records::store::checkpoints as checkpoint_records;
+use kiln_records::store::sessions as records;
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, Result};
 use kiln_types::*;
 
@@ -199,14 +199,14 @@ async fn rebuild(
         let store = ws.open_store()?;
         let host_files = ws.git.as_ref().and_then(|git| {
             let repo = git2::Repository::open(&git.workdir).ok()?;
-            crate::materialize::host_files(&git.workdir, repo.path(), &git.prefix)
+            kiln_records::materialize::host_files(&git.workdir, repo.path(), &git.prefix)
         });
-        let made = crate::materialize::working_copy(&store, commit, &fresh, host_files.as_ref())?;
+        let made = kiln_records::materialize::working_copy(&store, commit, &fresh, host_files.as_ref())?;
         // git in the session answers again, at what the checkpoint kept. A store from
         // before checkouts existed has no base for it: the copy is then without one.
-        if let Some(at) = crate::checkout::commit_at(&store, id.as_str(), sequence) {
+        if let Some(at) = kiln_records::checkout::commit_at(&store, id.as_str(), sequence) {
             let objects = ws.git.as_ref().map(|g| g.objects.as_path());
-            crate::checkout::attach(&store, &fresh, id.as_str(), at, objects, &made.entries)?;
+            kiln_records::checkout::attach(&store, &fresh, id.as_str(), at, objects, &made.entries)?;
         }
         made
     };
@@ -233,8 +233,9 @@ async fn rebuild(
     // of them (the copies made since were written after their stamp, so they are read).
     {
         let _guard = ws.store_lock.lock().await;
-        let primed =
-            ws.open_store().and_then(|store| crate::prime::stat_cache(&store, &made, &session_dir.join("index")));
+        let primed = ws
+            .open_store()
+            .and_then(|store| kiln_records::prime::stat_cache(&store, &made, &session_dir.join("index")));
         if let Err(e) = primed {
             tracing::warn!("priming the stat cache of {id}: {}", e.message);
         }

@@ -9,13 +9,13 @@ mod quote;
 
 use git2::{Oid, Repository};
 
-use crate::clock::now;
 use crate::events::EventBus;
 use crate::ids::SessionId;
 use crate::session::{self, publish};
-use crate::store::checkpoints;
-use crate::store::review_comments::{self as records, NewComment, Outcome};
 use crate::workspace::{Context, Workspace};
+use kiln_records::store::checkpoints;
+use kiln_records::store::review_comments::{self as records, NewComment, Outcome};
+use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 

@@ -140,7 +140,7 @@ impl Terminals {
             root: ws.root.clone(),
             kind: args.kind,
             title,
-            started_at: crate::clock::now(),
+            started_at: kiln_runtime::clock::now(),
         };
         let terminal = Terminal::start(identity, pty, size, events.clone());
         self.all.lock().unwrap().push(terminal.clone());

@@ -86,7 +86,7 @@ impl Terminal {
             kiln_runtime::process::kill_session(waiting.pid);
             let _ = drained.recv_timeout(DRAIN);
             let code = status.ok().flatten();
-            waiting.exit.send_replace(Some(Ended { code, at: crate::clock::now(), when: Instant::now() }));
+            waiting.exit.send_replace(Some(Ended { code, at: kiln_runtime::clock::now(), when: Instant::now() }));
             events.emit(EventBody::Terminal { terminal: waiting.view() });
         });
         terminal

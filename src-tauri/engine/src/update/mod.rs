@@ -17,9 +17,9 @@ use std::path::Path;
 use git2::{IndexEntry, MergeFileOptions, MergeOptions, Oid, Repository};
 
 use crate::session::{publish, record};
-use crate::snapshot::{self, Source};
-use crate::store::sessions as records;
 use crate::workspace::{Context, Workspace};
+use kiln_records::snapshot::{self, Source};
+use kiln_records::store::sessions as records;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
@@ -56,7 +56,7 @@ pub async fn update_from_workspace(cx: &Context, args: SessionIdArgs) -> Result<
         ));
     }
     let workdir = ws.session_workdir(&id);
-    let base = crate::store::checkpoints::commit(&ws.pool, id.as_str(), Some(session.base_sequence))
+    let base = kiln_records::store::checkpoints::commit(&ws.pool, id.as_str(), Some(session.base_sequence))
         .await?
         .ok_or_else(|| ApiError::internal("update from the workspace", "the session has no base checkpoint"))?;
     let (ours, theirs) = {
@@ -78,7 +78,7 @@ pub async fn update_from_workspace(cx: &Context, args: SessionIdArgs) -> Result<
     }
     // What is in the working copy now and in no checkpoint yet is one first, so the
     // update can always be undone by a restore.
-    let latest = crate::store::checkpoints::latest(&ws.pool, id.as_str()).await?.1;
+    let latest = kiln_records::store::checkpoints::latest(&ws.pool, id.as_str()).await?.1;
     let latest_tree = {
         let store = ws.open_store()?;
         let tree =
@@ -184,7 +184,7 @@ fn path_of(entry: &IndexEntry) -> String {
 /// The session's git checkout onto its new base; a checkout Kiln cannot move only
 /// leaves `git` there a step behind (said in the log), never the update undone.
 async fn move_checkout(ws: &Workspace, id: &crate::ids::SessionId, base_sequence: i64) {
-    let commit = crate::store::checkpoints::commit(&ws.pool, id.as_str(), Some(base_sequence)).await;
+    let commit = kiln_records::store::checkpoints::commit(&ws.pool, id.as_str(), Some(base_sequence)).await;
     let _guard = ws.store_lock.lock().await;
     let moved = commit.and_then(|commit| {
         let commit = commit.ok_or_else(|| ApiError::internal("update", "the new base has no checkpoint"))?;
@@ -193,9 +193,9 @@ async fn move_checkout(ws: &Workspace, id: &crate::ids::SessionId, base_sequence
         let repo = ws.git.as_ref().and_then(|git| Repository::open(&git.workdir).ok());
         let host = ws.git.as_ref().map(|git| {
             let head = git.prefix.is_empty().then(|| repo.as_ref()?.head().ok()?.target()).flatten();
-            crate::checkout::HostStart { objects: &git.objects, head, identity: None }
+            kiln_records::checkout::HostStart { objects: &git.objects, head, identity: None }
         });
-        crate::checkout::rebase(&store, &ws.session_workdir(id), id.as_str(), commit, host.as_ref())
+        kiln_records::checkout::rebase(&store, &ws.session_workdir(id), id.as_str(), commit, host.as_ref())
     });
     if let Err(e) = moved {
         tracing::warn!("moving the checkout of {id} onto the workspace it took in: {}", e.message);

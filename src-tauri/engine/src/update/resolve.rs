@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use crate::markers;
 use crate::session::{publish, record};
 use crate::workspace::Context;
+use kiln_records::markers;
 use kiln_runtime::paths::beneath::Beneath;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;

@@ -15,10 +15,10 @@ use crate::common::s3::S3;
 use crate::common::*;
 use crate::recovery::{until, workdir};
 use kiln_engine::backing::Backing;
-use kiln_engine::objects::{packs, Bucket};
 use kiln_engine::testing::ids::SessionId;
 use kiln_engine::types::*;
 use kiln_engine::{Engine, ErrorCode};
+use kiln_records::objects::{packs, Bucket};
 
 const FILE: &str = "modules/catalog/src/server/wishlist.js";
 
@@ -105,7 +105,7 @@ async fn checkpoints_go_up_as_content_addressed_packs_that_hold_everything_they_
     assert_eq!(listed, named);
     for name in &manifest.packs {
         let bytes = bucket.get(name).await.unwrap().unwrap();
-        assert_eq!(name, &format!("packs/{}.pack", kiln_engine::objects::sha256_hex(&bytes)));
+        assert_eq!(name, &format!("packs/{}.pack", kiln_records::objects::sha256_hex(&bytes)));
     }
 
     // Nothing new: nothing sent. The same objects packed again: the same name, stored once.
@@ -156,7 +156,7 @@ async fn checkpoints_go_up_as_content_addressed_packs_that_hold_everything_they_
     }
 
     // What `kiln serve --check` prints.
-    let line = kiln_engine::objects::check(&Backing { database: None, objects: Some(url.clone()) }).await.unwrap();
+    let line = kiln_records::objects::check(&Backing { database: None, objects: Some(url.clone()) }).await.unwrap();
     assert!(line.contains("s3://packs/team") && line.contains(&format!("127.0.0.1:{}", s3.port)), "{line}");
     assert!(line.contains("written, read back and deleted"), "{line}");
 }
@@ -260,7 +260,7 @@ async fn a_bucket_that_does_not_answer_is_objects_unavailable_and_changes_nothin
     assert!(!shop.join(".kiln").exists(), "nothing was written");
     assert!(engine.workspace().is_err());
 
-    let check = kiln_engine::objects::check(&Backing { database: None, objects: Some(url) }).await.unwrap_err();
+    let check = kiln_records::objects::check(&Backing { database: None, objects: Some(url) }).await.unwrap_err();
     assert_eq!(check.code, ErrorCode::ObjectsUnavailable);
     for bad in ["http://not-s3/x", "s3:///prefix", "s3://b/p?secret_access_key=x"] {
         let err = Bucket::open(bad).unwrap_err();
@@ -366,7 +366,7 @@ async fn attachments_and_screenshots_are_kept_by_content_and_come_back_from_the_
     let added = engine.add_attachment(attach(&s.id)).await.unwrap();
     let other = create(&engine, "Wishlist in @shop/catalog").await;
     engine.add_attachment(attach(&other.id)).await.unwrap();
-    let sha = kiln_engine::objects::sha256_hex(&bytes);
+    let sha = kiln_records::objects::sha256_hex(&bytes);
     assert_eq!(bucket.list("attachments").await.unwrap(), vec![format!("attachments/{sha}")], "stored once");
     let index = bucket.get(&format!("sessions/{}/attachments.json", s.id)).await.unwrap().unwrap();
     assert!(String::from_utf8(index).unwrap().contains(&added.id));
@@ -381,7 +381,7 @@ async fn attachments_and_screenshots_are_kept_by_content_and_come_back_from_the_
     assert_eq!(std::fs::read(session_dir.join(format!("attachments/{}-notes.md", added.id))).unwrap(), bytes);
 
     // A screenshot's PNG, kept twice (two captures of one page), is one object.
-    use kiln_engine::objects::files::{keep, recall, Kind};
+    use kiln_records::objects::files::{keep, recall, Kind};
     let png = b"\x89PNG\r\n\x1a\n not really".to_vec();
     keep(&bucket, &s.id, Kind::Screenshot, "1", png.clone()).await.unwrap();
     keep(&bucket, &s.id, Kind::Screenshot, "2", png.clone()).await.unwrap();

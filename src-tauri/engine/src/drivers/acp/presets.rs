@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use super::{AcpCommand, AcpDriver};
 use crate::drivers::{discover, health};
-use crate::store::settings::{get_setting, set_setting};
 use crate::workspace::Workspace;
+use kiln_records::store::settings::{get_setting, set_setting};
 use kiln_runtime::secrets::Sealer;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{AcpAgentView, DriverStatus, ServeMode, UpdateSettingsArgs};

@@ -69,7 +69,7 @@ impl WorkspaceLock {
             Err(std::fs::TryLockError::WouldBlock) => return Err(in_use(kiln_dir, &path).await),
             Err(std::fs::TryLockError::Error(e)) => return Err(ApiError::internal("locking the workspace", e)),
         }
-        let holder = Holder { kind, pid: std::process::id(), since: crate::clock::now() };
+        let holder = Holder { kind, pid: std::process::id(), since: kiln_runtime::clock::now() };
         let write = |file: &mut File| -> std::io::Result<()> {
             file.set_len(0)?;
             file.seek(SeekFrom::Start(0))?;

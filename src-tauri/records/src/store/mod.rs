@@ -133,13 +133,13 @@ pub async fn open_with(path: &Path, migrator: &sqlx::migrate::Migrator) -> Resul
 }
 
 /// Parses a kebab-case enum stored as text through its serde spelling.
-pub(crate) fn parse_enum<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
+pub fn parse_enum<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
     serde_json::from_value(serde_json::Value::String(text.to_string()))
         .map_err(|e| ApiError::internal("stored value", format!("`{text}`: {e}")))
 }
 
 /// The serde spelling of a unit enum variant, as stored.
-pub(crate) fn enum_text<T: serde::Serialize>(value: T) -> String {
+pub fn enum_text<T: serde::Serialize>(value: T) -> String {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::String(s)) => s,
         _ => unreachable!("unit enum variants serialize as strings"),
