@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use kiln_engine::testing::drivers::claude::ClaudeDriver;
 use kiln_engine::testing::drivers::codex::CodexDriver;
 use kiln_engine::testing::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus};
+use kiln_engine::testing::drivers::Driver;
 use kiln_engine::types::CommandPolicy;
 use kiln_model_server::{ModelServer, Step};
 use serde_json::json;
@@ -40,113 +41,241 @@ const CODEX_MODEL: &str = "gpt-5.5";
 const CLIS: &[&str] = &["claude", "codex"];
 
 // ---------------------------------------------------------------------------------------
-// Claude Code
-
-/// A resume id no CLI has ever seen.
-const UNKNOWN_RESUME: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
+// What every CLI must do, each agent in turn (`Agent` says how they differ)
 
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
-async fn claude_writes_a_file_in_the_module_and_reports_the_turn() {
+async fn each_cli_writes_a_file_in_the_module_and_reports_the_turn() {
     let clis = sandboxed_cli_dir(CLIS);
-    let session = Session::new();
-    let notes = session.module.join("notes.md");
-    let server = ModelServer::start(vec![
-        Step::tool("Write", json!({"file_path": notes, "content": NOTES})),
-        Step::text(format!("Wrote the notes.\n{HANDOFF}")),
-    ])
-    .await;
-    let home = TempDir::new().unwrap();
-    let driver = claude(&clis, &server, home.path());
+    for agent in AGENTS {
+        let session = Session::new();
+        let notes = session.module.join("notes.md");
+        let server =
+            ModelServer::start(vec![agent.write_notes(&session), Step::text(format!("Wrote the notes.\n{HANDOFF}"))])
+                .await;
+        let (driver, _home) = agent.driver(&clis, &server, Home::Writable);
 
-    let events = run_turn(&driver, session.request(CLAUDE_MODEL, "Write the cart notes.", None), &server).await;
+        let events = run_turn(&*driver, session.request(agent.model(), "Write the cart notes.", None), &server).await;
 
-    assert_eq!(std::fs::read_to_string(&notes).ok().as_deref(), Some(NOTES), "notes.md; {}", explain(&events, &server));
-    started(&events, &server);
-    let write = events.iter().find(|e| matches!(e, DriverEvent::ToolCall { title, .. } if title.starts_with("Write ")));
-    assert!(
-        matches!(write, Some(DriverEvent::ToolCall { kind: ToolKind::Edit, input, .. }) if input["file_path"] == json!(notes)),
-        "a Write call for notes.md; {}",
-        explain(&events, &server)
-    );
-    // The parser tells a created file from its `tool_use_result`, a shape only a live run shows.
-    let added = DriverEvent::FileChange { path: notes.display().to_string(), change: FileChangeKind::Add };
-    assert!(events.contains(&added), "notes.md reported added; {}", explain(&events, &server));
-    assert!(ended_well(&events, &server).contains(HANDOFF), "final text; {}", explain(&events, &server));
-    let usage = usage(&events);
-    assert!(usage.input_tokens > 0 && usage.output_tokens > 0, "tokens counted: {usage:?}");
-    assert!(usage.cost_usd.is_some(), "Claude prices its turns: {usage:?}");
+        let why = || format!("{agent:?}: {}", explain(&events, &server));
+        assert_eq!(std::fs::read_to_string(&notes).ok().as_deref(), Some(NOTES), "notes.md; {}", why());
+        started(&events, &server);
+        assert!(agent.reported_the_write(&events, &notes), "the call writing notes.md; {}", why());
+        assert!(ended_well(&events, &server).contains(HANDOFF), "final text; {}", why());
+        let usage = usage(&events);
+        assert!(usage.input_tokens > 0 && usage.output_tokens > 0, "{agent:?}: tokens counted: {usage:?}");
+        // Claude prices its turns; Codex reports no cost, and unknown is not free.
+        assert_eq!(usage.cost_usd.is_some(), agent.prices_turns(), "{agent:?}: {usage:?}");
 
-    // Every model request carries Kiln's instructions in the system prompt (appended), and
-    // not in the conversation, where they would read as the operator's words.
-    let asked = model_requests(&server, "/v1/messages");
-    assert_eq!(asked.len(), 2, "one request per script step; {}", explain(&events, &server));
-    for request in &asked {
-        assert!(
-            request.body["system"].to_string().contains(INSTRUCTIONS),
-            "system prompt lacks the instructions: {}",
-            request.body["system"]
-        );
-        assert!(!request.body["messages"].to_string().contains(INSTRUCTIONS), "instructions in the messages");
+        // Every model request carries Kiln's instructions where the CLI puts its own (never
+        // in the operator's words).
+        let asked = model_requests(&server, agent.endpoint());
+        assert_eq!(asked.len(), 2, "one request per script step; {}", why());
+        for request in &asked {
+            assert!(
+                agent.carries_instructions(&request.body),
+                "{agent:?}: the instructions misplaced: {}",
+                request.body
+            );
+        }
     }
 }
 
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
-async fn claude_resumes_the_same_session() {
+async fn each_cli_resumes_the_same_conversation() {
     let clis = sandboxed_cli_dir(CLIS);
-    let session = Session::new();
-    let server = ModelServer::start(vec![
-        Step::text(format!("First answer.\n{HANDOFF}")),
-        Step::text(format!("Second answer.\n{HANDOFF}")),
-    ])
-    .await;
-    // A home Claude may not write but for its own state: the conversation still resumes.
-    let home = unwritable_home();
-    let driver = claude(&clis, &server, home.path());
+    for agent in AGENTS {
+        let session = Session::new();
+        let server = ModelServer::start(vec![
+            Step::text(format!("First answer.\n{HANDOFF}")),
+            Step::text(format!("Second answer.\n{HANDOFF}")),
+        ])
+        .await;
+        // A home the CLI may not write but for its own state: the conversation still resumes.
+        let (driver, _home) = agent.driver(&clis, &server, Home::Unwritable);
 
-    let first = run_turn(&driver, session.request(CLAUDE_MODEL, "First question.", None), &server).await;
-    let id = started(&first, &server);
-    ended_well(&first, &server);
-    let second = run_turn(&driver, session.request(CLAUDE_MODEL, "Second question.", Some(id.clone())), &server).await;
-    assert_eq!(started(&second, &server), id, "a resumed turn keeps the session id");
-    assert!(ended_well(&second, &server).contains("Second answer."), "{}", explain(&second, &server));
+        let first = run_turn(&*driver, session.request(agent.model(), "First question.", None), &server).await;
+        let id = started(&first, &server);
+        ended_well(&first, &server);
+        let second =
+            run_turn(&*driver, session.request(agent.model(), "Second question.", Some(id.clone())), &server).await;
+        assert_eq!(started(&second, &server), id, "{agent:?}: a resumed turn keeps the conversation's id");
+        assert!(ended_well(&second, &server).contains("Second answer."), "{agent:?}: {}", explain(&second, &server));
 
-    // Resuming means the model sees the earlier exchange, not only the same id.
-    let asked = model_requests(&server, "/v1/messages");
-    let history = asked.last().map(|r| r.body["messages"].to_string()).unwrap_or_default();
-    assert!(history.contains("First question.") && history.contains("First answer."), "history: {history}");
+        // Resuming means the model sees the earlier exchange, not only the same id.
+        let asked = model_requests(&server, agent.endpoint());
+        let history = asked.last().map(|r| agent.conversation(&r.body)).unwrap_or_default();
+        assert!(history.contains("First question.") && history.contains("First answer."), "{agent:?}: {history}");
 
-    // A conversation the CLI does not hold fails in words the engine recognises, so it
-    // continues on a fresh one with the transcript replayed.
-    let lost =
-        run_turn(&driver, session.request(CLAUDE_MODEL, "Third question.", Some(UNKNOWN_RESUME.into())), &server).await;
-    let error = ended_badly(&lost, &server);
-    assert!(kiln_engine::testing::turn::lost_resume(&error), "not recognised as a lost conversation: {error}");
+        // A conversation the CLI does not hold fails in words the engine recognises, so it
+        // continues on a fresh one with the transcript replayed.
+        let lost = session.request(agent.model(), "Third question.", Some(UNKNOWN_RESUME.into()));
+        let lost = run_turn(&*driver, lost, &server).await;
+        let error = ended_badly(&lost, &server);
+        assert!(kiln_engine::testing::turn::lost_resume(&error), "{agent:?}: not a lost conversation: {error}");
+    }
 }
 
 #[tokio::test]
 #[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
-async fn claude_ends_the_turn_with_the_providers_error() {
+async fn each_cli_ends_the_turn_with_the_providers_error() {
     let clis = sandboxed_cli_dir(CLIS);
-    let session = Session::new();
-    // Claude Code answers a 400 (and a 422) from a custom endpoint by asking again with
-    // fewer beta features (2.1.332: five more requests, none reported on stdout), in case a
-    // gateway refused a beta. Of the other 4xx tried, 403 is sent once but reported as
-    // "Failed to authenticate", and 404 and 413 lose the provider's message to Claude's
-    // own. So the provider refuses every request, as one refusing the request itself would.
-    let refusals = 10;
-    let server = ModelServer::start(vec![Step::error(400, PROVIDER_ERROR); refusals]).await;
-    let home = TempDir::new().unwrap();
-    let driver = claude(&clis, &server, home.path());
+    for agent in AGENTS {
+        let session = Session::new();
+        let refusals = agent.requests_on_a_refusal();
+        let server = ModelServer::start(vec![Step::error(400, PROVIDER_ERROR); refusals]).await;
+        let (driver, _home) = agent.driver(&clis, &server, Home::Writable);
 
-    let events = run_turn(&driver, session.request(CLAUDE_MODEL, "Anything.", None), &server).await;
+        let events = run_turn(&*driver, session.request(agent.model(), "Anything.", None), &server).await;
 
-    let error = ended_badly(&events, &server);
-    assert!(error.contains(PROVIDER_ERROR), "the error names the provider's message: {error}");
-    let asked = model_requests(&server, "/v1/messages").len();
-    assert!(asked < refusals, "Claude gave up by itself ({asked} requests); {}", explain(&events, &server));
+        let error = ended_badly(&events, &server);
+        assert!(error.contains(PROVIDER_ERROR), "{agent:?}: the error names the provider's message: {error}");
+        let asked = model_requests(&server, agent.endpoint()).len();
+        assert!(asked <= refusals, "{agent:?}: {asked} requests; {}", explain(&events, &server));
+        if agent == Agent::Codex {
+            assert_eq!(asked, 1, "Codex does not retry a 400; {}", explain(&events, &server));
+        } else {
+            assert!(asked < refusals, "Claude gave up by itself ({asked} requests); {}", explain(&events, &server));
+        }
+    }
 }
+
+/// The CLIs the tests above run, one after the other.
+const AGENTS: [Agent; 2] = [Agent::Claude, Agent::Codex];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Agent {
+    Claude,
+    Codex,
+}
+
+/// Whether the CLI's home may be written (beyond its own agent state).
+#[derive(Clone, Copy)]
+enum Home {
+    Writable,
+    Unwritable,
+}
+
+impl Agent {
+    /// A model the CLI knows (prices it, offers it its full tool set).
+    fn model(self) -> &'static str {
+        match self {
+            Agent::Claude => CLAUDE_MODEL,
+            Agent::Codex => CODEX_MODEL,
+        }
+    }
+
+    /// The scripted server's endpoint the CLI asks.
+    fn endpoint(self) -> &'static str {
+        match self {
+            Agent::Claude => "/v1/messages",
+            Agent::Codex => "/v1/responses",
+        }
+    }
+
+    /// The driver on the scripted server, with the home it is given (kept while it runs).
+    fn driver(self, clis: &Path, server: &ModelServer, home: Home) -> (Box<dyn Driver>, TempDir) {
+        match self {
+            Agent::Claude => {
+                let home = match home {
+                    Home::Writable => TempDir::new().unwrap(),
+                    Home::Unwritable => unwritable_home(),
+                };
+                (Box::new(claude(clis, server, home.path())), home)
+            }
+            // Codex's home is its own already: under the CLIs' directory, never the temp dir.
+            Agent::Codex => {
+                let codex = CodexHome::new(clis);
+                (Box::new(codex.driver(clis, server)), codex.dir)
+            }
+        }
+    }
+
+    /// A tool call writing `NOTES` to the module's notes.md. Claude writes with its Write
+    /// tool; `exec_command` is the shell tool Codex 0.171.0 offers gpt-5.5 (apply_patch is
+    /// a freeform tool, not a function call).
+    fn write_notes(self, session: &Session) -> Step {
+        match self {
+            Agent::Claude => {
+                Step::tool("Write", json!({"file_path": session.module.join("notes.md"), "content": NOTES}))
+            }
+            Agent::Codex => {
+                let command = format!("cat > modules/cart/notes.md <<'EOF'\n{NOTES}EOF");
+                Step::tool("exec_command", json!({"cmd": command, "workdir": session.root}))
+            }
+        }
+    }
+
+    /// Whether `events` tell the write of `notes` as the CLI made it.
+    fn reported_the_write(self, events: &[DriverEvent], notes: &Path) -> bool {
+        match self {
+            // An edit call on the file, and (from its `tool_use_result`, a shape only a live
+            // run shows) the file reported added.
+            Agent::Claude => {
+                let edit = events.iter().any(|e| {
+                    matches!(e, DriverEvent::ToolCall { kind: ToolKind::Edit, title, input, .. }
+                        if title.starts_with("Write ") && input["file_path"] == json!(notes))
+                });
+                let added = DriverEvent::FileChange { path: notes.display().to_string(), change: FileChangeKind::Add };
+                edit && events.contains(&added)
+            }
+            Agent::Codex => events.iter().any(
+                |e| matches!(e, DriverEvent::ToolCall { kind: ToolKind::Execute, title, .. } if title.contains("notes.md")),
+            ),
+        }
+    }
+
+    fn prices_turns(self) -> bool {
+        self == Agent::Claude
+    }
+
+    /// Whether a model request carries Kiln's instructions where the CLI puts its own:
+    /// Claude appends them to the system prompt; Codex (0.171.0, `developer_instructions`)
+    /// sends a developer message of their own.
+    fn carries_instructions(self, body: &serde_json::Value) -> bool {
+        match self {
+            Agent::Claude => {
+                body["system"].to_string().contains(INSTRUCTIONS)
+                    && !body["messages"].to_string().contains(INSTRUCTIONS)
+            }
+            Agent::Codex => {
+                let messages = body["input"].as_array().cloned().unwrap_or_default();
+                let carried = |role: &str| {
+                    messages.iter().any(|m| m["role"] == role && m["content"].to_string().contains(INSTRUCTIONS))
+                };
+                carried("developer") && !carried("user")
+            }
+        }
+    }
+
+    /// The conversation a model request carries, as text.
+    fn conversation(self, body: &serde_json::Value) -> String {
+        match self {
+            Agent::Claude => body["messages"].to_string(),
+            Agent::Codex => body["input"].to_string(),
+        }
+    }
+
+    /// How many refusals the scripted provider gives. Claude Code answers a 400 (and a 422)
+    /// from a custom endpoint by asking again with fewer beta features (2.1.332: five more
+    /// requests, none reported on stdout), in case a gateway refused a beta; of the other
+    /// 4xx, 403 is reported as "Failed to authenticate", and 404 and 413 lose the
+    /// provider's message to Claude's own. So the provider refuses every request, as one
+    /// refusing the request itself would. Codex 0.171.0 takes a 400 as final (no retry).
+    fn requests_on_a_refusal(self) -> usize {
+        match self {
+            Agent::Claude => 10,
+            Agent::Codex => 1,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Claude Code
+
+/// A resume id no CLI has ever seen.
+const UNKNOWN_RESUME: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
 
 /// Issue 15: with `--include-partial-messages` the answer streams as `TextDelta`s before
 /// the whole `Text`, which is still told once (and alone stored).
@@ -542,110 +671,6 @@ async fn codex_with_no_commands_has_no_shell() {
 
 // ---------------------------------------------------------------------------------------
 // Codex
-
-#[tokio::test]
-#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
-async fn codex_writes_a_file_in_the_module_and_reports_the_turn() {
-    let clis = sandboxed_cli_dir(CLIS);
-    let session = Session::new();
-    let notes = session.module.join("notes.md");
-    // `exec_command` is the shell tool Codex 0.171.0 offers gpt-5.5 (its command_execution
-    // items read like the capture's); apply_patch is a freeform tool, not a function call.
-    let command = format!("cat > modules/cart/notes.md <<'EOF'\n{NOTES}EOF");
-    let server = ModelServer::start(vec![
-        Step::tool("exec_command", json!({"cmd": command, "workdir": session.root})),
-        Step::text(format!("Wrote the notes.\n{HANDOFF}")),
-    ])
-    .await;
-    let codex = CodexHome::new(&clis);
-    let driver = codex.driver(&clis, &server);
-
-    let events = run_turn(&driver, session.request(CODEX_MODEL, "Write the cart notes.", None), &server).await;
-
-    assert_eq!(std::fs::read_to_string(&notes).ok().as_deref(), Some(NOTES), "notes.md; {}", explain(&events, &server));
-    started(&events, &server);
-    assert!(
-        events.iter().any(
-            |e| matches!(e, DriverEvent::ToolCall { kind: ToolKind::Execute, title, .. } if title.contains("notes.md"))
-        ),
-        "a command call writing notes.md; {}",
-        explain(&events, &server)
-    );
-    assert!(ended_well(&events, &server).contains(HANDOFF), "final text; {}", explain(&events, &server));
-    let usage = usage(&events);
-    assert!(usage.input_tokens > 0 && usage.output_tokens > 0, "tokens counted: {usage:?}");
-    assert_eq!(usage.cost_usd, None, "Codex reports no cost, and unknown is not free");
-
-    // `developer_instructions` reaches the model as a developer message of its own (0.171.0
-    // leaves `instructions` out), never as the operator's words.
-    let asked = model_requests(&server, "/v1/responses");
-    assert_eq!(asked.len(), 2, "one request per script step; {}", explain(&events, &server));
-    for request in &asked {
-        let messages = request.body["input"].as_array().cloned().unwrap_or_default();
-        let carried =
-            |role: &str| messages.iter().any(|m| m["role"] == role && m["content"].to_string().contains(INSTRUCTIONS));
-        assert!(
-            carried("developer") && !carried("user"),
-            "the instructions as a developer message: {}",
-            request.body["input"]
-        );
-    }
-}
-
-#[tokio::test]
-#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
-async fn codex_resumes_the_same_thread() {
-    let clis = sandboxed_cli_dir(CLIS);
-    let session = Session::new();
-    let server = ModelServer::start(vec![
-        Step::text(format!("First answer.\n{HANDOFF}")),
-        Step::text(format!("Second answer.\n{HANDOFF}")),
-    ])
-    .await;
-    let codex = CodexHome::new(&clis);
-    let driver = codex.driver(&clis, &server);
-
-    let first = run_turn(&driver, session.request(CODEX_MODEL, "First question.", None), &server).await;
-    let id = started(&first, &server);
-    ended_well(&first, &server);
-    let second = run_turn(&driver, session.request(CODEX_MODEL, "Second question.", Some(id.clone())), &server).await;
-    assert_eq!(started(&second, &server), id, "a resumed turn keeps the thread id");
-    assert!(ended_well(&second, &server).contains("Second answer."), "{}", explain(&second, &server));
-
-    let asked = model_requests(&server, "/v1/responses");
-    let history = asked.last().map(|r| r.body["input"].to_string()).unwrap_or_default();
-    assert!(history.contains("First question.") && history.contains("First answer."), "history: {history}");
-
-    // A conversation the CLI does not hold fails in words the engine recognises, so it
-    // continues on a fresh one with the transcript replayed.
-    let lost =
-        run_turn(&driver, session.request(CODEX_MODEL, "Third question.", Some(UNKNOWN_RESUME.into())), &server).await;
-    let error = ended_badly(&lost, &server);
-    assert!(kiln_engine::testing::turn::lost_resume(&error), "not recognised as a lost conversation: {error}");
-}
-
-#[tokio::test]
-#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
-async fn codex_ends_the_turn_with_the_providers_error() {
-    let clis = sandboxed_cli_dir(CLIS);
-    let session = Session::new();
-    // Codex 0.171.0 takes a 400 as final (no retry, so no `request_max_retries` needed):
-    // one refusal is enough, and the request count below says if that changes.
-    let server = ModelServer::start(vec![Step::error(400, PROVIDER_ERROR)]).await;
-    let codex = CodexHome::new(&clis);
-    let driver = codex.driver(&clis, &server);
-
-    let events = run_turn(&driver, session.request(CODEX_MODEL, "Anything.", None), &server).await;
-
-    let error = ended_badly(&events, &server);
-    assert!(error.contains(PROVIDER_ERROR), "the error names the provider's message: {error}");
-    assert_eq!(
-        model_requests(&server, "/v1/responses").len(),
-        1,
-        "a 400 is not retried; {}",
-        explain(&events, &server)
-    );
-}
 
 /// A fresh `CODEX_HOME` (and `HOME`) for one test, removed when dropped. Not under the
 /// temp dir: Codex refuses to put its helper binaries there.

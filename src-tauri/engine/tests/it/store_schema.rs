@@ -125,7 +125,7 @@ async fn postgres_migrations_give_sqlites_schema() {
 /// The tables whose rows the store's queries (`src/store/*.rs`) put in `rowid` order.
 fn tables_ordered_by_rowid() -> BTreeSet<String> {
     let query = Regex::new(r#"FROM (\w+)[^"]*?\browid\b"#).unwrap();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../records/src/store");
     let mut tables = BTreeSet::new();
     for file in std::fs::read_dir(dir).unwrap() {
         let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
