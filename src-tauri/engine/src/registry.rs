@@ -1,5 +1,5 @@
 //! The registry of what runs per session (turns, planner agents, previews) and of what
-//! is kept while it stays valid (the last diff). The opened workspace holds the
+//! is kept while it stays valid (the last diff, an in-process driver's conversations). The opened workspace holds the
 //! registries; the layers above register their own handles in them as trait objects,
 //! so the workspace and the session layer can stop or count what runs without knowing
 //! what a turn, a planner or a preview is (see ARCHITECTURE.md, "Layers").
@@ -92,6 +92,11 @@ fn downcast<T: Handle>(handle: Arc<dyn Handle>) -> Option<Arc<T>> {
     debug_assert!(typed.is_some(), "a registry holds one kind of handle");
     typed
 }
+
+/// The conversations a driver that runs in Kiln's own process keeps from one turn to the
+/// next (the OpenAI-compatible loop): each a list of wire messages, as JSON, under the
+/// resume id the driver gave it. In memory only; the clones of one driver share them.
+pub type Conversations = Arc<Mutex<HashMap<String, Vec<serde_json::Value>>>>;
 
 /// A value with the key it was computed from.
 type Memoized<V> = (Box<dyn Any + Send + Sync>, V);

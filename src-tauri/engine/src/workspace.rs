@@ -33,8 +33,9 @@ pub struct Workspace {
     pub busy: crate::busy::Busy,
     /// The turn running per session, to stop or supersede it.
     pub turns: Registry,
-    /// The OpenAI-compatible driver in use, by its settings, so conversations last.
-    pub openai: Mutex<Option<(String, Box<dyn std::any::Any + Send + Sync>)>>,
+    /// The OpenAI-compatible driver's conversations, with the settings (endpoint, model,
+    /// key) they were held under: a turn on other settings starts them afresh.
+    pub openai: Mutex<Option<(String, crate::registry::Conversations)>>,
     /// Planner agents at work per session.
     pub planning: Registry,
     /// The engine's turn slots (`[session] max_parallel_turns`); the engine hands every

@@ -14,18 +14,17 @@
 
 mod stream;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::events::{DriverEvent, Usage};
 use super::tools::{self, Toolbox};
 use super::{Driver, TurnFuture, TurnRequest, TurnSink};
+use crate::registry::Conversations;
 use kiln_types::error::{ApiError, ErrorCode};
 use kiln_types::CommandPolicy;
 use stream::{Assembly, EventReader, Reply};
@@ -41,7 +40,7 @@ const READ_TIMEOUT: Duration = Duration::from_secs(600);
 const ERROR_BODY_CHARS: usize = 500;
 
 /// One message of a conversation, as Chat Completions takes it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 enum Message {
     System {
@@ -53,7 +52,7 @@ enum Message {
     Assistant {
         /// `null` when the reply was only tool calls.
         content: Option<String>,
-        #[serde(skip_serializing_if = "Vec::is_empty")]
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<Value>,
     },
     Tool {
@@ -61,8 +60,6 @@ enum Message {
         content: String,
     },
 }
-
-type Conversations = Arc<Mutex<HashMap<String, Vec<Message>>>>;
 
 /// The `openai-compatible` driver. No `Debug`: it holds an API key.
 #[derive(Clone)]
@@ -98,6 +95,12 @@ impl OpenAiDriver {
             commands: CommandPolicy::Workdir,
             conversations: Conversations::default(),
         }
+    }
+
+    /// The driver keeping its conversations in `conversations` (the workspace's, so they
+    /// outlast this turn's driver).
+    pub fn with_conversations(self, conversations: Conversations) -> Self {
+        OpenAiDriver { conversations, ..self }
     }
 }
 
@@ -227,15 +230,20 @@ impl OpenAiDriver {
     /// driver holds it, else a fresh one under a new id.
     fn open(&self, resume_id: Option<&str>) -> (String, Vec<Message>) {
         let held = self.conversations.lock().unwrap_or_else(|e| e.into_inner());
-        match resume_id.and_then(|id| held.get(id).map(|c| (id.to_string(), c.clone()))) {
-            Some(found) => found,
+        let found = resume_id.and_then(|id| Some((id, held.get(id)?)));
+        match found {
+            // Written by `keep` from these messages, so each reads back.
+            Some((id, kept)) => {
+                (id.to_string(), kept.iter().filter_map(|m| serde_json::from_value(m.clone()).ok()).collect())
+            }
             None => (uuid::Uuid::new_v4().to_string(), Vec::new()),
         }
     }
 
     fn keep(&self, resume_id: &str, conversation: &[Message]) {
+        let kept = conversation.iter().filter_map(|m| serde_json::to_value(m).ok()).collect();
         let mut held = self.conversations.lock().unwrap_or_else(|e| e.into_inner());
-        held.insert(resume_id.to_string(), conversation.to_vec());
+        held.insert(resume_id.to_string(), kept);
     }
 
     /// One model request, read to its end.

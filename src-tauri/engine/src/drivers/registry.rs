@@ -92,25 +92,25 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
                 ));
             };
             let key = crate::settings::openai_key(ws).await?;
-            // One driver per endpoint, model and key, kept so its conversations last
-            // from one turn to the next.
+            // Conversations last from one turn to the next while the endpoint, model and
+            // key stay the same.
             let identity = format!(
                 "{base_url}\n{model}\n{}",
                 key.as_deref().map(kiln_runtime::secrets::fingerprint).unwrap_or_default()
             );
-            // The policy is set on each turn's clone (clones share the conversations).
-            let commands = crate::settings::command_policy(ws).await?;
-            let mut slot = ws.openai.lock().unwrap();
-            let kept = slot.as_ref().filter(|(id, _)| *id == identity);
-            let mut driver = match kept.and_then(|(_, d)| d.downcast_ref::<super::openai::OpenAiDriver>()) {
-                Some(driver) => driver.clone(),
-                None => {
-                    let driver = super::openai::OpenAiDriver::new(base_url, key, model);
-                    *slot = Some((identity, Box::new(driver.clone())));
-                    driver
+            let conversations = {
+                let mut slot = ws.openai.lock().unwrap();
+                match slot.as_ref().filter(|(id, _)| *id == identity) {
+                    Some((_, kept)) => kept.clone(),
+                    None => {
+                        let fresh = crate::registry::Conversations::default();
+                        *slot = Some((identity, fresh.clone()));
+                        fresh
+                    }
                 }
             };
-            driver.commands = commands;
+            let mut driver = super::openai::OpenAiDriver::new(base_url, key, model).with_conversations(conversations);
+            driver.commands = crate::settings::command_policy(ws).await?;
             Ok(Arc::new(driver))
         }
         // An ACP agent's id is the preset's own `&'static str` (the key its sessions are kept under).

@@ -459,6 +459,33 @@ async fn without_a_usable_planner_answer_the_rules_decide_alone() {
     assert!(systems.contains("answer could not be used (its answer held no JSON object)"), "{systems}");
 }
 
+/// Kiln's own loop keeps its conversations in memory, in the workspace: a session's next
+/// turn on the same endpoint, model and key continues the conversation itself.
+#[tokio::test]
+async fn the_next_turn_on_the_same_endpoint_continues_the_conversation() {
+    let w = world(vec![
+        server_file("validation"),
+        Step::text("First answer.\nHANDOFF: none - done"),
+        Step::text("Checked it.\nREVIEW: pass - ready"),
+        Step::text("Second answer.\nHANDOFF: none - done"),
+    ])
+    .await;
+    let s = create(&w.engine, "Two steps in @shop/catalog").await;
+    send(&w, &s.id, "Tighten the server validation").await;
+    let first = settled(&w, &s.id).await;
+    send(&w, &s.id, "Now the second server step").await;
+    let s = settled(&w, &s.id).await;
+    assert_eq!(s.state, SessionState::Review);
+    assert_eq!(s.resume_ids["openai-compatible"], first.resume_ids["openai-compatible"]);
+    let requests = w.server.requests();
+    assert_eq!(requests.len(), 4);
+    let messages = requests[3].body["messages"].as_array().cloned().unwrap_or_default();
+    let said =
+        |role: &str, text: &str| messages.iter().any(|m| m["role"] == role && m["content"].to_string().contains(text));
+    assert!(said("user", "Tighten the server validation") && said("assistant", "First answer."), "{messages:#?}");
+    assert!(!requests[3].body["messages"].to_string().contains("This continues an earlier conversation"));
+}
+
 #[tokio::test]
 async fn a_lost_conversation_continues_fresh_with_the_transcript_replayed() {
     let w = world(vec![
