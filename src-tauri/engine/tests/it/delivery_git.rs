@@ -77,6 +77,12 @@ impl Fixture {
     fn worktrees(&self) -> String {
         sh_git(&self.work, &["worktree", "list", "--porcelain"])
     }
+
+    /// Whether git lists `wt` among the clone's worktrees. Compared path to path: a
+    /// substring test would also match the temp directory's random name.
+    fn knows(&self, wt: &Path) -> bool {
+        self.worktrees().lines().filter_map(|l| l.strip_prefix("worktree ")).any(|p| Path::new(p) == wt)
+    }
 }
 
 fn sorted(mut v: Vec<(String, String)>) -> Vec<(String, String)> {
@@ -127,6 +133,7 @@ async fn fetch_worktree_commit_push_update_and_clean_up() {
 
     let wt = fx.work.join(".kiln/worktrees/s1");
     g.worktree_add(&wt, "origin/main", "kiln/shop-1").await.unwrap();
+    assert!(fx.knows(&wt), "{}", fx.worktrees());
     assert_eq!(sh_git(&wt, &["rev-parse", "--abbrev-ref", "HEAD"]), "kiln/shop-1");
     assert_eq!(rev(&wt, "HEAD"), Some(main_sha.clone()));
     // No upstream: a bare `git push` from here would go nowhere unexpected.
@@ -189,7 +196,7 @@ async fn fetch_worktree_commit_push_update_and_clean_up() {
         "{removed:?}"
     );
     assert!(!wt.exists());
-    assert!(!fx.worktrees().contains("s1"), "{}", fx.worktrees());
+    assert!(!fx.knows(&wt), "{}", fx.worktrees());
 
     g.delete_local_branch("kiln/shop-1").await.unwrap();
     assert_eq!(rev(&fx.work, "refs/heads/kiln/shop-1"), None);
@@ -297,21 +304,21 @@ async fn worktrees_left_behind_by_a_crash_are_cleaned_and_can_be_made_again() {
     g.worktree_add(&wt, "origin/main", "kiln/crash1").await.unwrap();
     std::fs::write(wt.join("half-copied.txt"), "x\n").unwrap();
     std::fs::remove_dir_all(admin.join("crash1")).unwrap();
-    assert!(!fx.worktrees().contains("crash1"));
+    assert!(!fx.knows(&wt));
     let out = g.worktree_remove(&wt).await.unwrap();
     assert!(!wt.exists(), "{out:?}");
     assert!(out.output.contains("no longer knew"), "{out:?}");
     g.worktree_add(&wt, "origin/main", "kiln/crash1").await.unwrap();
     g.worktree_remove(&wt).await.unwrap();
-    assert!(!wt.exists() && !fx.worktrees().contains("crash1"));
+    assert!(!wt.exists() && !fx.knows(&wt));
 
     // 2. Git knows it but the directory is gone: without a prune, adding it again fails.
     let wt = fx.work.join(".kiln/worktrees/crash2");
     g.worktree_add(&wt, "origin/main", "kiln/crash2").await.unwrap();
     std::fs::remove_dir_all(&wt).unwrap();
-    assert!(fx.worktrees().contains("crash2"));
+    assert!(fx.knows(&wt));
     g.worktree_remove(&wt).await.unwrap();
-    assert!(!fx.worktrees().contains("crash2"), "{}", fx.worktrees());
+    assert!(!fx.knows(&wt), "{}", fx.worktrees());
     g.worktree_add(&wt, "origin/main", "kiln/crash2").await.unwrap();
     g.worktree_remove(&wt).await.unwrap();
 
