@@ -78,14 +78,8 @@ pub use drivers::discover::find as find_agent_cli;
 pub use events::Subscription;
 /// Where records and objects live (`EngineOptions::backing`), and how its addresses are shown.
 pub use kiln_records::backing;
-/// kiln-serve's access store: a SQLite database with its own migrations, opened while
-/// holding the exclusive lock that serializes its migration between processes.
-pub use kiln_records::store::open_with as open_database;
-pub use kiln_records::store::postgres::open_in_schema as open_team_database;
-pub use kiln_records::workspace_lock::wait_exclusive;
 /// What a process names itself in a workspace's lock (`Engine::held_by`).
 pub use kiln_records::workspace_lock::HolderKind;
-pub use kiln_records::{on_db, on_db_tx, Db, DbTx};
 /// The engine's clock: the RFC 3339 time events carry.
 pub use kiln_runtime::clock::now;
 /// The confinement `kiln health` reports.

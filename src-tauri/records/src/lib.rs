@@ -2,7 +2,8 @@
 //! with them.
 //!
 //! - `store/`: all SQL, one file per table, each query written once for SQLite and
-//!   PostgreSQL; `Db` is either pool.
+//!   PostgreSQL; `Db` is either pool. `store::access` is kiln-serve's access store
+//!   (tokens and browser sessions), the one that is the user's rather than a workspace's.
 //! - `snapshot`: the git object store `store.git`, snapshots and checkpoint commits.
 //! - `materialize`, `prime`, `checkout`: a working copy written from a commit, its stat
 //!   cache primed, its own `.git`.
@@ -22,6 +23,3 @@ pub mod prime;
 pub mod snapshot;
 pub mod store;
 pub mod workspace_lock;
-
-// At the root for `on_db!` and `on_db_tx!`, which name them as `$crate::Db` and `$crate::DbTx`.
-pub use store::{Db, Tx as DbTx};

@@ -1,10 +1,10 @@
 //! Who may use a `kiln serve`: access tokens (`kiln token create|list|revoke`) and the
 //! browser sessions they open (`POST /api/connect`). Both secrets are random 256-bit
-//! values shown once; `access.db` in the app's config directory keeps only their
-//! SHA-256, so reading it lets no one in. A browser session lasts 12 hours, or until
-//! its token expires or is revoked, whichever comes first. A team's hosts (`--database`) keep
-//! both in the `kiln_access` schema of their shared PostgreSQL database instead, so a token or a
-//! browser's cookie holds on every host.
+//! values shown once; the access store (`kiln_records::store::access`: `access.db` in the
+//! app's config directory) keeps only their SHA-256, so reading it lets no one in. A browser
+//! session lasts 12 hours, or until its token expires or is revoked, whichever comes first. A
+//! team's hosts (`--database`) keep both in the `kiln_access` schema of their shared PostgreSQL
+//! database instead, so a token or a browser's cookie holds on every host.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -14,7 +14,8 @@ use aes_gcm::aead::rand_core::RngCore;
 use aes_gcm::aead::OsRng;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64URL;
 use base64::Engine as _;
-use kiln_engine::{on_db, on_db_tx, Db};
+use kiln_records::store::access as store;
+use kiln_records::store::Db;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
@@ -23,39 +24,11 @@ use kiln_engine::ApiError;
 
 use crate::errors::{HttpError, Result, TransportCode};
 
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-access");
-static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-access-postgres");
-/// The schema of a team's database that holds the access tables, apart from the records.
-const PG_SCHEMA: &str = "kiln_access";
+pub use store::{TokenInfo, DB_FILE};
 
-pub const DB_FILE: &str = "access.db";
-/// Held while the access store's schema is brought up to date.
-const MIGRATION_LOCK: &str = "access.migrate.lock";
 /// How long a browser session lasts at most.
 pub const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 60 * 60);
 const TOKEN_PREFIX: &str = "kiln_";
-
-/// An access token as `kiln token list` shows it; never the token itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TokenInfo {
-    pub id: String,
-    pub name: String,
-    pub created_at: i64,
-    pub expires_at: Option<i64>,
-    pub revoked_at: Option<i64>,
-}
-
-impl TokenInfo {
-    pub fn status(&self, now: i64) -> &'static str {
-        if self.revoked_at.is_some() {
-            "revoked"
-        } else if self.expires_at.is_some_and(|e| e <= now) {
-            "expired"
-        } else {
-            "active"
-        }
-    }
-}
 
 /// What a connect showed to open a browser session.
 #[derive(Debug, Clone, Copy)]
@@ -88,26 +61,7 @@ impl Access {
     /// Opens `<config_dir>/access.db`, creating it (private to the user) when missing; or, for
     /// a team's hosts, the access tables of the PostgreSQL database at `database`.
     pub async fn open(config_dir: &Path, database: Option<&str>) -> Result<Access> {
-        if let Some(url) = database {
-            return Ok(Access {
-                pool: Db::Postgres(kiln_engine::open_team_database(url, PG_SCHEMA, &PG_MIGRATOR).await?),
-            });
-        }
-        std::fs::create_dir_all(config_dir)?;
-        let path = config_dir.join(DB_FILE);
-        // Every Kiln process of the user shares this store (servers, `kiln token`). sqlx
-        // takes no lock to migrate SQLite, so two opening a fresh store at once would both
-        // apply its migration: they take turns.
-        let migrating = kiln_engine::wait_exclusive(&config_dir.join(MIGRATION_LOCK)).await?;
-        let pool = kiln_engine::open_database(&path, &MIGRATOR).await?;
-        drop(migrating);
-        use std::os::unix::fs::PermissionsExt;
-        for file in [path.clone(), path.with_extension("db-wal"), path.with_extension("db-shm")] {
-            if file.exists() {
-                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
-            }
-        }
-        Ok(Access { pool: Db::Sqlite(pool) })
+        Ok(Access { pool: store::open(config_dir, database).await? })
     }
 
     /// Makes a token; returns what `list` will show and the token itself, which is
@@ -125,65 +79,23 @@ impl Access {
             expires_at: lifetime.map(|l| now() + l.as_secs() as i64),
             revoked_at: None,
         };
-        let pool = &self.pool;
-        on_db!(pool => sqlx::query("INSERT INTO access_tokens (id, name, hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)")
-            .bind(&info.id)
-            .bind(&info.name)
-            .bind(hash(&token))
-            .bind(info.created_at)
-            .bind(info.expires_at)
-            .execute(pool)
-            .await
-            .map(|_| ()))?;
+        store::insert_token(&self.pool, &info, &hash(&token)).await?;
         Ok((info, token))
     }
 
     pub async fn list_tokens(&self) -> Result<Vec<TokenInfo>> {
-        type Row = (String, String, i64, Option<i64>, Option<i64>);
-        let pool = &self.pool;
-        let rows: Vec<Row> = on_db!(pool => sqlx::query_as(
-            "SELECT id, name, created_at, expires_at, revoked_at FROM access_tokens ORDER BY created_at, id",
-        )
-        .fetch_all(pool)
-        .await)?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, name, created_at, expires_at, revoked_at)| TokenInfo {
-                id,
-                name,
-                created_at,
-                expires_at,
-                revoked_at,
-            })
-            .collect())
+        Ok(store::tokens(&self.pool).await?)
     }
 
     /// Revokes a token and ends every browser session it opened.
     pub async fn revoke_token(&self, id: &str) -> Result<()> {
-        let at = now();
-        let mut tx = self.pool.begin().await?;
-        let t = &mut tx;
-        let done = on_db_tx!(t => sqlx::query("UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2")
-            .bind(at)
-            .bind(id)
-            .execute(&mut **t)
-            .await
-            .map(|done| done.rows_affected()))?;
-        if done == 0 {
+        if !store::revoke_token(&self.pool, id, now()).await? {
             let shown: String = id.chars().take(40).collect();
             return Err(HttpError::new(
                 TransportCode::TokenInvalid,
                 format!("there is no token `{}`", shown.escape_debug()),
             ));
         }
-        let t = &mut tx;
-        on_db_tx!(t => sqlx::query("UPDATE browser_sessions SET ended_at = $1 WHERE token_id = $2 AND ended_at IS NULL")
-            .bind(at)
-            .bind(id)
-            .execute(&mut **t)
-            .await
-            .map(|_| ()))?;
-        tx.commit().await?;
         Ok(())
     }
 
@@ -196,41 +108,27 @@ impl Access {
             Proof::ServerToken => {
                 return Err(HttpError::new(TransportCode::TokenInvalid, "only a loopback server has its own token"))
             }
-            Proof::AccessToken(token) => {
-                let token = token.trim();
-                let pool = &self.pool;
-                let row: Option<(String, Option<i64>, Option<i64>)> = on_db!(pool => sqlx::query_as(
-                    "SELECT id, expires_at, revoked_at FROM access_tokens WHERE hash = $1"
-                )
-                .bind(hash(token))
-                .fetch_optional(pool)
-                .await)?;
-                match row {
-                    Some((id, expires_at, None)) if expires_at.is_none_or(|e| e > now) => (Some(id), expires_at),
-                    _ => {
-                        return Err(HttpError::new(
-                            TransportCode::TokenInvalid,
-                            "that access token is unknown, expired or revoked",
-                        ))
-                    }
+            Proof::AccessToken(token) => match store::token_by_hash(&self.pool, &hash(token.trim())).await? {
+                Some(t) if t.is_active(now) => (Some(t.id), t.expires_at),
+                _ => {
+                    return Err(HttpError::new(
+                        TransportCode::TokenInvalid,
+                        "that access token is unknown, expired or revoked",
+                    ))
                 }
-            }
+            },
         };
         let lifetime_end = now + SESSION_LIFETIME.as_secs() as i64;
         let expires_at = token_expiry.map_or(lifetime_end, |e| e.min(lifetime_end));
         let secret = random_secret();
-        let pool = &self.pool;
-        on_db!(pool => sqlx::query(
-            "INSERT INTO browser_sessions (hash, token_id, mode, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
-        )
-        .bind(hash(&secret))
-        .bind(token_id)
-        .bind(mode_name(mode))
-        .bind(now)
-        .bind(expires_at)
-        .execute(pool)
-        .await
-        .map(|_| ()))?;
+        let session = store::NewBrowserSession {
+            hash: &hash(&secret),
+            token_id: token_id.as_deref(),
+            mode: mode_name(mode),
+            created_at: now,
+            expires_at,
+        };
+        store::insert_browser_session(&self.pool, &session).await?;
         Ok(Connection { secret, expires_at })
     }
 
@@ -246,40 +144,14 @@ impl Access {
     /// Which of `secrets` name a live browser session opened in `mode` (as `check` says),
     /// in one query: the open event streams all ask after every event (`session_checks`).
     pub async fn live_among(&self, mode: ServeMode, secrets: &[String]) -> Result<HashSet<String>> {
-        if secrets.is_empty() {
-            return Ok(HashSet::new());
-        }
-        let now = now();
-        let n = secrets.len();
-        let places = (1..=n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
-        let (mode_at, now_at) = (n + 1, n + 2);
-        let sql = format!(
-            "SELECT s.hash FROM browser_sessions s LEFT JOIN access_tokens t ON t.id = s.token_id
-             WHERE s.hash IN ({places}) AND s.mode = ${mode_at} AND s.ended_at IS NULL AND s.expires_at > ${now_at}
-               AND (s.token_id IS NULL OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ${now_at})))"
-        );
-        let pool = &self.pool;
-        let rows: Vec<(String,)> = on_db!(pool => {
-            let mut query = sqlx::query_as(&sql);
-            for secret in secrets {
-                query = query.bind(hash(secret));
-            }
-            query.bind(mode_name(mode)).bind(now).fetch_all(pool).await
-        })?;
-        let live: HashSet<String> = rows.into_iter().map(|r| r.0).collect();
-        Ok(secrets.iter().filter(|s| live.contains(&hash(s))).cloned().collect())
+        let hashes: Vec<String> = secrets.iter().map(|s| hash(s)).collect();
+        let live = store::live_browser_sessions(&self.pool, &hashes, mode_name(mode), now()).await?;
+        Ok(secrets.iter().zip(&hashes).filter(|(_, h)| live.contains(*h)).map(|(s, _)| s.clone()).collect())
     }
 
     /// Ends a browser session; ending one that is already over is not an error.
     pub async fn disconnect(&self, secret: &str) -> Result<()> {
-        let pool = &self.pool;
-        on_db!(pool => sqlx::query("UPDATE browser_sessions SET ended_at = $1 WHERE hash = $2 AND ended_at IS NULL")
-            .bind(now())
-            .bind(hash(secret))
-            .execute(pool)
-            .await
-            .map(|_| ()))?;
-        Ok(())
+        Ok(store::end_browser_session(&self.pool, &hash(secret), now()).await?)
     }
 }
 

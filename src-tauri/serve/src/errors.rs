@@ -161,12 +161,6 @@ impl From<ApiError> for HttpError {
     }
 }
 
-impl From<sqlx::Error> for HttpError {
-    fn from(error: sqlx::Error) -> Self {
-        ApiError::from(error).into()
-    }
-}
-
 impl From<std::io::Error> for HttpError {
     fn from(error: std::io::Error) -> Self {
         ApiError::from(error).into()

@@ -1,11 +1,13 @@
-//! The records' two schemas kept equal (SPEC §21): the SQLite migrations and the PostgreSQL
-//! ones (`migrations-postgres/`) give the same tables, columns in the same order with mapped
-//! types, nullability, defaults, keys, foreign keys, CHECKs and indexes; and migrating a
-//! PostgreSQL database again, or from several connections at once, is safe.
+//! The records' two schemas kept equal (SPEC §21), and the access store's two: the SQLite
+//! migrations and the PostgreSQL ones (`migrations-postgres/`) give the same tables, columns in
+//! the same order with mapped types, nullability, defaults, keys, foreign keys, CHECKs and
+//! indexes; and migrating a PostgreSQL database again, or from several connections at once, is
+//! safe.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use kiln_engine::testing::store::{MIGRATOR, PG_MIGRATOR};
+use kiln_records::store::access;
 use regex::Regex;
 use sqlx::{PgPool, Row, SqlitePool};
 
@@ -87,7 +89,7 @@ async fn postgres_migrations_give_sqlites_schema() {
     );
 
     let dir = tempfile::tempdir().unwrap();
-    let sqlite = kiln_engine::open_database(&dir.path().join("kiln.db"), &MIGRATOR).await.unwrap();
+    let sqlite = kiln_records::store::open_with(&dir.path().join("kiln.db"), &MIGRATOR).await.unwrap();
     let expected = sqlite_schema(&sqlite).await;
     let pg = PgPool::connect(&fresh_database()).await.unwrap();
     PG_MIGRATOR.run(&pg).await.unwrap();
@@ -118,6 +120,32 @@ async fn postgres_migrations_give_sqlites_schema() {
     assert_eq!(
         rowid, expected,
         "PostgreSQL's rowid columns: (table, generated, last) against the store's use of rowid"
+    );
+    pg.close().await;
+}
+
+/// kiln-serve's access store keeps its own pair of schemas (`migrations-access/` and
+/// `migrations-access-postgres/`): a team's hosts must read the same tables a single machine does.
+#[tokio::test]
+async fn the_access_stores_postgres_migrations_give_sqlites_schema() {
+    let versions =
+        |m: &sqlx::migrate::Migrator| m.iter().map(|m| (m.version, m.description.to_string())).collect::<Vec<_>>();
+    assert_eq!(versions(&access::MIGRATOR), versions(&access::PG_MIGRATOR), "the access migrations pair up");
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = kiln_records::store::open_with(&dir.path().join(access::DB_FILE), &access::MIGRATOR).await.unwrap();
+    let expected = sqlite_schema(&sqlite).await;
+    assert_eq!(
+        expected.keys().collect::<Vec<_>>(),
+        ["access_tokens", "browser_sessions"],
+        "the SQLite schema was read"
+    );
+    let pg = PgPool::connect(&fresh_database()).await.unwrap();
+    access::PG_MIGRATOR.run(&pg).await.unwrap();
+    let differences = differences(&expected, &pg_schema(&pg).await);
+    assert!(
+        differences.is_empty(),
+        "the access store's PostgreSQL schema differs from SQLite's:\n  {}",
+        differences.join("\n  ")
     );
     pg.close().await;
 }

@@ -2,8 +2,10 @@
 //! PostgreSQL database (`kiln serve --database`), with each schema in embedded migrations
 //! kept equal by a test. All of the engine's SQL lives here, one file per table, each query
 //! behind a named function written once for both engines (`$1` placeholders, which SQLite
-//! reads too, and SQL both speak); the store imports nothing but the base.
+//! reads too, and SQL both speak); the store imports nothing but the base. `access` is the one
+//! store that is not a workspace's: `kiln serve`'s tokens and browser sessions.
 
+pub mod access;
 pub mod attachments;
 pub mod check;
 pub mod checkpoints;
@@ -24,31 +26,28 @@ pub mod transcript_entries;
 pub mod turns;
 
 /// Runs `$body` with `$pool` bound to the concrete pool of whichever engine the `Db` `$pool`
-/// is: each query is written once and compiled for both. Exported for kiln-serve's own records
-/// (its access store); the engine's queries say `on!`.
-#[macro_export]
-macro_rules! on_db {
+/// is: each query is written once and compiled for both.
+macro_rules! on {
     ($pool:ident => $body:expr) => {
         match $pool {
-            $crate::Db::Sqlite($pool) => $body,
-            $crate::Db::Postgres($pool) => $body,
+            $crate::store::Db::Sqlite($pool) => $body,
+            $crate::store::Db::Postgres($pool) => $body,
         }
     };
 }
-pub(crate) use on_db as on;
+pub(crate) use on;
 
-/// `on_db!` for a transaction of `Db::begin`: `$tx` bound to the concrete transaction
+/// `on!` for a transaction of `Db::begin`: `$tx` bound to the concrete transaction
 /// (`&mut **$tx` is its connection).
-#[macro_export]
-macro_rules! on_db_tx {
+macro_rules! on_tx {
     ($tx:ident => $body:expr) => {
         match $tx {
-            $crate::DbTx::Sqlite($tx) => $body,
-            $crate::DbTx::Postgres($tx) => $body,
+            $crate::store::Tx::Sqlite($tx) => $body,
+            $crate::store::Tx::Postgres($tx) => $body,
         }
     };
 }
-pub(crate) use on_db_tx as on_tx;
+pub(crate) use on_tx;
 
 use std::path::Path;
 use std::str::FromStr;
