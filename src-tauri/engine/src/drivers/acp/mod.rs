@@ -8,7 +8,9 @@
 //! of the conversation so far (when the agent offers it) or `session/new`, then
 //! `session/prompt`; the process is killed when the turn ends.
 //!
-//! - `session.rs`: one turn over the connection (set-up, model, prompt, stop, the end);
+//! - `turn.rs`: one turn over the connection (set-up, model, prompt, stop, the end). ACP's
+//!   "session" is the agent's conversation, which Kiln calls a conversation and keeps as a
+//!   resume id; a Kiln session is the change;
 //! - `client.rs`: what Kiln serves the agent (updates, fs, terminals, permissions);
 //! - `updates.rs`: `session/update` as driver events; `policy.rs`: permission decisions;
 //! - `terminal.rs`: the commands the agent runs through Kiln; `workdir.rs`: its paths.
@@ -16,8 +18,8 @@
 mod client;
 mod policy;
 pub mod presets;
-mod session;
 mod terminal;
+mod turn;
 mod updates;
 mod workdir;
 
@@ -91,7 +93,7 @@ impl super::Driver for AcpDriver {
     }
 
     fn run(&self, request: super::TurnRequest, sink: super::TurnSink) -> super::TurnFuture {
-        Box::pin(session::run(self.clone(), request, sink))
+        Box::pin(turn::run(self.clone(), request, sink))
     }
 
     fn stops_politely(&self) -> bool {
