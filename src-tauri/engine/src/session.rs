@@ -168,8 +168,11 @@ pub(crate) async fn stop_or_refuse(
     }
     let Some(running) = ws.busy.end(id.as_str()) else { return Ok(()) };
     running.kill();
-    // Give the group a moment to go before files are touched.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Files are touched only once nothing of the command runs: a process killed in the
+    // middle of a write can still finish it.
+    if !running.gone(Duration::from_secs(10)).await {
+        tracing::warn!(session = %id, "a stopped command of the session still ran after 10 s");
+    }
     Ok(())
 }
 

@@ -352,7 +352,7 @@ impl Confinement {
     }
 
     /// The writable paths, as described (some may not exist).
-    #[cfg(feature = "test-support")]
+    #[cfg(any(test, feature = "test-support"))]
     pub fn writable(&self) -> &[PathBuf] {
         &self.writable
     }

@@ -47,6 +47,7 @@ impl Outcome {
 const STOP_ROUNDS: usize = 32;
 
 /// A started command: its process group id, to stop it from elsewhere.
+#[derive(Debug)]
 pub struct Running {
     pub pgid: i32,
 }
@@ -55,6 +56,22 @@ impl Running {
     /// Kills the whole process group.
     pub fn kill(&self) {
         self.signal(libc::SIGKILL);
+    }
+
+    /// Waits until no member of the group runs any more (each has exited or is a zombie
+    /// awaiting its reaper), at most `within`: a killed command can still finish a write it
+    /// was in the middle of. `false` when something of it still ran at the end.
+    pub async fn gone(&self, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        loop {
+            if self.pgid <= 1 || tree::running_in_group(self.pgid) == 0 {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 
     /// Asks the group to exit (SIGTERM), for a server that should get to clean up.
@@ -147,7 +164,7 @@ pub async fn run_scoped_watched(
 /// Like `run_scoped`, confined by `confinement` as an agent CLI is (`drivers::runner`):
 /// the operator's environment plus `env`. The tests of the CLIs' confinement run shell
 /// commands through it; a session's own commands run scoped instead.
-#[cfg(feature = "test-support")]
+#[cfg(any(test, feature = "test-support"))]
 pub async fn run_confined(
     command: &str,
     dir: &Path,
@@ -296,6 +313,29 @@ mod tests {
         assert_eq!(code.exit_code, Some(7));
         let signalled = run("kill -TERM $$", dir.path(), &[], Duration::from_secs(20), |_| {}).await.unwrap();
         assert!(signalled.killed && signalled.exit_code.is_none(), "{signalled:?}");
+    }
+
+    /// `gone` says a killed group has stopped running, and not before: what a stop waits for
+    /// before it touches the files the command was writing.
+    #[tokio::test]
+    async fn a_killed_group_is_gone_and_a_running_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let cmd = "sleep 30 & sleep 30 & echo started > started; wait";
+        let running = tokio::spawn({
+            let dir = dir.path().to_path_buf();
+            async move { run(cmd, &dir, &[], Duration::from_secs(60), move |r| tx.send(r).unwrap()).await }
+        });
+        let group = tokio::time::timeout(Duration::from_secs(20), rx).await.unwrap().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !dir.path().join("started").exists() {
+            assert!(Instant::now() < deadline, "the command never started");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!group.gone(Duration::from_millis(200)).await, "a running group was called gone");
+        group.kill();
+        assert!(group.gone(Duration::from_secs(20)).await, "the killed group still ran");
+        assert!(running.await.unwrap().unwrap().killed);
     }
 
     #[tokio::test]

@@ -5,13 +5,15 @@
 //! Kiln started while that lives, so Kiln reads the process table (`/proc`) before it
 //! signals, and signals them too.
 
-/// One row of `/proc/<pid>/stat`: the parent, the process group and the session.
+/// One row of `/proc/<pid>/stat`: the parent, the process group, the session, and whether
+/// it has ended (a zombie awaiting its reaper).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Row {
     pid: i32,
     ppid: i32,
     pgrp: i32,
     session: i32,
+    ended: bool,
 }
 
 /// Every process of the table, as far as it can be read (processes come and go meanwhile).
@@ -27,9 +29,10 @@ fn table() -> Vec<Row> {
 /// `/proc/<pid>/stat`'s fields after the command name, which is in parentheses and may
 /// itself hold spaces and parentheses: state ppid pgrp session.
 fn parse(pid: i32, stat: &str) -> Option<Row> {
-    let mut rest = stat[stat.rfind(')')? + 1..].split_whitespace().skip(1);
+    let mut rest = stat[stat.rfind(')')? + 1..].split_whitespace();
+    let ended = matches!(rest.next()?, "Z" | "X");
     let mut next = || rest.next()?.parse::<i32>().ok();
-    Some(Row { pid, ppid: next()?, pgrp: next()?, session: next()? })
+    Some(Row { pid, ppid: next()?, pgrp: next()?, session: next()?, ended })
 }
 
 /// The processes descended from the members of `members` that are not members
@@ -55,6 +58,11 @@ fn strays(rows: &[Row], member: impl Fn(&Row) -> bool) -> Vec<i32> {
 /// The descendants of process group `pgid` that left it.
 pub(super) fn strays_of_group(pgid: i32) -> Vec<i32> {
     strays(&table(), |r| r.pgrp == pgid)
+}
+
+/// How many members of process group `pgid` have not ended (zombies have).
+pub(super) fn running_in_group(pgid: i32) -> usize {
+    table().iter().filter(|r| r.pgrp == pgid && !r.ended).count()
 }
 
 /// Every member of session `sid`, and the descendants that left it.
@@ -83,13 +91,14 @@ mod tests {
     #[test]
     fn a_stat_line_is_read_past_a_command_name_with_parentheses() {
         let row = parse(42, "42 (a (b) c) S 7 42 40 34816 42 4194560").unwrap();
-        assert_eq!(row, Row { pid: 42, ppid: 7, pgrp: 42, session: 40 });
+        assert_eq!(row, Row { pid: 42, ppid: 7, pgrp: 42, session: 40, ended: false });
+        assert!(parse(43, "43 (sleep) Z 7 42 40 0 -1 4194564").unwrap().ended);
         assert_eq!(parse(1, "garbage"), None);
     }
 
     #[test]
     fn strays_are_the_descendants_outside_the_group() {
-        let row = |pid, ppid, pgrp| Row { pid, ppid, pgrp, session: pgrp };
+        let row = |pid, ppid, pgrp| Row { pid, ppid, pgrp, session: pgrp, ended: false };
         // 10 leads the group; 11 is in it; 12 left it (setsid) and started 13; 20 is unrelated.
         let rows = [row(10, 1, 10), row(11, 10, 10), row(13, 12, 12), row(12, 11, 12), row(20, 1, 20)];
         let mut found = strays(&rows, |r| r.pgrp == 10);

@@ -34,7 +34,7 @@ impl Redactor {
         Self::default()
     }
 
-    #[cfg(feature = "test-support")]
+    #[cfg(any(test, feature = "test-support"))]
     pub fn with(mut self, secret: &str) -> Self {
         self.add(secret);
         self

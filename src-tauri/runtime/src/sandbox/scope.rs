@@ -163,13 +163,13 @@ impl Scope {
     }
 
     /// The session's home directory as the command sees it.
-    #[cfg(feature = "test-support")]
+    #[cfg(any(test, feature = "test-support"))]
     pub fn home(&self) -> &Path {
         &self.home
     }
 
     /// The session's temporary directory.
-    #[cfg(feature = "test-support")]
+    #[cfg(any(test, feature = "test-support"))]
     pub fn tmp(&self) -> &Path {
         &self.tmp
     }
