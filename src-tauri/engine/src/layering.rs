@@ -25,6 +25,7 @@ const LAYERS: &[(&str, u8)] = &[
     // 1 live state
     ("live", 1),
     ("registry", 1),
+    ("background", 1),
     ("busy", 1),
     ("permissions", 1),
     ("watch", 1),

@@ -12,6 +12,7 @@ pub mod api;
 pub(crate) mod approval;
 pub(crate) mod attachment_rules;
 pub(crate) mod attachments;
+pub(crate) mod background;
 pub(crate) mod busy;
 pub(crate) mod chain;
 pub(crate) mod checkpoint;

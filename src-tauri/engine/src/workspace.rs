@@ -31,6 +31,8 @@ pub struct Workspace {
     /// The command running per session (its setup or a gate) and the messages waiting for
     /// it, to report, stop and wait for them.
     pub busy: crate::busy::Busy,
+    /// The chains and setups running in the background, owned so shutdown can wait for them.
+    pub background: crate::background::Background,
     /// The turn running per session, to stop or supersede it.
     pub turns: Registry,
     /// The OpenAI-compatible driver's conversations, with the settings (endpoint, model,
@@ -150,6 +152,7 @@ impl Workspace {
             git,
             pool,
             busy: Default::default(),
+            background: Default::default(),
             turns: Registry::default(),
             openai: Mutex::new(None),
             planning: Registry::default(),

@@ -185,6 +185,8 @@ pub struct Engine {
 
 /// How many recent workspaces the list keeps.
 const RECENT_MAX: usize = 10;
+/// How long shutting down waits for the background work it stopped to finish.
+const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Engine {
     pub fn new(options: EngineOptions) -> Engine {
@@ -253,6 +255,12 @@ impl Engine {
             running.stop(&self.events).await;
         }
         ws.busy.kill_all();
+        // The chains and setups just stopped write their last entries before the engine goes;
+        // one that outlives the wait is aborted (its turn or command goes with it).
+        let aborted = ws.background.end_all(SHUTDOWN_WAIT).await;
+        if aborted > 0 {
+            tracing::warn!(aborted, "background work still ran at shutdown and was aborted");
+        }
         crate::preview::stop_all(&ws, &self.events).await;
         self.terminals.stop_all().await;
         self.leave_team().await;

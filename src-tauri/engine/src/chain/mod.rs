@@ -97,8 +97,9 @@ pub async fn send_message(cx: &Context, args: SendMessageArgs) -> Result<Session
             let (ws, events) = (ws.clone(), events.clone());
             // Counted as running from now until its turn has started, without a gap.
             ws.busy.queue(id.as_str());
-            // One task for the wait and the chain after it.
-            tokio::spawn(async move {
+            // One task for the wait and the chain after it, owned by the workspace.
+            let owner = ws.clone();
+            owner.background.spawn(async move {
                 if let Some(planning) = planning {
                     planning.wait().await;
                 }
@@ -190,10 +191,10 @@ impl Start {
 }
 
 /// Runs the chain from the turn an operator's action began, in the background: the action
-/// answers at once, and the chain's task ends with the chain.
+/// answers at once, and the chain's task, which the workspace owns, ends with the chain.
 fn in_background(ws: &Arc<Workspace>, events: &Arc<EventBus>, started: Option<Started>) {
     if let Some(started) = started {
-        tokio::spawn(run_chain(ws.clone(), events.clone(), started));
+        ws.background.spawn(run_chain(ws.clone(), events.clone(), started));
     }
 }
 

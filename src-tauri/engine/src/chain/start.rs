@@ -275,7 +275,8 @@ async fn start_setup(
         &format!("Installing dependencies: `{command}` (from {source})"),
     )
     .await?;
-    tokio::spawn(async move {
+    let owner = ws.clone();
+    owner.background.spawn(async move {
         let dir = ws.session_workdir(&id);
         let ws_for_start = ws.clone();
         let key = id.to_string();

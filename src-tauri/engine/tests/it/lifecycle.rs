@@ -294,6 +294,10 @@ async fn shutdown_stops_what_sessions_run() {
     let s = create(&engine, "Touch @shop/cart").await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     engine.shutdown().await;
+    // Shutting down waited for the stopped setup to record its end: nothing is left to
+    // write after the engine is gone.
+    let after = engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert_eq!(after.setup, SetupState::Failed, "the setup's end was not recorded before shutdown returned");
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
     assert!(!shop.join(".kiln/sessions").join(&s.id).join("workspace/setup-survived").exists());
 }
