@@ -98,6 +98,11 @@ impl Busy {
         self.state.lock().unwrap().queued.remove(session)
     }
 
+    /// Takes every waiting message off the queue (shutting down): the sessions they were for.
+    pub fn unqueue_all(&self) -> Vec<String> {
+        self.state.lock().unwrap().queued.drain().collect()
+    }
+
     pub fn is_queued(&self, session: &str) -> bool {
         self.state.lock().unwrap().queued.contains(session)
     }

@@ -254,6 +254,13 @@ impl Engine {
         for running in [ws.turns.all(), ws.planning.all()].concat() {
             running.stop(&self.events).await;
         }
+        // A message waiting for its setup would start its turn once the setup is killed: it
+        // stays unstarted, and its session says so.
+        for id in ws.busy.unqueue_all() {
+            let Ok(id) = crate::ids::SessionId::parse(&id) else { continue };
+            let note = "Kiln shut down before the turn for your message started; send it again when you are back.";
+            let _ = session::record(&ws, &self.events, &id, EntryKind::System, None, note).await;
+        }
         ws.busy.kill_all();
         // The chains and setups just stopped write their last entries before the engine goes;
         // one that outlives the wait is aborted (its turn or command goes with it).

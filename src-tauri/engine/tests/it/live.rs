@@ -444,6 +444,38 @@ async fn stop_ends_a_running_setup_and_the_message_waiting_for_it() {
     assert!(w.server.requests().is_empty(), "the waiting message's turn never started");
 }
 
+/// Closing Kiln while a message waits for its session's setup: the setup is stopped and has
+/// recorded its end by the time shutdown returns, the message's turn never starts, and the
+/// session says the message was not run.
+#[tokio::test]
+async fn shutdown_stops_a_setup_and_leaves_the_message_waiting_for_it_unstarted() {
+    let w = world(vec![Step::text("Should never run.\nHANDOFF: none - done")], false, Some("sleep 30")).await;
+    let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
+    assert_eq!(s.setup, SetupState::Running);
+    let go = SendMessageArgs {
+        session_id: s.id.clone(),
+        text: "Go".into(),
+        role: None,
+        module: None,
+        driver: None,
+        model: None,
+        context: None,
+    };
+    w.engine.send_message(go).await.unwrap();
+    w.engine.shutdown().await;
+    let after = w.engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert_eq!(after.setup, SetupState::Failed, "the stopped setup's end was recorded before shutdown returned");
+    assert!(!after.running, "{after:?}");
+    let entries = transcript(&w.engine, &s.id).await;
+    assert!(
+        entries.iter().any(|e| e.text.starts_with("Kiln shut down before the turn for your message")),
+        "{entries:#?}"
+    );
+    // Had the waiting message's turn started, its request would be here by now.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(w.server.requests().is_empty(), "the waiting message's turn started after shutdown");
+}
+
 #[tokio::test]
 async fn retry_runs_the_blocked_turn_again_as_it_ran() {
     let w = world(
