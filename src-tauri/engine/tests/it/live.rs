@@ -414,18 +414,7 @@ async fn stop_ends_a_running_setup_and_the_message_waiting_for_it() {
     let w = world(vec![Step::text("Should never run.\nHANDOFF: none - done")], false, Some("sleep 30")).await;
     let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
     assert_eq!(s.setup, SetupState::Running);
-    w.engine
-        .send_message(SendMessageArgs {
-            session_id: s.id.clone(),
-            text: "Go".into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: None,
-            context: None,
-        })
-        .await
-        .unwrap();
+    send_text(&w.engine, &s.id, "Go").await;
     let started = Instant::now();
     w.engine.stop_turn(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     let s = wait_setup(&w.engine, &s.id).await;
@@ -452,16 +441,7 @@ async fn shutdown_stops_a_setup_and_leaves_the_message_waiting_for_it_unstarted(
     let w = world(vec![Step::text("Should never run.\nHANDOFF: none - done")], false, Some("sleep 30")).await;
     let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
     assert_eq!(s.setup, SetupState::Running);
-    let go = SendMessageArgs {
-        session_id: s.id.clone(),
-        text: "Go".into(),
-        role: None,
-        module: None,
-        driver: None,
-        model: None,
-        context: None,
-    };
-    w.engine.send_message(go).await.unwrap();
+    send_text(&w.engine, &s.id, "Go").await;
     w.engine.shutdown().await;
     let after = w.engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
     assert_eq!(after.setup, SetupState::Failed, "the stopped setup's end was recorded before shutdown returned");
@@ -491,18 +471,7 @@ async fn retry_runs_the_blocked_turn_again_as_it_ran() {
     let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
     let err = w.engine.retry_turn(SessionIdArgs { session_id: s.id.clone() }).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::NotBlocked);
-    w.engine
-        .send_message(SendMessageArgs {
-            session_id: s.id.clone(),
-            text: "List wishes on the server".into(),
-            role: None,
-            module: None,
-            driver: None,
-            model: None,
-            context: None,
-        })
-        .await
-        .unwrap();
+    send_text(&w.engine, &s.id, "List wishes on the server").await;
     let blocked = wait_settled(&w.engine, &s.id, Duration::from_secs(30)).await;
     assert_eq!(blocked.state, SessionState::Blocked);
     w.engine.retry_turn(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
@@ -593,18 +562,7 @@ async fn checkpoints_are_named_by_the_message_and_the_current_one_is_marked() {
     assert_eq!(s.checkpoints.iter().map(|c| (c.label.as_str(), c.current)).collect::<Vec<_>>(), vec![("Start", true)]);
     let message = "Add the wishlist route\nwith more detail on the next line";
     for _ in 0..2 {
-        w.engine
-            .send_message(SendMessageArgs {
-                session_id: s.id.clone(),
-                text: message.into(),
-                role: None,
-                module: None,
-                driver: None,
-                model: None,
-                context: None,
-            })
-            .await
-            .unwrap();
+        send_text(&w.engine, &s.id, message).await;
         wait_settled(&w.engine, &s.id, Duration::from_secs(30)).await;
     }
     let s = session(&w.engine, &s.id).await;

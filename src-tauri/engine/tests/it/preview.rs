@@ -57,9 +57,8 @@ async fn wait_for(engine: &Engine, id: &str, state: PreviewState, secs: u64) -> 
 /// Pids of processes whose working directory is inside `dir`.
 fn processes_in(dir: &Path) -> Vec<i32> {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+    pids()
+        .into_iter()
         .filter(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(&dir)))
         .collect()
 }
@@ -394,14 +393,12 @@ async fn a_self_hosted_server_offers_no_preview() {
 /// Processes of the preview cycles: working in `dir`, naming `marker` on their command
 /// line, or in one of the process `groups` a preview ran in.
 fn cycle_processes(dir: &Path, marker: &str, groups: &std::collections::BTreeSet<i32>) -> Vec<(i32, String)> {
-    let me = std::process::id() as i32;
     let mut found: Vec<(i32, String)> = processes_in(dir).into_iter().map(|pid| (pid, "its cwd".into())).collect();
-    for pid in std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()) {
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let named = commands_naming(marker);
+    found.extend(named.iter().map(|&pid| (pid, "its command line".into())));
+    for pid in pids().into_iter().filter(|pid| !named.contains(pid)) {
         let group = unsafe { libc::getpgid(pid) };
-        if pid != me && String::from_utf8_lossy(&cmdline).contains(marker) {
-            found.push((pid, "its command line".into()));
-        } else if pid != me && groups.contains(&group) {
+        if groups.contains(&group) {
             found.push((pid, format!("its process group {group}")));
         }
     }

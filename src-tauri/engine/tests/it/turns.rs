@@ -284,18 +284,6 @@ async fn a_new_message_supersedes_a_running_turn_after_its_process_is_gone() {
     assert!(systems.contains("Stopped by the operator."), "{systems}");
 }
 
-/// The live processes whose command line names `marker` (a zombie's is empty).
-fn commands_naming(marker: &str) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            String::from_utf8_lossy(&cmdline).contains(marker)
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn a_turn_runs_to_its_end_when_every_view_has_gone() {
     let w = world(vec![

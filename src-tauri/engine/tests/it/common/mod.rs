@@ -251,6 +251,27 @@ pub fn sh_git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// Every process's pid, as far as `/proc` can be read, this test process left out.
+pub fn pids() -> Vec<i32> {
+    let me = std::process::id() as i32;
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != me)
+        .collect()
+}
+
+/// The live processes whose command line names `marker` (a zombie's is empty).
+pub fn commands_naming(marker: &str) -> Vec<i32> {
+    pids()
+        .into_iter()
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains(marker)
+        })
+        .collect()
+}
+
 /// The commit `rev` names in `dir`, if any.
 pub fn rev(dir: &Path, rev: &str) -> Option<String> {
     let out = Command::new("git").args(["rev-parse", "--verify", "--quiet", rev]).current_dir(dir).output().unwrap();
