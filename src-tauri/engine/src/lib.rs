@@ -30,8 +30,6 @@ pub(crate) mod hosts;
 pub(crate) mod ids;
 #[cfg(test)]
 mod layering;
-pub(crate) mod working_copy;
-// The connection limits `kiln serve` shares with the preview gateway.
 pub(crate) mod live;
 pub(crate) mod modules;
 pub(crate) mod operator;
@@ -53,6 +51,7 @@ pub(crate) mod terminal;
 pub(crate) mod turn;
 pub(crate) mod update;
 pub(crate) mod watch;
+pub(crate) mod working_copy;
 pub(crate) mod workspace;
 
 #[cfg(feature = "test-support")]
