@@ -86,8 +86,17 @@ export function startServer({ workspace, env = {}, args: extra = [] } = {}) {
   });
 }
 
-export function stopServer(child) {
-  if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+/**
+ * Stops a server and resolves once it has exited: `kiln serve` records what its shutdown
+ * stopped, so its files are not removed while it still writes them. SIGKILL after 20 s.
+ */
+export async function stopServer(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** A fresh page that fails the test on uncaught page errors and logs the console on failure. */
@@ -146,6 +155,6 @@ export async function launchBrowser() {
 /** Closes the browser, stops every server and removes every temp dir. */
 export async function cleanUp() {
   await browser?.close().catch(() => {});
-  for (const child of servers) stopServer(child);
+  await Promise.all([...servers].map(stopServer));
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
 }
