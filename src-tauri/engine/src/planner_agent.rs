@@ -83,7 +83,7 @@ pub fn start(
     let pgid_for_run = pgid.clone();
     let ws2 = ws.clone();
     let key = id.to_string();
-    let task = tokio::spawn(async move {
+    let task = ws.background.spawn(async move {
         let mut live = crate::live::Live::new(&id, LivePhase::Planning, None, None);
         let answer = ask(&ws2, &events, &mut live, &id, driver, &brief, pgid_for_run.clone()).await;
         // Whatever the agent left running goes now (an auth failure ends it early).
@@ -97,7 +97,7 @@ pub fn start(
         let _ = publish(&ws2, &events, &id).await;
         let _ = done_tx.send(true);
     });
-    let planning = Planning { pgid, task: Arc::new(task.abort_handle()), done: done_rx };
+    let planning = Planning { pgid, task: Arc::new(task), done: done_rx };
     ws.planning.insert(&key, Arc::new(planning));
 }
 

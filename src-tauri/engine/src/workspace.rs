@@ -31,8 +31,9 @@ pub struct Workspace {
     /// The command running per session (its setup or a gate) and the messages waiting for
     /// it, to report, stop and wait for them.
     pub busy: crate::busy::Busy,
-    /// The chains and setups running in the background, owned so shutdown can wait for them.
-    pub background: crate::background::Background,
+    /// The work running in the background (chains, setups, planners, deliveries, shots),
+    /// owned so shutdown can wait for it; the engine's, shared by every workspace it opens.
+    pub background: Arc<crate::background::Background>,
     /// The turn running per session, to stop or supersede it.
     pub turns: Registry,
     /// The OpenAI-compatible driver's conversations, with the settings (endpoint, model,

@@ -177,6 +177,8 @@ pub struct Engine {
     terminals: crate::terminal::Terminals,
     /// The turn slots every workspace this engine opens shares (`[session] max_parallel_turns`).
     slots: Arc<crate::slots::Slots>,
+    /// The background work of every workspace this engine opens.
+    background: Arc<crate::background::Background>,
     /// Where the workspaces it opens keep their records and objects (`backed_by`).
     backing: kiln_records::backing::Backing,
     /// This host's part among the hosts of a team's database (`join_team`).
@@ -202,6 +204,7 @@ impl Engine {
             holder,
             terminals: crate::terminal::Terminals::default(),
             slots: Default::default(),
+            background: Default::default(),
             backing: Default::default(),
             team: Default::default(),
         }
@@ -264,7 +267,7 @@ impl Engine {
         ws.busy.kill_all();
         // The chains and setups just stopped write their last entries before the engine goes;
         // one that outlives the wait is aborted (its turn or command goes with it).
-        let aborted = ws.background.end_all(SHUTDOWN_WAIT).await;
+        let aborted = self.background.end_all(SHUTDOWN_WAIT).await;
         if aborted > 0 {
             tracing::warn!(aborted, "background work still ran at shutdown and was aborted");
         }
@@ -303,10 +306,13 @@ impl Engine {
     }
 
     /// Gives a workspace being opened the engine's turn slots, at the limit its config sets,
-    /// so the limit holds for every turn of the engine.
-    fn share_slots(&self, opened: &mut Workspace) {
+    /// so the limit holds for every turn of the engine, and the engine's background, so
+    /// shutdown waits for the work of every workspace it opened (one replaced by opening
+    /// another, or by saving its set-up, included).
+    fn share(&self, opened: &mut Workspace) {
         self.slots.set_limit(opened.config.session.parallel_turns(crate::workspace::cores()));
         opened.slots = self.slots.clone();
+        opened.background = self.background.clone();
     }
 
     /// Before an operation works on a session: its working copy is checked whole, and

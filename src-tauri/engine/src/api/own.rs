@@ -54,7 +54,7 @@ pub(super) async fn open_workspace(engine: &Engine, args: OpenWorkspaceArgs) -> 
         Workspace::open(&args.path, engine.holder, current.as_ref().map(|c| &c.lock), &engine.backing).await?;
     opened.mode = engine.options.mode;
     opened.agent_commands = engine.agent_commands();
-    engine.share_slots(&mut opened);
+    engine.share(&mut opened);
     let (ws, fresh) = match current {
         // Opening the open workspace again keeps it, and the turns it runs.
         Some(current) if current.root == opened.root => (current, None),
@@ -178,7 +178,7 @@ pub(super) async fn save_config(engine: &Engine, args: SaveConfigArgs) -> Result
     let mut reopened = Workspace::open(&root, engine.holder, Some(&ws.lock), &engine.backing).await?;
     reopened.mode = engine.options.mode;
     reopened.agent_commands = engine.agent_commands();
-    engine.share_slots(&mut reopened);
+    engine.share(&mut reopened);
     let view = reopened.view();
     drop(ws);
     *engine.workspace.write().unwrap() = Some(Arc::new(reopened));

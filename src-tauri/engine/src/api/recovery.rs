@@ -32,8 +32,8 @@ pub async fn at_open(
         let guard = recover::lock(ws, &id).lock_owned().await;
         held.push((id, closed, guard));
     }
-    let (ws, events) = (ws.clone(), events.clone());
-    tokio::spawn(async move {
+    let (owner, ws, events) = (ws.clone(), ws.clone(), events.clone());
+    owner.background.spawn(async move {
         for (id, closed, guard) in held {
             if let Err(e) = recover_one(&ws, &events, &id, closed, &cut).await {
                 tracing::error!("recovering session {id}: {e}");

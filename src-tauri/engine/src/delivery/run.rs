@@ -256,7 +256,7 @@ pub async fn deliver(cx: &Context, args: DeliverArgs) -> Result<DeliveryRun> {
         anyway,
     };
     let first = run.clone();
-    tokio::spawn(async move {
+    ws.background.spawn(async move {
         let session = ctx.id.to_string();
         if let Err(e) = execute(ctx, run).await {
             tracing::error!("delivery of {session}: {e}");

@@ -59,8 +59,8 @@ pub fn after_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId, m
     if !wanted(ws) {
         return;
     }
-    let (ws, events, id) = (ws.clone(), events.clone(), id.clone());
-    tokio::spawn(async move {
+    let (owner, ws, events, id) = (ws.clone(), ws.clone(), events.clone(), id.clone());
+    owner.background.spawn(async move {
         let outcome = shoot(&ws, &events, &id, Some(&module), Some(checkpoint)).await;
         settle(&ws, &events, &id, outcome).await;
     });

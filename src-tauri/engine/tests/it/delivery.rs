@@ -3,7 +3,8 @@
 //! passing review is stored through `review::store`. Files land, deletions apply, the
 //! hooks run in order and the session is delivered; a conflict with the workspace, a
 //! missing or stale review, a failed or skipped gate and a changed plan each refuse;
-//! a failing `after` hook stops the run with its (redacted) output.
+//! a failing `after` hook stops the run with its (redacted) output; shutting down waits for
+//! a run to end.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -204,6 +205,25 @@ async fn a_workspace_delivery_lands_files_runs_the_hooks_in_order_and_delivers_t
     // A delivered session is not delivered into the workspace twice.
     let again = deliver(&w, &p).await.unwrap_err();
     assert_eq!(again.code, ErrorCode::SessionDelivered);
+}
+
+#[tokio::test]
+async fn shutdown_waits_for_a_delivery_to_finish_and_record_its_end() {
+    // Each module's `after` hook takes a second: the run is still going when shutdown starts.
+    let w = shop(&["sleep 1; echo after {id} >> LOG"]).await;
+    let id = reviews_session(&w).await;
+    check_and_review(&w, &id).await;
+    let p = plan(&w, &id).await;
+    assert!(p.blockers.is_empty(), "{:#?}", p.blockers);
+    assert_eq!(deliver(&w, &p).await.unwrap().state, DeliveryState::Running);
+    w.engine.shutdown().await;
+    // Nothing is left to write after the engine is gone: the run's end and the landing
+    // are recorded by the time shutdown returns.
+    let run = w.engine.get_delivery(SessionIdArgs { session_id: id.clone() }).await.unwrap().expect("a run");
+    assert_eq!(run.state, DeliveryState::Delivered, "{run:#?}");
+    assert_eq!(session(&w, &id).await.state, SessionState::Delivered);
+    let modules = session(&w, &id).await.modules.len();
+    assert_eq!(w.log().lines().filter(|l| l.starts_with("after ")).count(), modules, "{}", w.log());
 }
 
 #[tokio::test]
