@@ -276,9 +276,18 @@ fn to_background<R: Runtime>(app: &AppHandle<R>, activity: &Activity) {
     }
 }
 
-/// The window is back: the tray icon goes (a second launch and the menu come here through
-/// `desktop::focus_main`).
-pub fn shown<R: Runtime>(app: &AppHandle<R>) {
+/// Brings the main window to the front (a second launch, a menu action, the tray).
+pub fn focus_main<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+    shown(app);
+}
+
+/// The window is back: the tray icon goes.
+fn shown<R: Runtime>(app: &AppHandle<R>) {
     if let Some(state) = app.try_state::<Background<R>>() {
         if let Some((icon, _)) = state.tray.lock().unwrap().as_ref() {
             let _ = icon.set_visible(false);
@@ -304,7 +313,7 @@ fn build_tray<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<(TrayIcon<R>, Men
         .on_menu_event(on_tray_menu)
         .on_tray_icon_event(|tray, event| {
             if let TrayIconEvent::Click { button: MouseButton::Left, button_state: MouseButtonState::Up, .. } = event {
-                crate::desktop::focus_main(tray.app_handle());
+                focus_main(tray.app_handle());
             }
         });
     if let Some(icon) = app.default_window_icon() {
@@ -315,7 +324,7 @@ fn build_tray<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<(TrayIcon<R>, Men
 
 fn on_tray_menu<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
     match event.id().0.as_str() {
-        TRAY_SHOW => crate::desktop::focus_main(app),
+        TRAY_SHOW => focus_main(app),
         TRAY_QUIT => quit(app),
         _ => {}
     }

@@ -96,23 +96,6 @@ fn workspace_arg(argv: &[String], cwd: &str) -> Option<String> {
     None
 }
 
-/// Brings the main window to the front (a second launch, a menu action).
-pub fn focus_main<R: Runtime>(app: &tauri::AppHandle<R>) {
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.unminimize();
-        let _ = window.show();
-        let _ = window.set_focus();
-    }
-    crate::background::shown(app);
-}
-
-/// Opens `path` in the engine of this app (a recent workspace, a second launch's `--workspace`).
-pub fn open_workspace<R: Runtime>(app: &tauri::AppHandle<R>, path: String) {
-    if let Some(engine) = app.try_state::<Arc<Engine>>() {
-        crate::menu::open_in_engine(engine.inner().clone(), path);
-    }
-}
-
 /// Opens the window; with `workspace`, that workspace is open when the UI starts.
 pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
     let engine = Arc::new(
@@ -130,9 +113,9 @@ pub fn run(workspace: Option<String>) -> Result<(), Box<dyn std::error::Error>> 
     let single_instance = tauri_plugin_single_instance::Builder::new()
         .dbus_id(instance_id(&context.config().identifier))
         .callback(|app, argv, cwd| {
-            focus_main(app);
+            crate::background::focus_main(app);
             if let Some(path) = workspace_arg(&argv, &cwd) {
-                open_workspace(app, path);
+                crate::menu::open_workspace(app, path);
             }
         })
         .build();

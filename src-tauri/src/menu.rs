@@ -137,7 +137,7 @@ pub fn on_event<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
     let id = event.id().0.as_str();
     match id {
         OPEN_WORKSPACE | SETTINGS | HELP | CHECK_UPDATES => {
-            crate::desktop::focus_main(app);
+            crate::background::focus_main(app);
             if let Err(e) = app.emit_to("main", MENU_EVENT, id) {
                 eprintln!("kiln: menu: {e}");
             }
@@ -157,7 +157,7 @@ pub fn on_event<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
         }
         _ => {
             if let Some(path) = id.strip_prefix(RECENT_PREFIX) {
-                crate::desktop::open_workspace(app, path.to_string());
+                open_workspace(app, path.to_string());
             }
         }
     }
@@ -186,8 +186,11 @@ pub fn follow_recent<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
     });
 }
 
-/// Opens `path` in the engine, off the main thread; a failure is logged (the UI keeps its workspace).
-pub fn open_in_engine(engine: Arc<Engine>, path: String) {
+/// Opens `path` in the app's engine (a recent workspace, a second launch's `--workspace`), off
+/// the main thread; a failure is logged (the UI keeps its workspace).
+pub fn open_workspace<R: Runtime>(app: &AppHandle<R>, path: String) {
+    let Some(engine) = app.try_state::<Arc<Engine>>() else { return };
+    let engine = engine.inner().clone();
     tauri::async_runtime::spawn(async move {
         if let Err(e) = engine.open_workspace(OpenWorkspaceArgs { path }).await {
             eprintln!("kiln: could not open the workspace: {} ({:?})", e.message, e.code);

@@ -83,14 +83,9 @@ pub mod drivers {
         pub use crate::drivers::registry::resolve;
     }
 
-    /// tests/it: acp_settings.
-    pub mod discover {
-        pub use crate::drivers::discover::find;
-    }
-
     /// tests/it: acp_settings, contract_acp.
     pub mod acp_presets {
-        pub use crate::drivers::acp::presets::{command, preset_env, state_dirs, PRESETS};
+        pub use crate::drivers::acp::presets::{command, find_binary, preset_env, state_dirs, PRESETS};
     }
 
     pub mod runner {

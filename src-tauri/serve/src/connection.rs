@@ -74,8 +74,8 @@ pub struct Connections {
     attempts: Mutex<HashMap<Client, Attempts>>,
     /// Told when a browser session ends here, so its event streams end at once.
     streams: Arc<Streams>,
-    /// Every check of a cookie, batched (see `session_checks`).
-    checks: SessionChecks,
+    /// Every check of a cookie, batched (see `session_checks`); shared with the streams.
+    checks: Arc<SessionChecks>,
 }
 
 /// Whether the request carries a live connection; handlers read it to report `connected`.
@@ -121,7 +121,7 @@ impl Connections {
         streams: Arc<Streams>,
     ) -> Connections {
         // Cookies are shared by every port of a host: name this server's by its port.
-        let checks = SessionChecks::new(access.clone(), mode);
+        let checks = Arc::new(SessionChecks::new(access.clone(), mode));
         Connections {
             mode,
             access,
@@ -138,6 +138,11 @@ impl Connections {
     /// expired or revoked, by this process or another).
     pub async fn session_live(&self, secret: &str) -> bool {
         self.checks.live(secret).await
+    }
+
+    /// What answers whether a browser session lives, for the streams that ask it as they go.
+    pub fn checks(&self) -> Arc<SessionChecks> {
+        self.checks.clone()
     }
 
     /// A connect without a token, refused: what this server wants instead.

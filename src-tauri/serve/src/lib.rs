@@ -277,7 +277,9 @@ async fn events(
     };
     let last_id = headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     let subscription = app.engine.subscribe(last_id.or(query.since));
-    Sse::new(app.streams.watch(app.connections, secret, subscription)).keep_alive(KeepAlive::default()).into_response()
+    Sse::new(app.streams.watch(app.connections.checks(), secret, subscription))
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
 
 async fn asset(State(app): State<App>, uri: axum::http::Uri) -> Response {

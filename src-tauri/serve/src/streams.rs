@@ -1,6 +1,6 @@
 //! `GET /api/events`: the engine's events as server-sent events, for as long as the
 //! browser session that opened the stream lives. The cookie is checked when the stream
-//! opens (by `connection::require`) and again before every event, every few seconds
+//! opens (by `connection::require`) and again (`session_checks`) before every event, every few seconds
 //! while it is quiet, and at once when this server ends a session. So a stream ends on
 //! `kiln token revoke` (another process, which only writes access.db), on
 //! `POST /api/disconnect` and on expiry; and every stream ends when the server stops.
@@ -16,7 +16,7 @@ use kiln_engine::types::KilnEvent;
 use kiln_engine::Subscription;
 use tokio::sync::{broadcast, watch};
 
-use crate::connection::Connections;
+use crate::session_checks::SessionChecks;
 
 /// How often a quiet stream asks whether its browser session still lives: a revocation
 /// or expiry closes it within this long even when no event is due.
@@ -48,25 +48,25 @@ impl Streams {
     /// The events of `subscription` for the browser session whose cookie is `secret`.
     pub fn watch(
         &self,
-        connections: Arc<Connections>,
+        checks: Arc<SessionChecks>,
         secret: String,
         subscription: Subscription,
     ) -> impl Stream<Item = Result<Event, Infallible>> + Send + 'static {
         let watch = Watch {
             backlog: subscription.backlog.into_iter(),
             events: subscription.receiver,
-            lifeline: self.lifeline(connections, secret),
+            lifeline: self.lifeline(checks, secret),
         };
         stream::unfold(watch, Watch::next)
     }
 
     /// What a stream for the browser session whose cookie is `secret` ends with (the
     /// events here, a terminal's output in `terminal_stream`).
-    pub fn lifeline(&self, connections: Arc<Connections>, secret: String) -> Lifeline {
+    pub fn lifeline(&self, checks: Arc<SessionChecks>, secret: String) -> Lifeline {
         let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + SESSION_RECHECK, SESSION_RECHECK);
         recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         Lifeline {
-            connections,
+            checks,
             secret,
             stopping: self.stopping.subscribe(),
             sessions_ended: self.sessions_ended.subscribe(),
@@ -84,7 +84,7 @@ impl Default for Streams {
 /// One stream's hold on its browser session and its server: `ended` resolves when the
 /// stream must end, and `live` is asked before each item it sends.
 pub struct Lifeline {
-    connections: Arc<Connections>,
+    checks: Arc<SessionChecks>,
     secret: String,
     stopping: watch::Receiver<bool>,
     sessions_ended: watch::Receiver<u64>,
@@ -111,7 +111,7 @@ impl Lifeline {
 
     /// Whether the browser session still lives.
     pub async fn live(&self) -> bool {
-        self.connections.session_live(&self.secret).await
+        self.checks.live(&self.secret).await
     }
 }
 

@@ -36,7 +36,7 @@ pub(crate) async fn terminal_stream(
         Ok(attachment) => attachment,
         Err(e) => return ErrorResponse::from(e).into_response(),
     };
-    let lifeline = app.streams.lifeline(app.connections, secret);
+    let lifeline = app.streams.lifeline(app.connections.checks(), secret);
     let chunks = stream::unfold((attachment, lifeline), next);
     Sse::new(chunks).keep_alive(KeepAlive::default()).into_response()
 }

@@ -1,6 +1,7 @@
 // Writes to the query cache shared by engine events (events.ts) and operations' answers (the store's dispatch): a fetch still on its way for the same key is cancelled first, so an older answer cannot overwrite what is written.
 import type { QueryClient } from "@tanstack/react-query";
-import type { AppState, AttachmentView, SessionView, TranscriptEntry, WorkspaceView } from "../api/types";
+import type { AppState, AttachmentView, SessionView, TerminalView, TranscriptEntry, WorkspaceView } from "../api/types";
+import { mergeTerminal } from "../lib/terminalList";
 import { holdEarlyEntry, keys } from "./queries";
 import { mergeEntries, newerSession } from "./reducer";
 
@@ -75,4 +76,10 @@ export function putApp(client: QueryClient, app: AppState) {
 export function putWorkspace(client: QueryClient, workspace: WorkspaceView) {
   const before = client.getQueryData<AppState>(keys.app);
   if (before) putApp(client, { ...before, workspace });
+}
+
+/** A terminal's news (an event or an answer) into its session's list, when that list is held. A list
+ * on its way is not cancelled: its query keeps an exit heard meanwhile (useTerminals). */
+export function putTerminal(client: QueryClient, view: TerminalView) {
+  client.setQueryData<TerminalView[]>(keys.terminals(view.sessionId), (list) => list && mergeTerminal(list, view));
 }

@@ -1,11 +1,10 @@
 // Engine events into the query cache, in one place: each event writes the queries it is news for; `resync` (the stream missed something) refetches everything.
 import type { QueryClient } from "@tanstack/react-query";
 import type { KilnEvent } from "../api/types";
-import { appendEntry, putSession, putWorkspace, removeSession } from "./cache";
+import { appendEntry, putSession, putTerminal, putWorkspace, removeSession } from "./cache";
 import { putCheckpoint } from "./checkpoints";
 import { putLive, settleLiveText } from "./live";
 import { keys } from "./queries";
-import { putTerminal } from "./terminals";
 
 /** `reloadApp`: the start-up fetch of the app state (it also reconnects a lost loopback connection). */
 export function applyEvent(client: QueryClient, event: KilnEvent, reloadApp: () => void) {

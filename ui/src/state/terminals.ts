@@ -1,16 +1,11 @@
 // A session's terminals: the list's query (fetched when the Terminal tab opens, kept current by `terminal` events and the answers of open and stop), and the calls that open and stop them (the screen writes and resizes, TerminalPane).
-import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useMemo } from "react";
 import { type KilnError, toKilnError } from "../api/backend";
 import type { OpenTerminalArgs, TerminalKind, TerminalView } from "../api/types";
-import { mergeTerminal } from "../lib/terminalList";
+import { putTerminal } from "./cache";
 import { keys } from "./queries";
 import { useBackend } from "./store";
-
-/** A terminal's news (an event or an answer) into its session's list, when that list is held. */
-export function putTerminal(client: QueryClient, view: TerminalView) {
-  client.setQueryData<TerminalView[]>(keys.terminals(view.sessionId), (list) => list && mergeTerminal(list, view));
-}
 
 const NONE: TerminalView[] = [];
 

@@ -2,9 +2,9 @@
 //! user owns (into the workspace, or as a pull request), behind one interface:
 //! `available` (with the reason when not), `plan`, `apply` reporting each step through
 //! a `StepSink`. `plan` builds the plan, `run` starts, records and persists runs,
-//! `workspace` is the workspace target, `pr` wraps the git-pr target, `git` is the git
-//! CLI layer the git-pr target uses, and `issues` reads GitHub issues with the git-pr
-//! target's settings for sessions that start from one.
+//! `workspace` is the workspace target, `pr` wraps the git-pr target, `steps` holds the
+//! steps both share, `git` is the git CLI layer the git-pr target uses, and `issues` reads
+//! GitHub issues with the git-pr target's settings for sessions that start from one.
 
 pub mod git;
 pub mod git_pr;
@@ -12,6 +12,7 @@ pub mod issues;
 pub mod plan;
 pub mod pr;
 pub mod run;
+pub mod steps;
 pub mod workspace;
 
 use std::future::Future;

@@ -85,7 +85,7 @@ impl Target for GitPrTarget {
     }
 
     async fn apply(&self, ctx: &Delivering, sink: &dyn StepSink) -> Result<Applied> {
-        super::run::gates_step(ctx, sink).await?;
+        super::steps::gates_step(ctx, sink).await?;
         let input = input(ctx).await?;
         let landed: Vec<String> = input.files.iter().map(|(p, _)| p.clone()).collect();
         let pull_request = super::git_pr::deliver(input, sink).await?;
@@ -122,7 +122,7 @@ async fn input(ctx: &Delivering) -> Result<GitPrInput> {
                 .enable
                 .as_deref()
                 .filter(|e| !e.trim().is_empty())
-                .map(|e| super::workspace::substitute(e, &c.module)),
+                .map(|e| super::steps::substitute(e, &c.module)),
         });
     }
     input.max_changed_files = d.max_changed_files as usize;
@@ -143,7 +143,7 @@ async fn input(ctx: &Delivering) -> Result<GitPrInput> {
             .map(|g| GateRow {
                 module: g.module.clone(),
                 gate: g.gate.clone(),
-                status: super::run::gate_status_text(g.status).into(),
+                status: super::steps::gate_status_text(g.status).into(),
                 note: g.note.clone(),
                 duration_ms: g.duration_ms.max(0) as u64,
             })

@@ -24,6 +24,7 @@ use std::time::Duration;
 use git2::{ObjectType, Oid};
 
 use super::plan::{ModuleChanges, StepSpec};
+use super::steps::{gates_step, substitute};
 use super::{Applied, Delivering, StepSink, Target, TargetPlan};
 use crate::ids::SessionId;
 use crate::workspace::Workspace;
@@ -60,7 +61,7 @@ impl Target for WorkspaceTarget {
 
     async fn apply(&self, ctx: &Delivering, sink: &dyn StepSink) -> Result<Applied> {
         let ws = &ctx.ws;
-        super::run::gates_step(ctx, sink).await?;
+        gates_step(ctx, sink).await?;
 
         // Copy: the conflict check is repeated now, since the workspace may have moved
         // since the plan; nothing is written when it did.
@@ -396,19 +397,6 @@ fn temp_name() -> tempfile::Builder<'static, 'static> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(".kiln-delivery-").suffix(".tmp");
     builder
-}
-
-/// `{id}` and `{directory}` in a configured command, each quoted for `sh`.
-pub fn substitute(command: &str, module: &SessionModule) -> String {
-    command.replace("{id}", &quote(&module.id)).replace("{directory}", &quote(&module.directory))
-}
-
-fn quote(text: &str) -> String {
-    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "@/._-+".contains(c)) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
 }
 
 /// Runs a configured command in the workspace as one step: skipped when none is set,

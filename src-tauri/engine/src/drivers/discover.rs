@@ -1,26 +1,30 @@
 //! Finding an agent's binary: a path set in settings, else PATH, else the places npm
 //! and the installers put it (npm's global prefix, `~/.local/bin`, `~/.npm-global/bin`,
 //! Claude's own `~/.claude/local`, OpenCode's `~/.opencode/bin`). A missing binary is an
-//! error that says how to install it (the ACP presets' hints are in `super::acp::presets`).
+//! error that says how to install it (the ACP presets give their own hints, from
+//! `super::acp::presets`, which sits above this).
 
 use std::path::{Path, PathBuf};
 
 use kiln_types::error::{ApiError, ErrorCode, Result};
 
-/// How to install an agent whose binary is missing.
+/// How to install an agent whose binary is missing: the CLIs Kiln drives itself, else a
+/// word for any other.
 pub fn install_hint(binary: &str) -> &'static str {
     match binary {
         "claude" => "install Claude Code with `npm install -g @anthropic-ai/claude-code` and sign in with `claude`",
         "codex" => "install Codex with `npm install -g @openai/codex` and sign in with `codex login`",
-        other => match super::acp::presets::by_binary(other) {
-            Some(preset) => preset.install_hint,
-            None => "install it, or set its path in Settings",
-        },
+        _ => "install it, or set its path in Settings",
     }
 }
 
 /// The binary to run for `name`, or `DRIVER_NOT_FOUND` saying how to install it.
 pub fn find(name: &str, configured: Option<&Path>) -> Result<PathBuf> {
+    find_else(name, configured, install_hint(name))
+}
+
+/// The binary to run for `name`, or `DRIVER_NOT_FOUND` saying `hint` (how to install it).
+pub fn find_else(name: &str, configured: Option<&Path>, hint: &str) -> Result<PathBuf> {
     if let Some(path) = configured {
         return if is_executable(path) {
             Ok(path.to_path_buf())
@@ -31,9 +35,10 @@ pub fn find(name: &str, configured: Option<&Path>) -> Result<PathBuf> {
             ))
         };
     }
-    candidates(name).into_iter().find(|p| is_executable(p)).ok_or_else(|| {
-        ApiError::new(ErrorCode::DriverNotFound, format!("`{name}` was not found: {}", install_hint(name)))
-    })
+    candidates(name)
+        .into_iter()
+        .find(|p| is_executable(p))
+        .ok_or_else(|| ApiError::new(ErrorCode::DriverNotFound, format!("`{name}` was not found: {hint}")))
 }
 
 fn candidates(name: &str) -> Vec<PathBuf> {

@@ -108,7 +108,7 @@ async fn a_missing_acp_agent_is_refused_with_its_install_hint_before_anything_is
     assert_eq!(err.code, ErrorCode::InvalidInput);
 
     // Not on PATH at all: the error says how to install it.
-    let err = kiln_engine::testing::drivers::discover::find("codex-acp", None).unwrap_err();
+    let err = kiln_engine::testing::drivers::acp_presets::find_binary("codex-acp", None).unwrap_err();
     assert!(err.message.contains("npm install -g @agentclientprotocol/codex-acp"), "{}", err.message);
 
     let session = create(&engine, "In @shop/cart add a discount field").await;

@@ -3,7 +3,7 @@
 
 use sqlx::FromRow;
 
-use super::{on, on_tx, Db, Tx};
+use super::{on, on_tx, Db};
 
 use super::{attachments, checkpoints, enum_text, parse_enum, resume_ids, screenshots, session_modules, turns};
 use kiln_types::error::{ApiError, ErrorCode, Result};
@@ -315,39 +315,7 @@ pub async fn set_delivered(pool: &Db, session: &str, at: &str) -> Result<()> {
     Ok(())
 }
 
-/// A turn starting: the session records who runs and is running (inside the turn's
-/// transaction).
-pub async fn set_running(tx: &mut Tx<'_>, t: &super::turns::NewTurn<'_>) -> Result<()> {
-    on_tx!(tx => sqlx::query("UPDATE sessions SET role = $1, driver = $2, model = $3, chain_depth = $4, state = 'running', updated_at = $5 WHERE id = $6")
-        .bind(t.role)
-        .bind(t.driver)
-        .bind(t.model)
-        .bind(t.chain_index)
-        .bind(t.at)
-        .bind(t.session)
-        .execute(&mut **tx)
-        .await.map(|done| done.rows_affected()))?;
-    Ok(())
-}
-
-/// When Kiln starts no turn runs: a running session is blocked, and a planner cut short
-/// leaves the rules' classification, which stands on its own.
-/// With `only`, that session's alone.
-pub async fn settle_after_restart(pool: &Db, at: &str, only: Option<&str>) -> Result<()> {
-    on!(pool => sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = $1 WHERE state = 'running' AND ($2 IS NULL OR id = $2)")
-        .bind(at)
-        .bind(only)
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
-    on!(pool => sqlx::query("UPDATE sessions SET state = 'editing', updated_at = $1 WHERE state = 'planning' AND ($2 IS NULL OR id = $2)")
-        .bind(at)
-        .bind(only)
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
-    Ok(())
-}
-
-/// Sessions stored in `state`: read before `settle_after_restart` so the next start can
+/// Sessions stored in `state`: read before `turns::close_orphans` settles them, so the next start can
 /// say what it settled (a turn, its checkpoint or gates under way; a planner at work).
 pub async fn ids_in_state(pool: &Db, state: SessionState) -> Result<Vec<String>> {
     Ok(on!(pool => sqlx::query_scalar("SELECT id FROM sessions WHERE state = $1 ORDER BY created_at, id")

@@ -1,6 +1,6 @@
 //! The `turns` table: each turn an agent ran, with what it spent.
 
-use super::{on, on_tx, Db};
+use super::{on, on_tx, Db, Tx};
 use serde::{Deserialize, Serialize};
 
 use kiln_types::error::Result;
@@ -73,7 +73,7 @@ pub async fn start(pool: &Db, t: NewTurn<'_>) -> Result<i64> {
     .bind(t.review)
     .fetch_one(&mut **t2)
     .await)?;
-    super::sessions::set_running(&mut tx, &t).await?;
+    set_running(&mut tx, &t).await?;
     tx.commit().await?;
     Ok(id)
 }
@@ -107,7 +107,7 @@ pub async fn finish(pool: &Db, turn: i64, status: &str, at: &str) -> Result<()> 
 }
 
 /// Turns a stop or a crash left marked running: when Kiln starts, none can be, and
-/// their sessions settle (`sessions::settle_after_restart`).
+/// their sessions settle (`settle_after_restart`).
 /// With `only`, one session's (a host taking it over from one that stopped, `api::team`).
 pub async fn close_orphans(pool: &Db, at: &str, only: Option<&str>) -> Result<u64> {
     let done = on!(pool => sqlx::query("UPDATE turns SET status = 'stopped', ended_at = $1 WHERE status = 'running' AND ($2 IS NULL OR session_id = $2)")
@@ -115,8 +115,40 @@ pub async fn close_orphans(pool: &Db, at: &str, only: Option<&str>) -> Result<u6
         .bind(only)
         .execute(pool)
         .await.map(|done| done.rows_affected()))?;
-    super::sessions::settle_after_restart(pool, at, only).await?;
+    settle_after_restart(pool, at, only).await?;
     Ok(done)
+}
+
+/// A turn starting: its session records who runs and is running (inside the turn's
+/// transaction). The `sessions` table's row, written here as the turn's own effect.
+async fn set_running(tx: &mut Tx<'_>, t: &NewTurn<'_>) -> Result<()> {
+    on_tx!(tx => sqlx::query("UPDATE sessions SET role = $1, driver = $2, model = $3, chain_depth = $4, state = 'running', updated_at = $5 WHERE id = $6")
+        .bind(t.role)
+        .bind(t.driver)
+        .bind(t.model)
+        .bind(t.chain_index)
+        .bind(t.at)
+        .bind(t.session)
+        .execute(&mut **tx)
+        .await.map(|done| done.rows_affected()))?;
+    Ok(())
+}
+
+/// When Kiln starts no turn runs: a running session is blocked, and a planner cut short
+/// leaves the rules' classification, which stands on its own.
+/// With `only`, that session's alone.
+async fn settle_after_restart(pool: &Db, at: &str, only: Option<&str>) -> Result<()> {
+    on!(pool => sqlx::query("UPDATE sessions SET state = 'blocked', updated_at = $1 WHERE state = 'running' AND ($2 IS NULL OR id = $2)")
+        .bind(at)
+        .bind(only)
+        .execute(pool)
+        .await.map(|done| done.rows_affected()))?;
+    on!(pool => sqlx::query("UPDATE sessions SET state = 'editing', updated_at = $1 WHERE state = 'planning' AND ($2 IS NULL OR id = $2)")
+        .bind(at)
+        .bind(only)
+        .execute(pool)
+        .await.map(|done| done.rows_affected()))?;
+    Ok(())
 }
 
 /// One role's row of `usage`: role, turns, input, output, cache read and cache write tokens,

@@ -7,9 +7,9 @@
 
 use std::path::PathBuf;
 
+use super::context::Ctx;
 use super::github;
 use super::message::web_root;
-use super::steps::Ctx;
 
 /// The branch `upload` puts screenshots on; never a pull request's branch.
 pub const EVIDENCE_BRANCH: &str = "kiln/evidence";

@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use super::context::{Ctx, Undo};
 use super::message::shown;
-use super::steps::{Ctx, Undo};
 use super::SESSION_TRAILER;
 use crate::delivery::git::{put_back_ref, Git};
 use kiln_runtime::process;

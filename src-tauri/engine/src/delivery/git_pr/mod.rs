@@ -13,12 +13,14 @@
 //! it resolves the session, gates, settings and token, and this module does the git work.
 
 //!
-//! The parts: `steps` is the run in order, `landing` the work in the worktree (files,
-//! commands, the lease, the undo), `pull_request` opening or updating the pull request;
-//! `policy` is what may be delivered and where a token may go; `message` words the
-//! branch, the commit and the pull request; `github` talks to GitHub's API and `gh`;
-//! `evidence` puts the preview's before and after screenshots in the pull request.
+//! The parts: `steps` is the run in order, `context` what the run carries from step to
+//! step, `landing` the work in the worktree (files, commands, the lease, the undo),
+//! `pull_request` opening or updating the pull request; `policy` is what may be delivered
+//! and where a token may go; `message` words the branch, the commit and the pull request;
+//! `github` talks to GitHub's API and `gh`; `evidence` puts the preview's before and after
+//! screenshots in the pull request.
 
+mod context;
 mod evidence;
 pub mod github;
 mod landing;

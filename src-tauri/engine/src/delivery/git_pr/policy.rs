@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use super::context::Ctx;
 use super::github;
-use super::steps::Ctx;
 use kiln_types::DeliverySettingsView;
 
 /// Whether git-pr can be used for a workspace in `host_repo`, with the reason when not.

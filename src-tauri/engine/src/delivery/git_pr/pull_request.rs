@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use super::context::Ctx;
 use super::github;
 use super::message::{compare_url, pr_body};
-use super::steps::Ctx;
 use kiln_types::error::{ErrorCode, Result};
 use kiln_types::PullRequestView;
 

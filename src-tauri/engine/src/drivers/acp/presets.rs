@@ -122,9 +122,16 @@ pub fn by_id(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
 }
 
-/// The preset whose binary is `binary`, for `discover::install_hint`.
+/// The preset whose binary is `binary`.
 pub fn by_binary(binary: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.binary == binary)
+}
+
+/// An ACP agent's binary; when missing, the error says how to install it (a preset's own
+/// hint for a preset's binary, named in a custom command line too).
+pub fn find_binary(program: &str, configured: Option<&Path>) -> Result<PathBuf> {
+    let hint = by_binary(program).map_or_else(|| discover::install_hint(program), |p| p.install_hint);
+    discover::find_else(program, configured, hint)
 }
 
 /// The variables Kiln sets for a preset's agent: the same no-telemetry, no-self-update
@@ -284,16 +291,16 @@ pub async fn command(ws: &Workspace, id: &str) -> Result<AcpCommand> {
         };
         let (program, args) = split_command(&line)?;
         let binary = if Path::new(&program).is_absolute() {
-            discover::find(&program, Some(Path::new(&program)))?
+            find_binary(&program, Some(Path::new(&program)))?
         } else {
-            discover::find(&program, None)?
+            find_binary(&program, None)?
         };
         return Ok(AcpCommand { binary, args, env: custom_env(ws).await? });
     }
     let preset = by_id(id)
         .ok_or_else(|| ApiError::invalid(format!("there is no ACP agent `{id}`; they are {}", IDS.join(", "))))?;
     let configured = paths(ws).await?.remove(id).map(PathBuf::from);
-    let binary = discover::find(preset.binary, configured.as_deref())?;
+    let binary = find_binary(preset.binary, configured.as_deref())?;
     Ok(AcpCommand { binary, args: preset.args.iter().map(|a| a.to_string()).collect(), env: preset_env(preset) })
 }
 
