@@ -5,16 +5,16 @@ use serde_json::{json, Value};
 
 use crate::http::{Req, Resp};
 
-pub fn host(port: u16) -> String {
+pub(crate) fn host(port: u16) -> String {
     format!("127.0.0.1:{port}")
 }
 
 /// A request as Kiln's own page sends it, without a cookie.
-pub fn page_req(port: u16, op: &str, body: &Value) -> Req {
+pub(crate) fn page_req(port: u16, op: &str, body: &Value) -> Req {
     Req::new("POST", &format!("/api/{op}")).header("Host", &host(port)).header("x-kiln", "1").json(body)
 }
 
-pub fn connect_req(port: u16, token: Option<&str>) -> Req {
+pub(crate) fn connect_req(port: u16, token: Option<&str>) -> Req {
     let body = match token {
         Some(t) => json!({ "token": t }),
         None => json!({}),
@@ -23,13 +23,13 @@ pub fn connect_req(port: u16, token: Option<&str>) -> Req {
 }
 
 /// The `Max-Age` of the `kiln_session_<port>` cookie an answer sets.
-pub fn max_age_of(resp: &Resp, port: u16) -> Option<i64> {
+pub(crate) fn max_age_of(resp: &Resp, port: u16) -> Option<i64> {
     let set = resp.headers_named("set-cookie").into_iter().find(|c| c.starts_with(&format!("kiln_session_{port}=")))?;
     set.split(';').find_map(|a| a.trim().to_ascii_lowercase().strip_prefix("max-age=").and_then(|v| v.parse().ok()))
 }
 
 /// The cookie a successful connect set, checked against the contract's attributes.
-pub fn cookie_of(resp: &Resp, port: u16) -> Result<String, String> {
+pub(crate) fn cookie_of(resp: &Resp, port: u16) -> Result<String, String> {
     let name = format!("kiln_session_{port}");
     let set = resp
         .headers_named("set-cookie")

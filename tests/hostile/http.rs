@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Clone, Debug)]
-pub enum Body {
+pub(crate) enum Body {
     /// Sent as is, with a `Content-Length` unless the request sets one itself.
     Bytes(Vec<u8>),
     /// Only `Content-Length: n` is sent; the body never is.
@@ -23,7 +23,7 @@ pub enum Body {
 }
 
 #[derive(Clone, Debug)]
-pub struct Req {
+pub(crate) struct Req {
     pub method: String,
     pub target: String,
     /// In the order written; `Host` is an ordinary entry, so it can be left out.
@@ -34,7 +34,7 @@ pub struct Req {
 }
 
 impl Req {
-    pub fn new(method: &str, target: &str) -> Req {
+    pub(crate) fn new(method: &str, target: &str) -> Req {
         Req {
             method: method.into(),
             target: target.into(),
@@ -45,37 +45,37 @@ impl Req {
     }
 
     /// Sets a header, replacing any of the same name.
-    pub fn header(mut self, name: &str, value: &str) -> Req {
+    pub(crate) fn header(mut self, name: &str, value: &str) -> Req {
         self = self.without(name);
         self.headers.push((name.into(), value.into()));
         self
     }
 
-    pub fn without(mut self, name: &str) -> Req {
+    pub(crate) fn without(mut self, name: &str) -> Req {
         self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         self
     }
 
-    pub fn json(self, value: &serde_json::Value) -> Req {
+    pub(crate) fn json(self, value: &serde_json::Value) -> Req {
         self.header("Content-Type", "application/json").body(value.to_string().into_bytes())
     }
 
-    pub fn body(mut self, bytes: Vec<u8>) -> Req {
+    pub(crate) fn body(mut self, bytes: Vec<u8>) -> Req {
         self.body = Body::Bytes(bytes);
         self
     }
 
-    pub fn declared(mut self, length: u64) -> Req {
+    pub(crate) fn declared(mut self, length: u64) -> Req {
         self.body = Body::Declared(length);
         self
     }
 
-    pub fn chunked(mut self, bytes: Vec<u8>) -> Req {
+    pub(crate) fn chunked(mut self, bytes: Vec<u8>) -> Req {
         self.body = Body::Chunked(bytes);
         self
     }
 
-    pub fn source_addr(mut self, source: Ipv4Addr) -> Req {
+    pub(crate) fn source_addr(mut self, source: Ipv4Addr) -> Req {
         self.source = Some(source);
         self
     }
@@ -118,7 +118,7 @@ impl Req {
 
     /// Writes the request (the body from a thread of its own, so a server that answers
     /// before reading it all is still heard) and reads the response.
-    pub fn send(&self, port: u16) -> Result<Resp, String> {
+    pub(crate) fn send(&self, port: u16) -> Result<Resp, String> {
         let mut stream = self.connect(port).map_err(|e| format!("connect: {e}"))?;
         stream.write_all(&self.head()).map_err(|e| format!("write: {e}"))?;
         let writer = match &self.body {
@@ -133,7 +133,7 @@ impl Req {
 
     /// Sends the request and keeps reading its answer on a thread of its own until the
     /// server ends it (or the `Streaming` is dropped).
-    pub fn open(&self, port: u16) -> Result<Streaming, String> {
+    pub(crate) fn open(&self, port: u16) -> Result<Streaming, String> {
         let mut stream = self.connect(port).map_err(|e| format!("connect: {e}"))?;
         stream.write_all(&self.head()).map_err(|e| format!("write: {e}"))?;
         if let Body::Bytes(b) = &self.body {
@@ -160,7 +160,7 @@ impl Req {
 
     /// Sends the request and collects whatever arrives for `duration` (a stream of
     /// server-sent events never ends by itself): the raw bytes, head included.
-    pub fn stream_for(&self, port: u16, duration: Duration) -> Result<Vec<u8>, String> {
+    pub(crate) fn stream_for(&self, port: u16, duration: Duration) -> Result<Vec<u8>, String> {
         let mut stream = self.connect(port).map_err(|e| format!("connect: {e}"))?;
         stream.write_all(&self.head()).map_err(|e| format!("write: {e}"))?;
         if let Body::Bytes(b) = &self.body {
@@ -189,25 +189,25 @@ struct Received {
 }
 
 /// An answer being read as it arrives (see `Req::open`).
-pub struct Streaming {
+pub(crate) struct Streaming {
     stream: TcpStream,
     state: Arc<Mutex<Received>>,
 }
 
 impl Streaming {
     /// Everything received so far, head included.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.state.lock().unwrap().bytes).into_owned()
     }
 
     /// Whether the server ended the answer (closed or reset the connection).
-    pub fn ended(&self) -> bool {
+    pub(crate) fn ended(&self) -> bool {
         self.state.lock().unwrap().ended
     }
 
     /// Waits until what was received satisfies `done`, or the answer ended, or `within`
     /// passed; returns whether `done` holds.
-    pub fn wait_for(&self, within: Duration, done: impl Fn(&str) -> bool) -> bool {
+    pub(crate) fn wait_for(&self, within: Duration, done: impl Fn(&str) -> bool) -> bool {
         let deadline = Instant::now() + within;
         loop {
             let text = self.text();
@@ -222,7 +222,7 @@ impl Streaming {
     }
 
     /// Waits until the server ends the answer, at most `within`; returns whether it did.
-    pub fn wait_ended(&self, within: Duration) -> bool {
+    pub(crate) fn wait_ended(&self, within: Duration) -> bool {
         let deadline = Instant::now() + within;
         while !self.ended() {
             if Instant::now() > deadline {
@@ -243,7 +243,7 @@ impl Drop for Streaming {
 
 /// Connects and writes `bytes` as they are, and nothing else: the start of a request
 /// that never finishes, or no request at all.
-pub fn partial(port: u16, bytes: &[u8]) -> std::io::Result<TcpStream> {
+pub(crate) fn partial(port: u16, bytes: &[u8]) -> std::io::Result<TcpStream> {
     let mut stream = TcpStream::connect(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port))?;
     stream.write_all(bytes)?;
     Ok(stream)
@@ -251,7 +251,7 @@ pub fn partial(port: u16, bytes: &[u8]) -> std::io::Result<TcpStream> {
 
 /// Waits until the server closes `stream` (or resets it) without having written a byte,
 /// at most `within`: `Ok(())` then, else what happened instead.
-pub fn closed_unanswered(stream: &mut TcpStream, within: Duration) -> Result<(), String> {
+pub(crate) fn closed_unanswered(stream: &mut TcpStream, within: Duration) -> Result<(), String> {
     let deadline = Instant::now() + within;
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
@@ -278,7 +278,7 @@ pub fn closed_unanswered(stream: &mut TcpStream, within: Duration) -> Result<(),
 
 /// The security headers SECURITY.md promises on every answer that `resp` lacks (and
 /// `Cache-Control: no-store` on an answer of the API).
-pub fn missing_security_headers(resp: &Resp, api: bool) -> Vec<&'static str> {
+pub(crate) fn missing_security_headers(resp: &Resp, api: bool) -> Vec<&'static str> {
     let mut missing = Vec::new();
     if !resp.header("content-security-policy").is_some_and(|v| v.contains("frame-ancestors 'none'")) {
         missing.push("Content-Security-Policy");
@@ -319,7 +319,7 @@ fn write_later(stream: &TcpStream, bytes: Vec<u8>, chunked: bool) -> std::thread
 }
 
 #[derive(Clone, Debug)]
-pub struct Resp {
+pub(crate) struct Resp {
     pub status: u16,
     /// Names in lowercase.
     pub headers: Vec<(String, String)>,
@@ -327,29 +327,29 @@ pub struct Resp {
 }
 
 impl Resp {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n == &name.to_ascii_lowercase()).map(|(_, v)| v.as_str())
     }
 
-    pub fn headers_named(&self, name: &str) -> Vec<&str> {
+    pub(crate) fn headers_named(&self, name: &str) -> Vec<&str> {
         self.headers.iter().filter(|(n, _)| n == &name.to_ascii_lowercase()).map(|(_, v)| v.as_str()).collect()
     }
 
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_slice(&self.body).unwrap_or(serde_json::Value::Null)
     }
 
     /// The stable error code of an error body.
-    pub fn code(&self) -> Option<String> {
+    pub(crate) fn code(&self) -> Option<String> {
         self.json()["error"]["code"].as_str().map(str::to_string)
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
     /// Everything received, for leak scans.
-    pub fn raw(&self) -> Vec<u8> {
+    pub(crate) fn raw(&self) -> Vec<u8> {
         let mut out = Vec::new();
         for (n, v) in &self.headers {
             out.extend_from_slice(format!("{n}: {v}\n").as_bytes());

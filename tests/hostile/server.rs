@@ -8,12 +8,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_kiln");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_kiln");
 /// In a file beside the UI directory: a path traversal through the UI's files finds it.
-pub const UI_NEIGHBOUR_MARKER: &str = "hostile-suite-ui-neighbour-7c1e";
-pub const UI_MARKER: &str = "hostile-suite-ui-index";
+pub(crate) const UI_NEIGHBOUR_MARKER: &str = "hostile-suite-ui-neighbour-7c1e";
+pub(crate) const UI_MARKER: &str = "hostile-suite-ui-index";
 
-pub struct Fixture {
+pub(crate) struct Fixture {
     pub tmp: tempfile::TempDir,
     /// The workspace root (a copy of examples/shop without its setup command).
     pub workspace: PathBuf,
@@ -23,7 +23,7 @@ pub struct Fixture {
     pub outside: PathBuf,
 }
 
-pub fn fixture() -> Fixture {
+pub(crate) fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let workspace = tmp.path().join("shop");
     kiln_test_support::copy_tree(&kiln_test_support::repo_root().join("examples/shop"), &workspace);
@@ -51,7 +51,7 @@ pub fn fixture() -> Fixture {
 }
 
 /// A running `kiln serve`.
-pub struct Server {
+pub(crate) struct Server {
     child: Child,
     pub port: u16,
     /// As printed: `loopback` or `self-hosted`.
@@ -65,12 +65,12 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn start(fx: &Fixture, mode: &str) -> Server {
+    pub(crate) fn start(fx: &Fixture, mode: &str) -> Server {
         Server::start_with(fx, mode, &[])
     }
 
     /// `start` with more environment (the transport's limits, which tests shorten).
-    pub fn start_with(fx: &Fixture, mode: &str, env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start_with(fx: &Fixture, mode: &str, env: &[(&str, &str)]) -> Server {
         let ws = fx.workspace.display().to_string();
         let ui = fx.ui.display().to_string();
         Server::spawn(&fx.config, &["serve", "--port", "0", "--mode", mode, "--workspace", &ws, "--ui-dir", &ui], env)
@@ -79,7 +79,7 @@ impl Server {
 
     /// Starts `kiln <args>` and waits for its `Kiln is serving …` line (and a loopback
     /// server's link with its token).
-    pub fn spawn(config: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Server, String> {
+    pub(crate) fn spawn(config: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Server, String> {
         let mut cmd = Command::new(BIN);
         cmd.args(args).env("KILN_CONFIG_DIR", config).env_remove("KILN_MODE").env_remove("KILN_UI_DIR");
         for (k, v) in env {
@@ -144,19 +144,19 @@ impl Server {
         }
     }
 
-    pub fn output(&self) -> String {
+    pub(crate) fn output(&self) -> String {
         self.output.lock().unwrap().clone()
     }
 
     /// Sends a signal (`TERM`, `INT`, …) by its name, as `kill -<name>` does.
-    pub fn signal(&self, name: &str) {
+    pub(crate) fn signal(&self, name: &str) {
         let status =
             Command::new("kill").arg(format!("-{name}")).arg(self.child.id().to_string()).status().expect("run kill");
         assert!(status.success(), "kill -{name} {}: {status}", self.child.id());
     }
 
     /// Waits until the server exits, at most `within`: its status, or `None` while it runs.
-    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+    pub(crate) fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
         let deadline = std::time::Instant::now() + within;
         loop {
             if let Some(status) = self.child.try_wait().expect("wait for kiln serve") {
@@ -170,7 +170,7 @@ impl Server {
     }
 
     /// Kills the server and waits for it (the database is left as a crash leaves it).
-    pub fn stop(mut self) {
+    pub(crate) fn stop(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -184,7 +184,7 @@ impl Drop for Server {
 }
 
 /// Runs `kiln <args>` to the end: (exit code, stdout, stderr). Killed after 30 s.
-pub fn kiln(config: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+pub(crate) fn kiln(config: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut cmd = Command::new(BIN);
     cmd.args(args).env("KILN_CONFIG_DIR", config).env_remove("KILN_MODE").stdin(Stdio::null());
     for (k, v) in env {
@@ -208,7 +208,7 @@ pub fn kiln(config: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String,
 }
 
 /// `kiln token create`: the token, checked for its format.
-pub fn create_token(config: &Path, name: &str, expires: Option<&str>) -> String {
+pub(crate) fn create_token(config: &Path, name: &str, expires: Option<&str>) -> String {
     let mut args = vec!["token", "create", "--name", name];
     if let Some(e) = expires {
         args.extend(["--expires", e]);
@@ -224,7 +224,7 @@ pub fn create_token(config: &Path, name: &str, expires: Option<&str>) -> String 
 }
 
 /// The id `kiln token list` shows for the token named `name`.
-pub fn token_id(config: &Path, name: &str) -> String {
+pub(crate) fn token_id(config: &Path, name: &str) -> String {
     let (code, out, err) = kiln(config, &["token", "list"], &[]);
     assert_eq!(code, 0, "kiln token list failed: {err}");
     out.lines()

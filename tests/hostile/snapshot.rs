@@ -14,21 +14,21 @@ use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection, Row};
 
 /// One runtime for the suite's few async calls (sqlx, binding a client address).
-pub fn rt() -> &'static tokio::runtime::Runtime {
+pub(crate) fn rt() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RT.get_or_init(|| tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap())
 }
 
-pub fn sha256(bytes: &[u8]) -> String {
+pub(crate) fn sha256(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Snapshot(pub BTreeMap<String, String>);
+pub(crate) struct Snapshot(pub BTreeMap<String, String>);
 
 impl Snapshot {
     /// Every key whose value differs, was added or went away, with both values.
-    pub fn changes(&self, after: &Snapshot) -> Vec<String> {
+    pub(crate) fn changes(&self, after: &Snapshot) -> Vec<String> {
         let mut out = Vec::new();
         for (k, v) in &self.0 {
             match after.0.get(k) {
@@ -47,13 +47,13 @@ impl Snapshot {
 }
 
 /// The directories a snapshot covers, each under a label.
-pub struct Scope {
+pub(crate) struct Scope {
     pub workspace: PathBuf,
     /// Directories outside the workspace that no request may touch.
     pub outside: Vec<(String, PathBuf)>,
 }
 
-pub fn take(scope: &Scope) -> Snapshot {
+pub(crate) fn take(scope: &Scope) -> Snapshot {
     let mut map = BTreeMap::new();
     let kiln = scope.workspace.join(".kiln");
     for (table, digest) in db_rows(&kiln.join("kiln.db")) {
@@ -73,7 +73,7 @@ pub fn take(scope: &Scope) -> Snapshot {
 
 /// Per table: the row count and the SHA-256 of its rows, each row rendered by
 /// SQLite's `quote()` and the rows sorted.
-pub fn db_rows(db: &Path) -> BTreeMap<String, String> {
+pub(crate) fn db_rows(db: &Path) -> BTreeMap<String, String> {
     if !db.exists() {
         return BTreeMap::new();
     }
@@ -106,7 +106,7 @@ pub fn db_rows(db: &Path) -> BTreeMap<String, String> {
 }
 
 /// The rows of one table, rendered as in `db_rows` (for messages and value checks).
-pub fn query_strings(db: &Path, sql: &str) -> Vec<String> {
+pub(crate) fn query_strings(db: &Path, sql: &str) -> Vec<String> {
     rt().block_on(async {
         let mut conn = SqliteConnectOptions::new()
             .filename(db)
@@ -122,7 +122,7 @@ pub fn query_strings(db: &Path, sql: &str) -> Vec<String> {
 
 /// Every entry under `root` as `prefix + relative path` → its type, mode and content
 /// digest or link target. Never follows a link.
-pub fn tree(root: &Path, prefix: &str, out: &mut BTreeMap<String, String>, skip: &dyn Fn(&str) -> bool) {
+pub(crate) fn tree(root: &Path, prefix: &str, out: &mut BTreeMap<String, String>, skip: &dyn Fn(&str) -> bool) {
     fn walk(root: &Path, dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>, skip: &dyn Fn(&str) -> bool) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for entry in entries.flatten() {
@@ -153,7 +153,7 @@ pub fn tree(root: &Path, prefix: &str, out: &mut BTreeMap<String, String>, skip:
 }
 
 /// Files under `dir` (links not followed) whose bytes contain `needle`.
-pub fn files_containing(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
+pub(crate) fn files_containing(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

@@ -6,18 +6,18 @@
 use sha2::{Digest, Sha256};
 
 /// The lowercase hex SHA-256 of a specification's exact text.
-pub fn digest(text: &str) -> String {
+pub(crate) fn digest(text: &str) -> String {
     Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Whether `text` is the very text whose approval was recorded as `recorded`.
-pub fn is_current(recorded: Option<&str>, text: &str) -> bool {
+pub(crate) fn is_current(recorded: Option<&str>, text: &str) -> bool {
     recorded.is_some_and(|d| d == digest(text))
 }
 
 /// `text` with its front matter's `status:` set to `status` (front matter is added when
 /// the document has none). Everything else is kept byte for byte.
-pub fn with_status(text: &str, status: &str) -> String {
+pub(crate) fn with_status(text: &str, status: &str) -> String {
     let line_end = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
     let opens = lines.first().is_some_and(|l| l.trim_end() == "---");

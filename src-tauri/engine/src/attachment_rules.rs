@@ -13,7 +13,8 @@ pub const IN_WORKDIR: &str = "reference/attachments";
 pub const MAX_PER_SESSION: usize = 10;
 pub const MAX_BYTES: usize = 5 * 1024 * 1024;
 pub const MAX_NAME_CHARS: usize = 128;
-pub const EXTENSIONS: [&str; 11] = ["png", "jpg", "jpeg", "gif", "webp", "md", "txt", "json", "csv", "pdf", "svg"];
+pub(crate) const EXTENSIONS: [&str; 11] =
+    ["png", "jpg", "jpeg", "gif", "webp", "md", "txt", "json", "csv", "pdf", "svg"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
@@ -29,7 +30,7 @@ pub struct Checked {
     pub extension: String,
 }
 
-pub fn kind_of(extension: &str) -> Kind {
+pub(crate) fn kind_of(extension: &str) -> Kind {
     match extension {
         "png" | "jpg" | "jpeg" | "gif" | "webp" | "svg" => Kind::Image,
         _ => Kind::File,
@@ -163,7 +164,7 @@ pub fn safe_name(original: &str, taken: &[String]) -> Result<String> {
 /// Whether `name` could have come out of `safe_name`: one segment of `[A-Za-z0-9._-]`,
 /// at most 128 characters, not starting with `.` or `-`, with no `..`. Checked again
 /// before a name read back from the records becomes part of a path.
-pub fn is_safe_name(name: &str) -> bool {
+pub(crate) fn is_safe_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= MAX_NAME_CHARS
         && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))

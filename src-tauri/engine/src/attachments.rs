@@ -25,13 +25,13 @@ use kiln_runtime::paths;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
-pub use crate::attachment_rules::IN_WORKDIR;
+pub(crate) use crate::attachment_rules::IN_WORKDIR;
 
-pub async fn list(ws: &Workspace, session: &str) -> Result<Vec<AttachmentView>> {
+pub(crate) async fn list(ws: &Workspace, session: &str) -> Result<Vec<AttachmentView>> {
     records::list(&ws.pool, session).await
 }
 
-pub async fn add(cx: &Context, args: AddAttachmentArgs) -> Result<AttachmentView> {
+pub(crate) async fn add(cx: &Context, args: AddAttachmentArgs) -> Result<AttachmentView> {
     let Context { ws, events } = cx;
     let (id, s) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&s)?;
@@ -82,7 +82,7 @@ pub async fn add(cx: &Context, args: AddAttachmentArgs) -> Result<AttachmentView
     Ok(view)
 }
 
-pub async fn remove(cx: &Context, args: RemoveAttachmentArgs) -> Result<SessionView> {
+pub(crate) async fn remove(cx: &Context, args: RemoveAttachmentArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, s) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&s)?;
@@ -117,7 +117,7 @@ pub async fn remove(cx: &Context, args: RemoveAttachmentArgs) -> Result<SessionV
 /// Copies every attachment the session holds from where its original is kept into
 /// `workdir` (a working copy being rebuilt, not yet in place), as `add` put them there;
 /// returns how many. An original that is gone or unsafely named is skipped and logged.
-pub async fn restore_copies(ws: &Workspace, id: &SessionId, workdir: &Path) -> Result<usize> {
+pub(crate) async fn restore_copies(ws: &Workspace, id: &SessionId, workdir: &Path) -> Result<usize> {
     let mut copied = 0;
     for attachment in list(ws, id.as_str()).await? {
         if !attachment_rules::is_safe_name(&attachment.name) {
@@ -177,7 +177,7 @@ fn copy_dir(ws: &Workspace, id: &SessionId) -> Result<PathBuf> {
 /// Writes `bytes` as a new regular file at `path` (its directory made first). Whatever
 /// is already there, a link included, is removed first and the file is created with
 /// `create_new`, which never follows a link: the bytes land at `path` and nowhere else.
-pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::create_dir_all(path.parent().expect("has a parent"))?;
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => {
@@ -192,7 +192,7 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// The note a turn's instruction starts with when the session has attachments.
-pub fn note(attachments: &[AttachmentView]) -> Option<String> {
+pub(crate) fn note(attachments: &[AttachmentView]) -> Option<String> {
     if attachments.is_empty() {
         return None;
     }

@@ -107,7 +107,7 @@ async fn keep_or_say(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<()
 
 /// An autosave during a running turn: a checkpoint only when the working copy differs
 /// from the latest one.
-pub async fn autosave(
+pub(crate) async fn autosave(
     ws: &Workspace,
     events: &EventBus,
     id: &SessionId,
@@ -198,11 +198,11 @@ fn collect(ws: &Workspace, pruning: &SessionId) {
 }
 
 /// Ties a checkpoint to the transcript entry that closes its turn.
-pub async fn link_entry(ws: &Workspace, id: &SessionId, sequence: i64, entry: i64) -> Result<()> {
+pub(crate) async fn link_entry(ws: &Workspace, id: &SessionId, sequence: i64, entry: i64) -> Result<()> {
     checkpoints::link_entry(&ws.pool, id.as_str(), sequence, entry).await
 }
 
-pub async fn restore(cx: &Context, args: RestoreCheckpointArgs) -> Result<SessionView> {
+pub(crate) async fn restore(cx: &Context, args: RestoreCheckpointArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     if args.sequence < 0 {

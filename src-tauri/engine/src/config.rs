@@ -9,7 +9,7 @@ use serde::Deserialize;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 pub use kiln_types::Workflow;
 
-pub const FILE_NAME: &str = "kiln.toml";
+pub(crate) const FILE_NAME: &str = "kiln.toml";
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -133,7 +133,7 @@ impl SessionConfig {
 /// turn spends most of its time waiting for its model, but the commands it runs (tests,
 /// builds) and the gates after it want a core each; 2 cores give 3, and more than 8 at
 /// once is more than one operator can follow.
-pub fn default_parallel_turns(cores: usize) -> usize {
+pub(crate) fn default_parallel_turns(cores: usize) -> usize {
     (cores + 1).clamp(2, 8)
 }
 
@@ -297,7 +297,7 @@ fn span_note(text: &str, span: Option<std::ops::Range<usize>>) -> String {
 
 /// Where the workspace is rooted for an opened path: the nearest directory holding a
 /// `kiln.toml` walking up, else the git work tree's root, else the path itself.
-pub fn find_root(opened: &Path) -> (PathBuf, Option<PathBuf>) {
+pub(crate) fn find_root(opened: &Path) -> (PathBuf, Option<PathBuf>) {
     for dir in opened.ancestors() {
         let candidate = dir.join(FILE_NAME);
         if candidate.is_file() {

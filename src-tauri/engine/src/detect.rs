@@ -16,19 +16,20 @@ use crate::modules::{ModuleInfo, Toolchain};
 use kiln_types::{DetectedCommand, DetectedGate};
 
 /// The gates every module has, in the order they run.
-pub const MODULE_GATES: &[&str] = &["dependencies", "typecheck", "tests", "format", "lint"];
+pub(crate) const MODULE_GATES: &[&str] = &["dependencies", "typecheck", "tests", "format", "lint"];
 
 mod node;
 mod others;
 mod toml_out;
-pub mod toolchains;
+pub(crate) mod toolchains;
 mod view;
 
-pub use view::{detect_path, save, view};
+pub use view::detect_path;
+pub(crate) use view::{save, view};
 
 /// What Kiln detects in the open workspace's own tooling (`detect_workspace`): read off the
 /// async runtime, as it walks the repository.
-pub async fn detect_workspace(
+pub(crate) async fn detect_workspace(
     cx: &crate::workspace::Context,
     _: kiln_types::EmptyArgs,
 ) -> kiln_types::error::Result<kiln_types::DetectionView> {
@@ -40,20 +41,20 @@ pub async fn detect_workspace(
 
 /// A detected command and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     pub command: String,
     pub source: String,
 }
 
 impl Found {
-    pub fn new(command: impl Into<String>, source: impl Into<String>) -> Found {
+    pub(crate) fn new(command: impl Into<String>, source: impl Into<String>) -> Found {
         Found { command: command.into(), source: source.into() }
     }
 }
 
 /// The command a module's gate runs in the working copy `root`, with its source, or
 /// why there is none: `kiln.toml` (module override, then toolchain) first, then detection.
-pub fn gate(root: &Path, config: &Config, module: &ModuleInfo, gate: &str) -> DetectedGate {
+pub(crate) fn gate(root: &Path, config: &Config, module: &ModuleInfo, gate: &str) -> DetectedGate {
     let configured = |commands: Option<&String>, source: String| {
         commands.map(|c| {
             let c = c.trim();
@@ -86,7 +87,7 @@ pub fn gate(root: &Path, config: &Config, module: &ModuleInfo, gate: &str) -> De
 
 /// Detection alone, for one gate of one module: the command, or a hint saying what
 /// would give the gate one.
-pub fn detect(root: &Path, module: &ModuleInfo, gate: &str) -> Result<Found, String> {
+pub(crate) fn detect(root: &Path, module: &ModuleInfo, gate: &str) -> Result<Found, String> {
     let repo = Repo::new(root, module);
     let found = match module.toolchain {
         Toolchain::Node => node::gate(&repo, gate),
@@ -117,7 +118,7 @@ fn generic_hint(gate: &str) -> String {
 
 /// The install step run after a session's working copy is made, and as the
 /// `dependencies` gate: every module's, once per directory, offline first.
-pub fn setup(root: &Path, config: &Config, modules: &[ModuleInfo]) -> Option<DetectedCommand> {
+pub(crate) fn setup(root: &Path, config: &Config, modules: &[ModuleInfo]) -> Option<DetectedCommand> {
     if let Some(setup) = &config.session.setup {
         let setup = setup.trim();
         return (!setup.is_empty())
@@ -156,16 +157,16 @@ pub(crate) struct Repo<'a> {
 }
 
 impl<'a> Repo<'a> {
-    pub fn new(root: &'a Path, module: &'a ModuleInfo) -> Repo<'a> {
+    pub(crate) fn new(root: &'a Path, module: &'a ModuleInfo) -> Repo<'a> {
         Repo { root, dir: root.join(&module.directory), module }
     }
 
-    pub fn at_root(&self) -> bool {
+    pub(crate) fn at_root(&self) -> bool {
         self.module.directory == "." || self.module.directory.is_empty()
     }
 
     /// `cd ../.. && ` from the module's directory to the root, empty at the root.
-    pub fn to_root(&self) -> String {
+    pub(crate) fn to_root(&self) -> String {
         if self.at_root() {
             return String::new();
         }
@@ -173,24 +174,24 @@ impl<'a> Repo<'a> {
         format!("cd {} && ", vec![".."; depth].join("/"))
     }
 
-    pub fn module_file(&self, name: &str) -> bool {
+    pub(crate) fn module_file(&self, name: &str) -> bool {
         self.dir.join(name).is_file()
     }
 
-    pub fn root_file(&self, name: &str) -> bool {
+    pub(crate) fn root_file(&self, name: &str) -> bool {
         self.root.join(name).is_file()
     }
 
-    pub fn read_module(&self, name: &str) -> Option<String> {
+    pub(crate) fn read_module(&self, name: &str) -> Option<String> {
         std::fs::read_to_string(self.dir.join(name)).ok()
     }
 
-    pub fn read_root(&self, name: &str) -> Option<String> {
+    pub(crate) fn read_root(&self, name: &str) -> Option<String> {
         std::fs::read_to_string(self.root.join(name)).ok()
     }
 
     /// "at the repository root" or "in `packages/a`", for sources.
-    pub fn where_module(&self) -> String {
+    pub(crate) fn where_module(&self) -> String {
         if self.at_root() {
             String::new()
         } else {
@@ -205,7 +206,7 @@ pub(crate) fn json(text: Option<String>) -> serde_json::Value {
 }
 
 /// `text` as one shell word: plain when it is safe, else single-quoted.
-pub fn shell_word(text: &str) -> String {
+pub(crate) fn shell_word(text: &str) -> String {
     if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./@+=:,".contains(c)) {
         text.to_string()
     } else {
@@ -216,7 +217,7 @@ pub fn shell_word(text: &str) -> String {
 /// `command` with `{changed}` and `{changed:ext,…}` replaced by the changed files
 /// (repository-relative, shell-quoted). `None` when the command asks for changed files
 /// and none apply: there is nothing for it to check.
-pub fn with_changed(command: &str, changed: &[String]) -> Option<String> {
+pub(crate) fn with_changed(command: &str, changed: &[String]) -> Option<String> {
     let pattern = regex::Regex::new(r"\{changed(?::([A-Za-z0-9,]+))?\}").unwrap();
     if !pattern.is_match(command) {
         return Some(command.to_string());

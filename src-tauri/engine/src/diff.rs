@@ -57,12 +57,12 @@ struct Base {
 
 /// Each module's changes against its base, from the cache while the working copy is
 /// unchanged (`get_diff`).
-pub async fn get(cx: &Context, args: GetDiffArgs) -> Result<DiffView> {
+pub(crate) async fn get(cx: &Context, args: GetDiffArgs) -> Result<DiffView> {
     changes(&cx.ws, args).await
 }
 
 /// What `get` answers, for the chain, the gates and delivery.
-pub async fn changes(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
+pub(crate) async fn changes(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView> {
     // A deleted session has no working copy and no checkpoints left to compare.
     let (id, session) = session::live(ws, &args.session_id).await?;
     let direct = ws.config.workflow() == Workflow::Direct;
@@ -121,7 +121,7 @@ pub async fn changes(ws: &Arc<Workspace>, args: GetDiffArgs) -> Result<DiffView>
 /// One session's working copy (`right`) against another's (`left`), both of this workspace:
 /// every changed file, grouped by the deepest workspace module holding it, then the files
 /// in no module. Two candidates of one brief are compared this way.
-pub async fn between(ws: &Arc<Workspace>, left: &SessionId, right: &SessionId) -> Result<DiffView> {
+pub(crate) async fn between(ws: &Arc<Workspace>, left: &SessionId, right: &SessionId) -> Result<DiffView> {
     let from = snapshot(ws, left).await?;
     let to = snapshot(ws, right).await?;
     let modules: Vec<(String, String)> = ws.modules.iter().map(|m| (m.id.clone(), m.directory.clone())).collect();
@@ -199,7 +199,7 @@ fn whole(directory: &str) -> bool {
 }
 
 /// Whether workspace-relative `path` lies in module `directory` (`.` holds everything).
-pub fn in_directory(path: &str, directory: &str) -> bool {
+pub(crate) fn in_directory(path: &str, directory: &str) -> bool {
     let directory = directory.trim_end_matches('/');
     whole(directory) || path == directory || path.strip_prefix(directory).is_some_and(|rest| rest.starts_with('/'))
 }

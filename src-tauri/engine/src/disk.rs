@@ -30,10 +30,10 @@ use kiln_types::*;
 const CONCURRENT_WALKS: usize = 4;
 
 /// The label of the checkpoint clean-up takes of a working copy with unsaved changes.
-pub const CHECKPOINT_LABEL: &str = "Before clean-up";
+pub(crate) const CHECKPOINT_LABEL: &str = "Before clean-up";
 
 /// Measures `.kiln/store.git` and every session directory in `.kiln/sessions`.
-pub async fn usage(cx: &Context, _: EmptyArgs) -> Result<DiskUsageView> {
+pub(crate) async fn usage(cx: &Context, _: EmptyArgs) -> Result<DiskUsageView> {
     let ws = &cx.ws;
     let sessions_dir = ws.sessions_dir();
     let store = ws.store_path();
@@ -94,7 +94,7 @@ pub async fn usage(cx: &Context, _: EmptyArgs) -> Result<DiskUsageView> {
 /// What clean-up would remove (a dry run) or removes (`apply`): the working copies of
 /// archived and rejected sessions that still have one. A session something runs for is
 /// skipped, as is one whose copy cannot be kept in a checkpoint first.
-pub async fn clean_up(cx: &Context, args: CleanUpArgs) -> Result<CleanUpView> {
+pub(crate) async fn clean_up(cx: &Context, args: CleanUpArgs) -> Result<CleanUpView> {
     let Context { ws, events } = cx;
     let apply = args.apply.unwrap_or(false);
     let mut view = CleanUpView { applied: apply, sessions: Vec::new(), skipped: Vec::new(), freed_bytes: 0 };

@@ -30,9 +30,9 @@ use kiln_types::*;
 mod baseline;
 mod failures;
 
-pub use crate::detect::MODULE_GATES;
+pub(crate) use crate::detect::MODULE_GATES;
 /// Output a failed gate hands to the fix turn.
-pub const FIX_OUTPUT: usize = 4000;
+pub(crate) const FIX_OUTPUT: usize = 4000;
 /// Output the transcript keeps whole; longer output keeps head and tail.
 const SHOWN: usize = 6000;
 
@@ -174,7 +174,7 @@ pub async fn run_module_gate(
 
 /// Whether a passing test command's output says it ran nothing: cargo test's summaries
 /// all "0 passed", node's runner reporting "tests 0".
-pub fn ran_no_test(output: &str) -> bool {
+pub(crate) fn ran_no_test(output: &str) -> bool {
     let cargo: Vec<&str> = output.lines().filter(|l| l.trim_start().starts_with("test result:")).collect();
     if !cargo.is_empty() {
         return cargo.iter().all(|l| l.contains(" 0 passed") && l.contains(" 0 failed"));
@@ -263,7 +263,7 @@ pub fn module_schema(ws: &Workspace, id: &SessionId, modules: &[SessionModule]) 
 
 /// Runs the working-copy gates and every module gate of `modules`, recording each
 /// result and its transcript entry; returns them in order.
-pub async fn run_all(
+pub(crate) async fn run_all(
     ws: &Arc<Workspace>,
     events: &EventBus,
     id: &SessionId,
@@ -324,7 +324,7 @@ pub async fn run_all(
 /// The `gates` event: the session's latest results, as `get_gates` answers now, to every view.
 /// The results are recorded whatever happens here: a view left untold (the session went
 /// meanwhile) asks when it shows them.
-pub async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) {
+pub(crate) async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) {
     match latest(ws, id).await {
         Ok(gates) => {
             events.emit(EventBody::Gates { session_id: id.to_string(), gates });
@@ -350,7 +350,7 @@ async fn files_now(ws: &Workspace, id: &SessionId) -> Option<String> {
 }
 
 /// Of the session's changed files (repository-relative), those inside the module's directory.
-pub fn module_files(changed: &[String], directory: &str) -> Vec<String> {
+pub(crate) fn module_files(changed: &[String], directory: &str) -> Vec<String> {
     let dir = directory.trim_start_matches("./").trim_end_matches('/');
     if dir.is_empty() || dir == "." {
         return changed.to_vec();
@@ -385,7 +385,7 @@ fn not_run(ws: &Workspace, workdir: &Path, module: &ModuleInfo, gate: &str, why:
 
 /// The line of a command's output that says most about why it failed: the first that
 /// reads like an error, else the last that is not empty.
-pub fn first_line(output: &str) -> String {
+pub(crate) fn first_line(output: &str) -> String {
     let lines: Vec<&str> = output.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let error = lines.iter().find(|l| {
         let lower = l.to_ascii_lowercase();
@@ -491,19 +491,19 @@ fn shown_name(gate: &str) -> &str {
 /// The latest result of every gate of a session, preferring those of the files as they
 /// are now (after a restore: the results as of the restored checkpoint), each saying
 /// whether it judged them.
-pub async fn latest(ws: &Workspace, id: &SessionId) -> Result<Vec<GateResultView>> {
+pub(crate) async fn latest(ws: &Workspace, id: &SessionId) -> Result<Vec<GateResultView>> {
     crate::session::view(ws, id).await?;
     let now = files_now(ws, id).await;
     gate_results::latest(&ws.pool, id.as_str(), now.as_deref()).await
 }
 
 /// The latest result of every gate of the session (`get_gates`).
-pub async fn get(cx: &Context, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+pub(crate) async fn get(cx: &Context, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
     latest(&cx.ws, &SessionId::parse(&args.session_id)?).await
 }
 
 /// "Run gates" (`check_modules`): every gate of every module of the session, now.
-pub async fn check_modules(cx: &Context, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
+pub(crate) async fn check_modules(cx: &Context, args: SessionIdArgs) -> Result<Vec<GateResultView>> {
     let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     if ws.is_running(id.as_str()) {

@@ -13,7 +13,7 @@ use kiln_types::error::Result;
 const ID_FILE: &str = "host-id";
 
 /// How long a session's lease holds without its owner's heartbeat (every 2 s): five beats.
-pub const LEASE_MS: i64 = 10_000;
+pub(crate) const LEASE_MS: i64 = 10_000;
 
 #[derive(Debug, Default)]
 pub struct Hosts {

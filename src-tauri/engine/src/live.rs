@@ -10,17 +10,17 @@ use crate::ids::SessionId;
 use kiln_types::*;
 
 /// At most one streamed-text update per this long (the end of a stretch always goes out).
-pub const TEXT_EVERY: Duration = Duration::from_millis(50);
+pub(crate) const TEXT_EVERY: Duration = Duration::from_millis(50);
 
 /// At most one running-command output update per this long.
-pub const OUTPUT_EVERY: Duration = Duration::from_millis(200);
+pub(crate) const OUTPUT_EVERY: Duration = Duration::from_millis(200);
 
 /// How much of a running command's output the live view carries: its end.
-pub const OUTPUT_TAIL: usize = 4 * 1024;
+pub(crate) const OUTPUT_TAIL: usize = 4 * 1024;
 
 /// A session's live line for one phase: keeps what was last sent, so each update says
 /// the whole state and the end clears it.
-pub struct Live {
+pub(crate) struct Live {
     session: SessionId,
     phase: LivePhase,
     role: Option<String>,
@@ -33,7 +33,7 @@ pub struct Live {
 }
 
 impl Live {
-    pub fn new(session: &SessionId, phase: LivePhase, role: Option<&str>, module: Option<&str>) -> Live {
+    pub(crate) fn new(session: &SessionId, phase: LivePhase, role: Option<&str>, module: Option<&str>) -> Live {
         Live {
             session: session.clone(),
             phase,
@@ -63,7 +63,7 @@ impl Live {
     /// The prose so far; throttled to one update per `TEXT_EVERY` unless `now` (the end
     /// of a stretch, a whole message). Text arriving means the provider answers again:
     /// a retry line goes in the same update.
-    pub fn text(&mut self, events: &EventBus, text: &str, now: bool) {
+    pub(crate) fn text(&mut self, events: &EventBus, text: &str, now: bool) {
         let recovering = self.status.as_ref().is_some_and(|s| s.kind == LiveStatusKind::Retrying);
         if recovering {
             self.status = None;
@@ -79,13 +79,13 @@ impl Live {
     }
 
     /// The prose was written to the transcript: the live copy goes.
-    pub fn written(&mut self, events: &EventBus) {
+    pub(crate) fn written(&mut self, events: &EventBus) {
         if self.text.take().is_some() {
             self.emit(events);
         }
     }
 
-    pub fn status(&mut self, events: &EventBus, status: LiveStatus) {
+    pub(crate) fn status(&mut self, events: &EventBus, status: LiveStatus) {
         if self.status.as_ref() != Some(&status) {
             self.status = Some(status);
             self.emit(events);
@@ -94,7 +94,7 @@ impl Live {
 
     /// A running command printed `piece`: its output so far (the end of it) goes out, at
     /// most once per `OUTPUT_EVERY`; what arrives between updates goes with the next.
-    pub fn output(&mut self, events: &EventBus, piece: &str) {
+    pub(crate) fn output(&mut self, events: &EventBus, piece: &str) {
         let mut output = self.output.take().unwrap_or_default();
         output.push_str(piece);
         if output.len() > OUTPUT_TAIL {
@@ -112,7 +112,7 @@ impl Live {
     }
 
     /// The command ended (its result is in the transcript): its live output goes.
-    pub fn output_ended(&mut self, events: &EventBus) {
+    pub(crate) fn output_ended(&mut self, events: &EventBus) {
         self.last_output_at = None;
         if self.output.take().is_some() {
             self.emit(events);
@@ -120,7 +120,7 @@ impl Live {
     }
 
     /// The provider answers again: the retry line goes.
-    pub fn recovered(&mut self, events: &EventBus) {
+    pub(crate) fn recovered(&mut self, events: &EventBus) {
         if self.status.as_ref().is_some_and(|s| s.kind == LiveStatusKind::Retrying) {
             self.status = None;
             self.emit(events);
@@ -128,7 +128,7 @@ impl Live {
     }
 
     /// The phase is over: text and status both cleared.
-    pub fn end(&mut self, events: &EventBus) {
+    pub(crate) fn end(&mut self, events: &EventBus) {
         self.text = None;
         self.status = None;
         self.output = None;
@@ -138,7 +138,7 @@ impl Live {
 
 /// The stable short reason for a provider failure: `auth`, `rate-limit`, `overloaded`,
 /// `network` or `other`, from its HTTP status or, without one, its words.
-pub fn reason(http_status: Option<u16>, message: &str) -> &'static str {
+pub(crate) fn reason(http_status: Option<u16>, message: &str) -> &'static str {
     match http_status {
         Some(401 | 403) => return "auth",
         Some(429) => return "rate-limit",
@@ -182,13 +182,13 @@ pub fn reason(http_status: Option<u16>, message: &str) -> &'static str {
 }
 
 /// The first HTTP status-like number (4xx/5xx) in a message, when the driver gave none.
-pub fn status_in(message: &str) -> Option<u16> {
+pub(crate) fn status_in(message: &str) -> Option<u16> {
     let re = regex::Regex::new(r"\b([45]\d\d)\b").ok()?;
     re.captures(message).and_then(|c| c[1].parse().ok())
 }
 
 /// Words for people about a provider failure.
-pub fn words(reason: &str, http_status: Option<u16>) -> String {
+pub(crate) fn words(reason: &str, http_status: Option<u16>) -> String {
     let code = http_status.map(|s| format!(" ({s})")).unwrap_or_default();
     match reason {
         "auth" => format!("The model provider refused the credentials{code}"),
@@ -200,7 +200,7 @@ pub fn words(reason: &str, http_status: Option<u16>) -> String {
 }
 
 /// The status line for a retry the agent reported.
-pub fn retrying(attempt: u32, max_attempts: Option<u32>, http_status: Option<u16>, message: &str) -> LiveStatus {
+pub(crate) fn retrying(attempt: u32, max_attempts: Option<u32>, http_status: Option<u16>, message: &str) -> LiveStatus {
     let http_status = http_status.or_else(|| status_in(message));
     let reason = reason(http_status, message);
     LiveStatus {
@@ -214,7 +214,7 @@ pub fn retrying(attempt: u32, max_attempts: Option<u32>, http_status: Option<u16
 }
 
 /// The status line for a failure that ends the phase.
-pub fn failed(message: &str) -> LiveStatus {
+pub(crate) fn failed(message: &str) -> LiveStatus {
     let http_status = status_in(message);
     let reason = reason(http_status, message);
     LiveStatus {

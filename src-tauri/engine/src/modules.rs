@@ -15,7 +15,7 @@ pub use kiln_types::{ModuleInfo, Toolchain};
 const SKIP_DIRS: &[&str] = &["node_modules", ".git", ".kiln", "target", "dist", ".venv", "__pycache__"];
 const MAX_DEPTH: usize = 4;
 
-pub fn discover(root: &Path, config: &Config) -> Result<Vec<ModuleInfo>> {
+pub(crate) fn discover(root: &Path, config: &Config) -> Result<Vec<ModuleInfo>> {
     let patterns = if !config.modules.globs.is_empty() {
         config.modules.globs.clone()
     } else if let Some(p) = pnpm_patterns(root) {
@@ -110,7 +110,7 @@ fn is_module_dir(dir: &Path) -> bool {
 
 /// A module the workspace does not have yet (one a session creates), read from its
 /// directory in the session's working copy: its toolchain from the manifests there.
-pub fn describe_new(workdir: &Path, id: &str, directory: &str, config: &Config) -> ModuleInfo {
+pub(crate) fn describe_new(workdir: &Path, id: &str, directory: &str, config: &Config) -> ModuleInfo {
     let mut info = describe(&workdir.join(directory), directory, &config.modules.spec, id.to_string());
     info.id = id.to_string();
     info
@@ -157,7 +157,7 @@ fn describe(dir: &Path, rel: &str, spec: &str, fallback: String) -> ModuleInfo {
 }
 
 /// The `status:` value of a Markdown document's front matter.
-pub fn spec_status(text: &str) -> Option<String> {
+pub(crate) fn spec_status(text: &str) -> Option<String> {
     let mut lines = text.lines();
     if lines.next()?.trim() != "---" {
         return None;

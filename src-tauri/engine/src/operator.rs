@@ -24,14 +24,14 @@ use kiln_types::*;
 
 /// A system line for the turn to write in its transcript, in order with the driver's own
 /// events; `written` says it is there.
-pub struct Said {
+pub(crate) struct Said {
     pub text: String,
     pub written: oneshot::Sender<()>,
 }
 
 /// The chat of one turn, answering for the operator.
 #[derive(Clone)]
-pub struct ChatOperator {
+pub(crate) struct ChatOperator {
     ws: Arc<Workspace>,
     events: Arc<EventBus>,
     session: SessionId,
@@ -43,7 +43,7 @@ pub struct ChatOperator {
 
 impl ChatOperator {
     /// The operator of turn `turn`, and the lines it asks the turn to write.
-    pub fn new(
+    pub(crate) fn new(
         ws: Arc<Workspace>,
         events: Arc<EventBus>,
         session: SessionId,
@@ -61,7 +61,7 @@ impl ChatOperator {
 
     /// Takes back every request of this turn still waiting (it was stopped, or it ended):
     /// each is said in the transcript, and the views lose the cards.
-    pub async fn withdraw_all(&self, why: &str) {
+    pub(crate) async fn withdraw_all(&self, why: &str) {
         let cards = self.ws.permissions.withdraw_turn(self.session.as_str(), self.turn);
         withdrawn(&self.ws, &self.events, &self.session, &cards, why).await;
     }
@@ -130,7 +130,7 @@ async fn withdrawn(ws: &Workspace, events: &EventBus, session: &SessionId, cards
 }
 
 /// The operator's answer to a waiting request: recorded in words, then sent to the agent.
-pub async fn answer(cx: &Context, args: AnswerPermissionArgs) -> Result<SessionView> {
+pub(crate) async fn answer(cx: &Context, args: AnswerPermissionArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let id = SessionId::parse(&args.session_id)?;
     crate::session::view(ws, &id).await?; // SESSION_NOT_FOUND before PERMISSION_NOT_FOUND

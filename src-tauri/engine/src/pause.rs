@@ -21,7 +21,7 @@ fn wanted() -> Option<&'static (String, std::path::PathBuf)> {
 }
 
 /// Stops the process here, forever, when it was asked to stop at `name`.
-pub fn pause_point(name: &str) {
+pub(crate) fn pause_point(name: &str) {
     let Some((at, marker)) = wanted() else { return };
     if at != name {
         return;

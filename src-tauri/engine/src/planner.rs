@@ -260,7 +260,7 @@ fn is_file_name(token: &str) -> bool {
 
 /// The first system entry of a session: what the rules found and why; `agent_follows`
 /// when the planner agent will amend it.
-pub fn describe(selected: &[Selection], agent_follows: bool) -> String {
+pub(crate) fn describe(selected: &[Selection], agent_follows: bool) -> String {
     let mut text = String::from("**Planner** — ");
     if selected.is_empty() {
         text.push_str("the brief names no module: the session starts on the whole repository, and each module joins when the agent changes it.");

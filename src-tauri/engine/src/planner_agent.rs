@@ -27,11 +27,11 @@ use kiln_types::error::Result;
 use kiln_types::*;
 
 /// How long the planner may think before the rules decide alone.
-pub const TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A planner at work, to wait for or stop.
 #[derive(Clone)]
-pub struct Planning {
+pub(crate) struct Planning {
     pgid: Arc<AtomicI32>,
     task: Arc<tokio::task::AbortHandle>,
     done: watch::Receiver<bool>,
@@ -45,7 +45,7 @@ impl crate::registry::Handle for Planning {
 }
 
 impl Planning {
-    pub async fn wait(&self) {
+    pub(crate) async fn wait(&self) {
         let mut done = self.done.clone();
         while !*done.borrow_and_update() {
             if done.changed().await.is_err() {
@@ -54,7 +54,7 @@ impl Planning {
         }
     }
 
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.task.abort();
         Running { pgid: self.pgid.load(Ordering::SeqCst) }.kill();
     }

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use crate::events::EventBus;
 
 /// What stopping a handle waits on.
-pub type Stopping<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+pub(crate) type Stopping<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// Something running for a session that can be stopped.
 pub trait Handle: Any + Send + Sync {
@@ -96,7 +96,7 @@ fn downcast<T: Handle>(handle: Arc<dyn Handle>) -> Option<Arc<T>> {
 /// The conversations a driver that runs in Kiln's own process keeps from one turn to the
 /// next (the OpenAI-compatible loop): each a list of wire messages, as JSON, under the
 /// resume id the driver gave it. In memory only; the clones of one driver share them.
-pub type Conversations = Arc<Mutex<HashMap<String, Vec<serde_json::Value>>>>;
+pub(crate) type Conversations = Arc<Mutex<HashMap<String, Vec<serde_json::Value>>>>;
 
 /// A value with the key it was computed from.
 type Memoized<V> = (Box<dyn Any + Send + Sync>, V);

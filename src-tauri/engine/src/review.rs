@@ -29,7 +29,7 @@ pub fn covered(session: &SessionView) -> Vec<SessionModule> {
 }
 
 /// The whole repository as a session's module (`(repository)`, directory `.`).
-pub fn repository(session: &SessionView) -> SessionModule {
+pub(crate) fn repository(session: &SessionView) -> SessionModule {
     SessionModule {
         id: OUTSIDE_MODULES_ID.to_string(),
         directory: ".".into(),
@@ -43,7 +43,7 @@ pub fn repository(session: &SessionView) -> SessionModule {
 /// them (ignored files left out, so a test run's caches do not make a review stale):
 /// each relative path and content in path order, a link by what it says, so a rename,
 /// an edit, an addition or a removal changes it.
-pub fn module_digest(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<String> {
+pub(crate) fn module_digest(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<String> {
     let root = ws.session_workdir(id);
     let dir = kiln_runtime::paths::confine(&root, if module.directory.is_empty() { "." } else { &module.directory })?;
     let mut files = collect(&dir)?;
@@ -85,7 +85,7 @@ fn collect(dir: &Path) -> Result<Vec<(String, bool)>> {
 }
 
 /// The verdict a review turn ended with: `Some((passed, reason))`, or `None` without one.
-pub fn verdict(text: &str) -> Option<(bool, String)> {
+pub(crate) fn verdict(text: &str) -> Option<(bool, String)> {
     text.lines().rev().find_map(|line| {
         let line = line.trim().trim_start_matches(['*', '`', '#', ' ']).trim_end_matches(['*', '`']);
         let rest = line.strip_prefix("REVIEW:").or_else(|| line.strip_prefix("Review:"))?.trim();
@@ -104,7 +104,7 @@ pub fn verdict(text: &str) -> Option<(bool, String)> {
 /// The review turn's instruction: read-only, the six areas, evidence, one verdict line.
 /// `modules` are the ones the verdict covers: the turn's module, or in the direct
 /// workflow every module of the session (one change, reviewed as one).
-pub fn instruction(role_name: &str, session: &SessionView, modules: &[SessionModule]) -> String {
+pub(crate) fn instruction(role_name: &str, session: &SessionView, modules: &[SessionModule]) -> String {
     let named: Vec<String> = modules.iter().map(|m| format!("`{}` (`{}`)", m.id, m.directory)).collect();
     let what = if modules.len() == 1 {
         "the module's files and its specification, if it has one"
@@ -138,7 +138,7 @@ pub async fn store(
 }
 
 /// The session's stored reviews, each checked against the module's files as they are now.
-pub async fn list(ws: &Workspace, id: &SessionId, session: &SessionView) -> Result<Vec<ReviewView>> {
+pub(crate) async fn list(ws: &Workspace, id: &SessionId, session: &SessionView) -> Result<Vec<ReviewView>> {
     let rows = reviews::list(&ws.pool, id.as_str()).await?;
     let mut out = Vec::new();
     for (module_id, digest, passed, summary, report, created_at) in rows {
@@ -159,7 +159,7 @@ pub async fn list(ws: &Workspace, id: &SessionId, session: &SessionView) -> Resu
 }
 
 /// Whether the module has a passing review of its files as they are now.
-pub async fn current_pass(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
+pub(crate) async fn current_pass(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
     let row = reviews::verdict(&ws.pool, id.as_str(), &module.id).await?;
     Ok(match row {
         Some((digest, true)) => module_digest(ws, id, module)? == digest,

@@ -35,7 +35,7 @@ pub enum Scope {
 }
 
 /// The role that takes every turn of the direct workflow.
-pub const ENGINEER: &str = "engineer";
+pub(crate) const ENGINEER: &str = "engineer";
 
 /// The bundled default documents, by file name. A test checks this list against the
 /// directory, so a document cannot be added or changed without shipping.

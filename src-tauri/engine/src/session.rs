@@ -20,11 +20,11 @@ pub(crate) const MAX_TITLE: usize = 120;
 
 /// The module a turn starts in when none is asked for: the session's first, else (a direct
 /// session whose brief named none, before any module joined) the repository itself.
-pub fn primary(session: &SessionView) -> SessionModule {
+pub(crate) fn primary(session: &SessionView) -> SessionModule {
     session.modules.first().cloned().unwrap_or_else(|| crate::review::repository(session))
 }
 
-pub async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
+pub(crate) async fn view(ws: &Workspace, id: &SessionId) -> Result<SessionView> {
     let mut session = records::load(&ws.pool, id.as_str(), ws.is_running(id.as_str())).await?;
     if session.deleted_at.is_none() {
         session.reviews = crate::review::list(ws, id, &session).await?;
@@ -58,7 +58,7 @@ async fn changed(ws: &Workspace, id: &SessionId) -> bool {
 }
 
 /// Appends an entry and tells every view.
-pub async fn record(
+pub(crate) async fn record(
     ws: &Workspace,
     events: &EventBus,
     id: &SessionId,
@@ -70,7 +70,7 @@ pub async fn record(
 }
 
 /// `record` for an entry a role wrote (agent text, tool calls, handoffs).
-pub async fn record_as(
+pub(crate) async fn record_as(
     ws: &Workspace,
     events: &EventBus,
     id: &SessionId,
@@ -89,7 +89,7 @@ pub async fn record_as(
 }
 
 /// Records an operator message with what was pointed at in the preview with it.
-pub async fn record_message(
+pub(crate) async fn record_message(
     ws: &Workspace,
     events: &EventBus,
     id: &SessionId,
@@ -112,7 +112,7 @@ pub async fn record_message(
     Ok(entry)
 }
 
-pub async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<SessionView> {
+pub(crate) async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<SessionView> {
     let session = view(ws, id).await?;
     events.emit(EventBody::Session { session: Box::new(session.clone()) });
     Ok(session)
@@ -183,7 +183,7 @@ async fn stop_preview(ws: &Workspace, events: &EventBus, id: &SessionId) {
     }
 }
 
-pub async fn add_module(cx: &Context, args: AddModuleArgs) -> Result<SessionView> {
+pub(crate) async fn add_module(cx: &Context, args: AddModuleArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, session) = live(ws, &args.session_id).await?;
     refuse_closed(&session)?;
@@ -243,7 +243,7 @@ pub(crate) fn refuse_closed(session: &SessionView) -> Result<()> {
     Ok(())
 }
 
-pub async fn archive(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result<SessionView> {
+pub(crate) async fn archive(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result<SessionView> {
     let (id, session) = live(ws, &args.session_id).await?;
     if session.archived_at.is_some() {
         return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {id} is already archived")));
@@ -257,7 +257,7 @@ pub async fn archive(ws: &Workspace, events: &EventBus, args: StopArgs) -> Resul
     publish(ws, events, &id).await
 }
 
-pub async fn restore(ws: &Workspace, events: &EventBus, args: SessionIdArgs) -> Result<SessionView> {
+pub(crate) async fn restore(ws: &Workspace, events: &EventBus, args: SessionIdArgs) -> Result<SessionView> {
     let (id, session) = live(ws, &args.session_id).await?;
     if session.archived_at.is_none() && session.rejected_at.is_none() {
         return Err(ApiError::new(
@@ -272,7 +272,7 @@ pub async fn restore(ws: &Workspace, events: &EventBus, args: SessionIdArgs) -> 
     publish(ws, events, &id).await
 }
 
-pub async fn reject(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result<SessionView> {
+pub(crate) async fn reject(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result<SessionView> {
     let (id, session) = live(ws, &args.session_id).await?;
     if session.delivered_at.is_some() {
         return Err(ApiError::new(
@@ -292,7 +292,7 @@ pub async fn reject(ws: &Workspace, events: &EventBus, args: StopArgs) -> Result
     publish(ws, events, &id).await
 }
 
-pub async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) -> Result<Option<SessionView>> {
+pub(crate) async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessionArgs) -> Result<Option<SessionView>> {
     let id = SessionId::parse(&args.session_id)?;
     let session = view(ws, &id).await?;
     let keep = args.keep_transcript.unwrap_or(true);
@@ -363,16 +363,16 @@ pub(crate) fn removable_session_dir(ws: &Workspace, id: &SessionId) -> Result<Op
 }
 
 /// One session's view.
-pub async fn get(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
+pub(crate) async fn get(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
     view(&cx.ws, &SessionId::parse(&args.session_id)?).await
 }
 
 /// Tokens and cost of every turn in the workspace, in total and per role.
-pub async fn usage(cx: &Context, _: EmptyArgs) -> Result<UsageView> {
+pub(crate) async fn usage(cx: &Context, _: EmptyArgs) -> Result<UsageView> {
     kiln_records::store::turns::usage(&cx.ws.pool, None).await
 }
 
-pub async fn list(cx: &Context, args: ListSessionsArgs) -> Result<Vec<SessionView>> {
+pub(crate) async fn list(cx: &Context, args: ListSessionsArgs) -> Result<Vec<SessionView>> {
     let ws = &cx.ws;
     let mut out = Vec::new();
     for id in records::list_ids(&ws.pool, args.include_archived.unwrap_or(false)).await? {
@@ -381,7 +381,7 @@ pub async fn list(cx: &Context, args: ListSessionsArgs) -> Result<Vec<SessionVie
     Ok(out)
 }
 
-pub async fn get_transcript(cx: &Context, args: GetTranscriptArgs) -> Result<Vec<TranscriptEntry>> {
+pub(crate) async fn get_transcript(cx: &Context, args: GetTranscriptArgs) -> Result<Vec<TranscriptEntry>> {
     let ws = &cx.ws;
     let id = SessionId::parse(&args.session_id)?;
     if args.last == Some(0) {
@@ -392,7 +392,7 @@ pub async fn get_transcript(cx: &Context, args: GetTranscriptArgs) -> Result<Vec
 }
 
 /// Changes what the operator may change about a session: its title and auto-continue.
-pub async fn update(cx: &Context, args: UpdateSessionArgs) -> Result<SessionView> {
+pub(crate) async fn update(cx: &Context, args: UpdateSessionArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, _) = live(ws, &args.session_id).await?;
     let title = match args.title.as_deref().map(str::trim) {

@@ -21,29 +21,29 @@ use kiln_runtime::secrets::{fingerprint, Sealer};
 use kiln_types::error::{ApiError, Result};
 use kiln_types::{CommandPolicy, ConfinementView, DeliverySettingsView};
 
-pub const DEFAULT: &str = "driver.default";
-pub const CLAUDE_PATH: &str = "driver.claude.path";
-pub const CODEX_PATH: &str = "driver.codex.path";
-pub const OPENAI_BASE_URL: &str = "driver.openai.base_url";
-pub const OPENAI_MODEL: &str = "driver.openai.model";
-pub const OPENAI_KEY: &str = "driver.openai.key";
-pub const PLANNER_AGENT: &str = "planner.agent";
+pub(crate) const DEFAULT: &str = "driver.default";
+pub(crate) const CLAUDE_PATH: &str = "driver.claude.path";
+pub(crate) const CODEX_PATH: &str = "driver.codex.path";
+pub(crate) const OPENAI_BASE_URL: &str = "driver.openai.base_url";
+pub(crate) const OPENAI_MODEL: &str = "driver.openai.model";
+pub(crate) const OPENAI_KEY: &str = "driver.openai.key";
+pub(crate) const PLANNER_AGENT: &str = "planner.agent";
 /// `workdir` or `none`; unset is `workdir`.
-pub const COMMANDS: &str = "agent.commands";
-pub const BRIDGE_URL: &str = "bridge.url";
-pub const BRIDGE_TOKEN: &str = "bridge.token";
-pub const DELIVERY_REPOSITORY: &str = "delivery.repository";
-pub const DELIVERY_REVIEWERS: &str = "delivery.reviewers";
-pub const DELIVERY_PUSH_MODE: &str = "delivery.push_mode";
-pub const DELIVERY_REMOTE: &str = "delivery.remote";
-pub const DELIVERY_BASE: &str = "delivery.base";
-pub const DELIVERY_BRANCH_PREFIX: &str = "delivery.branch_prefix";
-pub const DELIVERY_API_URL: &str = "delivery.api_url";
-pub const DELIVERY_TOKEN: &str = "delivery.token";
+pub(crate) const COMMANDS: &str = "agent.commands";
+pub(crate) const BRIDGE_URL: &str = "bridge.url";
+pub(crate) const BRIDGE_TOKEN: &str = "bridge.token";
+pub(crate) const DELIVERY_REPOSITORY: &str = "delivery.repository";
+pub(crate) const DELIVERY_REVIEWERS: &str = "delivery.reviewers";
+pub(crate) const DELIVERY_PUSH_MODE: &str = "delivery.push_mode";
+pub(crate) const DELIVERY_REMOTE: &str = "delivery.remote";
+pub(crate) const DELIVERY_BASE: &str = "delivery.base";
+pub(crate) const DELIVERY_BRANCH_PREFIX: &str = "delivery.branch_prefix";
+pub(crate) const DELIVERY_API_URL: &str = "delivery.api_url";
+pub(crate) const DELIVERY_TOKEN: &str = "delivery.token";
 /// GitHub's REST API root, the provider API used unless Settings name another.
-pub const GITHUB_API: &str = "https://api.github.com";
+pub(crate) const GITHUB_API: &str = "https://api.github.com";
 /// The ways a delivery may push: to the repository itself, through a fork, or whichever works.
-pub const PUSH_MODES: &[&str] = &["auto", "direct", "fork"];
+pub(crate) const PUSH_MODES: &[&str] = &["auto", "direct", "fork"];
 
 /// A secret and the address it was given for, sealed as one.
 #[derive(Serialize, Deserialize)]
@@ -78,7 +78,7 @@ async fn bound_secret(
 /// stores or shows from the moment the workspace opens (the ACP agents' sealed environment
 /// is `presets`', opened beside these by `api/settings.rs`). One that cannot be opened is
 /// skipped: Settings say so where it is used.
-pub async fn hold_secrets(ws: &Workspace) {
+pub(crate) async fn hold_secrets(ws: &Workspace) {
     for key in [OPENAI_KEY, BRIDGE_TOKEN, DELIVERY_TOKEN] {
         // Any address, a legacy bare secret included: the point is the secret, not its use.
         let _ = bound_secret(ws, key, None, Some("")).await;
@@ -86,7 +86,7 @@ pub async fn hold_secrets(ws: &Workspace) {
 }
 
 /// Seals `secret` with the address it is given for, and stores it under `key`.
-pub async fn store_bound(ws: &Workspace, key: &str, url: &str, secret: &str) -> Result<()> {
+pub(crate) async fn store_bound(ws: &Workspace, key: &str, url: &str, secret: &str) -> Result<()> {
     kiln_runtime::redact::hold(secret);
     let bound = serde_json::to_vec(&Bound { url: url.into(), secret: secret.into() }).expect("two strings serialize");
     let sealed = Sealer::open_or_create(&ws.kiln_dir())?.seal(&bound);
@@ -94,7 +94,7 @@ pub async fn store_bound(ws: &Workspace, key: &str, url: &str, secret: &str) -> 
 }
 
 /// Whether the planner agent runs for new sessions (on unless turned off).
-pub async fn planner_agent(ws: &Workspace) -> Result<bool> {
+pub(crate) async fn planner_agent(ws: &Workspace) -> Result<bool> {
     Ok(get_setting(&ws.pool, PLANNER_AGENT).await?.as_deref() != Some("off"))
 }
 
@@ -110,7 +110,7 @@ pub async fn command_policy(ws: &Workspace) -> Result<CommandPolicy> {
     })
 }
 
-pub fn parse_command_policy(value: &str) -> Result<CommandPolicy> {
+pub(crate) fn parse_command_policy(value: &str) -> Result<CommandPolicy> {
     match value {
         "workdir" => Ok(CommandPolicy::Workdir),
         "none" => Ok(CommandPolicy::None),
@@ -122,7 +122,7 @@ pub fn parse_command_policy(value: &str) -> Result<CommandPolicy> {
 }
 
 /// How the commands agents run are confined here.
-pub fn confinement() -> ConfinementView {
+pub(crate) fn confinement() -> ConfinementView {
     let support = kiln_runtime::sandbox::support();
     ConfinementView {
         available: support.available,
@@ -140,18 +140,18 @@ pub async fn openai_key(ws: &Workspace) -> Result<Option<String>> {
 }
 
 /// The connected application's address: the one set in Settings, else kiln.toml's.
-pub async fn bridge_url(ws: &Workspace) -> Result<Option<String>> {
+pub(crate) async fn bridge_url(ws: &Workspace) -> Result<Option<String>> {
     Ok(get_setting(&ws.pool, BRIDGE_URL).await?.or_else(|| ws.config.preview.bridge.clone()))
 }
 
 /// The connected application's token, opened, when it was given for its address.
-pub async fn bridge_token(ws: &Workspace) -> Result<Option<String>> {
+pub(crate) async fn bridge_token(ws: &Workspace) -> Result<Option<String>> {
     let url = bridge_url(ws).await?;
     bound_secret(ws, BRIDGE_TOKEN, url.as_deref(), None).await
 }
 
 /// The delivery settings: Settings first, then kiln.toml's `[delivery.git]`.
-pub async fn delivery(ws: &Workspace) -> Result<DeliverySettingsView> {
+pub(crate) async fn delivery(ws: &Workspace) -> Result<DeliverySettingsView> {
     let get = |key: &'static str| get_setting(&ws.pool, key);
     let git = &ws.config.delivery.git;
     let reviewers = match get(DELIVERY_REVIEWERS).await? {
@@ -172,7 +172,7 @@ pub async fn delivery(ws: &Workspace) -> Result<DeliverySettingsView> {
 }
 
 /// The provider token, opened, when it was given for the API root now set.
-pub async fn delivery_token(ws: &Workspace) -> Result<Option<String>> {
+pub(crate) async fn delivery_token(ws: &Workspace) -> Result<Option<String>> {
     let url = get_setting(&ws.pool, DELIVERY_API_URL).await?.unwrap_or_else(|| GITHUB_API.into());
     bound_secret(ws, DELIVERY_TOKEN, Some(&url), None).await
 }

@@ -24,7 +24,7 @@ use kiln_types::*;
 
 /// A running turn, to stop it and wait until it is gone.
 #[derive(Clone)]
-pub struct TurnHandle {
+pub(crate) struct TurnHandle {
     inner: Arc<HandleInner>,
 }
 
@@ -59,7 +59,7 @@ impl TurnHandle {
 
     /// Stops the turn: kills its process group (or asks a polite driver to end, then
     /// kills), then waits until the turn has ended and recorded its end.
-    pub async fn stop(&self) {
+    pub(crate) async fn stop(&self) {
         self.inner.stopped.store(true, Ordering::SeqCst);
         if !self.inner.polite.load(Ordering::SeqCst) {
             Running { pgid: self.inner.pgid.load(Ordering::SeqCst) }.kill();
@@ -90,7 +90,7 @@ pub struct TurnPlan {
 }
 
 /// How a turn ended, for the chain to decide what comes next.
-pub struct TurnEnd {
+pub(crate) struct TurnEnd {
     pub stopped: bool,
     pub error: Option<String>,
     pub final_text: String,
@@ -101,14 +101,14 @@ pub struct TurnEnd {
 
 /// A turn registered for its session and recorded as started, not yet run: the chain runs
 /// it (`run_to_end`) and decides what follows.
-pub struct Started {
+pub(crate) struct Started {
     handle: TurnHandle,
     turn_id: i64,
     plan: TurnPlan,
 }
 
 /// A turn that has run: what the chain decides from.
-pub struct Finished {
+pub(crate) struct Finished {
     pub turn: TurnPlanSummary,
     pub end: TurnEnd,
     pub ended: Ended,
@@ -117,7 +117,7 @@ pub struct Finished {
 /// Held while the chain records what follows a turn: a `stop` of the turn returns once it is
 /// dropped, so that the stop waits for the turn's last entry too (and a chain that fails
 /// midway still lets it return).
-pub struct Ended(TurnHandle);
+pub(crate) struct Ended(TurnHandle);
 
 impl Drop for Ended {
     fn drop(&mut self) {
@@ -127,7 +127,11 @@ impl Drop for Ended {
 
 /// Registers the session's turn and records its start; `SESSION_RUNNING` when the session
 /// runs one already. The caller runs it with `run_to_end`.
-pub async fn begin(ws: &Arc<Workspace>, events: &EventBus, plan: TurnPlan) -> kiln_types::error::Result<Started> {
+pub(crate) async fn begin(
+    ws: &Arc<Workspace>,
+    events: &EventBus,
+    plan: TurnPlan,
+) -> kiln_types::error::Result<Started> {
     let handle = TurnHandle::new();
     if !ws.turns.insert_new(plan.session.as_str(), Arc::new(handle.clone())) {
         return Err(kiln_types::error::ApiError::new(
@@ -166,7 +170,7 @@ pub async fn begin(ws: &Arc<Workspace>, events: &EventBus, plan: TurnPlan) -> ki
 
 /// Runs a started turn to its end, after a slot under the engine's turn limit (or not at all
 /// when it is stopped while it waits for one).
-pub async fn run_to_end(ws: &Arc<Workspace>, events: &Arc<EventBus>, started: Started) -> Finished {
+pub(crate) async fn run_to_end(ws: &Arc<Workspace>, events: &Arc<EventBus>, started: Started) -> Finished {
     let Started { handle, turn_id, plan } = started;
     let turn = TurnPlanSummary {
         turn_id,
@@ -224,7 +228,7 @@ async fn take_slot(
 
 /// What the chain needs to know about the turn that ended.
 #[derive(Clone)]
-pub struct TurnPlanSummary {
+pub(crate) struct TurnPlanSummary {
     /// The turn's record (`store::turns`).
     pub turn_id: i64,
     pub session: SessionId,

@@ -51,7 +51,7 @@ pub enum Doubt {
 }
 
 /// What a snapshot may rely on.
-pub enum Changes {
+pub(crate) enum Changes {
     /// Every path changed since the snapshot whose tree is `base` (empty: nothing).
     Trusted { base: Oid, dirty: BTreeSet<String> },
     /// Read the whole working copy.
@@ -65,7 +65,7 @@ struct Hub {
 }
 
 /// One session's working copy as the watcher sees it.
-pub struct SessionWatch {
+pub(crate) struct SessionWatch {
     /// `sessions/<id>`: the cookies' directory.
     dir: PathBuf,
     /// `sessions/<id>/workspace`.
@@ -212,7 +212,7 @@ fn hub() -> Option<Arc<Hub>> {
 
 /// The watch of the working copy at `workdir` (whose parent is the session's directory),
 /// registered on first use, distrusted until its first snapshot.
-pub fn session(workdir: &Path, skip: &[&str]) -> Option<Arc<SessionWatch>> {
+pub(crate) fn session(workdir: &Path, skip: &[&str]) -> Option<Arc<SessionWatch>> {
     let dir = workdir.parent()?.to_path_buf();
     let hub = hub()?;
     let mut sessions = lock(&hub.sessions);
@@ -257,7 +257,7 @@ pub fn stop(workdir: &Path) {
 }
 
 /// Stops watching every session under `sessions_dir` (the workspace is closed).
-pub fn stop_under(sessions_dir: &Path) {
+pub(crate) fn stop_under(sessions_dir: &Path) {
     let Some(hub) = lock(&HUB).clone() else { return };
     let workdirs: Vec<PathBuf> =
         lock(&hub.sessions).values().filter(|w| w.dir.starts_with(sessions_dir)).map(|w| w.workdir.clone()).collect();
@@ -322,7 +322,7 @@ impl SessionWatch {
     /// What changed since the last snapshot, once every event up to now is handled.
     /// The baseline is taken: a snapshot that fails before `settle` leaves none, so the
     /// next one scans.
-    pub fn changes(&self, cache: &Path) -> Changes {
+    pub(crate) fn changes(&self, cache: &Path) -> Changes {
         if !lock(&HUB).clone().is_some_and(|hub| self.registered(&hub)) {
             return Changes::Untrusted;
         }
@@ -377,12 +377,12 @@ impl SessionWatch {
     }
 
     /// Runs `f` with the working copy's ignore rules (shared with the watcher's thread).
-    pub fn with_rules<T>(&self, f: impl FnOnce(&mut IgnoreRules) -> T) -> T {
+    pub(crate) fn with_rules<T>(&self, f: impl FnOnce(&mut IgnoreRules) -> T) -> T {
         f(&mut lock(&self.state).rules)
     }
 
     /// Records the snapshot just taken: `tree`, of the stat cache at `cache` as it is now.
-    pub fn settle(&self, tree: Oid, cache: &Path) {
+    pub(crate) fn settle(&self, tree: Oid, cache: &Path) {
         let mut state = lock(&self.state);
         state.baseline = match (file_id(cache), dir_id(&self.workdir)) {
             (Some(index), Some(workdir)) => Some(Baseline { tree, index, workdir }),
@@ -393,7 +393,7 @@ impl SessionWatch {
     /// Watches the working copy afresh (before a full scan): every directory a snapshot
     /// may hold, and the session's directory for the cookies. False when some watch
     /// could not be added (the watch stays distrusted).
-    pub fn restart(&self) -> bool {
+    pub(crate) fn restart(&self) -> bool {
         let Some(hub) = lock(&HUB).clone() else { return false };
         if !self.registered(&hub) {
             return false;

@@ -53,7 +53,7 @@ pub fn snapshot_workdir(store: &Repository, workdir: &Path) -> Result<Oid> {
 /// Starts watching a working copy just materialized from `commit`, so its first
 /// checkpoint reads only what changed. Only when the stat cache beside it was primed with
 /// the copy's entries: without one the first snapshot scans (and starts the watch) anyway.
-pub fn watch_materialized(store: &Repository, workdir: &Path, commit: Oid) {
+pub(crate) fn watch_materialized(store: &Repository, workdir: &Path, commit: Oid) {
     let Some(cache) = workdir.parent().map(|d| d.join("index")).filter(|c| c.is_file()) else { return };
     let Ok(tree) = store.find_commit(commit).map(|c| c.tree_id()) else { return };
     let Some(watch) = crate::watch::session(workdir, &NOT_SNAPSHOTTED) else { return };
@@ -70,7 +70,7 @@ pub const NOT_SNAPSHOTTED: [&str; 2] = [crate::attachment_rules::IN_WORKDIR, ".v
 /// Puts back every path changed between `before` and `after` that is not under
 /// `module_dir` matching one of `allowed` (globs relative to the module directory).
 /// Reports every changed path and those put back.
-pub fn put_back_outside(
+pub(crate) fn put_back_outside(
     store: &Repository,
     workdir: &Path,
     before: Oid,
@@ -119,7 +119,7 @@ pub fn put_back_outside(
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Confined {
+pub(crate) struct Confined {
     /// Every path the turn changed, inside its module or not.
     pub changed: Vec<String>,
     /// The changes outside the module's allowed paths, undone.

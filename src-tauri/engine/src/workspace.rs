@@ -16,7 +16,7 @@ use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{DiffView, WorkspaceView};
 
 /// The directory inside a session's own that holds the copy of its base (`Workspace::baseline_dir`).
-pub const BASELINE_DIR: &str = "baseline";
+pub(crate) const BASELINE_DIR: &str = "baseline";
 
 pub struct Workspace {
     pub root: PathBuf,
@@ -73,7 +73,7 @@ pub struct Workspace {
 /// What an operation works with: the open workspace, and the bus that tells the views of
 /// each change it makes. Every function the operation table names takes one.
 #[derive(Clone)]
-pub struct Context {
+pub(crate) struct Context {
     pub ws: Arc<Workspace>,
     pub events: Arc<crate::events::EventBus>,
 }
@@ -262,7 +262,7 @@ impl Workspace {
 }
 
 /// The cores this machine offers Kiln, for the defaults that follow them.
-pub fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
 }
 

@@ -64,7 +64,7 @@ struct Attempts {
     in_flight: u32,
 }
 
-pub struct Connections {
+pub(crate) struct Connections {
     pub mode: ServeMode,
     access: Arc<Access>,
     /// A loopback server's own token.
@@ -80,11 +80,11 @@ pub struct Connections {
 
 /// Whether the request carries a live connection; handlers read it to report `connected`.
 #[derive(Clone, Copy)]
-pub struct Connected(pub bool);
+pub(crate) struct Connected(pub bool);
 
 /// The cookie secret of the live browser session a request carries.
 #[derive(Clone)]
-pub struct Session(pub String);
+pub(crate) struct Session(pub String);
 
 /// A connect in flight, counted as failed until `succeeded`; dropping it (the answer
 /// sent, or the client gone mid-body) settles the count.
@@ -113,7 +113,7 @@ impl Drop for Reservation {
 }
 
 impl Connections {
-    pub fn new(
+    pub(crate) fn new(
         mode: ServeMode,
         port: u16,
         access: Arc<Access>,
@@ -136,12 +136,12 @@ impl Connections {
 
     /// Whether the browser session with this cookie secret is still live (not ended,
     /// expired or revoked, by this process or another).
-    pub async fn session_live(&self, secret: &str) -> bool {
+    pub(crate) async fn session_live(&self, secret: &str) -> bool {
         self.checks.live(secret).await
     }
 
     /// What answers whether a browser session lives, for the streams that ask it as they go.
-    pub fn checks(&self) -> Arc<SessionChecks> {
+    pub(crate) fn checks(&self) -> Arc<SessionChecks> {
         self.checks.clone()
     }
 
@@ -199,7 +199,7 @@ fn client(request_extensions: &axum::http::Extensions) -> Client {
 }
 
 /// Lets a request reach `/api/` only with a live connection (see the module doc).
-pub async fn require(State(connections): State<Arc<Connections>>, mut request: Request, next: Next) -> Response {
+pub(crate) async fn require(State(connections): State<Arc<Connections>>, mut request: Request, next: Next) -> Response {
     let path = request.uri().path();
     if !path.starts_with("/api/") || path == "/api/connect" || path == "/api/disconnect" {
         return next.run(request).await;
@@ -232,7 +232,7 @@ struct ConnectArgs {
     token: Option<String>,
 }
 
-pub async fn connect(State(connections): State<Arc<Connections>>, request: Request) -> Response {
+pub(crate) async fn connect(State(connections): State<Arc<Connections>>, request: Request) -> Response {
     let reservation = match connections.reserve(client(request.extensions())) {
         Ok(reservation) => reservation,
         Err(wait) => {
@@ -288,7 +288,7 @@ pub async fn connect(State(connections): State<Arc<Connections>>, request: Reque
     }
 }
 
-pub async fn disconnect(State(connections): State<Arc<Connections>>, headers: HeaderMap) -> Response {
+pub(crate) async fn disconnect(State(connections): State<Arc<Connections>>, headers: HeaderMap) -> Response {
     if let Some(secret) = connections.secret(&headers) {
         if let Err(e) = connections.access.disconnect(secret).await {
             return ErrorResponse(e).into_response();

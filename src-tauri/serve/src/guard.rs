@@ -18,13 +18,13 @@ use crate::errors::{HttpError, TransportCode};
 use crate::ErrorResponse;
 
 #[derive(Clone)]
-pub struct Guard {
+pub(crate) struct Guard {
     mode: ServeMode,
     loopback_hosts: Vec<String>,
 }
 
 impl Guard {
-    pub fn new(mode: ServeMode, port: u16) -> Guard {
+    pub(crate) fn new(mode: ServeMode, port: u16) -> Guard {
         Guard {
             mode,
             loopback_hosts: vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")],
@@ -87,7 +87,7 @@ fn cross_site(headers: &HeaderMap, host: &str) -> Option<String> {
     None
 }
 
-pub async fn check(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+pub(crate) async fn check(State(guard): State<Guard>, request: Request, next: Next) -> Response {
     let headers = request.headers();
     let host = header(headers, "host");
     if let Err(why) = guard.host_allowed(host) {

@@ -16,7 +16,7 @@ use crate::access::Access;
 /// The live secrets a batch's query found; `None` until it has run.
 type Answer = Option<Arc<HashSet<String>>>;
 
-pub struct SessionChecks {
+pub(crate) struct SessionChecks {
     access: Arc<Access>,
     mode: ServeMode,
     shared: Arc<Shared>,
@@ -35,13 +35,13 @@ struct Batch {
 }
 
 impl SessionChecks {
-    pub fn new(access: Arc<Access>, mode: ServeMode) -> SessionChecks {
+    pub(crate) fn new(access: Arc<Access>, mode: ServeMode) -> SessionChecks {
         SessionChecks { access, mode, shared: Arc::new(Shared { pending: Mutex::new(None), lane: Default::default() }) }
     }
 
     /// Whether the browser session whose cookie is `secret` lives (not ended, expired or
     /// revoked, by this process or another), read after this call began.
-    pub async fn live(&self, secret: &str) -> bool {
+    pub(crate) async fn live(&self, secret: &str) -> bool {
         let mut answer = {
             let mut pending = self.shared.pending.lock().unwrap();
             match pending.as_mut() {

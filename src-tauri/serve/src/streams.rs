@@ -20,10 +20,10 @@ use crate::session_checks::SessionChecks;
 
 /// How often a quiet stream asks whether its browser session still lives: a revocation
 /// or expiry closes it within this long even when no event is due.
-pub const SESSION_RECHECK: Duration = Duration::from_secs(2);
+pub(crate) const SESSION_RECHECK: Duration = Duration::from_secs(2);
 
 /// What ends the open streams of one server.
-pub struct Streams {
+pub(crate) struct Streams {
     /// `true` once the server stops: every stream ends.
     stopping: watch::Sender<bool>,
     /// Bumped when this server ends a browser session: every stream rechecks its own.
@@ -31,22 +31,22 @@ pub struct Streams {
 }
 
 impl Streams {
-    pub fn new() -> Streams {
+    pub(crate) fn new() -> Streams {
         Streams { stopping: watch::channel(false).0, sessions_ended: watch::channel(0).0 }
     }
 
     /// Ends every stream (the server is stopping).
-    pub fn stop_all(&self) {
+    pub(crate) fn stop_all(&self) {
         self.stopping.send_replace(true);
     }
 
     /// A browser session ended here: streams recheck theirs now rather than on the timer.
-    pub fn session_ended(&self) {
+    pub(crate) fn session_ended(&self) {
         self.sessions_ended.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// The events of `subscription` for the browser session whose cookie is `secret`.
-    pub fn watch(
+    pub(crate) fn watch(
         &self,
         checks: Arc<SessionChecks>,
         secret: String,
@@ -62,7 +62,7 @@ impl Streams {
 
     /// What a stream for the browser session whose cookie is `secret` ends with (the
     /// events here, a terminal's output in `terminal_stream`).
-    pub fn lifeline(&self, checks: Arc<SessionChecks>, secret: String) -> Lifeline {
+    pub(crate) fn lifeline(&self, checks: Arc<SessionChecks>, secret: String) -> Lifeline {
         let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + SESSION_RECHECK, SESSION_RECHECK);
         recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         Lifeline {
@@ -83,7 +83,7 @@ impl Default for Streams {
 
 /// One stream's hold on its browser session and its server: `ended` resolves when the
 /// stream must end, and `live` is asked before each item it sends.
-pub struct Lifeline {
+pub(crate) struct Lifeline {
     checks: Arc<SessionChecks>,
     secret: String,
     stopping: watch::Receiver<bool>,
@@ -94,7 +94,7 @@ pub struct Lifeline {
 impl Lifeline {
     /// Resolves when the server stops or the browser session has ended (checked when this
     /// server ends one, and every `SESSION_RECHECK`). Safe to drop and call again.
-    pub async fn ended(&mut self) {
+    pub(crate) async fn ended(&mut self) {
         loop {
             tokio::select! {
                 biased;
@@ -110,7 +110,7 @@ impl Lifeline {
     }
 
     /// Whether the browser session still lives.
-    pub async fn live(&self) -> bool {
+    pub(crate) async fn live(&self) -> bool {
         self.checks.live(&self.secret).await
     }
 }
@@ -148,7 +148,7 @@ impl Watch {
 }
 
 /// Resolves once the flag is raised, or its sender is gone.
-pub async fn raised(flag: &mut watch::Receiver<bool>) {
+pub(crate) async fn raised(flag: &mut watch::Receiver<bool>) {
     let _ = flag.wait_for(|raised| *raised).await;
 }
 

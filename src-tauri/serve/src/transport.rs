@@ -22,10 +22,10 @@ use tower::ServiceExt;
 use crate::streams::Streams;
 
 /// How long requests in flight may take to finish once the server is told to stop.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// Serves `app` on `listener` until `stop` resolves, then shuts down as the module says.
-pub async fn run(listener: TcpListener, app: Router, streams: Arc<Streams>, stop: impl Future<Output = ()>) {
+pub(crate) async fn run(listener: TcpListener, app: Router, streams: Arc<Streams>, stop: impl Future<Output = ()>) {
     let slots = ConnectionSlots::new();
     let (closing, closing_seen) = watch::channel(false);
     let mut connections = JoinSet::new();

@@ -17,7 +17,7 @@ use kiln_types::error::Result;
 /// Starts the checks of a freshly opened workspace. Every session's lock is taken now,
 /// before this returns, so an operation arriving at once waits for its session's check.
 /// The sessions in `elsewhere` are another host's, and left alone.
-pub async fn at_open(
+pub(super) async fn at_open(
     ws: &Arc<Workspace>,
     events: &Arc<EventBus>,
     cut: Interrupted,
@@ -75,7 +75,7 @@ pub(super) async fn recover_one(
 /// Checks the session's working copy before an operation on it, rebuilding it when it
 /// is missing or damaged (and running the setup again for an open session). An id
 /// that does not parse or names no session is left to the operation to refuse.
-pub async fn ready(ws: &Arc<Workspace>, events: &Arc<EventBus>, raw_id: &str) -> Result<()> {
+pub(super) async fn ready(ws: &Arc<Workspace>, events: &Arc<EventBus>, raw_id: &str) -> Result<()> {
     let Ok(id) = SessionId::parse(raw_id) else { return Ok(()) };
     let lock = recover::lock(ws, &id);
     let _guard = lock.lock().await;

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub async fn send_review(cx: &Context, args: SendReviewArgs) -> Result<SessionView> {
+pub(crate) async fn send_review(cx: &Context, args: SendReviewArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;

@@ -25,21 +25,21 @@ use kiln_types::*;
 mod comments;
 mod next;
 mod spec;
-pub mod start;
+pub(crate) mod start;
 
-pub use comments::send_review;
-pub use next::review_module;
+pub(crate) use comments::send_review;
+pub(crate) use next::review_module;
 use next::*;
 use spec::*;
-pub use spec::{approve_spec, get_spec, save_spec, spec_approved};
-pub use start::{create, create_from, title_from};
+pub(crate) use spec::{approve_spec, get_spec, save_spec, spec_approved};
+pub(crate) use start::{create, create_from, title_from};
 /// Chained turns one operator message may start by itself.
-pub const MAX_CHAIN: i64 = 4;
+pub(crate) const MAX_CHAIN: i64 = 4;
 
 /// Roles that write specifications and designs, and may work before approval.
 const BEFORE_APPROVAL: &[&str] = &["business-manager", "ux-designer"];
 
-pub async fn send_message(cx: &Context, args: SendMessageArgs) -> Result<SessionView> {
+pub(crate) async fn send_message(cx: &Context, args: SendMessageArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
@@ -200,7 +200,7 @@ fn in_background(ws: &Arc<Workspace>, events: &Arc<EventBus>, started: Option<St
 
 /// Stops what the session runs: its turn, or else its planner agent, its setup (or
 /// gates) and the message waiting for them. `INVALID_INPUT` when nothing runs.
-pub async fn stop_turn(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
+pub(crate) async fn stop_turn(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let id = SessionId::parse(&args.session_id)?;
     let session = session::view(ws, &id).await?;
@@ -240,7 +240,7 @@ pub async fn stop_turn(cx: &Context, args: SessionIdArgs) -> Result<SessionView>
 
 /// Runs again the turn that blocked the session: the same module, role, driver, model
 /// and prompt. `NOT_BLOCKED` unless the session is blocked.
-pub async fn retry_turn(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
+pub(crate) async fn retry_turn(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;

@@ -107,7 +107,7 @@ pub(super) async fn reviewed(
 
 /// Starts a review of a module now: for a session from before auto-review, or to
 /// review again after the operator's own edits.
-pub async fn review_module(cx: &Context, args: ModuleArgs) -> Result<SessionView> {
+pub(crate) async fn review_module(cx: &Context, args: ModuleArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;

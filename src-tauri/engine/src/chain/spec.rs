@@ -5,7 +5,7 @@ use super::*;
 
 /// Approves a module's specification as it is now in the working copy: sets its status
 /// line, records the SHA-256 of that exact text, and resumes the chain.
-pub async fn approve_spec(cx: &Context, args: ApproveSpecArgs) -> Result<SessionView> {
+pub(crate) async fn approve_spec(cx: &Context, args: ApproveSpecArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
@@ -41,7 +41,7 @@ pub async fn approve_spec(cx: &Context, args: ApproveSpecArgs) -> Result<Session
     publish(ws, events, &id).await
 }
 
-pub async fn get_spec(cx: &Context, args: ModuleArgs) -> Result<SpecView> {
+pub(crate) async fn get_spec(cx: &Context, args: ModuleArgs) -> Result<SpecView> {
     let ws = &cx.ws;
     let id = SessionId::parse(&args.session_id)?;
     let session = session::view(ws, &id).await?;
@@ -63,7 +63,7 @@ pub(super) async fn spec_view(ws: &Workspace, id: &SessionId, module: &SessionMo
 
 /// The operator's edit of a specification. Any edit makes an approval stale: the
 /// recorded digest no longer matches the text.
-pub async fn save_spec(cx: &Context, args: SaveSpecArgs) -> Result<SpecView> {
+pub(crate) async fn save_spec(cx: &Context, args: SaveSpecArgs) -> Result<SpecView> {
     let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
@@ -107,7 +107,7 @@ pub(super) fn spec_path(ws: &Workspace, id: &SessionId, module: &SessionModule) 
 /// Whether the module's specification is approved as it stands: approved in this
 /// session (the recorded digest matches), or unchanged since the session's base with
 /// `status: approved` there.
-pub async fn spec_approved(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
+pub(crate) async fn spec_approved(ws: &Workspace, id: &SessionId, module: &SessionModule) -> Result<bool> {
     let Ok(text) = spec_path(ws, id, module).and_then(|p| Ok(std::fs::read_to_string(p)?)) else { return Ok(false) };
     if approval::is_current(spec_approvals::get(&ws.pool, id.as_str(), &module.id).await?.as_deref(), &text) {
         return Ok(true);

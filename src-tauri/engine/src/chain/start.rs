@@ -21,13 +21,17 @@ const MAX_BRIEF: usize = 20_000;
 
 const SETUP_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
-pub async fn create(ws: &Arc<Workspace>, events: &Arc<EventBus>, args: CreateSessionArgs) -> Result<SessionView> {
+pub(crate) async fn create(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    args: CreateSessionArgs,
+) -> Result<SessionView> {
     create_from(ws, events, args, None).await
 }
 
 /// [`create`] for a session that starts from a GitHub issue (already read into the brief),
 /// linked to it so the session shows it and its pull request closes it.
-pub async fn create_from(
+pub(crate) async fn create_from(
     ws: &Arc<Workspace>,
     events: &Arc<EventBus>,
     args: CreateSessionArgs,
@@ -187,7 +191,7 @@ pub(crate) async fn setup_again(ws: &Arc<Workspace>, events: &Arc<EventBus>, id:
 /// `retry_setup`: the setup that failed, run again on the operator's word (after they
 /// installed a missing toolchain, fixed their registry settings, or the agent fixed the
 /// lockfile).
-pub async fn retry_setup(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
+pub(crate) async fn retry_setup(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     crate::session::refuse_closed(&session)?;
@@ -204,7 +208,7 @@ pub async fn retry_setup(cx: &Context, args: SessionIdArgs) -> Result<SessionVie
 }
 
 /// A title from a brief's (or an issue title's) first line, at most 72 characters.
-pub fn title_from(brief: &str) -> String {
+pub(crate) fn title_from(brief: &str) -> String {
     let line = brief.lines().next().unwrap_or(brief).trim();
     if line.chars().count() <= 72 {
         line.to_string()

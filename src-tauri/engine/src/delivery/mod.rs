@@ -6,14 +6,14 @@
 //! steps both share, `git` is the git CLI layer the git-pr target uses, and `issues` reads
 //! GitHub issues with the git-pr target's settings for sessions that start from one.
 
-pub mod git;
-pub mod git_pr;
-pub mod issues;
-pub mod plan;
-pub mod pr;
-pub mod run;
-pub mod steps;
-pub mod workspace;
+pub(crate) mod git;
+pub(crate) mod git_pr;
+pub(crate) mod issues;
+pub(crate) mod plan;
+pub(crate) mod pr;
+pub(crate) mod run;
+pub(crate) mod steps;
+pub(crate) mod workspace;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -41,7 +41,7 @@ pub trait StepSink: Send + Sync {
 
 /// What a delivery works on: the session as it was confirmed, its changes and the
 /// module part of the plan, plus what redacts outputs (the workspace's sealed secrets).
-pub struct Delivering {
+pub(crate) struct Delivering {
     pub ws: Arc<Workspace>,
     pub events: Arc<EventBus>,
     pub id: SessionId,
@@ -58,14 +58,14 @@ pub struct Delivering {
 
 /// Delivering past gate blockers: who decided is the operator, the reason is theirs.
 #[derive(Debug, Clone)]
-pub struct Anyway {
+pub(crate) struct Anyway {
     pub reason: String,
     /// The blockers' messages as the plan showed them.
     pub blockers: Vec<String>,
 }
 
 /// A target's own part of a plan.
-pub struct TargetPlan {
+pub(crate) struct TargetPlan {
     /// Besides the review and gate blockers every target shares.
     pub blockers: Vec<Blocker>,
     pub steps: Vec<StepSpec>,
@@ -73,14 +73,14 @@ pub struct TargetPlan {
 }
 
 /// What a run that passed every step produced.
-pub struct Applied {
+pub(crate) struct Applied {
     pub landed: Vec<String>,
     pub pull_request: Option<PullRequestView>,
 }
 
 /// One delivery target. Statically dispatched (`run` matches on `DeliveryTarget`), so
 /// `plan` and `apply` can be plain async functions.
-pub trait Target: Send + Sync {
+pub(crate) trait Target: Send + Sync {
     /// `Err(reason)` when it cannot be used in this workspace now.
     /// `settings` are the workspace's delivery settings (remote, base, prefix…).
     fn available(&self, ws: &Workspace, settings: &DeliverySettingsView) -> std::result::Result<(), String>;

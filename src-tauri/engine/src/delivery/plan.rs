@@ -34,7 +34,7 @@ use kiln_types::*;
 /// module's id and directory (or [`OUTSIDE_MODULES_ID`] and an empty directory), kind
 /// `edit`, base sequence 0.
 #[derive(Debug, Clone)]
-pub struct ModuleChanges {
+pub(crate) struct ModuleChanges {
     pub module: SessionModule,
     /// Which diff group it is.
     pub group: DiffGroup,
@@ -48,21 +48,21 @@ pub struct ModuleChanges {
 
 impl ModuleChanges {
     /// Every path the delivery touches in this module.
-    pub fn paths(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn paths(&self) -> impl Iterator<Item = &String> {
         self.written.iter().chain(self.deleted.iter())
     }
 }
 
 /// A step a target will run, known before it starts (shown pending).
 #[derive(Debug, Clone)]
-pub struct StepSpec {
+pub(crate) struct StepSpec {
     pub id: String,
     pub title: String,
     pub module: Option<String>,
 }
 
 impl StepSpec {
-    pub fn new(id: impl Into<String>, title: impl Into<String>, module: Option<&str>) -> StepSpec {
+    pub(crate) fn new(id: impl Into<String>, title: impl Into<String>, module: Option<&str>) -> StepSpec {
         StepSpec { id: id.into(), title: title.into(), module: module.map(str::to_string) }
     }
 }
@@ -70,7 +70,7 @@ impl StepSpec {
 /// Each module's changes, from the session diff (which already leaves out ignored
 /// files, `node_modules` and the attachment copies, as the review shows them): the
 /// session's modules in order, then (direct workflow) the diff's other groups.
-pub async fn changes(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView) -> Result<Vec<ModuleChanges>> {
+pub(crate) async fn changes(ws: &Arc<Workspace>, id: &SessionId, session: &SessionView) -> Result<Vec<ModuleChanges>> {
     let diff = crate::diff::changes(ws, GetDiffArgs { session_id: id.to_string(), module_id: None }).await?;
     let mut out = Vec::new();
     for module in &session.modules {
@@ -128,7 +128,7 @@ fn split(files: &[FileDiff]) -> (Vec<String>, Vec<String>) {
 }
 
 /// The module part of the plan, judged against the workspace as it is now.
-pub fn planned(ws: &Workspace, id: &SessionId, c: &ModuleChanges) -> PlannedModule {
+pub(crate) fn planned(ws: &Workspace, id: &SessionId, c: &ModuleChanges) -> PlannedModule {
     let exists = |p: &String| ws.root.join(p).symlink_metadata().is_ok();
     PlannedModule {
         module_id: c.module.id.clone(),
@@ -149,7 +149,7 @@ pub fn planned(ws: &Workspace, id: &SessionId, c: &ModuleChanges) -> PlannedModu
 /// `package.json` and of its modules' `package.json` files, and every package in
 /// `package-lock.json` (`packages` keys and v1 `dependencies`). Other lockfiles
 /// (pnpm, yarn) are not read: their packages show as new, which errs on telling more.
-pub fn new_packages(ws: &Workspace, workdir: &Path, module: &SessionModule) -> Vec<String> {
+pub(crate) fn new_packages(ws: &Workspace, workdir: &Path, module: &SessionModule) -> Vec<String> {
     let wanted = deps(&read_json(&workdir.join(&module.directory).join("package.json")));
     if wanted.is_empty() {
         return Vec::new();
@@ -193,7 +193,7 @@ fn deps(json: &serde_json::Value) -> BTreeSet<String> {
 /// `package.json` (dependencies are loaded at start), or a changed file matching the
 /// `[modules] server` globs (server code is loaded at start; screens are served fresh).
 /// Without `server` globs any change counts, since Kiln cannot tell server from screen.
-pub fn restart_needed(ws: &Workspace, modules: &[PlannedModule], changes: &[ModuleChanges]) -> bool {
+pub(crate) fn restart_needed(ws: &Workspace, modules: &[PlannedModule], changes: &[ModuleChanges]) -> bool {
     if modules.iter().any(|m| m.enable) {
         return true;
     }
@@ -227,7 +227,7 @@ fn workspace_gates(ws: &Workspace) -> Vec<&'static str> {
 /// The gates delivery runs first, as the plan names them (`tests (@shop/cart)`); one
 /// whose latest result is `not-configured` says so (`lint (@shop/cart): not configured`),
 /// so the plan shows it without it blocking.
-pub fn gate_names(ws: &Workspace, session: &SessionView, latest: &[GateResultView]) -> Vec<String> {
+pub(crate) fn gate_names(ws: &Workspace, session: &SessionView, latest: &[GateResultView]) -> Vec<String> {
     let name = |module: Option<&str>, gate: &str| {
         let mut text = match module {
             Some(m) => format!("{gate} ({m})"),
@@ -261,7 +261,7 @@ fn blocked(message: String, module: Option<&str>) -> Blocker {
 /// What the changes themselves block: a session that changed no file has nothing to
 /// deliver; a changed module that is not in the session (direct workflow) must join it
 /// first, so its gates and review run like every delivered module's.
-pub fn change_blockers(changes: &[ModuleChanges]) -> Vec<Blocker> {
+pub(crate) fn change_blockers(changes: &[ModuleChanges]) -> Vec<Blocker> {
     let mut out = Vec::new();
     if changes.iter().all(|c| c.written.is_empty() && c.deleted.is_empty()) {
         out.push(blocked("nothing to deliver: the session changed no file".into(), None));
@@ -281,7 +281,7 @@ pub fn change_blockers(changes: &[ModuleChanges]) -> Vec<Blocker> {
 /// What the session's own files block, for every target: delivery carries regular
 /// files, so a written path the session has as a symbolic link (say one an agent left to
 /// a directory), or as anything else but a file, is a blocker naming it.
-pub fn session_file_blockers(workdir: &Path, changes: &[ModuleChanges]) -> Vec<Blocker> {
+pub(crate) fn session_file_blockers(workdir: &Path, changes: &[ModuleChanges]) -> Vec<Blocker> {
     let mut out = Vec::new();
     for c in changes {
         for path in &c.written {
@@ -309,7 +309,7 @@ pub fn session_file_blockers(workdir: &Path, changes: &[ModuleChanges]) -> Vec<B
 /// wherever it leads, outside the module or the workspace, so it is never followed, even
 /// when the session replaced it with a directory: the user changes it in the workspace.
 /// One blocker per link or file in the way, naming it and the session's paths behind it.
-pub fn destination_blockers(root: &Path, changes: &[ModuleChanges]) -> Vec<Blocker> {
+pub(crate) fn destination_blockers(root: &Path, changes: &[ModuleChanges]) -> Vec<Blocker> {
     let mut out: Vec<Blocker> = Vec::new();
     for c in changes {
         for path in c.paths() {
@@ -348,7 +348,7 @@ pub fn destination_blockers(root: &Path, changes: &[ModuleChanges]) -> Vec<Block
 /// missing, failed or skipped block (skipped is not success). Gate blockers are
 /// overridable: the operator may deliver past them with a reason.
 /// `latest` is every gate's latest result in the session.
-pub async fn common_blockers(
+pub(crate) async fn common_blockers(
     ws: &Workspace,
     id: &SessionId,
     session: &SessionView,
@@ -406,7 +406,7 @@ pub async fn common_blockers(
 /// SHA-256 over the plan (its `plan_id` empty), each module's file digest and the
 /// content of every other file that lands (the direct workflow's other groups), so a
 /// change to what would land, to the blockers or to any file makes it another plan.
-pub fn plan_id(
+pub(crate) fn plan_id(
     ws: &Workspace,
     id: &SessionId,
     session: &SessionView,

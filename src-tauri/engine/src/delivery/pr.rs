@@ -17,7 +17,7 @@ use crate::workspace::Workspace;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
-pub struct GitPrTarget;
+pub(crate) struct GitPrTarget;
 
 impl Target for GitPrTarget {
     fn available(&self, ws: &Workspace, settings: &DeliverySettingsView) -> std::result::Result<(), String> {
@@ -197,7 +197,7 @@ async fn evidence(ctx: &Delivering) -> Result<Evidence> {
 
 /// `<prefix>/<module-dir>-<session id prefix>`: the first module's directory's last part,
 /// named exactly as `git_pr::deliver` names the branch it pushes (`git_pr::branch_name`).
-pub fn branch(settings: &DeliverySettingsView, changes: &[ModuleChanges], id: &SessionId) -> String {
+pub(crate) fn branch(settings: &DeliverySettingsView, changes: &[ModuleChanges], id: &SessionId) -> String {
     let first: Vec<GitPrModule> = changes
         .iter()
         .take(1)

@@ -58,7 +58,7 @@ struct Planned {
     settings: DeliverySettingsView,
 }
 
-pub async fn plan_delivery(cx: &Context, args: PlanDeliveryArgs) -> Result<DeliveryPlan> {
+pub(crate) async fn plan_delivery(cx: &Context, args: PlanDeliveryArgs) -> Result<DeliveryPlan> {
     let ws = &cx.ws;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     Ok(build(ws, &id, &session, args.target).await?.plan)
@@ -120,7 +120,7 @@ async fn build(
     Ok(Planned { plan, steps, changes, settings })
 }
 
-pub async fn deliver(cx: &Context, args: DeliverArgs) -> Result<DeliveryRun> {
+pub(crate) async fn deliver(cx: &Context, args: DeliverArgs) -> Result<DeliveryRun> {
     let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {
@@ -441,7 +441,7 @@ impl StepSink for Recorder {
 }
 
 /// The session's latest run, if it was ever delivered or tried.
-pub async fn latest(cx: &Context, args: SessionIdArgs) -> Result<Option<DeliveryRun>> {
+pub(crate) async fn latest(cx: &Context, args: SessionIdArgs) -> Result<Option<DeliveryRun>> {
     let ws = &cx.ws;
     let id = SessionId::parse(&args.session_id)?;
     crate::session::view(ws, &id).await?;
@@ -462,7 +462,7 @@ async fn close_orphan(ws: &Workspace, id: &SessionId) -> Result<()> {
 /// At start: a run of the session stored as running that no task of this process runs
 /// was cut short by Kiln stopping. It is marked failed and the transcript says where it
 /// stopped and how to go on.
-pub async fn explain_cut_short(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<()> {
+pub(crate) async fn explain_cut_short(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<()> {
     if active(id.as_str()) {
         return Ok(());
     }

@@ -9,7 +9,7 @@ use kiln_types::*;
 /// The first step of every target: every gate of every module, now. Anything but
 /// `passed`, `not-configured` or `failing-before` (a failure, or a gate that was skipped)
 /// stops the run, unless the operator delivers past the gate blockers (`Delivering::anyway`).
-pub async fn gates_step(ctx: &Delivering, sink: &dyn StepSink) -> Result<()> {
+pub(crate) async fn gates_step(ctx: &Delivering, sink: &dyn StepSink) -> Result<()> {
     sink.start("gates", "Run every gate", None);
     let outcomes = crate::gates::run_all(&ctx.ws, &ctx.events, &ctx.id, &ctx.session, &ctx.session.modules).await?;
     let mut table = String::new();
@@ -41,7 +41,7 @@ pub async fn gates_step(ctx: &Delivering, sink: &dyn StepSink) -> Result<()> {
 
 /// A gate result as the run and the pull request show it: `passed`, `failed`, `skipped`,
 /// `not configured`.
-pub fn gate_status_text(status: GateStatus) -> &'static str {
+pub(crate) fn gate_status_text(status: GateStatus) -> &'static str {
     match status {
         GateStatus::Passed => "passed",
         GateStatus::Failed => "failed",
@@ -52,7 +52,7 @@ pub fn gate_status_text(status: GateStatus) -> &'static str {
 }
 
 /// `{id}` and `{directory}` in a configured command, each quoted for `sh`.
-pub fn substitute(command: &str, module: &SessionModule) -> String {
+pub(crate) fn substitute(command: &str, module: &SessionModule) -> String {
     command.replace("{id}", &quote(&module.id)).replace("{directory}", &quote(&module.directory))
 }
 

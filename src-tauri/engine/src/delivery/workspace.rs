@@ -35,7 +35,7 @@ use kiln_types::*;
 /// Install and builds can be slow; a hook hanging longer is killed with its group.
 const HOOK_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
-pub struct WorkspaceTarget;
+pub(crate) struct WorkspaceTarget;
 
 impl Target for WorkspaceTarget {
     fn available(&self, ws: &Workspace, _: &DeliverySettingsView) -> std::result::Result<(), String> {
@@ -214,7 +214,7 @@ fn conflict_blocker(paths: Vec<String>) -> Blocker {
 /// failed delivery can be retried. The workspace's side is read as named (a link there
 /// by what it says, as the base holds it); a path with a link or a file in the way is
 /// left to [`super::plan::destination_blockers`], which names what is in the way.
-pub fn conflicts(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges]) -> Result<Vec<String>> {
+pub(crate) fn conflicts(ws: &Workspace, workdir: &Path, changes: &[ModuleChanges]) -> Result<Vec<String>> {
     let store = ws.open_store()?;
     let mut out = Vec::new();
     for c in changes {

@@ -12,14 +12,14 @@ use super::{json, shell_word, Found, Repo};
 const NO_TEST: &str = "no test specified";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Manager {
+pub(super) enum Manager {
     Npm,
     Pnpm,
     Yarn,
     Bun,
 }
 
-pub struct Pm {
+pub(super) struct Pm {
     pub manager: Manager,
     /// How to invoke it: `npm`, `corepack pnpm`, `pnpm`…
     pub run: String,
@@ -28,7 +28,7 @@ pub struct Pm {
 
 /// The package manager of the repository: `packageManager` in the root package.json
 /// first (run through corepack, which fetches that exact version), then the lockfile.
-pub fn manager(repo: &Repo) -> Pm {
+pub(super) fn manager(repo: &Repo) -> Pm {
     let root = json(repo.read_root("package.json"));
     if let Some(spec) = root["packageManager"].as_str() {
         let name = spec.split('@').next().unwrap_or_default();
@@ -60,7 +60,7 @@ pub fn manager(repo: &Repo) -> Pm {
     Pm { manager, run: run.into(), source: file.into() }
 }
 
-pub fn gate(repo: &Repo, gate: &str) -> Result<Found, String> {
+pub(super) fn gate(repo: &Repo, gate: &str) -> Result<Found, String> {
     let pm = manager(repo);
     match gate {
         "dependencies" => Ok(install(repo, &pm)),

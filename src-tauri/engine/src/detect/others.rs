@@ -4,7 +4,7 @@
 
 use super::{Found, Repo};
 
-pub fn rust(repo: &Repo, gate: &str) -> Result<Found, String> {
+pub(super) fn rust(repo: &Repo, gate: &str) -> Result<Found, String> {
     let id = &repo.module.id;
     let manifest = "Cargo.toml";
     match gate {
@@ -77,13 +77,13 @@ fn lock_dir(repo: &Repo) -> String {
 
 /// How a Python project installs: uv, poetry or pip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PyManager {
+pub(super) enum PyManager {
     Uv,
     Poetry,
     Pip,
 }
 
-pub fn py_manager(repo: &Repo) -> (PyManager, &'static str) {
+pub(super) fn py_manager(repo: &Repo) -> (PyManager, &'static str) {
     let pyproject = repo.read_module("pyproject.toml").unwrap_or_default();
     if repo.module_file("uv.lock") || repo.root_file("uv.lock") {
         (PyManager::Uv, "uv.lock")
@@ -94,7 +94,7 @@ pub fn py_manager(repo: &Repo) -> (PyManager, &'static str) {
     }
 }
 
-pub fn python(repo: &Repo, gate: &str) -> Result<Found, String> {
+pub(super) fn python(repo: &Repo, gate: &str) -> Result<Found, String> {
     let pyproject = repo.read_module("pyproject.toml").unwrap_or_default();
     let setup_cfg = repo.read_module("setup.cfg").unwrap_or_default();
     let has = |names: &[&str]| names.iter().any(|n| repo.module_file(n) || repo.root_file(n));
@@ -177,7 +177,7 @@ fn python_install(repo: &Repo, pyproject: &str) -> Found {
     }
 }
 
-pub fn go(repo: &Repo, gate: &str) -> Result<Found, String> {
+pub(super) fn go(repo: &Repo, gate: &str) -> Result<Found, String> {
     match gate {
         "dependencies" => Ok(Found::new("{ GOFLAGS=-mod=mod GOPROXY=off go mod download || go mod download; }", "go.mod")),
         "typecheck" => Ok(Found::new("go vet ./...", "go.mod: go vet")),
@@ -200,7 +200,7 @@ pub fn go(repo: &Repo, gate: &str) -> Result<Found, String> {
 
 /// A Makefile or justfile target for `tests` (`test`, else `check`) or `typecheck`
 /// (`check`, when `test` exists too), in the module's directory or at the root.
-pub fn task_target(repo: &Repo, gate: &str) -> Option<Found> {
+pub(super) fn task_target(repo: &Repo, gate: &str) -> Option<Found> {
     let wanted: &[&str] = match gate {
         "tests" => &["test", "tests", "check"],
         "typecheck" => &["typecheck", "lint-types"],

@@ -6,14 +6,14 @@ use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{DetectedGate, Workflow};
 
 /// One module's gates as they go into the file: `Some("")` turns a gate off.
-pub struct ModuleGates<'a> {
+pub(super) struct ModuleGates<'a> {
     pub id: &'a str,
     pub gates: Vec<(&'a str, Option<String>, Option<&'a str>)>,
 }
 
 impl<'a> ModuleGates<'a> {
     /// From detection: each gate's command, and its source as a comment.
-    pub fn detected(id: &'a str, gates: &'a [DetectedGate]) -> ModuleGates<'a> {
+    pub(super) fn detected(id: &'a str, gates: &'a [DetectedGate]) -> ModuleGates<'a> {
         let entry = |g: &'a DetectedGate| {
             let why =
                 if g.command.is_some() { g.source.as_str() } else { g.hint.as_deref().unwrap_or(g.source.as_str()) };
@@ -28,7 +28,7 @@ const HEADER: &str =
 # Written from what Kiln detected; every key is optional, and a gate set to \"\" is not configured.\n";
 
 /// `existing` (the current file's text, if any) with the workflow, setup and gates set.
-pub fn to_toml(
+pub(super) fn to_toml(
     existing: Option<&str>,
     workflow: Workflow,
     setup: Option<(&str, Option<&str>)>,

@@ -13,7 +13,7 @@ use crate::modules::{ModuleInfo, Toolchain};
 use kiln_types::ToolchainCheck;
 
 /// Every toolchain the modules need, once each, in the modules' order.
-pub fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
+pub(crate) fn check(root: &Path, modules: &[ModuleInfo]) -> Vec<ToolchainCheck> {
     let mut out: Vec<ToolchainCheck> = Vec::new();
     let mut add = |check: ToolchainCheck| {
         if !out.iter().any(|c| c.name == check.name) {
@@ -102,7 +102,7 @@ fn pinned(repo: &Repo, files: &[&str]) -> Option<String> {
 }
 
 /// The first toolchain that stops a session's setup, as a sentence naming what to install.
-pub fn blocking(checks: &[ToolchainCheck]) -> Option<String> {
+pub(crate) fn blocking(checks: &[ToolchainCheck]) -> Option<String> {
     checks.iter().find(|c| !c.ok).and_then(|c| c.message.clone())
 }
 
@@ -145,7 +145,7 @@ fn numbers(version: &str) -> Vec<u64> {
 
 /// Whether `have` meets a simple requirement: a bare version or `>=x.y` is a minimum;
 /// `^x`/`~x`/`x.*` need the same major; anything more complex is taken as met.
-pub fn satisfies(have: &str, wanted: &str) -> bool {
+pub(crate) fn satisfies(have: &str, wanted: &str) -> bool {
     let have = numbers(have);
     let wanted = wanted.trim();
     if wanted.contains([',', '|', '<', ' ']) && !wanted.starts_with(">=") {

@@ -12,7 +12,7 @@ use crate::workspace::Workspace;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
-pub fn view(ws: &Workspace) -> Result<DetectionView> {
+pub(crate) fn view(ws: &Workspace) -> Result<DetectionView> {
     view_at(&ws.root, ws.config_path.as_deref(), &ws.config, &ws.modules)
 }
 
@@ -113,7 +113,7 @@ fn has_userinfo(value: &str) -> bool {
 
 /// Writes the edited set-up as the workspace's `kiln.toml` and returns its path; the
 /// caller reopens the workspace with it.
-pub fn save(ws: &Workspace, args: &SaveConfigArgs) -> Result<PathBuf> {
+pub(crate) fn save(ws: &Workspace, args: &SaveConfigArgs) -> Result<PathBuf> {
     let path = ws.config_path.clone().unwrap_or_else(|| ws.root.join(FILE_NAME));
     let existing = match std::fs::read_to_string(&path) {
         Ok(_) if !args.replace => {

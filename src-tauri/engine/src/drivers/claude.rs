@@ -100,7 +100,7 @@ pub fn command(opts: &ClaudeOptions) -> (Vec<String>, Vec<(String, String)>) {
 
 /// The variables Kiln sets for the CLI, in a turn or a terminal: no telemetry, no
 /// self-update, and the bring-your-own-key endpoint when there is one.
-pub fn cli_env(base_url: Option<&str>, api_key: Option<&str>) -> Vec<(String, String)> {
+pub(crate) fn cli_env(base_url: Option<&str>, api_key: Option<&str>) -> Vec<(String, String)> {
     // The CLI should reach the model and nothing else.
     let mut env: Vec<(String, String)> =
         [("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"), ("DISABLE_TELEMETRY", "1"), ("DISABLE_AUTOUPDATER", "1")]
@@ -371,7 +371,7 @@ fn unknown(raw: Value) -> DriverEvent {
 const COMMAND_TOOLS: &[&str] = &["Bash", "Monitor"];
 
 /// The permission mode and tool lists for a turn under `policy`.
-pub fn permissions(policy: CommandPolicy, read_only: bool) -> (String, Vec<String>, Vec<String>) {
+pub(crate) fn permissions(policy: CommandPolicy, read_only: bool) -> (String, Vec<String>, Vec<String>) {
     let mode = if read_only { "plan" } else { "acceptEdits" };
     let list = |tools: &[&str]| tools.iter().map(|t| t.to_string()).collect::<Vec<_>>();
     match (policy, read_only) {
@@ -385,7 +385,7 @@ pub fn permissions(policy: CommandPolicy, read_only: bool) -> (String, Vec<Strin
 /// Says in the transcript what Kiln's policy decided when Claude Code refuses a call:
 /// the refused call's result starts with the decision.
 #[derive(Debug)]
-pub struct Decisions {
+pub(crate) struct Decisions {
     policy: CommandPolicy,
     read_only: bool,
     commands: HashSet<String>,
@@ -393,11 +393,11 @@ pub struct Decisions {
 }
 
 impl Decisions {
-    pub fn new(policy: CommandPolicy, read_only: bool) -> Self {
+    pub(crate) fn new(policy: CommandPolicy, read_only: bool) -> Self {
         Decisions { policy, read_only, commands: HashSet::new(), denied: HashSet::new() }
     }
 
-    pub fn note(&mut self, event: DriverEvent) -> DriverEvent {
+    pub(crate) fn note(&mut self, event: DriverEvent) -> DriverEvent {
         match event {
             DriverEvent::ToolCall { ref id, kind: ToolKind::Execute, .. } => {
                 self.commands.insert(id.clone());

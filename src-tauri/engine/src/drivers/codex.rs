@@ -294,7 +294,7 @@ pub struct CodexDriver {
 
 /// Codex's `--sandbox` and the `-c` settings for a turn under `policy`; `confined` says
 /// whether Kiln's own confinement (Landlock) wraps the CLI.
-pub fn permissions(policy: CommandPolicy, read_only: bool, confined: bool) -> (String, Vec<(String, String)>) {
+pub(crate) fn permissions(policy: CommandPolicy, read_only: bool, confined: bool) -> (String, Vec<(String, String)>) {
     let sandbox = match (confined, read_only) {
         (true, _) => "danger-full-access",
         (false, true) => "read-only",

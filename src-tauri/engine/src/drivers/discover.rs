@@ -10,7 +10,7 @@ use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// How to install an agent whose binary is missing: the CLIs Kiln drives itself, else a
 /// word for any other.
-pub fn install_hint(binary: &str) -> &'static str {
+pub(crate) fn install_hint(binary: &str) -> &'static str {
     match binary {
         "claude" => "install Claude Code with `npm install -g @anthropic-ai/claude-code` and sign in with `claude`",
         "codex" => "install Codex with `npm install -g @openai/codex` and sign in with `codex login`",
@@ -24,7 +24,7 @@ pub fn find(name: &str, configured: Option<&Path>) -> Result<PathBuf> {
 }
 
 /// The binary to run for `name`, or `DRIVER_NOT_FOUND` saying `hint` (how to install it).
-pub fn find_else(name: &str, configured: Option<&Path>, hint: &str) -> Result<PathBuf> {
+pub(crate) fn find_else(name: &str, configured: Option<&Path>, hint: &str) -> Result<PathBuf> {
     if let Some(path) = configured {
         return if is_executable(path) {
             Ok(path.to_path_buf())

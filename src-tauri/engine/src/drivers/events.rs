@@ -143,7 +143,7 @@ pub(crate) fn count(usage: &Value, key: &str) -> u64 {
 
 /// One line of a CLI's stdout as JSON: `None` for a blank line, `Err` with the line kept
 /// whole as `Unknown` when it is not JSON.
-pub fn json_line(line: &str, source: &str) -> Option<Result<Value, DriverEvent>> {
+pub(crate) fn json_line(line: &str, source: &str) -> Option<Result<Value, DriverEvent>> {
     let line = line.trim();
     if line.is_empty() {
         return None;
@@ -157,7 +157,7 @@ pub fn json_line(line: &str, source: &str) -> Option<Result<Value, DriverEvent>>
 /// Hands what a running command prints to the turn as `ToolOutput` for the call `id`, piece
 /// by piece (Kiln's own `run_command`, an ACP agent's terminal). Held weakly: a grandchild
 /// still holding the command's pipes never keeps the turn's stream open.
-pub fn output_watch(
+pub(crate) fn output_watch(
     id: String,
     events: tokio::sync::mpsc::WeakUnboundedSender<DriverEvent>,
 ) -> kiln_runtime::process::Watch {

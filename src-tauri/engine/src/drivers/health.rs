@@ -114,7 +114,7 @@ pub fn cli_env(key: &str) -> Option<String> {
 }
 
 /// Whether the local CLI `name` is signed in, told from Kiln's environment and home.
-pub fn signed_in(name: &str) -> Option<bool> {
+pub(crate) fn signed_in(name: &str) -> Option<bool> {
     let home = super::runner::home(&[]);
     match name {
         "claude" => claude_signed_in(&cli_env, home.as_deref()),

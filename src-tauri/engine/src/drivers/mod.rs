@@ -2,19 +2,19 @@
 //! turns its agent's own output into the one `events::DriverEvent` stream, so the
 //! rest of the engine never needs to know which agent did the work.
 
-pub mod acp;
+pub(crate) mod acp;
 pub mod agent_config;
-pub mod claude;
-pub mod codex;
-pub mod discover;
-pub mod events;
-pub mod health;
-pub mod models;
-pub mod openai;
-pub mod permission;
-pub mod registry;
-pub mod runner;
-pub mod tools;
+pub(crate) mod claude;
+pub(crate) mod codex;
+pub(crate) mod discover;
+pub(crate) mod events;
+pub(crate) mod health;
+pub(crate) mod models;
+pub(crate) mod openai;
+pub(crate) mod permission;
+pub(crate) mod registry;
+pub(crate) mod runner;
+pub(crate) mod tools;
 
 use std::future::Future;
 use std::path::PathBuf;

@@ -17,7 +17,7 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 const CLAUDE_ALIASES: &[&str] = &["sonnet", "opus", "haiku"];
 
 /// The models `driver` (the default driver when `None`) offers.
-pub async fn list(cx: &Context, args: ListModelsArgs) -> Result<ModelListView> {
+pub(crate) async fn list(cx: &Context, args: ListModelsArgs) -> Result<ModelListView> {
     offered(&cx.ws, args.driver.as_deref()).await
 }
 
@@ -65,7 +65,7 @@ async fn offered(ws: &Workspace, driver: Option<&str>) -> Result<ModelListView> 
 
 /// Refuses `model` for `driver` when the agent's own list is complete and lacks it: a
 /// turn on a model the endpoint does not serve would fail only after it started.
-pub async fn check(ws: &Workspace, driver: &str, model: &str) -> Result<()> {
+pub(crate) async fn check(ws: &Workspace, driver: &str, model: &str) -> Result<()> {
     if driver != "openai-compatible" || model.trim().is_empty() {
         return Ok(());
     }

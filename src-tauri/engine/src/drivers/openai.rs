@@ -30,8 +30,8 @@ use kiln_types::CommandPolicy;
 use stream::{Assembly, EventReader, Reply};
 
 const SOURCE: &str = "openai-compatible";
-pub const DEFAULT_MAX_STEPS: u32 = 40;
-pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const DEFAULT_MAX_STEPS: u32 = 40;
+pub(crate) const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
 /// How long to wait for a connection; the reply itself may take long (a local model
 /// reading a large prompt), so only silence longer than `READ_TIMEOUT` ends it.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);

@@ -18,7 +18,7 @@ use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::ServeMode;
 
 /// The ACP agents (`acp:gemini`, …, `acp:custom`) last: `super::acp::presets::IDS`.
-pub const DRIVERS: &[&str] = &[
+pub(crate) const DRIVERS: &[&str] = &[
     "claude",
     "codex",
     "openai-compatible",
@@ -29,24 +29,24 @@ pub const DRIVERS: &[&str] = &[
     "acp:codex",
     "acp:custom",
 ];
-pub const DEFAULT_DRIVER: &str = "claude";
+pub(crate) const DEFAULT_DRIVER: &str = "claude";
 
 /// The drivers a server in `mode` offers.
-pub fn offered(mode: ServeMode) -> &'static [&'static str] {
+pub(crate) fn offered(mode: ServeMode) -> &'static [&'static str] {
     match mode {
         ServeMode::Loopback => DRIVERS,
         ServeMode::SelfHosted => &["openai-compatible"],
     }
 }
 
-pub fn default_driver(mode: ServeMode) -> &'static str {
+pub(crate) fn default_driver(mode: ServeMode) -> &'static str {
     match mode {
         ServeMode::Loopback => DEFAULT_DRIVER,
         ServeMode::SelfHosted => "openai-compatible",
     }
 }
 
-pub fn not_offered(driver: &str) -> ApiError {
+pub(crate) fn not_offered(driver: &str) -> ApiError {
     ApiError::new(
         ErrorCode::NotAllowedInMode,
         format!("a self-hosted server offers bring-your-own-key drivers only, not `{driver}`: use openai-compatible"),
@@ -55,7 +55,7 @@ pub fn not_offered(driver: &str) -> ApiError {
 
 /// The driver a turn runs on when none is named: Settings' default when this server
 /// offers it, else the mode's own default.
-pub async fn chosen_default(ws: &Workspace) -> Result<String> {
+pub(crate) async fn chosen_default(ws: &Workspace) -> Result<String> {
     Ok(get_setting(&ws.pool, "driver.default")
         .await?
         .filter(|d| offered(ws.mode).contains(&d.as_str()))
@@ -125,14 +125,14 @@ pub async fn resolve(ws: &Workspace, name: Option<&str>) -> Result<Arc<dyn Drive
 
 /// The claude driver as Settings make it (its binary, the command policy), for a turn or
 /// a terminal.
-pub async fn claude(ws: &Workspace) -> Result<ClaudeDriver> {
+pub(crate) async fn claude(ws: &Workspace) -> Result<ClaudeDriver> {
     let binary = get_setting(&ws.pool, crate::settings::CLAUDE_PATH).await?.map(PathBuf::from);
     let commands = crate::settings::command_policy(ws).await?;
     Ok(ClaudeDriver { binary, commands, ..Default::default() })
 }
 
 /// The codex driver as Settings make it, for a turn or a terminal.
-pub async fn codex(ws: &Workspace) -> Result<CodexDriver> {
+pub(crate) async fn codex(ws: &Workspace) -> Result<CodexDriver> {
     let binary = get_setting(&ws.pool, crate::settings::CODEX_PATH).await?.map(PathBuf::from);
     let commands = crate::settings::command_policy(ws).await?;
     Ok(CodexDriver { binary, commands, ..Default::default() })
@@ -141,7 +141,7 @@ pub async fn codex(ws: &Workspace) -> Result<CodexDriver> {
 /// Which key or login a driver's turns sign in with, in one sentence for a refusal
 /// ("the model provider refused the credentials"): the user's fix starts there. Never
 /// the key itself: its variable's name, or the fingerprint Settings shows.
-pub async fn credentials(ws: &Workspace, driver: &str) -> String {
+pub(crate) async fn credentials(ws: &Workspace, driver: &str) -> String {
     let env_key = |names: &[&str]| {
         names.iter().find(|n| super::health::cli_env(n).is_some_and(|v| !v.trim().is_empty())).map(|n| n.to_string())
     };

@@ -38,7 +38,7 @@ pub struct Interactive {
 }
 
 /// The home directory the CLI will see: `HOME` in its extra environment, else Kiln's.
-pub fn home(env: &[(String, String)]) -> Option<PathBuf> {
+pub(crate) fn home(env: &[(String, String)]) -> Option<PathBuf> {
     kiln_runtime::sandbox::home_of(env)
 }
 
@@ -46,7 +46,7 @@ pub fn home(env: &[(String, String)]) -> Option<PathBuf> {
 /// (`kiln_runtime::process::Env::Operator`), in the working copy, in its own process group,
 /// confined when `cli.confinement` says so; `stdin` keeps its stdin open as a pipe (an
 /// ACP agent is talked to). Its group is reported to `on_process` at once.
-pub fn spawn(cli: &CliRun<'_>, stdin: bool, on_process: Box<dyn FnOnce(Running) + Send>) -> Result<Child> {
+pub(crate) fn spawn(cli: &CliRun<'_>, stdin: bool, on_process: Box<dyn FnOnce(Running) + Send>) -> Result<Child> {
     let mut cmd = Command::new(cli.binary, cli.workdir, Env::Operator(&cli.env)).args(&cli.args);
     if stdin {
         cmd = cmd.piped_stdin();
@@ -71,7 +71,7 @@ pub fn spawn(cli: &CliRun<'_>, stdin: bool, on_process: Box<dyn FnOnce(Running) 
 
 /// Keeps the last `STDERR_KEPT` bytes of what the CLI prints on stderr, to explain a
 /// failure; the task ends with the stream.
-pub fn keep_stderr(child: &mut Child) -> tokio::task::JoinHandle<String> {
+pub(crate) fn keep_stderr(child: &mut Child) -> tokio::task::JoinHandle<String> {
     let stderr = child.inner.stderr.take();
     tokio::spawn(async move {
         let mut kept = Vec::new();
@@ -93,13 +93,13 @@ pub fn keep_stderr(child: &mut Child) -> tokio::task::JoinHandle<String> {
 
 /// What the stderr task kept, waiting for it a moment at most (a grandchild may hold the
 /// pipe open).
-pub async fn stderr_tail(task: tokio::task::JoinHandle<String>) -> String {
+pub(crate) async fn stderr_tail(task: tokio::task::JoinHandle<String>) -> String {
     tokio::time::timeout(std::time::Duration::from_secs(2), task).await.ok().and_then(|r| r.ok()).unwrap_or_default()
 }
 
 /// The turn's error when the agent exited without finishing it: its exit status and the
 /// tail of its stderr, redacted (it may hold a key the agent was given or echoed).
-pub fn died(status: &str, stderr: &str) -> String {
+pub(crate) fn died(status: &str, stderr: &str) -> String {
     let detail = stderr.trim();
     let error = if detail.is_empty() {
         format!("the agent exited ({status}) without finishing its turn")

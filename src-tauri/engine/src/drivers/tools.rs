@@ -233,7 +233,7 @@ fn definition(spec: &Spec) -> Value {
 }
 
 /// What a tool does, for the UI.
-pub fn kind(name: &str) -> ToolKind {
+pub(crate) fn kind(name: &str) -> ToolKind {
     match name {
         "read_file" | "list_dir" => ToolKind::Read,
         "write_file" | "edit_file" => ToolKind::Edit,
@@ -245,7 +245,7 @@ pub fn kind(name: &str) -> ToolKind {
 
 /// One line for people: the command itself for `run_command`, else the tool and what
 /// it acts on.
-pub fn title(name: &str, input: &Value) -> String {
+pub(crate) fn title(name: &str, input: &Value) -> String {
     let field = |key: &str| input[key].as_str();
     let detail = match name {
         "run_command" => return title_line(field("command").unwrap_or(name)),

@@ -30,7 +30,7 @@ static RUNNING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 const SET_UP: &str = "setup-done";
 
 /// The failing gate's command and what it checks, as the base must run it.
-pub struct Failure<'a> {
+pub(super) struct Failure<'a> {
     pub module: &'a ModuleInfo,
     /// The command template (`{changed}` not yet filled).
     pub template: &'a str,
@@ -41,7 +41,7 @@ pub struct Failure<'a> {
 /// Judges the failed `outcome` against the session's base and turns it into `failing-before`
 /// when the base fails the same way; its note says which failures are new. Anything that
 /// keeps the base from answering leaves the failure as it is, with a note saying so.
-pub async fn judge(ws: &Workspace, id: &SessionId, failure: Failure<'_>, outcome: &mut Outcome) {
+pub(super) async fn judge(ws: &Workspace, id: &SessionId, failure: Failure<'_>, outcome: &mut Outcome) {
     if outcome.status != GateStatus::Failed || outcome.command.is_empty() {
         return;
     }

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 /// The tests `output` reports failing, or `None` when it names none in a form read here.
-pub fn failing_tests(output: &str) -> Option<BTreeSet<String>> {
+pub(super) fn failing_tests(output: &str) -> Option<BTreeSet<String>> {
     let mut names = BTreeSet::new();
     for line in output.lines() {
         let trimmed = line.trim();
@@ -86,7 +86,7 @@ fn strip_duration(text: &str) -> &str {
 /// Which of `files` (repository-relative) `output` names, as written or relative to the
 /// module's directory `module_dir`: the files a file-scoped gate (gofmt -l, prettier --check,
 /// eslint) reports.
-pub fn named_files(output: &str, files: &[String], module_dir: &str) -> BTreeSet<String> {
+pub(super) fn named_files(output: &str, files: &[String], module_dir: &str) -> BTreeSet<String> {
     let prefix = format!("{}/", module_dir.trim_end_matches('/'));
     files
         .iter()

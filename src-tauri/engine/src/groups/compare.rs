@@ -15,7 +15,7 @@ use kiln_types::*;
 use super::{load, member, test_counts};
 
 /// The group with each candidate's figures, in candidate order.
-pub async fn view(ws: &Arc<Workspace>, group_id: &str) -> Result<GroupView> {
+pub(crate) async fn view(ws: &Arc<Workspace>, group_id: &str) -> Result<GroupView> {
     let group = load(ws, group_id).await?;
     let mut candidates = Vec::new();
     for (index, raw) in kiln_records::store::session_groups::members(&ws.pool, &group.id).await?.into_iter().enumerate()
@@ -95,7 +95,7 @@ async fn candidate(ws: &Arc<Workspace>, id: &SessionId, session: SessionView, in
 }
 
 /// `right`'s working copy against `left`'s, both candidates of the group.
-pub async fn compare_candidates(ws: &Arc<Workspace>, args: &CompareCandidatesArgs) -> Result<DiffView> {
+pub(crate) async fn compare_candidates(ws: &Arc<Workspace>, args: &CompareCandidatesArgs) -> Result<DiffView> {
     let group = load(ws, &args.group_id).await?;
     let left = member(ws, &group.id, &args.left).await?;
     let right = member(ws, &group.id, &args.right).await?;

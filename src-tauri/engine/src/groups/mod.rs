@@ -25,14 +25,14 @@ use kiln_runtime::clock::now;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
-pub use compare::{compare_candidates, view};
+pub(crate) use compare::{compare_candidates, view};
 
 /// How many candidates a group may have.
 const CANDIDATES: std::ops::RangeInclusive<usize> = 2..=5;
 
 /// Makes the group's candidates and sends each the brief. Everything that can be refused
 /// is checked before the first session is made; a failure after that removes what was made.
-pub async fn create(cx: &Context, args: CreateSessionGroupArgs) -> Result<GroupView> {
+pub(crate) async fn create(cx: &Context, args: CreateSessionGroupArgs) -> Result<GroupView> {
     let Context { ws, events } = cx;
     if !CANDIDATES.contains(&args.candidates.len()) {
         return Err(ApiError::invalid(format!(
@@ -154,12 +154,12 @@ pub(crate) async fn member(ws: &Workspace, group: &str, session: &str) -> Result
 }
 
 /// The comparison of the group's candidates.
-pub async fn get(cx: &Context, args: GroupIdArgs) -> Result<GroupView> {
+pub(crate) async fn get(cx: &Context, args: GroupIdArgs) -> Result<GroupView> {
     view(&cx.ws, &args.group_id).await
 }
 
 /// Every group, newest first, with its candidates' sessions.
-pub async fn list(cx: &Context, _: EmptyArgs) -> Result<Vec<GroupSummary>> {
+pub(crate) async fn list(cx: &Context, _: EmptyArgs) -> Result<Vec<GroupSummary>> {
     let ws = &cx.ws;
     let mut out = Vec::new();
     for row in records::list(&ws.pool).await? {
@@ -177,7 +177,7 @@ pub async fn list(cx: &Context, _: EmptyArgs) -> Result<Vec<GroupSummary>> {
 
 /// Marks the winner and archives every other candidate still open (stopping what it runs).
 /// Returns the group and the sessions archived now.
-pub async fn pick(
+pub(crate) async fn pick(
     ws: &Arc<Workspace>,
     events: &Arc<EventBus>,
     args: PickCandidateArgs,

@@ -6,7 +6,7 @@
 use kiln_types::TestCounts;
 
 /// The counts the output's summaries add up to, or `None` when it has none.
-pub fn read(output: &str) -> Option<TestCounts> {
+pub(crate) fn read(output: &str) -> Option<TestCounts> {
     let mut total: Option<TestCounts> = None;
     let mut add = |passed: i64, failed: i64| {
         let t = total.get_or_insert(TestCounts { passed: 0, failed: 0 });

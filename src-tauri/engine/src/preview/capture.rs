@@ -33,7 +33,7 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(6);
 
 /// What part of the page to shoot.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Frame {
+pub(crate) enum Frame {
     /// The viewport.
     Page,
     /// A rectangle in CSS pixels of the document (scroll offsets included).
@@ -44,7 +44,7 @@ pub enum Frame {
 
 /// A PNG and its size in pixels.
 #[derive(Debug, Clone)]
-pub struct Shot {
+pub(crate) struct Shot {
     pub png: Vec<u8>,
     pub width: u32,
     pub height: u32,
@@ -52,7 +52,7 @@ pub struct Shot {
 
 /// The Chromium to drive: `KILN_CHROMIUM` when set, else the first of the usual names on
 /// `PATH`. `None` when there is none (captures are then unavailable, and said so).
-pub fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("KILN_CHROMIUM").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(path));
     }
@@ -77,7 +77,7 @@ fn is_executable(path: &Path) -> bool {
 /// Chromium's profile in `session_dir`'s temporary directory.
 /// CAPTURE_UNAVAILABLE when no Chromium is installed; CAPTURE_FAILED when the page does
 /// not load, the element is not there, Chromium fails, or it cannot be confined.
-pub async fn capture(session_dir: &Path, url: &str, viewport: (u32, u32), frame: &Frame) -> Result<Shot> {
+pub(crate) async fn capture(session_dir: &Path, url: &str, viewport: (u32, u32), frame: &Frame) -> Result<Shot> {
     let Some(chromium) = chromium() else {
         return Err(ApiError::new(
             ErrorCode::CaptureUnavailable,
@@ -354,7 +354,7 @@ impl Cdp {
 }
 
 /// Width and height from a PNG's IHDR chunk; `None` when it is not a PNG.
-pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+pub(crate) fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
     if png.len() < 24 || !png.starts_with(SIGNATURE) || &png[12..16] != b"IHDR" {
         return None;

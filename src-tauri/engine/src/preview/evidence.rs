@@ -23,7 +23,7 @@ use kiln_types::{EntryKind, PreviewKind, ScreenshotKind};
 const BEFORE_LIMIT: Duration = Duration::from_secs(25);
 
 /// Whether the workspace has a preview (`[preview] command` or `root`).
-pub fn configured(ws: &Workspace) -> bool {
+pub(crate) fn configured(ws: &Workspace) -> bool {
     super::kind(ws) != PreviewKind::None
 }
 
@@ -34,7 +34,7 @@ fn wanted(ws: &Workspace) -> bool {
 
 /// Whether the session still needs its "before" look: a preview, no turn yet, no `turn`
 /// screenshot yet.
-pub async fn before_due(ws: &Workspace, id: &SessionId) -> Result<bool> {
+pub(crate) async fn before_due(ws: &Workspace, id: &SessionId) -> Result<bool> {
     if !wanted(ws) || turns::latest(&ws.pool, id.as_str()).await?.is_some() {
         return Ok(false);
     }
@@ -43,7 +43,7 @@ pub async fn before_due(ws: &Workspace, id: &SessionId) -> Result<bool> {
 
 /// Captures the look at checkpoint 0, within `BEFORE_LIMIT`; the caller starts the first
 /// turn after it, so nothing has changed the working copy yet.
-pub async fn before(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) {
+pub(crate) async fn before(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) {
     let shot = tokio::time::timeout(BEFORE_LIMIT, shoot(ws, events, id, None, Some(0))).await;
     match shot {
         Ok(outcome) => settle(ws, events, id, outcome).await,
@@ -55,7 +55,7 @@ pub async fn before(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId)
 }
 
 /// Starts the `turn` screenshot of `module`'s page at `checkpoint`, in the background.
-pub fn after_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId, module: String, checkpoint: i64) {
+pub(crate) fn after_turn(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId, module: String, checkpoint: i64) {
     if !wanted(ws) {
         return;
     }

@@ -5,11 +5,11 @@
 //! and stops it when it goes unvisited, when the session closes, and when Kiln exits.
 //! Without a command, `[preview] root` is served as static files.
 
-pub mod capture;
-pub mod evidence;
-pub mod gateway;
-pub mod pointed;
-pub mod shots;
+pub(crate) mod capture;
+pub(crate) mod evidence;
+pub(crate) mod gateway;
+pub(crate) mod pointed;
+pub(crate) mod shots;
 mod supervisor;
 
 use std::collections::VecDeque;
@@ -28,7 +28,7 @@ use kiln_types::{BridgeActivity, ModuleUrl, PreviewKind, PreviewState, PreviewVi
 const LOG_LINES: usize = 400;
 
 /// A running preview: its gateway, and what the supervisor reports.
-pub struct Preview {
+pub(crate) struct Preview {
     session_id: String,
     kind: PreviewKind,
     gateway: Mutex<Option<Gateway>>,
@@ -55,7 +55,7 @@ struct Status {
 }
 
 impl Preview {
-    pub fn view(&self) -> PreviewView {
+    pub(crate) fn view(&self) -> PreviewView {
         let status = self.status.lock().unwrap().clone();
         let running = status.state != PreviewState::Stopped;
         let counts = |n: &std::sync::atomic::AtomicU64| n.load(std::sync::atomic::Ordering::Relaxed);
@@ -145,7 +145,7 @@ fn stopped(ws: &Workspace, session: &kiln_types::SessionView, message: Option<St
     }
 }
 
-pub async fn get(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
+pub(crate) async fn get(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
     let (ws, id) = (&cx.ws, &SessionId::parse(&args.session_id)?);
     let session = crate::session::view(ws, id).await?;
     let running = ws.previews.get::<Preview>(id.as_str());
@@ -156,12 +156,12 @@ pub async fn get(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
 }
 
 /// Starts the session's preview (answers the running one when it runs) and its gateway.
-pub async fn start(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
+pub(crate) async fn start(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
     launch(&cx.ws, &cx.events, &SessionId::parse(&args.session_id)?).await
 }
 
 /// What `start` does, for a session already named.
-pub async fn launch(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -> Result<PreviewView> {
+pub(crate) async fn launch(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId) -> Result<PreviewView> {
     let session = crate::session::view(ws, id).await?;
     if session.deleted_at.is_some() {
         return Err(ApiError::new(ErrorCode::SessionDeleted, format!("session {id} was deleted")));
@@ -267,7 +267,7 @@ async fn shut(preview: &Preview) {
     }
 }
 
-pub async fn stop(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
+pub(crate) async fn stop(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
     let Context { ws, events } = cx;
     let id = &SessionId::parse(&args.session_id)?;
     let session = crate::session::view(ws, id).await?;
@@ -277,7 +277,7 @@ pub async fn stop(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
 
 /// Stops a session's preview if one runs: when it is stopped, archived, rejected or
 /// deleted, and when Kiln exits.
-pub async fn stop_quietly(ws: &Workspace, events: &EventBus, id: &SessionId) {
+pub(crate) async fn stop_quietly(ws: &Workspace, events: &EventBus, id: &SessionId) {
     let preview = ws.previews.take(id.as_str());
     if let Some(preview) = preview {
         preview.stop(events).await;
@@ -299,7 +299,7 @@ impl crate::registry::Handle for Preview {
 }
 
 /// Stops every preview of the workspace.
-pub async fn stop_all(ws: &Workspace, events: &EventBus) {
+pub(crate) async fn stop_all(ws: &Workspace, events: &EventBus) {
     let ids: Vec<String> = ws.previews.sessions();
     for id in ids {
         if let Ok(id) = SessionId::parse(&id) {
@@ -308,7 +308,7 @@ pub async fn stop_all(ws: &Workspace, events: &EventBus) {
     }
 }
 
-pub async fn restart(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
+pub(crate) async fn restart(cx: &Context, args: SessionIdArgs) -> Result<PreviewView> {
     let Context { ws, events } = cx;
     let id = &SessionId::parse(&args.session_id)?;
     stop_quietly(ws, events, id).await;

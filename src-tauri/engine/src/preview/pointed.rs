@@ -15,7 +15,7 @@ use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{PointedChip, PointedContext, ScreenshotKind};
 
 /// Things pointed at that one message may carry.
-pub const MAX_ITEMS: usize = 8;
+pub(crate) const MAX_ITEMS: usize = 8;
 const MAX_SELECTOR: usize = 2000;
 /// The picking script trims at 4000 characters; this leaves room for its note.
 const MAX_HTML: usize = 8 * 1024;
@@ -27,7 +27,7 @@ const MAX_PATH: usize = 2000;
 const IN_WORKDIR: &str = "reference/attachments/preview";
 
 /// One thing pointed at, checked.
-pub struct Pointed {
+pub(crate) struct Pointed {
     context: PointedContext,
     kind: ScreenshotKind,
     /// The screenshot as kept with the session.
@@ -38,7 +38,7 @@ pub struct Pointed {
 
 /// Checks everything pointed at, before anything is written: INVALID_INPUT for too many or
 /// too large, SCREENSHOT_NOT_FOUND for a screenshot that is not this session's.
-pub async fn check(ws: &Workspace, id: &SessionId, context: &[PointedContext]) -> Result<Vec<Pointed>> {
+pub(crate) async fn check(ws: &Workspace, id: &SessionId, context: &[PointedContext]) -> Result<Vec<Pointed>> {
     if context.len() > MAX_ITEMS {
         return Err(ApiError::invalid(format!(
             "a message carries at most {MAX_ITEMS} things pointed at in the preview"
@@ -96,7 +96,7 @@ fn check_sizes(item: &PointedContext) -> Result<()> {
 }
 
 /// Copies the screenshots into the working copy, where the prompt names them.
-pub fn copy(ws: &Workspace, id: &SessionId, pointed: &[Pointed]) -> Result<()> {
+pub(crate) fn copy(ws: &Workspace, id: &SessionId, pointed: &[Pointed]) -> Result<()> {
     let workdir = ws.session_workdir(id);
     for item in pointed {
         let bytes = std::fs::read(&item.source).map_err(|e| ApiError::internal("reading a screenshot", e))?;
@@ -107,7 +107,7 @@ pub fn copy(ws: &Workspace, id: &SessionId, pointed: &[Pointed]) -> Result<()> {
 }
 
 /// What the operator message shows.
-pub fn chips(pointed: &[Pointed]) -> Vec<PointedChip> {
+pub(crate) fn chips(pointed: &[Pointed]) -> Vec<PointedChip> {
     pointed
         .iter()
         .map(|p| PointedChip {
@@ -120,7 +120,7 @@ pub fn chips(pointed: &[Pointed]) -> Vec<PointedChip> {
 }
 
 /// The part of the turn's prompt that says what was pointed at; `None` when nothing was.
-pub fn note(pointed: &[Pointed]) -> Option<String> {
+pub(crate) fn note(pointed: &[Pointed]) -> Option<String> {
     if pointed.is_empty() {
         return None;
     }

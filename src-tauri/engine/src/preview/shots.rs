@@ -21,15 +21,15 @@ use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{CapturePreviewArgs, PreviewState, ScreenshotArgs, ScreenshotImage, ScreenshotKind, ScreenshotView};
 
 /// The viewport a capture is taken in unless the request says otherwise.
-pub const DEFAULT_VIEWPORT: (u32, u32) = (1280, 800);
+pub(crate) const DEFAULT_VIEWPORT: (u32, u32) = (1280, 800);
 
 /// Where a screenshot's PNG is kept.
-pub fn file(ws: &Workspace, session: &SessionId, id: i64) -> PathBuf {
+pub(crate) fn file(ws: &Workspace, session: &SessionId, id: i64) -> PathBuf {
     ws.session_dir(session).join("screenshots").join(format!("{id}.png"))
 }
 
 /// What to shoot, where.
-pub struct Take<'a> {
+pub(crate) struct Take<'a> {
     pub kind: ScreenshotKind,
     pub module: Option<&'a str>,
     /// A local path on the preview's origin; the module's first screen (else `/`) when absent.
@@ -40,13 +40,18 @@ pub struct Take<'a> {
 
 /// Captures the session's preview (starting it when it is not running, and waiting until it
 /// is ready) and keeps the screenshot, bound to the working copy's current checkpoint.
-pub async fn take(ws: &Arc<Workspace>, events: &Arc<EventBus>, id: &SessionId, t: Take<'_>) -> Result<ScreenshotView> {
+pub(crate) async fn take(
+    ws: &Arc<Workspace>,
+    events: &Arc<EventBus>,
+    id: &SessionId,
+    t: Take<'_>,
+) -> Result<ScreenshotView> {
     take_at(ws, events, id, t, None).await
 }
 
 /// `take`, bound to `checkpoint` when given: a turn's screenshot belongs to the turn's
 /// checkpoint even when the next turn has taken another by the time it is shot.
-pub async fn take_at(
+pub(crate) async fn take_at(
     ws: &Arc<Workspace>,
     events: &Arc<EventBus>,
     id: &SessionId,
@@ -134,7 +139,7 @@ async fn ready_url(ws: &Workspace, id: &SessionId, path: &str) -> Result<String>
 }
 
 /// `capture_preview`: the operator's capture of the page, an element or a region.
-pub async fn capture_preview(cx: &Context, args: CapturePreviewArgs) -> Result<ScreenshotView> {
+pub(crate) async fn capture_preview(cx: &Context, args: CapturePreviewArgs) -> Result<ScreenshotView> {
     let Context { ws, events } = cx;
     let id = SessionId::parse(&args.session_id)?;
     let invalid = |m: &str| ApiError::new(ErrorCode::InvalidInput, m.to_string());
@@ -182,7 +187,7 @@ pub async fn capture_preview(cx: &Context, args: CapturePreviewArgs) -> Result<S
 }
 
 /// `get_screenshot`: the screenshot and its PNG.
-pub async fn image(cx: &Context, args: ScreenshotArgs) -> Result<ScreenshotImage> {
+pub(crate) async fn image(cx: &Context, args: ScreenshotArgs) -> Result<ScreenshotImage> {
     let ws = &cx.ws;
     let id = SessionId::parse(&args.session_id)?;
     crate::session::view(ws, &id).await?;

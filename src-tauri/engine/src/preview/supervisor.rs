@@ -27,7 +27,7 @@ const MAX_FAILURES: u32 = 3;
 /// How long a stopped process gets to exit before its group is killed.
 const GRACE: Duration = Duration::from_secs(3);
 
-pub struct Job {
+pub(super) struct Job {
     pub ws: Arc<Workspace>,
     pub events: Arc<EventBus>,
     pub preview: Arc<Preview>,
@@ -49,7 +49,7 @@ enum Ended {
     Idle,
 }
 
-pub async fn run(mut job: Job) {
+pub(super) async fn run(mut job: Job) {
     let preview = job.preview.clone();
     let _done = Done(preview.clone());
     if !wait_for_setup(&mut job).await {
@@ -138,7 +138,7 @@ impl Drop for Done {
 }
 
 /// Waits until the supervisor (and so the process) is gone.
-pub async fn wait_stopped(preview: &Preview) {
+pub(super) async fn wait_stopped(preview: &Preview) {
     let mut finished = preview.finished.subscribe();
     let _ = finished.wait_for(|done| *done).await;
 }

@@ -30,7 +30,7 @@ enum Fix {
 
 /// Reconciles the session's refs and records; returns what the transcript should say
 /// (only what the operator can see: a checkpoint kept or dropped).
-pub async fn reconcile(ws: &Workspace, id: &SessionId) -> Result<Vec<String>> {
+pub(crate) async fn reconcile(ws: &Workspace, id: &SessionId) -> Result<Vec<String>> {
     let rows = records::list(&ws.pool, id.as_str()).await?;
     let newest = rows.last().map(|r| r.0).unwrap_or(-1);
     let fixes = {

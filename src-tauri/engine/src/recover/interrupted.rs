@@ -15,7 +15,7 @@ use kiln_types::*;
 
 /// What was running when Kiln stopped, read before the records settle it.
 #[derive(Debug, Default, Clone)]
-pub struct Interrupted {
+pub(crate) struct Interrupted {
     /// Sessions stored as running.
     sessions: Vec<String>,
     /// Turns stored as running: (session, role, module).
@@ -26,7 +26,7 @@ pub struct Interrupted {
 
 impl Interrupted {
     /// Reads it; call before `store::turns::close_orphans`.
-    pub async fn read(pool: &kiln_records::store::Db) -> Result<Interrupted> {
+    pub(crate) async fn read(pool: &kiln_records::store::Db) -> Result<Interrupted> {
         Ok(Interrupted {
             sessions: records::ids_in_state(pool, SessionState::Running).await?,
             turns: kiln_records::store::turns::running(pool).await?,
@@ -40,7 +40,7 @@ impl Interrupted {
 /// the turn changed until then is kept as a checkpoint of its own when the working copy
 /// differs from the newest one, so it can be restored and nothing more is at stake. Call
 /// after `checkpoints::reconcile`, so the newest checkpoint is known.
-pub async fn explain_turn(ws: &Workspace, events: &EventBus, id: &SessionId, cut: &Interrupted) -> Result<()> {
+pub(crate) async fn explain_turn(ws: &Workspace, events: &EventBus, id: &SessionId, cut: &Interrupted) -> Result<()> {
     {
         let _guard = ws.store_lock.lock().await;
         let store = ws.open_store()?;
@@ -102,7 +102,7 @@ const CUT_SHORT: &str = "autosave of work cut short when Kiln stopped";
 
 /// A setup stored as running that no process runs (Kiln stopped during it): marked
 /// failed, with an entry saying whether it runs again now. `true` when it was cut.
-pub async fn settle_setup(ws: &Workspace, events: &EventBus, id: &SessionId, again: bool) -> Result<bool> {
+pub(crate) async fn settle_setup(ws: &Workspace, events: &EventBus, id: &SessionId, again: bool) -> Result<bool> {
     let session = records::load(&ws.pool, id.as_str(), false).await?;
     if session.setup != SetupState::Running || ws.busy.runs_command(id.as_str()) {
         return Ok(false);

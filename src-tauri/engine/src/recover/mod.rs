@@ -11,9 +11,9 @@
 //! follows or moves one (the operations refuse it, `PATH_NOT_ALLOWED`), the operator
 //! sorts it out.
 
-pub mod bucket;
-pub mod checkpoints;
-pub mod interrupted;
+pub(crate) mod bucket;
+pub(crate) mod checkpoints;
+pub(crate) mod interrupted;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -41,7 +41,7 @@ const REMOVED_MARKER: &str = "removed.json";
 
 /// What a rebuild put in place.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rebuilt {
+pub(crate) struct Rebuilt {
     /// The checkpoint the new working copy holds.
     pub sequence: i64,
     /// The repository has a setup step (dependencies are in no checkpoint).
@@ -51,7 +51,7 @@ pub struct Rebuilt {
 /// The per-session lock every check takes, so the check at workspace open and the one
 /// before an operation never run at once, and an operation waits for the first.
 /// Keyed by the session's directory, so two engines of one process (tests) stay apart.
-pub fn lock(ws: &Workspace, id: &SessionId) -> Arc<tokio::sync::Mutex<()>> {
+pub(crate) fn lock(ws: &Workspace, id: &SessionId) -> Arc<tokio::sync::Mutex<()>> {
     static LOCKS: Mutex<Option<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>> = Mutex::new(None);
     let mut locks = LOCKS.lock().unwrap();
     locks.get_or_insert_with(HashMap::new).entry(ws.session_dir(id)).or_default().clone()
@@ -68,7 +68,7 @@ struct Removed {
 /// Records that the disk clean-up removed the session's working copy at checkpoint
 /// `sequence` (taken just before), so its rebuild can say nothing was lost. Call it
 /// after removing `sessions/<id>/workspace`.
-pub fn mark_removed(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<()> {
+pub(crate) fn mark_removed(ws: &Workspace, id: &SessionId, sequence: i64) -> Result<()> {
     let text = serde_json::to_string(&Removed { sequence, at: now() }).map_err(|e| ApiError::internal("marker", e))?;
     std::fs::create_dir_all(ws.session_dir(id))?;
     std::fs::write(ws.session_dir(id).join(REMOVED_MARKER), text)?;
@@ -85,7 +85,7 @@ enum Problem {
 /// `Some` when it did. Nothing happens to a deleted session, to one that runs (its turn,
 /// setup or gates use the copy; the next operation after them checks again), or to a
 /// session directory or working copy that is a link.
-pub async fn ensure_working_copy(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Option<Rebuilt>> {
+pub(crate) async fn ensure_working_copy(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Option<Rebuilt>> {
     let session = records::load(&ws.pool, id.as_str(), false).await?;
     if session.deleted_at.is_some() || ws.is_running(id.as_str()) {
         return Ok(None);

@@ -8,7 +8,7 @@ use kiln_types::error::Result;
 
 /// A range of lines (1-based, inclusive) after a change of its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Followed {
+pub(super) struct Followed {
     /// The change removed, replaced or inserted lines inside the range.
     pub changed: bool,
     pub start: i64,
@@ -16,7 +16,7 @@ pub struct Followed {
 }
 
 /// Follows lines `start..=end` of `before` into `after`.
-pub fn follow(before: &[u8], after: &[u8], start: i64, end: i64) -> Result<Followed> {
+pub(super) fn follow(before: &[u8], after: &[u8], start: i64, end: i64) -> Result<Followed> {
     let mut options = DiffOptions::new();
     options.context_lines(0);
     let patch = Patch::from_buffers(before, None, after, None, Some(&mut options))?;

@@ -4,7 +4,7 @@
 //! becomes "addressed?" when its lines changed in the turn, or open again when they did not.
 
 mod lines;
-pub mod prompt;
+pub(crate) mod prompt;
 mod quote;
 
 use git2::{Oid, Repository};
@@ -23,9 +23,9 @@ use kiln_types::*;
 const MAX_BODY: usize = 20_000;
 
 /// What a process opening the workspace says of comments whose turn it never saw end.
-pub const STRANDED: &str = "Kiln stopped before the turn it was sent with ended: send it again.";
+pub(crate) const STRANDED: &str = "Kiln stopped before the turn it was sent with ended: send it again.";
 
-pub async fn add(cx: &Context, args: AddReviewCommentArgs) -> Result<SessionView> {
+pub(crate) async fn add(cx: &Context, args: AddReviewCommentArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
@@ -54,7 +54,7 @@ pub async fn add(cx: &Context, args: AddReviewCommentArgs) -> Result<SessionView
     publish(ws, events, &id).await
 }
 
-pub async fn update(cx: &Context, args: UpdateReviewCommentArgs) -> Result<SessionView> {
+pub(crate) async fn update(cx: &Context, args: UpdateReviewCommentArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, comment) = changeable(ws, &args.session_id, &args.comment_id).await?;
     let body = checked_body(&args.body)?;
@@ -62,14 +62,14 @@ pub async fn update(cx: &Context, args: UpdateReviewCommentArgs) -> Result<Sessi
     publish(ws, events, &id).await
 }
 
-pub async fn delete(cx: &Context, args: ReviewCommentArgs) -> Result<SessionView> {
+pub(crate) async fn delete(cx: &Context, args: ReviewCommentArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, comment) = changeable(ws, &args.session_id, &args.comment_id).await?;
     records::remove(&ws.pool, id.as_str(), &comment.id).await?;
     publish(ws, events, &id).await
 }
 
-pub async fn resolve(cx: &Context, args: ResolveReviewCommentArgs) -> Result<SessionView> {
+pub(crate) async fn resolve(cx: &Context, args: ResolveReviewCommentArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, comment) = changeable(ws, &args.session_id, &args.comment_id).await?;
     let state = if args.resolved { ReviewCommentState::Resolved } else { ReviewCommentState::Open };
@@ -109,7 +109,7 @@ fn checked_body(body: &str) -> Result<&str> {
 /// Marks the session's open comments sent and answers them, oldest first (none: nothing to
 /// send). They are read against a checkpoint of the working copy as it is now: the latest
 /// one when nothing changed since, else one taken here.
-pub async fn send_open(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Vec<ReviewCommentView>> {
+pub(crate) async fn send_open(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<Vec<ReviewCommentView>> {
     let open = records::list(&ws.pool, id.as_str()).await?;
     if !open.iter().any(|c| c.state == ReviewCommentState::Open) {
         return Ok(Vec::new());
@@ -119,7 +119,7 @@ pub async fn send_open(ws: &Workspace, events: &EventBus, id: &SessionId) -> Res
 }
 
 /// Takes back a send whose turn did not start: the comments are open again, as they were.
-pub async fn unsend(ws: &Workspace, id: &SessionId, sent: &[ReviewCommentView]) -> Result<()> {
+pub(crate) async fn unsend(ws: &Workspace, id: &SessionId, sent: &[ReviewCommentView]) -> Result<()> {
     let at = now();
     for c in sent {
         records::set_state(&ws.pool, id.as_str(), &c.id, ReviewCommentState::Open, None, &at).await?;
@@ -146,7 +146,7 @@ async fn restore_point(ws: &Workspace, events: &EventBus, id: &SessionId) -> Res
 /// the comments sent with it become addressed when their lines changed, or open again
 /// with a note. The first turn to end after a send is the one that carried it: a review
 /// is sent only while nothing runs.
-pub async fn after_turn(
+pub(crate) async fn after_turn(
     ws: &Workspace,
     events: &EventBus,
     id: &SessionId,

@@ -9,7 +9,7 @@ const DEFAULT_MESSAGE: &str = "Address these review comments on your change.";
 /// What starts the comments' part of a composed prompt.
 const COMMENTS_HEAD: &str = "\n\nReview comments (";
 
-pub fn compose(message: Option<&str>, comments: &[ReviewCommentView]) -> String {
+pub(crate) fn compose(message: Option<&str>, comments: &[ReviewCommentView]) -> String {
     let message = message.map(str::trim).filter(|m| !m.is_empty()).unwrap_or(DEFAULT_MESSAGE);
     let mut out = format!("{message}{COMMENTS_HEAD}{}):\n", comments.len());
     for (i, c) in comments.iter().enumerate() {
@@ -34,7 +34,7 @@ pub fn compose(message: Option<&str>, comments: &[ReviewCommentView]) -> String 
 /// The operator's own words of a message: what `compose` put before the comments (the
 /// code they quote and what they say of it are no request of their own, so a comment on
 /// "screen readers" routes nothing to the screens' role).
-pub fn operator_words(message: &str) -> &str {
+pub(crate) fn operator_words(message: &str) -> &str {
     message.split_once(COMMENTS_HEAD).map_or(message, |(own, _)| own)
 }
 

@@ -8,12 +8,12 @@ use kiln_types::error::{ApiError, ErrorCode, Result};
 /// The largest file a comment can quote from (the diff shows no larger one either).
 const MAX_FILE: u64 = 4 * 1024 * 1024;
 /// The most lines one comment can span.
-pub const MAX_LINES: i64 = 500;
+pub(super) const MAX_LINES: i64 = 500;
 
 /// Lines `start..=end` (1-based, inclusive) of `path` in `workdir`, joined with `\n`.
 /// PATH_NOT_ALLOWED for a path that leaves the working copy; INVALID_INPUT for one that is
 /// no file, a file that is not text, and lines it does not have.
-pub fn read(workdir: &Path, path: &str, start: i64, end: i64) -> Result<String> {
+pub(super) fn read(workdir: &Path, path: &str, start: i64, end: i64) -> Result<String> {
     let file = kiln_runtime::paths::confine(workdir, path)?;
     let meta = std::fs::metadata(&file)
         .map_err(|_| ApiError::invalid(format!("`{path}` is not a file of the session's working copy")))?;
@@ -29,7 +29,7 @@ pub fn read(workdir: &Path, path: &str, start: i64, end: i64) -> Result<String> 
 }
 
 /// Lines `start..=end` of `text`, or INVALID_INPUT naming what is wrong with the range.
-pub fn lines(text: &str, start: i64, end: i64) -> Result<String> {
+pub(super) fn lines(text: &str, start: i64, end: i64) -> Result<String> {
     let count = text.lines().count() as i64;
     if start < 1 || end < start {
         return Err(ApiError::new(

@@ -26,7 +26,7 @@ use kiln_types::{SessionView, TerminalKind};
 const UNATTENDED: &[&str] = &["PAGER", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "TERM", "COLORTERM"];
 
 /// Whose environment the program starts from.
-pub enum Base {
+pub(super) enum Base {
     /// Only the given variables (a session's scope).
     Only,
     /// The operator's, without Kiln's own, with the given variables over it (an agent CLI).
@@ -34,7 +34,7 @@ pub enum Base {
 }
 
 /// A program ready to be started in a terminal.
-pub struct Launch {
+pub(super) struct Launch {
     pub program: OsString,
     pub args: Vec<OsString>,
     pub base: Base,
@@ -48,7 +48,7 @@ fn terminal_vars() -> Vec<(String, String)> {
 }
 
 /// What a terminal of `kind` runs for the session `id` working in `workdir`.
-pub async fn prepare(
+pub(super) async fn prepare(
     ws: &Workspace,
     id: &SessionId,
     session: &SessionView,

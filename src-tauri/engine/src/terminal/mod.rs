@@ -28,25 +28,25 @@ use kiln_types::{
 };
 
 /// Running terminals a session may have.
-pub const PER_SESSION: usize = 8;
+pub(crate) const PER_SESSION: usize = 8;
 /// Running terminals in all.
-pub const IN_ALL: usize = 32;
+pub(crate) const IN_ALL: usize = 32;
 /// How long an exited terminal stays listed.
 const KEPT_EXITED: Duration = Duration::from_secs(10 * 60);
 /// The most input one write takes.
-pub const MAX_INPUT: usize = 64 * 1024;
+pub(crate) const MAX_INPUT: usize = 64 * 1024;
 const DEFAULT_SIZE: (u32, u32) = (80, 24);
 
 /// What the engine offers: terminals at all, and the agents' CLIs in them.
 #[derive(Debug, Clone, Copy)]
-pub struct Offer {
+pub(crate) struct Offer {
     pub terminals: bool,
     pub agents: bool,
 }
 
 impl Offer {
     /// NOT_ALLOWED_IN_MODE unless a terminal of `kind` is offered.
-    pub fn check(&self, kind: TerminalKind) -> Result<()> {
+    pub(crate) fn check(&self, kind: TerminalKind) -> Result<()> {
         if !self.terminals {
             return Err(ApiError::new(
                 ErrorCode::NotAllowedInMode,
@@ -64,7 +64,7 @@ impl Offer {
 }
 
 #[derive(Default)]
-pub struct Terminals {
+pub(crate) struct Terminals {
     all: Mutex<Vec<Arc<Terminal>>>,
     /// Opens one at a time, so two cannot both take the last place under a limit.
     opening: tokio::sync::Mutex<()>,
@@ -81,7 +81,7 @@ fn check_size(cols: u32, rows: u32) -> Result<()> {
 
 impl Terminals {
     /// Opens a terminal of `args.kind` for a session that is neither closed nor deleted.
-    pub async fn open(
+    pub(crate) async fn open(
         &self,
         ws: &Workspace,
         events: &Arc<EventBus>,
@@ -150,13 +150,13 @@ impl Terminals {
     }
 
     /// The session's terminals, running and recently exited, oldest first.
-    pub fn list(&self, session_id: &SessionId) -> Vec<TerminalView> {
+    pub(crate) fn list(&self, session_id: &SessionId) -> Vec<TerminalView> {
         self.forget_old();
         let all = self.all.lock().unwrap();
         all.iter().filter(|t| t.identity.session_id == session_id.as_str()).map(|t| t.view()).collect()
     }
 
-    pub async fn write(&self, args: TerminalInputArgs) -> Result<TerminalView> {
+    pub(crate) async fn write(&self, args: TerminalInputArgs) -> Result<TerminalView> {
         if args.data.len() > MAX_INPUT {
             return Err(ApiError::invalid(format!(
                 "at most {MAX_INPUT} bytes of input at a time, not {}",
@@ -168,7 +168,7 @@ impl Terminals {
         Ok(terminal.view())
     }
 
-    pub fn resize(&self, events: &EventBus, args: ResizeTerminalArgs) -> Result<TerminalView> {
+    pub(crate) fn resize(&self, events: &EventBus, args: ResizeTerminalArgs) -> Result<TerminalView> {
         check_size(args.cols, args.rows)?;
         let terminal = self.get(&args.terminal_id)?;
         if terminal.is_running() {
@@ -181,34 +181,34 @@ impl Terminals {
     }
 
     /// Kills the terminal's program and everything it started; answers the exited view.
-    pub async fn stop(&self, args: TerminalArgs) -> Result<TerminalView> {
+    pub(crate) async fn stop(&self, args: TerminalArgs) -> Result<TerminalView> {
         let terminal = self.get(&args.terminal_id)?;
         terminal.stop().await;
         Ok(terminal.view())
     }
 
     /// How many terminals run now (the desktop keeps Kiln in the tray while any does).
-    pub fn running(&self) -> usize {
+    pub(crate) fn running(&self) -> usize {
         self.all.lock().unwrap().iter().filter(|t| t.is_running()).count()
     }
 
     /// A view's hold on the terminal's output (`TerminalAttachment`).
-    pub fn attach(&self, terminal_id: &str) -> Result<TerminalAttachment> {
+    pub(crate) fn attach(&self, terminal_id: &str) -> Result<TerminalAttachment> {
         Ok(self.get(terminal_id)?.attach())
     }
 
     /// Stops every terminal of the session (archived, rejected or deleted).
-    pub async fn stop_session(&self, session_id: &str) {
+    pub(crate) async fn stop_session(&self, session_id: &str) {
         self.stop_where(|t| t.identity.session_id == session_id).await;
     }
 
     /// Stops every terminal of a workspace other than the one at `root` (another opened).
-    pub async fn stop_other_workspaces(&self, root: &std::path::Path) {
+    pub(crate) async fn stop_other_workspaces(&self, root: &std::path::Path) {
         self.stop_where(|t| t.identity.root != root).await;
     }
 
     /// Stops them all (Kiln shuts down).
-    pub async fn stop_all(&self) {
+    pub(crate) async fn stop_all(&self) {
         self.stop_where(|_| true).await;
     }
 

@@ -20,7 +20,7 @@ use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::{EventBody, TerminalKind, TerminalState, TerminalView};
 
 /// How much output a terminal keeps for a view that attaches later.
-pub const RING_BYTES: usize = 256 * 1024;
+pub(super) const RING_BYTES: usize = 256 * 1024;
 /// Chunks a slow view may fall behind before it misses some.
 const LIVE_CHUNKS: usize = 1024;
 /// How long the waiter waits for the last output once the program exited.
@@ -28,7 +28,7 @@ const DRAIN: Duration = Duration::from_secs(2);
 
 /// How a terminal's program ended.
 #[derive(Debug, Clone)]
-pub struct Ended {
+pub(super) struct Ended {
     /// Its exit code; `None` when a signal ended it.
     pub code: Option<i32>,
     pub at: String,
@@ -36,7 +36,7 @@ pub struct Ended {
 }
 
 /// What a terminal is, fixed when it opens.
-pub struct Identity {
+pub(super) struct Identity {
     pub id: String,
     pub session_id: String,
     /// The workspace it belongs to.
@@ -46,7 +46,7 @@ pub struct Identity {
     pub started_at: String,
 }
 
-pub struct Terminal {
+pub(super) struct Terminal {
     pub identity: Identity,
     /// Its program's pid, also the id of the session (and group) the program leads.
     pid: i32,
@@ -60,7 +60,12 @@ pub struct Terminal {
 
 impl Terminal {
     /// Starts the threads of a terminal whose program was just spawned in `pty`.
-    pub fn start(identity: Identity, pty: Pty, (cols, rows): (u32, u32), events: Arc<EventBus>) -> Arc<Terminal> {
+    pub(super) fn start(
+        identity: Identity,
+        pty: Pty,
+        (cols, rows): (u32, u32),
+        events: Arc<EventBus>,
+    ) -> Arc<Terminal> {
         let Pty { pid, master, reader, writer, child } = pty;
         let terminal = Arc::new(Terminal {
             identity,
@@ -114,15 +119,15 @@ impl Terminal {
         let _ = self.live.send(Arc::from(bytes));
     }
 
-    pub fn ended(&self) -> Option<Ended> {
+    pub(super) fn ended(&self) -> Option<Ended> {
         self.exit.borrow().clone()
     }
 
-    pub fn is_running(&self) -> bool {
+    pub(super) fn is_running(&self) -> bool {
         self.exit.borrow().is_none()
     }
 
-    pub fn view(&self) -> TerminalView {
+    pub(super) fn view(&self) -> TerminalView {
         let (cols, rows) = {
             let master = self.master.lock().unwrap();
             (master.1, master.2)
@@ -143,7 +148,7 @@ impl Terminal {
     }
 
     /// Types `data` into the terminal.
-    pub async fn write(&self, data: String) -> Result<()> {
+    pub(super) async fn write(&self, data: String) -> Result<()> {
         let exited = || ApiError::new(ErrorCode::TerminalExited, "the terminal's program has exited");
         if !self.is_running() {
             return Err(exited());
@@ -161,7 +166,7 @@ impl Terminal {
     }
 
     /// Sets the terminal's size; the program gets `SIGWINCH`.
-    pub fn resize(&self, cols: u32, rows: u32) -> Result<()> {
+    pub(super) fn resize(&self, cols: u32, rows: u32) -> Result<()> {
         let mut master = self.master.lock().unwrap();
         master.0.resize(cols as u16, rows as u16).map_err(|e| ApiError::internal("resizing the terminal", e))?;
         master.1 = cols;
@@ -171,7 +176,7 @@ impl Terminal {
 
     /// Kills the program and everything in its session (once it exited, its pid may be
     /// another's: then nothing).
-    pub fn kill(&self) {
+    pub(super) fn kill(&self) {
         if self.is_running() {
             kiln_runtime::process::kill_session(self.pid);
         }
@@ -179,14 +184,14 @@ impl Terminal {
 
     /// Kills the program and everything in its session, and waits until its exit is
     /// recorded.
-    pub async fn stop(&self) {
+    pub(super) async fn stop(&self) {
         self.kill();
         let mut exit = self.exit.subscribe();
         let _ = tokio::time::timeout(DRAIN * 3, exit.wait_for(|e| e.is_some())).await;
     }
 
     /// The output so far and a receiver of what follows, taken at one moment.
-    pub fn attach(&self) -> super::TerminalAttachment {
+    pub(super) fn attach(&self) -> super::TerminalAttachment {
         let ring = self.output.lock().unwrap();
         let replay: Vec<u8> = ring.iter().copied().collect();
         let live = self.live.subscribe();

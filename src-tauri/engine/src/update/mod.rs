@@ -10,7 +10,7 @@
 //! left, and nothing is delivered before (`ConflictsUnresolved`). The session's git
 //! checkout moves onto the new base too, so `git diff` there agrees with Kiln's.
 
-pub mod resolve;
+pub(crate) mod resolve;
 
 use std::path::Path;
 
@@ -38,7 +38,7 @@ struct Merged {
     kept: Vec<String>,
 }
 
-pub async fn update_from_workspace(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
+pub(crate) async fn update_from_workspace(cx: &Context, args: SessionIdArgs) -> Result<SessionView> {
     let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     crate::session::refuse_closed(&session)?;

@@ -13,13 +13,13 @@ use kiln_runtime::paths::beneath::Beneath;
 use kiln_types::error::{ApiError, ErrorCode, Result};
 use kiln_types::*;
 
-pub async fn get(cx: &Context, args: SessionIdArgs) -> Result<ConflictsView> {
+pub(crate) async fn get(cx: &Context, args: SessionIdArgs) -> Result<ConflictsView> {
     let ws = &cx.ws;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     Ok(view(&ws.session_workdir(&id), &session.conflicts))
 }
 
-pub async fn resolve(cx: &Context, args: ResolveConflictArgs) -> Result<ConflictsView> {
+pub(crate) async fn resolve(cx: &Context, args: ResolveConflictArgs) -> Result<ConflictsView> {
     let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     crate::session::refuse_closed(&session)?;

@@ -11,14 +11,14 @@ use crate::common::*;
 use kiln_engine::types::*;
 use kiln_engine::Engine;
 
-pub struct World {
+pub(crate) struct World {
     pub tmp: tempfile::TempDir,
     pub shop: PathBuf,
     pub engine: std::sync::Arc<Engine>,
 }
 
 /// A copy of the shop whose setup only leaves a mark (`setup-ran`) and whose gates are off.
-pub async fn world() -> World {
+pub(crate) async fn world() -> World {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop_copy(tmp.path());
     setup_command(&shop, "touch setup-ran");
@@ -35,7 +35,7 @@ async fn wishlist_session(w: &World) -> SessionView {
 }
 
 /// Sets the shop's `[session] setup` to `command`, module gates off.
-pub fn setup_command(shop: &Path, command: &str) {
+pub(crate) fn setup_command(shop: &Path, command: &str) {
     let toml = shop.join("kiln.toml");
     let text = std::fs::read_to_string(&toml)
         .unwrap()
@@ -44,11 +44,11 @@ pub fn setup_command(shop: &Path, command: &str) {
     std::fs::write(toml, text).unwrap();
 }
 
-pub fn workdir(shop: &Path, id: &str) -> PathBuf {
+pub(crate) fn workdir(shop: &Path, id: &str) -> PathBuf {
     shop.join(".kiln/sessions").join(id).join("workspace")
 }
 
-pub async fn system_entries(engine: &Engine, id: &str) -> Vec<String> {
+pub(crate) async fn system_entries(engine: &Engine, id: &str) -> Vec<String> {
     let entries = engine
         .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
         .await
@@ -57,7 +57,11 @@ pub async fn system_entries(engine: &Engine, id: &str) -> Vec<String> {
 }
 
 /// Polls until `check` holds, for at most `limit`.
-pub async fn until<F: std::future::Future<Output = bool>>(limit: Duration, what: &str, mut check: impl FnMut() -> F) {
+pub(crate) async fn until<F: std::future::Future<Output = bool>>(
+    limit: Duration,
+    what: &str,
+    mut check: impl FnMut() -> F,
+) {
     let deadline = std::time::Instant::now() + limit;
     while !check().await {
         assert!(std::time::Instant::now() < deadline, "never happened: {what}");

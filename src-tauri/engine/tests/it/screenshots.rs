@@ -27,7 +27,7 @@ fn workspace_with(dir: &Path, preview: &str) -> PathBuf {
 
 /// Writes the workspace's files into `root`: `preview` is its `[preview]` table's body (and
 /// may go on with more tables).
-pub fn fill(root: &Path, preview: &str) {
+pub(crate) fn fill(root: &Path, preview: &str) {
     std::fs::create_dir_all(root.join("modules/app/site")).unwrap();
     std::fs::write(root.join("package.json"), r#"{"name":"fx","private":true,"workspaces":["modules/*"]}"#).unwrap();
     std::fs::write(root.join("modules/app/package.json"), r#"{"name":"app","version":"1.0.0"}"#).unwrap();
@@ -59,7 +59,7 @@ fn png_size(png: &[u8]) -> (u32, u32) {
     (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()))
 }
 
-pub async fn image(engine: &Engine, id: &str, shot: i64) -> Vec<u8> {
+pub(crate) async fn image(engine: &Engine, id: &str, shot: i64) -> Vec<u8> {
     use base64::Engine as _;
     let image = engine.get_screenshot(ScreenshotArgs { session_id: id.into(), screenshot_id: shot }).await.unwrap();
     base64::engine::general_purpose::STANDARD.decode(image.png_base64).unwrap()
@@ -192,7 +192,7 @@ async fn refusals_keep_nothing() {
 }
 
 /// A turn of Kiln's own loop (scripted) that makes the button red, then a passing review.
-pub fn red_button() -> Vec<Step> {
+pub(crate) fn red_button() -> Vec<Step> {
     vec![
         Step::tool(
             "write_file",
@@ -203,7 +203,7 @@ pub fn red_button() -> Vec<Step> {
     ]
 }
 
-pub async fn say(engine: &Engine, id: &str, text: &str) {
+pub(crate) async fn say(engine: &Engine, id: &str, text: &str) {
     let message = SendMessageArgs {
         session_id: id.into(),
         text: text.into(),
@@ -217,7 +217,7 @@ pub async fn say(engine: &Engine, id: &str, text: &str) {
 }
 
 /// Waits (at most `limit`) until the session holds `n` screenshots of the kind `turn`.
-pub async fn turn_shots(engine: &Engine, id: &str, n: usize, limit: Duration) -> Vec<ScreenshotView> {
+pub(crate) async fn turn_shots(engine: &Engine, id: &str, n: usize, limit: Duration) -> Vec<ScreenshotView> {
     let deadline = Instant::now() + limit;
     loop {
         let view = engine.get_session(SessionIdArgs { session_id: id.into() }).await.unwrap();
@@ -231,7 +231,7 @@ pub async fn turn_shots(engine: &Engine, id: &str, n: usize, limit: Duration) ->
     }
 }
 
-pub async fn system_lines(engine: &Engine, id: &str) -> Vec<String> {
+pub(crate) async fn system_lines(engine: &Engine, id: &str) -> Vec<String> {
     let all = engine
         .get_transcript(GetTranscriptArgs { session_id: id.into(), after: None, before: None, last: None })
         .await

@@ -202,7 +202,11 @@ impl Git {
 }
 
 /// `name` back to `before` (deleted when it did not exist); a line saying what changed.
-pub fn put_back_ref(repo: &Path, name: &str, before: Option<&str>) -> std::result::Result<Option<String>, git2::Error> {
+pub(crate) fn put_back_ref(
+    repo: &Path,
+    name: &str,
+    before: Option<&str>,
+) -> std::result::Result<Option<String>, git2::Error> {
     let repo = git2::Repository::open(repo)?;
     let now = repo.find_reference(name).ok().and_then(|r| r.target()).map(|o| o.to_string());
     if now.as_deref() == before {

@@ -24,23 +24,23 @@ use serde::{Deserialize, Serialize};
 
 use kiln_types::error::{ApiError, ErrorCode};
 
-pub use change::put_back_ref;
+pub(crate) use change::put_back_ref;
 pub use kiln_runtime::redact::Redactor;
-pub use read::recent_subjects;
+pub(crate) use read::recent_subjects;
 pub use transport::Git;
 
 /// The variable that carries a token to the credential helper. It is set only in the
 /// environment of a git process that talks to a remote, and only when a token was given.
-pub const TOKEN_ENV: &str = "KILN_GIT_TOKEN";
+pub(crate) const TOKEN_ENV: &str = "KILN_GIT_TOKEN";
 
 /// The committer (and author) used when git has no identity configured at all: a commit
 /// must not fail on a fresh machine, and must not invent a name when the user has one.
-pub const DEFAULT_NAME: &str = "Kiln";
-pub const DEFAULT_EMAIL: &str = "kiln@localhost";
+pub(crate) const DEFAULT_NAME: &str = "Kiln";
+pub(crate) const DEFAULT_EMAIL: &str = "kiln@localhost";
 
 /// How long one git command may run before its process group is killed. Long enough
 /// for a large push on a slow link; a hung SSH or HTTP connection still ends.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// One git command as the user may see it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,4 +126,4 @@ impl From<GitError> for ApiError {
     }
 }
 
-pub type GitResult<T> = std::result::Result<T, GitError>;
+pub(crate) type GitResult<T> = std::result::Result<T, GitError>;

@@ -140,7 +140,7 @@ impl Git {
 }
 
 /// The recent commit subjects of `rev` in `repo`, most recent first (at most 20).
-pub fn recent_subjects(repo: &Path, rev: &str) -> Vec<String> {
+pub(crate) fn recent_subjects(repo: &Path, rev: &str) -> Vec<String> {
     let read = || -> std::result::Result<Vec<String>, git2::Error> {
         let repo = git2::Repository::open(repo)?;
         let mut walk = repo.revwalk()?;

@@ -12,7 +12,7 @@ use super::github;
 use super::message::web_root;
 
 /// The branch `upload` puts screenshots on; never a pull request's branch.
-pub const EVIDENCE_BRANCH: &str = "kiln/evidence";
+pub(super) const EVIDENCE_BRANCH: &str = "kiln/evidence";
 
 /// `[delivery] screenshots`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -13,25 +13,25 @@ use serde_json::{json, Value};
 use kiln_runtime::process::{self, Command, Env};
 
 /// The API version Kiln is written against.
-pub const API_VERSION: &str = "2022-11-28";
+pub(crate) const API_VERSION: &str = "2022-11-28";
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// An open or created pull request.
 #[derive(Debug, Clone)]
-pub struct Pull {
+pub(crate) struct Pull {
     pub number: Option<u64>,
     pub url: String,
 }
 
 /// A call GitHub did not answer with success: its status when it answered at all.
 #[derive(Debug, Clone)]
-pub struct Failure {
+pub(crate) struct Failure {
     pub status: Option<u16>,
     pub message: String,
 }
 
 /// GitHub's REST API for one repository.
-pub struct Api {
+pub(crate) struct Api {
     client: reqwest::Client,
     root: String,
     owner: String,
@@ -39,7 +39,7 @@ pub struct Api {
 }
 
 /// `name` as one URL path segment of a GitHub owner or repository name.
-pub fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 100
         && name != "."
@@ -55,7 +55,7 @@ fn loopback(url: &str) -> bool {
 }
 
 impl Api {
-    pub fn new(api_url: &str, token: &str, owner: &str, repo: &str) -> Result<Api, String> {
+    pub(crate) fn new(api_url: &str, token: &str, owner: &str, repo: &str) -> Result<Api, String> {
         if !(api_url.starts_with("https://") || api_url.starts_with("http://")) || api_url.contains(char::is_whitespace)
         {
             return Err(format!("the API root '{api_url}' is not an http(s) address"));
@@ -157,7 +157,7 @@ impl Api {
     }
 
     /// `GET /repos/{owner}/{repo}{rest}?query`.
-    pub async fn get(&self, rest: &str, query: Option<String>) -> Result<Value, Failure> {
+    pub(crate) async fn get(&self, rest: &str, query: Option<String>) -> Result<Value, Failure> {
         let path = format!("{}{rest}", self.repo_path());
         let mut url = format!("{}{path}", self.root);
         if let Some(query) = query {
@@ -170,7 +170,7 @@ impl Api {
     /// Every item of a list under `/repos/{owner}/{repo}{rest}`, page after page by the
     /// `Link` header, at most `pages` pages; `true` when more pages were left unread. A
     /// next page on another origin than the API root is not followed (the token would go there).
-    pub async fn get_all(&self, rest: &str, query: &str, pages: usize) -> Result<(Vec<Value>, bool), Failure> {
+    pub(crate) async fn get_all(&self, rest: &str, query: &str, pages: usize) -> Result<(Vec<Value>, bool), Failure> {
         let path = format!("{}{rest}", self.repo_path());
         let shown = format!("GET {path}");
         let mut url = format!("{}{path}?{query}", self.root);
@@ -187,13 +187,13 @@ impl Api {
     }
 
     /// Whether the token may push to the repository (`permissions.push`).
-    pub async fn can_push(&self) -> Result<bool, String> {
+    pub(crate) async fn can_push(&self) -> Result<bool, String> {
         let repo = self.call(reqwest::Method::GET, &self.repo_path(), None, None).await?;
         Ok(repo.pointer("/permissions/push").and_then(Value::as_bool).unwrap_or(false))
     }
 
     /// The open pull request from `branch` (in this repository) into `base`, if any.
-    pub async fn find_open(&self, branch: &str, base: &str) -> Result<Option<Pull>, String> {
+    pub(crate) async fn find_open(&self, branch: &str, base: &str) -> Result<Option<Pull>, String> {
         let query = form_urlencoded::Serializer::new(String::new())
             .append_pair("state", "open")
             .append_pair("head", &format!("{}:{branch}", self.owner))
@@ -206,13 +206,13 @@ impl Api {
         Ok(found.map(pull))
     }
 
-    pub async fn update(&self, number: u64, title: &str, body: &str) -> Result<Pull, String> {
+    pub(crate) async fn update(&self, number: u64, title: &str, body: &str) -> Result<Pull, String> {
         let path = format!("{}/pulls/{number}", self.repo_path());
         let value = self.call(reqwest::Method::PATCH, &path, None, Some(json!({"title": title, "body": body}))).await?;
         Ok(pull(&value))
     }
 
-    pub async fn create(&self, branch: &str, base: &str, title: &str, body: &str) -> Result<Pull, String> {
+    pub(crate) async fn create(&self, branch: &str, base: &str, title: &str, body: &str) -> Result<Pull, String> {
         let path = format!("{}/pulls", self.repo_path());
         let payload =
             json!({"title": title, "head": branch, "base": base, "body": body, "maintainer_can_modify": true});
@@ -221,7 +221,7 @@ impl Api {
     }
 
     /// Makes `branch` from `from`'s tip unless it exists (`GET`/`POST .../git/refs`).
-    pub async fn ensure_branch(&self, branch: &str, from: &str) -> Result<(), String> {
+    pub(crate) async fn ensure_branch(&self, branch: &str, from: &str) -> Result<(), String> {
         let get = reqwest::Method::GET;
         let path = |b: &str| format!("{}/git/ref/heads/{}", self.repo_path(), b);
         if self.call_found(get.clone(), &path(branch), None, None).await?.is_some() {
@@ -236,7 +236,7 @@ impl Api {
     }
 
     /// The web address of `path` on `branch`, if the file is there (`GET .../contents/{path}`).
-    pub async fn file_url(&self, path: &str, branch: &str) -> Result<Option<String>, String> {
+    pub(crate) async fn file_url(&self, path: &str, branch: &str) -> Result<Option<String>, String> {
         let query = form_urlencoded::Serializer::new(String::new()).append_pair("ref", branch).finish();
         let found = self.call_found(reqwest::Method::GET, &self.contents_path(path), Some(query), None).await?;
         Ok(found.and_then(|v| v.get("html_url").and_then(Value::as_str).map(String::from)))
@@ -244,7 +244,13 @@ impl Api {
 
     /// Commits `bytes` as the new file `path` on `branch` (`PUT .../contents/{path}`) and
     /// answers its web address.
-    pub async fn put_file(&self, path: &str, branch: &str, message: &str, bytes: &[u8]) -> Result<String, String> {
+    pub(crate) async fn put_file(
+        &self,
+        path: &str,
+        branch: &str,
+        message: &str,
+        bytes: &[u8],
+    ) -> Result<String, String> {
         use base64::Engine as _;
         let content = base64::engine::general_purpose::STANDARD.encode(bytes);
         let payload = json!({"message": message, "content": content, "branch": branch});
@@ -261,7 +267,7 @@ impl Api {
     }
 
     /// Asks `reviewers` (users, and `org/team` for teams) to review pull request `number`.
-    pub async fn request_reviewers(&self, number: u64, reviewers: &[String]) -> Result<(), String> {
+    pub(crate) async fn request_reviewers(&self, number: u64, reviewers: &[String]) -> Result<(), String> {
         let (teams, users): (Vec<&String>, Vec<&String>) = reviewers.iter().partition(|r| r.contains('/'));
         let teams: Vec<&str> = teams.iter().filter_map(|t| t.split_once('/').map(|(_, slug)| slug)).collect();
         let path = format!("{}/pulls/{number}/requested_reviewers", self.repo_path());
@@ -340,7 +346,7 @@ fn describe(e: &reqwest::Error) -> String {
 // gh
 
 /// `gh` on PATH (or the configured program when it exists).
-pub fn find_gh(configured: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn find_gh(configured: Option<&Path>) -> Option<PathBuf> {
     if let Some(path) = configured {
         return path.is_file().then(|| path.to_path_buf());
     }
@@ -365,7 +371,7 @@ fn gh_env() -> Vec<(OsString, OsString)> {
 }
 
 /// One gh command: `(success, stdout, stdout+stderr)`.
-pub async fn gh(
+pub(crate) async fn gh(
     program: &Path,
     dir: &Path,
     args: &[&str],

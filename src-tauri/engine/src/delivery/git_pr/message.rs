@@ -11,7 +11,7 @@ use kiln_types::IssueLink;
 
 /// The branch a session's delivery pushes: `<prefix>/<module dir's last segment>-<first 8
 /// of the session id>`. With several modules, the first one's directory names it.
-pub fn branch_name(prefix: &str, modules: &[GitPrModule], session_id: &str) -> String {
+pub(crate) fn branch_name(prefix: &str, modules: &[GitPrModule], session_id: &str) -> String {
     let segment = modules
         .first()
         .and_then(|m| Path::new(&m.directory).file_name().map(|n| n.to_string_lossy().into_owned()))
@@ -29,7 +29,7 @@ pub fn branch_name(prefix: &str, modules: &[GitPrModule], session_id: &str) -> S
 }
 
 /// `kiln: add @shop/a` (several: `kiln: add @shop/a, @shop/b; update @shop/c`).
-pub fn commit_subject(modules: &[GitPrModule]) -> String {
+pub(super) fn commit_subject(modules: &[GitPrModule]) -> String {
     let ids =
         |new: bool| modules.iter().filter(|m| m.is_new == new).map(|m| m.id.as_str()).collect::<Vec<_>>().join(", ");
     let mut parts = Vec::new();
@@ -60,7 +60,7 @@ pub(super) fn gate_counts(gates: &[GateRow]) -> String {
 
 /// The commit style a base branch's recent subjects show.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommitStyle {
+pub(super) enum CommitStyle {
     /// Most subjects are plain sentences (or there is no history to read): `<Title>`.
     Plain,
     /// Most subjects are conventional commits (`fix(cart): …`, `feat: …`). `scoped`: most
@@ -88,7 +88,7 @@ pub(super) fn conventional(subject: &str) -> Option<(&str, Option<&str>)> {
 
 /// The style of `subjects` (most recent first; merges are not counted): conventional when
 /// more than half of the last 20 are.
-pub fn commit_style(subjects: &[String]) -> CommitStyle {
+pub(super) fn commit_style(subjects: &[String]) -> CommitStyle {
     let recent: Vec<&str> =
         subjects.iter().map(|s| s.trim()).filter(|s| !s.is_empty() && !s.starts_with("Merge ")).take(20).collect();
     let parsed: Vec<(&str, Option<&str>)> = recent.iter().filter_map(|s| conventional(s)).collect();
@@ -137,7 +137,7 @@ pub(super) fn lower_first(text: &str) -> String {
 /// with neither, the Kiln subject ([`commit_subject`]). Conventional: `type(scope): title`
 /// (the type from the brief's words, the scope a module's directory name when the history
 /// uses scopes, preferring one it has used), a title already in that form kept as it is.
-pub fn commit_subject_for(input: &GitPrInput, style: &CommitStyle) -> String {
+pub(super) fn commit_subject_for(input: &GitPrInput, style: &CommitStyle) -> String {
     let title = input
         .title
         .as_deref()
@@ -172,7 +172,7 @@ pub fn commit_subject_for(input: &GitPrInput, style: &CommitStyle) -> String {
 
 /// The commit message: subject, the brief (unless it says no more than the title),
 /// session, gate summary, and the session trailer.
-pub fn commit_message(input: &GitPrInput, subject: &str) -> String {
+pub(super) fn commit_message(input: &GitPrInput, subject: &str) -> String {
     let mut text = format!("{subject}\n\n");
     let title = input.title.as_deref().map(|t| t.trim().trim_end_matches('.'));
     if let Some(brief) =
@@ -216,7 +216,7 @@ pub(super) fn cell(text: &str) -> String {
 /// The pull request's body: what changed (and the issue it closes), the gate table, the
 /// screenshots (when the workspace wants them), the files, the specification hashes and the
 /// session id. `base_repo` is the `owner/name` the pull request goes to.
-pub fn pr_body(input: &GitPrInput, base_repo: &str, screenshots: Option<&str>) -> String {
+pub(super) fn pr_body(input: &GitPrInput, base_repo: &str, screenshots: Option<&str>) -> String {
     let b = &input.body;
     let mut out = String::from("## What changed\n\n");
     out.push_str(if b.what_changed.trim().is_empty() { "(no description)" } else { b.what_changed.trim() });
@@ -272,7 +272,7 @@ pub fn pr_body(input: &GitPrInput, base_repo: &str, screenshots: Option<&str>) -
 
 /// `Closes #N`, or `Closes owner/name#N` when the issue is in another repository than
 /// the pull request's base (GitHub closes it on merge either way).
-pub fn closing_line(issue: &IssueLink, base_repo: &str) -> String {
+pub(super) fn closing_line(issue: &IssueLink, base_repo: &str) -> String {
     if issue.repo.eq_ignore_ascii_case(base_repo) {
         format!("Closes #{}", issue.number)
     } else {
@@ -282,7 +282,7 @@ pub fn closing_line(issue: &IssueLink, base_repo: &str) -> String {
 
 /// The web root for a compare link: `https://api.github.com` → `https://github.com`,
 /// `https://host/api/v3` (GitHub Enterprise) → `https://host`.
-pub fn web_root(api_url: &str) -> String {
+pub(crate) fn web_root(api_url: &str) -> String {
     let api = api_url.trim_end_matches('/');
     if api.eq_ignore_ascii_case("https://api.github.com") {
         return "https://github.com".into();
@@ -293,7 +293,7 @@ pub fn web_root(api_url: &str) -> String {
     "https://github.com".into()
 }
 
-pub fn compare_url(api_url: &str, owner: &str, repo: &str, base: &str, branch: &str) -> String {
+pub(super) fn compare_url(api_url: &str, owner: &str, repo: &str, base: &str, branch: &str) -> String {
     format!("{}/{owner}/{repo}/compare/{base}...{branch}", web_root(api_url))
 }
 

@@ -22,7 +22,7 @@
 
 mod context;
 mod evidence;
-pub mod github;
+pub(crate) mod github;
 mod landing;
 mod message;
 mod policy;
@@ -34,17 +34,18 @@ use std::path::PathBuf;
 use kiln_types::{DeliverySettingsView, IssueLink};
 use std::time::Duration;
 
-pub use evidence::{Evidence, EvidenceMode, EvidenceShot};
-pub use message::{branch_name, web_root};
-pub use policy::{available, owner_repo};
+pub(crate) use evidence::{Evidence, EvidenceMode, EvidenceShot};
+pub(crate) use message::{branch_name, web_root};
+pub use policy::available;
+pub(crate) use policy::owner_repo;
 pub use steps::deliver;
 
 /// The trailer a Kiln commit carries; a remote branch whose tip has this session's is
 /// this session's to update.
-pub const SESSION_TRAILER: &str = "Kiln-Session";
+pub(crate) const SESSION_TRAILER: &str = "Kiln-Session";
 
 /// The lockfiles a delivery may change besides the module directories.
-pub const DEFAULT_LOCKFILES: &[&str] = &["package-lock.json", "pnpm-lock.yaml", "yarn.lock", "Cargo.lock"];
+pub(crate) const DEFAULT_LOCKFILES: &[&str] = &["package-lock.json", "pnpm-lock.yaml", "yarn.lock", "Cargo.lock"];
 
 /// One module of the session being delivered.
 #[derive(Debug, Clone)]

@@ -62,7 +62,7 @@ pub(super) fn check_branch_part(name: &str) -> std::result::Result<(), String> {
 
 /// `(owner, repo)`: from the setting, else from a GitHub-style remote address
 /// (`https://host/owner/repo(.git)`, `git@host:owner/repo.git`, `ssh://git@host/owner/repo`).
-pub fn owner_repo(setting: Option<&str>, remote_url: &str) -> Option<(String, String)> {
+pub(crate) fn owner_repo(setting: Option<&str>, remote_url: &str) -> Option<(String, String)> {
     let split = |s: &str| -> Option<(String, String)> {
         let s = s.trim().trim_end_matches('/');
         let s = s.strip_suffix(".git").unwrap_or(s);

@@ -6,35 +6,35 @@
 use serde_json::Value;
 
 /// The most the issue's part of a brief may take, in characters (a brief holds 20 000).
-pub const ISSUE_BUDGET: usize = 16_000;
+pub(super) const ISSUE_BUDGET: usize = 16_000;
 /// The most of the issue's body kept.
 const BODY_CAP: usize = 8_000;
 /// The most of one comment kept.
 const COMMENT_CAP: usize = 2_000;
 
 /// One comment, as GitHub answered it.
-pub struct Comment {
+pub(super) struct Comment {
     pub author: String,
     pub at: String,
     pub body: String,
 }
 
 impl Comment {
-    pub fn from_json(value: &Value) -> Comment {
+    pub(super) fn from_json(value: &Value) -> Comment {
         Comment { author: login(value), at: text(value, "created_at"), body: text(value, "body") }
     }
 }
 
 /// The issue's author's login (`ghost` when the account is gone, as GitHub shows it).
-pub fn login(value: &Value) -> String {
+pub(super) fn login(value: &Value) -> String {
     value.pointer("/user/login").and_then(Value::as_str).unwrap_or("ghost").to_string()
 }
 
-pub fn text(value: &Value, key: &str) -> String {
+pub(super) fn text(value: &Value, key: &str) -> String {
     value.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
 }
 
-pub fn labels(value: &Value) -> Vec<String> {
+pub(super) fn labels(value: &Value) -> Vec<String> {
     value
         .get("labels")
         .and_then(Value::as_array)
@@ -50,7 +50,7 @@ pub fn labels(value: &Value) -> Vec<String> {
 
 /// The brief: `typed` (may be empty), then the issue `name` (`acme/shop#12`) at `url`.
 /// `unread` is how many comments were not even fetched (past the pages read).
-pub fn compose(typed: &str, name: &str, url: &str, issue: &Value, comments: &[Comment], unread: bool) -> String {
+pub(super) fn compose(typed: &str, name: &str, url: &str, issue: &Value, comments: &[Comment], unread: bool) -> String {
     let mut out = String::new();
     let typed = typed.trim();
     if !typed.is_empty() {

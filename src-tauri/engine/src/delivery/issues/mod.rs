@@ -23,7 +23,7 @@ const COMMENT_PAGES: usize = 2;
 
 /// An issue read for a new session.
 #[derive(Debug, Clone)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     pub link: IssueLink,
     pub title: String,
     /// The brief: the operator's text, then the issue and its comments.
@@ -73,7 +73,7 @@ fn unavailable(what: &str, failure: Failure) -> ApiError {
 }
 
 /// The delivery repository's open issues, newest first, pull requests left out.
-pub async fn list(cx: &Context, _: EmptyArgs) -> Result<Vec<IssueSummary>> {
+pub(crate) async fn list(cx: &Context, _: EmptyArgs) -> Result<Vec<IssueSummary>> {
     let ws = &cx.ws;
     let Delivery { settings, repository } = delivery(ws).await?;
     let (owner, repo) = repository.ok_or_else(|| {
@@ -103,7 +103,7 @@ fn summary(item: &Value) -> IssueSummary {
 }
 
 /// One issue, as [`fetch`] reads it (its title shown before a session is created).
-pub async fn get(cx: &Context, args: GetIssueArgs) -> Result<IssueSummary> {
+pub(crate) async fn get(cx: &Context, args: GetIssueArgs) -> Result<IssueSummary> {
     let (ws, reference) = (&cx.ws, args.issue.as_str());
     let read = read(ws, reference).await?;
     Ok(summary(&read.issue))
@@ -146,7 +146,7 @@ async fn read(ws: &Workspace, reference: &str) -> Result<Read> {
 
 /// Reads the issue `reference` names (an address or a number of the delivery repository)
 /// with its comments, and words the brief: `typed` first, then the issue.
-pub async fn fetch(ws: &Workspace, reference: &str, typed: &str) -> Result<Fetched> {
+pub(crate) async fn fetch(ws: &Workspace, reference: &str, typed: &str) -> Result<Fetched> {
     let Read { settings, issue_ref, api, issue } = read(ws, reference).await?;
     let name = format!("{}#{}", issue_ref.full_name(), issue_ref.number);
     let (comments, unread) = api

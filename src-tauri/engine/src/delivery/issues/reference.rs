@@ -9,21 +9,21 @@ use kiln_types::error::{ApiError, ErrorCode, Result};
 
 /// An issue of a repository, by number.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IssueRef {
+pub(super) struct IssueRef {
     pub owner: String,
     pub repo: String,
     pub number: u64,
 }
 
 impl IssueRef {
-    pub fn full_name(&self) -> String {
+    pub(super) fn full_name(&self) -> String {
         format!("{}/{}", self.owner, self.repo)
     }
 }
 
 /// Reads `text`. `api_url` says which host an address may name; `delivery` is the
 /// delivery repository a bare number belongs to (`None`: numbers are refused, with `why`).
-pub fn parse(text: &str, api_url: &str, delivery: Option<&(String, String)>) -> Result<IssueRef> {
+pub(super) fn parse(text: &str, api_url: &str, delivery: Option<&(String, String)>) -> Result<IssueRef> {
     let text = text.trim();
     let digits = text.strip_prefix('#').unwrap_or(text);
     if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -66,7 +66,7 @@ pub fn parse(text: &str, api_url: &str, delivery: Option<&(String, String)>) -> 
 
 /// The hosts (with port) an issue's address may name: the provider's web host, and the
 /// API's own host when that is not `api.github.com` (GitHub Enterprise serves both on one).
-pub fn hosts(api_url: &str) -> Vec<String> {
+pub(super) fn hosts(api_url: &str) -> Vec<String> {
     let host = |url: &str| {
         let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
         rest.split(['/', '?', '#']).next().unwrap_or_default().to_ascii_lowercase()

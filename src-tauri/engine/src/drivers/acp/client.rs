@@ -24,7 +24,7 @@ use kiln_runtime::paths::beneath::Written;
 use kiln_types::CommandPolicy;
 
 /// A request Kiln refuses: a JSON-RPC error code and its message.
-pub type Refusal = (i32, String);
+pub(super) type Refusal = (i32, String);
 
 const INVALID_PARAMS: i32 = -32602;
 const METHOD_NOT_FOUND: i32 = -32601;

@@ -17,7 +17,7 @@
 
 mod client;
 mod policy;
-pub mod presets;
+pub(crate) mod presets;
 mod terminal;
 mod turn;
 mod updates;

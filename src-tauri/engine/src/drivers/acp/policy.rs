@@ -13,7 +13,7 @@ use kiln_types::{CommandPolicy, PermissionChoice, PermissionChoiceKind};
 
 /// What the policy says about one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
+pub(super) enum Decision {
     Allow(&'static str),
     Refuse(&'static str),
     /// Undecided: the operator answers; the text says why, in words.
@@ -22,7 +22,7 @@ pub enum Decision {
 
 /// The decision for a call of ACP tool kind `kind` whose locations are all inside the
 /// working copy (`inside`) or not.
-pub fn decide(kind: Option<&str>, inside: bool, policy: CommandPolicy, read_only: bool) -> Decision {
+pub(super) fn decide(kind: Option<&str>, inside: bool, policy: CommandPolicy, read_only: bool) -> Decision {
     if !inside {
         return Decision::Ask("it names a path outside the session's working copy");
     }
@@ -43,7 +43,7 @@ pub fn decide(kind: Option<&str>, inside: bool, policy: CommandPolicy, read_only
 
 /// Kiln's tool kind for an ACP tool kind: deletes and moves are edits, a mode switch is
 /// another tool.
-pub fn tool_kind(kind: Option<&str>) -> ToolKind {
+pub(super) fn tool_kind(kind: Option<&str>) -> ToolKind {
     match kind {
         Some("read") => ToolKind::Read,
         Some("edit" | "delete" | "move") => ToolKind::Edit,
@@ -56,7 +56,7 @@ pub fn tool_kind(kind: Option<&str>) -> ToolKind {
 }
 
 /// The agent's options whose kind Kiln knows, for the operator's card.
-pub fn choices(options: &Value) -> Vec<PermissionChoice> {
+pub(super) fn choices(options: &Value) -> Vec<PermissionChoice> {
     options
         .as_array()
         .into_iter()
@@ -78,7 +78,7 @@ pub fn choices(options: &Value) -> Vec<PermissionChoice> {
 
 /// The agent's own option for allowing (`allow`) or refusing: the one-time option first,
 /// so Kiln never grants or refuses for good on its own. `None` when the agent offers none.
-pub fn option_for(options: &Value, allow: bool) -> Option<String> {
+pub(super) fn option_for(options: &Value, allow: bool) -> Option<String> {
     let preferred = if allow { ["allow_once", "allow_always"] } else { ["reject_once", "reject_always"] };
     let options = options.as_array()?;
     preferred.iter().find_map(|kind| {

@@ -55,8 +55,8 @@ pub enum Base {
 }
 
 /// The custom command line's driver id.
-pub const CUSTOM: &str = "acp:custom";
-pub const CUSTOM_NAME: &str = "Custom ACP agent";
+pub(crate) const CUSTOM: &str = "acp:custom";
+pub(crate) const CUSTOM_NAME: &str = "Custom ACP agent";
 
 /// The presets, in the order Settings list them.
 pub const PRESETS: &[Preset] = &[
@@ -116,14 +116,14 @@ pub const PRESETS: &[Preset] = &[
 ];
 
 /// Every ACP driver id, the custom one last.
-pub const IDS: &[&str] = &["acp:gemini", "acp:opencode", "acp:goose", "acp:claude", "acp:codex", CUSTOM];
+pub(crate) const IDS: &[&str] = &["acp:gemini", "acp:opencode", "acp:goose", "acp:claude", "acp:codex", CUSTOM];
 
-pub fn by_id(id: &str) -> Option<&'static Preset> {
+pub(crate) fn by_id(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
 }
 
 /// The preset whose binary is `binary`.
-pub fn by_binary(binary: &str) -> Option<&'static Preset> {
+pub(crate) fn by_binary(binary: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.binary == binary)
 }
 
@@ -164,7 +164,7 @@ pub fn state_dirs(preset: &Preset, env: &[(String, String)]) -> Vec<PathBuf> {
 }
 
 /// The preset's configuration files (`Preset::config`), as `state_dirs` places them.
-pub fn config_files(preset: &Preset, env: &[(String, String)]) -> Vec<PathBuf> {
+pub(crate) fn config_files(preset: &Preset, env: &[(String, String)]) -> Vec<PathBuf> {
     resolve(preset.config, env)
 }
 
@@ -194,7 +194,7 @@ fn resolve(paths: &[(Base, &str)], env: &[(String, String)]) -> Vec<PathBuf> {
 
 /// The ACP driver `id` as Settings make it: its command line (its binary found), the
 /// command policy, and a preset's state directories writable.
-pub async fn driver(ws: &Workspace, id: &'static str) -> Result<AcpDriver> {
+pub(crate) async fn driver(ws: &Workspace, id: &'static str) -> Result<AcpDriver> {
     let command = command(ws, id).await?;
     let commands = crate::settings::command_policy(ws).await?;
     let state = by_id(id).map(|p| state_dirs(p, &command.env)).unwrap_or_default();
@@ -206,14 +206,14 @@ pub async fn driver(ws: &Workspace, id: &'static str) -> Result<AcpDriver> {
 // Settings
 
 /// The custom command line, as typed (plain: it holds no secret).
-pub const CUSTOM_COMMAND: &str = "driver.acp.custom.command";
+pub(crate) const CUSTOM_COMMAND: &str = "driver.acp.custom.command";
 /// The custom command's environment lines, sealed.
-pub const CUSTOM_ENV: &str = "driver.acp.custom.env";
+pub(crate) const CUSTOM_ENV: &str = "driver.acp.custom.env";
 /// A JSON object of preset id → the binary's absolute path, for presets not on PATH.
-pub const PATHS: &str = "driver.acp.paths";
+pub(crate) const PATHS: &str = "driver.acp.paths";
 
 /// `gemini --acp` → (`gemini`, [`--acp`]): words as a shell would read them, never a shell.
-pub fn split_command(line: &str) -> Result<(String, Vec<String>)> {
+pub(crate) fn split_command(line: &str) -> Result<(String, Vec<String>)> {
     let words = shell_words::split(line)
         .map_err(|_| ApiError::invalid("the custom ACP command has an unclosed quote: close it or remove it"))?;
     let mut words = words.into_iter();
@@ -229,7 +229,7 @@ pub fn split_command(line: &str) -> Result<(String, Vec<String>)> {
 }
 
 /// `KEY=VALUE` lines; blank lines and `#` comments are skipped.
-pub fn parse_env(lines: &str) -> Result<Vec<(String, String)>> {
+pub(crate) fn parse_env(lines: &str) -> Result<Vec<(String, String)>> {
     let mut env = Vec::new();
     for (n, line) in lines.lines().enumerate() {
         let line = line.trim();
@@ -265,7 +265,7 @@ fn secret_name(key: &str) -> bool {
 }
 
 /// The custom command's environment, opened; its secrets are held for redaction.
-pub async fn custom_env(ws: &Workspace) -> Result<Vec<(String, String)>> {
+pub(crate) async fn custom_env(ws: &Workspace) -> Result<Vec<(String, String)>> {
     let Some(sealed) = get_setting(&ws.pool, CUSTOM_ENV).await? else { return Ok(Vec::new()) };
     let plain = Sealer::open_or_create(&ws.kiln_dir())?.open(&sealed)?;
     let env = parse_env(&String::from_utf8_lossy(&plain))?;
@@ -307,7 +307,7 @@ pub async fn command(ws: &Workspace, id: &str) -> Result<AcpCommand> {
 /// Each ACP agent as Settings show it (name, command line, install hint, the path set for
 /// it) and its status for the drivers list (found or not, its version). None on a
 /// self-hosted server: it runs no local agents.
-pub async fn view(ws: &Workspace) -> Result<(Vec<AcpAgentView>, Vec<DriverStatus>)> {
+pub(crate) async fn view(ws: &Workspace) -> Result<(Vec<AcpAgentView>, Vec<DriverStatus>)> {
     if ws.mode != ServeMode::Loopback {
         return Ok((Vec::new(), Vec::new()));
     }
@@ -349,20 +349,20 @@ async fn status(ws: &Workspace, agent: &AcpAgentView) -> DriverStatus {
 }
 
 /// The names of the custom command's variables (never their values).
-pub async fn custom_env_names(ws: &Workspace) -> Result<Vec<String>> {
+pub(crate) async fn custom_env_names(ws: &Workspace) -> Result<Vec<String>> {
     Ok(custom_env(ws).await?.into_iter().map(|(k, _)| k).collect())
 }
 
 /// The ACP changes of one `update_settings`, checked: applied only once every other
 /// setting has been checked too, so a refused request changes nothing.
 #[derive(Default)]
-pub struct Update {
+pub(crate) struct Update {
     command: Option<String>,
     env: Option<String>,
     paths: Option<BTreeMap<String, String>>,
 }
 
-pub fn check(mode: ServeMode, workspace: &Path, args: &UpdateSettingsArgs) -> Result<Update> {
+pub(crate) fn check(mode: ServeMode, workspace: &Path, args: &UpdateSettingsArgs) -> Result<Update> {
     let given = args.acp_custom_command.is_some() || args.acp_custom_env.is_some() || args.acp_paths.is_some();
     if given && mode != ServeMode::Loopback {
         return Err(ApiError::new(ErrorCode::NotAllowedInMode, "a self-hosted server runs no local ACP agents"));
@@ -397,7 +397,7 @@ pub fn check(mode: ServeMode, workspace: &Path, args: &UpdateSettingsArgs) -> Re
     Ok(Update { command, env: args.acp_custom_env.clone(), paths: args.acp_paths.clone() })
 }
 
-pub async fn apply(ws: &Workspace, update: Update) -> Result<()> {
+pub(crate) async fn apply(ws: &Workspace, update: Update) -> Result<()> {
     if let Some(line) = update.command {
         set_setting(&ws.pool, CUSTOM_COMMAND, Some(&line).filter(|l| !l.is_empty()).map(|l| l.as_str())).await?;
     }

@@ -45,7 +45,7 @@ enum Ending {
     Died,
 }
 
-pub async fn run(driver: AcpDriver, request: TurnRequest, sink: TurnSink) -> Result<()> {
+pub(super) async fn run(driver: AcpDriver, request: TurnRequest, sink: TurnSink) -> Result<()> {
     let TurnSink { events, on_process, stop, operator } = sink;
     let mut confinement =
         kiln_runtime::sandbox::Confinement::for_turn(&request.workdir, request.read_only, &driver.command.env);

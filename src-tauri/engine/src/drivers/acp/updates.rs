@@ -28,7 +28,7 @@ use super::policy::tool_kind;
 use super::workdir::Workdir;
 use crate::drivers::events::{title_line, DriverEvent, FileChangeKind, ToolKind, ToolStatus, Usage};
 
-pub const SOURCE: &str = "acp";
+pub(super) const SOURCE: &str = "acp";
 
 #[derive(Debug)]
 struct Call {

@@ -12,7 +12,7 @@ use crate::drivers::events::{count, Usage};
 
 /// One model reply, whole.
 #[derive(Debug, Default)]
-pub struct Reply {
+pub(super) struct Reply {
     pub text: String,
     /// Reasoning some servers stream beside the answer (`reasoning_content`, `reasoning`).
     pub thought: String,
@@ -22,7 +22,7 @@ pub struct Reply {
 }
 
 #[derive(Debug, Default, Clone)]
-pub struct Call {
+pub(super) struct Call {
     pub id: String,
     pub name: String,
     /// JSON text, as the model wrote it.
@@ -31,19 +31,19 @@ pub struct Call {
 
 /// Accumulates the chunks of a streamed reply.
 #[derive(Debug, Default)]
-pub struct Assembly {
+pub(super) struct Assembly {
     reply: Reply,
     calls: BTreeMap<u64, Call>,
 }
 
 impl Assembly {
     /// The reply's text so far.
-    pub fn text(&self) -> &str {
+    pub(super) fn text(&self) -> &str {
         &self.reply.text
     }
 
     /// Takes in one `chat.completion.chunk`; an error object sent mid-stream fails it.
-    pub fn add(&mut self, chunk: &Value) -> Result<(), String> {
+    pub(super) fn add(&mut self, chunk: &Value) -> Result<(), String> {
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
             return Err(error_message(error).unwrap_or_else(|| error.to_string()));
         }
@@ -78,14 +78,14 @@ impl Assembly {
         Ok(())
     }
 
-    pub fn finish(mut self) -> Reply {
+    pub(super) fn finish(mut self) -> Reply {
         self.reply.calls = self.calls.into_values().collect();
         self.reply
     }
 }
 
 /// A non-streamed `chat.completion`, for servers that ignore `stream: true`.
-pub fn whole(completion: &Value) -> Result<Reply, String> {
+pub(super) fn whole(completion: &Value) -> Result<Reply, String> {
     if let Some(error) = completion.get("error").filter(|e| !e.is_null()) {
         return Err(error_message(error).unwrap_or_else(|| error.to_string()));
     }
@@ -129,21 +129,21 @@ fn usage_of(usage: &Value) -> Usage {
 }
 
 /// The message of an OpenAI-style error: `{"message": …}`, or a bare string (Ollama).
-pub fn error_message(error: &Value) -> Option<String> {
+pub(super) fn error_message(error: &Value) -> Option<String> {
     error["message"].as_str().or(error.as_str()).map(String::from)
 }
 
 /// Splits server-sent events out of the bytes as they arrive. Only `data:` lines
 /// matter here; comments (`: keep-alive`), `event:` and `id:` lines are skipped.
 #[derive(Debug, Default)]
-pub struct EventReader {
+pub(super) struct EventReader {
     pending: Vec<u8>,
     data: Vec<String>,
 }
 
 impl EventReader {
     /// The data of every event completed by `bytes`.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<String> {
+    pub(super) fn feed(&mut self, bytes: &[u8]) -> Vec<String> {
         self.pending.extend_from_slice(bytes);
         let mut events = Vec::new();
         while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
@@ -155,7 +155,7 @@ impl EventReader {
     }
 
     /// The last event, when the stream ends without a blank line after it.
-    pub fn end(mut self) -> Vec<String> {
+    pub(super) fn end(mut self) -> Vec<String> {
         let mut events = Vec::new();
         let rest = String::from_utf8_lossy(&std::mem::take(&mut self.pending)).into_owned();
         self.line(rest.trim_end_matches(['\n', '\r']), &mut events);

@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::ToolOutcome;
 use kiln_runtime::process;
 
-pub async fn run(
+pub(super) async fn run(
     workdir: &Path,
     session_dir: &Path,
     command: &str,

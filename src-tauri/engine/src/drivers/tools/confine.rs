@@ -8,40 +8,40 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use kiln_runtime::paths::beneath::Beneath;
-pub use kiln_runtime::paths::is_private;
+pub(super) use kiln_runtime::paths::beneath::Beneath;
+pub(super) use kiln_runtime::paths::is_private;
 
 /// The working copy, held open when the turn starts: a working copy later swapped for a
 /// link does not move where the tools may go.
 #[derive(Debug, Clone)]
-pub struct Root {
+pub(super) struct Root {
     beneath: Arc<Beneath>,
 }
 
 impl Root {
-    pub fn new(workdir: &Path) -> std::io::Result<Root> {
+    pub(super) fn new(workdir: &Path) -> std::io::Result<Root> {
         Ok(Root { beneath: Arc::new(Beneath::open(&workdir.canonicalize()?)?) })
     }
 
     /// The working copy's real path: for walking and for commands, never to open a name.
-    pub fn path(&self) -> &Path {
+    pub(super) fn path(&self) -> &Path {
         self.beneath.real()
     }
 
     /// The handle every file of the working copy is opened through.
-    pub fn beneath(&self) -> &Beneath {
+    pub(super) fn beneath(&self) -> &Beneath {
         &self.beneath
     }
 
     /// `raw` (relative to the working copy) as a checked relative path (empty: the working
     /// copy itself), to open beneath it. The refusal is the model's message.
-    pub fn resolve(&self, raw: &str) -> Result<PathBuf, String> {
+    pub(super) fn resolve(&self, raw: &str) -> Result<PathBuf, String> {
         kiln_runtime::paths::relative(raw).map_err(|e| e.message)
     }
 
     /// `path` (relative, or a real path inside the working copy) as the model should see
     /// it: relative to the working copy, `/`-separated.
-    pub fn relative(&self, path: &Path) -> String {
+    pub(super) fn relative(&self, path: &Path) -> String {
         let relative = path.strip_prefix(self.path()).unwrap_or(path).to_string_lossy().replace('\\', "/");
         if relative.is_empty() {
             ".".into()

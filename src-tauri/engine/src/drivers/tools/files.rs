@@ -20,7 +20,7 @@ const READ_BYTES: u64 = 8 * 1024 * 1024;
 /// Entries a listing shows at most.
 const LIST_ENTRIES: usize = 1000;
 
-pub fn read(root: &Root, input: &Value) -> ToolResult {
+pub(super) fn read(root: &Root, input: &Value) -> ToolResult {
     let raw = string(input, "path")?;
     let path = root.resolve(raw)?;
     let bytes = root.beneath().read(&path, READ_BYTES).map_err(|e| match e.kind() {
@@ -61,7 +61,7 @@ pub fn read(root: &Root, input: &Value) -> ToolResult {
     Ok(ToolOutcome::completed(page))
 }
 
-pub fn write(root: &Root, input: &Value) -> ToolResult {
+pub(super) fn write(root: &Root, input: &Value) -> ToolResult {
     let raw = string(input, "path")?;
     let content = string(input, "content")?;
     let path = root.resolve(raw)?;
@@ -77,7 +77,7 @@ pub fn write(root: &Root, input: &Value) -> ToolResult {
     })
 }
 
-pub fn edit(root: &Root, input: &Value) -> ToolResult {
+pub(super) fn edit(root: &Root, input: &Value) -> ToolResult {
     let raw = string(input, "path")?;
     let old = string(input, "old_string")?;
     let new = string(input, "new_string")?;
@@ -106,7 +106,7 @@ pub fn edit(root: &Root, input: &Value) -> ToolResult {
     }
 }
 
-pub fn list(root: &Root, input: &Value) -> ToolResult {
+pub(super) fn list(root: &Root, input: &Value) -> ToolResult {
     let raw = input["path"].as_str().unwrap_or(".");
     let path = root.resolve(raw)?;
     let mut names: Vec<String> = root
@@ -138,11 +138,11 @@ pub fn list(root: &Root, input: &Value) -> ToolResult {
 }
 
 /// A NUL in the first 8 KiB: the same test git uses.
-pub fn is_binary(bytes: &[u8]) -> bool {
+pub(super) fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8192)].contains(&0)
 }
 
-pub fn io_error(raw: &str, e: std::io::Error) -> String {
+pub(super) fn io_error(raw: &str, e: std::io::Error) -> String {
     if kiln_runtime::paths::beneath::is_refusal(&e) {
         e.to_string()
     } else {

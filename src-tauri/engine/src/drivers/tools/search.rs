@@ -22,7 +22,7 @@ const LINE_CHARS: usize = 300;
 /// Files larger than this are not searched (generated data, bundles).
 const GREP_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
-pub fn glob(root: &Root, input: &Value) -> ToolResult {
+pub(super) fn glob(root: &Root, input: &Value) -> ToolResult {
     let pattern = string(input, "pattern")?;
     let matcher = GlobBuilder::new(pattern.trim_start_matches("./"))
         .literal_separator(true)
@@ -51,7 +51,7 @@ pub fn glob(root: &Root, input: &Value) -> ToolResult {
     Ok(ToolOutcome::completed(answer))
 }
 
-pub fn grep(root: &Root, input: &Value) -> ToolResult {
+pub(super) fn grep(root: &Root, input: &Value) -> ToolResult {
     let pattern = string(input, "pattern")?;
     let regex = RegexBuilder::new(pattern).build().map_err(|e| format!("bad regular expression: {e}"))?;
     let raw = input["path"].as_str().unwrap_or(".");

@@ -16,19 +16,19 @@ use tempfile::TempDir;
 use tokio::sync::mpsc;
 
 /// A turn that has not ended by then has hung: fail rather than block CI.
-pub const TURN_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const TURN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Kiln's instructions for every turn here; the marker makes them easy to find in a
 /// request body however the CLI wraps them.
-pub const INSTRUCTIONS: &str = "Kiln session context (kiln-contract-7f3a): you are working in modules/cart.";
-pub const HANDOFF: &str = "HANDOFF: none - done";
-pub const NOTES: &str = "# Cart notes\n\nTotals are computed in cents.\n";
+pub(crate) const INSTRUCTIONS: &str = "Kiln session context (kiln-contract-7f3a): you are working in modules/cart.";
+pub(crate) const HANDOFF: &str = "HANDOFF: none - done";
+pub(crate) const NOTES: &str = "# Cart notes\n\nTotals are computed in cents.\n";
 /// A distinctive provider message, so the test knows the error it sees is the scripted one.
-pub const PROVIDER_ERROR: &str = "kiln-contract: the scripted provider refused this request";
+pub(crate) const PROVIDER_ERROR: &str = "kiln-contract: the scripted provider refused this request";
 
 /// `KILN_AGENT_CLI_DIR`, once sure the CLIs can reach nothing but loopback from here. A
 /// contract test that cannot run must fail, never pass having checked nothing.
-pub fn sandboxed_cli_dir(clis: &[&str]) -> PathBuf {
+pub(crate) fn sandboxed_cli_dir(clis: &[&str]) -> PathBuf {
     // /proc/self/net/dev lists this process's namespace; /sys/class/net would not (it
     // shows the namespace sysfs was mounted in, so the host's interfaces).
     let table = std::fs::read_to_string("/proc/self/net/dev").expect("read /proc/self/net/dev");
@@ -51,14 +51,14 @@ pub fn sandboxed_cli_dir(clis: &[&str]) -> PathBuf {
 }
 
 /// A session's working copy: a git repository with one module, as Kiln hands an agent.
-pub struct Session {
+pub(crate) struct Session {
     _dir: TempDir,
     pub root: PathBuf,
     pub module: PathBuf,
 }
 
 impl Session {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = TempDir::new().unwrap();
         // Canonical, so paths compare equal to the ones the CLIs report.
         let root = dir.path().canonicalize().unwrap();
@@ -74,7 +74,7 @@ impl Session {
         Session { _dir: dir, root, module }
     }
 
-    pub fn request(&self, model: &str, prompt: &str, resume_id: Option<String>) -> TurnRequest {
+    pub(crate) fn request(&self, model: &str, prompt: &str, resume_id: Option<String>) -> TurnRequest {
         TurnRequest {
             workdir: self.root.clone(),
             session_dir: self.root.with_extension("session"),
@@ -90,14 +90,14 @@ impl Session {
 
 /// Runs one turn through the driver and returns its events, failing (and killing what
 /// it started) if it does not end within `TURN_TIMEOUT`.
-pub async fn run_turn(driver: &dyn Driver, request: TurnRequest, server: &ModelServer) -> Vec<DriverEvent> {
+pub(crate) async fn run_turn(driver: &dyn Driver, request: TurnRequest, server: &ModelServer) -> Vec<DriverEvent> {
     run_turn_stopping(driver, request, server, |_| false).await
 }
 
 /// `run_turn`, stopping the turn (the operator's Stop: `TurnSink::stop`) as soon as the
 /// events so far satisfy `stop_when`. Nothing here kills the agent then: the driver must
 /// end the turn by itself.
-pub async fn run_turn_stopping(
+pub(crate) async fn run_turn_stopping(
     driver: &dyn Driver,
     request: TurnRequest,
     server: &ModelServer,
@@ -147,7 +147,7 @@ pub async fn run_turn_stopping(
 }
 
 /// The session id the turn started with; there must be exactly one.
-pub fn started(events: &[DriverEvent], server: &ModelServer) -> String {
+pub(crate) fn started(events: &[DriverEvent], server: &ModelServer) -> String {
     let ids: Vec<&String> = events
         .iter()
         .filter_map(|e| if let DriverEvent::SessionStarted { resume_id, .. } = e { Some(resume_id) } else { None })
@@ -157,7 +157,7 @@ pub fn started(events: &[DriverEvent], server: &ModelServer) -> String {
 }
 
 /// The final text of a turn that must have ended well, as its last event.
-pub fn ended_well(events: &[DriverEvent], server: &ModelServer) -> String {
+pub(crate) fn ended_well(events: &[DriverEvent], server: &ModelServer) -> String {
     match events.last() {
         Some(DriverEvent::TurnEnded { is_error: false, final_text: Some(text), error: None, .. }) => text.clone(),
         _ => panic!("the turn should end well with a final text; {}", explain(events, server)),
@@ -165,14 +165,14 @@ pub fn ended_well(events: &[DriverEvent], server: &ModelServer) -> String {
 }
 
 /// The error of a turn that must have ended as failed, as its last event.
-pub fn ended_badly(events: &[DriverEvent], server: &ModelServer) -> String {
+pub(crate) fn ended_badly(events: &[DriverEvent], server: &ModelServer) -> String {
     match events.last() {
         Some(DriverEvent::TurnEnded { is_error: true, error: Some(error), .. }) => error.clone(),
         _ => panic!("the turn should end with an error; {}", explain(events, server)),
     }
 }
 
-pub fn usage(events: &[DriverEvent]) -> Usage {
+pub(crate) fn usage(events: &[DriverEvent]) -> Usage {
     let usages: Vec<&Usage> =
         events.iter().filter_map(|e| if let DriverEvent::Usage(u) = e { Some(u) } else { None }).collect();
     assert_eq!(usages.len(), 1, "one Usage per turn: {events:#?}");
@@ -180,17 +180,17 @@ pub fn usage(events: &[DriverEvent]) -> Usage {
 }
 
 /// The model requests to `path`, in order.
-pub fn model_requests(server: &ModelServer, path: &str) -> Vec<RecordedRequest> {
+pub(crate) fn model_requests(server: &ModelServer, path: &str) -> Vec<RecordedRequest> {
     server.requests().into_iter().filter(|r| r.method == "POST" && r.path == path).collect()
 }
 
 /// What happened, for a failure message: the events and a line per recorded request.
-pub fn explain(events: &[DriverEvent], server: &ModelServer) -> String {
+pub(crate) fn explain(events: &[DriverEvent], server: &ModelServer) -> String {
     let requests: Vec<String> = server.requests().iter().map(summary).collect();
     format!("events: {events:#?}\nrequests:\n  {}", requests.join("\n  "))
 }
 
-pub fn summary(request: &RecordedRequest) -> String {
+pub(crate) fn summary(request: &RecordedRequest) -> String {
     let body = &request.body;
     let tools: Vec<&str> = body["tools"]
         .as_array()

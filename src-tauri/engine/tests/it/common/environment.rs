@@ -29,7 +29,7 @@ const PLANTED: &[(&str, &str)] = &[
 /// The recording `git` first on PATH: each run (of every test in the process) writes
 /// its argv and environment to `record` (see `recorded_git_runs`). Its directory is
 /// removed when the process exits (statics are never dropped).
-pub struct GitRecorder {
+pub(crate) struct GitRecorder {
     dir: PathBuf,
     pub record: PathBuf,
 }
@@ -37,7 +37,7 @@ pub struct GitRecorder {
 static GIT_RECORDER: OnceLock<GitRecorder> = OnceLock::new();
 
 /// The recording git every test's `git` runs through.
-pub fn git_recorder() -> &'static GitRecorder {
+pub(crate) fn git_recorder() -> &'static GitRecorder {
     GIT_RECORDER.get().expect("the test environment is set before main")
 }
 

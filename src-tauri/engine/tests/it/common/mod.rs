@@ -4,13 +4,13 @@
 //! the process environment all tests share (`environment`), and the PostgreSQL server of the
 //! tests that need one (`postgres`).
 
-pub mod contract;
-pub mod environment;
-pub mod postgres;
-pub mod s3;
+pub(crate) mod contract;
+pub(crate) mod environment;
+pub(crate) mod postgres;
+pub(crate) mod s3;
 
-pub use environment::git_recorder;
-pub use kiln_test_support::{repo_root, shop_copy, without_setup};
+pub(crate) use environment::git_recorder;
+pub(crate) use kiln_test_support::{repo_root, shop_copy, without_setup};
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -24,7 +24,7 @@ use kiln_engine::Engine;
 /// An engine on `config_dir`, its records in SQLite beside the workspace — or, when
 /// `KILN_TEST_RECORDS=postgres`, in a fresh database of the test PostgreSQL cluster, so the
 /// same tests run against both engines.
-pub fn engine(config_dir: &Path) -> Arc<Engine> {
+pub(crate) fn engine(config_dir: &Path) -> Arc<Engine> {
     let engine = Engine::new(kiln_test_support::options(config_dir, Transport::Serve));
     Arc::new(if on_postgres() {
         engine.backed_by(kiln_engine::backing::Backing { database: Some(test_database()), objects: None })
@@ -43,12 +43,12 @@ fn test_database() -> String {
 }
 
 /// Whether this run keeps the engines' records on PostgreSQL (`KILN_TEST_RECORDS=postgres`).
-pub fn on_postgres() -> bool {
+pub(crate) fn on_postgres() -> bool {
     std::env::var("KILN_TEST_RECORDS").is_ok_and(|v| v == "postgres")
 }
 
 /// Builds the git fixture (tests/fixtures/git-workspace.sh) at `dir`.
-pub fn git_fixture(dir: &Path) {
+pub(crate) fn git_fixture(dir: &Path) {
     let status = std::process::Command::new("bash")
         .arg(repo_root().join("tests/fixtures/git-workspace.sh"))
         .arg(dir)
@@ -58,7 +58,7 @@ pub fn git_fixture(dir: &Path) {
 }
 
 /// `without_setup`'s shop, opened in a new engine whose config lives in `dir` too.
-pub async fn shop_without_setup(dir: &Path) -> (PathBuf, Arc<Engine>) {
+pub(crate) async fn shop_without_setup(dir: &Path) -> (PathBuf, Arc<Engine>) {
     let shop = shop_copy(dir);
     without_setup(&shop);
     let engine = engine(&dir.join("config"));
@@ -68,7 +68,7 @@ pub async fn shop_without_setup(dir: &Path) -> (PathBuf, Arc<Engine>) {
 
 /// Every file under `root` (relative path → content; a symlink reads as "-> target"),
 /// skipping the top-level directories named in `skip`.
-pub fn files(root: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn files(root: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     walk(root, root, skip, &mut out);
     out
@@ -93,13 +93,13 @@ fn walk(root: &Path, dir: &Path, skip: &[&str], out: &mut BTreeMap<String, Vec<u
     }
 }
 
-pub async fn open(engine: &Engine, path: &Path) -> WorkspaceView {
+pub(crate) async fn open(engine: &Engine, path: &Path) -> WorkspaceView {
     engine.open_workspace(OpenWorkspaceArgs { path: path.display().to_string() }).await.unwrap()
 }
 
 /// Opens `path` once the engine that had it open (dropped by the caller) has let it go:
 /// its lock goes with the last of its work, which may still be ending.
-pub async fn open_when_released(engine: &Engine, path: &Path, limit: std::time::Duration) -> WorkspaceView {
+pub(crate) async fn open_when_released(engine: &Engine, path: &Path, limit: std::time::Duration) -> WorkspaceView {
     let deadline = std::time::Instant::now() + limit;
     loop {
         match engine.open_workspace(OpenWorkspaceArgs { path: path.display().to_string() }).await {
@@ -112,7 +112,7 @@ pub async fn open_when_released(engine: &Engine, path: &Path, limit: std::time::
     }
 }
 
-pub async fn create(engine: &Engine, brief: &str) -> SessionView {
+pub(crate) async fn create(engine: &Engine, brief: &str) -> SessionView {
     engine
         .create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules: None, issue: None })
         .await
@@ -120,7 +120,7 @@ pub async fn create(engine: &Engine, brief: &str) -> SessionView {
 }
 
 /// Creates a session whose brief names new modules, confirmed as `createModules`.
-pub async fn create_new(engine: &Engine, brief: &str, new_modules: &[&str]) -> SessionView {
+pub(crate) async fn create_new(engine: &Engine, brief: &str, new_modules: &[&str]) -> SessionView {
     let create_modules = Some(new_modules.iter().map(|m| m.to_string()).collect());
     engine
         .create_session(CreateSessionArgs { brief: brief.into(), title: None, create_modules, issue: None })
@@ -129,7 +129,7 @@ pub async fn create_new(engine: &Engine, brief: &str, new_modules: &[&str]) -> S
 }
 
 /// Waits until the session's setup is no longer running.
-pub async fn wait_setup(engine: &Engine, id: &str) -> SessionView {
+pub(crate) async fn wait_setup(engine: &Engine, id: &str) -> SessionView {
     for _ in 0..300 {
         let s = engine.get_session(SessionIdArgs { session_id: id.into() }).await.unwrap();
         if s.setup != SetupState::Running {
@@ -142,7 +142,7 @@ pub async fn wait_setup(engine: &Engine, id: &str) -> SessionView {
 
 /// Takes a checkpoint of the session's working copy as a turn would (no role, no module); its
 /// sequence.
-pub async fn checkpoint(engine: &Engine, id: &str, label: &str) -> i64 {
+pub(crate) async fn checkpoint(engine: &Engine, id: &str, label: &str) -> i64 {
     let ws = engine.workspace().unwrap();
     let id = kiln_engine::testing::ids::SessionId::parse(id).unwrap();
     let tree =
@@ -153,7 +153,7 @@ pub async fn checkpoint(engine: &Engine, id: &str, label: &str) -> i64 {
 
 /// Runs turns with Kiln's own OpenAI-compatible driver against the scripted model server,
 /// the planner agent on or off.
-pub async fn use_scripted_model(engine: &Engine, server: &kiln_model_server::ModelServer, planner: bool) {
+pub(crate) async fn use_scripted_model(engine: &Engine, server: &kiln_model_server::ModelServer, planner: bool) {
     engine
         .update_settings(UpdateSettingsArgs {
             default_driver: Some("openai-compatible".into()),
@@ -168,7 +168,7 @@ pub async fn use_scripted_model(engine: &Engine, server: &kiln_model_server::Mod
 }
 
 /// Sends the operator's message `text` to the session, with nothing else picked.
-pub async fn send_text(engine: &Engine, id: &str, text: &str) -> SessionView {
+pub(crate) async fn send_text(engine: &Engine, id: &str, text: &str) -> SessionView {
     engine
         .send_message(SendMessageArgs {
             session_id: id.into(),
@@ -184,7 +184,7 @@ pub async fn send_text(engine: &Engine, id: &str, text: &str) -> SessionView {
 }
 
 /// Waits until no turn runs and the session's chain has settled, for at most `limit`.
-pub async fn wait_settled(engine: &Engine, id: &str, limit: std::time::Duration) -> SessionView {
+pub(crate) async fn wait_settled(engine: &Engine, id: &str, limit: std::time::Duration) -> SessionView {
     let deadline = std::time::Instant::now() + limit;
     loop {
         let s = engine.get_session(SessionIdArgs { session_id: id.into() }).await.unwrap();
@@ -199,7 +199,7 @@ pub async fn wait_settled(engine: &Engine, id: &str, limit: std::time::Duration)
 /// Waits until the session's latest delivery run has ended, for at most `limit`; a delivered
 /// one until its landing is recorded too (the session marked delivered, the transcript's
 /// "Delivered …" line), which the engine writes just after the run's last state.
-pub async fn delivery_finished(engine: &Engine, id: &str, limit: std::time::Duration) -> DeliveryRun {
+pub(crate) async fn delivery_finished(engine: &Engine, id: &str, limit: std::time::Duration) -> DeliveryRun {
     let deadline = std::time::Instant::now() + limit;
     loop {
         let run = engine.get_delivery(SessionIdArgs { session_id: id.into() }).await.unwrap().expect("a run");
@@ -225,13 +225,13 @@ async fn landed(engine: &Engine, id: &str, run: &DeliveryRun) -> bool {
 }
 
 /// Writes `text` to `path`, making its directories first.
-pub fn write(path: &Path, text: &str) {
+pub(crate) fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
 
 /// An owned pair, to compare with the `(String, String)` lists the code returns.
-pub fn pair(a: &str, b: &str) -> (String, String) {
+pub(crate) fn pair(a: &str, b: &str) -> (String, String) {
     (a.to_string(), b.to_string())
 }
 
@@ -240,7 +240,7 @@ pub fn pair(a: &str, b: &str) -> (String, String) {
 
 /// Runs the real git as a test's own hand would (not through the module under test),
 /// as a committer who is not Kiln, or panics.
-pub fn sh_git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn sh_git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=Someone Else", "-c", "user.email=else@example.com", "-c", "init.defaultBranch=main"])
         .args(args)
@@ -252,7 +252,7 @@ pub fn sh_git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// Every process's pid, as far as `/proc` can be read, this test process left out.
-pub fn pids() -> Vec<i32> {
+pub(crate) fn pids() -> Vec<i32> {
     let me = std::process::id() as i32;
     std::fs::read_dir("/proc")
         .unwrap()
@@ -262,7 +262,7 @@ pub fn pids() -> Vec<i32> {
 }
 
 /// The live processes whose command line names `marker` (a zombie's is empty).
-pub fn commands_naming(marker: &str) -> Vec<i32> {
+pub(crate) fn commands_naming(marker: &str) -> Vec<i32> {
     pids()
         .into_iter()
         .filter(|pid| {
@@ -273,7 +273,7 @@ pub fn commands_naming(marker: &str) -> Vec<i32> {
 }
 
 /// The commit `rev` names in `dir`, if any.
-pub fn rev(dir: &Path, rev: &str) -> Option<String> {
+pub(crate) fn rev(dir: &Path, rev: &str) -> Option<String> {
     let out = Command::new("git").args(["rev-parse", "--verify", "--quiet", rev]).current_dir(dir).output().unwrap();
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
@@ -281,7 +281,7 @@ pub fn rev(dir: &Path, rev: &str) -> Option<String> {
 /// A bare repository `root/remote.git` whose `main` holds one commit (`message`) of what
 /// `fill` writes into a fresh clone at `root/seed`, and the user's clone of it at
 /// `root/<clone>` (origin = the bare repository's path). Returns the bare repository.
-pub fn bare_remote(root: &Path, clone: &str, message: &str, fill: impl FnOnce(&Path)) -> PathBuf {
+pub(crate) fn bare_remote(root: &Path, clone: &str, message: &str, fill: impl FnOnce(&Path)) -> PathBuf {
     sh_git(root, &["init", "--quiet", "--bare", "-b", "main", "remote.git"]);
     sh_git(root, &["clone", "--quiet", "remote.git", "seed"]);
     let seed = root.join("seed");
@@ -295,7 +295,7 @@ pub fn bare_remote(root: &Path, clone: &str, message: &str, fill: impl FnOnce(&P
 
 /// Copies examples/shop into `dest` as git tracks it (no node_modules, nothing ignored),
 /// so a remote seeded with it holds what the repository does.
-pub fn copy_tracked_shop(dest: &Path) {
+pub(crate) fn copy_tracked_shop(dest: &Path) {
     let shop = repo_root().join("examples/shop");
     let listed = Command::new("git").args(["ls-files", "-z", "."]).current_dir(&shop).output().unwrap();
     assert!(listed.status.success());
@@ -309,7 +309,7 @@ pub fn copy_tracked_shop(dest: &Path) {
 /// Writes `bin/git`: a `git` that records its argv (NUL-separated) and its environment
 /// (`env -0`) in `record`, one file pair per run, then runs the real git. A script, so
 /// it sees exactly what the code under test handed to the process it spawned.
-pub fn recording_git(bin: &Path, record: &Path) -> PathBuf {
+pub(crate) fn recording_git(bin: &Path, record: &Path) -> PathBuf {
     let real = String::from_utf8(Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout).unwrap();
     let real = real.trim();
     assert!(!real.is_empty(), "git is not installed");
@@ -331,7 +331,7 @@ pub fn recording_git(bin: &Path, record: &Path) -> PathBuf {
 /// Every run the recording git wrote to `record`: its argv joined by spaces and its
 /// environment as written. A run still starting may have its argv but not yet its
 /// environment (tests of one binary run at once); that environment reads as empty.
-pub fn recorded_git_runs(record: &Path) -> Vec<(String, String)> {
+pub(crate) fn recorded_git_runs(record: &Path) -> Vec<(String, String)> {
     let mut runs = Vec::new();
     for entry in std::fs::read_dir(record).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
@@ -349,7 +349,7 @@ pub fn recorded_git_runs(record: &Path) -> Vec<(String, String)> {
 /// (`sandbox::Confinement::for_turn` allows the temporary directories): Cargo's per-target
 /// temporary directory, unless the checkout itself lies under a temporary directory (a CI
 /// clone in /tmp), then the home directory (only its agent state and caches are writable).
-pub fn unwritable_temp(prefix: &str) -> tempfile::TempDir {
+pub(crate) fn unwritable_temp(prefix: &str) -> tempfile::TempDir {
     let temp_roots: Vec<PathBuf> = ["/tmp", "/var/tmp", "/dev/shm"]
         .into_iter()
         .map(PathBuf::from)

@@ -39,7 +39,7 @@ static SERVER: OnceLock<(libc::pid_t, PathBuf)> = OnceLock::new();
 static DATABASES: AtomicU64 = AtomicU64::new(0);
 
 /// A new, empty database on the test cluster (started on first use): its `postgres://` URL.
-pub fn fresh_database() -> String {
+pub(crate) fn fresh_database() -> String {
     let cluster = CLUSTER.get_or_init(start);
     let name = format!("kiln_{}", DATABASES.fetch_add(1, Ordering::Relaxed));
     let out = psql(cluster.tool("psql"), cluster.port, &format!("CREATE DATABASE {name}"));

@@ -9,13 +9,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The AWS variables every test bucket is reached with (set before main).
-pub const CREDENTIALS: &[(&str, &str)] = &[
+pub(crate) const CREDENTIALS: &[(&str, &str)] = &[
     ("AWS_ACCESS_KEY_ID", "kiln-test-access"),
     ("AWS_SECRET_ACCESS_KEY", "kiln-test-secret"),
     ("AWS_REGION", "us-east-1"),
 ];
 
-pub struct S3 {
+pub(crate) struct S3 {
     child: Child,
     root: tempfile::TempDir,
     pub port: u16,
@@ -35,13 +35,13 @@ fn binary() -> PathBuf {
 }
 
 /// A loopback port nothing listens on (as the kernel hands one out now).
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 impl S3 {
     /// Starts the server and waits (20 s at most) until it takes connections.
-    pub fn start() -> S3 {
+    pub(crate) fn start() -> S3 {
         let root = tempfile::tempdir().unwrap();
         let port = free_port();
         let child = spawn(root.path(), port);
@@ -51,13 +51,13 @@ impl S3 {
     }
 
     /// Stops the server: the bucket does not answer until `start_again`.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 
     /// The same server again: the same port, the same objects.
-    pub fn start_again(&mut self) {
+    pub(crate) fn start_again(&mut self) {
         self.child = spawn(self.root.path(), self.port);
         self.wait_answering();
     }
@@ -74,7 +74,7 @@ impl S3 {
     }
 
     /// A new bucket, as the URL `--objects` takes (prefix `team`).
-    pub fn bucket(&self, name: &str) -> String {
+    pub(crate) fn bucket(&self, name: &str) -> String {
         std::fs::create_dir_all(self.root.path().join(name)).unwrap();
         format!("s3://{name}/team?endpoint=http://127.0.0.1:{}&allow_http=true", self.port)
     }
