@@ -7,7 +7,9 @@
 //! UI's files are checked by `ui/src/architecture.test.ts`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use kiln_test_support::source::{code, paths, rust_files};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -25,17 +27,6 @@ const CRATES: &[&str] = &[
 /// A module as the path of segments under its crate's root (`[]` is the crate root).
 type Module = Vec<String>;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The module a file holds: `a/b.rs` and `a/b/mod.rs` are `a::b`; `lib.rs` and `main.rs` the root.
 fn module_of(src: &Path, file: &Path) -> Module {
     let rel = file.strip_prefix(src).unwrap().with_extension("");
@@ -44,92 +35,6 @@ fn module_of(src: &Path, file: &Path) -> Module {
         parts.pop();
     }
     parts
-}
-
-/// The code of a file without comments and without its trailing test module.
-fn code(text: &str) -> String {
-    let text = match text.find("#[cfg(test)]\nmod ") {
-        Some(at) => &text[..at],
-        None => text,
-    };
-    text.lines().map(|line| line.find("//").map_or(line, |at| &line[..at])).collect::<Vec<_>>().join("\n")
-}
-
-/// The paths a file's code names through `crate::` and `super::`, each as its segments
-/// (leading `super`s kept), grouped imports expanded one entry at a time.
-fn paths(code: &str) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    let bytes = code.as_bytes();
-    let mut at = 0;
-    while at < code.len() {
-        let rest = &code[at..];
-        let starts = rest.starts_with("crate::") || rest.starts_with("super::");
-        let word_start = at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
-        if !(starts && word_start) {
-            at += rest.chars().next().map_or(1, char::len_utf8);
-            continue;
-        }
-        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':' || c == '{')).unwrap_or(rest.len());
-        let head = &rest[..end];
-        if let Some(open) = head.find('{') {
-            let prefix: Vec<String> = head[..open].split("::").filter(|s| !s.is_empty()).map(String::from).collect();
-            let group = &rest[open + 1..];
-            let close = matching_brace(group);
-            for entry in top_level_entries(&group[..close]) {
-                let mut path = prefix.clone();
-                path.extend(entry.split("::").map(|s| s.trim().to_string()).filter(|s| !s.is_empty() && s != "{"));
-                out.push(path);
-            }
-            at += open + 1 + close;
-        } else {
-            out.push(head.split("::").filter(|s| !s.is_empty()).map(String::from).collect());
-            at += end;
-        }
-    }
-    out
-}
-
-/// Where the group that starts `text` (just after its `{`) closes.
-fn matching_brace(text: &str) -> usize {
-    let mut depth = 1;
-    for (i, c) in text.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i;
-                }
-            }
-            _ => {}
-        }
-    }
-    text.len()
-}
-
-/// A group's entries at its own level (`a::X, b::{c, d}` is `a::X` and `b::{c, d}`; the
-/// inner group's prefix names the module).
-fn top_level_entries(group: &str) -> Vec<String> {
-    let mut entries = Vec::new();
-    let mut depth = 0;
-    let mut entry = String::new();
-    for c in group.chars().chain([',']) {
-        match c {
-            '{' => depth += 1,
-            '}' => depth -= 1,
-            ',' if depth == 0 => {
-                let text = entry.split('{').next().unwrap_or_default().trim().to_string();
-                if !text.is_empty() {
-                    entries.push(text);
-                }
-                entry.clear();
-                continue;
-            }
-            _ => {}
-        }
-        entry.push(c);
-    }
-    entries
 }
 
 /// The module file a path from `from` (a file holding `module`, a folder's `mod.rs` or not)
@@ -149,8 +54,7 @@ fn target(modules: &BTreeSet<Module>, module: &Module, path: &[String]) -> Optio
 
 /// The arrows between the files of the crate at `src`.
 fn arrows(src: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
+    let files = rust_files(src);
     let modules: BTreeSet<Module> = files.iter().map(|f| module_of(src, f)).collect();
     let mut arrows: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
     for file in &files {

@@ -5,7 +5,9 @@
 //! when the document's table says otherwise.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use kiln_test_support::source::{paths, rust_files};
 
 /// Every module of the engine with its layer, bottom (0) to top. Beneath them all are two
 /// crates rustc keeps from importing the engine: the vocabulary every layer speaks (the
@@ -131,76 +133,10 @@ fn module_named(path: &str) -> String {
     first
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// The paths a line of code names after `crate::`, grouped imports expanded; `text` is
-/// the rest of the file from this line, as a group may span lines.
-fn crate_paths(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("crate::") {
-        let after = &rest[at + "crate::".len()..];
-        if let Some(group) = after.strip_prefix('{') {
-            // Up to the matching brace; each top-level entry names a module.
-            let mut depth = 1;
-            let mut end = group.len();
-            for (i, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            end = i;
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let inner = &group[..end];
-            let mut depth = 0;
-            let mut entry = String::new();
-            for c in inner.chars().chain([',']) {
-                match c {
-                    '{' => depth += 1,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        let path = entry.trim();
-                        if !path.is_empty() {
-                            out.push(path.to_string());
-                        }
-                        entry.clear();
-                        continue;
-                    }
-                    _ => {}
-                }
-                entry.push(c);
-            }
-            rest = &group[end..];
-        } else {
-            let end = after.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(after.len());
-            out.push(after[..end].to_string());
-            rest = &after[end..];
-        }
-    }
-    out
-}
-
 #[test]
 fn nothing_imports_upward() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let files = rust_files(&src);
     let layer = |m: &str| LAYERS.iter().find(|(name, _)| *name == m).map(|(_, l)| *l);
     let mut problems = BTreeSet::new();
     let mut used = BTreeSet::new();
@@ -235,7 +171,8 @@ fn nothing_imports_upward() {
             if !first_line_only {
                 in_group = true;
             }
-            for path in crate_paths(&scanned) {
+            let named = paths(&scanned).into_iter().filter(|p| p.first().is_some_and(|s| s == "crate"));
+            for path in named.map(|p| p[1..].join("::")) {
                 let to = module_named(&path);
                 if to == from || to.is_empty() {
                     continue;
@@ -316,10 +253,8 @@ fn the_architecture_document_draws_the_same_layers() {
 }
 
 #[test]
-fn reads_grouped_and_plain_paths() {
-    let paths = crate_paths("use crate::{store::{A, B}, ids::SessionId}; let x = crate::clock::now();");
-    assert_eq!(paths, ["store::{A, B}", "ids::SessionId", "clock::now"]);
-    assert_eq!(module_named("store::{A, B}"), "store");
+fn names_modules_by_their_first_segment() {
+    assert_eq!(module_named("store::A"), "store");
     assert_eq!(module_named("api::Engine"), "api");
     assert_eq!(module_of(Path::new("store/turns.rs")), "store");
     assert_eq!(module_of(Path::new("api/team.rs")), "api");

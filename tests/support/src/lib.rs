@@ -1,7 +1,10 @@
 //! The fixtures the Rust tests of the engine, `kiln serve` and the app share: where the
 //! repository is, a copy of `examples/shop` to open, and an engine on a config directory of
 //! the test's own. Each crate's tests add what only they need (the engine's tests: their
-//! records on PostgreSQL when asked, git fixtures, scripted agents).
+//! records on PostgreSQL when asked, git fixtures, scripted agents). `source` reads Rust sources
+//! for the architecture tests (the engine's layers, the crates' import circles).
+
+pub mod source;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
