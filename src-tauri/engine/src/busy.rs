@@ -1,15 +1,29 @@
-//! What keeps a session busy besides its turn and planner: the command it runs for it (the
+//! What keeps a session busy: its turn, its planner agent, the command it runs for it (the
 //! setup, or a gate), and an operator message waiting for that command and the planner
-//! before its turn starts. One table per open workspace, so stopping, deleting and counting
-//! read the same state, and a waiting message is woken when the command ends instead of
-//! looking again on a timer.
+//! before its turn starts. One table per open workspace, so stopping, deleting, counting and
+//! "is this session running?" read the same state, and a waiting message is woken when the
+//! command ends instead of looking again on a timer. The layers above hand their turns and
+//! planners in as `Work`, so this table stops and waits for them without knowing what they are.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
 use kiln_runtime::process::Running;
+
+/// What stopping or waiting for `Work` returns.
+pub(crate) type Waiting<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// A turn or a planner agent at work for a session.
+pub(crate) trait Work: Send + Sync {
+    /// Stops it, and returns once it has stopped.
+    fn stop(&self) -> Waiting<'_>;
+    /// Returns once it has ended, stopped or done.
+    fn ended(&self) -> Waiting<'_>;
+}
 
 #[derive(Default)]
 pub struct Busy {
@@ -24,6 +38,10 @@ struct State {
     commands: HashMap<String, Running>,
     /// Sessions whose message waits for their setup (or planner) before its turn starts.
     queued: HashSet<String>,
+    /// The turn per session.
+    turns: HashMap<String, Arc<dyn Work>>,
+    /// The planner agent per session.
+    planners: HashMap<String, Arc<dyn Work>>,
 }
 
 impl Busy {
@@ -107,16 +125,74 @@ impl Busy {
         self.state.lock().unwrap().queued.contains(session)
     }
 
-    /// Whether the session runs a command or has a message waiting.
-    pub fn is_busy(&self, session: &str) -> bool {
-        let state = self.state.lock().unwrap();
-        state.commands.contains_key(session) || state.queued.contains(session)
+    /// The session's turn began: `false` (and nothing registered) when it runs one already.
+    pub(crate) fn begin_turn(&self, session: &str, turn: Arc<dyn Work>) -> bool {
+        let mut state = self.state.lock().unwrap();
+        if state.turns.contains_key(session) {
+            return false;
+        }
+        state.turns.insert(session.to_string(), turn);
+        true
     }
 
-    /// Whether any session runs a command or has a message waiting.
+    /// The session's turn ended.
+    pub(crate) fn end_turn(&self, session: &str) {
+        self.state.lock().unwrap().turns.remove(session);
+    }
+
+    /// The session's turn, to stop it.
+    pub(crate) fn turn(&self, session: &str) -> Option<Arc<dyn Work>> {
+        self.state.lock().unwrap().turns.get(session).cloned()
+    }
+
+    pub(crate) fn runs_turn(&self, session: &str) -> bool {
+        self.state.lock().unwrap().turns.contains_key(session)
+    }
+
+    /// The session's planner agent began.
+    pub(crate) fn begin_planning(&self, session: &str, planner: Arc<dyn Work>) {
+        self.state.lock().unwrap().planners.insert(session.to_string(), planner);
+    }
+
+    /// The session's planner agent ended or is being stopped: taken out, to stop it.
+    pub(crate) fn end_planning(&self, session: &str) -> Option<Arc<dyn Work>> {
+        self.state.lock().unwrap().planners.remove(session)
+    }
+
+    /// The session's planner agent, to wait for it or stop it.
+    pub(crate) fn planner(&self, session: &str) -> Option<Arc<dyn Work>> {
+        self.state.lock().unwrap().planners.get(session).cloned()
+    }
+
+    /// Turns running now, over all sessions.
+    pub(crate) fn turns(&self) -> usize {
+        self.state.lock().unwrap().turns.len()
+    }
+
+    /// Planner agents at work now, over all sessions.
+    pub(crate) fn planners(&self) -> usize {
+        self.state.lock().unwrap().planners.len()
+    }
+
+    /// Every turn and planner agent, to stop them all (Kiln quitting).
+    pub(crate) fn all_work(&self) -> Vec<Arc<dyn Work>> {
+        let state = self.state.lock().unwrap();
+        state.turns.values().chain(state.planners.values()).cloned().collect()
+    }
+
+    /// Whether the session runs anything: a turn, a planner, a command, or a message waiting.
+    pub fn is_busy(&self, session: &str) -> bool {
+        let state = self.state.lock().unwrap();
+        state.commands.contains_key(session)
+            || state.queued.contains(session)
+            || state.turns.contains_key(session)
+            || state.planners.contains_key(session)
+    }
+
+    /// Whether any session runs anything.
     pub fn any(&self) -> bool {
         let state = self.state.lock().unwrap();
-        !state.commands.is_empty() || !state.queued.is_empty()
+        !state.commands.is_empty() || !state.queued.is_empty() || !state.turns.is_empty() || !state.planners.is_empty()
     }
 }
 
@@ -151,6 +227,31 @@ mod tests {
         assert!(busy.end("s").is_some());
         assert!(busy.started("s", Running { pgid: 0 }).is_err(), "the stopped command came back");
         assert!(!busy.runs_command("s"));
+    }
+
+    struct Idle;
+
+    impl Work for Idle {
+        fn stop(&self) -> Waiting<'_> {
+            Box::pin(async {})
+        }
+        fn ended(&self) -> Waiting<'_> {
+            Box::pin(async {})
+        }
+    }
+
+    #[test]
+    fn a_turn_or_a_planner_keeps_the_session_busy_and_a_second_turn_is_refused() {
+        let busy = Busy::default();
+        assert!(busy.begin_turn("s", Arc::new(Idle)));
+        assert!(!busy.begin_turn("s", Arc::new(Idle)), "a second turn was registered");
+        assert!(busy.is_busy("s") && busy.runs_turn("s") && !busy.is_busy("t") && busy.any());
+        busy.begin_planning("t", Arc::new(Idle));
+        assert!(busy.is_busy("t"));
+        assert_eq!((busy.turns(), busy.planners(), busy.all_work().len()), (1, 1, 2));
+        busy.end_turn("s");
+        assert!(busy.end_planning("t").is_some());
+        assert!(!busy.is_busy("s") && !busy.is_busy("t") && !busy.any());
     }
 
     #[test]

@@ -37,10 +37,14 @@ pub(crate) struct Planning {
     done: watch::Receiver<bool>,
 }
 
-impl crate::registry::Handle for Planning {
-    fn stop<'a>(&'a self, _: &'a EventBus) -> crate::registry::Stopping<'a> {
+impl crate::busy::Work for Planning {
+    fn stop(&self) -> crate::busy::Waiting<'_> {
         Planning::stop(self);
         Box::pin(async {})
+    }
+
+    fn ended(&self) -> crate::busy::Waiting<'_> {
+        Box::pin(self.wait())
     }
 }
 
@@ -93,12 +97,12 @@ pub fn start(
             tracing::error!("applying the planner's answer for {id}: {e}");
         }
         let _ = records::set_state(&ws2.pool, id.as_str(), SessionState::Editing, &now()).await;
-        ws2.planning.take(id.as_str());
+        ws2.busy.end_planning(id.as_str());
         let _ = publish(&ws2, &events, &id).await;
         let _ = done_tx.send(true);
     });
     let planning = Planning { pgid, task: Arc::new(task), done: done_rx };
-    ws.planning.insert(&key, Arc::new(planning));
+    ws.busy.begin_planning(&key, Arc::new(planning));
 }
 
 /// Why the planner agent gave no usable answer.

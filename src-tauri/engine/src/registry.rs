@@ -1,8 +1,8 @@
-//! The registry of what runs per session (turns, planner agents, previews) and of what
-//! is kept while it stays valid (the last diff, an in-process driver's conversations). The opened workspace holds the
-//! registries; the layers above register their own handles in them as trait objects,
-//! so the workspace and the session layer can stop or count what runs without knowing
-//! what a turn, a planner or a preview is (see ARCHITECTURE.md, "Layers").
+//! The registry of the preview running per session, and of what is kept while it stays valid
+//! (the last diff, an in-process driver's conversations). The opened workspace holds them; the
+//! preview layer registers its handles as trait objects, so the session layer can stop a
+//! session's preview without knowing what a preview is (see ARCHITECTURE.md, "Layers"). A
+//! session's turn and planner are in `busy`, with its command.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -35,25 +35,9 @@ impl Registry {
         downcast(previous)
     }
 
-    /// Registers `handle` unless the session already has one (then `false`).
-    pub fn insert_new(&self, session: &str, handle: Arc<dyn Handle>) -> bool {
-        let mut map = self.map.lock().unwrap();
-        if map.contains_key(session) {
-            return false;
-        }
-        map.insert(session.to_string(), handle);
-        true
-    }
-
     /// The session's handle as the type that registered it.
     pub fn get<T: Handle>(&self, session: &str) -> Option<Arc<T>> {
         let handle = self.map.lock().unwrap().get(session).cloned()?;
-        downcast(handle)
-    }
-
-    /// Takes the session's handle out, as the type that registered it.
-    pub fn remove<T: Handle>(&self, session: &str) -> Option<Arc<T>> {
-        let handle = self.map.lock().unwrap().remove(session)?;
         downcast(handle)
     }
 
@@ -62,27 +46,13 @@ impl Registry {
         self.map.lock().unwrap().remove(session)
     }
 
-    /// The session's handle, whatever it is.
-    pub fn handle(&self, session: &str) -> Option<Arc<dyn Handle>> {
-        self.map.lock().unwrap().get(session).cloned()
-    }
-
     pub fn contains(&self, session: &str) -> bool {
         self.map.lock().unwrap().contains_key(session)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.map.lock().unwrap().is_empty()
     }
 
     /// The sessions that have a handle.
     pub fn sessions(&self) -> Vec<String> {
         self.map.lock().unwrap().keys().cloned().collect()
-    }
-
-    /// Every handle, to stop them all.
-    pub fn all(&self) -> Vec<Arc<dyn Handle>> {
-        self.map.lock().unwrap().values().cloned().collect()
     }
 }
 

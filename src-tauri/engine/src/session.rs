@@ -129,14 +129,8 @@ pub(crate) async fn live(ws: &Workspace, raw_id: &str) -> Result<(SessionId, Ses
 }
 
 /// Refuses while a process of the session runs, unless asked to stop it.
-pub(crate) async fn stop_or_refuse(
-    ws: &Workspace,
-    events: &EventBus,
-    id: &SessionId,
-    stop: bool,
-    doing: &str,
-) -> Result<()> {
-    let planning = ws.planning.handle(id.as_str());
+pub(crate) async fn stop_or_refuse(ws: &Workspace, id: &SessionId, stop: bool, doing: &str) -> Result<()> {
+    let planning = ws.busy.planner(id.as_str());
     if let Some(planning) = planning {
         if !stop {
             return Err(ApiError::new(
@@ -144,10 +138,10 @@ pub(crate) async fn stop_or_refuse(
                 format!("the planner agent of session {id} is at work; {doing} with `stop: true`"),
             ));
         }
-        planning.stop(events).await;
-        ws.planning.take(id.as_str());
+        planning.stop().await;
+        ws.busy.end_planning(id.as_str());
     }
-    let turn = ws.turns.handle(id.as_str());
+    let turn = ws.busy.turn(id.as_str());
     if let Some(turn) = turn {
         if !stop {
             return Err(ApiError::new(
@@ -155,7 +149,7 @@ pub(crate) async fn stop_or_refuse(
                 format!("a turn of session {id} is running; stop it first or {doing} with `stop: true`"),
             ));
         }
-        turn.stop(events).await;
+        turn.stop().await;
     }
     if !stop {
         if ws.busy.runs_command(id.as_str()) {
@@ -248,7 +242,7 @@ pub(crate) async fn archive(ws: &Workspace, events: &EventBus, args: StopArgs) -
     if session.archived_at.is_some() {
         return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {id} is already archived")));
     }
-    stop_or_refuse(ws, events, &id, args.stop.unwrap_or(false), "archive").await?;
+    stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "archive").await?;
     stop_preview(ws, events, &id).await;
     crate::watch::stop(&ws.session_workdir(&id));
     let at = now();
@@ -283,7 +277,7 @@ pub(crate) async fn reject(ws: &Workspace, events: &EventBus, args: StopArgs) ->
     if session.rejected_at.is_some() {
         return Err(ApiError::new(ErrorCode::SessionArchived, format!("session {id} is already rejected")));
     }
-    stop_or_refuse(ws, events, &id, args.stop.unwrap_or(false), "reject").await?;
+    stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "reject").await?;
     stop_preview(ws, events, &id).await;
     crate::watch::stop(&ws.session_workdir(&id));
     let at = now();
@@ -301,7 +295,7 @@ pub(crate) async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessio
     }
     // Checked before anything stops or goes, so a refusal removes nothing.
     let dir = removable_session_dir(ws, &id)?;
-    stop_or_refuse(ws, events, &id, args.stop.unwrap_or(false), "delete").await?;
+    stop_or_refuse(ws, &id, args.stop.unwrap_or(false), "delete").await?;
     // The preview runs from the working copy about to go: stop it first.
     stop_preview(ws, events, &id).await;
     crate::watch::stop(&ws.session_workdir(&id));

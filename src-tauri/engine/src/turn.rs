@@ -38,9 +38,13 @@ struct HandleInner {
     done: watch::Sender<bool>,
 }
 
-impl crate::registry::Handle for TurnHandle {
-    fn stop<'a>(&'a self, _: &'a EventBus) -> crate::registry::Stopping<'a> {
+impl crate::busy::Work for TurnHandle {
+    fn stop(&self) -> crate::busy::Waiting<'_> {
         Box::pin(TurnHandle::stop(self))
+    }
+
+    fn ended(&self) -> crate::busy::Waiting<'_> {
+        Box::pin(self.until_done())
     }
 }
 
@@ -65,6 +69,11 @@ impl TurnHandle {
             Running { pgid: self.inner.pgid.load(Ordering::SeqCst) }.kill();
         }
         self.inner.stop.notify_one();
+        self.until_done().await;
+    }
+
+    /// Returns once the turn has ended and recorded its end.
+    async fn until_done(&self) {
         let mut done = self.inner.done.subscribe();
         while !*done.borrow_and_update() {
             if done.changed().await.is_err() {
@@ -133,7 +142,7 @@ pub(crate) async fn begin(
     plan: TurnPlan,
 ) -> kiln_types::error::Result<Started> {
     let handle = TurnHandle::new();
-    if !ws.turns.insert_new(plan.session.as_str(), Arc::new(handle.clone())) {
+    if !ws.busy.begin_turn(plan.session.as_str(), Arc::new(handle.clone())) {
         return Err(kiln_types::error::ApiError::new(
             kiln_types::error::ErrorCode::SessionRunning,
             format!("session {} already runs a turn", plan.session),
@@ -157,7 +166,7 @@ pub(crate) async fn begin(
     let turn_id = match turn_id {
         Ok(id) => id,
         Err(e) => {
-            ws.turns.take(plan.session.as_str());
+            ws.busy.end_turn(plan.session.as_str());
             return Err(e);
         }
     };
@@ -193,7 +202,7 @@ pub(crate) async fn run_to_end(ws: &Arc<Workspace>, events: &Arc<EventBus>, star
             TurnEnd { stopped: true, error: None, final_text: String::new(), changed: Vec::new(), checkpoint: None }
         }
     };
-    ws.turns.take(turn.session.as_str());
+    ws.busy.end_turn(turn.session.as_str());
     Finished { turn, end, ended: Ended(handle) }
 }
 

@@ -34,13 +34,9 @@ pub struct Workspace {
     /// The work running in the background (chains, setups, planners, deliveries, shots),
     /// owned so shutdown can wait for it; the engine's, shared by every workspace it opens.
     pub background: Arc<crate::background::Background>,
-    /// The turn running per session, to stop or supersede it.
-    pub turns: Registry,
     /// The OpenAI-compatible driver's conversations, with the settings (endpoint, model,
     /// key) they were held under: a turn on other settings starts them afresh.
     pub openai: Mutex<Option<(String, crate::registry::Conversations)>>,
-    /// Planner agents at work per session.
-    pub planning: Registry,
     /// The engine's turn slots (`[session] max_parallel_turns`); the engine hands every
     /// workspace it opens its own, so the limit holds across them.
     pub slots: Arc<crate::slots::Slots>,
@@ -154,9 +150,7 @@ impl Workspace {
             pool,
             busy: Default::default(),
             background: Default::default(),
-            turns: Registry::default(),
             openai: Mutex::new(None),
-            planning: Registry::default(),
             slots,
             diffs: Default::default(),
             store_lock: tokio::sync::Mutex::new(()),
@@ -254,10 +248,7 @@ impl Workspace {
     }
 
     pub fn is_running(&self, id: &str) -> bool {
-        self.busy.is_busy(id)
-            || self.turns.contains(id)
-            || self.planning.contains(id)
-            || self.hosts.running_elsewhere(id)
+        self.busy.is_busy(id) || self.hosts.running_elsewhere(id)
     }
 }
 

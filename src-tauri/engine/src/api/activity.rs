@@ -67,8 +67,8 @@ impl Engine {
             .count();
         let checks = ws.busy.commands();
         Activity {
-            turns: ws.turns.sessions().len(),
-            planners: ws.planning.sessions().len(),
+            turns: ws.busy.turns(),
+            planners: ws.busy.planners(),
             checks,
             deliveries,
             terminals: self.terminals.running(),

@@ -254,8 +254,8 @@ impl Engine {
     /// process group, so nothing outlives Kiln.
     pub async fn shutdown(&self) {
         let Ok(ws) = self.workspace() else { return };
-        for running in [ws.turns.all(), ws.planning.all()].concat() {
-            running.stop(&self.events).await;
+        for work in ws.busy.all_work() {
+            work.stop().await;
         }
         // A message waiting for its setup would start its turn once the setup is killed: it
         // stays unstarted, and its session says so.

@@ -165,7 +165,7 @@ pub(super) async fn save_config(engine: &Engine, args: SaveConfigArgs) -> Result
         ));
     }
     let ws = engine.workspace()?;
-    let busy = !ws.turns.is_empty() || !ws.planning.is_empty() || ws.busy.any();
+    let busy = ws.busy.any();
     if busy {
         return Err(ApiError::new(
             ErrorCode::SessionRunning,

@@ -361,7 +361,7 @@ async fn heartbeat(engine: Weak<Engine>, team: Arc<Team>) {
 /// host runs the session now.
 async fn lose(engine: &Engine, team: &Team, session: &str) {
     tracing::warn!("host lost the lease on session {session}: another host took it over");
-    if team.ws.turns.contains(session) {
+    if team.ws.busy.runs_turn(session) {
         let _ = engine.dispatch_here("stop_turn", json!({ "sessionId": session })).await;
     }
 }

@@ -10,11 +10,10 @@ use crate::config::Workflow;
 use crate::events::EventBus;
 use crate::handoff::{self, Target};
 use crate::ids::SessionId;
-use crate::planner_agent::Planning;
 use crate::roles::{self, Role};
 use crate::routing::{self, ModuleState, Route};
 use crate::session::{self, publish, record, record_as};
-use crate::turn::{self, Started, TurnEnd, TurnHandle, TurnPlan, TurnPlanSummary};
+use crate::turn::{self, Started, TurnEnd, TurnPlan, TurnPlanSummary};
 use crate::workspace::{Context, Workspace};
 use kiln_records::store::sessions as records;
 use kiln_records::store::{spec_approvals, turns};
@@ -83,7 +82,7 @@ pub(crate) async fn send_message(cx: &Context, args: SendMessageArgs) -> Result<
     };
     // The first message waits for the planner agent and the session's setup, in the
     // background so the composer is free at once; its turn starts when they are done.
-    let planning = ws.planning.get::<Planning>(id.as_str());
+    let planning = ws.busy.planner(id.as_str());
     let setting_up = ws.busy.runs_command(id.as_str());
     // `Some(planner)` or `Some(None)` (setup only) means the turn must wait.
     // The "before" look is shot before the first turn changes anything.
@@ -101,7 +100,7 @@ pub(crate) async fn send_message(cx: &Context, args: SendMessageArgs) -> Result<
             let owner = ws.clone();
             owner.background.spawn(async move {
                 if let Some(planning) = planning {
-                    planning.wait().await;
+                    planning.ended().await;
                 }
                 ws.busy.until_idle(start.id.as_str()).await;
                 if before {
@@ -151,7 +150,7 @@ impl Start {
         session::refuse_closed(&session)?;
         // A new turn supersedes a running one, after it is gone; it waits for the
         // session's setup or gates to finish rather than cutting them short.
-        let turn = ws.turns.get::<TurnHandle>(id.as_str());
+        let turn = ws.busy.turn(id.as_str());
         if let Some(turn) = turn {
             turn.stop().await;
         }
@@ -204,12 +203,12 @@ pub(crate) async fn stop_turn(cx: &Context, args: SessionIdArgs) -> Result<Sessi
     let Context { ws, events } = cx;
     let id = SessionId::parse(&args.session_id)?;
     let session = session::view(ws, &id).await?;
-    let handle = ws.turns.get::<TurnHandle>(id.as_str());
-    if let Some(handle) = handle {
-        handle.stop().await;
+    let turn = ws.busy.turn(id.as_str());
+    if let Some(turn) = turn {
+        turn.stop().await;
         return publish(ws, events, &id).await;
     }
-    let planning = ws.planning.remove::<Planning>(id.as_str());
+    let planning = ws.busy.end_planning(id.as_str());
     let running = ws.busy.end(id.as_str());
     let queued = ws.busy.unqueue(id.as_str());
     if planning.is_none() && running.is_none() && !queued {
@@ -217,7 +216,7 @@ pub(crate) async fn stop_turn(cx: &Context, args: SessionIdArgs) -> Result<Sessi
     }
     let mut during = Vec::new();
     if let Some(planning) = &planning {
-        planning.stop();
+        planning.stop().await;
         during.push("planning");
         crate::live::Live::new(&id, LivePhase::Planning, None, None).end(events);
         records::set_state(&ws.pool, id.as_str(), SessionState::Editing, &now()).await?;

@@ -67,7 +67,7 @@ pub(crate) async fn save_spec(cx: &Context, args: SaveSpecArgs) -> Result<SpecVi
     let Context { ws, events } = cx;
     let (id, session) = session::live(ws, &args.session_id).await?;
     session::refuse_closed(&session)?;
-    if ws.turns.contains(id.as_str()) {
+    if ws.busy.runs_turn(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "edit the specification when the turn has ended"));
     }
     let module = session_module(&session, &args.module_id)?;

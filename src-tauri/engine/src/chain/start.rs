@@ -195,7 +195,7 @@ pub(crate) async fn retry_setup(cx: &Context, args: SessionIdArgs) -> Result<Ses
     let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     crate::session::refuse_closed(&session)?;
-    if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {
+    if ws.is_running(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "retry the setup when the session stops"));
     }
     if session.setup != SetupState::Failed {

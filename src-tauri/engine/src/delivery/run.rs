@@ -123,7 +123,7 @@ async fn build(
 pub(crate) async fn deliver(cx: &Context, args: DeliverArgs) -> Result<DeliveryRun> {
     let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
-    if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {
+    if ws.is_running(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "deliver when the session stops"));
     }
     if active(id.as_str()) {

@@ -42,7 +42,7 @@ pub(crate) async fn update_from_workspace(cx: &Context, args: SessionIdArgs) -> 
     let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     crate::session::refuse_closed(&session)?;
-    if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {
+    if ws.is_running(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "update from the workspace when the session stops"));
     }
     if !session.conflicts.is_empty() {

@@ -23,7 +23,7 @@ pub(crate) async fn resolve(cx: &Context, args: ResolveConflictArgs) -> Result<C
     let Context { ws, events } = cx;
     let (id, session) = crate::session::live(ws, &args.session_id).await?;
     crate::session::refuse_closed(&session)?;
-    if ws.is_running(id.as_str()) || ws.turns.contains(id.as_str()) {
+    if ws.is_running(id.as_str()) {
         return Err(ApiError::new(ErrorCode::SessionRunning, "resolve conflicts when the session stops"));
     }
     let relative = kiln_runtime::paths::relative(&args.path)?;
