@@ -104,6 +104,9 @@ describe("refused credentials during planning", { timeout: TEST_TIMEOUT }, () =>
     const composer = page.locator("[data-testid=message]");
     await composer.waitFor();
     assert.ok(await composer.isEnabled(), "the composer takes a message");
+    // The badge and the running bar follow the same view, but a view read between the planner's
+    // state and its end may show one before the other: wait for the bar to go.
+    await page.locator("[data-testid=running]").waitFor({ state: "detached", timeout: 30_000 });
     assert.equal(await page.locator("[data-testid=running]").count(), 0, "nothing runs any more");
 
     // Settings' driver list says the same of claude.
