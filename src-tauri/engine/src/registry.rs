@@ -1,8 +1,9 @@
-//! The registry of the preview running per session, and of what is kept while it stays valid
-//! (the last diff, an in-process driver's conversations, the last session view sent). The opened workspace holds them; the
-//! preview layer registers its handles as trait objects, so the session layer can stop a
-//! session's preview without knowing what a preview is (see ARCHITECTURE.md, "Layers"). A
-//! session's turn and planner are in `busy`, with its command.
+//! The registry of the preview running per session, and of what is kept while it stays
+//! valid (the last diff, an in-process driver's conversations, the last session view sent).
+//! The opened workspace holds them; the preview layer registers its handles as trait
+//! objects, so the session layer can stop a session's preview without knowing what a preview
+//! is (see ARCHITECTURE.md, "Layers"). A session's turn and planner are in `busy`, with its
+//! command.
 
 use std::any::Any;
 use std::collections::HashMap;
