@@ -6,23 +6,19 @@
 //! planners in as `Work`, so this table stops and waits for them without knowing what they are.
 
 use std::collections::{HashMap, HashSet};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
+use futures_util::future::BoxFuture;
 use tokio::sync::Notify;
 
 use kiln_runtime::process::Running;
 
-/// What stopping or waiting for `Work` returns.
-pub(crate) type Waiting<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
-
 /// A turn or a planner agent at work for a session.
 pub(crate) trait Work: Send + Sync {
     /// Stops it, and returns once it has stopped.
-    fn stop(&self) -> Waiting<'_>;
+    fn stop(&self) -> BoxFuture<'_, ()>;
     /// Returns once it has ended, stopped or done.
-    fn ended(&self) -> Waiting<'_>;
+    fn ended(&self) -> BoxFuture<'_, ()>;
 }
 
 #[derive(Default)]
@@ -232,10 +228,10 @@ mod tests {
     struct Idle;
 
     impl Work for Idle {
-        fn stop(&self) -> Waiting<'_> {
+        fn stop(&self) -> BoxFuture<'_, ()> {
             Box::pin(async {})
         }
-        fn ended(&self) -> Waiting<'_> {
+        fn ended(&self) -> BoxFuture<'_, ()> {
             Box::pin(async {})
         }
     }

@@ -38,12 +38,12 @@ pub(crate) struct Planning {
 }
 
 impl crate::busy::Work for Planning {
-    fn stop(&self) -> crate::busy::Waiting<'_> {
+    fn stop(&self) -> futures_util::future::BoxFuture<'_, ()> {
         Planning::stop(self);
         Box::pin(async {})
     }
 
-    fn ended(&self) -> crate::busy::Waiting<'_> {
+    fn ended(&self) -> futures_util::future::BoxFuture<'_, ()> {
         Box::pin(self.wait())
     }
 }

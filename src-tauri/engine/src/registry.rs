@@ -7,20 +7,17 @@
 
 use std::any::Any;
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::events::EventBus;
+use futures_util::future::BoxFuture;
 
-/// What stopping a handle waits on.
-pub(crate) type Stopping<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+use crate::events::EventBus;
 
 /// Something running for a session that can be stopped.
 pub trait Handle: Any + Send + Sync {
     /// Stops it and returns once it has stopped (and said so on `events`).
-    fn stop<'a>(&'a self, events: &'a EventBus) -> Stopping<'a>;
+    fn stop<'a>(&'a self, events: &'a EventBus) -> BoxFuture<'a, ()>;
 }
 
 /// One running thing of a kind per session.

@@ -39,11 +39,11 @@ struct HandleInner {
 }
 
 impl crate::busy::Work for TurnHandle {
-    fn stop(&self) -> crate::busy::Waiting<'_> {
+    fn stop(&self) -> futures_util::future::BoxFuture<'_, ()> {
         Box::pin(TurnHandle::stop(self))
     }
 
-    fn ended(&self) -> crate::busy::Waiting<'_> {
+    fn ended(&self) -> futures_util::future::BoxFuture<'_, ()> {
         Box::pin(self.until_done())
     }
 }

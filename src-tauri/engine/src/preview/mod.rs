@@ -285,7 +285,7 @@ pub(crate) async fn stop_quietly(ws: &Workspace, events: &EventBus, id: &Session
 }
 
 impl crate::registry::Handle for Preview {
-    fn stop<'a>(&'a self, events: &'a EventBus) -> crate::registry::Stopping<'a> {
+    fn stop<'a>(&'a self, events: &'a EventBus) -> futures_util::future::BoxFuture<'a, ()> {
         Box::pin(async move {
             shut(self).await;
             // Wait for the supervisor to see the process gone, so nothing outlives this call.
