@@ -1,9 +1,8 @@
 //! The registry of the preview running per session, and of what is kept while it stays
-//! valid (the last diff, an in-process driver's conversations, the last session view sent).
-//! The opened workspace holds them; the preview layer registers its handles as trait
-//! objects, so the session layer can stop a session's preview without knowing what a preview
-//! is (see ARCHITECTURE.md, "Layers"). A session's turn and planner are in `busy`, with its
-//! command.
+//! valid (the last diff, an in-process driver's conversations). The opened workspace holds
+//! them; the preview layer registers its handles as trait objects, so the session layer can
+//! stop a session's preview without knowing what a preview is (see ARCHITECTURE.md,
+//! "Layers"). A session's turn and planner are in `busy`, with its command.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -105,31 +104,5 @@ impl<V: Clone> Memo<V> {
     /// How many values were computed rather than answered from the memo.
     pub fn computed(&self) -> u64 {
         self.computed.load(Ordering::Relaxed)
-    }
-}
-
-/// The last value sent per session, so a value is sent once per change: a session's view is
-/// read again after every step that may change it, and about a third of those reads find it
-/// as it was sent last.
-pub struct Sent<V> {
-    last: Mutex<HashMap<String, V>>,
-}
-
-impl<V> Default for Sent<V> {
-    fn default() -> Self {
-        Sent { last: Mutex::new(HashMap::new()) }
-    }
-}
-
-impl<V: PartialEq + Clone> Sent<V> {
-    /// Calls `send` with `value` unless it equals the session's last value sent; the check and
-    /// the send are one step, so two callers with the same value send it once.
-    pub(crate) fn once(&self, session: &str, value: &V, send: impl FnOnce(&V)) {
-        let mut last = self.last.lock().unwrap();
-        if last.get(session) == Some(value) {
-            return;
-        }
-        send(value);
-        last.insert(session.to_string(), value.clone());
     }
 }

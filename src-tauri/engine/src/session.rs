@@ -112,13 +112,9 @@ pub(crate) async fn record_message(
     Ok(entry)
 }
 
-/// Reads the session's view and sends it to every view when it changed since it was last
-/// sent; the view either way.
 pub(crate) async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<SessionView> {
     let session = view(ws, id).await?;
-    ws.published.once(id.as_str(), &session, |s| {
-        events.emit(EventBody::Session { session: Box::new(s.clone()) });
-    });
+    events.emit(EventBody::Session { session: Box::new(session.clone()) });
     Ok(session)
 }
 
