@@ -1,8 +1,9 @@
 //! The registry of the preview running per session, and of what is kept while it stays
-//! valid (the last diff, an in-process driver's conversations). The opened workspace holds
-//! them; the preview layer registers its handles as trait objects, so the session layer can
-//! stop a session's preview without knowing what a preview is (see ARCHITECTURE.md,
-//! "Layers"). A session's turn and planner are in `busy`, with its command.
+//! valid (the last diff, an in-process driver's conversations, the last session view sent).
+//! The opened workspace holds them; the preview layer registers its handles as trait
+//! objects, so the session layer can stop a session's preview without knowing what a preview
+//! is (see ARCHITECTURE.md, "Layers"). A session's turn and planner are in `busy`, with its
+//! command.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -104,5 +105,94 @@ impl<V: Clone> Memo<V> {
     /// How many values were computed rather than answered from the memo.
     pub fn computed(&self) -> u64 {
         self.computed.load(Ordering::Relaxed)
+    }
+}
+
+/// The last value sent per session, so a value is sent once per change: a session's view is
+/// read again after every step that may change it, and about a third of those reads find it
+/// as it was sent last.
+pub struct Sent<V> {
+    last: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<V>>>>>,
+}
+
+impl<V> Default for Sent<V> {
+    fn default() -> Self {
+        Sent { last: Mutex::new(HashMap::new()) }
+    }
+}
+
+impl<V: PartialEq + Clone> Sent<V> {
+    /// Reads the session's value and calls `send` with it unless it equals the last value
+    /// sent. One caller at a time per session, from before the read to after the send: values
+    /// go out in the order they were read, so the last one sent is never older than the last
+    /// change a caller came to publish (two unordered readers could send an old one last).
+    pub(crate) async fn send_changed<E>(
+        &self,
+        session: &str,
+        read: impl std::future::Future<Output = Result<V, E>>,
+        send: impl FnOnce(&V),
+    ) -> Result<V, E> {
+        let slot = self.last.lock().unwrap().entry(session.to_string()).or_default().clone();
+        let mut last = slot.lock().await;
+        let value = read.await?;
+        if last.as_ref() != Some(&value) {
+            send(&value);
+            *last = Some(value.clone());
+        }
+        Ok(value)
+    }
+
+    /// Forgets a session that is gone (its record removed).
+    pub(crate) fn forget(&self, session: &str) {
+        self.last.lock().unwrap().remove(session);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_value_is_sent_once_per_change_and_in_the_order_it_was_read() {
+        let sent = Arc::new(Sent::<u32>::default());
+        let out = Arc::new(Mutex::new(Vec::new()));
+        let push = |out: &Arc<Mutex<Vec<u32>>>| {
+            let out = out.clone();
+            move |v: &u32| out.lock().unwrap().push(*v)
+        };
+        for v in [1, 1, 2, 2, 1] {
+            sent.send_changed("s", async { Ok::<_, ()>(v) }, push(&out)).await.unwrap();
+        }
+        assert_eq!(*out.lock().unwrap(), vec![1, 2, 1]);
+
+        // A slow reader of an old value and a fast reader of a new one: the second waits for
+        // the first, so the new value is the last one sent.
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let slow = tokio::spawn({
+            let (sent, out) = (sent.clone(), out.clone());
+            async move {
+                let read = async {
+                    rx.await.unwrap();
+                    Ok::<_, ()>(3)
+                };
+                sent.send_changed("s", read, push(&out)).await
+            }
+        });
+        tokio::task::yield_now().await;
+        let fast = tokio::spawn({
+            let (sent, out) = (sent.clone(), out.clone());
+            async move { sent.send_changed("s", async { Ok::<_, ()>(4) }, push(&out)).await }
+        });
+        tokio::task::yield_now().await;
+        tx.send(()).unwrap();
+        slow.await.unwrap().unwrap();
+        fast.await.unwrap().unwrap();
+        assert_eq!(*out.lock().unwrap(), vec![1, 2, 1, 3, 4]);
+
+        // A failed read sends nothing; a forgotten session sends its next value again.
+        assert!(sent.send_changed("s", async { Err::<u32, _>("gone") }, push(&out)).await.is_err());
+        sent.forget("s");
+        sent.send_changed("s", async { Ok::<_, ()>(4) }, push(&out)).await.unwrap();
+        assert_eq!(*out.lock().unwrap(), vec![1, 2, 1, 3, 4, 4]);
     }
 }

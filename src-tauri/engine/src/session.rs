@@ -112,10 +112,14 @@ pub(crate) async fn record_message(
     Ok(entry)
 }
 
+/// Reads the session's view and sends it to every view when it changed since it was last
+/// sent; the view either way.
 pub(crate) async fn publish(ws: &Workspace, events: &EventBus, id: &SessionId) -> Result<SessionView> {
-    let session = view(ws, id).await?;
-    events.emit(EventBody::Session { session: Box::new(session.clone()) });
-    Ok(session)
+    ws.published
+        .send_changed(id.as_str(), view(ws, id), |s| {
+            events.emit(EventBody::Session { session: Box::new(s.clone()) });
+        })
+        .await
 }
 
 /// A session that may still be changed: exists and is not a tombstone.
@@ -315,6 +319,7 @@ pub(crate) async fn delete(ws: &Workspace, events: &EventBus, args: DeleteSessio
     kiln_records::store::screenshots::remove_all(&ws.pool, id.as_str()).await?;
     if !keep {
         records::remove(&ws.pool, id.as_str()).await?;
+        ws.published.forget(id.as_str());
         events.emit(EventBody::SessionRemoved { session_id: id.to_string() });
         return Ok(None);
     }

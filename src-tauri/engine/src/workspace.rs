@@ -10,10 +10,10 @@ use regex::Regex;
 use crate::config::{self, Config};
 use crate::ids::SessionId;
 use crate::modules::{self, ModuleInfo};
-use crate::registry::{Memo, Registry};
+use crate::registry::{Memo, Registry, Sent};
 use kiln_records::workspace_lock::{HolderKind, WorkspaceLock};
 use kiln_types::error::{ApiError, ErrorCode, Result};
-use kiln_types::{DiffView, WorkspaceView};
+use kiln_types::{DiffView, SessionView, WorkspaceView};
 
 /// The directory inside a session's own that holds the copy of its base (`Workspace::baseline_dir`).
 pub(crate) const BASELINE_DIR: &str = "baseline";
@@ -42,6 +42,8 @@ pub struct Workspace {
     pub slots: Arc<crate::slots::Slots>,
     /// The last diff per session, valid while its working copy is unchanged.
     pub diffs: Memo<DiffView>,
+    /// The last view of each session sent to the views: one is sent per change.
+    pub published: Sent<SessionView>,
     /// Serializes writes to `store.git`.
     pub store_lock: tokio::sync::Mutex<()>,
     /// The running preview per session.
@@ -153,6 +155,7 @@ impl Workspace {
             openai: Mutex::new(None),
             slots,
             diffs: Default::default(),
+            published: Default::default(),
             store_lock: tokio::sync::Mutex::new(()),
             previews: Registry::default(),
             permissions: Default::default(),

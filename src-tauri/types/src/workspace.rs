@@ -168,6 +168,10 @@ pub struct AppState {
     /// Whether the claude and codex terminal kinds are offered (never in self-hosted mode:
     /// the local CLIs carry the operator's login).
     pub agent_terminals: bool,
+    /// The id of the last event sent before this answer: a view that subscribes since it
+    /// hears every change after it, including those made while its first questions were
+    /// being answered.
+    pub last_event: u64,
 }
 
 /// `direct` (the default): one engineer role changes anything in the working copy.

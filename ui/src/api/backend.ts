@@ -86,9 +86,15 @@ export interface Backend {
   disconnect?: () => Promise<void>;
   /**
    * Starts receiving engine events; returns a function that stops. `onReachable` hears when the
-   * stream is lost (the server stopped or the network went) and when it is back.
+   * stream is lost (the server stopped or the network went) and when it is back. `since`: the
+   * events after this id come first (get_state's `lastEvent`, so nothing that happened while
+   * the first questions were answered is missed).
    */
-  subscribe(onEvent: (event: KilnEvent) => void, onReachable?: (reachable: boolean) => void): () => void;
+  subscribe(
+    onEvent: (event: KilnEvent) => void,
+    onReachable?: (reachable: boolean) => void,
+    since?: number,
+  ): () => void;
   /** Asks the user for a folder; null when cancelled or not supported (browser). */
   pickFolder(): Promise<string | null>;
 }

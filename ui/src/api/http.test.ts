@@ -217,13 +217,16 @@ describe("HTTP backend events", () => {
         reconnectMs: 100,
       });
       const events: { body: { type: string } }[] = [];
-      const stop = backend.subscribe((e) => events.push(e));
+      const stop = backend.subscribe((e) => events.push(e), undefined, 3);
       const first = FakeEventSource.instances[0];
+      // The first stream starts after the app state's last event; a reopened one refetches
+      // instead, as the server may have restarted and numbers its events afresh.
+      expect(first.url).toBe("/api/events?since=3");
       first.readyState = 2;
       first.onerror?.();
       vi.advanceTimersByTime(100);
       const second = FakeEventSource.instances[1];
-      expect(second).toBeDefined();
+      expect(second.url).toBe("/api/events");
       second.onopen?.();
       expect(events.map((e) => e.body.type)).toEqual(["resync"]);
       stop();

@@ -92,7 +92,11 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
     await request("disconnect", {});
   }
 
-  function subscribe(onEvent: (event: KilnEvent) => void, onReachable?: (reachable: boolean) => void): () => void {
+  function subscribe(
+    onEvent: (event: KilnEvent) => void,
+    onReachable?: (reachable: boolean) => void,
+    since?: number,
+  ): () => void {
     const Source = options.EventSource ?? globalThis.EventSource;
     let source: EventSource | null = null;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -100,7 +104,10 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
     let lastId = 0;
 
     const open = (reopened: boolean) => {
-      const es = new Source(`${base}/api/events`);
+      // A reopened stream may meet a restarted server numbering afresh: it refetches (below)
+      // instead of resuming. The browser's own reconnects send Last-Event-ID, which wins.
+      const from = !reopened && since !== undefined ? `?since=${since}` : "";
+      const es = new Source(`${base}/api/events${from}`);
       source = es;
       es.onmessage = (message: MessageEvent<string>) => {
         let event: KilnEvent;

@@ -52,6 +52,13 @@ describe("Tauri backend", () => {
     expect(d.invoke).toHaveBeenLastCalledWith("subscribe", { channel: { id: 2 }, since: 5 });
   });
 
+  it("starts from the app state's last event until it has seen one of its own", () => {
+    const { d } = deps(async () => null);
+    const backend = createTauriBackend(d);
+    backend.subscribe(() => {}, undefined, 12);
+    expect(d.invoke).toHaveBeenLastCalledWith("subscribe", { channel: { id: 1 }, since: 12 });
+  });
+
   it("picks a folder with the dialog plugin", async () => {
     const { d } = deps(async () => null);
     expect(await createTauriBackend(d).pickFolder()).toBe("/home/dev/shop");

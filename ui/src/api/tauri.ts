@@ -28,14 +28,14 @@ export function createTauriBackend(deps: TauriDeps = defaultDeps): Backend {
     }
   }
 
-  function subscribe(onEvent: (event: KilnEvent) => void): () => void {
+  function subscribe(onEvent: (event: KilnEvent) => void, _onReachable?: unknown, since?: number): () => void {
     let active = true;
     const channel = deps.createChannel((event) => {
       if (!active) return;
       if (lastSeenId === null || event.id > lastSeenId) lastSeenId = event.id;
       onEvent(event);
     });
-    deps.invoke("subscribe", { channel, since: lastSeenId ?? null }).catch((e: unknown) => {
+    deps.invoke("subscribe", { channel, since: lastSeenId ?? since ?? null }).catch((e: unknown) => {
       console.error("kiln: could not subscribe to engine events", toKilnError(e));
     });
     return () => {

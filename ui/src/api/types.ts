@@ -56,7 +56,13 @@ terminals: boolean,
  * Whether the claude and codex terminal kinds are offered (never in self-hosted mode:
  * the local CLIs carry the operator's login).
  */
-agentTerminals: boolean, };
+agentTerminals: boolean, 
+/**
+ * The id of the last event sent before this answer: a view that subscribes since it
+ * hears every change after it, including those made while its first questions were
+ * being answered.
+ */
+lastEvent: number, };
 
 export type ApproveSpecArgs = { sessionId: string, moduleId: string, };
 

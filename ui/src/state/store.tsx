@@ -12,11 +12,11 @@ import {
   useState,
 } from "react";
 import { type Backend, type KilnError, toKilnError } from "../api/backend";
-import type { AttachmentView, ServeMode, SessionView, WorkspaceView } from "../api/types";
+import type { AppState, AttachmentView, ServeMode, SessionView, WorkspaceView } from "../api/types";
 import { addAttachment, putApp, putSessionAnswer, putWorkspace, removeSession } from "./cache";
 import { type Connection, guardConnection, startApp, takeLinkToken } from "./connection";
 import { applyEvent } from "./events";
-import { makeQueryClient } from "./queries";
+import { keys, makeQueryClient } from "./queries";
 import { initialState, reducer, type State, type UiAction } from "./reducer";
 
 export interface AppStatus {
@@ -149,6 +149,9 @@ function Store({ raw, children }: { raw: Backend; children: ReactNode }) {
         if (up && lost) void reloadRef.current();
         lost = !up;
       },
+      // From the app state's answer on: a session asked for before the stream opened still
+      // hears what changed in between (a view is sent once per change, not again).
+      client.getQueryData<AppState>(keys.app)?.lastEvent,
     );
     return () => {
       stop();

@@ -51,6 +51,7 @@ export const appState: AppState = {
   recentWorkspaces: ["/home/dev/shop", "/home/dev/blog"],
   terminals: true,
   agentTerminals: true,
+  lastEvent: 0,
 };
 
 export function makeSession(overrides: Partial<SessionView> = {}): SessionView {

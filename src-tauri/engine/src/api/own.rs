@@ -8,6 +8,8 @@ use super::*;
 
 /// What the app is and has open; the recent workspaces only to the operator.
 pub(super) async fn get_state(engine: &Engine, _: EmptyArgs) -> Result<AppState> {
+    // Read first: whatever the answer shows happened before an event after this id.
+    let last_event = engine.events.last_id();
     Ok(AppState {
         version: env!("CARGO_PKG_VERSION").to_string(),
         transport: engine.options.transport,
@@ -18,6 +20,7 @@ pub(super) async fn get_state(engine: &Engine, _: EmptyArgs) -> Result<AppState>
         recent_workspaces: if engine.options.mode == ServeMode::SelfHosted { Vec::new() } else { engine.recent() },
         terminals: engine.terminal_offer().terminals,
         agent_terminals: engine.terminal_offer().agents,
+        last_event,
     })
 }
 

@@ -1,8 +1,8 @@
 //! Turn orchestration (ARCHITECTURE.md: Workflows and the chain, Drivers and turns) end to end: the engine's own OpenAI-compatible
 //! driver against the scripted model server on 127.0.0.1, in a copy of examples/shop.
 //! Handoff chains and their limit, a handoff to no role, approval stopping and
-//! resuming the chain, writes outside the module put back, supersede, and turns that
-//! outlive their subscribers.
+//! resuming the chain, writes outside the module put back, supersede, turns that
+//! outlive their subscribers, and a session's view sent once per change.
 
 use crate::common;
 
@@ -140,6 +140,37 @@ async fn handoffs_chain_up_to_four_turns_then_offer_to_continue() {
     assert!(s2.running);
     let s2 = settled(&w, &s.id).await;
     assert_eq!(s2.role.as_deref(), Some("backend-engineer"));
+}
+
+#[tokio::test]
+async fn a_sessions_view_is_sent_once_per_change() {
+    let w = world(vec![
+        server_file("wishlist"),
+        Step::text("Added the endpoint.\nHANDOFF: frontend-engineer - build the screen"),
+        Step::text("Built the screen."),
+    ])
+    .await;
+    let s = create(&w.engine, "Add a wishlist to @shop/catalog").await;
+    let mut rx = w.engine.subscribe(None).receiver;
+    send(&w, &s.id, "Add a wishlist endpoint to the catalog").await;
+    settled(&w, &s.id).await;
+    // A last event may still be on its way when the chain has settled: read until the stream
+    // is quiet.
+    let mut views = Vec::new();
+    while let Ok(Ok(event)) = tokio::time::timeout(Duration::from_millis(500), rx.recv()).await {
+        if let EventBody::Session { session } = event.body {
+            if session.id == s.id {
+                views.push(*session);
+            }
+        }
+    }
+    assert!(views.len() >= 4, "two turns send more views than {}", views.len());
+    for pair in views.windows(2) {
+        assert_ne!(pair[0], pair[1], "the same view was sent twice in a row");
+    }
+    // Nothing was lost for it: the last view sent is the session as it is.
+    let now = w.engine.get_session(SessionIdArgs { session_id: s.id.clone() }).await.unwrap();
+    assert_eq!(views.last(), Some(&now));
 }
 
 #[tokio::test]
