@@ -24,6 +24,8 @@ pub struct Config {
     /// What the commands Kiln runs get of the user's environment beyond the rules
     /// (`kiln_runtime::sandbox::passing`).
     pub environment: kiln_runtime::sandbox::EnvironmentConfig,
+    /// `[mcp.<name>]`: MCP servers every agent is given (`crate::mcp_config`).
+    pub mcp: BTreeMap<String, crate::mcp_config::McpServerConfig>,
 }
 
 /// `[workflow]`: how turns are taken in this workspace (ARCHITECTURE.md: Workflows and the chain).
@@ -273,6 +275,14 @@ impl Config {
             .map_err(|e| invalid(format!("`delivery.screenshots_path`: {}", e.message)))?;
         if let Some(problem) = config.environment.problems().into_iter().next() {
             return Err(invalid(problem));
+        }
+        for (name, server) in &config.mcp {
+            if let Some(problem) = crate::mcp_config::problem(name, server) {
+                return Err(invalid(problem));
+            }
+        }
+        if config.mcp.len() > crate::mcp_config::MAX_SERVERS {
+            return Err(invalid(format!("at most {} MCP servers", crate::mcp_config::MAX_SERVERS)));
         }
         for glob in &config.modules.globs {
             globset::Glob::new(glob).map_err(|e| invalid(format!("`modules.globs` entry `{glob}`: {e}")))?;

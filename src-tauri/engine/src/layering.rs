@@ -24,6 +24,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("roles", 0),
     ("attachment_rules", 0),
     ("pause", 0),
+    ("mcp_config", 0),
     // 1 live state
     ("live", 1),
     ("registry", 1),
@@ -46,6 +47,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("recover", 2),
     ("disk", 2),
     ("settings", 2),
+    ("mcp", 2),
     // 3 tools
     ("drivers", 3),
     ("gates", 3),
@@ -78,6 +80,7 @@ const SIDEWAYS: &[(&str, &str)] = &[
     // base
     ("modules", "config"),
     ("roles", "config"),
+    ("config", "mcp_config"),
     // sessions: the session's own facts, then what reads its working copy
     ("attachments", "session"),
     ("attachments", "workspace"),
@@ -107,6 +110,7 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("disk", "session"),
     ("disk", "workspace"),
     ("settings", "workspace"),
+    ("mcp", "workspace"),
     // tools
     ("terminal", "drivers"),
     // the chain: the rules, then who runs them

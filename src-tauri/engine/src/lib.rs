@@ -35,6 +35,8 @@ pub(crate) mod ids;
 #[cfg(test)]
 mod layering;
 pub(crate) mod live;
+pub(crate) mod mcp;
+pub(crate) mod mcp_config;
 pub(crate) mod modules;
 pub(crate) mod operator;
 pub(crate) mod pause;

@@ -156,6 +156,8 @@ async fn ask(
         model: None,
         read_only: true,
         environment: ws.config.environment.clone(),
+        // The planner reads the repository only.
+        mcp: Vec::new(),
     };
     let run = async { driver.run(request, sink).await.map_err(|e| NoAnswer::from(e.message)) };
     let collect = async {

@@ -408,6 +408,12 @@ async fn attempt(
         model: plan.model.clone(),
         read_only: plan.role.read_only,
         environment: log.ws.config.environment.clone(),
+        // Settings that cannot be opened say so where they are shown; the turn goes on
+        // without the user's servers rather than not at all.
+        mcp: crate::mcp::servers(&log.ws).await.unwrap_or_else(|e| {
+            tracing::warn!("the MCP servers were left out of this turn: {}", e.message);
+            Vec::new()
+        }),
     };
     let config = plan.driver.guard_config();
     // Already boxed and pinned: owned here, so the `drop` below really ends the run.

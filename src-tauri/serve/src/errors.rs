@@ -96,6 +96,7 @@ pub fn http_status(code: ErrorCode) -> u16 {
         NothingToUpdate | ConflictsUnresolved => 409,
         GroupNotFound => 404,
         IssueNotFound => 404,
+        McpServerNotFound => 404,
         // The server is up but its records are not: a gateway's "the service behind me failed".
         DatabaseUnavailable => 503,
         // The bucket behind the server does not answer: a gateway's failure, not the request's.

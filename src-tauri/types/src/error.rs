@@ -95,6 +95,8 @@ pub enum ErrorCode {
     GroupNotFound,
     /// No such issue in the repository (or the token may not see it).
     IssueNotFound,
+    /// No MCP server of that name in Settings.
+    McpServerNotFound,
     /// The records' database (`kiln serve --database`) cannot be reached or used.
     DatabaseUnavailable,
     /// The bucket `--objects` names cannot be used: a bad URL, an endpoint that does not
@@ -164,6 +166,7 @@ impl ErrorCode {
             ConflictsUnresolved => "CONFLICTS_UNRESOLVED",
             GroupNotFound => "GROUP_NOT_FOUND",
             IssueNotFound => "ISSUE_NOT_FOUND",
+            McpServerNotFound => "MCP_SERVER_NOT_FOUND",
             DatabaseUnavailable => "DATABASE_UNAVAILABLE",
             ObjectsUnavailable => "OBJECTS_UNAVAILABLE",
             HostUnavailable => "HOST_UNAVAILABLE",

@@ -113,6 +113,17 @@ macro_rules! for_each_operation {
             /// lists only openai-compatible in drivers and refuses claudePath, codexPath and defaultDriver
             /// claude or codex with NOT_ALLOWED_IN_MODE.
             update_settings(UpdateSettingsArgs) -> SettingsView => api::settings::update;
+            /// Adds or replaces this user's MCP server `name` (SPEC §23); the values of its variables
+            /// and headers are stored sealed and never shown again. A server is a command or an address:
+            /// INVALID_INPUT naming what is wrong. NOT_ALLOWED_IN_MODE on a self-hosted server, where a
+            /// command would run on the host.
+            save_mcp_server(SaveMcpServerArgs) -> SettingsView => api::mcp::save;
+            /// Removes this user's MCP server `name`; MCP_SERVER_NOT_FOUND when there is none (a `kiln.toml` server is
+            /// removed by editing the file).
+            remove_mcp_server(McpServerNameArgs) -> SettingsView => api::mcp::remove;
+            /// Starts (or reaches) every MCP server agents are given and asks for its tools, as an agent
+            /// would, each within 15 seconds; says for each whether it answered and what it offers.
+            check_mcp_servers(EmptyArgs) -> Vec<McpServerCheck> => drivers::mcp::check_all;
             /// The models an agent offers for the composer's picker: the OpenAI-compatible endpoint's own
             /// list (GET /models; `complete`: send_message refuses another with MODEL_UNKNOWN), Claude
             /// Code's aliases, none known for Codex and ACP agents (any id may be typed).

@@ -88,6 +88,8 @@ pub struct SettingsView {
     /// The names of the custom ACP command's environment variables; the values are stored
     /// sealed and never sent back.
     pub acp_custom_env_names: Vec<String>,
+    /// The MCP servers every agent is given: `kiln.toml`'s, then this user's.
+    pub mcp_servers: Vec<crate::McpServerView>,
 }
 
 /// An ACP agent Kiln can start: a preset (Gemini CLI, OpenCode, Goose, the Claude and

@@ -430,7 +430,7 @@ export type EmptyArgs = Record<symbol, never>;
 
 export type EntryKind = "user" | "agent" | "system" | "tool" | "gate" | "handoff";
 
-export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "MODEL_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "NOTHING_TO_UPDATE" | "CONFLICTS_UNRESOLVED" | "GROUP_NOT_FOUND" | "ISSUE_NOT_FOUND" | "DATABASE_UNAVAILABLE" | "OBJECTS_UNAVAILABLE" | "HOST_UNAVAILABLE" | "INTERNAL";
+export type ErrorCode = "INVALID_INPUT" | "INVALID_SESSION_ID" | "WORKSPACE_NOT_FOUND" | "WORKSPACE_NOT_OPEN" | "CONFIG_INVALID" | "MODULE_NOT_FOUND" | "MODULE_REQUIRED" | "MODULE_ALREADY_IN_SESSION" | "SESSION_NOT_FOUND" | "SESSION_DELETED" | "SESSION_RUNNING" | "SESSION_ARCHIVED" | "SESSION_DELIVERED" | "SESSION_NOT_ARCHIVED" | "UNKNOWN_COMMAND" | "ATTACHMENT_LIMIT" | "ATTACHMENT_TOO_LARGE" | "ATTACHMENT_TYPE" | "ATTACHMENT_EMPTY" | "ATTACHMENT_MISMATCH" | "DRIVER_NOT_FOUND" | "DRIVER_FAILED" | "SPEC_MISSING" | "ATTACHMENT_NOT_FOUND" | "CHECKPOINT_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "NOT_ALLOWED_IN_MODE" | "PATH_NOT_ALLOWED" | "SECRET_UNREADABLE" | "PREVIEW_NOT_CONFIGURED" | "DELIVERY_BLOCKED" | "DELIVERY_CONFLICT" | "PLAN_STALE" | "TARGET_UNAVAILABLE" | "BRANCH_MOVED" | "CONFIG_EXISTS" | "TOOLCHAIN_MISSING" | "WORKSPACE_IN_USE" | "MODULE_UNKNOWN" | "MODEL_UNKNOWN" | "NOT_BLOCKED" | "TERMINAL_NOT_FOUND" | "TERMINAL_LIMIT" | "TERMINAL_EXITED" | "PERMISSION_NOT_FOUND" | "CAPTURE_UNAVAILABLE" | "CAPTURE_FAILED" | "SCREENSHOT_NOT_FOUND" | "COMMENT_NOT_FOUND" | "NOTHING_TO_SEND" | "NOTHING_TO_UPDATE" | "CONFLICTS_UNRESOLVED" | "GROUP_NOT_FOUND" | "ISSUE_NOT_FOUND" | "MCP_SERVER_NOT_FOUND" | "DATABASE_UNAVAILABLE" | "OBJECTS_UNAVAILABLE" | "HOST_UNAVAILABLE" | "INTERNAL";
 
 export type EventBody = { "type": "session", session: SessionView, } | { "type": "transcript", entry: TranscriptEntry, } | { "type": "sessionRemoved", sessionId: string, } | { "type": "workspace", workspace: WorkspaceView, } | { "type": "preview", preview: PreviewView, } | { "type": "delivery", run: DeliveryRun, } | { "type": "resync" } | { "type": "live", live: LiveView, } | { "type": "terminal", terminal: TerminalView, } | { "type": "gates", sessionId: string, gates: Array<GateResultView>, } | { "type": "checkpoint", sessionId: string, sequence: number, restored: boolean, };
 
@@ -564,6 +564,46 @@ status: LiveStatus | null,
  */
 output?: string, };
 
+export type McpServerCheck = { name: string, source: McpSource, 
+/**
+ * It answered `initialize`.
+ */
+started: boolean, 
+/**
+ * The name and version it gave, as "name version".
+ */
+server: string | null, 
+/**
+ * The tools it offers, by name; agents see them as `mcp__<server>__<tool>`.
+ */
+tools: Array<string>, 
+/**
+ * Why it did not start or answer, with the end of what it wrote to stderr.
+ */
+error: string | null, 
+/**
+ * How long the check took, in milliseconds.
+ */
+millis: number, };
+
+export type McpServerNameArgs = { name: string, };
+
+export type McpServerView = { name: string, source: McpSource, 
+/**
+ * The command agents start (stdio), with its arguments; null for an HTTP server.
+ */
+command: string | null, args: Array<string>, 
+/**
+ * The address agents reach (HTTP); null for a command.
+ */
+url: string | null, envNames: Array<string>, headerNames: Array<string>, 
+/**
+ * A Settings server of the same name is used instead of this `kiln.toml` one.
+ */
+overridden: boolean, };
+
+export type McpSource = "repository" | "settings";
+
 export type ModelListView = { driver: string, 
 /**
  * The model a turn runs with when none is chosen (Settings' model for the
@@ -610,6 +650,8 @@ export type ModuleUrl = { moduleId: string,
  * A path on the preview's origin, e.g. `/?module=cart`.
  */
 path: string, };
+
+export type NamedValue = { name: string, value: string, };
 
 export type OpenTerminalArgs = { sessionId: string, kind: TerminalKind, 
 /**
@@ -844,6 +886,8 @@ setup: string | null, modules: Array<SaveModuleGates>,
  */
 replace: boolean, };
 
+export type SaveMcpServerArgs = { name: string, command?: string, args?: Array<string>, url?: string, env?: Array<NamedValue>, headers?: Array<NamedValue>, };
+
 export type SaveModuleGates = { id: string, 
 /**
  * Gate name to command; an empty command is written as off (not configured).
@@ -1012,7 +1056,11 @@ acpAgents: Array<AcpAgentView>,
  * The names of the custom ACP command's environment variables; the values are stored
  * sealed and never sent back.
  */
-acpCustomEnvNames: Array<string>, };
+acpCustomEnvNames: Array<string>, 
+/**
+ * The MCP servers every agent is given: `kiln.toml`'s, then this user's.
+ */
+mcpServers: Array<McpServerView>, };
 
 export type SetupState = "none" | "running" | "passed" | "failed";
 
@@ -1289,6 +1337,23 @@ export interface CommandMap {
    * claude or codex with NOT_ALLOWED_IN_MODE.
    */
   update_settings: { args: UpdateSettingsArgs; result: SettingsView };
+  /**
+   * Adds or replaces this user's MCP server `name` (SPEC §23); the values of its variables
+   * and headers are stored sealed and never shown again. A server is a command or an address:
+   * INVALID_INPUT naming what is wrong. NOT_ALLOWED_IN_MODE on a self-hosted server, where a
+   * command would run on the host.
+   */
+  save_mcp_server: { args: SaveMcpServerArgs; result: SettingsView };
+  /**
+   * Removes this user's MCP server `name`; MCP_SERVER_NOT_FOUND when there is none (a `kiln.toml` server is
+   * removed by editing the file).
+   */
+  remove_mcp_server: { args: McpServerNameArgs; result: SettingsView };
+  /**
+   * Starts (or reaches) every MCP server agents are given and asks for its tools, as an agent
+   * would, each within 15 seconds; says for each whether it answered and what it offers.
+   */
+  check_mcp_servers: { args: EmptyArgs; result: Array<McpServerCheck> };
   /**
    * The models an agent offers for the composer's picker: the OpenAI-compatible endpoint's own
    * list (GET /models; `complete`: send_message refuses another with MODEL_UNKNOWN), Claude

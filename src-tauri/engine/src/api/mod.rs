@@ -9,6 +9,7 @@ mod activity;
 mod check;
 mod own;
 mod recovery;
+mod mcp;
 mod settings;
 mod team;
 

@@ -17,6 +17,7 @@ use kiln_types::{CommandPolicy, DriverStatus, EmptyArgs, ServeMode, SettingsView
 pub(super) async fn hold_secrets(ws: &Workspace) {
     crate::settings::hold_secrets(ws).await;
     let _ = presets::custom_env(ws).await;
+    let _ = crate::mcp::stored(ws).await;
 }
 
 /// A local CLI's status: where its binary is (or how to install it), its version and
@@ -100,6 +101,7 @@ pub(super) async fn view(cx: &Context, _: EmptyArgs) -> Result<SettingsView> {
         delivery: delivery(ws).await?,
         acp_agents,
         acp_custom_env_names: if local { presets::custom_env_names(ws).await? } else { Vec::new() },
+        mcp_servers: crate::mcp::views(ws).await?,
     })
 }
 

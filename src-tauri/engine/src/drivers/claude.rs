@@ -44,6 +44,8 @@ pub struct ClaudeOptions {
     /// CLI uses the operator's own login.
     pub base_url: Option<String>,
     pub api_key: Option<String>,
+    /// `--mcp-config`: the file naming the MCP servers the user declared (`super::mcp`).
+    pub mcp_config: Option<std::path::PathBuf>,
 }
 
 impl ClaudeOptions {
@@ -58,6 +60,7 @@ impl ClaudeOptions {
             disallowed_tools: Vec::new(),
             base_url: None,
             api_key: None,
+            mcp_config: None,
         }
     }
 }
@@ -80,6 +83,9 @@ pub fn command(opts: &ClaudeOptions) -> (Vec<String>, Vec<(String, String)>) {
         if let Some(value) = value {
             args.extend([flag.to_string(), value.clone()]);
         }
+    }
+    if let Some(path) = &opts.mcp_config {
+        args.extend(["--mcp-config".to_string(), path.display().to_string()]);
     }
     let lists = [("--allowedTools", &opts.allowed_tools), ("--disallowedTools", &opts.disallowed_tools)];
     let mut listed = false;
@@ -551,7 +557,17 @@ impl super::Driver for ClaudeDriver {
                 permissions(driver.commands, request.read_only);
             opts.base_url = driver.base_url;
             opts.api_key = driver.api_key;
+            let mcp = super::mcp::for_claude(&request.mcp);
+            if let Some(mcp) = &mcp {
+                // The file names the servers; their values reach the CLI in its environment.
+                let path = request.session_dir.join("claude-mcp.json");
+                std::fs::create_dir_all(&request.session_dir)?;
+                std::fs::write(&path, &mcp.config)?;
+                opts.mcp_config = Some(path);
+                opts.allowed_tools.extend(mcp.allowed_tools.iter().cloned());
+            }
             let (args, mut env) = command(&opts);
+            env.extend(mcp.map(|m| m.env).unwrap_or_default());
             env.extend(driver.env);
             // Confined to the working copy, temp, caches and its own state.
             let confinement = confinement(&request.workdir, request.read_only, &env);

@@ -330,11 +330,14 @@ impl super::Driver for CodexDriver {
             opts.sandbox = sandbox;
             opts.config = policy_config;
             opts.config.extend(driver.config);
+            let (mcp_config, mcp_env) = super::mcp::for_codex(&request.mcp);
+            opts.config.extend(mcp_config);
             if !request.instructions.is_empty() {
                 // Kiln's context goes in Codex's own instructions setting, never AGENTS.md.
                 opts.config.push(("developer_instructions".into(), toml_string(&request.instructions)));
             }
             let (args, mut env) = command(&opts);
+            env.extend(mcp_env);
             env.extend(driver.env);
             let confinement = confinement(&request.workdir, request.read_only, &env);
             let mut parser = CodexParser::new();

@@ -9,6 +9,7 @@ pub(crate) mod codex;
 pub(crate) mod discover;
 pub(crate) mod events;
 pub(crate) mod health;
+pub(crate) mod mcp;
 pub(crate) mod models;
 pub(crate) mod openai;
 pub(crate) mod permission;
@@ -50,6 +51,9 @@ pub struct TurnRequest {
     /// What the commands Kiln runs for the agent get of the user's environment
     /// (`kiln.toml [environment]`).
     pub environment: kiln_runtime::sandbox::EnvironmentConfig,
+    /// The MCP servers the user declared (`crate::mcp`), handed to the agent in its own form
+    /// (`mcp`); none for a planner or review turn's read-only look.
+    pub mcp: Vec<crate::mcp_config::McpServer>,
 }
 
 /// Where a running driver reports: its events, and its process group so a stop can

@@ -67,6 +67,7 @@ impl Setup {
             model: None,
             read_only: false,
             environment: Default::default(),
+            mcp: Vec::new(),
         }
     }
 

@@ -29,6 +29,7 @@ fn request(workdir: &Path, prompt: &str) -> TurnRequest {
         model: None,
         read_only: false,
         environment: Default::default(),
+        mcp: Vec::new(),
     }
 }
 

@@ -233,6 +233,7 @@ async fn the_command_policy_is_set_checked_and_reaches_the_drivers() {
         model: None,
         read_only: false,
         environment: Default::default(),
+        mcp: Vec::new(),
     };
     let (events, mut received) = tokio::sync::mpsc::unbounded_channel();
     driver.run(request, kiln_engine::testing::drivers::TurnSink::new(events, Box::new(|_| {}))).await.unwrap();

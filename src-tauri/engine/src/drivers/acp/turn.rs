@@ -208,7 +208,8 @@ async fn conversation(cx: &Connection, client: &Client, request: &TurnRequest, d
     };
     let cwd = std::path::absolute(&request.workdir).unwrap_or_else(|_| request.workdir.clone());
     let instructions = request.instructions.trim();
-    let mut setup = json!({"cwd": cwd, "mcpServers": []});
+    let http = agent["agentCapabilities"]["mcpCapabilities"]["http"] == true;
+    let mut setup = json!({"cwd": cwd, "mcpServers": super::super::mcp::for_acp(&request.mcp, http)});
     if !instructions.is_empty() {
         setup["_meta"] = json!({"systemPrompt": {"append": instructions}});
     }

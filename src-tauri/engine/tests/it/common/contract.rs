@@ -84,6 +84,7 @@ impl Session {
             model: Some(model.into()),
             read_only: false,
             environment: Default::default(),
+            mcp: Vec::new(),
         }
     }
 }
