@@ -60,7 +60,8 @@ pub(crate) async fn views(ws: &Workspace) -> Result<Vec<McpServerView>> {
         header_names: spec.headers.keys().cloned().collect(),
         overridden,
     };
-    let shared = ws.config.mcp.iter().map(|(name, spec)| view(name, McpSource::Repository, spec, mine.contains_key(name)));
+    let shared =
+        ws.config.mcp.iter().map(|(name, spec)| view(name, McpSource::Repository, spec, mine.contains_key(name)));
     let own = mine.iter().map(|(name, spec)| view(name, McpSource::Settings, spec, false));
     Ok(shared.chain(own).collect())
 }

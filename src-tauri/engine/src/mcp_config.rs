@@ -46,19 +46,22 @@ impl std::fmt::Debug for McpServerConfig {
 
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpServer").field("name", &self.name).field("source", &self.source).field("spec", &self.spec).finish()
+        f.debug_struct("McpServer")
+            .field("name", &self.name)
+            .field("source", &self.source)
+            .field("spec", &self.spec)
+            .finish()
     }
 }
 
 /// At most this many servers, from both places together.
-pub const MAX_SERVERS: usize = 32;
+pub(crate) const MAX_SERVERS: usize = 32;
 
 /// What is wrong with a server's declaration, in words naming the key; `None` when it is
 /// usable.
-pub fn problem(name: &str, spec: &McpServerConfig) -> Option<String> {
-    let valid_name = !name.is_empty()
-        && name.len() <= 40
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+pub(crate) fn problem(name: &str, spec: &McpServerConfig) -> Option<String> {
+    let valid_name =
+        !name.is_empty() && name.len() <= 40 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !valid_name {
         return Some(format!(
             "the MCP server name `{}` must be 1 to 40 letters, digits, `-` or `_` (agents name its tools after it)",

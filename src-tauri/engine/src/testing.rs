@@ -23,6 +23,7 @@ pub mod recover {
 /// tests/it: detect, roles.
 pub mod config {
     pub use crate::config::{Config, Workflow};
+    pub use crate::mcp_config::{McpServer, McpServerConfig};
 }
 
 /// tests/it: checkpoints, diff, paths; benches/checkpoints.rs.

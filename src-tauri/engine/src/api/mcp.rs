@@ -56,7 +56,10 @@ pub(super) async fn remove(cx: &Context, args: McpServerNameArgs) -> Result<Sett
         let why = if shared { ": it is declared in kiln.toml, so it goes by editing the file" } else { "" };
         return Err(ApiError::new(
             ErrorCode::McpServerNotFound,
-            format!("there is no MCP server `{}` in Settings{why}", args.name.trim().chars().take(60).collect::<String>()),
+            format!(
+                "there is no MCP server `{}` in Settings{why}",
+                args.name.trim().chars().take(60).collect::<String>()
+            ),
         ));
     }
     crate::mcp::store(ws, &servers).await?;

@@ -7,9 +7,9 @@
 
 mod activity;
 mod check;
+mod mcp;
 mod own;
 mod recovery;
-mod mcp;
 mod settings;
 mod team;
 

@@ -28,7 +28,7 @@ use kiln_engine::testing::drivers::claude::ClaudeDriver;
 use kiln_engine::testing::drivers::codex::CodexDriver;
 use kiln_engine::testing::drivers::events::{DriverEvent, FileChangeKind, ToolKind, ToolStatus};
 use kiln_engine::testing::drivers::Driver;
-use kiln_engine::types::CommandPolicy;
+use kiln_engine::types::{CommandPolicy, McpSource};
 use kiln_model_server::{ModelServer, Step};
 use serde_json::json;
 use tempfile::TempDir;
@@ -712,6 +712,63 @@ impl CodexHome {
                 ("SCRIPTED_MODEL_KEY".into(), "test-key".into()),
             ],
             commands: CommandPolicy::Workdir,
+        }
+    }
+}
+
+/// The MCP server every agent is given (`tests/fixtures/mcp/notes-server.mjs`), with a value
+/// Kiln keeps sealed, as a turn gets it from Settings.
+fn notes_server() -> kiln_engine::testing::config::McpServer {
+    let script = kiln_test_support::repo_root().join("tests/fixtures/mcp/notes-server.mjs");
+    kiln_engine::testing::config::McpServer {
+        name: "notes".into(),
+        source: McpSource::Settings,
+        spec: kiln_engine::testing::config::McpServerConfig {
+            command: Some("node".into()),
+            args: vec![script.display().to_string()],
+            env: [("NOTES_TOKEN".to_string(), "sealed-MCP-7".to_string())].into(),
+            ..Default::default()
+        },
+    }
+}
+
+#[tokio::test]
+#[ignore = "runs the real agent CLIs in a loopback-only network namespace: scripts/test runs it"]
+async fn each_cli_starts_the_users_mcp_server_and_claude_calls_its_tool() {
+    let clis = sandboxed_cli_dir(CLIS);
+    for agent in AGENTS {
+        let session = Session::new();
+        // Claude Code offers the server's tools at once; Codex 0.171.0 keeps MCP tools behind
+        // its tool search, so with Codex the proof is that it started the server Kiln declared.
+        let steps = match agent {
+            Agent::Claude => vec![
+                Step::tool("mcp__notes__note", json!({"text": "from the model"})),
+                Step::text(format!("Noted.\n{HANDOFF}")),
+            ],
+            Agent::Codex => vec![Step::text(format!("Nothing to note.\n{HANDOFF}"))],
+        };
+        let server = ModelServer::start(steps).await;
+        let (driver, _home) = agent.driver(&clis, &server, Home::Writable);
+        let mut request = session.request(agent.model(), "Take a note for the team.", None);
+        request.mcp = vec![notes_server()];
+
+        let events = run_turn(&*driver, request, &server).await;
+
+        let why = || format!("{agent:?}: {}", explain(&events, &server));
+        ended_well(&events, &server);
+        let notes = std::fs::read_to_string(session.root.join("mcp-notes.txt")).unwrap_or_default();
+        let client = match agent {
+            Agent::Claude => "claude-code",
+            Agent::Codex => "codex-mcp-client",
+        };
+        assert!(notes.contains(&format!("hello {client} token=sealed-MCP-7")), "{notes}; {}", why());
+        if agent == Agent::Claude {
+            assert!(notes.contains("from the model token=sealed-MCP-7"), "{notes}; {}", why());
+            let called =
+                events.iter().any(|e| matches!(e, DriverEvent::ToolCall { title, .. } if title.contains("note")));
+            assert!(called, "the call is in the turn's events; {}", why());
+            let answered = model_requests(&server, agent.endpoint());
+            assert!(answered.last().is_some_and(|r| r.body.to_string().contains("noted: from the model")), "{}", why());
         }
     }
 }

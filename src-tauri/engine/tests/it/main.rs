@@ -34,6 +34,7 @@ mod lifecycle;
 mod links;
 mod live;
 mod materialize;
+mod mcp;
 mod objects;
 mod openai_driver;
 mod paths;

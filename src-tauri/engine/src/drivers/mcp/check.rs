@@ -131,7 +131,8 @@ async fn stdio(server: &McpServer, command: &str, root: &std::path::Path) -> Fou
         let result = result_of(ask(hello(), Some(0)).await?, "initialize")?;
         initialized = true;
         ask(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), None).await?;
-        let tools = result_of(ask(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), Some(1)).await?, "tools/list")?;
+        let tools =
+            result_of(ask(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), Some(1)).await?, "tools/list")?;
         Ok::<_, String>((info(&result), tool_names(&tools)))
     };
     let outcome = talk.await;
@@ -139,7 +140,8 @@ async fn stdio(server: &McpServer, command: &str, root: &std::path::Path) -> Fou
     match outcome {
         Ok(found) => Ok(found),
         Err(why) => {
-            let said = tokio::time::timeout(Duration::from_secs(1), tail).await.ok().and_then(|t| t.ok()).unwrap_or_default();
+            let said =
+                tokio::time::timeout(Duration::from_secs(1), tail).await.ok().and_then(|t| t.ok()).unwrap_or_default();
             let said: String = said.trim().chars().rev().take(400).collect::<Vec<_>>().into_iter().rev().collect();
             let why = if said.is_empty() { why } else { format!("{why}; it said: {said}") };
             Err(Failed { why, initialized })
@@ -174,11 +176,20 @@ async fn http(server: &McpServer, url: &str) -> Found {
         if message.get("id").is_none() {
             return Ok(None);
         }
-        let sse = response.headers().get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with("text/event-stream"));
+        let sse = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("text/event-stream"));
         let text = response.text().await.map_err(|e| without_url(&e))?;
         let body = if sse {
             // The answer is one of the stream's `data:` lines.
-            text.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim).find(|d| d.contains("\"id\"")).unwrap_or("").to_string()
+            text.lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(str::trim)
+                .find(|d| d.contains("\"id\""))
+                .unwrap_or("")
+                .to_string()
         } else {
             text
         };
@@ -188,7 +199,10 @@ async fn http(server: &McpServer, url: &str) -> Found {
         let result = result_of(post(hello()).await?.unwrap_or_default(), "initialize")?;
         initialized = true;
         post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await?;
-        let tools = result_of(post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await?.unwrap_or_default(), "tools/list")?;
+        let tools = result_of(
+            post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await?.unwrap_or_default(),
+            "tools/list",
+        )?;
         Ok::<_, String>((info(&result), tool_names(&tools)))
     };
     talk.await.map_err(|why| Failed { why, initialized })
