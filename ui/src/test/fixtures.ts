@@ -125,6 +125,7 @@ export function makeSettings(overrides: Partial<SettingsView> = {}): SettingsVie
     codexPath: null,
     acpAgents: [],
     acpCustomEnvNames: [],
+    mcpServers: [],
     openaiBaseUrl: null,
     openaiModel: null,
     openaiKeyFingerprint: null,

@@ -1,9 +1,10 @@
-// Settings: the default driver (asking first before saving an unavailable one), the planner agent, the command policy with how commands are confined here, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key), the ACP agents, the connected application and delivery; Save sends only changes.
+// Settings: the default driver (asking first before saving an unavailable one), the planner agent, the command policy with how commands are confined here, the offered drivers (binaries, OpenAI-compatible endpoint and write-only key), the ACP agents, the connected application and delivery; Save sends only changes. The MCP servers are saved one at a time, below.
 import { type FormEvent, useState } from "react";
 import { type KilnError, toKilnError } from "../../api/backend";
 import type { SettingsView } from "../../api/types";
 import { DeliverySettingsFields } from "../delivery/DeliverySettingsFields";
 import { AcpAgentsFields } from "./AcpAgentsFields";
+import { McpServersSection } from "./McpServersSection";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { InlineCode } from "../../components/InlineCode";
@@ -53,6 +54,13 @@ export function SettingsScreen() {
             setSettings(next);
             setVersion((v) => v + 1);
           }}
+        />
+      )}
+      {settings && (
+        <McpServersSection
+          view={settings}
+          onChanged={setSettings}
+          readOnly={!settings.drivers.some((d) => d.id === "claude")}
         />
       )}
       <h2 className="section-title">Keyboard</h2>

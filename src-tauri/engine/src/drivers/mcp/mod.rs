@@ -58,10 +58,13 @@ pub(crate) fn for_claude(servers: &[McpServer]) -> Option<ClaudeMcp> {
     Some(ClaudeMcp { config, env, allowed_tools })
 }
 
+/// Names and values, in order: settings, or variables.
+pub(crate) type Pairs = Vec<(String, String)>;
+
 /// Codex's form: `-c` settings under `mcp_servers.<name>` (values as TOML) and the
 /// environment that carries the values: a command's variables under their own names
 /// (`env_vars` passes them through), a header's under a carrier (`env_http_headers`).
-pub(crate) fn for_codex(servers: &[McpServer]) -> (Vec<(String, String)>, Vec<(String, String)>) {
+pub(crate) fn for_codex(servers: &[McpServer]) -> (Pairs, Pairs) {
     let string = |s: &str| toml::Value::String(s.to_string()).to_string();
     let mut config = Vec::new();
     let mut env = Vec::new();
