@@ -64,8 +64,8 @@ export function McpServersSection({ view, onChanged, readOnly }: McpServersSecti
   }
 
   return (
-    <div className="card form" data-testid="mcp-servers">
-      <h2 className="section-title">MCP servers</h2>
+    <div className="card form mcp-servers" data-testid="mcp-servers">
+      <h2 className="section-title mcp-title">MCP servers</h2>
       <p className="hint">
         Tool servers every agent gets: Claude Code, Codex and the ACP agents. Shared ones come from{" "}
         <InlineCode text="kiln.toml" /> (<InlineCode text="[mcp.<name>]" />
@@ -86,12 +86,23 @@ export function McpServersSection({ view, onChanged, readOnly }: McpServersSecti
                   {server.source === "settings" ? "yours" : "kiln.toml"}
                 </Badge>
                 <code className="small mcp-command">{describe(server)}</code>
-                {server.overridden && <span className="muted small">replaced by yours</span>}
+                {server.source === "settings" && !readOnly && (
+                  <button
+                    type="button"
+                    className="btn btn-small btn-danger-ghost"
+                    onClick={() => void remove(server.name)}
+                  >
+                    Remove
+                  </button>
+                )}
+                {server.overridden && <span className="muted small mcp-line">replaced by yours</span>}
                 {[...server.envNames, ...server.headerNames].length > 0 && (
-                  <span className="muted small">with {[...server.envNames, ...server.headerNames].join(", ")}</span>
+                  <span className="muted small mcp-line">
+                    with {[...server.envNames, ...server.headerNames].join(", ")}
+                  </span>
                 )}
                 {result && (
-                  <span className="small" data-testid="mcp-check">
+                  <span className="small mcp-line" data-testid="mcp-check">
                     {result.started && !result.error ? (
                       <Badge tone="success">
                         {`answered · ${result.tools.length} tool${result.tools.length === 1 ? "" : "s"}`}
@@ -102,11 +113,6 @@ export function McpServersSection({ view, onChanged, readOnly }: McpServersSecti
                     {result.error ?? result.tools.join(", ")}
                   </span>
                 )}
-                {server.source === "settings" && !readOnly && (
-                  <button type="button" className="button small" onClick={() => void remove(server.name)}>
-                    Remove
-                  </button>
-                )}
               </li>
             );
           })}
@@ -115,7 +121,7 @@ export function McpServersSection({ view, onChanged, readOnly }: McpServersSecti
       {servers.length > 0 && (
         <button
           type="button"
-          className="button"
+          className="btn"
           disabled={checking}
           onClick={() => void check()}
           data-testid="mcp-check-all"
@@ -181,7 +187,7 @@ function AddServerForm({ onChanged }: { onChanged: (next: SettingsView) => void 
 
   return (
     <form onSubmit={add} data-testid="mcp-add">
-      <h3 className="field-label">Add a server of yours</h3>
+      <h3 className="section-title">Add a server of yours</h3>
       <TextField
         id="mcp-name"
         label="Name"
@@ -241,7 +247,7 @@ function AddServerForm({ onChanged }: { onChanged: (next: SettingsView) => void 
         data-testid="mcp-values"
       />
       {error && <ErrorMessage error={error} />}
-      <button type="submit" className="button primary" disabled={busy || !name.trim()} data-testid="mcp-save">
+      <button type="submit" className="btn btn-primary" disabled={busy || !name.trim()} data-testid="mcp-save">
         {busy ? "Adding…" : "Add server"}
       </button>
     </form>
