@@ -111,6 +111,7 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("disk", "workspace"),
     ("settings", "workspace"),
     ("mcp", "workspace"),
+    ("mcp", "settings"),
     // tools
     ("terminal", "drivers"),
     // the chain: the rules, then who runs them

@@ -47,6 +47,16 @@ pub(crate) async fn servers(ws: &Workspace) -> Result<Vec<McpServer>> {
     Ok(all.into_values().collect())
 }
 
+/// The servers a turn is given: all of them, but a command server only where agents may run
+/// commands (it is one: under "no commands", or on a self-hosted server not started with
+/// `--allow-agent-commands`, only the address servers remain).
+pub(crate) async fn for_turn(ws: &Workspace) -> Result<Vec<McpServer>> {
+    let commands = crate::settings::command_policy(ws).await? != kiln_types::CommandPolicy::None;
+    let mut servers = servers(ws).await?;
+    servers.retain(|s| commands || s.spec.command.is_none());
+    Ok(servers)
+}
+
 /// What Settings show: `kiln.toml`'s servers (marked when replaced), then this user's.
 pub(crate) async fn views(ws: &Workspace) -> Result<Vec<McpServerView>> {
     let mine = stored(ws).await?;

@@ -410,7 +410,7 @@ async fn attempt(
         environment: log.ws.config.environment.clone(),
         // Settings that cannot be opened say so where they are shown; the turn goes on
         // without the user's servers rather than not at all.
-        mcp: crate::mcp::servers(log.ws).await.unwrap_or_else(|e| {
+        mcp: crate::mcp::for_turn(log.ws).await.unwrap_or_else(|e| {
             tracing::warn!("the MCP servers were left out of this turn: {}", e.message);
             Vec::new()
         }),

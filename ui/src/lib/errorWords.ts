@@ -63,6 +63,7 @@ export const ERROR_WORDS: Record<string, string> = {
   CONFLICTS_UNRESOLVED: "Conflicts from the update are not resolved",
   GROUP_NOT_FOUND: "That group of candidates is not in this workspace",
   ISSUE_NOT_FOUND: "No such issue in that repository (or the token may not see it)",
+  MCP_SERVER_NOT_FOUND: "No MCP server of that name in your Settings",
   OBJECTS_UNAVAILABLE: "The bucket for checkpoints and attachments cannot be reached",
   INTERNAL: "Something went wrong inside Kiln",
   // The UI's own: the request never reached Kiln.

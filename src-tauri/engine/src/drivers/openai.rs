@@ -156,6 +156,7 @@ impl OpenAiDriver {
                 Ok(toolbox) => toolbox.with_commands(self.commands).with_environment(request.environment.clone()),
                 Err(e) => return failed(format!("the working copy {} cannot be used: {e}", request.workdir.display())),
             };
+        let toolbox = toolbox.with_mcp(connect_mcp(&request, &emit).await);
         conversation.push(Message::User { content: request.prompt.clone() });
 
         let mut usage: Option<Usage> = None;
@@ -400,4 +401,45 @@ fn provider_error(status: reqwest::StatusCode, body: &str) -> String {
             }
         });
     format!("{message} (HTTP {})", status.as_u16())
+}
+
+/// Starts (or reaches) the user's MCP servers for a turn that may change files, each shown in
+/// the chat as a step that says what it offers or why it did not answer; the turn goes on
+/// with those that answered. They run in the working copy, confined as its commands are, and
+/// stop with the turn (their clients are dropped with the toolbox).
+async fn connect_mcp(
+    request: &TurnRequest,
+    emit: &impl Fn(DriverEvent),
+) -> Vec<(String, std::sync::Arc<super::mcp::client::McpClient>)> {
+    use super::mcp::client::McpClient;
+    if request.read_only || request.mcp.is_empty() {
+        return Vec::new();
+    }
+    let within = super::mcp::WITHIN;
+    let starts = request.mcp.iter().map(|server| async move {
+        let connected = tokio::time::timeout(within, McpClient::connect(server, &request.workdir, false)).await;
+        (server, connected)
+    });
+    let mut clients = Vec::new();
+    for (server, connected) in futures_util::future::join_all(starts).await {
+        let id = format!("mcp-start-{}", server.name);
+        emit(DriverEvent::ToolCall {
+            id: id.clone(),
+            kind: super::events::ToolKind::Other,
+            title: format!("Start the MCP server {}", server.name),
+            input: serde_json::json!({"server": server.name}),
+        });
+        let (status, output) = match connected {
+            Ok(Ok(client)) => {
+                let names: Vec<&str> = client.tools.iter().map(|t| t.name.as_str()).collect();
+                let said = format!("{} tool(s): {}", names.len(), names.join(", "));
+                clients.push((server.name.clone(), std::sync::Arc::new(client)));
+                (super::events::ToolStatus::Completed, said)
+            }
+            Ok(Err(refused)) => (super::events::ToolStatus::Failed, refused.why),
+            Err(_) => (super::events::ToolStatus::Failed, format!("no answer within {} seconds", within.as_secs())),
+        };
+        emit(DriverEvent::ToolResult { id, status, output });
+    }
+    clients
 }

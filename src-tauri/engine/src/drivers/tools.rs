@@ -108,6 +108,9 @@ pub struct Toolbox {
     command_timeout: Duration,
     commands: CommandPolicy,
     environment: kiln_runtime::sandbox::EnvironmentConfig,
+    /// The user's MCP servers that answered, by name, each with its tools offered as
+    /// `mcp__<server>__<tool>` (`with_mcp`).
+    mcp: Vec<(String, std::sync::Arc<super::mcp::client::McpClient>)>,
 }
 
 /// What the model reads when it calls `run_command` under "no commands".
@@ -131,6 +134,7 @@ impl Toolbox {
             command_timeout,
             commands: CommandPolicy::Workdir,
             environment: Default::default(),
+            mcp: Vec::new(),
         })
     }
 
@@ -146,10 +150,37 @@ impl Toolbox {
         self
     }
 
+    /// The same tools and the tools of these MCP servers (by the server's name). A read-only
+    /// turn gets none of them: what a server's tool does is its own.
+    pub(crate) fn with_mcp(mut self, servers: Vec<(String, std::sync::Arc<super::mcp::client::McpClient>)>) -> Toolbox {
+        if !self.read_only {
+            self.mcp = servers;
+        }
+        self
+    }
+
     /// The tools offered this turn, as Chat Completions `tools`: a read-only turn gets
     /// only those that read.
     pub fn definitions(&self) -> Vec<Value> {
-        self.offered().map(definition).collect()
+        let mine = self.offered().map(definition);
+        let theirs = self.mcp.iter().flat_map(|(server, client)| {
+            client.tools.iter().filter_map(move |tool| {
+                let name = mcp_name(server, &tool.name)?;
+                Some(json!({
+                    "type": "function",
+                    "function": {"name": name, "description": tool.description, "parameters": tool.input_schema},
+                }))
+            })
+        });
+        mine.chain(theirs).collect()
+    }
+
+    /// The MCP server and tool a function name of `definitions` stands for.
+    fn mcp_tool(&self, name: &str) -> Option<(&super::mcp::client::McpClient, &str)> {
+        self.mcp.iter().find_map(|(server, client)| {
+            let tool = client.tools.iter().find(|t| mcp_name(server, &t.name).as_deref() == Some(name))?;
+            Some((client.as_ref(), tool.name.as_str()))
+        })
     }
 
     fn offered(&self) -> impl Iterator<Item = &'static Spec> + '_ {
@@ -173,6 +204,14 @@ impl Toolbox {
         input: &Value,
         watch: Option<kiln_runtime::process::Watch>,
     ) -> ToolOutcome {
+        if let Some((client, tool)) = self.mcp_tool(name) {
+            let output = client.call(tool, input).await;
+            let clip = |text: String| kiln_runtime::redact::redact(&clip(&text, MCP_OUTPUT)).into_owned();
+            return match output {
+                Ok(text) => ToolOutcome::completed(clip(text)),
+                Err(why) => ToolOutcome::failed(clip(why)),
+            };
+        }
         if !self.offered().any(|spec| spec.name == name) {
             if name == "run_command" && self.commands == CommandPolicy::None && !self.read_only {
                 return ToolOutcome::failed(NO_COMMANDS);
@@ -201,6 +240,28 @@ impl Toolbox {
         };
         result.unwrap_or_else(ToolOutcome::failed)
     }
+}
+
+/// The most of an MCP tool's answer the model is given.
+const MCP_OUTPUT: usize = 64 * 1024;
+
+/// `text`, cut at a character boundary within `limit` bytes, saying so when it was.
+fn clip(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_string();
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n(cut: the answer was {} bytes)", &text[..end], text.len())
+}
+
+/// The function name of an MCP server's tool, when the model's function names can hold it.
+fn mcp_name(server: &str, tool: &str) -> Option<String> {
+    let name = format!("mcp__{server}__{tool}");
+    let usable = name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    usable.then_some(name)
 }
 
 fn run_file_tool(root: &Root, name: &str, input: &Value) -> ToolResult {

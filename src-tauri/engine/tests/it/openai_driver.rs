@@ -444,3 +444,67 @@ async fn a_model_that_never_stops_calling_tools_is_stopped() {
         other => panic!("expected a failed TurnEnded, got {other:?}"),
     }
 }
+
+/// The test MCP server (`tests/fixtures/mcp/notes-server.mjs`), with a value as Settings
+/// keep it, or asked to fail.
+fn notes_server(name: &str, fail: bool) -> kiln_engine::testing::config::McpServer {
+    let script = kiln_test_support::repo_root().join("tests/fixtures/mcp/notes-server.mjs");
+    let mut args = vec![script.display().to_string()];
+    if fail {
+        args.push("--fail".into());
+    }
+    kiln_engine::testing::config::McpServer {
+        name: name.into(),
+        source: kiln_engine::types::McpSource::Settings,
+        spec: kiln_engine::testing::config::McpServerConfig {
+            command: Some("node".into()),
+            args,
+            env: [("NOTES_TOKEN".to_string(), "own-loop-7".to_string())].into(),
+            ..Default::default()
+        },
+    }
+}
+
+#[tokio::test]
+async fn kilns_own_loop_is_an_mcp_client_of_the_users_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ModelServer::start(vec![
+        Step::tool("mcp__notes__note", json!({"text": "from the loop"})),
+        Step::text("Noted.\nHANDOFF: none - done"),
+    ])
+    .await;
+    let mut req = request(dir.path(), "Take a note.");
+    req.mcp = vec![notes_server("notes", false), notes_server("broken", true)];
+
+    let events = turn(&driver(&server), req).await;
+
+    // Each server's start is a step of the turn: what it offers, or why it did not answer.
+    let steps = results(&events);
+    let started = steps.iter().find(|(id, ..)| id == "mcp-start-notes").expect("the start of notes is shown");
+    assert_eq!((started.1, started.2.as_str()), (ToolStatus::Completed, "1 tool(s): note"));
+    let broken = steps.iter().find(|(id, ..)| id == "mcp-start-broken").expect("the start of broken is shown");
+    assert_eq!(broken.1, ToolStatus::Failed);
+    assert!(broken.2.contains("asked to fail"), "{}", broken.2);
+
+    // The model is offered the tool by its MCP name, calls it, and reads its answer.
+    let asked = server.requests();
+    assert!(tool_names(&asked[0]).contains(&"mcp__notes__note".to_string()), "{:?}", tool_names(&asked[0]));
+    assert!(tool_names(&asked[0]).iter().all(|n| !n.starts_with("mcp__broken")));
+    let answer = messages(&asked[1]).iter().find(|m| m["role"] == "tool").expect("the tool's answer");
+    assert_eq!(answer["content"], "noted: from the loop");
+    // The server ran in the working copy, with the value Kiln keeps sealed.
+    let notes = std::fs::read_to_string(dir.path().join("mcp-notes.txt")).unwrap();
+    assert!(
+        notes.contains("hello kiln token=own-loop-7") && notes.contains("from the loop token=own-loop-7"),
+        "{notes}"
+    );
+
+    // A read-only turn (a review) is offered no server's tools and starts none.
+    let server = ModelServer::start(vec![Step::text("Looked.\nHANDOFF: none - done")]).await;
+    let mut req = request(dir.path(), "Look.");
+    req.read_only = true;
+    req.mcp = vec![notes_server("notes", false)];
+    let events = turn(&driver(&server), req).await;
+    assert!(results(&events).is_empty(), "{events:#?}");
+    assert!(tool_names(&server.requests()[0]).iter().all(|n| !n.starts_with("mcp__")));
+}

@@ -4,11 +4,13 @@
 //! file: each one goes in the agent's environment, where its own MCP client reads it
 //! (Claude Code expands `${NAME}` in the file; Codex takes `env_vars` and
 //! `env_http_headers`). The agent starts a stdio server itself, so it runs as the agent does,
-//! in Kiln's confinement. `check` starts each one as an agent would and asks for its tools.
+//! in Kiln's confinement. Kiln's own loop is a client itself (`client`, through the toolbox);
+//! `check` starts each one as an agent would and asks for its tools.
 
 mod check;
+pub(crate) mod client;
 
-pub(crate) use check::check_all;
+pub(crate) use check::{check_all, WITHIN};
 
 use serde_json::{json, Map, Value};
 
