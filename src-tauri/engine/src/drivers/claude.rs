@@ -220,6 +220,35 @@ impl ClaudeParser {
     }
 }
 
+/// The MCP servers Kiln gave the CLI (`--mcp-config`, which it calls "dynamic"), each as a
+/// step of the turn as Kiln's own loop shows it: the tools it offers, or that it did not
+/// connect. Servers of the user's own Claude configuration are theirs, and not shown.
+fn mcp_starts(init: &Value) -> Vec<DriverEvent> {
+    let servers = init["mcp_servers"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let tools = init["tools"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let mut events = Vec::new();
+    for server in servers.iter().filter(|s| s["source"] == "dynamic") {
+        let Some(name) = server["name"].as_str() else { continue };
+        let id = format!("mcp-start-{name}");
+        let prefix = format!("mcp__{name}__");
+        let offered: Vec<&str> = tools.iter().filter_map(|t| t.as_str()?.strip_prefix(prefix.as_str())).collect();
+        let status = server["status"].as_str().unwrap_or("unknown");
+        let (status, output) = if status == "connected" {
+            (ToolStatus::Completed, format!("{} tool(s): {}", offered.len(), offered.join(", ")))
+        } else {
+            (ToolStatus::Failed, format!("Claude Code says the server is {status}"))
+        };
+        events.push(DriverEvent::ToolCall {
+            id: id.clone(),
+            kind: ToolKind::Other,
+            title: format!("Start the MCP server {name}"),
+            input: json!({"server": name}),
+        });
+        events.push(DriverEvent::ToolResult { id, status, output });
+    }
+    events
+}
+
 fn system(line: Value) -> Vec<DriverEvent> {
     match (line["subtype"].as_str(), line["session_id"].as_str()) {
         // Claude Code refused a tool call by its permission rules (Kiln's policy), without asking.
@@ -229,10 +258,12 @@ fn system(line: Value) -> Vec<DriverEvent> {
             input: json!({"decision": "denied", "reason": line["decision_reason"].as_str().or(line["message"].as_str())}),
         }],
         (Some("init"), Some(id)) => {
-            vec![DriverEvent::SessionStarted {
+            let mut events = vec![DriverEvent::SessionStarted {
                 resume_id: id.to_string(),
                 model: line["model"].as_str().map(String::from),
-            }]
+            }];
+            events.extend(mcp_starts(&line));
+            events
         }
         (Some("api_retry"), _) => {
             let http_status = line["error_status"].as_u64().and_then(|s| u16::try_from(s).ok());
@@ -594,6 +625,33 @@ mod tests {
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_mcp_servers_kiln_gave_are_steps_of_the_turn() {
+        let init = json!({"type": "system", "subtype": "init", "session_id": "s", "model": "m",
+        "tools": ["Bash", "mcp__notes__note", "mcp__notes__list", "mcp__mine__x"],
+        "mcp_servers": [
+            {"name": "notes", "status": "connected", "source": "dynamic"},
+            {"name": "docs", "status": "failed", "source": "dynamic"},
+            {"name": "mine", "status": "connected", "source": "user"},
+        ]});
+        let events = system(init);
+        let steps: Vec<(String, ToolStatus, String)> = events
+            .iter()
+            .filter_map(|e| match e {
+                DriverEvent::ToolResult { id, status, output } => Some((id.clone(), *status, output.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                ("mcp-start-notes".to_string(), ToolStatus::Completed, "2 tool(s): note, list".to_string()),
+                ("mcp-start-docs".to_string(), ToolStatus::Failed, "Claude Code says the server is failed".to_string()),
+            ]
+        );
+        assert!(matches!(events[0], DriverEvent::SessionStarted { .. }));
     }
 
     /// The user's trust of a folder carries to the repository below it, up to its git root

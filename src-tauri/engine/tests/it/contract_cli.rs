@@ -764,6 +764,14 @@ async fn each_cli_starts_the_users_mcp_server_and_claude_calls_its_tool() {
         assert!(notes.contains(&format!("hello {client} token=sealed-MCP-7")), "{notes}; {}", why());
         if agent == Agent::Claude {
             assert!(notes.contains("from the model token=sealed-MCP-7"), "{notes}; {}", why());
+            // The server Kiln gave is a step of the turn, with what it offers.
+            let start = events.iter().find_map(|e| match e {
+                DriverEvent::ToolResult { id, status, output } if id == "mcp-start-notes" => {
+                    Some((*status, output.clone()))
+                }
+                _ => None,
+            });
+            assert_eq!(start, Some((ToolStatus::Completed, "1 tool(s): note".to_string())), "{}", why());
             let called =
                 events.iter().any(|e| matches!(e, DriverEvent::ToolCall { title, .. } if title.contains("note")));
             assert!(called, "the call is in the turn's events; {}", why());
