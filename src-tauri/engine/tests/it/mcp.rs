@@ -100,3 +100,55 @@ async fn a_bad_mcp_server_in_kiln_toml_is_named_when_the_workspace_opens() {
     assert_eq!(refused.code, ErrorCode::ConfigInvalid);
     assert!(refused.message.contains("mcp.docs"), "{}", refused.message);
 }
+
+/// The test server over HTTP, started in `dir` with `token`: its address and the process.
+pub(crate) async fn http_notes_server(dir: &std::path::Path, token: &str) -> (String, tokio::process::Child) {
+    use tokio::io::AsyncBufReadExt;
+    let script = repo_root().join("tests/fixtures/mcp/notes-server.mjs");
+    let mut child = tokio::process::Command::new("node")
+        .arg(script)
+        .arg("--http")
+        .env("NOTES_TOKEN", token)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(std::time::Duration::from_secs(20), lines.next_line()).await.unwrap().unwrap();
+    let port = line.unwrap_or_default().trim_start_matches("listening on ").to_string();
+    (format!("http://127.0.0.1:{port}/mcp"), child)
+}
+
+#[tokio::test]
+async fn an_address_server_is_reached_with_its_sealed_header() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop_copy(&tmp.path().join("ws"));
+    let engine = engine(&tmp.path().join("config"));
+    open(&engine, &shop).await;
+    let (url, _server) = http_notes_server(tmp.path(), "http-TOKEN-3").await;
+
+    for (name, token) in [("remote", "http-TOKEN-3"), ("wrong", "not-the-token")] {
+        let saved = engine
+            .save_mcp_server(save(serde_json::json!({
+                "name": name, "url": url,
+                "headers": [{"name": "Authorization", "value": format!("Bearer {token}")}],
+            })))
+            .await
+            .unwrap();
+        let shown = saved.mcp_servers.iter().find(|s| s.name == name).unwrap();
+        assert_eq!(
+            (shown.url.as_deref(), shown.header_names.clone()),
+            (Some(url.as_str()), vec!["Authorization".to_string()])
+        );
+        assert!(!serde_json::to_string(&saved).unwrap().contains(token));
+    }
+    let checks = engine.check_mcp_servers(EmptyArgs {}).await.unwrap();
+    let by = |name: &str| checks.iter().find(|c| c.name == name).unwrap();
+    let remote = by("remote");
+    assert!(remote.started && remote.error.is_none(), "{remote:?}");
+    assert_eq!((remote.tools.clone(), remote.server.as_deref()), (vec!["note".to_string()], Some("notes 1.0.0")));
+    let wrong = by("wrong");
+    assert!(!wrong.started, "{wrong:?}");
+    assert!(wrong.error.as_deref().unwrap_or_default().contains("HTTP 401"), "{wrong:?}");
+}

@@ -508,3 +508,37 @@ async fn kilns_own_loop_is_an_mcp_client_of_the_users_servers() {
     assert!(results(&events).is_empty(), "{events:#?}");
     assert!(tool_names(&server.requests()[0]).iter().all(|n| !n.starts_with("mcp__")));
 }
+
+#[tokio::test]
+async fn kilns_own_loop_calls_an_address_server_with_its_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let (url, _server) = crate::mcp::http_notes_server(dir.path(), "loop-TOKEN-5").await;
+    let server = ModelServer::start(vec![
+        Step::tool("mcp__remote__note", json!({"text": "over http"})),
+        Step::text("Noted.\nHANDOFF: none - done"),
+    ])
+    .await;
+    let mut req = request(dir.path(), "Take a note.");
+    req.mcp = vec![kiln_engine::testing::config::McpServer {
+        name: "remote".into(),
+        source: kiln_engine::types::McpSource::Settings,
+        spec: kiln_engine::testing::config::McpServerConfig {
+            url: Some(url),
+            headers: [("Authorization".to_string(), "Bearer loop-TOKEN-5".to_string())].into(),
+            ..Default::default()
+        },
+    }];
+
+    let events = turn(&driver(&server), req).await;
+
+    let steps = results(&events);
+    assert!(
+        steps.iter().any(|(id, status, _)| id == "mcp-start-remote" && *status == ToolStatus::Completed),
+        "{steps:?}"
+    );
+    let answer =
+        messages(&server.requests()[1]).iter().find(|m| m["role"] == "tool").cloned().expect("the tool's answer");
+    assert_eq!(answer["content"], "noted: over http");
+    let notes = std::fs::read_to_string(dir.path().join("mcp-notes.txt")).unwrap();
+    assert!(notes.contains("over http token=loop-TOKEN-5 via=http"), "{notes}");
+}
