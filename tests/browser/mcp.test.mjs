@@ -47,7 +47,7 @@ describe("MCP servers in Settings", { timeout: TEST_TIMEOUT }, () => {
 
     await section.locator("[data-testid=mcp-check-all]").click();
     await notes.locator("[data-testid=mcp-check]").waitFor();
-    assert.match(await notes.locator("[data-testid=mcp-check]").textContent(), /answered · 1 tool.*note/);
+    assert.match(await notes.locator("[data-testid=mcp-check]").textContent(), /answered · 2 tools.*note, hang/);
     const failed = broken.locator("[data-testid=mcp-check]");
     await failed.waitFor();
     assert.match(await failed.textContent(), /failed.*asked to fail/);

@@ -205,7 +205,11 @@ impl Toolbox {
         watch: Option<kiln_runtime::process::Watch>,
     ) -> ToolOutcome {
         if let Some((client, tool)) = self.mcp_tool(name) {
-            let output = client.call(tool, input).await;
+            // A tool that never answers must not hold the turn: the limit of a command.
+            let limit = self.command_timeout;
+            let output = tokio::time::timeout(limit, client.call(tool, input))
+                .await
+                .unwrap_or_else(|_| Err(format!("the tool did not answer within {} seconds", limit.as_secs())));
             let clip = |text: String| kiln_runtime::redact::redact(&clip(&text, MCP_OUTPUT)).into_owned();
             return match output {
                 Ok(text) => ToolOutcome::completed(clip(text)),

@@ -771,7 +771,7 @@ async fn each_cli_starts_the_users_mcp_server_and_claude_calls_its_tool() {
                 }
                 _ => None,
             });
-            assert_eq!(start, Some((ToolStatus::Completed, "1 tool(s): note".to_string())), "{}", why());
+            assert_eq!(start, Some((ToolStatus::Completed, "2 tool(s): hang, note".to_string())), "{}", why());
             let called =
                 events.iter().any(|e| matches!(e, DriverEvent::ToolCall { title, .. } if title.contains("note")));
             assert!(called, "the call is in the turn's events; {}", why());

@@ -73,7 +73,10 @@ async fn servers_are_declared_once_checked_and_their_values_never_shown() {
     let by = |name: &str| checks.iter().find(|c| c.name == name).unwrap();
     let ok = by("notes");
     assert!(ok.started && ok.error.is_none(), "{ok:?}");
-    assert_eq!((ok.tools.clone(), ok.server.as_deref()), (vec!["note".to_string()], Some("notes 1.0.0")));
+    assert_eq!(
+        (ok.tools.clone(), ok.server.as_deref()),
+        (vec!["note".to_string(), "hang".to_string()], Some("notes 1.0.0"))
+    );
     let failed = by("team");
     assert_eq!(failed.source, McpSource::Settings);
     assert!(!failed.started && failed.tools.is_empty(), "{failed:?}");
@@ -147,7 +150,10 @@ async fn an_address_server_is_reached_with_its_sealed_header() {
     let by = |name: &str| checks.iter().find(|c| c.name == name).unwrap();
     let remote = by("remote");
     assert!(remote.started && remote.error.is_none(), "{remote:?}");
-    assert_eq!((remote.tools.clone(), remote.server.as_deref()), (vec!["note".to_string()], Some("notes 1.0.0")));
+    assert_eq!(
+        (remote.tools.clone(), remote.server.as_deref()),
+        (vec!["note".to_string(), "hang".to_string()], Some("notes 1.0.0"))
+    );
     let wrong = by("wrong");
     assert!(!wrong.started, "{wrong:?}");
     assert!(wrong.error.as_deref().unwrap_or_default().contains("HTTP 401"), "{wrong:?}");

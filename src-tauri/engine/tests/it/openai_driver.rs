@@ -481,7 +481,7 @@ async fn kilns_own_loop_is_an_mcp_client_of_the_users_servers() {
     // Each server's start is a step of the turn: what it offers, or why it did not answer.
     let steps = results(&events);
     let started = steps.iter().find(|(id, ..)| id == "mcp-start-notes").expect("the start of notes is shown");
-    assert_eq!((started.1, started.2.as_str()), (ToolStatus::Completed, "1 tool(s): note"));
+    assert_eq!((started.1, started.2.as_str()), (ToolStatus::Completed, "2 tool(s): note, hang"));
     let broken = steps.iter().find(|(id, ..)| id == "mcp-start-broken").expect("the start of broken is shown");
     assert_eq!(broken.1, ToolStatus::Failed);
     assert!(broken.2.contains("asked to fail"), "{}", broken.2);
@@ -541,4 +541,25 @@ async fn kilns_own_loop_calls_an_address_server_with_its_header() {
     assert_eq!(answer["content"], "noted: over http");
     let notes = std::fs::read_to_string(dir.path().join("mcp-notes.txt")).unwrap();
     assert!(notes.contains("over http token=loop-TOKEN-5 via=http"), "{notes}");
+}
+
+#[tokio::test]
+async fn an_mcp_tool_that_never_answers_does_not_hold_the_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ModelServer::start(vec![
+        Step::tool("mcp__notes__hang", json!({})),
+        Step::text("It did not answer.\nHANDOFF: none - done"),
+    ])
+    .await;
+    let mut driver = driver(&server);
+    driver.command_timeout = Duration::from_secs(1);
+    let mut req = request(dir.path(), "Wait for it.");
+    req.mcp = vec![notes_server("notes", false)];
+
+    let events = turn(&driver, req).await;
+
+    let call = results(&events).into_iter().find(|(id, ..)| !id.starts_with("mcp-start-")).expect("the call's result");
+    assert_eq!(call.1, ToolStatus::Failed);
+    assert_eq!(call.2, "the tool did not answer within 1 seconds");
+    assert_eq!(server.requests().len(), 2, "the model was told, and the turn went on");
 }
